@@ -1,0 +1,39 @@
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { migrate } from "drizzle-orm/bun-sqlite/migrator";
+import * as schema from "./schema";
+
+export type Orm = BunSQLiteDatabase<typeof schema>;
+export interface Db {
+  sqlite: Database;
+  orm: Orm;
+  path: string;
+}
+
+export const MIGRATIONS_FOLDER = join(import.meta.dir, "..", "..", "db", "migrations");
+
+function configure(sqlite: Database) {
+  sqlite.exec("PRAGMA busy_timeout = 10000");
+  sqlite.exec("PRAGMA foreign_keys = ON");
+}
+
+/** Opens (creating if needed) the database file, in WAL mode, with every migration applied. */
+export function openDatabase(path: string): Db {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new Database(path, { create: true, strict: true });
+  configure(sqlite);
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec("PRAGMA synchronous = NORMAL");
+  const orm = drizzle(sqlite, { schema });
+  migrate(orm, { migrationsFolder: MIGRATIONS_FOLDER });
+  return { sqlite, orm, path };
+}
+
+/** A second connection to an existing database, for readers that pin a snapshot. */
+export function openReader(path: string): Database {
+  const sqlite = new Database(path, { readonly: true, strict: true });
+  sqlite.exec("PRAGMA busy_timeout = 10000");
+  return sqlite;
+}

@@ -1,0 +1,103 @@
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+
+/** One row per EHR vendor. Filled from the vendor registry (`db/vendors.json`). */
+export const vendors = sqliteTable("vendors", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  endpointListUrl: text("endpoint_list_url").notNull(),
+  lastScrapedAt: text("last_scraped_at"),
+});
+
+/** One row per published endpoint list; a vendor may publish several (per audience, per FHIR version). */
+export const vendorLists = sqliteTable("vendor_lists", {
+  id: text("id").primaryKey(),
+  vendorId: text("vendor_id").notNull().references(() => vendors.id),
+  url: text("url").notNull(),
+  format: text("format").notNull(),
+  audience: text("audience"),
+  fhirVersion: text("fhir_version"),
+  lastScrapedAt: text("last_scraped_at"),
+  lastEntryCount: integer("last_entry_count"),
+});
+
+/**
+ * One directory entry: the pair (base URL, organization) as a vendor publishes it.
+ * `fhirVersion`, `access` and `status` are the effective values the API serves: list hints
+ * first, overwritten by probe results (see CONTRACT.md).
+ */
+export const entries = sqliteTable(
+  "entries",
+  {
+    rowId: integer("row_id").primaryKey(),
+    id: text("id").notNull().unique(),
+    vendorId: text("vendor_id").notNull().references(() => vendors.id),
+    url: text("url").notNull(),
+    organizationName: text("organization_name"),
+    npi: text("npi"),
+    tenantId: text("tenant_id"),
+    city: text("city"),
+    state: text("state"),
+    zipCode: text("zip_code"),
+    listFhirVersion: text("list_fhir_version").notNull().default("UNKNOWN"),
+    /** JSON array of the audiences of the lists that carry the entry. */
+    listAccess: text("list_access").notNull().default("[]"),
+    fhirVersion: text("fhir_version").notNull().default("UNKNOWN"),
+    /** JSON array, always in the order patient, provider. */
+    access: text("access").notNull().default("[]"),
+    status: text("status").notNull().default("listed"),
+    lastUpdated: text("last_updated").notNull(),
+    /** Lowercased vendorName, organizationName (nulls last), url, id: the list order. */
+    sortKey: text("sort_key").notNull(),
+  },
+  (table) => [index("entries_sort_key").on(table.sortKey), index("entries_url").on(table.url), index("entries_vendor").on(table.vendorId)],
+);
+
+/** Which list carries which entry; an entry is `removed` once no list that carried it still does. */
+export const entrySources = sqliteTable(
+  "entry_sources",
+  {
+    entryRowId: integer("entry_row_id").notNull().references(() => entries.rowId),
+    listId: text("list_id").notNull().references(() => vendorLists.id),
+    present: integer("present", { mode: "boolean" }).notNull().default(true),
+  },
+  (table) => [primaryKey({ columns: [table.listId, table.entryRowId] }), index("entry_sources_entry").on(table.entryRowId)],
+);
+
+/** The latest probe of one distinct base URL; every entry with that URL shares it. */
+export const probes = sqliteTable("probes", {
+  url: text("url").primaryKey(),
+  probedAt: text("probed_at").notNull(),
+  probeStatus: text("probe_status").notNull(),
+  metadataHttpStatus: integer("metadata_http_status"),
+  /** The /metadata body exactly as received, when it was a JSON object; else null. */
+  metadataBody: text("metadata_body"),
+  smartHttpStatus: integer("smart_http_status"),
+  /** The /.well-known/smart-configuration body exactly as received, when it was a JSON object. */
+  smartBody: text("smart_body"),
+  errorKind: text("error_kind"),
+  durationMs: integer("duration_ms"),
+  fhirVersion: text("fhir_version").notNull().default("UNKNOWN"),
+  softwareName: text("software_name"),
+  softwareVersion: text("software_version"),
+  /** JSON array of distinct resource type names, sorted. */
+  supportedResources: text("supported_resources").notNull().default("[]"),
+  smartSupported: integer("smart_supported", { mode: "boolean" }).notNull().default(false),
+  smartCapabilities: text("smart_capabilities").notNull().default("[]"),
+  grantTypes: text("grant_types").notNull().default("[]"),
+});
+
+/** Key/value facts about the dataset: `dataset_version` (bumped by every write), `last_refresh_at`. */
+export const datasetMeta = sqliteTable("dataset_meta", {
+  key: text("key").primaryKey(),
+  value: text("value").notNull(),
+});
+
+/** API keys, stored only as SHA-256 hashes of the key. */
+export const apiKeys = sqliteTable("api_keys", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull(),
+  keyHash: text("key_hash").notNull().unique(),
+  rateLimit: integer("rate_limit"),
+  createdAt: text("created_at").notNull(),
+  revokedAt: text("revoked_at"),
+});
