@@ -68,6 +68,7 @@ CREATE TABLE `probes` (
 	`software_version` text,
 	`supported_resources` text DEFAULT '[]' NOT NULL,
 	`smart_supported` integer DEFAULT false NOT NULL,
+	`access` text,
 	`smart_capabilities` text DEFAULT '[]' NOT NULL,
 	`grant_types` text DEFAULT '[]' NOT NULL
 );

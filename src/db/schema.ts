@@ -82,6 +82,8 @@ export const probes = sqliteTable("probes", {
   /** JSON array of distinct resource type names, sorted. */
   supportedResources: text("supported_resources").notNull().default("[]"),
   smartSupported: integer("smart_supported", { mode: "boolean" }).notNull().default(false),
+  /** JSON array of audiences derived from SMART capabilities; null when SMART data gives none. */
+  access: text("access"),
   smartCapabilities: text("smart_capabilities").notNull().default("[]"),
   grantTypes: text("grant_types").notNull().default("[]"),
 });
