@@ -33,7 +33,8 @@ export function openDatabase(path: string): Db {
 
 /** A second connection to an existing database, for readers that pin a snapshot. */
 export function openReader(path: string): Database {
-  const sqlite = new Database(path, { readonly: true, strict: true });
-  sqlite.exec("PRAGMA busy_timeout = 10000");
+  const sqlite = new Database(path, { strict: true });
+  configure(sqlite);
+  sqlite.exec("PRAGMA query_only = ON");
   return sqlite;
 }

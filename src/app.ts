@@ -1,0 +1,45 @@
+import { Elysia } from "elysia";
+import packageJson from "../package.json";
+import type { Config } from "./config";
+import type { Db } from "./db/client";
+import { Directory } from "./directory/directory";
+import { docsPlugin } from "./docs/plugin";
+import { endpointRoutes } from "./endpoints/routes";
+import { healthRoutes } from "./health/routes";
+import { errorsPlugin } from "./http/errors-plugin";
+import { headersPlugin } from "./http/headers-plugin";
+import { createLogger, type Logger } from "./logger";
+import { MemoryRateLimitStore } from "./rate-limit/memory-store";
+import { rateLimit } from "./rate-limit/plugin";
+import type { RateLimitStore } from "./rate-limit/store";
+import { statsRoutes } from "./stats/routes";
+import { vendorRoutes } from "./vendors/routes";
+
+export interface AppDeps {
+  db: Db;
+  config: Config;
+  clock?: () => Date;
+  log?: Logger;
+  rateLimitStore?: RateLimitStore;
+}
+
+/** The whole API as one Elysia app; `src/index.ts` serves it, tests call `app.handle`. */
+export function createApp(deps: AppDeps) {
+  const clock = deps.clock ?? (() => new Date());
+  const log = deps.log ?? createLogger(deps.config.logLevel);
+  const directory = new Directory(deps.db.path, deps.db.sqlite);
+  const requestIds = new WeakMap<Request, string>();
+  const app = new Elysia({ normalize: false })
+    .decorate("directory", directory)
+    .use(headersPlugin(requestIds))
+    .use(errorsPlugin(log, requestIds))
+    .use(docsPlugin(packageJson.version))
+    .use(rateLimit({ config: deps.config, store: deps.rateLimitStore ?? new MemoryRateLimitStore(), clock }))
+    .use(healthRoutes(clock))
+    .use(endpointRoutes(directory))
+    .use(vendorRoutes(directory))
+    .use(statsRoutes(directory));
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;

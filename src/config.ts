@@ -1,0 +1,46 @@
+export type TrustProxy = "fly" | "true" | null;
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+export interface Config {
+  port: number;
+  host: string;
+  databasePath: string;
+  rateLimit: { max: number; maxWithKey: number; windowSeconds: number };
+  redisUrl: string | null;
+  trustProxy: TrustProxy;
+  logLevel: LogLevel;
+  /** How often the server looks for a newer dataset version written by a refresh. */
+  datasetPollMs: number;
+}
+
+function integer(env: Record<string, string | undefined>, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`${name} must be a whole number ≥ ${min}, got "${raw}"`);
+  return Number(raw);
+}
+
+function oneOf<T extends string>(env: Record<string, string | undefined>, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${allowed.join(", ")}, got "${raw}"`);
+  return raw as T;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const trustProxy = env.TRUST_PROXY === undefined || env.TRUST_PROXY === "" ? null : oneOf(env, "TRUST_PROXY", ["fly", "true"] as const, "true");
+  return {
+    port: integer(env, "PORT", 3000, 0),
+    host: env.HOST || "0.0.0.0",
+    databasePath: env.DATABASE_PATH || "db/directory.sqlite",
+    rateLimit: {
+      max: integer(env, "RATE_LIMIT_MAX", 60, 0),
+      maxWithKey: integer(env, "RATE_LIMIT_MAX_WITH_KEY", 1000, 1),
+      windowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 60, 1),
+    },
+    redisUrl: env.REDIS_URL || null,
+    trustProxy,
+    logLevel: oneOf(env, "LOG_LEVEL", ["debug", "info", "warn", "error"] as const, "info"),
+    datasetPollMs: integer(env, "DATASET_POLL_MS", 2000, 10),
+  };
+}

@@ -1,0 +1,77 @@
+import { Elysia } from "elysia";
+import type { Directory } from "../directory/directory";
+import { ApiError } from "../http/api-error";
+import { dataResponse, successBody } from "../http/data-response";
+import { ErrorEnvelope, NoQuery } from "../http/schemas";
+import { checkRawQuery } from "../http/strict-query";
+import { capabilitiesBody } from "./capabilities-body";
+import { toEndpointFilter } from "./filter";
+import { CapabilitiesResponse, EndpointResponse, IdParams, LIST_INTEGER_MESSAGES, LIST_QUERY_KEYS, ListQuery, ListResponse } from "./schemas";
+
+const NO_KEYS = new Set<string>();
+const notFound = () => new ApiError(404, "ENDPOINT_NOT_FOUND", "No endpoint has this id");
+const errors = { 400: ErrorEnvelope, 404: ErrorEnvelope, 429: ErrorEnvelope };
+
+export const endpointRoutes = (directory: Directory) =>
+  new Elysia({ name: "endpoints", prefix: "/api/v1/endpoints", normalize: false })
+    .get(
+      "",
+      ({ query, request }) => {
+        const filter = toEndpointFilter(query);
+        const page = query.page ?? 1;
+        const limit = query.limit ?? 25;
+        const snapshot = directory.current;
+        return dataResponse(request, snapshot, () => {
+          const { total, records } = snapshot.list(filter, (page - 1) * limit, limit);
+          return JSON.stringify({ success: true, data: records, meta: { total, page, limit } });
+        });
+      },
+      {
+        query: ListQuery,
+        transform: ({ request }) => checkRawQuery(request.url, LIST_QUERY_KEYS, LIST_INTEGER_MESSAGES),
+        response: { 200: ListResponse, ...errors },
+        detail: {
+          summary: "List endpoints",
+          description:
+            "Filters combine with AND. Ordered by vendorName, then organizationName (entries without one last), then url, then id, case-insensitive; the same request always returns the same page. A page past the end returns `data: []` with the true `meta.total`. Unknown, repeated or malformed parameters → 400 VALIDATION_ERROR.",
+          tags: ["Endpoints"],
+        },
+      },
+    )
+    .get(
+      "/:id",
+      ({ params, request }) => {
+        const snapshot = directory.current;
+        const record = snapshot.endpoint(params.id);
+        if (!record) throw notFound();
+        return dataResponse(request, snapshot, () => successBody(record));
+      },
+      {
+        params: IdParams,
+        query: NoQuery,
+        transform: ({ request }) => checkRawQuery(request.url, NO_KEYS),
+        response: { 200: EndpointResponse, ...errors },
+        detail: { summary: "Get one endpoint", description: "Removed endpoints still answer. Unknown id → 404 ENDPOINT_NOT_FOUND.", tags: ["Endpoints"] },
+      },
+    )
+    .get(
+      "/:id/capabilities",
+      ({ params, request }) => {
+        const snapshot = directory.current;
+        const record = snapshot.capabilities(params.id);
+        if (!record) throw notFound();
+        return dataResponse(request, snapshot, () => capabilitiesBody(record));
+      },
+      {
+        params: IdParams,
+        query: NoQuery,
+        transform: ({ request }) => checkRawQuery(request.url, NO_KEYS),
+        response: { 200: CapabilitiesResponse, ...errors },
+        detail: {
+          summary: "Get an endpoint's probed capabilities",
+          description:
+            "The probe result of the endpoint's URL (entries sharing a URL share it): a summary plus the raw CapabilityStatement and SMART configuration, unmodified. Unknown id → 404 ENDPOINT_NOT_FOUND.",
+          tags: ["Endpoints"],
+        },
+      },
+    );

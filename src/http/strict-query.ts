@@ -1,0 +1,36 @@
+import { validationError } from "./api-error";
+
+function decode(part: string, name: string): string {
+  try {
+    return decodeURIComponent(part.replaceAll("+", " "));
+  } catch {
+    throw validationError(`${name}: malformed percent-encoding`);
+  }
+}
+
+function displayName(name: string): string {
+  return name === "" ? "(empty name)" : name.length > 64 ? `${name.slice(0, 64)}…` : name;
+}
+
+/**
+ * Checks what Elysia's query parsing would otherwise let through silently: bad
+ * percent-encoding, unknown and repeated parameters, and numbers written other than as
+ * plain digits. Range, type and enum rules stay in each route's TypeBox schema.
+ */
+export function checkRawQuery(url: string, allowed: ReadonlySet<string>, integerMessages: Readonly<Record<string, string>> = {}) {
+  const start = url.indexOf("?");
+  if (start === -1) return;
+  const seen = new Set<string>();
+  for (const pair of url.slice(start + 1).split("&")) {
+    if (pair === "") continue;
+    const equals = pair.indexOf("=");
+    const rawName = equals === -1 ? pair : pair.slice(0, equals);
+    const name = displayName(decode(rawName, displayName(rawName)));
+    const value = decode(equals === -1 ? "" : pair.slice(equals + 1), name);
+    if (!allowed.has(name)) throw validationError(`${name}: unknown parameter`);
+    if (seen.has(name)) throw validationError(`${name}: given more than once`);
+    seen.add(name);
+    const integerMessage = integerMessages[name];
+    if (integerMessage !== undefined && !/^\d{1,9}$/.test(value)) throw validationError(integerMessage);
+  }
+}

@@ -1,0 +1,84 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDatabase, type Db } from "../../src/db/client";
+import { markDatasetChanged } from "../../src/db/dataset-meta";
+import { canonicalUrl, entryId, sortKey } from "../../src/directory/identity";
+
+export interface SeedEntry {
+  vendorId: string;
+  url: string;
+  organizationName?: string | null;
+  npi?: string | null;
+  tenantId?: string | null;
+  city?: string | null;
+  state?: string | null;
+  zipCode?: string | null;
+  fhirVersion?: string;
+  access?: string[];
+  status?: string;
+  lastUpdated?: string;
+}
+
+export interface SeedProbe {
+  url: string;
+  probeStatus: string;
+  fhirVersion?: string;
+  metadataBody?: string | null;
+  smartBody?: string | null;
+  resources?: string[];
+  smartSupported?: boolean;
+  smartCapabilities?: string[];
+  grantTypes?: string[];
+  softwareName?: string | null;
+  softwareVersion?: string | null;
+  probedAt?: string;
+}
+
+export interface SeedVendor {
+  id: string;
+  name: string;
+  endpointListUrl?: string;
+  lastScrapedAt?: string | null;
+}
+
+export function tempDbPath(name = "test.sqlite"): string {
+  return join(mkdtempSync(join(tmpdir(), "endpoint-directory-")), name);
+}
+
+/** Writes rows straight into a real SQLite file, independently of ingest and probe. */
+export function seedDatabase(path: string, data: { vendors: SeedVendor[]; entries: SeedEntry[]; probes?: SeedProbe[]; at?: string }): Db {
+  const db = openDatabase(path);
+  const at = data.at ?? "2026-11-01T00:00:00.000Z";
+  const names = new Map(data.vendors.map((v) => [v.id, v.name]));
+  const insertVendor = db.sqlite.prepare("INSERT INTO vendors (id, name, endpoint_list_url, last_scraped_at) VALUES (?, ?, ?, ?)");
+  const insertEntry = db.sqlite.prepare(
+    `INSERT INTO entries (id, vendor_id, url, organization_name, npi, tenant_id, city, state, zip_code, fhir_version, access, status, last_updated, sort_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const insertProbe = db.sqlite.prepare(
+    `INSERT INTO probes (url, probed_at, probe_status, metadata_body, smart_body, fhir_version, software_name, software_version, supported_resources, smart_supported, smart_capabilities, grant_types)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  db.sqlite.transaction(() => {
+    for (const v of data.vendors) insertVendor.run(v.id, v.name, v.endpointListUrl ?? `https://${v.id}.example.com/endpoints`, v.lastScrapedAt ?? null);
+    for (const e of data.entries) {
+      const url = canonicalUrl(e.url);
+      const org = e.organizationName ?? null;
+      const id = entryId(e.vendorId, url, e.npi ?? null, org);
+      insertEntry.run(
+        id, e.vendorId, url, org, e.npi ?? null, e.tenantId ?? null, e.city ?? null, e.state ?? null, e.zipCode ?? null,
+        e.fhirVersion ?? "UNKNOWN", JSON.stringify(e.access ?? []), e.status ?? "listed", e.lastUpdated ?? at, sortKey(names.get(e.vendorId)!, org, url, id),
+      );
+    }
+    for (const p of data.probes ?? []) {
+      insertProbe.run(
+        canonicalUrl(p.url), p.probedAt ?? at, p.probeStatus, p.metadataBody ?? null, p.smartBody ?? null, p.fhirVersion ?? "UNKNOWN",
+        p.softwareName ?? null, p.softwareVersion ?? null, JSON.stringify(p.resources ?? []), p.smartSupported ? 1 : 0,
+        JSON.stringify(p.smartCapabilities ?? []), JSON.stringify(p.grantTypes ?? []),
+      );
+    }
+    markDatasetChanged(db.sqlite, at);
+  })();
+  return db;
+}
