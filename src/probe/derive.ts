@@ -1,0 +1,116 @@
+import type { Audience, FhirVersion } from "../directory/types";
+import { UNREACHABLE_ERROR_KINDS, type DocumentResult, type ErrorKind, type ProbeOutcomeStatus, type ProbeSummary } from "./types";
+
+/**
+ * The FHIR release of a CapabilityStatement `fhirVersion` (CONTRACT.md):
+ * 0.4–1.0.2 → DSTU2; 1.1–3.0.2 → STU3; 3.2–4.0.1 → R4; 4.1, 4.3 → R4B; 4.2, 4.4–5.0.x → R5;
+ * anything else → UNKNOWN. Pre-release labels (`4.0.1-cibuild`, `3.5a.0`) count by their numbers.
+ */
+export function mapFhirVersion(value: unknown): FhirVersion {
+  if (typeof value !== "string") return "UNKNOWN";
+  const match = /^\s*(\d+)\.(\d+)(?:\.(\d+))?/.exec(value);
+  if (!match) return "UNKNOWN";
+  const major = Number(match[1]);
+  const minor = Number(match[2]);
+  const patch = Number(match[3] ?? 0);
+  const v = [major, minor, patch] as const;
+  const cmp = (a: readonly number[], b: readonly number[]) => a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]!;
+  const between = (lo: readonly number[], hi: readonly number[]) => cmp(v, lo) >= 0 && cmp(v, hi) <= 0;
+  if (between([0, 4, 0], [1, 0, 2])) return "DSTU2";
+  if (between([1, 1, 0], [3, 0, 2])) return "STU3";
+  if (between([3, 2, 0], [4, 0, 1])) return "R4";
+  if (major === 4 && (minor === 1 || minor === 3)) return "R4B";
+  if (major === 4 && (minor === 2 || minor >= 4)) return "R5";
+  if (major === 5 && minor === 0) return "R5";
+  return "UNKNOWN";
+}
+
+function stringOrNull(value: unknown): string | null {
+  return typeof value === "string" && value.trim() !== "" ? value : null;
+}
+
+function asArray(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function asObject(value: unknown): Record<string, unknown> | null {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+/** Distinct `rest[].resource[].type`, sorted. */
+export function supportedResources(statement: Record<string, unknown>): string[] {
+  const types = new Set<string>();
+  for (const rest of asArray(statement.rest)) {
+    for (const resource of asArray(asObject(rest)?.resource)) {
+      const type = asObject(resource)?.type;
+      if (typeof type === "string" && type.trim() !== "") types.add(type.trim());
+    }
+  }
+  return [...types].sort();
+}
+
+/** The strings of a published array, in published order (duplicates dropped). */
+function publishedStrings(value: unknown): string[] {
+  return [...new Set(asArray(value).filter((v): v is string => typeof v === "string"))];
+}
+
+const PATIENT_CAPABILITIES = new Set(["launch-standalone", "context-standalone-patient"]);
+const PROVIDER_CAPABILITIES = new Set(["launch-ehr", "context-ehr-patient", "permission-user"]);
+
+/**
+ * Audiences from SMART capabilities (CONTRACT.md): patient for `launch-standalone`,
+ * `context-standalone-patient` or any `permission-patient`; provider for `launch-ehr`,
+ * `context-ehr-patient` or `permission-user`. Null when they name neither.
+ */
+export function accessFromCapabilities(capabilities: readonly string[]): Audience[] | null {
+  const patient = capabilities.some((c) => PATIENT_CAPABILITIES.has(c) || c.startsWith("permission-patient"));
+  const provider = capabilities.some((c) => PROVIDER_CAPABILITIES.has(c));
+  const access: Audience[] = [];
+  if (patient) access.push("patient");
+  if (provider) access.push("provider");
+  return access.length > 0 ? access : null;
+}
+
+export interface Derived {
+  summary: ProbeSummary;
+  access: Audience[] | null;
+  probeStatus: ProbeOutcomeStatus;
+  entryStatus: "verified" | "unresponsive" | null;
+  errorKind: ErrorKind | null;
+}
+
+const UNREACHABLE = new Set<string>(UNREACHABLE_ERROR_KINDS);
+
+/** A document that never got an HTTP response because the server could not be reached. */
+export function unreachable(doc: Pick<DocumentResult, "httpStatus" | "errorKind">): boolean {
+  return doc.httpStatus === null && doc.errorKind !== null && UNREACHABLE.has(doc.errorKind);
+}
+
+/** Everything the directory keeps from one probe, from its two documents. Pure. */
+export function derive(metadata: Pick<DocumentResult, "ok" | "json" | "httpStatus" | "errorKind">, smart: Pick<DocumentResult, "ok" | "json" | "httpStatus" | "errorKind">): Derived {
+  const statement = metadata.ok ? metadata.json : null;
+  const configuration = smart.ok ? smart.json : null;
+  const software = asObject(statement?.software);
+  const resources = statement ? supportedResources(statement) : [];
+  const smartCapabilities = configuration ? publishedStrings(configuration.capabilities) : [];
+  const summary: ProbeSummary = {
+    fhirVersion: statement ? mapFhirVersion(statement.fhirVersion) : "UNKNOWN",
+    softwareName: stringOrNull(software?.name),
+    softwareVersion: stringOrNull(software?.version),
+    supportedResourceCount: resources.length,
+    supportedResources: resources,
+    smartSupported: configuration !== null,
+    smartCapabilities,
+    grantTypes: configuration ? publishedStrings(configuration.grant_types_supported) : [],
+  };
+  const okCount = (statement ? 1 : 0) + (configuration ? 1 : 0);
+  const probeStatus: ProbeOutcomeStatus = okCount === 2 ? "success" : okCount === 1 ? "partial" : "failed";
+  const entryStatus = statement ? "verified" : unreachable(metadata) && unreachable(smart) ? "unresponsive" : null;
+  return {
+    summary,
+    access: accessFromCapabilities(smartCapabilities),
+    probeStatus,
+    entryStatus,
+    errorKind: metadata.errorKind ?? smart.errorKind ?? null,
+  };
+}

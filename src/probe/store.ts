@@ -1,0 +1,92 @@
+import type { Database, Statement } from "bun:sqlite";
+import type { Db } from "../db/client";
+import { markDatasetChanged } from "../db/dataset-meta";
+import { refreshEffectiveFields } from "../db/effective-fields";
+import type { ProbeResult } from "./types";
+
+export interface ProbeRecord {
+  url: string;
+  result: ProbeResult;
+}
+
+interface Statements {
+  upsert: Statement;
+  setStatus: Statement;
+}
+
+const statements = new WeakMap<Database, Statements>();
+
+function prepared(sqlite: Database): Statements {
+  let s = statements.get(sqlite);
+  if (!s) {
+    s = {
+      upsert: sqlite.prepare(`
+        INSERT INTO probes (url, probed_at, probe_status, metadata_http_status, metadata_body, smart_http_status, smart_body,
+          error_kind, duration_ms, fhir_version, software_name, software_version, supported_resources, smart_supported,
+          access, smart_capabilities, grant_types)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+        ON CONFLICT(url) DO UPDATE SET
+          probed_at = excluded.probed_at, probe_status = excluded.probe_status,
+          metadata_http_status = excluded.metadata_http_status, metadata_body = excluded.metadata_body,
+          smart_http_status = excluded.smart_http_status, smart_body = excluded.smart_body,
+          error_kind = excluded.error_kind, duration_ms = excluded.duration_ms, fhir_version = excluded.fhir_version,
+          software_name = excluded.software_name, software_version = excluded.software_version,
+          supported_resources = excluded.supported_resources, smart_supported = excluded.smart_supported,
+          access = excluded.access, smart_capabilities = excluded.smart_capabilities, grant_types = excluded.grant_types`),
+      // `removed` entries keep their status; lastUpdated moves only with a change.
+      setStatus: sqlite.prepare(`UPDATE entries SET status = ?1, last_updated = ?2 WHERE url = ?3 AND status != 'removed' AND status != ?1`),
+    };
+    statements.set(sqlite, s);
+  }
+  return s;
+}
+
+function iso(now: Date | string): string {
+  return typeof now === "string" ? now : now.toISOString();
+}
+
+/**
+ * Stores several probe results in one transaction: the probes row of each URL (bodies exactly as
+ * received), the status of the entries on it, their effective fhirVersion/access, and a new
+ * dataset version. Returns the number of entries whose status changed.
+ */
+export function recordProbes(db: Db, records: readonly ProbeRecord[], now: Date | string): number {
+  if (records.length === 0) return 0;
+  const at = iso(now);
+  const { upsert, setStatus } = prepared(db.sqlite);
+  const write = db.sqlite.transaction(() => {
+    let changed = 0;
+    for (const { url, result } of records) {
+      const s = result.summary;
+      upsert.run(
+        url,
+        at,
+        result.probeStatus,
+        result.metadata.httpStatus,
+        result.metadata.ok ? result.metadata.body : null,
+        result.smart.httpStatus,
+        result.smart.ok ? result.smart.body : null,
+        result.errorKind,
+        result.durationMs,
+        s.fhirVersion,
+        s.softwareName,
+        s.softwareVersion,
+        JSON.stringify(s.supportedResources),
+        s.smartSupported ? 1 : 0,
+        result.access ? JSON.stringify(result.access) : null,
+        JSON.stringify(s.smartCapabilities),
+        JSON.stringify(s.grantTypes),
+      );
+      if (result.entryStatus) changed += setStatus.run(result.entryStatus, at, url).changes;
+    }
+    refreshEffectiveFields(db.sqlite, records.map((r) => r.url), at);
+    markDatasetChanged(db.sqlite, at);
+    return changed;
+  });
+  return write.immediate();
+}
+
+/** Stores one probe result under `url` (see recordProbes). */
+export function recordProbe(db: Db, url: string, result: ProbeResult, now: Date | string): number {
+  return recordProbes(db, [{ url, result }], now);
+}
