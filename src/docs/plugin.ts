@@ -1,6 +1,7 @@
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { dirname, join } from "node:path";
+import { errorResponse } from "../http/json";
 
 const ASSET_DIR = dirname(Bun.resolveSync("swagger-ui-dist/package.json", import.meta.dir));
 const ASSETS: Record<string, string> = {
@@ -25,7 +26,7 @@ export const docsPlugin = (version: string) =>
       "/docs/assets/:file",
       ({ params }) => {
         const type = ASSETS[params.file];
-        if (!type) return new Response("Not found", { status: 404 });
+        if (!type) return errorResponse(404, "NOT_FOUND", "No such route; see /docs");
         return new Response(Bun.file(join(ASSET_DIR, params.file)), { headers: { "content-type": type, "cache-control": "public, max-age=86400" } });
       },
       { detail: { hide: true } },

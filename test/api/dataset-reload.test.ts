@@ -1,0 +1,42 @@
+import { describe, expect, test } from "bun:test";
+import { markDatasetChanged } from "../../src/db/dataset-meta";
+import { canonicalUrl, entryId, sortKey } from "../../src/directory/identity";
+import { fixtureApp, get } from "../support/fixture";
+
+function addEntry(db: ReturnType<typeof fixtureApp>["db"], name: string, at: string) {
+  const url = canonicalUrl("https://fhir.new.example/r4");
+  const id = entryId("meditech", url, null, name);
+  db.sqlite.transaction(() => {
+    db.sqlite
+      .prepare("INSERT INTO entries (id, vendor_id, url, organization_name, fhir_version, access, status, last_updated, sort_key) VALUES (?, 'meditech', ?, ?, 'R4', '[]', 'listed', ?, ?)")
+      .run(id, url, name, at, sortKey("MEDITECH", name, url, id));
+    markDatasetChanged(db.sqlite, at);
+  })();
+}
+
+describe("a refresh switches the served dataset without a restart", () => {
+  test("until the switch, every response comes from the old version; after it, from the new one", async () => {
+    const { app, db } = fixtureApp();
+    const before = await get(app, "/api/v1/endpoints?vendor=meditech");
+    addEntry(db, "Zephyr Clinic", "2026-11-22T00:00:00.000Z");
+    const stillOld = await get(app, "/api/v1/endpoints?vendor=meditech");
+    expect(stillOld.body.meta.total).toBe(2);
+    expect((await get(app, "/api/v1/stats")).body.data.totalEndpoints).toBe(12);
+
+    expect(app.decorator.directory.refreshIfChanged()).toBe(true);
+    const after = await get(app, "/api/v1/endpoints?vendor=meditech");
+    expect(after.body.data.map((e: { organizationName: string }) => e.organizationName)).toEqual(["Lake Medical", "Valley Regional", "Zephyr Clinic"]);
+    expect(after.response.headers.get("etag")).not.toBe(before.response.headers.get("etag"));
+    expect((await get(app, "/api/v1/stats")).body.data).toMatchObject({ totalEndpoints: 13, lastUpdated: "2026-11-22T00:00:00.000Z" });
+    expect((await get(app, "/api/v1/vendors")).body.data.find((v: { id: string }) => v.id === "meditech").endpointCount).toBe(3);
+    expect(app.decorator.directory.refreshIfChanged()).toBe(false);
+  });
+
+  test("the ETag stays the same while the dataset does", async () => {
+    const { app } = fixtureApp();
+    const a = await get(app, "/api/v1/vendors");
+    app.decorator.directory.refreshIfChanged();
+    const b = await get(app, "/api/v1/vendors");
+    expect(b.response.headers.get("etag")).toBe(a.response.headers.get("etag"));
+  });
+});
