@@ -1,0 +1,74 @@
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { openDatabase } from "../db/client";
+import { ingestFile, syncVendorRegistry } from "../ingest";
+import { probeDue } from "../probe";
+import { loadManifest, SAMPLE_DIR } from "./manifest";
+import { startAnswerServer } from "./server";
+
+export interface BuildSampleOptions {
+  log?: (line: string) => void;
+  /** Where the lists, answers and manifest are (default db/sample/). */
+  sampleDir?: string;
+}
+
+function removeDatabaseFiles(path: string) {
+  for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${path}${suffix}`, { force: true });
+}
+
+/**
+ * Builds the bundled sample dataset into `path` with the real pipeline, offline: the vendor
+ * registry, every sample list through ingest (in manifest order, each with its fixed `now`), and
+ * the probe against a local server replaying the recorded answers. The database is built in a
+ * temporary file next to `path` and renamed into place only when complete.
+ */
+export async function buildSampleDatabase(path: string, opts: BuildSampleOptions = {}): Promise<void> {
+  const log = opts.log ?? (() => {});
+  const sampleDir = opts.sampleDir ?? SAMPLE_DIR;
+  const manifest = await loadManifest(sampleDir);
+  mkdirSync(dirname(path), { recursive: true });
+  const temp = join(dirname(path), `.${basename(path)}.building-${process.pid}`);
+  removeDatabaseFiles(temp);
+  try {
+    const db = openDatabase(temp);
+    try {
+      await syncVendorRegistry(db);
+      const server = await startAnswerServer(manifest, sampleDir);
+      try {
+        for (const step of manifest.steps) {
+          if (step.action === "ingest") {
+            const summary = await ingestFile(db, {
+              vendorId: step.vendorId,
+              listId: step.listId,
+              file: join(sampleDir, step.file),
+              access: step.access,
+              force: step.force,
+              now: step.now,
+            });
+            if (!summary.ok) throw new Error(`sample list ${step.file} (${step.vendorId} / ${step.listId}) was not ingested: ${summary.error}`);
+            const { added, updated, unchanged, removed, skipped } = summary;
+            log(`sample: ${step.file}: ${added} added, ${updated} updated, ${unchanged} unchanged, ${removed} removed, ${skipped} skipped`);
+          } else {
+            const at = new Date(step.now);
+            const summary = await probeDue(db, { connectTo: server.connectTo, allowPrivate: true, timeoutMs: 5_000, concurrency: 32, now: () => at });
+            log(`sample: probed ${summary.probed} URLs: ${summary.success} success, ${summary.partial} partial, ${summary.failed} failed (${summary.unresponsive} unresponsive)`);
+          }
+        }
+      } finally {
+        await server.stop();
+      }
+      // One self-contained file: no WAL beside it when it is renamed into place.
+      db.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+      db.sqlite.exec("PRAGMA journal_mode = DELETE");
+    } finally {
+      db.sqlite.close();
+    }
+    // A WAL or shared-memory file left by an earlier database at `path` must not meet the new one.
+    for (const suffix of ["-wal", "-shm", "-journal"]) rmSync(`${path}${suffix}`, { force: true });
+    renameSync(temp, path);
+  } catch (error) {
+    removeDatabaseFiles(temp);
+    throw error;
+  }
+  if (!existsSync(path)) throw new Error(`sample database was not written to ${path}`);
+}
