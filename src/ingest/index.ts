@@ -1,0 +1,168 @@
+import { basename, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { Db } from "../db/client";
+import { markDatasetChanged } from "../db/dataset-meta";
+import type { Audience } from "../directory/types";
+import { ListFetchError, fetchAndParseList } from "./fetch-list";
+import { normaliseEntries } from "./normalise";
+import { parseList } from "./parsers";
+import { findVendor, loadRegistry } from "./registry";
+import { RefusedScrapeError, applyListScrape, refreshVendorSortKeys, upsertList, upsertVendor } from "./store";
+import { UnparseableListError, type ListDefinition, type ParseResult, type VendorDefinition } from "./types";
+
+export interface ListSummary {
+  vendorId: string;
+  listId: string;
+  ok: boolean;
+  error?: string;
+  added: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+  skipped: number;
+}
+
+export { detectFormat, parseList } from "./parsers";
+export { loadRegistry } from "./registry";
+export type { ListDefinition, ListFormat, VendorDefinition } from "./types";
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+function failure(vendorId: string, listId: string, error: string, skipped = 0): ListSummary {
+  return { vendorId, listId, ok: false, error, added: 0, updated: 0, unchanged: 0, removed: 0, skipped };
+}
+
+function describe(error: unknown): string {
+  if (error instanceof UnparseableListError) return `unparseable: ${error.message}`;
+  if (error instanceof RefusedScrapeError) return `refused: ${error.message}`;
+  if (error instanceof ListFetchError) return error.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Parses (via `load`), normalises and stores one list; every failure becomes a summary, nothing is thrown. */
+async function scrapeList(
+  db: Db,
+  vendor: VendorDefinition,
+  list: ListDefinition,
+  load: () => Promise<ParseResult>,
+  options: { force?: boolean; now?: string },
+): Promise<ListSummary> {
+  let parsed: ParseResult;
+  try {
+    parsed = await load();
+  } catch (error) {
+    return failure(vendor.id, list.id, describe(error));
+  }
+  const normalised = normaliseEntries(parsed.entries, { vendorId: vendor.id, listFhirVersion: list.fhirVersion });
+  const skipped = parsed.skipped + normalised.invalid;
+  try {
+    const counts = applyListScrape(db, {
+      vendor: { id: vendor.id, name: vendor.name, endpointListUrl: vendor.endpointListUrl },
+      list: { id: list.id, url: list.url, format: list.url.startsWith("file:") ? parsed.format : list.format, audience: list.audience, fhirVersion: list.fhirVersion },
+      entries: normalised.entries,
+      now: options.now ?? new Date().toISOString(),
+      force: options.force ?? false,
+    });
+    return { vendorId: vendor.id, listId: list.id, ok: true, ...counts, skipped };
+  } catch (error) {
+    return failure(vendor.id, list.id, describe(error), skipped);
+  }
+}
+
+function slug(text: string): string {
+  return text.toLowerCase().replace(/\.[a-z0-9]+$/, "").replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "list";
+}
+
+/**
+ * The list a file is ingested as: `listId` from the registry (its audience replaced by `access`
+ * when given), else a list of its own named after the vendor and the file.
+ */
+function fileList(vendor: VendorDefinition, file: string, listId?: string, access?: Audience): ListDefinition {
+  const registered = vendor.lists.find((l) => l.id === (listId ?? ""));
+  if (registered) return access ? { ...registered, audience: access } : registered;
+  return {
+    id: listId ?? `${vendor.id}-file-${slug(basename(file))}`,
+    url: pathToFileURL(resolve(file)).href,
+    format: "fhir-bundle",
+    audience: access ?? null,
+    fhirVersion: null,
+  };
+}
+
+/** Ingests one list from a file; its format is detected from the content. */
+export async function ingestFile(
+  db: Db,
+  opts: { vendorId: string; file: string; listId?: string; access?: Audience; force?: boolean; now?: string },
+): Promise<ListSummary> {
+  const vendor = findVendor(loadRegistry(), opts.vendorId);
+  const list = fileList(vendor, opts.file, opts.listId, opts.access);
+  const load = async () => {
+    let content: string;
+    try {
+      content = await Bun.file(opts.file).text();
+    } catch (error) {
+      throw new Error(`cannot read ${opts.file}: ${(error as Error).message}`);
+    }
+    return parseList(content, list.columns);
+  };
+  return scrapeList(db, vendor, list, load, opts);
+}
+
+interface NetworkOptions {
+  force?: boolean;
+  timeoutMs?: number;
+  now?: string;
+  log?: (line: string) => void;
+}
+
+function progressLine(index: number, total: number, summary: ListSummary, ms: number): string {
+  const where = `[${index}/${total}] ${summary.vendorId} / ${summary.listId}`;
+  const seconds = `${(ms / 1000).toFixed(1)}s`;
+  if (!summary.ok) return `${where}: FAILED, ${summary.error} (${seconds})`;
+  const { added, updated, unchanged, removed, skipped } = summary;
+  return `${where}: ok, ${added} added, ${updated} updated, ${unchanged} unchanged, ${removed} removed, ${skipped} skipped (${seconds})`;
+}
+
+async function ingestLists(db: Db, vendors: VendorDefinition[], opts: NetworkOptions): Promise<ListSummary[]> {
+  const log = opts.log ?? (() => {});
+  const work = vendors.flatMap((vendor) => vendor.lists.map((list) => ({ vendor, list })));
+  for (const { vendor, list } of work.filter((w) => w.list.manual)) {
+    log(`${vendor.id} / ${list.id}: published as a web page only, not fetched (ingest a saved copy with --file)`);
+  }
+  const fetched = work.filter((w) => !w.list.manual);
+  const summaries: ListSummary[] = [];
+  for (const [index, { vendor, list }] of fetched.entries()) {
+    const started = performance.now();
+    const load = () => fetchAndParseList(list, list.url, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const summary = await scrapeList(db, vendor, list, load, opts);
+    summaries.push(summary);
+    log(progressLine(index + 1, fetched.length, summary, performance.now() - started));
+  }
+  return summaries;
+}
+
+/** Fetches and ingests every list of one vendor over the network. */
+export async function ingestVendor(db: Db, opts: { vendorId: string } & NetworkOptions): Promise<ListSummary[]> {
+  return ingestLists(db, [findVendor(loadRegistry(), opts.vendorId)], opts);
+}
+
+/** Fetches and ingests every list of every vendor in the registry. */
+export async function ingestAll(db: Db, opts: NetworkOptions): Promise<ListSummary[]> {
+  return ingestLists(db, loadRegistry(), opts);
+}
+
+/** Upserts every vendor and list of the registry (names, list URLs, audiences); scrape times are kept. */
+export function syncVendorRegistry(db: Db): void {
+  const registry = loadRegistry();
+  const { sqlite } = db;
+  sqlite.transaction(() => {
+    let changes = 0;
+    for (const vendor of registry) {
+      const before = sqlite.prepare("SELECT name FROM vendors WHERE id = ?").get(vendor.id) as { name: string } | null;
+      changes += upsertVendor(sqlite, vendor);
+      if (before && before.name !== vendor.name) refreshVendorSortKeys(sqlite, vendor);
+      for (const list of vendor.lists) changes += upsertList(sqlite, vendor.id, list);
+    }
+    if (changes > 0) markDatasetChanged(sqlite, new Date().toISOString());
+  }).immediate();
+}

@@ -1,0 +1,84 @@
+import type { FhirVersion } from "../directory/types";
+import { canonicalUrl, entryId } from "../directory/identity";
+import { fhirVersionFromString, fhirVersionFromUrl } from "./fhir-version";
+import { tenantIdFromUrl } from "./tenant-rules";
+import { stateCode } from "./us-states";
+import type { NormalisedEntry, RawEntry } from "./types";
+
+/** Trimmed, inner whitespace collapsed; empty → null. */
+export function cleanText(raw: string | null | undefined): string | null {
+  if (typeof raw !== "string") return null;
+  const text = raw.replace(/\s+/g, " ").trim();
+  return text === "" ? null : text;
+}
+
+/** 10 digits, or null. */
+export function normaliseNpi(raw: string | null | undefined): string | null {
+  const text = cleanText(raw);
+  return text !== null && /^\d{10}$/.test(text) ? text : null;
+}
+
+/**
+ * 5 digits or ZIP+4 (`12345-6789`). Nine bare digits become ZIP+4; four digits get back the
+ * leading zero spreadsheets drop (New England, New Jersey); a broken +4 part keeps the 5-digit
+ * ZIP. Anything else → null.
+ */
+export function normaliseZip(raw: string | null | undefined): string | null {
+  const text = cleanText(raw);
+  if (text === null) return null;
+  if (/^\d{5}(-\d{4})?$/.test(text)) return text;
+  if (/^\d{9}$/.test(text)) return `${text.slice(0, 5)}-${text.slice(5)}`;
+  if (/^\d{4}$/.test(text)) return `0${text}`;
+  const prefix = /^(\d{5})[- ]/.exec(text);
+  return prefix ? prefix[1]! : null;
+}
+
+export function isHttpUrl(raw: string): boolean {
+  return /^https?:\/\/[^/\s?#]+/i.test(raw.trim());
+}
+
+export interface NormaliseContext {
+  vendorId: string;
+  /** The version of a version-specific list, which wins over every other hint. */
+  listFhirVersion: FhirVersion | null;
+}
+
+export interface NormaliseResult {
+  entries: NormalisedEntry[];
+  /** Raw items without a usable http(s) URL. */
+  invalid: number;
+  /** Raw items that collapsed into an earlier item with the same id. */
+  duplicates: number;
+}
+
+/** Normalises every raw item of one list (CONTRACT.md, "Data model"); duplicates collapse to the first. */
+export function normaliseEntries(raw: RawEntry[], context: NormaliseContext): NormaliseResult {
+  const byId = new Map<string, NormalisedEntry>();
+  let invalid = 0;
+  let duplicates = 0;
+  for (const item of raw) {
+    const entry = normaliseEntry(item, context);
+    if (entry === null) invalid++;
+    else if (byId.has(entry.id)) duplicates++;
+    else byId.set(entry.id, entry);
+  }
+  return { entries: [...byId.values()], invalid, duplicates };
+}
+
+export function normaliseEntry(item: RawEntry, context: NormaliseContext): NormalisedEntry | null {
+  if (typeof item.url !== "string" || !isHttpUrl(item.url)) return null;
+  const url = canonicalUrl(item.url);
+  const organizationName = cleanText(item.organizationName);
+  const npi = normaliseNpi(item.npi);
+  return {
+    id: entryId(context.vendorId, url, npi, organizationName),
+    url,
+    organizationName,
+    npi,
+    tenantId: tenantIdFromUrl(context.vendorId, url),
+    city: cleanText(item.city),
+    state: stateCode(item.state),
+    zipCode: normaliseZip(item.zipCode),
+    listFhirVersion: context.listFhirVersion ?? fhirVersionFromString(item.fhirVersion) ?? fhirVersionFromUrl(url) ?? "UNKNOWN",
+  };
+}

@@ -1,0 +1,73 @@
+import type { Audience, FhirVersion } from "../directory/types";
+
+export const LIST_FORMATS = ["fhir-bundle", "lantern-json", "csv"] as const;
+export type ListFormat = (typeof LIST_FORMATS)[number];
+
+/** One item of a vendor list as published, before normalisation. */
+export interface RawEntry {
+  url: string;
+  organizationName: string | null;
+  npi: string | null;
+  city: string | null;
+  state: string | null;
+  zipCode: string | null;
+  /** A version the item itself states (an `endpoint-fhir-version` extension, a column): "4.0.1", "R4"… */
+  fhirVersion: string | null;
+}
+
+export interface ParseResult {
+  format: ListFormat;
+  entries: RawEntry[];
+  /** Items that could not be read (no URL, broken reference…); never fatal to the rest of the list. */
+  skipped: number;
+  /** The `next` link of a paged FHIR searchset Bundle. */
+  nextPageUrl?: string;
+}
+
+/** An entry ready to be stored: every field as the API serves it, plus the list hints. */
+export interface NormalisedEntry {
+  id: string;
+  url: string;
+  organizationName: string | null;
+  npi: string | null;
+  tenantId: string | null;
+  city: string | null;
+  state: string | null;
+  zipCode: string | null;
+  listFhirVersion: FhirVersion;
+}
+
+/** CSV column of a field: a header name (case-insensitive) or a 0-based index. */
+export type CsvColumn = string | number;
+export interface CsvColumns {
+  url: CsvColumn;
+  organizationName?: CsvColumn;
+  npi?: CsvColumn;
+  city?: CsvColumn;
+  state?: CsvColumn;
+  zipCode?: CsvColumn;
+  fhirVersion?: CsvColumn;
+}
+
+export interface ListDefinition {
+  id: string;
+  url: string;
+  format: ListFormat;
+  audience: Audience | null;
+  fhirVersion: FhirVersion | null;
+  columns?: CsvColumns;
+  /** The vendor publishes this list only as a web page: ingest it with `--file`. */
+  manual?: boolean;
+}
+
+export interface VendorDefinition {
+  id: string;
+  name: string;
+  endpointListUrl: string;
+  lists: ListDefinition[];
+}
+
+/** Thrown when a list body cannot be read at all (not JSON, no known shape, HTML page…). */
+export class UnparseableListError extends Error {
+  override name = "UnparseableListError";
+}
