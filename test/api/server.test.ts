@@ -18,16 +18,16 @@ describe("the server on a real port", () => {
   test("answers /health", async () => {
     const response = await fetch(`${server.baseUrl}/health`);
     expect(response.status).toBe(200);
-    expect((await response.json()).data.status).toBe("ok");
+    expect(((await response.json()) as { data: { status: string } }).data.status).toBe("ok");
   });
 
   test("answers a list request with rate-limit headers", async () => {
     const response = await fetch(`${server.baseUrl}/api/v1/endpoints?state=MA&limit=1`);
     expect(response.status).toBe(200);
     expect(response.headers.get("ratelimit-limit")).toBe("100");
-    const body = await response.json();
+    const body = (await response.json()) as { meta: unknown; data: { organizationName: string }[] };
     expect(body.meta).toEqual({ total: 2, page: 1, limit: 1 });
-    expect(body.data[0].organizationName).toBe("Brigham and Women's Hospital");
+    expect(body.data[0]?.organizationName).toBe("Brigham and Women's Hospital");
   });
 
   test("rate limits per client address", async () => {
