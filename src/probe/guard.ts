@@ -36,7 +36,7 @@ export const defaultLookup: LookupFn = async (hostname) => {
   return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 };
 
-/** `[::1]` → `::1`; a trailing dot of a fully-qualified name is kept for DNS. */
+/** `[::1]` → `::1`. */
 export function bareHostname(url: URL): string {
   const h = url.hostname;
   return h.startsWith("[") && h.endsWith("]") ? h.slice(1, -1) : h;
@@ -57,7 +57,8 @@ export async function resolveAndCheck(url: URL, options: GuardOptions, cache?: D
   else {
     const lookup = options.lookup ?? defaultLookup;
     try {
-      addresses = await (cache ? cache.resolve(host, lookup) : lookup(host));
+      const name = host.replace(/\.$/, "");
+      addresses = await (cache ? cache.resolve(name, lookup) : lookup(name));
     } catch (error) {
       throw new DnsError(`DNS lookup of ${host} failed: ${(error as Error).message}`);
     }

@@ -1,0 +1,75 @@
+/**
+ * `bun run probe`: probes the endpoints that are due and stores the results as they arrive.
+ * Ctrl-C stops cleanly (results so far are kept; a second Ctrl-C quits at once).
+ */
+import { openDatabase } from "../db/client";
+import { parseProbeArgs, PROBE_USAGE, type ProbeCliOptions } from "./cli-options";
+import { formatDuration } from "./duration";
+import { ProgressReporter } from "./progress";
+import { probeDue, type ProbeRunSummary } from "./run";
+
+export function formatSummary(s: ProbeRunSummary): string {
+  return `probed ${s.probed} URLs in ${formatDuration(s.durationMs)}: ${s.success} success, ${s.partial} partial, ${s.failed} failed (${s.unresponsive} unresponsive)`;
+}
+
+/** Runs the probe step with parsed options; shared with `bun run refresh`. */
+export async function runProbe(options: ProbeCliOptions, databasePath: string, signal?: AbortSignal): Promise<ProbeRunSummary> {
+  const db = openDatabase(databasePath);
+  try {
+    const progress = new ProgressReporter(process.stderr);
+    const summary = await probeDue(db, {
+      staleAfterMs: options.staleAfterMs,
+      vendorId: options.vendorId,
+      limit: options.limit,
+      concurrency: options.concurrency,
+      timeoutMs: options.timeoutMs,
+      signal,
+      onProgress: (done, total) => progress.update(done, total),
+    });
+    progress.finish();
+    return summary;
+  } finally {
+    db.sqlite.close();
+  }
+}
+
+/** Aborts on the first SIGINT/SIGTERM, exits on the second. */
+export function interruptSignal(): AbortSignal {
+  const controller = new AbortController();
+  const onSignal = (name: string) => {
+    if (controller.signal.aborted) process.exit(130);
+    process.stderr.write(`\n${name}: stopping; results so far are kept (again to quit at once)\n`);
+    controller.abort();
+  };
+  process.on("SIGINT", () => onSignal("SIGINT"));
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+  return controller.signal;
+}
+
+async function main() {
+  let parsed;
+  try {
+    parsed = parseProbeArgs(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${PROBE_USAGE}\n`);
+    return 2;
+  }
+  if (parsed.options.help) {
+    process.stdout.write(`${PROBE_USAGE}\n`);
+    return 0;
+  }
+  const signal = interruptSignal();
+  const summary = await runProbe(parsed.options, process.env.DATABASE_PATH || "db/directory.sqlite", signal);
+  process.stdout.write(`${formatSummary(summary)}\n`);
+  return signal.aborted ? 130 : 0;
+}
+
+if (import.meta.main) {
+  main().then(
+    (code) => process.exit(code),
+    (error) => {
+      process.stderr.write(`probe failed: ${(error as Error).stack ?? error}\n`);
+      process.exit(1);
+    },
+  );
+}

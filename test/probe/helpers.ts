@@ -1,0 +1,124 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDatabase, type Db } from "../../src/db/client";
+
+export const FIXTURES = join(import.meta.dir, "../fixtures/probe");
+/** Real statements published by others; absent in a user's clone, so tests skip without it. */
+export const SHARED_CAPABILITIES = join(import.meta.dir, "../../../shared/data/capabilities");
+export const HAS_SHARED = existsSync(SHARED_CAPABILITIES);
+
+export function fixture(name: string): string {
+  return readFileSync(join(FIXTURES, name), "utf8");
+}
+export function shared(name: string): string {
+  return readFileSync(join(SHARED_CAPABILITIES, name), "utf8");
+}
+
+export interface SeenRequest {
+  path: string;
+  headers: Headers;
+  at: number;
+}
+
+export type Route = (request: Request, seen: SeenRequest) => Response | Promise<Response>;
+
+/**
+ * A real HTTP server on 127.0.0.1 (port 0) answering by path. Records every request; tracks
+ * the most requests it ever had in flight at once.
+ */
+export function serve(routes: Record<string, Route | string>, fallback?: Route) {
+  const requests: SeenRequest[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 30,
+    async fetch(request) {
+      const path = new URL(request.url).pathname;
+      const seen = { path, headers: request.headers, at: performance.now() };
+      requests.push(seen);
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      try {
+        const route = routes[path];
+        if (typeof route === "string") return new Response(route, { headers: { "content-type": "application/fhir+json" } });
+        if (route) return await route(request, seen);
+        if (fallback) return await fallback(request, seen);
+        return new Response("not found", { status: 404 });
+      } finally {
+        inFlight--;
+      }
+    },
+  });
+  return {
+    server,
+    url: `http://127.0.0.1:${server.port}`,
+    port: server.port,
+    requests,
+    get maxInFlight() {
+      return maxInFlight;
+    },
+    stop: () => server.stop(true),
+  };
+}
+
+export function json(body: string, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(body, { status, headers: { "content-type": "application/json", ...headers } });
+}
+
+/** A temporary SQLite file with every migration applied, and one vendor. */
+export function tempDb(): { db: Db; path: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), "probe-test-"));
+  const path = join(dir, "directory.sqlite");
+  const db = openDatabase(path);
+  db.sqlite.prepare("INSERT INTO vendors (id, name, endpoint_list_url) VALUES ('epic', 'Epic', 'https://example.org/epic'), ('other', 'Other', 'https://example.org/other')").run();
+  return {
+    db,
+    path,
+    cleanup: () => {
+      db.sqlite.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+let seq = 0;
+export interface EntryInput {
+  url: string;
+  vendorId?: string;
+  status?: string;
+  lastUpdated?: string;
+  listFhirVersion?: string;
+  listAccess?: string;
+}
+
+export function insertEntry(db: Db, e: EntryInput): string {
+  const id = (++seq).toString(16).padStart(64, "0");
+  db.sqlite
+    .prepare(
+      `INSERT INTO entries (id, vendor_id, url, organization_name, list_fhir_version, list_access, fhir_version, access, status, last_updated, sort_key)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?5, ?6, ?7, ?8, ?9)`,
+    )
+    .run(id, e.vendorId ?? "epic", e.url, `Org ${seq}`, e.listFhirVersion ?? "UNKNOWN", e.listAccess ?? "[]", e.status ?? "listed", e.lastUpdated ?? "2026-01-01T00:00:00.000Z", `epic org ${seq}`);
+  return id;
+}
+
+export function entry(db: Db, id: string) {
+  return db.sqlite.prepare("SELECT status, last_updated AS lastUpdated, fhir_version AS fhirVersion, access FROM entries WHERE id = ?1").get(id) as {
+    status: string;
+    lastUpdated: string;
+    fhirVersion: string;
+    access: string;
+  };
+}
+
+export function probeRow(db: Db, url: string) {
+  return db.sqlite.prepare("SELECT * FROM probes WHERE url = ?1").get(url) as Record<string, unknown> | null;
+}
+
+export function datasetVersion(db: Db): number {
+  const row = db.sqlite.prepare("SELECT value FROM dataset_meta WHERE key = 'dataset_version'").get() as { value: string };
+  return Number(row.value);
+}
