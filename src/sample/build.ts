@@ -12,6 +12,8 @@ export interface BuildSampleOptions {
   sampleDir?: string;
 }
 
+let builds = 0;
+
 function removeDatabaseFiles(path: string) {
   for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${path}${suffix}`, { force: true });
 }
@@ -27,7 +29,7 @@ export async function buildSampleDatabase(path: string, opts: BuildSampleOptions
   const sampleDir = opts.sampleDir ?? SAMPLE_DIR;
   const manifest = await loadManifest(sampleDir);
   mkdirSync(dirname(path), { recursive: true });
-  const temp = join(dirname(path), `.${basename(path)}.building-${process.pid}`);
+  const temp = join(dirname(path), `.${basename(path)}.building-${process.pid}-${++builds}`);
   removeDatabaseFiles(temp);
   try {
     const db = openDatabase(temp);
