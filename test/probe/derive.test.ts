@@ -3,7 +3,7 @@ import { accessFromCapabilities, derive, mapFhirVersion } from "../../src/probe/
 import type { DocumentResult } from "../../src/probe/types";
 
 describe("fhirVersion mapping (CONTRACT.md)", () => {
-  test.each([
+  const cases: [unknown, string][] = [
     ["0.4.0", "DSTU2"], ["0.5.0", "DSTU2"], ["1.0.0", "DSTU2"], ["1.0.1", "DSTU2"], ["1.0.2", "DSTU2"],
     ["1.1.0", "STU3"], ["1.4.0", "STU3"], ["1.8.0", "STU3"], ["3.0.0", "STU3"], ["3.0.1", "STU3"], ["3.0.2", "STU3"],
     ["3.2.0", "R4"], ["3.3.0", "R4"], ["3.5.0", "R4"], ["3.5a.0", "R4"], ["4.0.0", "R4"], ["4.0.1", "R4"], ["4.0", "R4"], ["4.0.1-cibuild", "R4"],
@@ -11,8 +11,9 @@ describe("fhirVersion mapping (CONTRACT.md)", () => {
     ["4.2.0", "R5"], ["4.4.0", "R5"], ["4.5.0", "R5"], ["4.6.0", "R5"], ["5.0.0", "R5"], ["5.0.0-snapshot1", "R5"], ["5.0.1", "R5"],
     ["0.0.82", "UNKNOWN"], ["0.3.0", "UNKNOWN"], ["1.0.3", "UNKNOWN"], ["3.1.0", "UNKNOWN"], ["4.0.2", "UNKNOWN"], ["5.1.0", "UNKNOWN"], ["6.0.0", "UNKNOWN"],
     ["R4", "UNKNOWN"], ["", "UNKNOWN"], [4.0, "UNKNOWN"], [null, "UNKNOWN"], [undefined, "UNKNOWN"],
-  ])("%p → %s", (input, expected) => {
-    expect(mapFhirVersion(input)).toBe(expected as string);
+  ];
+  test.each(cases)("%p → %s", (input, expected) => {
+    expect(mapFhirVersion(input) as string).toBe(expected);
   });
 });
 
