@@ -1,0 +1,80 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { openDatabase, type Db } from "../../src/db/client";
+import { applyListScrape, RefusedScrapeError, type ListScrape } from "../../src/ingest/store";
+import type { NormalisedEntry } from "../../src/ingest/types";
+import { tempDir } from "./cli-helpers";
+
+const vendor = { id: "acme", name: "Acme EHR", endpointListUrl: "https://acme.test" };
+const list = { id: "acme-r4", url: "https://acme.test/r4.json", format: "fhir-bundle" as const, audience: "patient" as const, fhirVersion: "R4" as const };
+
+function entry(key: string, name: string): NormalisedEntry {
+  return { id: `id-${key}`, url: `https://fhir.acme.test/r4/${key}`, organizationName: name, npi: null, tenantId: key, city: null, state: null, zipCode: null, listFhirVersion: "R4" };
+}
+
+const ENTRIES = [entry("a", "Alpha"), entry("b", "Beta"), entry("c", "Gamma")];
+
+function scrape(db: Db, entries: NormalisedEntry[], now: string, force = false) {
+  const input: ListScrape = { vendor, list, entries, now, force };
+  return applyListScrape(db, input);
+}
+
+function row(db: Db, id: string) {
+  return db.sqlite.query("SELECT status, fhir_version, access, last_updated, sort_key FROM entries WHERE id = ?").get(id) as {
+    status: string;
+    fhir_version: string;
+    access: string;
+    last_updated: string;
+    sort_key: string;
+  };
+}
+
+describe("applyListScrape with probe results", () => {
+  test("a probe's FHIR version and access win over the list hints, for new entries too", () => {
+    const db = openDatabase(join(tempDir(), "d.sqlite"));
+    db.sqlite.run(
+      `INSERT INTO probes (url, probed_at, probe_status, metadata_body, fhir_version, access) VALUES
+       ('https://fhir.acme.test/r4/a', '2026-01-01T00:00:00.000Z', 'success', '{"resourceType":"CapabilityStatement"}', 'R4B', '["patient","provider"]')`,
+    );
+    scrape(db, ENTRIES, "2026-02-01T00:00:00.000Z");
+    expect(row(db, "id-a")).toMatchObject({ fhir_version: "R4B", access: '["patient","provider"]', status: "listed" });
+    expect(row(db, "id-b")).toMatchObject({ fhir_version: "R4", access: '["patient"]' });
+  });
+
+  test("a verified entry stays verified on re-ingest; once removed and back it is listed", () => {
+    const db = openDatabase(join(tempDir(), "d.sqlite"));
+    scrape(db, ENTRIES, "2026-02-01T00:00:00.000Z");
+    db.sqlite.run("UPDATE entries SET status = 'verified' WHERE id = 'id-a'");
+    expect(scrape(db, ENTRIES, "2026-02-02T00:00:00.000Z")).toEqual({ added: 0, updated: 0, unchanged: 3, removed: 0 });
+    expect(row(db, "id-a")).toMatchObject({ status: "verified", last_updated: "2026-02-01T00:00:00.000Z" });
+
+    scrape(db, ENTRIES.slice(1), "2026-02-03T00:00:00.000Z");
+    expect(row(db, "id-a")).toMatchObject({ status: "removed", last_updated: "2026-02-03T00:00:00.000Z" });
+    scrape(db, ENTRIES, "2026-02-04T00:00:00.000Z");
+    expect(row(db, "id-a")).toMatchObject({ status: "listed", last_updated: "2026-02-04T00:00:00.000Z" });
+  });
+
+  test("a refused scrape rolls back: not even the vendor row is written", () => {
+    const db = openDatabase(join(tempDir(), "d.sqlite"));
+    expect(() => scrape(db, [], "2026-02-01T00:00:00.000Z")).toThrow(RefusedScrapeError);
+    expect(db.sqlite.query("SELECT count(*) AS n FROM vendors").get()).toEqual({ n: 0 });
+    expect(db.sqlite.query("SELECT value FROM dataset_meta WHERE key = 'dataset_version'").get()).toEqual({ value: "0" });
+  });
+
+  test("every write bumps the dataset version inside the transaction", () => {
+    const db = openDatabase(join(tempDir(), "d.sqlite"));
+    scrape(db, ENTRIES, "2026-02-01T00:00:00.000Z");
+    scrape(db, ENTRIES, "2026-02-02T00:00:00.000Z");
+    expect(db.sqlite.query("SELECT key, value FROM dataset_meta ORDER BY key").all()).toEqual([
+      { key: "dataset_version", value: "2" },
+      { key: "last_refresh_at", value: "2026-02-02T00:00:00.000Z" },
+    ]);
+  });
+
+  test("sort keys follow the vendor name, organization, url and id", () => {
+    const db = openDatabase(join(tempDir(), "d.sqlite"));
+    scrape(db, [...ENTRIES, { ...entry("z", ""), organizationName: null }], "2026-02-01T00:00:00.000Z");
+    const ordered = db.sqlite.query("SELECT organization_name FROM entries ORDER BY sort_key").all();
+    expect(ordered).toEqual([{ organization_name: "Alpha" }, { organization_name: "Beta" }, { organization_name: "Gamma" }, { organization_name: null }]);
+  });
+});
