@@ -8,7 +8,11 @@ import { endpointRoutes } from "./endpoints/routes";
 import { healthRoutes } from "./health/routes";
 import { errorsPlugin } from "./http/errors-plugin";
 import { headersPlugin } from "./http/headers-plugin";
+import { ApiKeyLookup } from "./keys/store";
 import { createLogger, type Logger } from "./logger";
+import { Metrics } from "./observability/metrics";
+import { observability } from "./observability/plugin";
+import type { ClientIdentity } from "./rate-limit/client-identity";
 import { MemoryRateLimitStore } from "./rate-limit/memory-store";
 import { rateLimit } from "./rate-limit/plugin";
 import type { RateLimitStore } from "./rate-limit/store";
@@ -28,18 +32,29 @@ export function createApp(deps: AppDeps) {
   const clock = deps.clock ?? (() => new Date());
   const log = deps.log ?? createLogger(deps.config.logLevel);
   const directory = new Directory(deps.db.path, deps.db.sqlite);
+  const metrics = new Metrics();
   const requestIds = new WeakMap<Request, string>();
-  const app = new Elysia({ normalize: false })
+  const identities = new WeakMap<Request, ClientIdentity>();
+  return new Elysia({ normalize: false })
     .decorate("directory", directory)
     .use(headersPlugin(requestIds))
+    .use(observability({ log, metrics, directory, clock, requestIds, identities }))
     .use(errorsPlugin(log, requestIds))
     .use(docsPlugin(packageJson.version))
-    .use(rateLimit({ config: deps.config, store: deps.rateLimitStore ?? new MemoryRateLimitStore(), clock }))
+    .use(
+      rateLimit({
+        config: deps.config,
+        store: deps.rateLimitStore ?? new MemoryRateLimitStore(),
+        keys: new ApiKeyLookup(deps.db.sqlite),
+        clock,
+        identities,
+        onRejected: () => metrics.rateLimitRejected(),
+      }),
+    )
     .use(healthRoutes(clock))
     .use(endpointRoutes(directory))
     .use(vendorRoutes(directory))
     .use(statsRoutes(directory));
-  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

@@ -3,7 +3,10 @@ import { createApp } from "./app";
 import { loadConfig } from "./config";
 import { openDatabase } from "./db/client";
 import { createLogger } from "./logger";
+import { MemoryRateLimitStore } from "./rate-limit/memory-store";
+import { RedisRateLimitStore } from "./rate-limit/redis-store";
 
+const startedAt = performance.now();
 const config = loadConfig();
 const log = createLogger(config.logLevel);
 
@@ -14,17 +17,33 @@ if (!existsSync(config.databasePath)) {
 }
 
 const db = openDatabase(config.databasePath);
-const app = createApp({ db, config, log });
-app.decorator.directory.watch(config.datasetPollMs, (error) => log.error("dataset reload failed", { error: String(error) }));
+const redis = config.redisUrl ? new RedisRateLimitStore(config.redisUrl, log) : null;
+const app = createApp({ db, config, log, rateLimitStore: redis ?? new MemoryRateLimitStore() });
+const { directory } = app.decorator;
+directory.watch(config.datasetPollMs, (error) => log.error("dataset reload failed; still serving the previous version", { error: String(error) }));
 app.listen({ port: config.port, hostname: config.host });
-log.info("listening", { url: `http://${config.host}:${app.server?.port}`, database: config.databasePath });
+log.info("listening", {
+  url: `http://${config.host}:${app.server?.port}`,
+  database: config.databasePath,
+  entries: directory.current.stats.totalEndpoints,
+  datasetVersion: directory.current.version,
+  readyMs: Math.round(performance.now() - startedAt),
+  rateLimitStore: redis ? "redis" : "memory",
+});
+log.flush();
 
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.on(signal, async () => {
-    log.info("shutting down", { signal });
-    await app.stop();
-    app.decorator.directory.close();
-    db.sqlite.close();
-    process.exit(0);
-  });
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log.info("shutting down: finishing requests in flight", { signal });
+  await app.server?.stop(false);
+  directory.close();
+  redis?.close();
+  db.sqlite.close();
+  log.info("stopped");
+  log.flush();
+  process.exit(0);
 }
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

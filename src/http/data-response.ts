@@ -1,13 +1,23 @@
 import type { DatasetSnapshot } from "../directory/snapshot";
+import { encodeBody, negotiateEncoding } from "./compression";
 import { datasetEtag, matchesIfNoneMatch } from "./conditional";
-import { jsonResponse } from "./json";
+import { JSON_CONTENT_TYPE } from "./json";
 
-/** A 200 data response with the dataset ETag, or a bodiless 304 when the client already has it. */
+/** The dataset changes about daily: let clients and proxies reuse answers for a few minutes, then revalidate. */
+const CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=60";
+
+/**
+ * A 200 data response with the dataset ETag (compressed when the client accepts it), or a
+ * bodiless 304 when the client already has this version.
+ */
 export function dataResponse(request: Request, snapshot: DatasetSnapshot, body: () => string): Response {
   const etag = datasetEtag(snapshot.version, request.url);
-  const headers = { etag, "cache-control": "public, max-age=300" };
+  const headers: Record<string, string> = { etag, "cache-control": CACHE_CONTROL, vary: "Accept-Encoding" };
   if (matchesIfNoneMatch(request, etag)) return new Response(null, { status: 304, headers });
-  return jsonResponse(200, body(), headers);
+  const encoded = encodeBody(body(), negotiateEncoding(request), etag);
+  headers["content-type"] = JSON_CONTENT_TYPE;
+  if (encoded.encoding) headers["content-encoding"] = encoded.encoding;
+  return new Response(encoded.body, { status: 200, headers });
 }
 
 export const successBody = (data: unknown) => JSON.stringify({ success: true, data });

@@ -1,16 +1,20 @@
 import { Elysia } from "elysia";
 import type { Config } from "../config";
 import { ApiError } from "../http/api-error";
-import { clientIp } from "../http/client-ip";
+import type { ApiKeyLookup } from "../keys/store";
+import { identifyClient, type ClientIdentity } from "./client-identity";
 import type { RateLimitStore } from "./store";
 
 export interface RateLimitOptions {
   config: Config;
   store: RateLimitStore;
+  keys: ApiKeyLookup;
   clock: () => Date;
+  identities: WeakMap<Request, ClientIdentity>;
+  onRejected?: () => void;
 }
 
-const UNLIMITED_PATHS = /^\/(?:health|docs)(?:\/|$)/;
+const UNLIMITED_PATHS = /^\/(?:health|docs|metrics)(?:\/|$)/;
 
 function pathOf(url: string): string {
   const start = url.indexOf("/", url.indexOf("//") + 2);
@@ -21,24 +25,27 @@ function pathOf(url: string): string {
 /**
  * Fixed-window limits per client (CONTRACT.md "Rate limits"): every response of a limited
  * route carries the RateLimit headers; over the quota → 429 with Retry-After.
+ * `RATE_LIMIT_MAX=0` turns counting off; API keys are still checked.
  */
-export const rateLimit = ({ config, store, clock }: RateLimitOptions) => {
-  const { max, windowSeconds } = config.rateLimit;
-  const plugin = new Elysia({ name: "rate-limit" });
-  if (max === 0) return plugin;
-  const policy = `${max};w=${windowSeconds}`;
-  return plugin.onRequest(async ({ request, server, set }) => {
+export const rateLimit = ({ config, store, keys, clock, identities, onRejected }: RateLimitOptions) => {
+  const { windowSeconds } = config.rateLimit;
+  const enabled = config.rateLimit.max > 0;
+  return new Elysia({ name: "rate-limit" }).onRequest(async ({ request, server, set }) => {
     if (request.method === "OPTIONS" || UNLIMITED_PATHS.test(pathOf(request.url))) return;
+    const identity = identifyClient(request, server, config, keys);
+    identities.set(request, identity);
+    if (!enabled) return;
     const nowSeconds = clock().getTime() / 1000;
     const window = Math.floor(nowSeconds / windowSeconds);
-    const count = await store.hit(`ip:${clientIp(request, server, config.trustProxy)}`, window, windowSeconds);
+    const count = await store.hit(identity.client, window, windowSeconds);
     const reset = String(Math.max(1, Math.ceil((window + 1) * windowSeconds - nowSeconds)));
-    set.headers["ratelimit-limit"] = String(max);
-    set.headers["ratelimit-remaining"] = String(Math.max(0, max - count));
+    set.headers["ratelimit-limit"] = String(identity.limit);
+    set.headers["ratelimit-remaining"] = String(Math.max(0, identity.limit - count));
     set.headers["ratelimit-reset"] = reset;
-    set.headers["ratelimit-policy"] = policy;
-    if (count > max) {
-      throw new ApiError(429, "TOO_MANY_REQUESTS", `Rate limit of ${max} requests per ${windowSeconds} s exceeded; retry after ${reset} s`, { "retry-after": reset });
+    set.headers["ratelimit-policy"] = `${identity.limit};w=${windowSeconds}`;
+    if (count > identity.limit) {
+      onRejected?.();
+      throw new ApiError(429, "TOO_MANY_REQUESTS", `Rate limit of ${identity.limit} requests per ${windowSeconds} s exceeded; retry after ${reset} s`, { "retry-after": reset });
     }
   });
 };
