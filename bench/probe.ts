@@ -1,0 +1,123 @@
+/**
+ * Probe benchmark: `bun bench/probe.ts [--urls 5000] [--concurrency 64] [--servers 16] [--delay 20]`
+ *
+ * Local servers (in a child process, so they do not share the prober's event loop or RSS)
+ * answer /metadata and /.well-known/smart-configuration after `--delay` ms. Every URL has its
+ * own hostname (h<i>.bench.test) so the per-host limit does not serialise the run; connectTo
+ * sends each request to one of the local ports. Results are written to a temporary SQLite file
+ * exactly as `bun run probe` does. Target: ≥ 500 URLs/s at concurrency 64 with RSS < 300 MB.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { openDatabase } from "../src/db/client";
+import { probeDue } from "../src/probe";
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    urls: { type: "string", default: "5000" },
+    concurrency: { type: "string", default: "64" },
+    servers: { type: "string", default: "16" },
+    delay: { type: "string", default: "20" },
+    serve: { type: "boolean", default: false },
+  },
+});
+
+const METADATA = JSON.stringify({
+  resourceType: "CapabilityStatement",
+  fhirVersion: "4.0.1",
+  software: { name: "Bench EHR", version: "1.0" },
+  rest: [{ mode: "server", resource: ["Patient", "Observation", "Condition", "AllergyIntolerance", "Encounter", "Procedure"].map((type) => ({ type, interaction: [{ code: "read" }, { code: "search-type" }] })) }],
+});
+const SMART = JSON.stringify({
+  authorization_endpoint: "https://auth.bench.test/authorize",
+  token_endpoint: "https://auth.bench.test/token",
+  capabilities: ["launch-standalone", "launch-ehr", "client-public", "permission-patient", "permission-user"],
+  grant_types_supported: ["authorization_code"],
+});
+
+if (values.serve) {
+  // Child: start the servers and print their ports.
+  const delay = Number(values.delay);
+  const ports: number[] = [];
+  for (let i = 0; i < Number(values.servers); i++) {
+    const server = Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(request) {
+        await Bun.sleep(delay);
+        const body = new URL(request.url).pathname.endsWith("/metadata") ? METADATA : SMART;
+        return new Response(body, { headers: { "content-type": "application/fhir+json" } });
+      },
+    });
+    ports.push(server.port!);
+  }
+  process.stdout.write(JSON.stringify(ports) + "\n");
+} else {
+  await main();
+}
+
+async function main() {
+  const urlCount = Number(values.urls);
+  const concurrency = Number(values.concurrency);
+  const child = Bun.spawn([process.execPath, import.meta.path, "--serve", "--servers", String(values.servers), "--delay", String(values.delay)], {
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const reader = child.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error("server process ended early");
+    text += new TextDecoder().decode(value);
+  }
+  const ports = JSON.parse(text.trim()) as number[];
+
+  const dir = mkdtempSync(join(tmpdir(), "probe-bench-"));
+  try {
+    const db = openDatabase(join(dir, "bench.sqlite"));
+    db.sqlite.prepare("INSERT INTO vendors (id, name, endpoint_list_url) VALUES ('bench', 'Bench', 'https://bench.test')").run();
+    const insert = db.sqlite.prepare(
+      "INSERT INTO entries (id, vendor_id, url, last_updated, sort_key) VALUES (?1, 'bench', ?2, '2026-01-01T00:00:00.000Z', ?2)",
+    );
+    db.sqlite.transaction(() => {
+      for (let i = 0; i < urlCount; i++) insert.run(i.toString(16).padStart(64, "0"), `https://h${i}.bench.test/fhir/r4`);
+    })();
+
+    const connectTo = (url: URL) => {
+      const i = Number(/^h(\d+)\./.exec(url.hostname)?.[1] ?? 0);
+      return new URL(`http://127.0.0.1:${ports[i % ports.length]}/${url.hostname}${url.pathname}`);
+    };
+
+    let peakRss = process.memoryUsage().rss;
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    }, 25);
+    const summary = await probeDue(db, { concurrency, allowPrivate: true, connectTo, timeoutMs: 10_000 });
+    clearInterval(sampler);
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+
+    const verified = (db.sqlite.prepare("SELECT COUNT(*) AS n FROM entries WHERE status = 'verified'").get() as { n: number }).n;
+    const perSecond = summary.probed / (summary.durationMs / 1000);
+    const result = {
+      urls: urlCount,
+      concurrency,
+      servers: ports.length,
+      serverDelayMs: Number(values.delay),
+      ...summary,
+      verifiedEntries: verified,
+      urlsPerSecond: Math.round(perSecond),
+      peakRssMB: Math.round(peakRss / 1024 / 1024),
+    };
+    console.log(JSON.stringify(result, null, 2));
+    const ok = summary.success === urlCount && perSecond >= 500 && peakRss < 300 * 1024 * 1024;
+    console.log(ok ? "PASS: ≥ 500 URLs/s and RSS < 300 MB" : "FAIL: below target");
+    db.sqlite.close();
+    process.exitCode = ok ? 0 : 1;
+  } finally {
+    child.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
