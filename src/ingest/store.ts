@@ -175,6 +175,8 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
        ON CONFLICT(list_id, entry_row_id) DO UPDATE SET present = excluded.present`,
     );
     const touchedUrls = new Set<string>();
+    /** New entries start with the list hints as served values; only a probe of their URL can change that. */
+    const insertedUrls = new Set<string>();
 
     for (const entry of entries) {
       const row = existing.get(entry.id);
@@ -186,7 +188,7 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
           entry.zipCode, entry.listFhirVersion, listAccess, now, key,
         ).lastInsertRowid;
         setSource.run(rowId, list.id, 1);
-        touchedUrls.add(entry.url);
+        insertedUrls.add(entry.url);
         counts.added++;
         continue;
       }
@@ -227,6 +229,10 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
     sqlite.prepare("UPDATE vendor_lists SET last_scraped_at = ?2, last_entry_count = ?3 WHERE id = ?1").run(list.id, now, entries.length);
     sqlite.prepare("UPDATE vendors SET last_scraped_at = ?2 WHERE id = ?1").run(vendor.id, now);
     markDatasetChanged(sqlite, now);
+    if (insertedUrls.size > 0) {
+      const probed = sqlite.prepare("SELECT DISTINCT p.url FROM probes p JOIN entries e ON e.url = p.url WHERE e.vendor_id = ?").all(vendor.id) as { url: string }[];
+      for (const { url } of probed) if (insertedUrls.has(url)) touchedUrls.add(url);
+    }
     refreshEffectiveFields(sqlite, touchedUrls, now);
   });
 
