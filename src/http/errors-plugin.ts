@@ -1,19 +1,11 @@
 import { Elysia } from "elysia";
 import { ApiError } from "./api-error";
 import { errorResponse } from "./json";
+import { knownRoute, pathOf } from "./known-routes";
 import type { Logger } from "../logger";
 import { validationMessage } from "./validation-message";
 
-const ROUTES = [/^\/health$/, /^\/api\/v1\/(?:vendors|stats|endpoints)$/, /^\/api\/v1\/endpoints\/[^/]+(?:\/capabilities)?$/, /^\/docs(?:\/json)?$/];
 const ALLOW = "GET, HEAD, OPTIONS";
-
-function pathname(request: Request): string {
-  try {
-    return new URL(request.url).pathname;
-  } catch {
-    return "";
-  }
-}
 
 /** Shapes every error into the envelope; nothing internal ever reaches the client. */
 export const errorsPlugin = (log: Logger, requestIds: WeakMap<Request, string>) =>
@@ -27,8 +19,7 @@ export const errorsPlugin = (log: Logger, requestIds: WeakMap<Request, string>) 
       return errorResponse(400, "VALIDATION_ERROR", validationMessage(error as never));
     }
     if (code === "NOT_FOUND") {
-      const path = pathname(request);
-      if (request.method !== "GET" && request.method !== "HEAD" && ROUTES.some((route) => route.test(path))) {
+      if (request.method !== "GET" && request.method !== "HEAD" && knownRoute(pathOf(request.url)) !== null) {
         set.status = 405;
         return errorResponse(405, "METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use GET`, { allow: ALLOW });
       }

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../directory/directory";
+import { knownRoute, pathOf } from "../http/known-routes";
 import type { Logger } from "../logger";
 import type { ClientIdentity } from "../rate-limit/client-identity";
 import type { Metrics } from "./metrics";
@@ -24,9 +25,9 @@ export const observability = ({ log, metrics, directory, clock, requestIds, iden
       const begin = started.get(request);
       const seconds = begin === undefined ? 0 : (performance.now() - begin) / 1000;
       const status = responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
-      const routeLabel = route || "unmatched";
+      const path = pathOf(request.url);
+      const routeLabel = route || knownRoute(path) || "unmatched";
       metrics.observe(routeLabel, request.method, status, seconds);
-      const path = request.url.slice(request.url.indexOf("/", request.url.indexOf("//") + 2)).split("?")[0]!;
       log.info("request", {
         requestId: requestIds.get(request),
         method: request.method,

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { Config } from "../config";
 import { ApiError } from "../http/api-error";
+import { pathOf } from "../http/known-routes";
 import type { ApiKeyLookup } from "../keys/store";
 import { identifyClient, type ClientIdentity } from "./client-identity";
 import type { RateLimitStore } from "./store";
@@ -15,12 +16,6 @@ export interface RateLimitOptions {
 }
 
 const UNLIMITED_PATHS = /^\/(?:health|docs|metrics)(?:\/|$)/;
-
-function pathOf(url: string): string {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  const end = url.indexOf("?", start);
-  return end === -1 ? url.slice(start) : url.slice(start, end);
-}
 
 /**
  * Fixed-window limits per client (CONTRACT.md "Rate limits"): every response of a limited

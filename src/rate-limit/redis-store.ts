@@ -18,6 +18,7 @@ export class RedisRateLimitStore implements RateLimitStore {
   private readonly local = new MemoryRateLimitStore();
   private lastWarning = 0;
   private lastReconnect = 0;
+  private connecting: Promise<void> | null;
 
   constructor(
     url: string,
@@ -25,12 +26,12 @@ export class RedisRateLimitStore implements RateLimitStore {
     private readonly keyPrefix = "rl",
   ) {
     this.client = new RedisClient(url, { enableOfflineQueue: false, connectionTimeout: 1_000, autoReconnect: true, maxRetries: 3 });
-    this.client.connect().catch(() => {});
+    this.connecting = this.connect();
   }
 
   async hit(client: string, window: number, windowSeconds: number): Promise<number> {
     try {
-      this.reconnectIfDown();
+      if (!this.client.connected) await withTimeout(this.connecting ?? this.reconnect(), COMMAND_TIMEOUT_MS * 4);
       const count = await withTimeout(this.client.send("EVAL", [HIT_SCRIPT, "1", `${this.keyPrefix}:${window}:${client}`, String(windowSeconds + 1)]), COMMAND_TIMEOUT_MS);
       return Number(count);
     } catch (error) {
@@ -43,12 +44,21 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.client.close();
   }
 
-  private reconnectIfDown() {
-    if (this.client.connected) return;
+  private connect(): Promise<void> {
+    const attempt = this.client.connect().finally(() => {
+      this.connecting = null;
+    });
+    attempt.catch(() => {}); // awaited by the next hit, if any; never an unhandled rejection
+    return attempt;
+  }
+
+  /** At most one reconnection attempt every few seconds; in between, fail fast to the local count. */
+  private reconnect(): Promise<void> {
     const now = Date.now();
-    if (now - this.lastReconnect < RECONNECT_EVERY_MS) return;
+    if (now - this.lastReconnect < RECONNECT_EVERY_MS) return Promise.reject(new Error("redis is down"));
     this.lastReconnect = now;
-    this.client.connect().catch(() => {});
+    this.connecting = this.connect();
+    return this.connecting;
   }
 
   private warn(error: unknown) {
