@@ -23,7 +23,11 @@ export interface ProbeDueOptions extends ProbeOptions, ProbeAdvancedOptions {
   onProgress?: (done: number, total: number) => void;
   /** Results are written in transactions of at most this many URLs. Default 50. */
   batchSize?: number;
-  /** ...and at least this often while results arrive. Default 250 ms. */
+  /**
+   * How long a result may wait for others to share its transaction. Default 0: results are
+   * written on the next timer tick, so those that arrive together share one transaction and a
+   * killed run loses little more than the requests in flight.
+   */
   flushIntervalMs?: number;
 }
 
@@ -85,7 +89,7 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
   opts.signal?.addEventListener("abort", onOuterAbort, { once: true });
   if (opts.signal?.aborted) stop.abort();
   const prober = new Prober({ ...opts, signal: stop.signal });
-  const writer = new BatchWriter(db, now, opts.batchSize ?? 50, opts.flushIntervalMs ?? 250, () => stop.abort());
+  const writer = new BatchWriter(db, now, opts.batchSize ?? 50, opts.flushIntervalMs ?? 0, () => stop.abort());
 
   // Each URL fetches its two documents in parallel, so twice as many URL workers as request slots
   // keep the limiter busy while some workers wait for a busy host.

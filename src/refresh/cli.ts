@@ -1,0 +1,73 @@
+/**
+ * `bun run refresh`: ingest every vendor list (or one vendor's with --vendor), then probe the
+ * endpoints that are due. The probe runs even when a list failed; the exit status is then 1.
+ *
+ * Options: those of `bun run probe` (--stale-after, --vendor, --limit, --concurrency, --timeout)
+ * and --force (passed to ingest: accept an empty list or one that lost more than half its entries).
+ * Exit status: 0 all well, 1 a list failed, 2 usage error, 130 interrupted.
+ */
+import { openDatabase } from "../db/client";
+import { ingestAll, ingestVendor, type ListSummary } from "../ingest/index";
+import { formatSummaryTable } from "../ingest/summary-table";
+import { formatSummary, interruptSignal, runProbe } from "../probe/cli";
+import { parseProbeArgs, PROBE_USAGE } from "../probe/cli-options";
+
+const USAGE = PROBE_USAGE.replace("Usage: bun run probe [options]", "Usage: bun run refresh [options]  (ingest, then probe)").replace(
+  "  -h, --help",
+  "  --force                   ingest: accept an empty list or one that lost more than half its entries\n  -h, --help",
+);
+
+async function main(): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseProbeArgs(process.argv.slice(2), { force: { type: "boolean" } });
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const { options, values } = parsed;
+  if (options.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const databasePath = process.env.DATABASE_PATH || "db/directory.sqlite";
+  const log = (line: string) => console.log(line);
+
+  console.log("== ingest");
+  let lists: ListSummary[] = [];
+  let ingestError: string | null = null;
+  const db = openDatabase(databasePath);
+  try {
+    const network = { force: values.force === true, log };
+    lists = options.vendorId ? await ingestVendor(db, { vendorId: options.vendorId, ...network }) : await ingestAll(db, network);
+  } catch (error) {
+    ingestError = (error as Error).message;
+    console.error(`ingest failed: ${ingestError}`);
+  } finally {
+    db.sqlite.close();
+  }
+  if (lists.length > 0) console.log(`\n${formatSummaryTable(lists)}`);
+  const failedLists = lists.filter((l) => !l.ok);
+
+  console.log("\n== probe");
+  const signal = interruptSignal();
+  const summary = await runProbe(options, databasePath, signal);
+  console.log(formatSummary(summary));
+
+  if (signal.aborted) return 130;
+  if (ingestError || failedLists.length > 0) {
+    console.error(`refresh: ${ingestError ? "ingest failed" : `${failedLists.length} list(s) failed: ${failedLists.map((l) => `${l.vendorId}/${l.listId}`).join(", ")}`}`);
+    return 1;
+  }
+  return 0;
+}
+
+if (import.meta.main) {
+  main().then(
+    (code) => process.exit(code),
+    (error) => {
+      process.stderr.write(`refresh failed: ${(error as Error).stack ?? error}\n`);
+      process.exit(1);
+    },
+  );
+}
