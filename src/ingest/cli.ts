@@ -11,7 +11,7 @@ import { parseArgs } from "node:util";
 import { openDatabase } from "../db/client";
 import type { Audience } from "../directory/types";
 import { ingestAll, ingestFile, ingestVendor, type ListSummary } from "./index";
-import { formatSummaryTable } from "./summary-table";
+import { formatSummaryTable, progressLine } from "./summary-table";
 
 function usage(message: string): never {
   console.error(`ingest: ${message}`);
@@ -54,7 +54,7 @@ async function main(): Promise<number> {
   let summaries: ListSummary[];
   try {
     if (options.file) {
-      log(`${options.vendor} / ${options.list ?? "(file)"}: reading ${options.file}`);
+      const started = performance.now();
       const summary = await ingestFile(db, {
         vendorId: options.vendor!,
         file: options.file,
@@ -62,6 +62,7 @@ async function main(): Promise<number> {
         access: options.access as Audience | undefined,
         force: options.force,
       });
+      log(progressLine(1, 1, summary, performance.now() - started));
       summaries = [summary];
     } else if (options.vendor) {
       summaries = await ingestVendor(db, { vendorId: options.vendor, ...network });

@@ -8,6 +8,7 @@ import { normaliseEntries } from "./normalise";
 import { parseList } from "./parsers";
 import { findVendor, loadRegistry } from "./registry";
 import { RefusedScrapeError, applyListScrape, refreshVendorSortKeys, upsertList, upsertVendor } from "./store";
+import { progressLine } from "./summary-table";
 import { UnparseableListError, type ListDefinition, type ParseResult, type VendorDefinition } from "./types";
 
 export interface ListSummary {
@@ -77,9 +78,12 @@ function slug(text: string): string {
  * The list a file is ingested as: `listId` from the registry (its audience replaced by `access`
  * when given), else a list of its own named after the vendor and the file.
  */
-function fileList(vendor: VendorDefinition, file: string, listId?: string, access?: Audience): ListDefinition {
-  const registered = vendor.lists.find((l) => l.id === (listId ?? ""));
+function fileList(registry: VendorDefinition[], vendor: VendorDefinition, file: string, listId?: string, access?: Audience): ListDefinition {
+  const registered = vendor.lists.find((l) => l.id === listId);
   if (registered) return access ? { ...registered, audience: access } : registered;
+  const owner = registry.find((v) => v.lists.some((l) => l.id === listId));
+  if (owner) throw new Error(`list ${listId} belongs to vendor ${owner.id}, not ${vendor.id}`);
+  if (listId !== undefined && !/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(listId)) throw new Error(`list id "${listId}" must be a lowercase slug`);
   return {
     id: listId ?? `${vendor.id}-file-${slug(basename(file))}`,
     url: pathToFileURL(resolve(file)).href,
@@ -94,8 +98,9 @@ export async function ingestFile(
   db: Db,
   opts: { vendorId: string; file: string; listId?: string; access?: Audience; force?: boolean; now?: string },
 ): Promise<ListSummary> {
-  const vendor = findVendor(loadRegistry(), opts.vendorId);
-  const list = fileList(vendor, opts.file, opts.listId, opts.access);
+  const registry = loadRegistry();
+  const vendor = findVendor(registry, opts.vendorId);
+  const list = fileList(registry, vendor, opts.file, opts.listId, opts.access);
   const load = async () => {
     let content: string;
     try {
@@ -113,14 +118,6 @@ interface NetworkOptions {
   timeoutMs?: number;
   now?: string;
   log?: (line: string) => void;
-}
-
-function progressLine(index: number, total: number, summary: ListSummary, ms: number): string {
-  const where = `[${index}/${total}] ${summary.vendorId} / ${summary.listId}`;
-  const seconds = `${(ms / 1000).toFixed(1)}s`;
-  if (!summary.ok) return `${where}: FAILED, ${summary.error} (${seconds})`;
-  const { added, updated, unchanged, removed, skipped } = summary;
-  return `${where}: ok, ${added} added, ${updated} updated, ${unchanged} unchanged, ${removed} removed, ${skipped} skipped (${seconds})`;
 }
 
 async function ingestLists(db: Db, vendors: VendorDefinition[], opts: NetworkOptions): Promise<ListSummary[]> {

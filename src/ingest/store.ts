@@ -123,9 +123,11 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
   const counts: ScrapeCounts = { added: 0, updated: 0, unchanged: 0, removed: 0 };
 
   const write = sqlite.transaction(() => {
-    const nameChanged = sqlite.prepare("SELECT name FROM vendors WHERE id = ?").get(vendor.id) as { name: string } | null;
+    const owner = sqlite.prepare("SELECT vendor_id FROM vendor_lists WHERE id = ?").get(list.id) as { vendor_id: string } | null;
+    if (owner && owner.vendor_id !== vendor.id) throw new Error(`list ${list.id} belongs to vendor ${owner.vendor_id}`);
+    const stored = sqlite.prepare("SELECT name FROM vendors WHERE id = ?").get(vendor.id) as { name: string } | null;
     upsertVendor(sqlite, vendor);
-    if (nameChanged && nameChanged.name !== vendor.name) refreshVendorSortKeys(sqlite, vendor);
+    if (stored && stored.name !== vendor.name) refreshVendorSortKeys(sqlite, vendor);
     upsertList(sqlite, vendor.id, list);
 
     const existing = new Map<string, EntryRow>();

@@ -20,3 +20,12 @@ export function formatSummaryTable(summaries: ListSummary[]): string {
   const failures = summaries.filter((s) => !s.ok).map((s) => `  ${s.listId}: ${s.error}`);
   return [line(COLUMNS), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ...(failures.length ? ["", "Failures:", ...failures] : [])].join("\n");
 }
+
+/** One line per list while the command runs. */
+export function progressLine(index: number, total: number, summary: ListSummary, ms: number): string {
+  const where = `[${index}/${total}] ${summary.vendorId} / ${summary.listId}`;
+  const seconds = `${(ms / 1000).toFixed(1)}s`;
+  if (!summary.ok) return `${where}: FAILED, ${summary.error} (${seconds})`;
+  const { added, updated, unchanged, removed, skipped } = summary;
+  return `${where}: ok, ${added} added, ${updated} updated, ${unchanged} unchanged, ${removed} removed, ${skipped} skipped (${seconds})`;
+}
