@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { fixtureDb } from "../support/fixture";
+import { startServer, type ServerProcess } from "../support/server-process";
+
+/**
+ * The docs page in a real browser: Debian's Chromium, headless, driven by playwright-core, with
+ * every request that is not for the local server aborted. On a developer machine without
+ * Chromium the test is skipped; in CI (CI set) it always runs, so a missing browser fails it.
+ */
+const CHROMIUM = "/usr/bin/chromium";
+const ARTIFACTS = join(import.meta.dir, "..", "..", "test-artifacts");
+const SCREENSHOT = join(ARTIFACTS, "docs-page.png");
+const runs = existsSync(CHROMIUM) || Boolean(process.env.CI);
+
+const EXPECTED_OPERATIONS = [
+  "GET /api/v1/endpoints",
+  "GET /api/v1/endpoints/{id}",
+  "GET /api/v1/endpoints/{id}/capabilities",
+  "GET /api/v1/vendors",
+  "GET /api/v1/stats",
+  "GET /health",
+].sort();
+
+let server: ServerProcess | undefined;
+let context: BrowserContext | undefined;
+let page: Page | undefined;
+let profileDir: string | undefined;
+
+beforeAll(async () => {
+  if (!runs) return;
+  const db = fixtureDb();
+  db.sqlite.close();
+  server = await startServer({ DATABASE_PATH: db.path, RATE_LIMIT_MAX: "0" });
+  profileDir = mkdtempSync(join(tmpdir(), "docs-page-chromium-"));
+  // A new, empty profile directory (Playwright's way of passing --user-data-dir).
+  context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    // Playwright adds --headless itself; the rest keep Chromium from calling home.
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+    viewport: { width: 1280, height: 900 },
+    serviceWorkers: "block",
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close().catch(() => {});
+  await server?.stop();
+  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+});
+
+describe("the docs page in headless Chromium", () => {
+  test.skipIf(!runs)(
+    "renders every operation with the network cut off except the server",
+    async () => {
+      if (!context || !server) throw new Error("setup failed");
+      const serverOrigin = new URL(server.baseUrl).origin;
+      expect(new URL(serverOrigin).hostname).toBe("127.0.0.1");
+
+      const requested: string[] = [];
+      const aborted: string[] = [];
+      await context.route("**", async (route) => {
+        const url = route.request().url();
+        requested.push(url);
+        if (new URL(url).hostname !== "127.0.0.1") {
+          aborted.push(url);
+          await route.abort("blockedbyclient");
+          return;
+        }
+        await route.continue();
+      });
+      const seen: string[] = [];
+      context.on("request", (request) => seen.push(request.url()));
+      const pageErrors: string[] = [];
+
+      page = await context.newPage();
+      page.on("pageerror", (error) => pageErrors.push(String(error)));
+      const response = await page.goto(`${serverOrigin}/docs`, { waitUntil: "load" });
+      expect(response?.status()).toBe(200);
+
+      // Swagger UI has rendered when the title of the spec and every operation block are on the page.
+      await page.locator(".information-container .title", { hasText: "Endpoint Directory API" }).waitFor({ timeout: 20_000 });
+      await page.locator(".opblock").nth(EXPECTED_OPERATIONS.length - 1).waitFor({ timeout: 20_000 });
+      await page.waitForLoadState("networkidle");
+
+      const operations: string[] = [];
+      for (const block of await page.locator(".opblock").all()) {
+        const method = ((await block.locator(".opblock-summary-method").textContent()) ?? "").trim().toUpperCase();
+        const path = (await block.locator(".opblock-summary-path").getAttribute("data-path")) ?? "";
+        operations.push(`${method} ${path}`);
+      }
+      expect(operations.sort()).toEqual(EXPECTED_OPERATIONS);
+      // What a reader sees, not only what the DOM holds.
+      for (const block of await page.locator(".opblock").all()) expect(await block.isVisible()).toBe(true);
+
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: SCREENSHOT, fullPage: true });
+
+      // The page really loaded its script and stylesheet from the server, and nothing else left 127.0.0.1.
+      expect(requested).toContain(`${serverOrigin}/docs/assets/swagger-ui-bundle.js`);
+      expect(requested).toContain(`${serverOrigin}/docs/assets/swagger-ui.css`);
+      expect(requested).toContain(`${serverOrigin}/docs/json`);
+      expect(aborted).toEqual([]);
+      const offHost = seen.filter((url) => !/^(data|blob):/.test(url) && new URL(url).hostname !== "127.0.0.1");
+      expect(offHost).toEqual([]);
+      expect(pageErrors).toEqual([]);
+      expect(existsSync(SCREENSHOT)).toBe(true);
+    },
+    60_000,
+  );
+
+  // KNOWN BUG, kept visible: @elysiajs/openapi writes the API description unescaped into
+  // <meta content="…">, and the description's double quotes end the attribute early, so the rest of
+  // the description leaks as raw text above Swagger UI (see the screenshot). `failing` keeps CI green
+  // while the bug is there and turns red once src/docs/plugin.ts escapes it: then make this a plain test.
+  (runs ? test.failing : test.skip)("shows nothing outside Swagger UI and keeps the whole description in the meta tag", async () => {
+    if (!page) throw new Error("the page did not render");
+    // A string, evaluated in the page: the project's type-check has no DOM library.
+    const stray = await page.evaluate<string>(`[...document.body.childNodes]
+      .filter((node) => !(node instanceof Element && (node.id === "swagger-ui" || node.tagName === "SCRIPT")))
+      .map((node) => node.textContent ?? "")
+      .join("")
+      .trim()`);
+    expect(stray).toBe("");
+    const description = await page.locator('meta[name="description"]').getAttribute("content");
+    expect(description).toContain("retry 500 with backoff");
+  });
+});
