@@ -1,0 +1,200 @@
+import { Rng } from "./prng";
+
+export type Version = "DSTU2" | "STU3" | "R4" | "R4B" | "R5";
+
+/** The FHIR R4 resource types (plus the DSTU2 names some older servers still list). */
+export const R4_RESOURCE_TYPES = [
+  "Account", "ActivityDefinition", "AdverseEvent", "AllergyIntolerance", "Appointment", "AppointmentResponse",
+  "AuditEvent", "Basic", "Binary", "BiologicallyDerivedProduct", "BodyStructure", "Bundle", "CapabilityStatement",
+  "CarePlan", "CareTeam", "CatalogEntry", "ChargeItem", "ChargeItemDefinition", "Claim", "ClaimResponse",
+  "ClinicalImpression", "CodeSystem", "Communication", "CommunicationRequest", "CompartmentDefinition", "Composition",
+  "ConceptMap", "Condition", "Consent", "Contract", "Coverage", "CoverageEligibilityRequest",
+  "CoverageEligibilityResponse", "DetectedIssue", "Device", "DeviceDefinition", "DeviceMetric", "DeviceRequest",
+  "DeviceUseStatement", "DiagnosticReport", "DocumentManifest", "DocumentReference", "EffectEvidenceSynthesis",
+  "Encounter", "Endpoint", "EnrollmentRequest", "EnrollmentResponse", "EpisodeOfCare", "EventDefinition", "Evidence",
+  "EvidenceVariable", "ExampleScenario", "ExplanationOfBenefit", "FamilyMemberHistory", "Flag", "Goal",
+  "GraphDefinition", "Group", "GuidanceResponse", "HealthcareService", "ImagingStudy", "Immunization",
+  "ImmunizationEvaluation", "ImmunizationRecommendation", "ImplementationGuide", "InsurancePlan", "Invoice", "Library",
+  "Linkage", "List", "Location", "Measure", "MeasureReport", "Media", "Medication", "MedicationAdministration",
+  "MedicationDispense", "MedicationKnowledge", "MedicationRequest", "MedicationStatement", "MedicinalProduct",
+  "MedicinalProductAuthorization", "MedicinalProductContraindication", "MedicinalProductIndication",
+  "MedicinalProductIngredient", "MedicinalProductInteraction", "MedicinalProductManufactured",
+  "MedicinalProductPackaged", "MedicinalProductPharmaceutical", "MedicinalProductUndesirableEffect",
+  "MessageDefinition", "MessageHeader", "MolecularSequence", "NamingSystem", "NutritionOrder", "Observation",
+  "ObservationDefinition", "OperationDefinition", "OperationOutcome", "Organization", "OrganizationAffiliation",
+  "Parameters", "Patient", "PaymentNotice", "PaymentReconciliation", "Person", "PlanDefinition", "Practitioner",
+  "PractitionerRole", "Procedure", "Provenance", "Questionnaire", "QuestionnaireResponse", "RelatedPerson",
+  "RequestGroup", "ResearchDefinition", "ResearchElementDefinition", "ResearchStudy", "ResearchSubject",
+  "RiskAssessment", "RiskEvidenceSynthesis", "Schedule", "SearchParameter", "ServiceRequest", "Slot", "Specimen",
+  "SpecimenDefinition", "StructureDefinition", "StructureMap", "Subscription", "Substance", "SubstanceNucleicAcid",
+  "SubstancePolymer", "SubstanceProtein", "SubstanceReferenceInformation", "SubstanceSourceMaterial",
+  "SubstanceSpecification", "SupplyDelivery", "SupplyRequest", "Task", "TerminologyCapabilities", "TestReport",
+  "TestScript", "ValueSet", "VerificationResult", "VisionPrescription",
+] as const;
+
+/** US Core (R4 and later). */
+const US_CORE = [
+  "AllergyIntolerance", "Binary", "CarePlan", "CareTeam", "Condition", "Coverage", "Device", "DiagnosticReport",
+  "DocumentReference", "Encounter", "Goal", "Immunization", "Location", "Medication", "MedicationDispense",
+  "MedicationRequest", "Observation", "Organization", "Patient", "Practitioner", "PractitionerRole", "Procedure",
+  "Provenance", "QuestionnaireResponse", "RelatedPerson", "ServiceRequest", "Specimen",
+];
+/** Argonaut Data Query (DSTU2). */
+const ARGONAUT = [
+  "AllergyIntolerance", "Binary", "CarePlan", "Condition", "Device", "DiagnosticReport", "DocumentReference",
+  "Encounter", "Goal", "Immunization", "Medication", "MedicationOrder", "MedicationStatement", "Observation",
+  "Patient", "Practitioner", "Procedure",
+];
+const STU3_CORE = [
+  "AllergyIntolerance", "Binary", "CarePlan", "CareTeam", "Condition", "Device", "DiagnosticReport",
+  "DocumentReference", "Encounter", "Goal", "Immunization", "Location", "Medication", "MedicationRequest",
+  "MedicationStatement", "Observation", "Organization", "Patient", "Practitioner", "Procedure",
+];
+
+export const FHIR_VERSION_STRINGS: Record<Version, string> = { DSTU2: "1.0.2", STU3: "3.0.2", R4: "4.0.1", R4B: "4.3.0", R5: "5.0.0" };
+
+const SEARCH_PARAMS: Record<string, string[]> = {
+  Patient: ["_id", "identifier", "family", "given", "birthdate", "gender", "name"],
+  Observation: ["patient", "category", "code", "date", "_lastUpdated"],
+  Condition: ["patient", "category", "clinical-status", "onset-date"],
+  Encounter: ["patient", "date", "_id"],
+  MedicationRequest: ["patient", "intent", "status"],
+  DocumentReference: ["patient", "category", "type", "date"],
+  Procedure: ["patient", "date"],
+  Immunization: ["patient", "date"],
+  AllergyIntolerance: ["patient", "clinical-status"],
+  DiagnosticReport: ["patient", "category", "code", "date"],
+};
+
+export interface ResourceVariant {
+  /** Distinct types, sorted: what `probes.supported_resources` holds. */
+  resources: string[];
+  /** CapabilityStatement JSON with `__BASE_URL__` where the server's own address goes. */
+  body: string;
+}
+
+export interface CapabilityProfile {
+  key: string;
+  version: Version;
+  softwareName: string;
+  softwareVersion: string;
+  variants: ResourceVariant[];
+}
+
+export interface ProfileSpec {
+  version: Version;
+  softwareName: string;
+  softwareVersion: string;
+  /** How many types beyond the core set a server of this profile lists (min, max). */
+  extra: [number, number];
+  /** Chance that a variant leaves out one of Patient/Observation/Condition's neighbours or Condition itself. */
+  dropCore: number;
+}
+
+function coreFor(version: Version): string[] {
+  if (version === "DSTU2") return ARGONAUT;
+  if (version === "STU3") return STU3_CORE;
+  return US_CORE;
+}
+
+function capabilityStatement(publisher: string, spec: ProfileSpec, resources: string[], oauthHost: string): string {
+  const resource = resources.map((type) => {
+    const interaction = [{ code: "read" }, { code: "search-type" }];
+    if (type === "Patient" || type === "Observation") interaction.push({ code: "vread" });
+    const params = SEARCH_PARAMS[type];
+    return params
+      ? { type, interaction, searchParam: params.map((name) => ({ name, type: name.includes("date") || name === "birthdate" ? "date" : "token" })) }
+      : { type, interaction };
+  });
+  const doc = {
+    resourceType: spec.version === "DSTU2" ? "Conformance" : "CapabilityStatement",
+    status: "active",
+    date: "2025-09-15T00:00:00Z",
+    publisher,
+    kind: "instance",
+    software: { name: spec.softwareName, version: spec.softwareVersion },
+    implementation: { description: `${publisher} FHIR API`, url: "__BASE_URL__" },
+    fhirVersion: FHIR_VERSION_STRINGS[spec.version],
+    format: ["json", "xml"],
+    rest: [
+      {
+        mode: "server",
+        security: {
+          extension: [
+            {
+              url: "http://fhir-registry.smarthealthit.org/StructureDefinition/oauth-uris",
+              extension: [
+                { url: "authorize", valueUri: `https://${oauthHost}/oauth2/authorize` },
+                { url: "token", valueUri: `https://${oauthHost}/oauth2/token` },
+              ],
+            },
+          ],
+          service: [{ coding: [{ system: "http://terminology.hl7.org/CodeSystem/restful-security-service", code: "SMART-on-FHIR" }] }],
+        },
+        resource,
+      },
+    ],
+  };
+  return JSON.stringify(doc);
+}
+
+/** Three resource-list variants per (vendor, version): servers of one product differ by configuration. */
+export function buildProfile(seed: number, vendorId: string, publisher: string, oauthHost: string, spec: ProfileSpec): CapabilityProfile {
+  const rng = new Rng(`${seed}:profile:${vendorId}:${spec.version}`);
+  const core = coreFor(spec.version);
+  const others = R4_RESOURCE_TYPES.filter((type) => !core.includes(type));
+  const variants: ResourceVariant[] = [];
+  for (let v = 0; v < 3; v++) {
+    const set = new Set(core);
+    if (rng.chance(spec.dropCore)) set.delete(rng.pick(["Condition", "Observation", "CarePlan", "Goal", "Device"]));
+    if (rng.chance(spec.dropCore / 2)) set.delete("Condition");
+    const extra = spec.extra[0] + rng.int(spec.extra[1] - spec.extra[0] + 1);
+    for (const type of rng.sample(others, extra)) set.add(type);
+    const resources = [...set].sort();
+    variants.push({ resources, body: capabilityStatement(publisher, spec, resources, oauthHost) });
+  }
+  return { key: `${vendorId}:${spec.version}`, version: spec.version, softwareName: spec.softwareName, softwareVersion: spec.softwareVersion, variants };
+}
+
+export type SmartKind = "patient" | "provider" | "both" | "backend";
+
+export const SMART_CAPABILITIES: Record<SmartKind, string[]> = {
+  patient: ["launch-standalone", "client-public", "client-confidential-symmetric", "context-standalone-patient", "permission-patient", "permission-offline", "sso-openid-connect"],
+  provider: ["launch-ehr", "client-confidential-symmetric", "context-ehr-patient", "context-ehr-encounter", "permission-user", "permission-offline", "sso-openid-connect"],
+  both: [
+    "launch-ehr", "launch-standalone", "client-public", "client-confidential-symmetric", "context-ehr-patient",
+    "context-ehr-encounter", "context-standalone-patient", "permission-patient", "permission-user", "permission-offline",
+    "sso-openid-connect",
+  ],
+  /** Backend services only: a SMART configuration whose capabilities name no audience. */
+  backend: ["client-confidential-asymmetric"],
+};
+
+export const SMART_GRANT_TYPES: Record<SmartKind, string[]> = {
+  patient: ["authorization_code", "refresh_token"],
+  provider: ["authorization_code", "refresh_token"],
+  both: ["authorization_code", "refresh_token", "client_credentials"],
+  backend: ["client_credentials"],
+};
+
+/** The audiences CONTRACT.md derives from SMART capabilities (patient before provider), or null when none. */
+export function smartAccess(kind: SmartKind): string | null {
+  if (kind === "backend") return null;
+  return kind === "both" ? '["patient","provider"]' : `["${kind}"]`;
+}
+
+/** A SMART configuration JSON template with `__BASE_URL__` for the server's address. */
+export function smartBody(kind: SmartKind, oauthHost: string): string {
+  return JSON.stringify({
+    issuer: "__BASE_URL__",
+    jwks_uri: `https://${oauthHost}/oauth2/jwks`,
+    authorization_endpoint: `https://${oauthHost}/oauth2/authorize`,
+    token_endpoint: `https://${oauthHost}/oauth2/token`,
+    token_endpoint_auth_methods_supported: kind === "backend" ? ["private_key_jwt"] : ["client_secret_basic", "private_key_jwt"],
+    grant_types_supported: SMART_GRANT_TYPES[kind],
+    scopes_supported: ["openid", "fhirUser", "launch", "launch/patient", "offline_access", "patient/*.read", "user/*.read", "system/*.read"],
+    response_types_supported: ["code"],
+    capabilities: SMART_CAPABILITIES[kind],
+    code_challenge_methods_supported: ["S256"],
+  });
+}
