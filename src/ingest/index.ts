@@ -1,9 +1,8 @@
-import { basename, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import type { Db } from "../db/client";
 import { markDatasetChanged } from "../db/dataset-meta";
 import type { Audience } from "../directory/types";
 import { ListFetchError, fetchAndParseList } from "./fetch-list";
+import { fileList } from "./file-list";
 import { normaliseEntries } from "./normalise";
 import { parseList } from "./parsers";
 import { findVendor, loadRegistry } from "./registry";
@@ -59,6 +58,7 @@ async function scrapeList(
   try {
     const counts = applyListScrape(db, {
       vendor: { id: vendor.id, name: vendor.name, endpointListUrl: vendor.endpointListUrl },
+      // A registry list keeps its declared format; a list of its own from a file records what was detected.
       list: { id: list.id, url: list.url, format: list.url.startsWith("file:") ? parsed.format : list.format, audience: list.audience, fhirVersion: list.fhirVersion },
       entries: normalised.entries,
       now: options.now ?? new Date().toISOString(),
@@ -68,29 +68,6 @@ async function scrapeList(
   } catch (error) {
     return failure(vendor.id, list.id, describe(error), skipped);
   }
-}
-
-function slug(text: string): string {
-  return text.toLowerCase().replace(/\.[a-z0-9]+$/, "").replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "list";
-}
-
-/**
- * The list a file is ingested as: `listId` from the registry (its audience replaced by `access`
- * when given), else a list of its own named after the vendor and the file.
- */
-function fileList(registry: VendorDefinition[], vendor: VendorDefinition, file: string, listId?: string, access?: Audience): ListDefinition {
-  const registered = vendor.lists.find((l) => l.id === listId);
-  if (registered) return access ? { ...registered, audience: access } : registered;
-  const owner = registry.find((v) => v.lists.some((l) => l.id === listId));
-  if (owner) throw new Error(`list ${listId} belongs to vendor ${owner.id}, not ${vendor.id}`);
-  if (listId !== undefined && !/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(listId)) throw new Error(`list id "${listId}" must be a lowercase slug`);
-  return {
-    id: listId ?? `${vendor.id}-file-${slug(basename(file))}`,
-    url: pathToFileURL(resolve(file)).href,
-    format: "fhir-bundle",
-    audience: access ?? null,
-    fhirVersion: null,
-  };
 }
 
 /** Ingests one list from a file; its format is detected from the content. */
