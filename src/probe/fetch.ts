@@ -197,6 +197,9 @@ async function connect(target: URL, addresses: ResolvedAddress[], accept: string
   for (const { address, family } of tries) {
     const direct = new URL(target.href);
     direct.hostname = family === 6 ? `[${address}]` : address;
+    // Credentials embedded in a published URL are never sent.
+    direct.username = "";
+    direct.password = "";
     const init: BunFetchRequestInit = {
       method: "GET",
       redirect: "manual",
