@@ -110,6 +110,58 @@ export function refreshVendorSortKeys(sqlite: Database, vendor: VendorRow): void
   }
 }
 
+interface ListState {
+  /** Every entry of the vendor, by id. */
+  existing: Map<string, EntryRow>;
+  /** Entries this list has carried, by row id: whether it still does. */
+  presentHere: Map<number, boolean>;
+  /** Audiences of the other lists that currently carry each entry, by row id (null: a list without audience). */
+  elsewhere: Map<number, (string | null)[]>;
+}
+
+/** Three queries, whatever the size of the list: no per-entry SELECT. */
+function loadListState(sqlite: Database, vendorId: string, listId: string): ListState {
+  const existing = new Map<string, EntryRow>();
+  for (const row of sqlite.prepare("SELECT * FROM entries WHERE vendor_id = ?").all(vendorId) as EntryRow[]) existing.set(row.id, row);
+  const presentHere = new Map<number, boolean>();
+  const sources = sqlite.prepare("SELECT entry_row_id, present FROM entry_sources WHERE list_id = ?").all(listId) as { entry_row_id: number; present: number }[];
+  for (const source of sources) presentHere.set(source.entry_row_id, source.present === 1);
+  const elsewhere = new Map<number, (string | null)[]>();
+  const otherSources = sqlite
+    .prepare(
+      `SELECT es.entry_row_id, vl.audience FROM entry_sources es JOIN vendor_lists vl ON vl.id = es.list_id
+       WHERE es.present = 1 AND es.list_id != ?1 AND vl.vendor_id = ?2`,
+    )
+    .all(listId, vendorId) as { entry_row_id: number; audience: string | null }[];
+  for (const source of otherSources) {
+    const audiences = elsewhere.get(source.entry_row_id) ?? [];
+    audiences.push(source.audience);
+    elsewhere.set(source.entry_row_id, audiences);
+  }
+  return { existing, presentHere, elsewhere };
+}
+
+function prepareWrites(sqlite: Database) {
+  return {
+    insertEntry: sqlite.prepare(
+      `INSERT INTO entries (id, vendor_id, url, organization_name, npi, tenant_id, city, state, zip_code,
+         list_fhir_version, list_access, fhir_version, access, status, last_updated, sort_key)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?11, 'listed', ?12, ?13)`,
+    ),
+    updateServed: sqlite.prepare(
+      `UPDATE entries SET organization_name = ?2, npi = ?3, tenant_id = ?4, city = ?5, state = ?6, zip_code = ?7,
+         list_fhir_version = ?8, list_access = ?9, status = ?10, sort_key = ?11, last_updated = ?12 WHERE row_id = ?1`,
+    ),
+    updateHints: sqlite.prepare("UPDATE entries SET list_fhir_version = ?2, list_access = ?3, sort_key = ?4 WHERE row_id = ?1"),
+    markRemoved: sqlite.prepare("UPDATE entries SET status = 'removed', last_updated = ?2 WHERE row_id = ?1"),
+    setListAccess: sqlite.prepare("UPDATE entries SET list_access = ?2 WHERE row_id = ?1"),
+    setSource: sqlite.prepare(
+      `INSERT INTO entry_sources (entry_row_id, list_id, present) VALUES (?1, ?2, ?3)
+       ON CONFLICT(list_id, entry_row_id) DO UPDATE SET present = excluded.present`,
+    ),
+  };
+}
+
 /**
  * Writes one successful scrape of one list, in one transaction (readers see the old list or the
  * new one, never half): new entries → `listed`; entries this list no longer has lose it as a
@@ -130,25 +182,7 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
     if (stored && stored.name !== vendor.name) refreshVendorSortKeys(sqlite, vendor);
     upsertList(sqlite, vendor.id, list);
 
-    const existing = new Map<string, EntryRow>();
-    for (const row of sqlite.prepare("SELECT * FROM entries WHERE vendor_id = ?").all(vendor.id) as EntryRow[]) existing.set(row.id, row);
-    const presentHere = new Map<number, boolean>();
-    for (const source of sqlite.prepare("SELECT entry_row_id, present FROM entry_sources WHERE list_id = ?").all(list.id) as { entry_row_id: number; present: number }[]) {
-      presentHere.set(source.entry_row_id, source.present === 1);
-    }
-    /** Audiences of the other lists that currently carry each entry (null: a list without audience). */
-    const elsewhere = new Map<number, (string | null)[]>();
-    const otherSources = sqlite
-      .prepare(
-        `SELECT es.entry_row_id, vl.audience FROM entry_sources es JOIN vendor_lists vl ON vl.id = es.list_id
-         WHERE es.present = 1 AND es.list_id != ?1 AND vl.vendor_id = ?2`,
-      )
-      .all(list.id, vendor.id) as { entry_row_id: number; audience: string | null }[];
-    for (const source of otherSources) {
-      const audiences = elsewhere.get(source.entry_row_id) ?? [];
-      audiences.push(source.audience);
-      elsewhere.set(source.entry_row_id, audiences);
-    }
+    const { existing, presentHere, elsewhere } = loadListState(sqlite, vendor.id, list.id);
 
     const incoming = new Set(entries.map((e) => e.id));
     const lost = [...existing.values()].filter((row) => presentHere.get(row.row_id) === true && !incoming.has(row.id));
@@ -160,22 +194,7 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
       }
     }
 
-    const insertEntry = sqlite.prepare(
-      `INSERT INTO entries (id, vendor_id, url, organization_name, npi, tenant_id, city, state, zip_code,
-         list_fhir_version, list_access, fhir_version, access, status, last_updated, sort_key)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?11, 'listed', ?12, ?13)`,
-    );
-    const updateServed = sqlite.prepare(
-      `UPDATE entries SET organization_name = ?2, npi = ?3, tenant_id = ?4, city = ?5, state = ?6, zip_code = ?7,
-         list_fhir_version = ?8, list_access = ?9, status = ?10, sort_key = ?11, last_updated = ?12 WHERE row_id = ?1`,
-    );
-    const updateHints = sqlite.prepare("UPDATE entries SET list_fhir_version = ?2, list_access = ?3, sort_key = ?4 WHERE row_id = ?1");
-    const markRemoved = sqlite.prepare("UPDATE entries SET status = 'removed', last_updated = ?2 WHERE row_id = ?1");
-    const setListAccess = sqlite.prepare("UPDATE entries SET list_access = ?2 WHERE row_id = ?1");
-    const setSource = sqlite.prepare(
-      `INSERT INTO entry_sources (entry_row_id, list_id, present) VALUES (?1, ?2, ?3)
-       ON CONFLICT(list_id, entry_row_id) DO UPDATE SET present = excluded.present`,
-    );
+    const { insertEntry, updateServed, updateHints, markRemoved, setListAccess, setSource } = prepareWrites(sqlite);
     const touchedUrls = new Set<string>();
     /** New entries start with the list hints as served values; only a probe of their URL can change that. */
     const insertedUrls = new Set<string>();
