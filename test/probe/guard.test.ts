@@ -132,3 +132,30 @@ describe("probing with the guard on", () => {
     }
   });
 });
+
+describe("resolve once, connect to the checked address", () => {
+  const server = serve({}, (request) => new Response(JSON.stringify({ resourceType: "CapabilityStatement", fhirVersion: "4.0.1", host: request.headers.get("host") }), { headers: { "content-type": "application/fhir+json" } }));
+  afterAll(() => server.stop());
+
+  test("the name is resolved by our lookup only; the request goes to that address with the name in Host", async () => {
+    let lookups = 0;
+    const lookup = async (name: string) => {
+      lookups++;
+      expect(name).toBe("fhir.rebind.test");
+      return [{ address: "127.0.0.1", family: 4 as const }];
+    };
+    // fhir.rebind.test resolves nowhere else: if fetch resolved it again, the request would fail.
+    const result = await probeUrl(`http://fhir.rebind.test:${server.port}/r4`, { allowPrivate: false, allowAddresses: ["127.0.0.1"], lookup });
+    expect(result.metadata.ok).toBe(true);
+    expect(result.metadata.json?.host).toBe(`fhir.rebind.test:${server.port}`);
+    expect(lookups).toBe(1); // both documents share one lookup per run
+  });
+
+  test("a DNS answer that never comes fails within the time-out", async () => {
+    const started = performance.now();
+    const result = await probeUrl("http://hangs.test/r4", { allowPrivate: false, timeoutMs: 200, lookup: () => new Promise(() => {}) });
+    expect(result.errorKind).toBe("dns");
+    expect(result.entryStatus).toBe("unresponsive");
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
