@@ -116,6 +116,14 @@ describe("CSV", () => {
     expect(parseCsv(read("no-header.csv")).entries.map((e) => e.url)).toHaveLength(2);
   });
 
+  test("an address column is not mistaken for the URL", () => {
+    const text = "Organization Name,Street Address,FHIR Endpoint URL,City,State,Zip Code\r\nNorth Clinic,1 Elm St,https://fhir.north.test/r4,Reno,Nevada,89501\r\n";
+    expect(parseCsv(text).entries).toEqual([
+      { url: "https://fhir.north.test/r4", organizationName: "North Clinic", npi: null, city: "Reno", state: "Nevada", zipCode: "89501", fhirVersion: null },
+    ]);
+    expect(parseCsv("Name,Address,URL\nSouth Clinic,2 Oak St,https://fhir.south.test/r4\n").entries[0]?.url).toBe("https://fhir.south.test/r4");
+  });
+
   test("a CSV without any URL column is unparseable", () => {
     expect(() => parseCsv("name,city\nA,B\n")).toThrow(UnparseableListError);
   });

@@ -49,15 +49,15 @@ export function parseCsvRows(text: string, delimiter = detectDelimiter(text)): s
 const key = (header: string) => header.toLowerCase().replace(/[^a-z0-9]/g, "");
 const looksLikeUrl = (cell: string) => /^\s*https?:\/\//i.test(cell);
 
-/** Header names a list may use for each field, as normalised keys, best first. */
-const HEADER_GUESSES: Record<keyof CsvColumns, (k: string) => boolean> = {
-  url: (k) => k.includes("url") || k === "endpoint" || k === "address" || k === "fhirendpoint",
-  organizationName: (k) => k.includes("organization") || k.includes("practicename") || k.includes("facility") || k === "name",
-  npi: (k) => k.includes("npi"),
-  city: (k) => k.includes("city"),
-  state: (k) => k === "state" || k.endsWith("state"),
-  zipCode: (k) => k.includes("zip") || k.includes("postal"),
-  fhirVersion: (k) => k.includes("version"),
+/** How each field's header may read (normalised keys), most telling first. */
+const HEADER_GUESSES: Record<keyof CsvColumns, ((k: string) => boolean)[]> = {
+  url: [(k) => k.includes("url"), (k) => k === "endpoint" || k === "fhirendpoint" || k === "address"],
+  organizationName: [(k) => k.includes("organization") || k.includes("practicename") || k.includes("facility"), (k) => k === "name"],
+  npi: [(k) => k.includes("npi")],
+  city: [(k) => k.includes("city")],
+  state: [(k) => k === "state" || k.endsWith("state")],
+  zipCode: [(k) => k.includes("zip") || k.includes("postal")],
+  fhirVersion: [(k) => k.includes("version")],
 };
 
 function columnIndex(headers: string[] | null, column: CsvColumn | undefined): number {
@@ -67,12 +67,18 @@ function columnIndex(headers: string[] | null, column: CsvColumn | undefined): n
 }
 
 function guessColumns(headers: string[]): Record<keyof CsvColumns, number> {
+  const keys = headers.map(key);
   const result = {} as Record<keyof CsvColumns, number>;
   const taken = new Set<number>();
   for (const field of Object.keys(HEADER_GUESSES) as (keyof CsvColumns)[]) {
-    const index = headers.findIndex((h, i) => !taken.has(i) && HEADER_GUESSES[field](key(h)));
-    result[field] = index;
-    if (index >= 0) taken.add(index);
+    result[field] = -1;
+    for (const guess of HEADER_GUESSES[field]) {
+      const index = keys.findIndex((k, i) => !taken.has(i) && guess(k));
+      if (index < 0) continue;
+      result[field] = index;
+      taken.add(index);
+      break;
+    }
   }
   return result;
 }
