@@ -1,14 +1,15 @@
-import { afterEach, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { openDatabase } from "../../src/db/client";
 import { ingestFile, syncVendorRegistry } from "../../src/ingest";
 import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../src/ingest/registry";
-import { FOUR, bundle, tempDir, writeFile, writeRegistry } from "./cli-helpers";
+import { FOUR, bundle, removeTempDirs, tempDir, writeFile, writeRegistry } from "./cli-helpers";
 import { fixture } from "./helpers";
 
 afterEach(() => {
   delete process.env.INGEST_REGISTRY;
 });
+afterAll(removeTempDirs);
 
 describe("vendor registry (db/vendors.json)", () => {
   const registry = loadRegistry(DEFAULT_REGISTRY_PATH);

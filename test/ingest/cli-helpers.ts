@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "./helpers";
@@ -37,8 +37,17 @@ export const FOUR: Org[] = [
   { key: "d", name: "Delta Medical" },
 ];
 
+const created: string[] = [];
+
 export function tempDir(): string {
-  return mkdtempSync(join(tmpdir(), "ingest-test-"));
+  const dir = mkdtempSync(join(tmpdir(), "ingest-test-"));
+  created.push(dir);
+  return dir;
+}
+
+/** Deletes every directory tempDir() made in this test file. */
+export function removeTempDirs(): void {
+  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 export function writeFile(dir: string, name: string, content: string): string {

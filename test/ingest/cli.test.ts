@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { FOUR, bundle, query, readEntries, runCli, snapshot, tempDir, writeFile, writeRegistry } from "./cli-helpers";
+import { FOUR, bundle, query, removeTempDirs, readEntries, runCli, snapshot, tempDir, writeFile, writeRegistry } from "./cli-helpers";
 import { expectedId } from "./helpers";
 
 /** Lists the test server answers at /lists/<name>; /status/<code> answers with that status. */
@@ -24,7 +24,10 @@ beforeAll(() => {
   base = `http://127.0.0.1:${server.port}`;
 });
 
-afterAll(() => server.stop(true));
+afterAll(() => {
+  server.stop(true);
+  removeTempDirs();
+});
 
 /** A fresh database path and registry; `ingest(file content)` runs the CLI on acme's patient list. */
 function setup() {

@@ -1,9 +1,11 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { openDatabase, type Db } from "../../src/db/client";
 import { applyListScrape, RefusedScrapeError, type ListScrape } from "../../src/ingest/store";
 import type { NormalisedEntry } from "../../src/ingest/types";
-import { tempDir } from "./cli-helpers";
+import { removeTempDirs, tempDir } from "./cli-helpers";
+
+afterAll(removeTempDirs);
 
 const vendor = { id: "acme", name: "Acme EHR", endpointListUrl: "https://acme.test" };
 const list = { id: "acme-r4", url: "https://acme.test/r4.json", format: "fhir-bundle" as const, audience: "patient" as const, fhirVersion: "R4" as const };
