@@ -1,0 +1,83 @@
+# syntax=docker/dockerfile:1
+#
+# Endpoint Directory API: Bun runs the TypeScript in src/ directly (`bun src/index.ts`).
+#
+#   docker build -t endpoint-directory .                      # one machine (the default target)
+#   docker build -t endpoint-directory --target litefs .      # many machines sharing one dataset (LiteFS)
+#
+# See docs/deploy.md. test/deploy/deploy-files.test.ts checks this file.
+
+# Keep equal to "bun" in package.json's dependencies (the test checks it).
+ARG BUN_VERSION=1.4.5
+
+# ---------------------------------------------------------------------------------------------
+FROM oven/bun:${BUN_VERSION}-slim AS base
+WORKDIR /app
+
+# ---------------------------------------------------------------------------------------------
+# Production dependencies only, exactly as package-lock.json pins them. No lifecycle scripts:
+# none is needed at run time, and swagger-ui-dist's would phone home. The "bun" package only pins
+# the Bun version for `npm ci`; the image has its own /usr/local/bin/bun, and the package's
+# unbuilt shim in node_modules/.bin would shadow it in `bun run`, so it is removed.
+FROM base AS deps
+COPY package.json package-lock.json ./
+RUN bun install --production --frozen-lockfile --ignore-scripts --omit=optional \
+ && rm -rf node_modules/bun node_modules/@oven node_modules/.bin/bun node_modules/.bin/bunx
+
+# ---------------------------------------------------------------------------------------------
+# supercronic: cron for containers, runs the daily refresh inside the API's machine (docs/deploy.md).
+FROM base AS supercronic
+ARG TARGETARCH
+ARG SUPERCRONIC_VERSION=v0.2.33
+ADD https://github.com/aptible/supercronic/releases/download/${SUPERCRONIC_VERSION}/supercronic-linux-${TARGETARCH} /usr/local/bin/supercronic
+RUN case "${TARGETARCH}" in \
+      amd64) sum=71b0d58cc53f6bd72cf2f293e09e294b79c666d8 ;; \
+      arm64) sum=e0f0c06ebc5627e43b25475711e694450489ab00 ;; \
+      *) echo "no supercronic checksum for ${TARGETARCH}" >&2; exit 1 ;; \
+    esac \
+ && echo "${sum}  /usr/local/bin/supercronic" | sha1sum -c - \
+ && chmod 0755 /usr/local/bin/supercronic
+
+# ---------------------------------------------------------------------------------------------
+# The application: code and data files owned by root (read-only to the app), the database on /data.
+FROM base AS app
+ENV PORT=3000 \
+    HOST=0.0.0.0 \
+    DATABASE_PATH=/data/directory.sqlite
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=supercronic /usr/local/bin/supercronic /usr/local/bin/supercronic
+COPY package.json ./
+COPY src ./src
+COPY db/migrations ./db/migrations
+COPY db/sample ./db/sample
+COPY db/vendors.json ./db/vendors.json
+# The refresh, daily at 04:17 UTC. On a LiteFS replica (/litefs/.primary exists) it does nothing:
+# only the primary writes.
+RUN printf '%s\n' \
+      '# minute hour day-of-month month day-of-week command' \
+      '17 4 * * * [ -e /litefs/.primary ] || bun run refresh' \
+      > /app/crontab \
+ && mkdir -p /data \
+ && chown bun:bun /data
+EXPOSE 3000
+USER bun
+CMD ["bun", "src/index.ts"]
+
+# ---------------------------------------------------------------------------------------------
+# Many machines: LiteFS replicates the SQLite file from the primary to every replica. LiteFS must
+# mount its FUSE file system as root; it then starts the app as the unprivileged user "bun"
+# (litefs.yml, `exec`).
+FROM app AS litefs
+USER root
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ca-certificates fuse3 \
+ && rm -rf /var/lib/apt/lists/*
+COPY --from=flyio/litefs:0.5 /usr/local/bin/litefs /usr/local/bin/litefs
+COPY litefs.yml /etc/litefs.yml
+CMD ["litefs", "mount"]
+
+# ---------------------------------------------------------------------------------------------
+# Default target (one machine): the app as the unprivileged user "bun" (uid 1000 in oven/bun).
+FROM app AS runtime
+USER bun
+CMD ["bun", "src/index.ts"]
