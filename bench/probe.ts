@@ -1,5 +1,6 @@
 /**
- * Probe benchmark: `bun bench/probe.ts [--urls 5000] [--concurrency 64] [--servers 16] [--delay 20]`
+ * Probe benchmark:
+ * `bun bench/probe.ts [--urls 5000] [--concurrency 64] [--servers 16] [--delay 20] [--resources 100]`
  *
  * Local servers (in a child process, so they do not share the prober's event loop or RSS)
  * answer /metadata and /.well-known/smart-configuration after `--delay` ms. Every URL has its
@@ -21,16 +22,31 @@ const { values } = parseArgs({
     concurrency: { type: "string", default: "64" },
     servers: { type: "string", default: "16" },
     delay: { type: "string", default: "20" },
+    /** Resources in the served CapabilityStatement: 6 → about 3 KB, 100 → about 44 KB (the real Epic STU3 one is 43 KB). */
+    resources: { type: "string", default: "100" },
     serve: { type: "boolean", default: false },
   },
 });
 
-const METADATA = JSON.stringify({
-  resourceType: "CapabilityStatement",
-  fhirVersion: "4.0.1",
-  software: { name: "Bench EHR", version: "1.0" },
-  rest: [{ mode: "server", resource: ["Patient", "Observation", "Condition", "AllergyIntolerance", "Encounter", "Procedure"].map((type) => ({ type, interaction: [{ code: "read" }, { code: "search-type" }] })) }],
-});
+const METADATA = JSON.stringify(
+  {
+    resourceType: "CapabilityStatement",
+    fhirVersion: "4.0.1",
+    software: { name: "Bench EHR", version: "1.0" },
+    rest: [
+      {
+        mode: "server",
+        resource: Array.from({ length: Number(values.resources) }, (_, i) => ({
+          type: `Resource${i}`,
+          interaction: [{ code: "read" }, { code: "search-type" }],
+          searchParam: [{ name: "patient", type: "reference" }, { name: "date", type: "date" }],
+        })),
+      },
+    ],
+  },
+  null,
+  2,
+);
 const SMART = JSON.stringify({
   authorization_endpoint: "https://auth.bench.test/authorize",
   token_endpoint: "https://auth.bench.test/token",
@@ -62,7 +78,7 @@ if (values.serve) {
 async function main() {
   const urlCount = Number(values.urls);
   const concurrency = Number(values.concurrency);
-  const child = Bun.spawn([process.execPath, import.meta.path, "--serve", "--servers", String(values.servers), "--delay", String(values.delay)], {
+  const child = Bun.spawn([process.execPath, import.meta.path, "--serve", "--servers", String(values.servers), "--delay", String(values.delay), "--resources", String(values.resources)], {
     stdout: "pipe",
     stderr: "inherit",
   });
@@ -106,6 +122,7 @@ async function main() {
       concurrency,
       servers: ports.length,
       serverDelayMs: Number(values.delay),
+      metadataBytes: METADATA.length,
       ...summary,
       verifiedEntries: verified,
       urlsPerSecond: Math.round(perSecond),
