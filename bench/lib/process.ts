@@ -1,0 +1,84 @@
+import { closeSync, openSync, readFileSync } from "node:fs";
+import type { Subprocess } from "bun";
+
+export interface Started {
+  proc: Subprocess;
+  pid: number;
+  startedAt: number;
+  port: number;
+}
+
+/** A free TCP port on 127.0.0.1 (bound once by the OS, then released). */
+export function freePort(): number {
+  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = probe.port;
+  probe.stop(true);
+  return port;
+}
+
+/**
+ * Starts `bun <script>` pinned to the given CPUs. `taskset` execs the command, so the pid is the
+ * server's own and /proc/<pid>/status reports the server's memory.
+ */
+export function startPinned(script: string, cpus: string, env: Record<string, string>, logPath: string, port: number): Started {
+  const log = openSync(logPath, "a");
+  const startedAt = performance.now();
+  const proc = Bun.spawn(["taskset", "-c", cpus, process.execPath, script], {
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdout: log,
+    stderr: log,
+  });
+  closeSync(log);
+  return { proc, pid: proc.pid, startedAt, port };
+}
+
+/** Polls `path` until it answers 200; returns milliseconds since the process was spawned. */
+export async function waitUntilAnswers(started: Started, path: string, timeoutMs: number): Promise<number> {
+  const url = `http://127.0.0.1:${started.port}${path}`;
+  while (performance.now() - started.startedAt < timeoutMs) {
+    if (started.proc.exitCode !== null) throw new Error(`server exited with code ${started.proc.exitCode} before answering`);
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
+      await response.arrayBuffer();
+      if (response.status === 200) return performance.now() - started.startedAt;
+    } catch {
+      // not listening yet
+    }
+    await Bun.sleep(10);
+  }
+  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
+}
+
+/** Resident and peak resident memory of a process, in MB, from /proc/<pid>/status. */
+export function memoryOf(pid: number): { rssMb: number; peakMb: number } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
+    return { rssMb: kb("VmRSS") / 1024, peakMb: kb("VmHWM") / 1024 };
+  } catch {
+    return null;
+  }
+}
+
+export async function stop(started: Started): Promise<void> {
+  if (started.proc.exitCode !== null) return;
+  started.proc.kill("SIGTERM");
+  const exited = await Promise.race([started.proc.exited.then(() => true), Bun.sleep(5000).then(() => false)]);
+  if (!exited) {
+    started.proc.kill("SIGKILL");
+    await started.proc.exited;
+  }
+}
+
+/** CPU seconds (user + system, all threads) the process has used so far, from /proc/<pid>/stat. */
+export function cpuSecondsOf(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may contain spaces) start at ") ".
+    const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+    // utime and stime are fields 14 and 15 of the full line, 12 and 13 after the name.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}

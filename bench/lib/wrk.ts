@@ -1,0 +1,91 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+/** What one wrk run measured; latencies in milliseconds. */
+export interface WrkResult {
+  requests: number;
+  seconds: number;
+  rps: number;
+  bytes: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  /** Responses with a status ≥ 400 (wrk's "Non-2xx or 3xx responses"). */
+  non2xx: number;
+  socketErrors: { connect: number; read: number; write: number; timeout: number };
+}
+
+const REPORT_LUA = `
+done = function(summary, latency, requests)
+  io.write(string.format(
+    'WRKJSON {"requests":%d,"duration_us":%d,"bytes":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"p50":%d,"p90":%d,"p99":%d,"max":%d}\\n',
+    summary.requests, summary.duration, summary.bytes, summary.errors.connect, summary.errors.read,
+    summary.errors.write, summary.errors.status, summary.errors.timeout,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max))
+end
+`;
+
+/** A request for each call picks a random id from the file passed after `--`. */
+const RANDOM_ID_LUA = `
+local ids = {}
+local prefix = "/api/v1/endpoints/"
+local suffix = ""
+init = function(args)
+  for line in io.lines(args[1]) do ids[#ids + 1] = line end
+  suffix = args[2] or ""
+  math.randomseed(os.time() + (tonumber(tostring({}):match("0x(%x+)"), 16) or 0) % 100000)
+end
+request = function()
+  return wrk.format("GET", prefix .. ids[math.random(#ids)] .. suffix)
+end
+`;
+
+export function writeLuaScripts(dir: string): { report: string; randomId: string } {
+  const report = join(dir, "report.lua");
+  const randomId = join(dir, "random-id.lua");
+  writeFileSync(report, REPORT_LUA);
+  writeFileSync(randomId, RANDOM_ID_LUA + REPORT_LUA);
+  return { report, randomId };
+}
+
+export function wrkInstalled(): boolean {
+  return Bun.which("wrk") !== null;
+}
+
+export interface WrkRun {
+  url: string;
+  seconds: number;
+  connections: number;
+  threads: number;
+  /** CPU list for taskset, e.g. "1". */
+  cpus: string;
+  script: string;
+  scriptArgs?: string[];
+}
+
+export async function runWrk(run: WrkRun): Promise<WrkResult> {
+  const args = [
+    "taskset", "-c", run.cpus,
+    "wrk", `-t${run.threads}`, `-c${run.connections}`, `-d${run.seconds}s`, "--timeout", "5s", "-s", run.script, run.url,
+  ];
+  if (run.scriptArgs?.length) args.push("--", ...run.scriptArgs);
+  const proc = Bun.spawn(args, { stdout: "pipe", stderr: "pipe" });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const line = out.split("\n").find((l) => l.startsWith("WRKJSON "));
+  if (code !== 0 || !line) throw new Error(`wrk failed (exit ${code}): ${err || out}`);
+  const raw = JSON.parse(line.slice("WRKJSON ".length)) as Record<string, number>;
+  const seconds = raw.duration_us! / 1e6;
+  return {
+    requests: raw.requests!,
+    seconds,
+    rps: raw.requests! / seconds,
+    bytes: raw.bytes!,
+    p50: raw.p50! / 1000,
+    p90: raw.p90! / 1000,
+    p99: raw.p99! / 1000,
+    max: raw.max! / 1000,
+    non2xx: raw.status!,
+    socketErrors: { connect: raw.connect!, read: raw.read!, write: raw.write!, timeout: raw.timeout! },
+  };
+}

@@ -1,0 +1,325 @@
+/**
+ * `bun run bench`: the 1M-entry benchmark of issue 5.
+ *
+ * Builds (or reuses) the generated database under bench/data/, measures a bare Bun.serve
+ * (bench/ceiling.ts) as the ceiling, starts our server (src/index.ts) on the same core, drives
+ * every query shape from the other core with wrk, and prints + writes bench/RESULTS.md.
+ * Environment knobs are listed in bench/README.md.
+ */
+import { Database } from "bun:sqlite";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { cpus as osCpus, loadavg } from "node:os";
+import { join, resolve } from "node:path";
+import { cpuSecondsOf, freePort, memoryOf, startPinned, stop, waitUntilAnswers, type Started } from "./lib/process";
+import { fmt, plainTable, rowProblems, table, TARGETS, type ShapeRow } from "./lib/report";
+import { runWrk, wrkInstalled, writeLuaScripts, type WrkResult } from "./lib/wrk";
+
+const ROOT = resolve(import.meta.dir, "..");
+const env = process.env;
+const num = (name: string, fallback: number) => {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
+  return value;
+};
+
+const config = {
+  endpoints: Math.round(num("BENCH_ENDPOINTS", 1_000_000)),
+  seed: Math.round(num("BENCH_SEED", 1)),
+  seconds: Math.round(num("BENCH_SECONDS", 10)),
+  warmup: Math.round(num("BENCH_WARMUP_SECONDS", 2)),
+  connections: Math.round(num("BENCH_CONNECTIONS", 50)),
+  threads: Math.round(num("BENCH_THREADS", 1)),
+  serverCpus: env.BENCH_SERVER_CPUS || "0",
+  loadCpus: env.BENCH_LOAD_CPUS || "1",
+  server: env.BENCH_SERVER || "src/index.ts",
+  shapes: env.BENCH_SHAPES ? new Set(env.BENCH_SHAPES.split(",").map((s) => s.trim())) : null,
+  results: env.BENCH_RESULTS || join(ROOT, "bench", "RESULTS.md"),
+  readyTimeoutMs: num("BENCH_READY_TIMEOUT_MS", 120_000),
+  /** Measure the ceiling again after every shape (robust against a busy machine) or only before and after. */
+  interleave: (env.BENCH_CEILING || "interleaved") !== "once",
+};
+const DATA = join(ROOT, "bench", "data");
+const dbPath = env.BENCH_DB ? resolve(env.BENCH_DB) : join(DATA, `endpoints-${config.endpoints}-seed${config.seed}.sqlite`);
+
+interface Shape {
+  key: string;
+  label: string;
+  path: string;
+  /** For random-id shapes: the suffix after the id. */
+  randomId?: string;
+}
+
+const SHAPES: Shape[] = [
+  { key: "unfiltered", label: "unfiltered page 1", path: "/api/v1/endpoints" },
+  { key: "vendor", label: "vendor", path: "/api/v1/endpoints?vendor=epic" },
+  { key: "vendor-state", label: "vendor + state", path: "/api/v1/endpoints?vendor=oracle-health&state=TX" },
+  { key: "fhir-r4", label: "fhirVersion=R4", path: "/api/v1/endpoints?fhirVersion=R4" },
+  { key: "access", label: "access=patient", path: "/api/v1/endpoints?access=patient" },
+  { key: "has-resource", label: "hasResource=Patient,Observation,Condition", path: "/api/v1/endpoints?hasResource=Patient,Observation,Condition" },
+  { key: "query-common", label: "query=health (common word)", path: "/api/v1/endpoints?query=health" },
+  { key: "query-rare", label: "query=magnolia cardio (two rarer words)", path: "/api/v1/endpoints?query=magnolia%20cardio" },
+  { key: "smart-resource-r4", label: "smartSupported=true&hasResource=Patient&fhirVersion=R4", path: "/api/v1/endpoints?smartSupported=true&hasResource=Patient&fhirVersion=R4" },
+  { key: "deep-page", label: "page=1000&limit=100", path: "/api/v1/endpoints?page=1000&limit=100" },
+  { key: "get-by-id", label: "get by id (random)", path: "/api/v1/endpoints/<id>", randomId: "" },
+  { key: "capabilities", label: "capabilities by id (random)", path: "/api/v1/endpoints/<id>/capabilities", randomId: "/capabilities" },
+  { key: "vendors", label: "vendors", path: "/api/v1/vendors" },
+  { key: "stats", label: "stats", path: "/api/v1/stats" },
+];
+
+function cpuText(cpu: number | null): string {
+  return cpu === null ? "?" : `${fmt(cpu * 100)} %`;
+}
+
+function log(line: string) {
+  console.log(line);
+}
+
+async function ensureDatabase(): Promise<number | null> {
+  if (existsSync(dbPath)) {
+    log(`reusing ${dbPath}`);
+    return null;
+  }
+  log(`building ${dbPath} (${fmt(config.endpoints)} entries; reused by later runs)`);
+  mkdirSync(DATA, { recursive: true });
+  const started = performance.now();
+  const proc = Bun.spawn([process.execPath, join(ROOT, "src/generate/cli.ts"), "--endpoints", String(config.endpoints), "--out", dbPath, "--seed", String(config.seed)], {
+    stdout: "inherit",
+    stderr: "inherit",
+  });
+  if ((await proc.exited) !== 0) throw new Error("dataset generation failed");
+  return (performance.now() - started) / 1000;
+}
+
+/** Random ids for the by-id shapes, one per line (deterministic sample). */
+function writeIds(): string {
+  const file = join(DATA, `ids-${config.endpoints}-seed${config.seed}.txt`);
+  const db = new Database(dbPath, { readonly: true });
+  try {
+    const max = (db.prepare("SELECT max(row_id) FROM entries").values()[0] as [number])[0];
+    const pick = db.prepare("SELECT id FROM entries WHERE row_id = ?");
+    const ids: string[] = [];
+    let state = 12345;
+    for (let i = 0; i < 20_000 && ids.length < Math.min(20_000, max); i++) {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      const row = pick.values((state % max) + 1)[0] as [string] | undefined;
+      if (row) ids.push(row[0]);
+    }
+    writeFileSync(file, ids.join("\n") + "\n");
+    return file;
+  } finally {
+    db.close();
+  }
+}
+
+async function firstAnswer(port: number, path: string): Promise<{ status: number; total: number | null; body: string }> {
+  const response = await fetch(`http://127.0.0.1:${port}${path}`);
+  const body = await response.text();
+  let total: number | null = null;
+  try {
+    const json = JSON.parse(body) as { meta?: { total?: number } };
+    total = json.meta?.total ?? null;
+  } catch {
+    // not JSON: reported by the status check
+  }
+  return { status: response.status, total, body };
+}
+
+interface Measured extends WrkResult {
+  /** Share of one core the server used during the measurement (1 = a full core). */
+  cpu: number | null;
+}
+
+async function measure(target: Started, path: string, lua: { report: string; randomId: string }, shape: Shape | null, idsFile: string, seconds: number): Promise<Measured> {
+  const random = shape?.randomId !== undefined;
+  const cpuBefore = cpuSecondsOf(target.pid);
+  const started = performance.now();
+  const result = await runWrk({
+    url: `http://127.0.0.1:${target.port}${random ? "/" : path}`,
+    seconds,
+    connections: config.connections,
+    threads: config.threads,
+    cpus: config.loadCpus,
+    script: random ? lua.randomId : lua.report,
+    scriptArgs: random ? [idsFile, shape!.randomId!] : undefined,
+  });
+  const cpuAfter = cpuSecondsOf(target.pid);
+  const wall = (performance.now() - started) / 1000;
+  return { ...result, cpu: cpuBefore !== null && cpuAfter !== null ? (cpuAfter - cpuBefore) / wall : null };
+}
+
+/** The ceiling server stays up (idle on the same core) so it can be measured next to every shape. */
+async function startCeiling(): Promise<Started> {
+  const server = startPinned(join(ROOT, "bench/ceiling.ts"), config.serverCpus, { HOST: "127.0.0.1" }, join(DATA, "ceiling.log"), freePort());
+  await waitUntilAnswers(server, "/", 10_000);
+  return server;
+}
+
+async function measureCeiling(server: Started, lua: { report: string; randomId: string }, idsFile: string, label: string): Promise<Measured> {
+  if (config.warmup > 0) await measure(server, "/", lua, null, idsFile, config.warmup);
+  const result = await measure(server, "/", lua, null, idsFile, config.seconds);
+  log(`  ceiling (${label}): ${fmt(result.rps)} requests/s, p50 ${fmt(result.p50, 2)} ms, p99 ${fmt(result.p99, 2)} ms, CPU ${cpuText(result.cpu)}`);
+  return result;
+}
+
+function machine(): string {
+  const cpu = osCpus()[0]?.model ?? "unknown CPU";
+  let wrk = "wrk";
+  try {
+    wrk = (Bun.spawnSync(["wrk", "-v"]).stdout.toString() + Bun.spawnSync(["wrk", "-v"]).stderr.toString()).split("\n")[0]!.replace(/ \[.*$/, "").trim();
+  } catch {
+    // keep the name
+  }
+  return `${osCpus().length} × ${cpu}; Bun ${Bun.version}; ${wrk}`;
+}
+
+async function main() {
+  if (!wrkInstalled()) {
+    console.error("wrk is not installed. On Debian/Ubuntu: sudo apt-get update && sudo apt-get install -y wrk");
+    process.exit(2);
+  }
+  if (osCpus().length < 2) log("warning: fewer than 2 CPUs; server and load generator will share a core");
+  mkdirSync(DATA, { recursive: true });
+  const generationSeconds = await ensureDatabase();
+  const dbBytes = statSync(dbPath).size;
+  const idsFile = writeIds();
+  const lua = writeLuaScripts(DATA);
+  const load = loadavg().map((l) => l.toFixed(2)).join(" ");
+  log(`machine: ${machine()}; load average ${load}`);
+  log(`${config.seconds} s per shape after ${config.warmup} s warm-up, ${config.connections} connections, server on CPU ${config.serverCpus}, wrk on CPU ${config.loadCpus}`);
+
+  const ceilingServer = await startCeiling();
+  const ceilings: Measured[] = [await measureCeiling(ceilingServer, lua, idsFile, "before the server starts")];
+
+  const port = freePort();
+  const serverLog = join(DATA, "server.log");
+  writeFileSync(serverLog, "");
+  const server: Started = startPinned(
+    join(ROOT, config.server),
+    config.serverCpus,
+    { DATABASE_PATH: dbPath, HOST: "127.0.0.1", RATE_LIMIT_MAX: "100000000", RATE_LIMIT_WINDOW_SECONDS: "60" },
+    serverLog,
+    port,
+  );
+  const rows: ShapeRow[] = [];
+  let readyMs = Number.NaN;
+  let readyRss: number | null = null;
+  let finalMemory: { rssMb: number; peakMb: number } | null = null;
+  try {
+    readyMs = await waitUntilAnswers(server, "/api/v1/endpoints", config.readyTimeoutMs);
+    readyRss = memoryOf(server.pid)?.rssMb ?? null;
+    log(`server ready in ${fmt(readyMs)} ms (first list answered), RSS ${readyRss === null ? "?" : fmt(readyRss)} MB`);
+    const sampleId = readFileSync(idsFile, "utf8").split("\n")[0]!;
+    for (const shape of SHAPES) {
+      if (config.shapes && !config.shapes.has(shape.key)) continue;
+      const row: ShapeRow = { key: shape.key, label: shape.label, path: shape.path, total: null, result: null, rssMb: null, error: null };
+      rows.push(row);
+      try {
+        const checkPath = shape.randomId !== undefined ? `/api/v1/endpoints/${sampleId}${shape.randomId}` : shape.path;
+        const first = await firstAnswer(port, checkPath);
+        row.total = first.total;
+        if (first.status !== 200) {
+          row.error = `answered ${first.status}: ${first.body.slice(0, 160)}`;
+          log(`${shape.label}: ${row.error}`);
+          continue;
+        }
+        if (config.warmup > 0) await measure(server, shape.path, lua, shape, idsFile, config.warmup);
+        row.result = await measure(server, shape.path, lua, shape, idsFile, config.seconds);
+        row.rssMb = memoryOf(server.pid)?.rssMb ?? null;
+        if (config.interleave) row.ceiling = await measureCeiling(ceilingServer, lua, idsFile, `after ${shape.key}`);
+        const r = row.result;
+        log(`${shape.label}: ${fmt(r.rps)} requests/s, p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms, server CPU ${cpuText(row.result.cpu)}${r.non2xx ? `, ${fmt(r.non2xx)} non-2xx` : ""}${row.total !== null ? ` (total ${fmt(row.total)})` : ""}`);
+      } catch (error) {
+        row.error = error instanceof Error ? error.message : String(error);
+        log(`${shape.label}: ${row.error}`);
+      }
+    }
+    finalMemory = memoryOf(server.pid);
+  } finally {
+    await stop(server);
+  }
+  try {
+    if (!config.interleave) ceilings.push(await measureCeiling(ceilingServer, lua, idsFile, "after the run"));
+  } finally {
+    await stop(ceilingServer);
+  }
+  for (const row of rows) if (row.ceiling) ceilings.push(row.ceiling);
+  const ceilingRps = ceilings.reduce((sum, c) => sum + c.rps, 0) / ceilings.length;
+  const ceilingMin = Math.min(...ceilings.map((c) => c.rps));
+  const ceilingMax = Math.max(...ceilings.map((c) => c.rps));
+  const ceilingOf = (row: ShapeRow) => row.ceiling?.rps ?? ceilingRps;
+
+  // Report.
+  const headers = ["shape", "requests/s", "p50 ms", "p99 ms", "ceiling req/s", "× ceiling", "server CPU", "× ceiling per CPU-s", "RSS MB", "meta.total", "target"];
+  const align: ("l" | "r")[] = ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "l"];
+  const perCpu = (row: ShapeRow) => {
+    const r = row.result;
+    const c = row.ceiling ?? ceilings[0]!;
+    if (!r || !r.cpu || !c.cpu) return "—";
+    return `${fmt((100 * (r.rps / r.cpu)) / (c.rps / c.cpu), 1)} %`;
+  };
+  const cells = rows.map((row) => {
+    const problems = rowProblems(row, ceilingOf(row));
+    const r = row.result;
+    return [
+      row.label,
+      r ? fmt(r.rps) : "—",
+      r ? fmt(r.p50, 2) : "—",
+      r ? fmt(r.p99, 2) : "—",
+      fmt(ceilingOf(row)),
+      r ? `${fmt((100 * r.rps) / ceilingOf(row), 1)} %` : "—",
+      r ? cpuText(r.cpu) : "—",
+      perCpu(row),
+      row.rssMb !== null ? fmt(row.rssMb) : "—",
+      row.total !== null ? fmt(row.total) : "",
+      problems.length === 0 ? "ok" : `**MISSED**: ${problems.join("; ")}`,
+    ];
+  });
+  const summary: [string, string, string][] = [
+    [
+      "ceiling (bare Bun.serve, fixed JSON)",
+      `${fmt(ceilingRps)} requests/s on average over ${ceilings.length} measurements (min ${fmt(ceilingMin)}, max ${fmt(ceilingMax)})${config.interleave ? "; each shape is compared with the ceiling measured right after it" : ""}`,
+      "",
+    ],
+    ["time to ready (spawn → first list answered)", `${fmt(readyMs)} ms`, readyMs <= TARGETS.readyMs ? "ok" : `**MISSED**: > ${fmt(TARGETS.readyMs)} ms`],
+    ["RSS when ready", readyRss === null ? "?" : `${fmt(readyRss)} MB`, ""],
+    [
+      "RSS after the run (peak)",
+      finalMemory ? `${fmt(finalMemory.rssMb)} MB (peak ${fmt(finalMemory.peakMb)} MB)` : "?",
+      finalMemory && finalMemory.rssMb <= TARGETS.rssMb ? "ok" : `**MISSED**: > ${TARGETS.rssMb} MB`,
+    ],
+  ];
+  const missed = cells.filter((c) => c[c.length - 1] !== "ok").length + summary.filter(([, , t]) => t.startsWith("**MISSED")).length;
+
+  const md = [
+    "# Benchmark results",
+    "",
+    `Written by \`bun run bench\` on ${new Date().toISOString()}.`,
+    "",
+    `- dataset: ${fmt(config.endpoints)} generated entries (seed ${config.seed}), ${fmt(dbBytes / 1e6)} MB on disk${generationSeconds !== null ? `, generated in ${fmt(generationSeconds, 1)} s by this run` : ""}`,
+    `- machine: ${machine()}; load average at start ${load}`,
+    `- server: \`${config.server}\` pinned to CPU ${config.serverCpus}, RATE_LIMIT_MAX=100000000 (limiting on, never reached); load: wrk, ${config.threads} thread(s), ${config.connections} connections, pinned to CPU ${config.loadCpus}; ${config.seconds} s per shape after ${config.warmup} s warm-up`,
+    `- targets: ≥ ${TARGETS.ratio * 100} % of the ceiling's requests/s and p99 ≤ ${TARGETS.p99Ms} ms per shape; ready ≤ ${fmt(TARGETS.readyMs)} ms; RSS ≤ ${TARGETS.rssMb} MB after the run; every response 200`,
+    "",
+    table(["", "value", "target"], summary.map((s) => [...s]), ["l", "l", "l"]),
+    "",
+    table(headers, cells, align),
+    "",
+    "`server CPU` is the share of one core the server process used during the measurement. Well below 100 % means the core",
+    "was shared with other processes (or the load generator could not keep up), and requests/s understate the server; the",
+    "`× ceiling per CPU-s` column compares requests per CPU-second of the server with the ceiling's, which is steadier on a busy machine.",
+    "",
+    missed === 0 ? "All targets met." : `${missed} target(s) missed (marked **MISSED**).`,
+    "",
+  ].join("\n");
+  writeFileSync(config.results, md);
+
+  console.log("");
+  for (const [k, v, t] of summary) console.log(`${k}: ${v}${t ? `  [${t.replaceAll("**", "")}]` : ""}`);
+  console.log("");
+  console.log(plainTable(headers, cells.map((c) => c.map((x) => x.replaceAll("**", ""))), align));
+  console.log(`\n${missed === 0 ? "all targets met" : `${missed} target(s) missed`}; written to ${config.results}`);
+}
+
+await main();
