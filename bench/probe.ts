@@ -1,6 +1,6 @@
 /**
  * Probe benchmark:
- * `bun bench/probe.ts [--urls 5000] [--concurrency 64] [--servers 16] [--delay 20] [--resources 100]`
+ * `bun bench/probe.ts [--urls 5000] [--concurrency 64] [--servers 16] [--delay 20] [--resources 100] [--inline]`
  *
  * Local servers (in a child process, so they do not share the prober's event loop or RSS)
  * answer /metadata and /.well-known/smart-configuration after `--delay` ms. Every URL has its
@@ -24,6 +24,8 @@ const { values } = parseArgs({
     delay: { type: "string", default: "20" },
     /** Resources in the served CapabilityStatement: 6 → about 3 KB, 100 → about 44 KB (the real Epic STU3 one is 43 KB). */
     resources: { type: "string", default: "100" },
+    /** Write results in the probing thread instead of the store worker. */
+    inline: { type: "boolean", default: false },
     serve: { type: "boolean", default: false },
   },
 });
@@ -111,7 +113,9 @@ async function main() {
     const sampler = setInterval(() => {
       peakRss = Math.max(peakRss, process.memoryUsage().rss);
     }, 25);
-    const summary = await probeDue(db, { concurrency, allowPrivate: true, connectTo, timeoutMs: 10_000 });
+    const cpuBefore = process.cpuUsage();
+    const summary = await probeDue(db, { concurrency, allowPrivate: true, connectTo, timeoutMs: 10_000, writeInWorker: !values.inline });
+    const cpu = process.cpuUsage(cpuBefore);
     clearInterval(sampler);
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
 
@@ -123,10 +127,14 @@ async function main() {
       servers: ports.length,
       serverDelayMs: Number(values.delay),
       metadataBytes: METADATA.length,
+      writes: values.inline ? "inline" : "worker",
       ...summary,
       verifiedEntries: verified,
       urlsPerSecond: Math.round(perSecond),
       peakRssMB: Math.round(peakRss / 1024 / 1024),
+      /** CPU time of the probing process (all its threads) during the run. */
+      cpuUserMs: Math.round(cpu.user / 1000),
+      cpuSystemMs: Math.round(cpu.system / 1000),
     };
     console.log(JSON.stringify(result, null, 2));
     const ok = summary.success === urlCount && perSecond >= 500 && peakRss < 300 * 1024 * 1024;

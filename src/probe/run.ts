@@ -1,7 +1,7 @@
 import type { Db } from "../db/client";
 import { interleaveByHost, selectDueUrls } from "./due";
 import { Prober, PROBE_DEFAULTS, type ProbeAdvancedOptions, type ProbeOptions } from "./prober";
-import { recordProbes, type ProbeRecord } from "./store";
+import { BatchWriter } from "./writer";
 
 export interface ProbeRunSummary {
   probed: number;
@@ -24,49 +24,19 @@ export interface ProbeDueOptions extends ProbeOptions, ProbeAdvancedOptions {
   /** Results are written in transactions of at most this many URLs. Default 50. */
   batchSize?: number;
   /**
-   * How long a result may wait for others to share its transaction. Default 0: results are
-   * written on the next timer tick, so those that arrive together share one transaction and a
-   * killed run loses little more than the requests in flight.
+   * A result is written on the next tick when the writer is idle; while results stream in,
+   * at most one transaction per this many ms (or per batchSize results). Default 100 ms, so a
+   * killed run loses the requests in flight and at most the last 100 ms of results.
    */
   flushIntervalMs?: number;
+  /**
+   * Write results through a worker thread with its own connection (database files only), so
+   * SQLite's work stays off the thread driving the requests. Default true.
+   */
+  writeInWorker?: boolean;
 }
 
 export const DEFAULT_STALE_AFTER_MS = 24 * 60 * 60 * 1000;
-
-/** Buffers results and writes them in small transactions, so a killed run loses little. */
-class BatchWriter {
-  private buffer: ProbeRecord[] = [];
-  private timer: ReturnType<typeof setTimeout> | null = null;
-  error: unknown = null;
-
-  constructor(
-    private readonly db: Db,
-    private readonly now: () => Date,
-    private readonly batchSize: number,
-    private readonly intervalMs: number,
-    private readonly onError: () => void,
-  ) {}
-
-  add(record: ProbeRecord) {
-    this.buffer.push(record);
-    if (this.buffer.length >= this.batchSize) this.flush();
-    else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.intervalMs);
-  }
-
-  flush() {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.buffer.length === 0 || this.error) return;
-    const batch = this.buffer;
-    this.buffer = [];
-    try {
-      recordProbes(this.db, batch, this.now());
-    } catch (error) {
-      this.error = error;
-      this.onError();
-    }
-  }
-}
 
 /**
  * Probes every distinct URL that is due (never probed, or probed longer ago than staleAfterMs),
@@ -89,7 +59,13 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
   opts.signal?.addEventListener("abort", onOuterAbort, { once: true });
   if (opts.signal?.aborted) stop.abort();
   const prober = new Prober({ ...opts, signal: stop.signal });
-  const writer = new BatchWriter(db, now, opts.batchSize ?? 50, opts.flushIntervalMs ?? 0, () => stop.abort());
+  const writer = new BatchWriter(db, {
+    batchSize: opts.batchSize ?? 50,
+    intervalMs: opts.flushIntervalMs ?? 100,
+    useWorker: opts.writeInWorker ?? true,
+    now,
+    onError: () => stop.abort(),
+  });
 
   // Each URL fetches its two documents in parallel, so twice as many URL workers as request slots
   // keep the limiter busy while some workers wait for a busy host.
@@ -113,9 +89,8 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
     await Promise.all(Array.from({ length: workers }, work));
   } finally {
     opts.signal?.removeEventListener("abort", onOuterAbort);
-    writer.flush();
+    await writer.close();
   }
-  if (writer.error) throw writer.error;
   summary.durationMs = Math.round(performance.now() - started);
   return summary;
 }

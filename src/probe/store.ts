@@ -2,11 +2,32 @@ import type { Database, Statement } from "bun:sqlite";
 import type { Db } from "../db/client";
 import { markDatasetChanged } from "../db/dataset-meta";
 import { refreshEffectiveFields } from "../db/effective-fields";
-import type { ProbeResult } from "./types";
+import type { DocumentResult, ProbeResult } from "./types";
+
+/** The parts of a ProbeResult the store keeps (a ProbeResult is one). */
+export interface StorableResult extends Pick<ProbeResult, "probeStatus" | "entryStatus" | "errorKind" | "durationMs" | "summary" | "access"> {
+  metadata: Pick<DocumentResult, "ok" | "httpStatus" | "body">;
+  smart: Pick<DocumentResult, "ok" | "httpStatus" | "body">;
+}
 
 export interface ProbeRecord {
   url: string;
-  result: ProbeResult;
+  result: StorableResult;
+}
+
+/** A copy of a result with only what the store needs (no parsed JSON), cheap to post to a worker. */
+export function storable(result: StorableResult): StorableResult {
+  const doc = (d: StorableResult["metadata"]) => ({ ok: d.ok, httpStatus: d.httpStatus, body: d.body });
+  return {
+    probeStatus: result.probeStatus,
+    entryStatus: result.entryStatus,
+    errorKind: result.errorKind,
+    durationMs: result.durationMs,
+    summary: result.summary,
+    access: result.access,
+    metadata: doc(result.metadata),
+    smart: doc(result.smart),
+  };
 }
 
 interface Statements {
@@ -87,6 +108,6 @@ export function recordProbes(db: Db, records: readonly ProbeRecord[], now: Date 
 }
 
 /** Stores one probe result under `url` (see recordProbes). */
-export function recordProbe(db: Db, url: string, result: ProbeResult, now: Date | string): number {
+export function recordProbe(db: Db, url: string, result: StorableResult, now: Date | string): number {
   return recordProbes(db, [{ url, result }], now);
 }

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { openDatabase, type Db } from "../../src/db/client";
 import { probeDue, selectDueUrls } from "../../src/probe";
 import { interleaveByHost } from "../../src/probe/due";
 import { entry, fixture, insertEntry, json, probeRow, serve, tempDb } from "./helpers";
@@ -143,6 +144,36 @@ describe("probeDue", () => {
       expect(rest.success).toBe(35);
     } finally {
       slow.stop();
+    }
+  });
+});
+
+describe("where results are written", () => {
+  const rows = (db: Db) => db.sqlite.prepare("SELECT * FROM probes ORDER BY url").all().map((r) => ({ ...(r as object), duration_ms: 0 }));
+
+  test("the store worker and the inline writer store the same rows", async () => {
+    const other = tempDb();
+    try {
+      for (const db of [ctx.db, other.db]) for (const p of ["ok", "partial", "auth", "broken"]) insertEntry(db, { url: `${server.url}/${p}` });
+      await probeDue(ctx.db, { ...OPTS, now: () => NOW, writeInWorker: true });
+      await probeDue(other.db, { ...OPTS, now: () => NOW, writeInWorker: false });
+      expect(rows(ctx.db)).toHaveLength(4);
+      expect(rows(ctx.db)).toEqual(rows(other.db));
+    } finally {
+      other.cleanup();
+    }
+  });
+
+  test("an in-memory database is written inline", async () => {
+    const db = openDatabase(":memory:");
+    try {
+      db.sqlite.prepare("INSERT INTO vendors (id, name, endpoint_list_url) VALUES ('epic', 'Epic', 'x')").run();
+      insertEntry(db, { url: `${server.url}/ok` });
+      const summary = await probeDue(db, { ...OPTS, now: () => NOW });
+      expect(summary.success).toBe(1);
+      expect(probeRow(db, `${server.url}/ok`)).toMatchObject({ probe_status: "success", metadata_body: R4 });
+    } finally {
+      db.sqlite.close();
     }
   });
 });
