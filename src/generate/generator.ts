@@ -200,6 +200,7 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
   sqlite.exec("PRAGMA synchronous = OFF");
   sqlite.exec("PRAGMA foreign_keys = OFF");
   sqlite.exec("PRAGMA cache_size = -65536");
+  sqlite.exec("PRAGMA threads = 2");
   const indexes = sqlite
     .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('entries', 'entry_sources')")
     .all() as { name: string; sql: string }[];
@@ -320,7 +321,6 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
       if (rowId % BATCH === 0) {
         sqlite.exec("COMMIT");
         sqlite.exec("BEGIN");
-        if (rowId % 100_000 === 0) Bun.gc(true);
         if (rowId % 200_000 === 0) log(`  ${rowId.toLocaleString("en-US")} entries (${elapsed()})`);
       }
     }
