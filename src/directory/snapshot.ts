@@ -1,9 +1,10 @@
 import type { Database, Statement } from "bun:sqlite";
-import { openReader } from "../db/client";
-import { readDatasetVersion, readLastRefreshAt } from "../db/dataset-meta";
+import { readLastRefreshAt } from "../db/dataset-meta";
 import { countBits } from "./bitset";
-import { buildDirectoryIndex } from "./index-builder";
+import type { DirectoryData } from "./directory-data";
 import { ENDPOINT_COLUMNS, toEndpointRecord, type EndpointRow } from "./records";
+import { Lru } from "./lru";
+import { recordAt } from "./render";
 import { DirectorySearch, type EndpointFilter } from "./search";
 import { FHIR_VERSIONS, type EndpointRecord, type FhirVersion, type ProbeStatus } from "./types";
 
@@ -63,9 +64,9 @@ type CapabilitiesRow = [
 ];
 
 /**
- * One dataset version, frozen: its own connection holds a read transaction open, so every
- * record it serves comes from the same version its index was built from, whatever a
- * concurrent refresh writes meanwhile.
+ * One dataset version, frozen: the list operation answers from its in-memory DirectoryData, and
+ * its own connection holds the read transaction the data was read in (or one pinned at the same
+ * version), so records read by id come from the very same version.
  */
 export class DatasetSnapshot {
   readonly version: number;
@@ -73,18 +74,19 @@ export class DatasetSnapshot {
   readonly vendors: VendorRecord[];
   readonly stats: StatsRecord;
   private readonly vendorNames: Map<string, string>;
-  private readonly byRowId: Statement;
   private readonly byId: Statement;
   private readonly capabilitiesById: Statement;
 
-  private constructor(private readonly sqlite: Database) {
-    sqlite.exec("BEGIN");
-    this.version = readDatasetVersion(sqlite);
-    this.search = new DirectorySearch(buildDirectoryIndex(sqlite));
+  /** `sqlite` must hold an open read transaction at `data.version`; the snapshot owns it from now on. */
+  constructor(
+    private readonly sqlite: Database,
+    private readonly data: DirectoryData,
+  ) {
+    this.version = data.version;
+    this.search = new DirectorySearch(data);
     this.vendors = this.readVendors();
     this.vendorNames = new Map(this.vendors.map((vendor) => [vendor.id, vendor.name]));
     this.stats = this.computeStats(readLastRefreshAt(sqlite));
-    this.byRowId = sqlite.prepare(`SELECT ${ENDPOINT_COLUMNS} FROM entries e WHERE e.row_id = ?`);
     this.byId = sqlite.prepare(`SELECT ${ENDPOINT_COLUMNS} FROM entries e WHERE e.id = ?`);
     this.capabilitiesById = sqlite.prepare(
       `SELECT e.id, e.url, e.vendor_id, p.probed_at, p.probe_status, p.fhir_version, p.software_name, p.software_version,
@@ -93,24 +95,16 @@ export class DatasetSnapshot {
     );
   }
 
-  static open(path: string): DatasetSnapshot {
-    const sqlite = openReader(path);
-    try {
-      return new DatasetSnapshot(sqlite);
-    } catch (error) {
-      sqlite.close();
-      throw error;
-    }
-  }
-
   close() {
     this.sqlite.close();
   }
 
+  /** Response bodies of list requests already answered from this version. */
+  readonly listBodies = new Lru<string>(2_000);
+
   list(filter: EndpointFilter, offset: number, limit: number): { total: number; records: EndpointRecord[] } {
-    const { total, rowIds } = this.search.search(filter, offset, limit);
-    const records = rowIds.map((rowId) => this.toRecord(this.byRowId.values(rowId)[0] as EndpointRow));
-    return { total, records };
+    const { total, ordinals } = this.search.search(filter, offset, limit);
+    return { total, records: ordinals.map((ordinal) => recordAt(this.data, ordinal, this.vendorNames)) };
   }
 
   endpoint(id: string): EndpointRecord | null {
@@ -152,7 +146,7 @@ export class DatasetSnapshot {
     const rows = this.sqlite
       .prepare("SELECT id, name, endpoint_list_url, last_scraped_at FROM vendors ORDER BY lower(name), id")
       .values() as [string, string, string, string | null][];
-    const { vendor } = this.search.index;
+    const { vendor } = this.data.facets;
     return rows.map(([id, name, endpointListUrl, lastScrapedAt]) => {
       const bits = vendor.get(id);
       return { id, name, endpointCount: bits ? countBits(bits) : 0, endpointListUrl, lastScrapedAt };
@@ -160,14 +154,13 @@ export class DatasetSnapshot {
   }
 
   private computeStats(lastUpdated: string | null): StatsRecord {
-    const { index } = this.search;
     const fhirVersionCounts = Object.fromEntries(
       FHIR_VERSIONS.map((version) => {
-        const bits = index.fhirVersion.get(version);
+        const bits = this.data.facets.fhirVersion.get(version);
         return [version, bits ? countBits(bits) : 0];
       }),
     ) as Record<FhirVersion, number>;
-    return { totalEndpoints: index.size, vendorCount: this.vendors.length, fhirVersionCounts, lastUpdated };
+    return { totalEndpoints: this.data.size, vendorCount: this.vendors.length, fhirVersionCounts, lastUpdated };
   }
 }
 

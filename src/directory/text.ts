@@ -1,5 +1,7 @@
 const COMBINING_MARKS = /[\u0300-\u036f]/g;
 const NON_WORD = /[^\p{L}\p{N}]+/u;
+const ASCII = /^[\x00-\x7f]*$/;
+const NON_ASCII_WORD = /[^a-z0-9]+/;
 
 /** Lowercased, accents removed: the form both names and queries are compared in. */
 export function foldText(text: string): string {
@@ -8,7 +10,9 @@ export function foldText(text: string): string {
 
 /** Distinct words of a text, split on anything that is not a letter or a digit. */
 export function words(text: string): string[] {
-  const out = new Set<string>();
-  for (const word of foldText(text).split(NON_WORD)) if (word !== "") out.add(word);
-  return [...out];
+  // Most names are plain ASCII: skip Unicode normalisation for them (same result, far faster).
+  const parts = ASCII.test(text) ? text.toLowerCase().split(NON_ASCII_WORD) : foldText(text).split(NON_WORD);
+  const out: string[] = [];
+  for (const word of parts) if (word !== "" && !out.includes(word)) out.push(word);
+  return out;
 }

@@ -23,19 +23,19 @@ describe("a refresh switches the served dataset without a restart", () => {
     expect(stillOld.body.meta.total).toBe(2);
     expect((await get(app, "/api/v1/stats")).body.data.totalEndpoints).toBe(12);
 
-    expect(app.decorator.directory.refreshIfChanged()).toBe(true);
+    expect(await app.decorator.directory.refreshIfChanged()).toBe(true);
     const after = await get(app, "/api/v1/endpoints?vendor=meditech");
     expect(after.body.data.map((e: { organizationName: string }) => e.organizationName)).toEqual(["Lake Medical", "Valley Regional", "Zephyr Clinic"]);
     expect(after.response.headers.get("etag")).not.toBe(before.response.headers.get("etag"));
     expect((await get(app, "/api/v1/stats")).body.data).toMatchObject({ totalEndpoints: 13, lastUpdated: "2026-11-22T00:00:00.000Z" });
     expect((await get(app, "/api/v1/vendors")).body.data.find((v: { id: string }) => v.id === "meditech").endpointCount).toBe(3);
-    expect(app.decorator.directory.refreshIfChanged()).toBe(false);
+    expect(await app.decorator.directory.refreshIfChanged()).toBe(false);
   });
 
   test("the ETag stays the same while the dataset does", async () => {
     const { app } = fixtureApp();
     const a = await get(app, "/api/v1/vendors");
-    app.decorator.directory.refreshIfChanged();
+    await app.decorator.directory.refreshIfChanged();
     const b = await get(app, "/api/v1/vendors");
     expect(b.response.headers.get("etag")).toBe(a.response.headers.get("etag"));
   });

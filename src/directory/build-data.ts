@@ -1,0 +1,260 @@
+import type { Database } from "bun:sqlite";
+import { readDatasetVersion } from "../db/dataset-meta";
+import { createBitset, setBit, type Bitset } from "./bitset";
+import type { DirectoryData, EntryColumns, Facet, StringTable } from "./directory-data";
+import { words } from "./text";
+
+const CHUNK = 50_000;
+
+/** Assigns each distinct string a small integer, in order of first appearance. */
+class Interner {
+  readonly values: string[] = [];
+  private readonly ids = new Map<string, number>();
+
+  id(value: string | null): number {
+    if (value === null) return -1;
+    let id = this.ids.get(value);
+    if (id === undefined) {
+      id = this.values.length;
+      this.values.push(value);
+      this.ids.set(value, id);
+    }
+    return id;
+  }
+}
+
+interface ProbeFacts {
+  resources: string[];
+  smart: boolean;
+}
+
+function readProbeFacts(sqlite: Database): Map<string, ProbeFacts> {
+  const facts = new Map<string, ProbeFacts>();
+  for (const [url, resources, smart] of sqlite.prepare("SELECT url, supported_resources, smart_supported FROM probes").values() as [string, string, number][]) {
+    facts.set(url, { resources: JSON.parse(resources) as string[], smart: smart === 1 });
+  }
+  return facts;
+}
+
+type Row = [
+  rowId: number, id: string, url: string, vendorId: string, organizationName: string | null, npi: string | null, tenantId: string | null,
+  city: string | null, state: string | null, zipCode: string | null, fhirVersion: string, access: string, status: string, lastUpdated: string,
+];
+
+function emptyColumns(size: number): EntryColumns {
+  return {
+    rowId: new Int32Array(size),
+    id: new Uint8Array(size * 32),
+    url: new Int32Array(size),
+    vendor: new Int32Array(size),
+    organizationName: new Int32Array(size),
+    npi: new Float64Array(size),
+    tenantId: new Int32Array(size),
+    city: new Int32Array(size),
+    state: new Int32Array(size),
+    zipCode: new Int32Array(size),
+    fhirVersion: new Int32Array(size),
+    access: new Uint8Array(size),
+    status: new Int32Array(size),
+    lastUpdated: new Int32Array(size),
+  };
+}
+
+/**
+ * Reads one dataset version (call inside a read transaction) into DirectoryData. Rows are read
+ * in row-id order in chunks (sequential, little garbage) and then arranged in list order.
+ */
+export function buildDirectoryData(sqlite: Database): DirectoryData {
+  const version = readDatasetVersion(sqlite);
+  const vendorNames = new Map(sqlite.prepare("SELECT id, name FROM vendors").values() as [string, string][]);
+  const probes = readProbeFacts(sqlite);
+  const size = (sqlite.prepare("SELECT COUNT(*) FROM entries").values()[0] as [number])[0];
+  const tables = Object.fromEntries(
+    (["urls", "vendorIds", "organizationNames", "tenantIds", "cities", "states", "zipCodes", "lastUpdated", "fhirVersions", "statuses"] as const).map((name) => [name, new Interner()]),
+  ) as Record<Exclude<StringTable, "nameWords">, Interner>;
+
+  const raw = emptyColumns(size);
+  const chunk = sqlite.prepare(
+    `SELECT row_id, id, url, vendor_id, organization_name, npi, tenant_id, city, state, zip_code, fhir_version, access, status, last_updated
+     FROM entries WHERE row_id > ? ORDER BY row_id LIMIT ${CHUNK}`,
+  );
+  let n = 0;
+  for (let after = -1; ; ) {
+    const rows = chunk.values(after) as Row[];
+    for (const row of rows) {
+      if (n >= size) break;
+      raw.rowId[n] = row[0];
+      decodeHex(row[1], raw.id, n * 32);
+      raw.url[n] = tables.urls.id(row[2]);
+      raw.vendor[n] = tables.vendorIds.id(row[3]);
+      raw.organizationName[n] = tables.organizationNames.id(row[4]);
+      raw.npi[n] = row[5] === null ? 0 : Number(row[5]);
+      raw.tenantId[n] = tables.tenantIds.id(row[6]);
+      raw.city[n] = tables.cities.id(row[7]);
+      raw.state[n] = tables.states.id(row[8]);
+      raw.zipCode[n] = tables.zipCodes.id(row[9]);
+      raw.fhirVersion[n] = tables.fhirVersions.id(row[10]);
+      raw.access[n] = (row[11].includes('"patient"') ? 1 : 0) | (row[11].includes('"provider"') ? 2 : 0);
+      raw.status[n] = tables.statuses.id(row[12]);
+      raw.lastUpdated[n] = tables.lastUpdated.id(row[13]);
+      n++;
+    }
+    if (rows.length < CHUNK) break;
+    after = rows[rows.length - 1]![0];
+  }
+
+  const order = listOrder(raw, n, tables.vendorIds.values.map((id) => vendorNames.get(id) ?? id), tables.organizationNames.values, tables.urls.values);
+  const columns = emptyColumns(n);
+  for (const key of Object.keys(columns) as (keyof EntryColumns)[]) {
+    if (key !== "id") permute(raw[key] as Int32Array, columns[key] as Int32Array, order);
+  }
+  for (let ordinal = 0; ordinal < n; ordinal++) columns.id.set(raw.id.subarray(order[ordinal]! * 32, order[ordinal]! * 32 + 32), ordinal * 32);
+
+  const strings = { ...Object.fromEntries(Object.entries(tables).map(([name, interner]) => [name, interner.values])), nameWords: [] as string[] } as Record<StringTable, string[]>;
+  const facets = buildFacets(columns, strings, probes, n);
+  const { nameWords, postings } = buildPostings(columns.organizationName, strings.organizationNames);
+  strings.nameWords = nameWords;
+  return { version, size: n, columns, strings, facets, postings };
+}
+
+const HEX = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) HEX["0123456789abcdef".charCodeAt(i)] = i;
+
+function decodeHex(hex: string, out: Uint8Array, at: number) {
+  for (let i = 0; i < 32; i++) out[at + i] = (HEX[hex.charCodeAt(2 * i)]! << 4) | HEX[hex.charCodeAt(2 * i + 1)]!;
+}
+
+/** Ranks of strings compared case-insensitively (the list order's comparison). */
+function ranks(values: string[]): Int32Array {
+  const lower = values.map((value) => value.toLowerCase());
+  const sorted = lower.map((_, i) => i).sort((a, b) => (lower[a]! < lower[b]! ? -1 : lower[a]! > lower[b]! ? 1 : 0));
+  const rank = new Int32Array(values.length);
+  sorted.forEach((index, position) => (rank[index] = position));
+  return rank;
+}
+
+function compareIds(ids: Uint8Array, a: number, b: number): number {
+  for (let i = 0; i < 32; i++) {
+    const d = ids[a * 32 + i]! - ids[b * 32 + i]!;
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/**
+ * Row indices in list order: vendorName, organizationName (none last), url, id, case-insensitive
+ * (the order of entries.sort_key, computed from ranks of the distinct strings instead of
+ * comparing a million keys): a native sort of the packed rank keys, then a counting sort.
+ */
+function listOrder(raw: EntryColumns, n: number, vendorNames: string[], organizationNames: string[], urls: string[]): Int32Array {
+  const vendorRank = ranks(vendorNames);
+  const organizationRank = ranks(organizationNames);
+  const urlRank = ranks(urls);
+  const noName = organizationNames.length;
+  // vendor (< 2^12) · organization (< 2^21) · url (< 2^20) packed into one exact double.
+  const key = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const organization = raw.organizationName[i]! < 0 ? noName : organizationRank[raw.organizationName[i]!]!;
+    key[i] = (vendorRank[raw.vendor[i]!]! * 2 ** 21 + organization) * 2 ** 20 + urlRank[raw.url[i]!]!;
+  }
+  const distinct = key.slice().sort();
+  const slot = new Int32Array(n);
+  const counts = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    slot[i] = lowerBound(distinct, key[i]!);
+    counts[slot[i]! + 1]!++;
+  }
+  for (let i = 1; i <= n; i++) counts[i]! += counts[i - 1]!;
+  const order = new Int32Array(n);
+  for (let i = 0; i < n; i++) order[counts[slot[i]!]!++] = i;
+  // Entries equal on vendor, organization and url (rare) are ordered by id.
+  for (let start = 0; start < n; ) {
+    let end = start + 1;
+    while (end < n && key[order[end]!] === key[order[start]!]) end++;
+    if (end - start > 1) order.subarray(start, end).sort((a, b) => compareIds(raw.id, a, b));
+    start = end;
+  }
+  return order;
+}
+
+function lowerBound(sorted: Float64Array, value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function permute(from: { [i: number]: number }, to: { [i: number]: number; length: number }, order: Int32Array) {
+  for (let i = 0; i < to.length; i++) to[i] = from[order[i]!]!;
+}
+
+function buildFacets(columns: EntryColumns, strings: Record<StringTable, string[]>, probes: Map<string, ProbeFacts>, size: number): DirectoryData["facets"] {
+  const facets = { vendor: new Map(), state: new Map(), fhirVersion: new Map(), access: new Map(), smart: new Map(), resource: new Map() } as Record<Facet, Map<string, Bitset>>;
+  const bitsetsFor = (facet: Facet, table: string[]) => table.map((value) => {
+    const bits = createBitset(size);
+    facets[facet].set(value, bits);
+    return bits;
+  });
+  const vendor = bitsetsFor("vendor", strings.vendorIds);
+  const state = bitsetsFor("state", strings.states);
+  const fhirVersion = bitsetsFor("fhirVersion", strings.fhirVersions);
+  const [patient, provider] = bitsetsFor("access", ["patient", "provider"]);
+  const [smartTrue, smartFalse] = bitsetsFor("smart", ["true", "false"]);
+  // Resolve each URL's probe facts to bitsets once; entries then only set bits.
+  const resourceBits = new Map<string, Bitset>();
+  const perUrl = strings.urls.map((url) => {
+    const probe = probes.get(url);
+    const resources = (probe?.resources ?? []).map((type) => {
+      let bits = resourceBits.get(type);
+      if (!bits) resourceBits.set(type, (bits = createBitset(size)));
+      return bits;
+    });
+    return { smart: probe?.smart === true, resources };
+  });
+  for (let i = 0; i < size; i++) {
+    setBit(vendor[columns.vendor[i]!]!, i);
+    if (columns.state[i]! >= 0) setBit(state[columns.state[i]!]!, i);
+    setBit(fhirVersion[columns.fhirVersion[i]!]!, i);
+    if (columns.access[i]! & 1) setBit(patient!, i);
+    if (columns.access[i]! & 2) setBit(provider!, i);
+    const url = perUrl[columns.url[i]!]!;
+    setBit(url.smart ? smartTrue! : smartFalse!, i);
+    for (const bits of url.resources) setBit(bits, i);
+  }
+  facets.resource = resourceBits;
+  return facets;
+}
+
+/** Sorted distinct name words and, per word, the ordinals whose organization name has it. */
+function buildPostings(organizationName: Int32Array, names: string[]): { nameWords: string[]; postings: DirectoryData["postings"] } {
+  const wordIds = new Map<string, number>();
+  const nameWordIds = names.map((name) =>
+    words(name).map((word) => {
+      let id = wordIds.get(word);
+      if (id === undefined) wordIds.set(word, (id = wordIds.size));
+      return id;
+    }),
+  );
+  const unsorted = [...wordIds.keys()];
+  const sortedIds = unsorted.map((_, id) => id).sort((a, b) => (unsorted[a]! < unsorted[b]! ? -1 : 1));
+  const position = new Int32Array(unsorted.length);
+  sortedIds.forEach((id, pos) => (position[id] = pos));
+  const counts = new Int32Array(unsorted.length + 1);
+  for (let i = 0; i < organizationName.length; i++) {
+    const name = organizationName[i]!;
+    if (name >= 0) for (const id of nameWordIds[name]!) counts[position[id]! + 1]!++;
+  }
+  for (let w = 1; w < counts.length; w++) counts[w]! += counts[w - 1]!;
+  const offsets = counts.slice();
+  const fill = counts.slice(0, -1);
+  const ordinals = new Int32Array(offsets[offsets.length - 1]!);
+  for (let i = 0; i < organizationName.length; i++) {
+    const name = organizationName[i]!;
+    if (name >= 0) for (const id of nameWordIds[name]!) ordinals[fill[position[id]!]!++] = i;
+  }
+  return { nameWords: sortedIds.map((id) => unsorted[id]!), postings: { offsets, ordinals } };
+}

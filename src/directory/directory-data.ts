@@ -1,0 +1,43 @@
+import type { Bitset } from "./bitset";
+
+/** Names of the string tables the per-entry columns point into. */
+export const STRING_TABLES = ["urls", "vendorIds", "organizationNames", "tenantIds", "cities", "states", "zipCodes", "lastUpdated", "nameWords", "fhirVersions", "statuses"] as const;
+export type StringTable = (typeof STRING_TABLES)[number];
+
+/** Per-entry columns, indexed by ordinal (the entry's position in the list order). -1 = null. */
+export interface EntryColumns {
+  rowId: Int32Array;
+  /** 32 bytes per entry: the SHA-256 id. */
+  id: Uint8Array;
+  url: Int32Array;
+  vendor: Int32Array;
+  organizationName: Int32Array;
+  /** The 10-digit NPI as a number; 0 = none. */
+  npi: Float64Array;
+  tenantId: Int32Array;
+  city: Int32Array;
+  state: Int32Array;
+  zipCode: Int32Array;
+  fhirVersion: Int32Array;
+  /** Bit 1: patient, bit 2: provider. */
+  access: Uint8Array;
+  status: Int32Array;
+  lastUpdated: Int32Array;
+}
+
+export type Facet = "vendor" | "state" | "fhirVersion" | "access" | "smart" | "resource";
+
+/**
+ * Everything the list operation needs for one dataset version, in a form that is written to and
+ * read from a file as-is: typed arrays, string tables, and a bitset per filter value.
+ */
+export interface DirectoryData {
+  version: number;
+  size: number;
+  columns: EntryColumns;
+  strings: Record<StringTable, string[]>;
+  /** Facet → value → bitset of ordinals. `smart` has the values "true" and "false". */
+  facets: Record<Facet, Map<string, Bitset>>;
+  /** Inverted index of organization-name words: postings of `strings.nameWords[i]` are ordinals[offsets[i]..offsets[i+1]). */
+  postings: { offsets: Int32Array; ordinals: Int32Array };
+}

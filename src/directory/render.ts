@@ -1,0 +1,30 @@
+import type { DirectoryData } from "./directory-data";
+import type { Audience, EndpointRecord, EndpointStatus, FhirVersion } from "./types";
+
+const ACCESS: Audience[][] = [[], ["patient"], ["provider"], ["patient", "provider"]];
+
+const lookup = (table: string[], index: number) => (index < 0 ? null : table[index]!);
+
+/** The endpoint record at a list position, from the in-memory columns. */
+export function recordAt(data: DirectoryData, ordinal: number, vendorNames: Map<string, string>): EndpointRecord {
+  const { columns: c, strings: s } = data;
+  const id = Buffer.from(c.id.buffer, c.id.byteOffset + ordinal * 32, 32).toString("hex");
+  const vendorId = s.vendorIds[c.vendor[ordinal]!]!;
+  const npi = c.npi[ordinal]!;
+  return {
+    id,
+    url: s.urls[c.url[ordinal]!]!,
+    vendorName: vendorNames.get(vendorId) ?? vendorId,
+    vendorId,
+    organizationName: lookup(s.organizationNames, c.organizationName[ordinal]!),
+    npi: npi === 0 ? null : String(npi),
+    tenantId: lookup(s.tenantIds, c.tenantId[ordinal]!),
+    fhirVersion: s.fhirVersions[c.fhirVersion[ordinal]!] as FhirVersion,
+    access: ACCESS[c.access[ordinal]!]!,
+    city: lookup(s.cities, c.city[ordinal]!),
+    state: lookup(s.states, c.state[ordinal]!),
+    zipCode: lookup(s.zipCodes, c.zipCode[ordinal]!),
+    status: s.statuses[c.status[ordinal]!] as EndpointStatus,
+    lastUpdated: s.lastUpdated[c.lastUpdated[ordinal]!]!,
+  };
+}
