@@ -31,7 +31,10 @@ export interface AppDeps {
 export function createApp(deps: AppDeps) {
   const clock = deps.clock ?? (() => new Date());
   const log = deps.log ?? createLogger(deps.config.logLevel);
-  const directory = new Directory(deps.db.path, deps.db.sqlite);
+  const directory = new Directory(deps.db.path, deps.db.sqlite, {
+    indexDir: deps.config.indexDir ?? undefined,
+    buildInProcessBelow: deps.config.indexInProcessBelow,
+  });
   const metrics = new Metrics();
   const requestIds = new WeakMap<Request, string>();
   const identities = new WeakMap<Request, ClientIdentity>();

@@ -11,6 +11,10 @@ export interface Config {
   logLevel: LogLevel;
   /** How often the server looks for a newer dataset version written by a refresh. */
   datasetPollMs: number;
+  /** Where built directory index files are kept (default `<DATABASE_PATH>.index`). */
+  indexDir: string | null;
+  /** Datasets smaller than this are indexed in the server process and not written to disk. */
+  indexInProcessBelow: number;
 }
 
 function integer(env: Record<string, string | undefined>, name: string, fallback: number, min: number): number {
@@ -42,5 +46,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy,
     logLevel: oneOf(env, "LOG_LEVEL", ["debug", "info", "warn", "error"] as const, "info"),
     datasetPollMs: integer(env, "DATASET_POLL_MS", 2000, 10),
+    indexDir: env.INDEX_DIR || null,
+    indexInProcessBelow: integer(env, "INDEX_IN_PROCESS_BELOW", 50_000, 0),
   };
 }

@@ -1,0 +1,57 @@
+import { describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { createApp } from "../../src/app";
+import { loadConfig } from "../../src/config";
+import { openDatabase } from "../../src/db/client";
+import { markDatasetChanged } from "../../src/db/dataset-meta";
+import { buildSampleDatabase } from "../../src/sample/build";
+import { get } from "../support/fixture";
+import { tempDbPath } from "../support/seed";
+
+/** The large-dataset path: the index is built by a child process into a file, then mapped. */
+describe("directory index built in a child process and kept on disk", async () => {
+  const path = tempDbPath("sample.sqlite");
+  await buildSampleDatabase(path);
+  const indexDir = `${path}.index`;
+  const viaFile = createApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0", INDEX_IN_PROCESS_BELOW: "0" }) });
+  const inline = createApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+
+  test("the file holds the current version", () => {
+    expect(readdirSync(indexDir)).toEqual(["v" + viaFile.decorator.directory.current.version + ".bin"]);
+  });
+
+  test("answers equal those of the in-process index, for every page and several filters", async () => {
+    for (const query of ["limit=100&page=1", "limit=100&page=7", "limit=100&page=26", "state=CA&fhirVersion=R4", "query=st%20mary", "hasResource=Patient,Observation&smartSupported=true", "vendor=epic&access=provider", "smartSupported=false&limit=7&page=3"]) {
+      const a = await get(viaFile, `/api/v1/endpoints?${query}`);
+      const b = await get(inline, `/api/v1/endpoints?${query}`);
+      expect(a.body).toEqual(b.body);
+      expect(a.body.data.length).toBeGreaterThan(0);
+    }
+    expect((await get(viaFile, "/api/v1/stats")).body).toEqual((await get(inline, "/api/v1/stats")).body);
+    expect((await get(viaFile, "/api/v1/vendors")).body).toEqual((await get(inline, "/api/v1/vendors")).body);
+  });
+
+  test("a second start reuses the file instead of rebuilding", () => {
+    const file = `${indexDir}/${readdirSync(indexDir)[0]}`;
+    const before = statSync(file).mtimeMs;
+    const again = createApp({ db: openDatabase(path), config: loadConfig({ INDEX_IN_PROCESS_BELOW: "0" }) });
+    expect(again.decorator.directory.current.stats.totalEndpoints).toBeGreaterThan(2000);
+    expect(statSync(file).mtimeMs).toBe(before);
+  });
+
+  test("a refresh builds the next version's file, swaps, and keeps at most two files", async () => {
+    const writer = openDatabase(path);
+    for (let i = 0; i < 3; i++) {
+      writer.sqlite.transaction(() => {
+        writer.sqlite.prepare("UPDATE entries SET organization_name = ? WHERE row_id = 1").run(`Renamed Clinic ${i}`);
+        markDatasetChanged(writer.sqlite, `2026-11-2${i}T00:00:00.000Z`);
+      })();
+      expect(await viaFile.decorator.directory.refreshIfChanged()).toBe(true);
+      const { body } = await get(viaFile, `/api/v1/endpoints?query=renamed%20clinic%20${i}`);
+      expect(body.meta.total).toBe(1);
+    }
+    const files = readdirSync(indexDir).sort();
+    expect(files.length).toBe(2);
+    expect(existsSync(`${indexDir}/v${viaFile.decorator.directory.current.version}.bin`)).toBe(true);
+  });
+});
