@@ -121,11 +121,9 @@ describe("the docs page in headless Chromium", () => {
     60_000,
   );
 
-  // KNOWN BUG, kept visible: @elysiajs/openapi writes the API description unescaped into
-  // <meta content="…">, and the description's double quotes end the attribute early, so the rest of
-  // the description leaks as raw text above Swagger UI (see the screenshot). `failing` keeps CI green
-  // while the bug is there and turns red once src/docs/plugin.ts escapes it: then make this a plain test.
-  (runs ? test.failing : test.skip)("shows nothing outside Swagger UI and keeps the whole description in the meta tag", async () => {
+  // @elysiajs/openapi writes the API description unescaped into <meta content="…">: a double quote
+  // in it would end the attribute early and leak the rest as raw text above Swagger UI.
+  (runs ? test : test.skip)("shows nothing outside Swagger UI and keeps the whole description in the meta tag", async () => {
     if (!page) throw new Error("the page did not render");
     // A string, evaluated in the page: the project's type-check has no DOM library.
     const stray = await page.evaluate<string>(`[...document.body.childNodes]
