@@ -6,14 +6,16 @@ import { RedisRateLimitStore } from "../../src/rate-limit/redis-store";
 import { fixtureDb, get } from "../support/fixture";
 import { redisAvailable, startRedis, type RedisProcess } from "../support/redis-server";
 
-// CI installs redis-server (.ci/run); elsewhere the test needs it installed to run.
+// CI installs redis-server and starts one (.ci/run, REDIS_TEST_URL); elsewhere the tests need it installed.
 const skip = !redisAvailable && !process.env.CI;
-let redis: RedisProcess;
+let redis: RedisProcess | undefined;
+let sharedUrl: string;
 const warnings: string[] = [];
 const log = createLogger("warn", { write: (line) => warnings.push(line), flush: () => {} });
 
 beforeAll(async () => {
-  if (!skip) redis = await startRedis();
+  if (skip) return;
+  sharedUrl = process.env.REDIS_TEST_URL ?? (redis = await startRedis()).url;
 });
 afterAll(async () => {
   await redis?.stop();
@@ -26,7 +28,7 @@ function instance(store: RedisRateLimitStore, max: number) {
 describe.skipIf(skip)("rate limits shared through Redis", () => {
   test("two instances on one Redis share a quota of N: across 200 concurrent requests exactly N succeed", async () => {
     const prefix = `test-${crypto.randomUUID()}`;
-    const stores = [new RedisRateLimitStore(redis.url, log, prefix), new RedisRateLimitStore(redis.url, log, prefix)];
+    const stores = [new RedisRateLimitStore(sharedUrl, log, prefix), new RedisRateLimitStore(sharedUrl, log, prefix)];
     const apps = stores.map((store) => instance(store, 37));
     const responses = await Promise.all(Array.from({ length: 200 }, (_, i) => apps[i % 2]!.handle(new Request("http://localhost/api/v1/stats"))));
     const statuses = responses.map((r) => r.status);
