@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { lowerBound } from "./lower-bound";
 import { readDatasetVersion } from "../db/dataset-meta";
 import { createBitset, setBit, type Bitset } from "./bitset";
 import type { DirectoryData, EntryColumns, Facet, StringTable } from "./directory-data";
@@ -177,16 +178,6 @@ function listOrder(raw: EntryColumns, n: number, vendorNames: string[], organiza
   return order;
 }
 
-function lowerBound(sorted: Float64Array, value: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 function permute(from: { [i: number]: number }, to: { [i: number]: number; length: number }, order: Int32Array) {
   for (let i = 0; i < to.length; i++) to[i] = from[order[i]!]!;

@@ -6,6 +6,7 @@ import { readDatasetVersion } from "../db/dataset-meta";
 import { VERSION_MOVED } from "./build-cli";
 import { buildDirectoryData } from "./build-data";
 import { readDataFile, readDataFileSync } from "./data-file";
+import type { DirectoryData } from "./directory-data";
 import { DatasetSnapshot } from "./snapshot";
 
 export interface DirectoryOptions {
@@ -16,7 +17,17 @@ export interface DirectoryOptions {
 }
 
 const BUILD_CLI = join(import.meta.dir, "build-cli.ts");
+const CHILD_OUTPUT = { stdout: "inherit", stderr: "inherit" } as const;
 const KEEP_FILES = 2;
+
+interface Plan {
+  sqlite: Database;
+  /** Set when the data was built in process. */
+  snapshot?: DatasetSnapshot;
+  file?: string;
+  /** The child process to run first, when the file does not exist yet. */
+  builder?: string[];
+}
 
 /**
  * The dataset the API serves: the newest complete snapshot. A refresh builds the next snapshot
@@ -69,73 +80,73 @@ export class Directory {
     this.snapshot.close();
   }
 
-  /** A connection holding a read transaction: everything read through it is one version. */
-  private pin(): { sqlite: Database; version: number; size: number } {
+  /**
+   * Pins the newest version (a connection holding a read transaction: everything read through
+   * it is that version) and decides how to get its data: built here for small datasets, else
+   * from its index file, built first by a child process when missing.
+   */
+  private plan(): Plan {
     const sqlite = openReader(this.path);
-    sqlite.exec("BEGIN");
-    const version = readDatasetVersion(sqlite);
-    const size = (sqlite.prepare("SELECT COUNT(*) FROM entries").values()[0] as [number])[0];
-    return { sqlite, version, size };
-  }
-
-  private fileFor(version: number) {
-    return join(this.indexDir, `v${version}.bin`);
+    try {
+      sqlite.exec("BEGIN");
+      const version = readDatasetVersion(sqlite);
+      const size = (sqlite.prepare("SELECT COUNT(*) FROM entries").values()[0] as [number])[0];
+      if (size < this.inProcessBelow) return { sqlite, snapshot: new DatasetSnapshot(sqlite, buildDirectoryData(sqlite)) };
+      const file = join(this.indexDir, `v${version}.bin`);
+      if (existsSync(file)) return { sqlite, file };
+      mkdirSync(this.indexDir, { recursive: true });
+      return { sqlite, file, builder: [process.execPath, BUILD_CLI, this.path, file, String(version)] };
+    } catch (error) {
+      sqlite.close();
+      throw error;
+    }
   }
 
   private openSync(): DatasetSnapshot {
     for (;;) {
-      const pinned = this.pin();
+      const plan = this.plan();
+      if (plan.snapshot) return plan.snapshot;
+      const exitCode = plan.builder ? Bun.spawnSync(plan.builder, CHILD_OUTPUT).exitCode : 0;
+      if (!this.built(plan, exitCode)) continue;
+      let data: DirectoryData;
       try {
-        const file = this.fileFor(pinned.version);
-        if (pinned.size < this.inProcessBelow) return new DatasetSnapshot(pinned.sqlite, buildDirectoryData(pinned.sqlite));
-        if (!existsSync(file)) {
-          const { exitCode } = Bun.spawnSync([process.execPath, BUILD_CLI, this.path, this.prepareFile(file), String(pinned.version)], { stdout: "inherit", stderr: "inherit" });
-          if (exitCode === VERSION_MOVED) {
-            pinned.sqlite.close();
-            continue;
-          }
-          if (exitCode !== 0) throw new Error(`index build failed with exit code ${exitCode}`);
-        }
-        return this.snapshotFromFile(pinned.sqlite, file, readDataFileSync(file));
+        data = readDataFileSync(plan.file!);
       } catch (error) {
-        pinned.sqlite.close();
-        throw error;
+        this.abandon(plan, error);
       }
+      return this.fromFile(plan, data);
     }
   }
 
   private async openAsync(): Promise<DatasetSnapshot> {
     for (;;) {
-      const pinned = this.pin();
-      try {
-        const file = this.fileFor(pinned.version);
-        if (pinned.size < this.inProcessBelow) return new DatasetSnapshot(pinned.sqlite, buildDirectoryData(pinned.sqlite));
-        if (!existsSync(file)) {
-          const child = Bun.spawn([process.execPath, BUILD_CLI, this.path, this.prepareFile(file), String(pinned.version)], { stdout: "inherit", stderr: "inherit" });
-          const exitCode = await child.exited;
-          if (exitCode === VERSION_MOVED) {
-            pinned.sqlite.close();
-            continue;
-          }
-          if (exitCode !== 0) throw new Error(`index build failed with exit code ${exitCode}`);
-        }
-        return this.snapshotFromFile(pinned.sqlite, file, await readDataFile(file));
-      } catch (error) {
-        pinned.sqlite.close();
-        throw error;
-      }
+      const plan = this.plan();
+      if (plan.snapshot) return plan.snapshot;
+      const exitCode = plan.builder ? await Bun.spawn(plan.builder, CHILD_OUTPUT).exited : 0;
+      if (!this.built(plan, exitCode)) continue;
+      return this.fromFile(plan, await readDataFile(plan.file!).catch((error) => this.abandon(plan, error)));
     }
   }
 
-  private prepareFile(file: string): string {
-    mkdirSync(this.indexDir, { recursive: true });
-    return file;
+  /** False when the database moved on before the child process pinned it (plan again). */
+  private built(plan: Plan, exitCode: number | null): boolean {
+    if (exitCode === VERSION_MOVED) {
+      plan.sqlite.close();
+      return false;
+    }
+    if (exitCode !== 0) this.abandon(plan, new Error(`index build failed with exit code ${exitCode}`));
+    return true;
   }
 
-  private snapshotFromFile(sqlite: Database, file: string, data: Awaited<ReturnType<typeof readDataFile>>): DatasetSnapshot {
-    if (data.version !== readDatasetVersion(sqlite)) throw new Error(`${file} holds version ${data.version}, not the pinned one`);
+  private abandon(plan: Plan, error: unknown): never {
+    plan.sqlite.close();
+    throw error;
+  }
+
+  private fromFile(plan: Plan, data: DirectoryData): DatasetSnapshot {
+    if (data.version !== readDatasetVersion(plan.sqlite)) this.abandon(plan, new Error(`${plan.file} holds version ${data.version}, not the pinned one`));
     this.removeOldFiles(data.version);
-    return new DatasetSnapshot(sqlite, data);
+    return new DatasetSnapshot(plan.sqlite, data);
   }
 
   private removeOldFiles(current: number) {
@@ -144,6 +155,6 @@ export class Directory {
       .filter((v): v is string => v !== undefined)
       .map(Number)
       .sort((a, b) => b - a);
-    for (const version of versions.slice(KEEP_FILES)) if (version !== current) rmSync(this.fileFor(version), { force: true });
+    for (const version of versions.slice(KEEP_FILES)) if (version !== current) rmSync(join(this.indexDir, `v${version}.bin`), { force: true });
   }
 }

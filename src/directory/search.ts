@@ -1,4 +1,5 @@
 import { countBits, createBitset, intersectInto, selectBits, setBit, type Bitset } from "./bitset";
+import { lowerBound } from "./lower-bound";
 import type { DirectoryData } from "./directory-data";
 import { Lru } from "./lru";
 
@@ -88,14 +89,3 @@ export class DirectorySearch {
 }
 
 export const filterKey = (filter: EndpointFilter) => JSON.stringify(filter);
-
-function lowerBound(sorted: string[], value: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
