@@ -1,4 +1,5 @@
 import type { Audience, FhirVersion } from "../directory/types";
+import { releaseOfVersion } from "../directory/fhir-version";
 import { UNREACHABLE_ERROR_KINDS, type DocumentResult, type ErrorKind, type ProbeOutcomeStatus, type ProbeSummary } from "./types";
 
 /**
@@ -7,22 +8,7 @@ import { UNREACHABLE_ERROR_KINDS, type DocumentResult, type ErrorKind, type Prob
  * anything else → UNKNOWN. Pre-release labels (`4.0.1-cibuild`, `3.5a.0`) count by their numbers.
  */
 export function mapFhirVersion(value: unknown): FhirVersion {
-  if (typeof value !== "string") return "UNKNOWN";
-  const match = /^\s*(\d+)\.(\d+)(?:\.(\d+))?/.exec(value);
-  if (!match) return "UNKNOWN";
-  const major = Number(match[1]);
-  const minor = Number(match[2]);
-  const patch = Number(match[3] ?? 0);
-  const v = [major, minor, patch] as const;
-  const cmp = (a: readonly number[], b: readonly number[]) => a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]!;
-  const between = (lo: readonly number[], hi: readonly number[]) => cmp(v, lo) >= 0 && cmp(v, hi) <= 0;
-  if (between([0, 4, 0], [1, 0, 2])) return "DSTU2";
-  if (between([1, 1, 0], [3, 0, 2])) return "STU3";
-  if (between([3, 2, 0], [4, 0, 1])) return "R4";
-  if (major === 4 && (minor === 1 || minor === 3)) return "R4B";
-  if (major === 4 && (minor === 2 || minor >= 4)) return "R5";
-  if (major === 5 && minor === 0) return "R5";
-  return "UNKNOWN";
+  return (typeof value === "string" && releaseOfVersion(value)) || "UNKNOWN";
 }
 
 function stringOrNull(value: unknown): string | null {
