@@ -1,15 +1,41 @@
 /**
- * Builds the directory index file of one dataset version, in its own process so that the
- * server's memory and event loop are untouched:
+ * Builds the directory index file of a dataset version. The server runs this as a child process
+ * (its memory and event loop stay untouched); refresh and db:generate call buildIndexFile at
+ * their end so that the server only has to load the file.
  *   bun src/directory/build-cli.ts <database> <out-file> <expected-version>
  * Exit 0: written; 3: the database is at another version now (the caller re-pins and retries).
  */
 import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { mkdirSync } from "node:fs";
 import { readDatasetVersion } from "../db/dataset-meta";
 import { buildDirectoryData } from "./build-data";
 import { writeDataFile } from "./data-file";
 
 export const VERSION_MOVED = 3;
+
+export const indexFileName = (version: number) => `v${version}.bin`;
+
+/** Writes the index file of the database's current version (or of `expectedVersion`, else returns null). */
+export async function buildIndexFile(databasePath: string, out: { dir: string } | { file: string }, expectedVersion?: number): Promise<string | null> {
+  const sqlite = new Database(databasePath, { readonly: true });
+  try {
+    sqlite.exec("PRAGMA busy_timeout = 10000");
+    sqlite.exec("BEGIN");
+    const version = readDatasetVersion(sqlite);
+    if (expectedVersion !== undefined && version !== expectedVersion) return null;
+    let file: string;
+    if ("file" in out) file = out.file;
+    else {
+      mkdirSync(out.dir, { recursive: true });
+      file = join(out.dir, indexFileName(version));
+    }
+    await writeDataFile(file, buildDirectoryData(sqlite));
+    return file;
+  } finally {
+    sqlite.close();
+  }
+}
 
 if (import.meta.main) {
   const [databasePath, outFile, expected] = Bun.argv.slice(2);
@@ -17,11 +43,5 @@ if (import.meta.main) {
     console.error("usage: bun src/directory/build-cli.ts <database> <out-file> <expected-version>");
     process.exit(2);
   }
-  const sqlite = new Database(databasePath, { readonly: true });
-  sqlite.exec("PRAGMA busy_timeout = 10000");
-  sqlite.exec("BEGIN");
-  if (readDatasetVersion(sqlite) !== Number(expected)) process.exit(VERSION_MOVED);
-  await writeDataFile(outFile, buildDirectoryData(sqlite));
-  sqlite.exec("COMMIT");
-  process.exit(0);
+  process.exit((await buildIndexFile(databasePath, { file: outFile }, Number(expected))) === null ? VERSION_MOVED : 0);
 }

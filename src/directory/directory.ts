@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { openReader } from "../db/client";
 import { readDatasetVersion } from "../db/dataset-meta";
-import { VERSION_MOVED } from "./build-cli";
+import { indexFileName, VERSION_MOVED } from "./build-cli";
 import { buildDirectoryData } from "./build-data";
 import { readDataFile, readDataFileSync } from "./data-file";
 import type { DirectoryData } from "./directory-data";
@@ -15,6 +15,8 @@ export interface DirectoryOptions {
   /** Datasets with at least this many entries are indexed by a child process and the result kept on disk. */
   buildInProcessBelow?: number;
 }
+
+export const defaultIndexDir = (databasePath: string) => `${databasePath}.index`;
 
 const BUILD_CLI = join(import.meta.dir, "build-cli.ts");
 const CHILD_OUTPUT = { stdout: "inherit", stderr: "inherit" } as const;
@@ -45,7 +47,7 @@ export class Directory {
     private readonly watcher: Database,
     options: DirectoryOptions = {},
   ) {
-    this.indexDir = options.indexDir ?? `${path}.index`;
+    this.indexDir = options.indexDir ?? defaultIndexDir(path);
     this.inProcessBelow = options.buildInProcessBelow ?? 50_000;
     this.snapshot = this.openSync();
   }
@@ -92,7 +94,7 @@ export class Directory {
       const version = readDatasetVersion(sqlite);
       const size = (sqlite.prepare("SELECT COUNT(*) FROM entries").values()[0] as [number])[0];
       if (size < this.inProcessBelow) return { sqlite, snapshot: new DatasetSnapshot(sqlite, buildDirectoryData(sqlite)) };
-      const file = join(this.indexDir, `v${version}.bin`);
+      const file = join(this.indexDir, indexFileName(version));
       if (existsSync(file)) return { sqlite, file };
       mkdirSync(this.indexDir, { recursive: true });
       return { sqlite, file, builder: [process.execPath, BUILD_CLI, this.path, file, String(version)] };
@@ -155,6 +157,6 @@ export class Directory {
       .filter((v): v is string => v !== undefined)
       .map(Number)
       .sort((a, b) => b - a);
-    for (const version of versions.slice(KEEP_FILES)) if (version !== current) rmSync(join(this.indexDir, `v${version}.bin`), { force: true });
+    for (const version of versions.slice(KEEP_FILES)) if (version !== current) rmSync(join(this.indexDir, indexFileName(version)), { force: true });
   }
 }

@@ -7,7 +7,10 @@
  * Exit status: 0 all well, 1 a list failed, 2 usage error, 130 interrupted.
  */
 import { openDatabase } from "../db/client";
-import { ingestAll, ingestVendor, type ListSummary } from "../ingest/index";
+import { loadConfig } from "../config";
+import { buildIndexFile } from "../directory/build-cli";
+import { defaultIndexDir } from "../directory/directory";
+import { ingestAll, ingestVendor, syncVendorRegistry, type ListSummary } from "../ingest/index";
 import { formatSummaryTable } from "../ingest/summary-table";
 import { formatSummary, interruptSignal, runProbe } from "../probe/cli";
 import { parseProbeArgs, PROBE_USAGE } from "../probe/cli-options";
@@ -38,6 +41,7 @@ async function main(): Promise<number> {
   let ingestError: string | null = null;
   const db = openDatabase(databasePath);
   try {
+    syncVendorRegistry(db);
     const network = { force: values.force === true, log };
     lists = options.vendorId ? await ingestVendor(db, { vendorId: options.vendorId, ...network }) : await ingestAll(db, network);
   } catch (error) {
@@ -55,11 +59,22 @@ async function main(): Promise<number> {
   console.log(formatSummary(summary));
 
   if (signal.aborted) return 130;
+  await prebuildIndex(databasePath);
   if (ingestError || failedLists.length > 0) {
     console.error(`refresh: ${ingestError ? "ingest failed" : `${failedLists.length} list(s) failed: ${failedLists.map((l) => `${l.vendorId}/${l.listId}`).join(", ")}`}`);
     return 1;
   }
   return 0;
+}
+
+/** A large dataset's index file, which the server would otherwise build itself before it can switch. */
+async function prebuildIndex(databasePath: string) {
+  const config = loadConfig();
+  const db = openDatabase(databasePath);
+  const entries = (db.sqlite.prepare("SELECT COUNT(*) FROM entries").values()[0] as [number])[0];
+  db.sqlite.close();
+  if (entries < config.indexInProcessBelow) return;
+  console.log(`\n== index\n${await buildIndexFile(databasePath, { dir: config.indexDir ?? defaultIndexDir(databasePath) })}`);
 }
 
 if (import.meta.main) {

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseDuration } from "../../src/probe/duration";
 import { ProgressReporter } from "../../src/probe/progress";
@@ -141,8 +141,11 @@ describe("bun run refresh", () => {
         }),
       );
       ctx.db.sqlite.close();
-      const r = await run("src/refresh/cli.ts", [], { DATABASE_PATH: ctx.path, INGEST_REGISTRY: registry });
+      const r = await run("src/refresh/cli.ts", [], { DATABASE_PATH: ctx.path, INGEST_REGISTRY: registry, INDEX_IN_PROCESS_BELOW: "0" });
       expect(r.code).toBe(1);
+      // The server's index file of the version refresh wrote, so a server only has to load it.
+      const version = count(ctx.path, "SELECT CAST(value AS INTEGER) AS n FROM dataset_meta WHERE key = 'dataset_version'");
+      expect(existsSync(join(`${ctx.path}.index`, `v${version}.bin`))).toBe(true);
       expect(r.stdout).toContain("== ingest");
       expect(r.stdout).toContain("== probe");
       expect(r.stdout).toContain("probed 3 URLs");
