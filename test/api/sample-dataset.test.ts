@@ -75,6 +75,13 @@ describe("the API over the sample dataset agrees with SQL", () => {
     expect(seen).toEqual(expected);
   });
 
+  test("every listed record equals the record served by id (columns vs SQL)", async () => {
+    for (let page = 1; page <= 26; page++) {
+      const { body } = await get(app, `/api/v1/endpoints?limit=100&page=${page}`);
+      for (const record of body.data) expect((await get(app, `/api/v1/endpoints/${record.id}`)).body.data).toEqual(record);
+    }
+  });
+
   test("stats agree with SQL", async () => {
     const { body } = await get(app, "/api/v1/stats");
     expect(body.data.totalEndpoints).toBe(count("1"));
