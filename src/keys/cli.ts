@@ -32,14 +32,14 @@ switch (command) {
   case "create": {
     if (!values.name?.trim()) fail("create needs --name");
     if (values.limit !== undefined && !/^[1-9]\d{0,8}$/.test(values.limit)) fail("--limit must be a whole number ≥ 1");
-    const { id, key } = createApiKey(db.sqlite, { name: values.name.trim(), rateLimit: values.limit === undefined ? null : Number(values.limit), now });
+    const { id, key } = createApiKey(db, { name: values.name.trim(), rateLimit: values.limit === undefined ? null : Number(values.limit), now });
     console.log(`created ${id} (${values.name.trim()})`);
     console.log(`key: ${key}`);
     console.log("Store it now: it is not shown again. Send it as X-API-Key: <key> or Authorization: Bearer <key>.");
     break;
   }
   case "list": {
-    const keys = listApiKeys(db.sqlite);
+    const keys = listApiKeys(db);
     if (keys.length === 0) console.log("no keys");
     for (const k of keys) console.log([k.id, k.name, k.rateLimit ?? "default", k.createdAt, k.revokedAt ? `revoked ${k.revokedAt}` : "active"].join("\t"));
     break;
@@ -47,7 +47,7 @@ switch (command) {
   case "revoke": {
     const id = rest[0];
     if (!id) fail("revoke needs the key id");
-    if (!revokeApiKey(db.sqlite, id, now)) fail(`no active key with id ${id}`, 1);
+    if (!revokeApiKey(db, id, now)) fail(`no active key with id ${id}`, 1);
     console.log(`revoked ${id}`);
     break;
   }

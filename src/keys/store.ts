@@ -1,4 +1,7 @@
 import type { Database } from "bun:sqlite";
+import { and, asc, eq, isNull } from "drizzle-orm";
+import type { Db } from "../db/client";
+import { apiKeys } from "../db/schema";
 
 export interface ApiKeyInfo {
   id: string;
@@ -15,24 +18,25 @@ function randomToken(bytes: number): string {
 }
 
 /** Stores a new key as its SHA-256 hash; the plain key is returned once and never stored. */
-export function createApiKey(sqlite: Database, opts: { name: string; rateLimit?: number | null; now: string }): { id: string; key: string } {
+export function createApiKey(db: Db, opts: { name: string; rateLimit?: number | null; now: string }): { id: string; key: string } {
   const id = `key_${randomToken(6)}`;
   const key = `edk_${randomToken(32)}`;
-  sqlite
-    .prepare("INSERT INTO api_keys (id, name, key_hash, rate_limit, created_at) VALUES (?, ?, ?, ?, ?)")
-    .run(id, opts.name, hashKey(key), opts.rateLimit ?? null, opts.now);
+  db.orm.insert(apiKeys).values({ id, name: opts.name, keyHash: hashKey(key), rateLimit: opts.rateLimit ?? null, createdAt: opts.now }).run();
   return { id, key };
 }
 
-export function listApiKeys(sqlite: Database): ApiKeyInfo[] {
-  return sqlite
-    .prepare("SELECT id, name, rate_limit AS rateLimit, created_at AS createdAt, revoked_at AS revokedAt FROM api_keys ORDER BY created_at, id")
-    .all() as ApiKeyInfo[];
+export function listApiKeys(db: Db): ApiKeyInfo[] {
+  return db.orm
+    .select({ id: apiKeys.id, name: apiKeys.name, rateLimit: apiKeys.rateLimit, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
+    .from(apiKeys)
+    .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))
+    .all();
 }
 
 /** Returns false when no such key exists or it was already revoked. */
-export function revokeApiKey(sqlite: Database, id: string, now: string): boolean {
-  return sqlite.prepare("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL").run(now, id).changes === 1;
+export function revokeApiKey(db: Db, id: string, now: string): boolean {
+  const revoked = db.orm.update(apiKeys).set({ revokedAt: now }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id }).all();
+  return revoked.length === 1;
 }
 
 export interface ActiveKey {
@@ -40,7 +44,10 @@ export interface ActiveKey {
   rateLimit: number | null;
 }
 
-/** Looks keys up by hash with one prepared statement; revocation takes effect on the next request. */
+/**
+ * Looks keys up by hash with one statement prepared once (on every request of a key holder);
+ * revocation takes effect on the next request.
+ */
 export class ApiKeyLookup {
   private readonly statement;
 

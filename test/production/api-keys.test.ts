@@ -22,7 +22,7 @@ function appWithKeys(env: Record<string, string> = {}) {
 describe("API keys", () => {
   test("a valid key gets the key quota, in its own window, by either header", async () => {
     const { db, app } = appWithKeys();
-    const { key } = createApiKey(db.sqlite, { name: "researcher", now: "2026-11-25T00:00:00Z" });
+    const { key } = createApiKey(db, { name: "researcher", now: "2026-11-25T00:00:00Z" });
     const anonymous = await get(app, "/api/v1/stats");
     expect(anonymous.response.headers.get("ratelimit-limit")).toBe("2");
     const viaHeader = await get(app, "/api/v1/stats", { headers: { "x-api-key": key } });
@@ -36,7 +36,7 @@ describe("API keys", () => {
 
   test("a key's own limit overrides the default; beyond it, 429", async () => {
     const { db, app } = appWithKeys();
-    const { key } = createApiKey(db.sqlite, { name: "partner", rateLimit: 3, now: "2026-11-25T00:00:00Z" });
+    const { key } = createApiKey(db, { name: "partner", rateLimit: 3, now: "2026-11-25T00:00:00Z" });
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push((await get(app, "/api/v1/vendors", { headers: { "x-api-key": key } })).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
@@ -44,9 +44,9 @@ describe("API keys", () => {
 
   test("unknown, empty and revoked keys → 401 INVALID_API_KEY, even with limiting off", async () => {
     const { db, app } = appWithKeys({ RATE_LIMIT_MAX: "0" });
-    const { id, key } = createApiKey(db.sqlite, { name: "old", now: "2026-11-25T00:00:00Z" });
+    const { id, key } = createApiKey(db, { name: "old", now: "2026-11-25T00:00:00Z" });
     expect((await get(app, "/api/v1/stats", { headers: { "x-api-key": key } })).status).toBe(200);
-    revokeApiKey(db.sqlite, id, "2026-11-25T01:00:00Z");
+    revokeApiKey(db, id, "2026-11-25T01:00:00Z");
     const attempts: Record<string, string>[] = [{ "x-api-key": key }, { "x-api-key": "edk_typo" }, { authorization: "Bearer " }, { authorization: "Bearer nope" }];
     for (const headers of attempts) {
       const { status, body } = await get(app, "/api/v1/stats", { headers });
@@ -58,7 +58,7 @@ describe("API keys", () => {
 
   test("the plain key is stored only as a hash and never logged", async () => {
     const { db, app, lines } = appWithKeys();
-    const { key } = createApiKey(db.sqlite, { name: "secret", now: "2026-11-25T00:00:00Z" });
+    const { key } = createApiKey(db, { name: "secret", now: "2026-11-25T00:00:00Z" });
     await get(app, "/api/v1/stats", { headers: { "x-api-key": key } });
     await get(app, "/api/v1/stats", { headers: { authorization: `Bearer ${key}` } });
     await Bun.sleep(10);
