@@ -26,7 +26,8 @@ export const docsPlugin = (version: string) =>
     .get(
       "/docs/assets/:file",
       ({ params }) => {
-        const type = ASSETS[params.file];
+        // Own keys only: `constructor`, `__proto__`… are on every object and are not assets.
+        const type = Object.hasOwn(ASSETS, params.file) ? ASSETS[params.file] : undefined;
         if (!type) return errorResponse(404, "NOT_FOUND", "No such route; see /docs");
         return new Response(Bun.file(join(ASSET_DIR, params.file)), { headers: { "content-type": type, "cache-control": "public, max-age=86400" } });
       },

@@ -54,6 +54,8 @@ type Gen = ReturnType<typeof generator>;
 const LIST_KEYS = ["query", "vendor", "state", "fhirVersion", "access", "hasResource", "smartSupported", "page", "limit"];
 const JUNK_KEYS = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "page[]", "limit[0]", "a.b", "", " ", "Query", "LIMIT", "q\u0000", "ключ", "🔑", "x".repeat(10_240), "%zz", "%", "%E0%A4%A", "%00", "%C0%AF"];
 const TEN_KB = "A".repeat(10_240);
+/** Names every plain object answers to: lookups keyed by user input must not find them. */
+const PROTO_NAMES = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf", "__defineGetter__", "isPrototypeOf"];
 
 function value(g: Gen): string {
   return g.pick([
@@ -131,7 +133,7 @@ function randomPath(g: Gen, realIds: readonly string[]): { path: string; keys: r
     case 9:
       return { path: "/api/v1/stats", keys: LIST_KEYS };
     case 10:
-      return { path: g.pick(["/docs", "/docs/json", "/metrics", "/docs/assets/swagger-ui.css", "/docs/assets/..%2F..%2Fpackage.json", "/docs/assets/nope.js"]), keys: ["x"] };
+      return { path: g.pick(["/docs", "/docs/json", "/metrics", "/docs/assets/swagger-ui.css", "/docs/assets/..%2F..%2Fpackage.json", "/docs/assets/nope.js", `/docs/assets/${g.pick(PROTO_NAMES)}`]), keys: ["x"] };
     case 11:
       return { path: g.pick(["/api/v1/endpoints/", "/api/v1//endpoints", "/API/V1/ENDPOINTS", "/api/v1/endpoints/%2F", "/api/v2/endpoints", "/api/v1", "/api", "/", "//", "/.env", "/api/v1/endpoints/x/capabilities/extra"]), keys: LIST_KEYS };
     case 12:
@@ -343,6 +345,25 @@ describe(`hostile input through app.handle (HARDENING_SEED=${SEED})`, () => {
     expect(JSON.parse(repeated.body).error.message).toBe("limit: given more than once");
   });
 
+  test("Object.prototype names as path segments: 404 in the envelope (an asset lookup once found them)", async () => {
+    const failures: string[] = [];
+    for (const name of PROTO_NAMES) {
+      for (const path of [`/docs/assets/${name}`, `/api/v1/endpoints/${name}`, `/api/v1/endpoints/${name}/capabilities`, `/${name}`, `/api/v1/${name}`]) {
+        let seen: Seen;
+        try {
+          seen = await viaApp(app, "GET", path, {});
+        } catch (error) {
+          failures.push(`GET ${path}: the response body failed: ${String(error).slice(0, 120)}`);
+          continue;
+        }
+        const found = problems("GET", path, seen);
+        if (seen.status !== 404) found.push("expected 404");
+        if (found.length > 0) failures.push(`GET ${path} → ${seen.status}: ${found.join("; ")}`);
+      }
+    }
+    report(failures);
+  });
+
   test("every method on every route: 405 with Allow, or 404, or the answer of GET; never 5xx", async () => {
     const failures: string[] = [];
     const routes = ["/api/v1/endpoints", `/api/v1/endpoints/${realIds[0]}`, `/api/v1/endpoints/${realIds[0]}/capabilities`, "/api/v1/vendors", "/api/v1/stats", "/health", "/docs", "/docs/json", "/metrics", "/nope"];
@@ -481,6 +502,7 @@ describe(`hostile input over raw TCP to a real server (HARDENING_SEED=${SEED})`,
       ["If-None-Match junk", request("GET /api/v1/stats HTTP/1.1", [`If-None-Match: ${'W/"'.repeat(1000)}`]), 200],
       ["Accept-Encoding junk", request("GET /api/v1/endpoints HTTP/1.1", ["Accept-Encoding: br;q=0.5;q=x, , gzip;;;"]), 200],
       ["obs-text in a header", request("GET /api/v1/stats HTTP/1.1", ["X-A: caf\u00e9"]), 200],
+      ...PROTO_NAMES.map((name): [string, string, number] => [`asset named ${name}`, request(`GET /docs/assets/${name} HTTP/1.1`), 404]),
     ];
     const failures: string[] = [];
     for (const [name, bytes, expected] of cases) {
