@@ -65,6 +65,7 @@ function value(g: Gen): string {
     "mass gen", "Clínica Señor", "CLÍNICA", "O'Brien", "%", "_", "*", '"', "(", ":", "' OR 1=1 --", "'; DROP TABLE entries; --", "\" OR \"\"=\"", "1; SELECT 1", "$where", "{\"$gt\":\"\"}", "[]", "{}",
     "\u0000", "a\u0000b", "\u202e\u0645\u0631\u062d\u0628\u0627", "e\u0301", "😀".repeat(50), "\ud800", "\udfff", "\uffff", "\u200b", "\t\n\r", "<script>alert(1)</script>", "../../etc/passwd", "%2e%2e%2f",
     TEN_KB, "é".repeat(5_000), "%zz", "%", "%4", "%%", "%E0%A4%A", "%ED%A0%80", "%FF", "%C0%80", "%00", "%0A", "%2526", "+", "++", "%20%20",
+    ...PROTO_NAMES, "Constructor", "Patient,Constructor",
   ]);
 }
 
