@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
+import { createLogger } from "../../src/logger";
 import { MemoryRateLimitStore } from "../../src/rate-limit/memory-store";
+import { RedisRateLimitStore } from "../../src/rate-limit/redis-store";
+import { redisAvailable, startRedis, type RedisProcess } from "../support/redis-server";
 import { fixtureDb } from "../support/fixture";
 import { startServer, type ServerProcess } from "../support/server-process";
 
@@ -133,5 +136,31 @@ describe("a real server without TRUST_PROXY", () => {
       if (i < 5) expect(response.headers.get("ratelimit-remaining")).toBe(String(4 - i));
     }
     expect(got).toEqual([200, 200, 200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
+  });
+});
+
+describe.skipIf(!redisAvailable && !process.env.REDIS_TEST_URL)("the shared (Redis) store under 500 concurrent requests", () => {
+  let redis: RedisProcess | undefined;
+  let url: string;
+  beforeAll(async () => {
+    url = process.env.REDIS_TEST_URL ?? (redis = await startRedis()).url;
+  });
+  afterAll(() => redis?.stop());
+
+  test("three instances sharing one Redis allow exactly N of 500 concurrent requests, and say nothing of Redis being down", async () => {
+    const warnings: string[] = [];
+    const log = createLogger("warn", { write: (line) => warnings.push(line), flush: () => {} });
+    const prefix = `hardening-${crypto.randomUUID()}`;
+    const stores = [0, 1, 2].map(() => new RedisRateLimitStore(url, log, prefix));
+    const apps = stores.map((store) => createApp({ db: fixtureDb(), config: loadConfig({ RATE_LIMIT_MAX: "120", RATE_LIMIT_WINDOW_SECONDS: "600", LOG_LEVEL: "error" }), rateLimitStore: store, log }));
+    try {
+      const responses = await Promise.all(Array.from({ length: 500 }, (_, i) => apps[i % 3]!.handle(new Request("http://localhost/api/v1/stats"))));
+      const got = await statuses(responses.map((r) => Promise.resolve(r)));
+      expect(count(got, 200)).toBe(120);
+      expect(count(got, 429)).toBe(380);
+      expect(warnings).toEqual([]); // every hit was counted in Redis, none fell back to a local count
+    } finally {
+      for (const store of stores) store.close();
+    }
   });
 });
