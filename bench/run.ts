@@ -163,6 +163,13 @@ async function measureCeiling(server: Started, lua: { report: string; randomId: 
   return result;
 }
 
+/** The commit measured, and whether the working tree differed from it (uncommitted changes are measured too). */
+function revision(): string {
+  const head = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim();
+  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=no", "--", "src", "db", "package.json"], { cwd: ROOT }).stdout.toString().trim();
+  return head === "" ? "unknown" : `${head}${dirty === "" ? "" : " with uncommitted changes under src/, db/ or package.json"}`;
+}
+
 function machine(): string {
   const cpu = osCpus()[0]?.model ?? "unknown CPU";
   let wrk = "wrk";
@@ -316,7 +323,8 @@ async function main() {
     `Written by \`bun run bench\` on ${new Date().toISOString()}.`,
     "",
     `- dataset: ${fmt(config.endpoints)} generated entries (seed ${config.seed}), ${fmt(dbBytes / 1e6)} MB on disk${generationSeconds !== null ? `, generated in ${fmt(generationSeconds, 1)} s by this run` : ""}`,
-    `- machine: ${machine()}; load average at start ${load}`,
+    `- code: ${revision()}`,
+    `- machine: ${machine()}; load average at start ${load}, at the end ${loadavg().map((l) => l.toFixed(2)).join(" ")}`,
     `- server: \`${config.server}\` pinned to CPU ${config.serverCpus}, RATE_LIMIT_MAX=100000000 (limiting on, never reached); load: wrk, ${config.threads} thread(s), ${config.connections} connections, pinned to CPU ${config.loadCpus}; ${config.seconds} s per shape after ${config.warmup} s warm-up`,
     `- targets: ≥ ${TARGETS.ratio * 100} % of the ceiling's requests/s and p99 ≤ ${TARGETS.p99Ms} ms per shape; ready ≤ ${fmt(TARGETS.readyMs)} ms; RSS ≤ ${TARGETS.rssMb} MB after the run; every response 200`,
     "",
