@@ -38,6 +38,8 @@ const OUTCOME_WEIGHTS = [0.55, 0.15, 0.03, 0.07, 0.08, 0.12];
 interface UrlFacts {
   url: string;
   canonical: string;
+  /** The FHIR version a path segment names (`/r4/`, `/DSTU2/`…), a list hint before any probe. */
+  pathVersion: Version | null;
   tenantId: string | null;
   version: Version;
   primaryAudience: Audience | null;
@@ -58,6 +60,44 @@ interface VendorPlan {
   sharedPicker: WeightedPicker<number> | null;
   profiles: Map<Version, CapabilityProfile>;
   smartBodies: Map<SmartKind, string>;
+  listChoices: Map<string, ListChoice>;
+}
+
+/** The list an entry of a given version and audience comes from, and the other-audience list of the same version. */
+interface ListChoice {
+  primary: ListModel;
+  other: ListModel | undefined;
+  primaryIds: string[];
+  bothIds: string[];
+  primaryAccess: string;
+  bothAccess: string;
+}
+
+function accessOf(lists: ListModel[]): string {
+  const patient = lists.some((l) => l.audience === "patient");
+  const provider = lists.some((l) => l.audience === "provider");
+  return patient ? (provider ? '["patient","provider"]' : '["patient"]') : provider ? '["provider"]' : "[]";
+}
+
+function listChoice(plan: VendorPlan, version: Version, audience: Audience | null): ListChoice {
+  const key = `${version}|${audience}`;
+  let choice = plan.listChoices.get(key);
+  if (!choice) {
+    const { model } = plan;
+    const primary = listFor(model, version, audience);
+    const other = otherAudienceList(model, primary);
+    const id = (list: ListModel) => `${model.id}-${list.suffix}`;
+    choice = {
+      primary,
+      other,
+      primaryIds: [id(primary)],
+      bothIds: other ? [id(primary), id(other)] : [id(primary)],
+      primaryAccess: accessOf([primary]),
+      bothAccess: accessOf(other ? [primary, other] : [primary]),
+    };
+    plan.listChoices.set(key, choice);
+  }
+  return choice;
 }
 
 const statePicker = new WeightedPicker(STATES, STATES.map((s) => s.weight));
@@ -131,6 +171,7 @@ function urlFacts(seed: number, plan: VendorPlan, index: number, takenUrls: Set<
   const facts: UrlFacts = {
     url,
     canonical: canonicalUrl(url),
+    pathVersion: versionFromPath(url),
     tenantId,
     version,
     primaryAudience,
@@ -164,6 +205,7 @@ function planVendors(seed: number, endpoints: number): VendorPlan[] {
       sharedPicker: model.urls.kind === "shared" ? new WeightedPicker(model.urls.urls.map((_, j) => j), model.urls.urls.map((u) => u.weight)) : null,
       profiles,
       smartBodies,
+      listChoices: new Map(),
     };
   });
 }
@@ -250,13 +292,11 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
 
       // Lists that carry the entry, and the hints they give.
       const audience = facts.primaryAudience ?? (plan.sharedPicker ? (rng.chance(0.6) ? "patient" : "provider") : null);
-      const primary = listFor(model, facts.version, audience);
-      const lists = [primary];
-      const other = otherAudienceList(model, primary);
-      if (other && rng.chance(model.bothListsChance)) lists.push(other);
-      const listAudiences = new Set(lists.map((l) => l.audience).filter((a): a is Audience => a !== null));
-      const listAccess = listAudiences.has("patient") ? (listAudiences.has("provider") ? '["patient","provider"]' : '["patient"]') : listAudiences.has("provider") ? '["provider"]' : "[]";
-      const listFhirVersion = primary.fhirVersion ?? versionFromPath(facts.url) ?? "UNKNOWN";
+      const choice = listChoice(plan, facts.version, audience);
+      const both = choice.other !== undefined && rng.chance(model.bothListsChance);
+      const lists = both ? choice.bothIds : choice.primaryIds;
+      const listAccess = both ? choice.bothAccess : choice.primaryAccess;
+      const listFhirVersion = choice.primary.fhirVersion ?? facts.pathVersion ?? "UNKNOWN";
 
       // Where: mostly the URL's home state (a health system's sites cluster), some unknown.
       let state: StatePlaces | null = rng.chance(0.7) ? facts.home : statePicker.pick(rng);
@@ -312,8 +352,7 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
         lastUpdated,
         sortKey(model.name, organizationName, facts.url, id),
       );
-      for (const list of lists) {
-        const listId = `${model.id}-${list.suffix}`;
+      for (const listId of lists) {
         insertSource.run(rowId, listId, removed ? 0 : 1);
         if (!removed) listCounts.set(listId, listCounts.get(listId)! + 1);
         sources++;
