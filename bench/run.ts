@@ -275,8 +275,9 @@ async function main() {
   const ceilingOf = (row: ShapeRow) => row.ceiling?.rps ?? ceilingRps;
 
   // Report.
-  const headers = ["shape", "requests/s", "p50 ms", "p99 ms", "ceiling req/s", "× ceiling", "server CPU", "× ceiling per CPU-s", "RSS MB", "meta.total", "target"];
-  const align: ("l" | "r")[] = ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "l"];
+  const headers = ["shape", "requests/s", "p50 ms", "p99 ms", "ceiling req/s", "× ceiling", "server CPU", "CPU µs/request", "× ceiling per CPU-s", "RSS MB", "meta.total", "target"];
+  const align: ("l" | "r")[] = ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "l"];
+  const microsPerRequest = (m: Measured | null | undefined) => (m && m.cpu ? fmt((m.cpu / m.rps) * 1e6) : "—");
   const perCpu = (row: ShapeRow) => {
     const r = row.result;
     const c = row.ceiling ?? ceilings[0]!;
@@ -294,6 +295,7 @@ async function main() {
       fmt(ceilingOf(row)),
       r ? `${fmt((100 * r.rps) / ceilingOf(row), 1)} %` : "—",
       r ? cpuText(r.cpu) : "—",
+      microsPerRequest(r),
       perCpu(row),
       row.rssMb !== null ? fmt(row.rssMb) : "—",
       row.total !== null ? fmt(row.total) : "",
@@ -303,7 +305,9 @@ async function main() {
   const summary: [string, string, string][] = [
     [
       "ceiling (bare Bun.serve, fixed JSON)",
-      `${fmt(ceilingRps)} requests/s on average over ${ceilings.length} measurements (min ${fmt(ceilingMin)}, max ${fmt(ceilingMax)})${config.interleave ? "; each shape is compared with the ceiling measured right after it" : ""}`,
+      `${fmt(ceilingRps)} requests/s on average over ${ceilings.length} measurements (min ${fmt(ceilingMin)}, max ${fmt(ceilingMax)}); ` +
+        `${microsPerRequest(ceilings.reduce((best, c) => (c.cpu && best.cpu && c.cpu / c.rps < best.cpu / best.rps ? c : best)))} CPU µs per request at best` +
+        `${config.interleave ? "; each shape is compared with the ceiling measured right after it" : ""}`,
       "",
     ],
     ["time to ready, first start (spawn → first list answered; empty INDEX_DIR, so the server builds its index)", `${fmt(firstReadyMs)} ms`, ""],
@@ -334,7 +338,8 @@ async function main() {
     "",
     "`server CPU` is the share of one core the server process used during the measurement. Well below 100 % means the core",
     "was shared with other processes (or the load generator could not keep up), and requests/s understate the server; the",
-    "`× ceiling per CPU-s` column compares requests per CPU-second of the server with the ceiling's, which is steadier on a busy machine.",
+    "`CPU µs/request` (server CPU time per request) and `× ceiling per CPU-s` (requests per server CPU-second against the",
+    "ceiling's) are steadier on a busy machine.",
     "",
     missed === 0 ? "All targets met." : `${missed} target(s) missed (marked **MISSED**).`,
     "",
