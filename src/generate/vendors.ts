@@ -18,6 +18,9 @@ export interface UrlShape {
 }
 
 /**
+ * Vendor ids, names and list ids follow the project's registry (`db/vendors.json`) where the
+ * vendor is there; the others are smaller real vendors with plausible lists.
+ *
  * How one vendor publishes: its lists, how its URLs look, how many entries share a URL, which
  * FHIR versions and SMART flavours its servers run. Shares are relative sizes of the vendor in
  * the dataset; the first vendors hold most entries, as in the real directory.
@@ -70,9 +73,9 @@ const versionPath: Record<Version, string> = { DSTU2: "DSTU2", STU3: "STU3", R4:
 export const VENDORS: VendorModel[] = [
   {
     id: "epic",
-    name: "Epic Systems Corporation",
+    name: "Epic Systems",
     share: 0.27,
-    endpointListUrl: "https://open.epic.com/Endpoints/R4",
+    endpointListUrl: "https://open.epic.com/MyApps/Endpoints",
     oauthHost: "fhir.epic.com/interconnect-fhir-oauth",
     lists: [
       { suffix: "r4", url: "https://open.epic.com/Endpoints/R4", format: "fhir-bundle", audience: "patient", fhirVersion: "R4" },
@@ -107,7 +110,7 @@ export const VENDORS: VendorModel[] = [
     lists: [
       { suffix: "millennium-patient-r4", url: "https://raw.githubusercontent.com/oracle-samples/ignite-endpoints/main/oracle_health_fhir_endpoints/millennium_patient_r4_endpoints.json", format: "fhir-bundle", audience: "patient", fhirVersion: "R4" },
       { suffix: "millennium-provider-r4", url: "https://raw.githubusercontent.com/oracle-samples/ignite-endpoints/main/oracle_health_fhir_endpoints/millennium_provider_r4_endpoints.json", format: "fhir-bundle", audience: "provider", fhirVersion: "R4" },
-      { suffix: "millennium-patient-dstu2", url: "https://raw.githubusercontent.com/oracle-samples/ignite-endpoints/main/oracle_health_fhir_endpoints/millennium_patient_dstu2_endpoints.json", format: "fhir-bundle", audience: "patient", fhirVersion: "DSTU2" },
+      { suffix: "millennium-patient-dstu2", url: "https://raw.githubusercontent.com/oracle-samples/ignite-endpoints/main/millennium_patient_dstu2_endpoints.json", format: "fhir-bundle", audience: "patient", fhirVersion: "DSTU2" },
     ],
     versions: [["R4", 0.9], ["DSTU2", 0.1]],
     profiles: [
@@ -134,7 +137,7 @@ export const VENDORS: VendorModel[] = [
     share: 0.15,
     endpointListUrl: "https://docs.athenahealth.com/api/guides/base-fhir-urls",
     oauthHost: "api.platform.athenahealth.com/oauth2/v1",
-    lists: [{ suffix: "r4", url: "https://docs.athenahealth.com/api/guides/base-fhir-urls", format: "athena-json", audience: null, fhirVersion: "R4" }],
+    lists: [{ suffix: "r4", url: "https://service-base-urls.api.fhir.athena.io/athena-fhir-service-base-urls.json", format: "fhir-bundle", audience: null, fhirVersion: "R4" }],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "athenaOne", softwareVersion: "25.11", extra: [10, 25], dropCore: 0 }],
     urls: {
@@ -153,9 +156,9 @@ export const VENDORS: VendorModel[] = [
     id: "eclinicalworks",
     name: "eClinicalWorks",
     share: 0.1,
-    endpointListUrl: "https://fhir.eclinicalworks.com/ecwopendev/external/practiceList",
+    endpointListUrl: "https://fhir.eclinicalworks.com/ecwopendev",
     oauthHost: "oauthserver.eclinicalworks.com/oauth",
-    lists: [{ suffix: "practices", url: "https://fhir.eclinicalworks.com/ecwopendev/external/practiceList", format: "lantern-json", audience: null, fhirVersion: null }],
+    lists: [{ suffix: "r4", url: "https://fhir.eclinicalworks.com/ecwopendev/external/practiceList", format: "fhir-bundle", audience: null, fhirVersion: "R4" }],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "eClinicalWorks FHIR", softwareVersion: "12.0.3", extra: [0, 12], dropCore: 0.1 }],
     urls: {
@@ -177,10 +180,7 @@ export const VENDORS: VendorModel[] = [
     share: 0.08,
     endpointListUrl: "https://www.nextgen.com/api/practice-search",
     oauthHost: "fhir.nextgen.com/nge/prod/patient-oauth",
-    lists: [
-      { suffix: "patient", url: "https://www.nextgen.com/api/practice-search?audience=patient", format: "nextgen-json", audience: "patient", fhirVersion: null },
-      { suffix: "provider", url: "https://www.nextgen.com/api/practice-search?audience=provider", format: "nextgen-json", audience: "provider", fhirVersion: null },
-    ],
+    lists: [{ suffix: "practices", url: "https://www.nextgen.com/api/practice-search", format: "fhir-bundle", audience: null, fhirVersion: null }],
     versions: [["R4", 1]],
     profiles: [
       { version: "R4", softwareName: "NextGen Enterprise EHR", softwareVersion: "8.4", extra: [15, 35], dropCore: 0 },
@@ -194,7 +194,7 @@ export const VENDORS: VendorModel[] = [
         { url: "https://fhir.nextgen.com/nge/prod/fhir-api-dstu2/fhir/dstu2", version: "DSTU2", weight: 0.1 },
       ],
     },
-    bothListsChance: 0.6,
+    bothListsChance: 0,
     npiRate: 0.3,
     systemNameShare: 0.03,
     smart: () => "both",
@@ -205,10 +205,7 @@ export const VENDORS: VendorModel[] = [
     share: 0.05,
     endpointListUrl: "https://fhir.meditech.com/explorer/endpoints",
     oauthHost: "greenfield-fhir.meditech.com/oauth",
-    lists: [
-      { suffix: "r4", url: "https://fhir.meditech.com/explorer/endpoints?version=r4", format: "csv", audience: null, fhirVersion: "R4" },
-      { suffix: "dstu2", url: "https://fhir.meditech.com/explorer/endpoints?version=dstu2", format: "csv", audience: null, fhirVersion: "DSTU2" },
-    ],
+    lists: [{ suffix: "endpoints", url: "https://fhir.meditech.com/explorer/endpoints", format: "fhir-bundle", audience: null, fhirVersion: null }],
     versions: [["R4", 0.7], ["DSTU2", 0.3]],
     profiles: [
       { version: "R4", softwareName: "MEDITECH Expanse", softwareVersion: "2.2", extra: [5, 20], dropCore: 0.1 },
@@ -231,11 +228,17 @@ export const VENDORS: VendorModel[] = [
     id: "veradigm",
     name: "Veradigm",
     share: 0.04,
-    endpointListUrl: "https://open.allscripts.com/fhirendpoints",
+    endpointListUrl: "https://open.platform.veradigm.com/fhirendpoints",
     oauthHost: "open.allscripts.com/oauth",
-    lists: [{ suffix: "fhirendpoints", url: "https://open.allscripts.com/fhirendpoints/download/R4", format: "fhir-bundle", audience: null, fhirVersion: "R4" }],
-    versions: [["R4", 1]],
-    profiles: [{ version: "R4", softwareName: "Veradigm FHIR Server", softwareVersion: "24.1", extra: [5, 30], dropCore: 0.05 }],
+    lists: [
+      { suffix: "r4", url: "https://open.platform.veradigm.com/fhirendpoints/download/R4?endpointFilter=All", format: "fhir-bundle", audience: null, fhirVersion: "R4" },
+      { suffix: "dstu2", url: "https://open.platform.veradigm.com/fhirendpoints/download/DSTU2", format: "fhir-bundle", audience: null, fhirVersion: "DSTU2" },
+    ],
+    versions: [["R4", 0.85], ["DSTU2", 0.15]],
+    profiles: [
+      { version: "R4", softwareName: "Veradigm FHIR Server", softwareVersion: "24.1", extra: [5, 30], dropCore: 0.05 },
+      { version: "DSTU2", softwareName: "Veradigm FHIR Server", softwareVersion: "19.4", extra: [0, 6], dropCore: 0.15 },
+    ],
     urls: {
       kind: "pool",
       entriesPerUrl: 6,
@@ -255,12 +258,9 @@ export const VENDORS: VendorModel[] = [
     share: 0.03,
     endpointListUrl: "https://developers.greenwayhealth.com/developer-platform/page/fhir-base-urls",
     oauthHost: "authz.fhirprod.aws.greenwayhealth.com",
-    lists: [{ suffix: "base-urls", url: "https://developers.greenwayhealth.com/developer-platform/page/fhir-base-urls", format: "csv", audience: null, fhirVersion: null }],
-    versions: [["R4", 0.8], ["DSTU2", 0.2]],
-    profiles: [
-      { version: "R4", softwareName: "Intergy", softwareVersion: "12.10", extra: [0, 15], dropCore: 0.2 },
-      { version: "DSTU2", softwareName: "Intergy", softwareVersion: "10.80", extra: [0, 3], dropCore: 0.3 },
-    ],
+    lists: [{ suffix: "r4", url: "https://developers.greenwayhealth.com/developer-platform/page/fhir-base-urls", format: "fhir-bundle", audience: null, fhirVersion: "R4" }],
+    versions: [["R4", 1]],
+    profiles: [{ version: "R4", softwareName: "Intergy", softwareVersion: "12.10", extra: [0, 15], dropCore: 0.2 }],
     urls: {
       kind: "pool",
       entriesPerUrl: 4,
@@ -280,7 +280,7 @@ export const VENDORS: VendorModel[] = [
     share: 0.025,
     endpointListUrl: "https://www.practicefusion.com/assets/static_files/ServiceBaseURLs.json",
     oauthHost: "api.practicefusion.com/ehr/oauth2",
-    lists: [{ suffix: "service-base-urls", url: "https://www.practicefusion.com/assets/static_files/ServiceBaseURLs.json", format: "fhir-bundle", audience: "patient", fhirVersion: "R4" }],
+    lists: [{ suffix: "r4", url: "https://www.practicefusion.com/assets/static_files/ServiceBaseURLs.json", format: "fhir-bundle", audience: null, fhirVersion: "R4" }],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "Practice Fusion", softwareVersion: "4.2", extra: [0, 6], dropCore: 0.3 }],
     urls: {
@@ -300,12 +300,9 @@ export const VENDORS: VendorModel[] = [
     id: "medhost",
     name: "MEDHOST",
     share: 0.012,
-    endpointListUrl: "https://api.medhost.com/fhir/endpoints",
+    endpointListUrl: "https://api.mhdi10xasayd.com/medhost-developer-composition/v1/fhir-base-urls.json",
     oauthHost: "api.medhost.com/oauth2",
-    lists: [
-      { suffix: "patient", url: "https://api.medhost.com/fhir/endpoints?audience=patient", format: "fhir-bundle", audience: "patient", fhirVersion: "R4" },
-      { suffix: "provider", url: "https://api.medhost.com/fhir/endpoints?audience=provider", format: "fhir-bundle", audience: "provider", fhirVersion: "R4" },
-    ],
+    lists: [{ suffix: "r4", url: "https://api.mhdi10xasayd.com/medhost-developer-composition/v1/fhir-base-urls.json", format: "lantern-json", audience: null, fhirVersion: null }],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "MEDHOST Enterprise", softwareVersion: "2024.2", extra: [0, 10], dropCore: 0.2 }],
     urls: {
@@ -316,7 +313,7 @@ export const VENDORS: VendorModel[] = [
         return { url: `https://api.medhost.com/fhir/tenant/${tenant}/r4`, tenantId: tenant };
       },
     },
-    bothListsChance: 0.5,
+    bothListsChance: 0,
     npiRate: 0.4,
     systemNameShare: 0.8,
     smart: (rng, audience) => byAudience(audience, rng),
@@ -325,9 +322,9 @@ export const VENDORS: VendorModel[] = [
     id: "drchrono",
     name: "DrChrono",
     share: 0.01,
-    endpointListUrl: "https://drchrono-fhirpresentation.everhealthsoftware.com/drchrono/basepractice/r4/Home/ApiDocumentation",
+    endpointListUrl: "https://drchrono-fhirpresentation.everhealthsoftware.com/fhir/r4/endpoints",
     oauthHost: "drchrono.com/o",
-    lists: [{ suffix: "practices", url: "https://drchrono.com/api/fhir-endpoints", format: "csv", audience: "patient", fhirVersion: null }],
+    lists: [{ suffix: "r4", url: "https://drchrono-fhirpresentation.everhealthsoftware.com/fhir/r4/endpoints", format: "fhir-bundle", audience: null, fhirVersion: "R4" }],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "DrChrono FHIR", softwareVersion: "3.1", extra: [0, 5], dropCore: 0.2 }],
     urls: {
@@ -452,7 +449,10 @@ export const VENDORS: VendorModel[] = [
     share: 0.005,
     endpointListUrl: "https://providerapi.advancedmd.com/v1/r4/endpoints",
     oauthHost: "providerapi.advancedmd.com/v1/oauth2",
-    lists: [{ suffix: "endpoints", url: "https://providerapi.advancedmd.com/v1/r4/endpoints", format: "fhir-bundle", audience: null, fhirVersion: "R4" }],
+    lists: [
+      { suffix: "patient-r4", url: "https://providerapi.advancedmd.com/v1/r4/endpoints?audience=patient", format: "fhir-bundle", audience: "patient", fhirVersion: "R4" },
+      { suffix: "provider-r4", url: "https://providerapi.advancedmd.com/v1/r4/endpoints?audience=provider", format: "fhir-bundle", audience: "provider", fhirVersion: "R4" },
+    ],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "AdvancedMD", softwareVersion: "25.2", extra: [0, 8], dropCore: 0.1 }],
     urls: {
@@ -463,7 +463,7 @@ export const VENDORS: VendorModel[] = [
         return { url: `https://providerapi.advancedmd.com/v1/r4/${office}`, tenantId: office };
       },
     },
-    bothListsChance: 0,
+    bothListsChance: 0.6,
     npiRate: 0.5,
     systemNameShare: 0,
     smart: (rng) => byAudience(null, rng),
@@ -497,9 +497,9 @@ export const VENDORS: VendorModel[] = [
     id: "nextech",
     name: "Nextech",
     share: 0.004,
-    endpointListUrl: "https://select.nextech-api.com/endpoints",
+    endpointListUrl: "https://www.nextech.com/developers-portal",
     oauthHost: "select.nextech-api.com/oauth",
-    lists: [{ suffix: "endpoints", url: "https://select.nextech-api.com/endpoints", format: "csv", audience: null, fhirVersion: null }],
+    lists: [{ suffix: "r4", url: "https://www.nextech.com/hubfs/Nextech%20FHIR%20Base%20URL.csv", format: "csv", audience: null, fhirVersion: null }],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "Nextech Select", softwareVersion: "16.3", extra: [0, 10], dropCore: 0.1 }],
     urls: {

@@ -80,6 +80,29 @@ describe("shape of the generated dataset", () => {
     expect(count("SELECT count(*) FROM vendors")).toBe(sizes.length);
   });
 
+  test("vendors and lists of the project's registry keep their ids, names and list ids", async () => {
+    const registry = (await Bun.file(join(import.meta.dir, "..", "..", "db", "vendors.json")).json()) as {
+      vendors: { id: string; name: string; endpointListUrl: string; lists: { id: string; audience: string | null }[] }[];
+    };
+    const vendors = new Map((db.prepare("SELECT id, name, endpoint_list_url FROM vendors").values() as [string, string, string][]).map(([id, name, url]) => [id, { name, url }]));
+    const lists = db.prepare("SELECT id, vendor_id, audience FROM vendor_lists").values() as [string, string, string | null][];
+    let shared = 0;
+    for (const vendor of registry.vendors) {
+      const generated = vendors.get(vendor.id);
+      if (!generated) continue;
+      shared++;
+      expect(generated).toEqual({ name: vendor.name, url: vendor.endpointListUrl });
+      const known = new Map(vendor.lists.map((l) => [l.id, l.audience]));
+      // Epic no longer publishes its STU3 list; the generator keeps one for its STU3 servers.
+      for (const [id, , audience] of lists.filter(([, v]) => v === vendor.id)) {
+        if (id === "epic-stu3") continue;
+        expect(known.has(id)).toBe(true);
+        expect(known.get(id)).toBe(audience);
+      }
+    }
+    expect(shared).toBeGreaterThanOrEqual(10);
+  });
+
   test("some URLs are shared by many entries, most by few", () => {
     const perUrl = db.prepare("SELECT url, count(*) FROM entries GROUP BY url ORDER BY 2 DESC").values() as [string, number][];
     expect(perUrl[0]![1]).toBeGreaterThanOrEqual(1000);
