@@ -8,7 +8,7 @@
  * 1. Dataset: a generated one (`bun src/generate/cli.ts --endpoints SOAK_ENDPOINTS`, default
  *    100,000, cached in bench/data/), copied to a temp dir because the refresh writes to it.
  * 2. Server: `bun src/index.ts` pinned to CPU 0 (taskset), rate limiting on with a quota never
- *    reached, request logs at info (as in production) written to a temp file.
+ *    reached, request logs at info (as in production) read from a pipe and counted.
  * 3. Mix: about 3,000 distinct GET URLs (list pages with every filter, by id, capabilities,
  *    vendors, stats, health), each checked to answer 200 first; wrk (pinned to CPU 1) rotates
  *    through them, starting each connection at a random place.
@@ -29,12 +29,12 @@
  * default 60, or 20 % of a shorter run). Results go to bench/SOAK.md (SOAK_RESULTS).
  */
 import { Database } from "bun:sqlite";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { cpus as osCpus, tmpdir } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpus as osCpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openDatabase } from "../src/db/client";
 import { markDatasetChanged } from "../src/db/dataset-meta";
-import { cpuSecondsOf, freePort, memoryOf, startPinned, stop, waitUntilAnswers, type Started } from "./lib/process";
+import { cpuSecondsOf, freePort, memoryOf, stop, waitUntilAnswers, type Started } from "./lib/process";
 import { fmt, table } from "./lib/report";
 import { runWrk, wrkInstalled, type WrkResult } from "./lib/wrk";
 
@@ -176,6 +176,8 @@ interface Sample {
   t: number;
   rssMb: number;
   cpu: number | null;
+  /** The machine's 1-minute load average: other work on a shared machine shows here. */
+  load: number;
 }
 interface Segment {
   t: number;
@@ -198,15 +200,32 @@ async function main() {
   try {
     const dbPath = prepareDataset(work);
     const entries = (new Database(dbPath, { readonly: true }).prepare("SELECT COUNT(*) AS n FROM entries").get() as { n: number }).n;
-    const serverLog = join(work, "server.log");
     const port = freePort();
-    server = startPinned(
-      join(ROOT, "src/index.ts"),
-      config.serverCpus,
-      { DATABASE_PATH: dbPath, HOST: "127.0.0.1", RATE_LIMIT_MAX: "100000000", RATE_LIMIT_WINDOW_SECONDS: "60", LOG_LEVEL: config.logLevel },
-      serverLog,
-      port,
-    );
+    // The server's log goes to a pipe this process reads and counts, not to a file: on a machine
+    // shared with disk-heavy work, writes to a file can block for seconds (dirty-page throttling)
+    // and stall the server's event loop, which would measure the disk, not the server.
+    const startedAt = performance.now();
+    const proc = Bun.spawn(["taskset", "-c", config.serverCpus, process.execPath, join(ROOT, "src/index.ts")], {
+      env: { ...process.env, DATABASE_PATH: dbPath, HOST: "127.0.0.1", PORT: String(port), RATE_LIMIT_MAX: "100000000", RATE_LIMIT_WINDOW_SECONDS: "60", LOG_LEVEL: config.logLevel },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    server = { proc, pid: proc.pid, startedAt, port };
+    const logStats = { requestLines: 0, bytes: 0, errorLines: [] as string[] };
+    const consume = async (stream: ReadableStream<Uint8Array>) => {
+      const decoder = new TextDecoder();
+      let rest = "";
+      for await (const chunk of stream) {
+        logStats.bytes += chunk.byteLength;
+        const lines = (rest + decoder.decode(chunk, { stream: true })).split("\n");
+        rest = lines.pop()!;
+        for (const line of lines) {
+          if (line.includes('"message":"request"')) logStats.requestLines++;
+          else if (line.includes('"level":"error"') || (line.trim() !== "" && !line.startsWith("{"))) logStats.errorLines.push(line);
+        }
+      }
+    };
+    const logsDone = Promise.all([consume(proc.stdout), consume(proc.stderr)]);
     const readyMs = await waitUntilAnswers(server, "/api/v1/stats", 120_000);
     const base = `http://127.0.0.1:${port}`;
     log(`server pid ${server.pid} on CPU ${config.serverCpus}, ${entries} entries, ready in ${fmt(readyMs)} ms`);
@@ -253,7 +272,7 @@ async function main() {
       const share = cpu !== null && lastCpu !== null ? (cpu - lastCpu) / ((now - lastCpuAt) / 1000) : null;
       lastCpu = cpu;
       lastCpuAt = now;
-      if (mem) samples.push({ t: elapsed(), rssMb: mem.rssMb, cpu: share });
+      if (mem) samples.push({ t: elapsed(), rssMb: mem.rssMb, cpu: share, load: loadavg()[0]! });
     };
     sample();
     const sampler = setInterval(sample, config.sample * 1000);
@@ -310,10 +329,10 @@ async function main() {
     await stop(server);
     const serverStopped = server.proc.exitCode;
     server = null;
-    const logText = existsSync(serverLog) ? readFileSync(serverLog, "utf8") : "";
-    const errorLines = logText.split("\n").filter((l) => /"level":"error"/.test(l));
-    const requestLines = logText.split("\n").filter((l) => /"message":"request"/.test(l)).length;
-    const logMb = existsSync(serverLog) ? statSync(serverLog).size / 1e6 : 0;
+    await logsDone;
+    const errorLines = logStats.errorLines;
+    const requestLines = logStats.requestLines;
+    const logMb = logStats.bytes / 1e6;
 
     // RSS after warm-up against RSS at the end, each the median of a few samples (the garbage
     // collector moves single samples by ±10 %): the first 30 s after the warm-up, the last 30 s.
@@ -340,7 +359,7 @@ async function main() {
       "## Set-up",
       "",
       `- Dataset: ${entries.toLocaleString("en-US")} generated entries (\`bun src/generate/cli.ts --endpoints ${config.endpoints} --seed 1\`), a copy in a temp dir.`,
-      `- Server: \`bun src/index.ts\` pinned to CPU ${config.serverCpus}, \`LOG_LEVEL=${config.logLevel}\` (request logs to a file), rate limiting on with a quota never reached, \`DATASET_POLL_MS\` default (2 s). Ready in ${fmt(readyMs)} ms.`,
+      `- Server: \`bun src/index.ts\` pinned to CPU ${config.serverCpus}, \`LOG_LEVEL=${config.logLevel}\` (one JSON line per request, as in production, read from a pipe and counted: error lines and anything on stderr fail the run), rate limiting on with a quota never reached, \`DATASET_POLL_MS\` default (2 s). Ready in ${fmt(readyMs)} ms.`,
       `- Load: wrk (1 thread, pinned to CPU ${config.loadCpus}) rotating through ${paths.length} distinct URLs that all answer 200: list pages with every filter and page sizes up to 100, by id, capabilities, vendors, stats, health.`,
       given === null
         ? `- Maximum: wrk -c${config.connections}, ${config.maxSeconds} s after a 5 s warm-up: **${fmt(max.rps)} req/s** (p50 ${fmt(max.p50, 2)} ms, p99 ${fmt(max.p99, 2)} ms).`
@@ -357,7 +376,7 @@ async function main() {
           ["requests in the soak", totalRequests.toLocaleString("en-US")],
           ["achieved rate", `${fmt(achieved)} req/s (${fmt((achieved / max.rps) * 100)} % of the maximum)`],
           ["errors (socket, time-out, non-2xx/3xx, all phases)", String(errors)],
-          ["error lines in the server log", String(errorLines.length)],
+          ["error lines (or stderr output) from the server", String(errorLines.length)],
           ["request lines logged", `${requestLines.toLocaleString("en-US")} (${fmt(logMb)} MB)`],
           ["RSS after warm-up (median of the first 30 s after it)", `${fmt(baseline.rssMb)} MB`],
           ["RSS at the end (median of the last 30 s)", `${fmt(final.rssMb)} MB`],
@@ -371,17 +390,20 @@ async function main() {
       "### Segments",
       "",
       table(
-        ["t (s)", "req/s", "pause (ms)", "p50 (ms)", "p99 (ms)", "max (ms)", "errors"],
-        segments.map((s) => [fmt(s.t), fmt(s.result.rps), fmt(s.pauseMs, 2), fmt(s.result.p50, 2), fmt(s.result.p99, 2), fmt(s.result.max, 1), String(errorsOf(s.result))]),
-        ["r", "r", "r", "r", "r", "r", "r"],
+        ["t (s)", "req/s", "pause (ms)", "p50 (ms)", "p99 (ms)", "max (ms)", "errors", "of which time-outs", "non-2xx/3xx"],
+        segments.map((s) => [
+          fmt(s.t), fmt(s.result.rps), fmt(s.pauseMs, 2), fmt(s.result.p50, 2), fmt(s.result.p99, 2), fmt(s.result.max, 1),
+          String(errorsOf(s.result)), String(s.result.socketErrors.timeout), String(s.result.non2xx),
+        ]),
+        ["r", "r", "r", "r", "r", "r", "r", "r", "r"],
       ),
       "",
       "### Server RSS and CPU",
       "",
       table(
-        ["t (s)", "RSS (MB)", "CPU (cores)"],
-        samples.filter((_, i) => i % Math.max(1, Math.round(30 / config.sample)) === 0 || i === samples.length - 1).map((s) => [fmt(s.t), fmt(s.rssMb, 1), s.cpu === null ? "–" : fmt(s.cpu, 2)]),
-        ["r", "r", "r"],
+        ["t (s)", "RSS (MB)", "server CPU (cores)", "machine load (1 min)"],
+        samples.filter((_, i) => i % Math.max(1, Math.round(30 / config.sample)) === 0 || i === samples.length - 1).map((s) => [fmt(s.t), fmt(s.rssMb, 1), s.cpu === null ? "–" : fmt(s.cpu, 2), fmt(s.load, 2)]),
+        ["r", "r", "r", "r"],
       ),
       "",
     ];
