@@ -270,7 +270,7 @@ describe(`hostile input through app.handle (HARDENING_SEED=${SEED})`, () => {
     const list = await viaApp(app, "GET", "/api/v1/endpoints?limit=100", {});
     realIds.push(...(JSON.parse(list.body).data as { id: string }[]).map((e) => e.id));
     expect(realIds.length).toBe(12);
-  });
+  }, 30_000);
 
   test("3,000 random requests: methods, paths, query strings, headers and bodies", async () => {
     const g = generator("random requests");
@@ -461,7 +461,7 @@ describe(`hostile input over raw TCP to a real server (HARDENING_SEED=${SEED})`,
     port = Number(new URL(server.baseUrl).port);
     const list = await fetch(`${server.baseUrl}/api/v1/endpoints?limit=100`);
     ids = ((await list.json()) as { data: { id: string }[] }).data.map((e) => e.id);
-  });
+  }, 30_000);
   afterAll(() => server?.stop());
 
   /** Requests that are valid HTTP/1.x: they reach the API, and every answer is the API's own. */

@@ -122,7 +122,7 @@ describe("a real server without TRUST_PROXY", () => {
   let server: ServerProcess;
   beforeAll(async () => {
     server = await startServer({ DATABASE_PATH: fixtureDb().path, RATE_LIMIT_MAX: "5", RATE_LIMIT_WINDOW_SECONDS: "3600", TRUST_PROXY: "" });
-  });
+  }, 30_000);
   afterAll(() => server?.stop());
 
   test("rotating X-Forwarded-For, Fly-Client-IP and X-Real-IP does not escape the quota of the socket address", async () => {
@@ -144,7 +144,7 @@ describe.skipIf(!redisAvailable && !process.env.REDIS_TEST_URL)("the shared (Red
   let url: string;
   beforeAll(async () => {
     url = process.env.REDIS_TEST_URL ?? (redis = await startRedis()).url;
-  });
+  }, 30_000);
   afterAll(() => redis?.stop());
 
   test("three instances sharing one Redis allow exactly N of 500 concurrent requests, and say nothing of Redis being down", async () => {
