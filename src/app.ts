@@ -12,7 +12,6 @@ import { ApiKeyLookup } from "./keys/store";
 import { createLogger, type Logger } from "./logger";
 import { Metrics } from "./observability/metrics";
 import { observability } from "./observability/plugin";
-import type { ClientIdentity } from "./rate-limit/client-identity";
 import { MemoryRateLimitStore } from "./rate-limit/memory-store";
 import { rateLimit } from "./rate-limit/plugin";
 import type { RateLimitStore } from "./rate-limit/store";
@@ -36,13 +35,11 @@ export function createApp(deps: AppDeps) {
     buildInProcessBelow: deps.config.indexInProcessBelow,
   });
   const metrics = new Metrics();
-  const requestIds = new WeakMap<Request, string>();
-  const identities = new WeakMap<Request, ClientIdentity>();
   return new Elysia({ normalize: false })
     .decorate("directory", directory)
-    .use(headersPlugin(requestIds))
-    .use(observability({ log, metrics, directory, clock, requestIds, identities }))
-    .use(errorsPlugin(log, requestIds))
+    .use(headersPlugin())
+    .use(observability({ log, metrics, directory, clock }))
+    .use(errorsPlugin(log))
     .use(docsPlugin(packageJson.version))
     .use(
       rateLimit({
@@ -50,7 +47,6 @@ export function createApp(deps: AppDeps) {
         store: deps.rateLimitStore ?? new MemoryRateLimitStore(),
         keys: new ApiKeyLookup(deps.db.sqlite),
         clock,
-        identities,
         onRejected: () => metrics.rateLimitRejected(),
       }),
     )

@@ -73,6 +73,9 @@ export class DatasetSnapshot {
   readonly search: DirectorySearch;
   readonly vendors: VendorRecord[];
   readonly stats: StatsRecord;
+  /** The vendors and stats response bodies: fixed for the whole version. */
+  readonly vendorsBody: string;
+  readonly statsBody: string;
   private readonly vendorNames: Map<string, string>;
   private readonly byId: Statement;
   private readonly capabilitiesById: Statement;
@@ -87,6 +90,8 @@ export class DatasetSnapshot {
     this.vendors = this.readVendors();
     this.vendorNames = new Map(this.vendors.map((vendor) => [vendor.id, vendor.name]));
     this.stats = this.computeStats(readLastRefreshAt(sqlite));
+    this.vendorsBody = JSON.stringify({ success: true, data: this.vendors });
+    this.statsBody = JSON.stringify({ success: true, data: this.stats });
     this.byId = sqlite.prepare(`SELECT ${ENDPOINT_COLUMNS} FROM entries e WHERE e.id = ?`);
     this.capabilitiesById = sqlite.prepare(
       `SELECT e.id, e.url, e.vendor_id, p.probed_at, p.probe_status, p.fhir_version, p.software_name, p.software_version,

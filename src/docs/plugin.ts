@@ -2,6 +2,7 @@ import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { dirname, join } from "node:path";
 import { errorResponse } from "../http/json";
+import { headersFor } from "../http/request-context";
 
 const ASSET_DIR = dirname(Bun.resolveSync("swagger-ui-dist/package.json", import.meta.dir));
 const ASSETS: Record<string, string> = {
@@ -25,14 +26,19 @@ export const docsPlugin = (version: string) =>
   new Elysia({ name: "docs" })
     .get(
       "/docs/assets/:file",
-      ({ params }) => {
+      ({ params, request }) => {
         // Own keys only: `constructor`, `__proto__`… are on every object and are not assets.
         const type = Object.hasOwn(ASSETS, params.file) ? ASSETS[params.file] : undefined;
-        if (!type) return errorResponse(404, "NOT_FOUND", "No such route; see /docs");
-        return new Response(Bun.file(join(ASSET_DIR, params.file)), { headers: { "content-type": type, "cache-control": "public, max-age=86400" } });
+        if (!type) return errorResponse(request, 404, "NOT_FOUND", "No such route; see /docs");
+        return new Response(Bun.file(join(ASSET_DIR, params.file)), { headers: headersFor(request, { "content-type": type, "cache-control": "public, max-age=86400" }) });
       },
       { detail: { hide: true } },
     )
+    // The OpenAPI plugin builds its own responses: give them the common headers through `set`
+    // (a hook local to the docs routes, so the API's routes do not pay for it).
+    .onBeforeHandle(({ request, set }) => {
+      Object.assign(set.headers, headersFor(request));
+    })
     .use(
       openapi({
         path: "/docs",

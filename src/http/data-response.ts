@@ -2,6 +2,7 @@ import type { DatasetSnapshot } from "../directory/snapshot";
 import { encodeBody, negotiateEncoding } from "./compression";
 import { datasetEtag, matchesIfNoneMatch } from "./conditional";
 import { JSON_CONTENT_TYPE } from "./json";
+import { headersFor } from "./request-context";
 
 /** The dataset changes about daily: let clients and proxies reuse answers for a few minutes, then revalidate. */
 const CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=60";
@@ -12,7 +13,7 @@ const CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=60";
  */
 export function dataResponse(request: Request, snapshot: DatasetSnapshot, body: () => string): Response {
   const etag = datasetEtag(snapshot.version, request.url);
-  const headers: Record<string, string> = { etag, "cache-control": CACHE_CONTROL, vary: "Accept-Encoding" };
+  const headers = headersFor(request, { etag, "cache-control": CACHE_CONTROL, vary: "Accept-Encoding" });
   if (matchesIfNoneMatch(request, etag)) return new Response(null, { status: 304, headers });
   const encoded = encodeBody(body(), negotiateEncoding(request), etag);
   headers["content-type"] = JSON_CONTENT_TYPE;

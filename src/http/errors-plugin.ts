@@ -2,35 +2,36 @@ import { Elysia } from "elysia";
 import { ApiError } from "./api-error";
 import { errorResponse } from "./json";
 import { knownRoute, pathOf } from "./known-routes";
+import { contextOf } from "./request-context";
 import type { Logger } from "../logger";
 import { validationMessage } from "./validation-message";
 
 const ALLOW = "GET, HEAD, OPTIONS";
 
 /** Shapes every error into the envelope; nothing internal ever reaches the client. */
-export const errorsPlugin = (log: Logger, requestIds: WeakMap<Request, string>) =>
+export const errorsPlugin = (log: Logger) =>
   new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, set, request }) => {
     if (error instanceof ApiError) {
       set.status = error.status;
-      return errorResponse(error.status, error.code, error.message, error.headers);
+      return errorResponse(request, error.status, error.code, error.message, error.headers);
     }
     if (code === "VALIDATION") {
       set.status = 400;
-      return errorResponse(400, "VALIDATION_ERROR", validationMessage(error as never));
+      return errorResponse(request, 400, "VALIDATION_ERROR", validationMessage(error as never));
     }
     if (code === "NOT_FOUND") {
       if (request.method !== "GET" && request.method !== "HEAD" && knownRoute(pathOf(request.url)) !== null) {
         set.status = 405;
-        return errorResponse(405, "METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use GET`, { allow: ALLOW });
+        return errorResponse(request, 405, "METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use GET`, { allow: ALLOW });
       }
       set.status = 404;
-      return errorResponse(404, "NOT_FOUND", "No such route; see /docs");
+      return errorResponse(request, 404, "NOT_FOUND", "No such route; see /docs");
     }
     if (code === "PARSE") {
       set.status = 400;
-      return errorResponse(400, "VALIDATION_ERROR", "body: no operation accepts a request body");
+      return errorResponse(request, 400, "VALIDATION_ERROR", "body: no operation accepts a request body");
     }
     set.status = 500;
-    log.error("unhandled error", { requestId: requestIds.get(request), error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
-    return errorResponse(500, "INTERNAL_ERROR", "Unexpected server error; retry with backoff");
+    log.error("unhandled error", { requestId: contextOf(request)?.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    return errorResponse(request, 500, "INTERNAL_ERROR", "Unexpected server error; retry with backoff");
   });

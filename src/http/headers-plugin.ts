@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { openContext } from "./request-context";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const PREFLIGHT_HEADERS = {
@@ -7,16 +8,14 @@ const PREFLIGHT_HEADERS = {
   "access-control-allow-headers": "Authorization, X-API-Key, If-None-Match, X-Request-Id",
   "access-control-max-age": "86400",
 };
+const EXPOSED = "ETag, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After";
 
-/** Headers on every response: request id (accepted or generated), CORS, nosniff; CORS preflights answered here. */
-export const headersPlugin = (requestIds: WeakMap<Request, string>) =>
-  new Elysia({ name: "headers" }).onRequest(({ request, set }) => {
+/** Opens each request's context: request id (accepted or generated), CORS, nosniff; answers CORS preflights. */
+export const headersPlugin = () =>
+  new Elysia({ name: "headers" }).onRequest(({ request }) => {
     const incoming = request.headers.get("x-request-id");
-    const requestId = incoming !== null && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-    requestIds.set(request, requestId);
-    set.headers["x-request-id"] = requestId;
-    set.headers["access-control-allow-origin"] = "*";
-    set.headers["access-control-expose-headers"] = "ETag, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After";
-    set.headers["x-content-type-options"] = "nosniff";
-    if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: PREFLIGHT_HEADERS });
+    const id = incoming !== null && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+    const headers = { "x-request-id": id, "access-control-allow-origin": "*", "access-control-expose-headers": EXPOSED, "x-content-type-options": "nosniff" };
+    openContext(request, { id, startedAt: performance.now(), headers });
+    if (request.method === "OPTIONS") return new Response(null, { status: 204, headers: { ...headers, ...PREFLIGHT_HEADERS } });
   });

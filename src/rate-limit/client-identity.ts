@@ -1,5 +1,6 @@
 import type { Server } from "bun";
 import type { Config } from "../config";
+import { Lru } from "../directory/lru";
 import { ApiError } from "../http/api-error";
 import { clientIp } from "../http/client-ip";
 import type { ApiKeyLookup } from "../keys/store";
@@ -23,7 +24,8 @@ function presentedKey(request: Request): string | null {
 
 // Salted per process: a log reader cannot recover an address by hashing all of them.
 const SALT = crypto.getRandomValues(new Uint8Array(16));
-const tagOf = (value: string) => new Bun.CryptoHasher("sha256").update(SALT).update(value).digest("hex").slice(0, 12);
+const tags = new Lru<string>(10_000);
+const tagOf = (value: string) => tags.getOrCompute(value, () => new Bun.CryptoHasher("sha256").update(SALT).update(value).digest("hex").slice(0, 12));
 
 /**
  * A valid API key makes the client the key, with its own limit; an unknown or revoked key is a

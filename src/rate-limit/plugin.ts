@@ -3,7 +3,8 @@ import type { Config } from "../config";
 import { ApiError } from "../http/api-error";
 import { pathOf } from "../http/known-routes";
 import type { ApiKeyLookup } from "../keys/store";
-import { identifyClient, type ClientIdentity } from "./client-identity";
+import { contextOf } from "../http/request-context";
+import { identifyClient } from "./client-identity";
 import type { RateLimitStore } from "./store";
 
 export interface RateLimitOptions {
@@ -11,7 +12,6 @@ export interface RateLimitOptions {
   store: RateLimitStore;
   keys: ApiKeyLookup;
   clock: () => Date;
-  identities: WeakMap<Request, ClientIdentity>;
   onRejected?: () => void;
 }
 
@@ -22,22 +22,25 @@ const UNLIMITED_PATHS = /^\/(?:health|docs|metrics)(?:\/|$)/;
  * route carries the RateLimit headers; over the quota → 429 with Retry-After.
  * `RATE_LIMIT_MAX=0` turns counting off; API keys are still checked.
  */
-export const rateLimit = ({ config, store, keys, clock, identities, onRejected }: RateLimitOptions) => {
+export const rateLimit = ({ config, store, keys, clock, onRejected }: RateLimitOptions) => {
   const { windowSeconds } = config.rateLimit;
   const enabled = config.rateLimit.max > 0;
-  return new Elysia({ name: "rate-limit" }).onRequest(async ({ request, server, set }) => {
+  return new Elysia({ name: "rate-limit" }).onRequest(async ({ request, server }) => {
     if (request.method === "OPTIONS" || UNLIMITED_PATHS.test(pathOf(request.url))) return;
+    const context = contextOf(request);
     const identity = identifyClient(request, server, config, keys);
-    identities.set(request, identity);
+    if (context) context.client = identity.tag;
     if (!enabled) return;
     const nowSeconds = clock().getTime() / 1000;
     const window = Math.floor(nowSeconds / windowSeconds);
     const count = await store.hit(identity.client, window, windowSeconds);
     const reset = String(Math.max(1, Math.ceil((window + 1) * windowSeconds - nowSeconds)));
-    set.headers["ratelimit-limit"] = String(identity.limit);
-    set.headers["ratelimit-remaining"] = String(Math.max(0, identity.limit - count));
-    set.headers["ratelimit-reset"] = reset;
-    set.headers["ratelimit-policy"] = `${identity.limit};w=${windowSeconds}`;
+    if (context) {
+      context.headers["ratelimit-limit"] = String(identity.limit);
+      context.headers["ratelimit-remaining"] = String(Math.max(0, identity.limit - count));
+      context.headers["ratelimit-reset"] = reset;
+      context.headers["ratelimit-policy"] = `${identity.limit};w=${windowSeconds}`;
+    }
     if (count > identity.limit) {
       onRejected?.();
       throw new ApiError(429, "TOO_MANY_REQUESTS", `Rate limit of ${identity.limit} requests per ${windowSeconds} s exceeded; retry after ${reset} s`, { "retry-after": reset });
