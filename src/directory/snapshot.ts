@@ -3,7 +3,6 @@ import { readLastRefreshAt } from "../db/dataset-meta";
 import { countBits } from "./bitset";
 import type { DirectoryData } from "./directory-data";
 import { ENDPOINT_COLUMNS, toEndpointRecord, type EndpointRow } from "./records";
-import { Lru } from "./lru";
 import { recordAt } from "./render";
 import { DirectorySearch, type EndpointFilter } from "./search";
 import { FHIR_VERSIONS, type EndpointRecord, type FhirVersion, type ProbeStatus } from "./types";
@@ -103,9 +102,6 @@ export class DatasetSnapshot {
   close() {
     this.sqlite.close();
   }
-
-  /** Response bodies of list requests already answered from this version. */
-  readonly listBodies = new Lru<string>(2_000);
 
   list(filter: EndpointFilter, offset: number, limit: number): { total: number; records: EndpointRecord[] } {
     const { total, ordinals } = this.search.search(filter, offset, limit);

@@ -1,6 +1,5 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../directory/directory";
-import { filterKey } from "../directory/search";
 import { ApiError } from "../http/api-error";
 import { dataResponse, successBody } from "../http/data-response";
 import { ErrorEnvelope, NoQuery } from "../http/schemas";
@@ -22,12 +21,10 @@ export const endpointRoutes = (directory: Directory) =>
         const page = query.page ?? 1;
         const limit = query.limit ?? 25;
         const snapshot = directory.current;
-        return dataResponse(request, snapshot, () =>
-          snapshot.listBodies.getOrCompute(`${filterKey(filter)} ${page} ${limit}`, () => {
-            const { total, records } = snapshot.list(filter, (page - 1) * limit, limit);
-            return JSON.stringify({ success: true, data: records, meta: { total, page, limit } });
-          }),
-        );
+        return dataResponse(request, snapshot, () => {
+          const { total, records } = snapshot.list(filter, (page - 1) * limit, limit);
+          return JSON.stringify({ success: true, data: records, meta: { total, page, limit } });
+        });
       },
       {
         query: ListQuery,

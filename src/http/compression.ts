@@ -1,9 +1,9 @@
 import { brotliCompressSync, constants } from "node:zlib";
+import { Lru } from "../directory/lru";
 
 export type Encoding = "br" | "gzip";
 
 const MIN_BYTES = 1024;
-const CACHE_ENTRIES = 512;
 
 /** The encoding to use for this client, brotli preferred; null when it accepts neither. */
 export function negotiateEncoding(request: Request): Encoding | null {
@@ -19,25 +19,21 @@ export function negotiateEncoding(request: Request): Encoding | null {
   return gzip ? "gzip" : null;
 }
 
-function compress(body: string, encoding: Encoding): Uint8Array {
+function encode(body: string, encoding: Encoding | null): Uint8Array {
   if (encoding === "gzip") return Bun.gzipSync(Buffer.from(body), { level: 5 });
-  return brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } });
+  if (encoding === "br") return brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } });
+  return new TextEncoder().encode(body);
 }
 
-/** Compressed bodies by cache key (the ETag: it changes whenever the body could), most recent last. */
-const cache = new Map<string, Uint8Array>();
+/**
+ * Response bodies as bytes, by cache key (the ETag: it changes whenever the body could) and
+ * encoding. A hit skips building, serialising, UTF-8 encoding and compressing the body.
+ */
+const cache = new Lru<Uint8Array>(1_000);
 
-/** The body to send: compressed when worth it and accepted, from the cache when seen before. */
-export function encodeBody(body: string, encoding: Encoding | null, cacheKey: string): { body: string | Uint8Array; encoding: Encoding | null } {
-  if (encoding === null || body.length < MIN_BYTES) return { body, encoding: null };
-  const key = `${encoding} ${cacheKey}`;
-  let bytes = cache.get(key);
-  if (bytes) {
-    cache.delete(key);
-  } else {
-    bytes = compress(body, encoding);
-    if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
-  }
-  cache.set(key, bytes);
-  return { body: bytes, encoding };
+/** The bytes to send for `body()`, compressed when worth it and accepted. */
+export function encodedBody(cacheKey: string, accepted: Encoding | null, body: () => string): { bytes: Uint8Array; encoding: Encoding | null } {
+  const plain = cache.getOrCompute(`identity ${cacheKey}`, () => encode(body(), null));
+  if (accepted === null || plain.length < MIN_BYTES) return { bytes: plain, encoding: null };
+  return { bytes: cache.getOrCompute(`${accepted} ${cacheKey}`, () => encode(new TextDecoder().decode(plain), accepted)), encoding: accepted };
 }

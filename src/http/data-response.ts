@@ -1,5 +1,5 @@
 import type { DatasetSnapshot } from "../directory/snapshot";
-import { encodeBody, negotiateEncoding } from "./compression";
+import { encodedBody, negotiateEncoding } from "./compression";
 import { datasetEtag, matchesIfNoneMatch } from "./conditional";
 import { JSON_CONTENT_TYPE } from "./json";
 import { headersFor } from "./request-context";
@@ -15,10 +15,10 @@ export function dataResponse(request: Request, snapshot: DatasetSnapshot, body: 
   const etag = datasetEtag(snapshot.version, request.url);
   const headers = headersFor(request, { etag, "cache-control": CACHE_CONTROL, vary: "Accept-Encoding" });
   if (matchesIfNoneMatch(request, etag)) return new Response(null, { status: 304, headers });
-  const encoded = encodeBody(body(), negotiateEncoding(request), etag);
+  const { bytes, encoding } = encodedBody(etag, negotiateEncoding(request), body);
   headers["content-type"] = JSON_CONTENT_TYPE;
-  if (encoded.encoding) headers["content-encoding"] = encoded.encoding;
-  return new Response(encoded.body, { status: 200, headers });
+  if (encoding) headers["content-encoding"] = encoding;
+  return new Response(bytes, { status: 200, headers });
 }
 
 export const successBody = (data: unknown) => JSON.stringify({ success: true, data });
