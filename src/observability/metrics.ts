@@ -20,10 +20,13 @@ export class Metrics {
   private readonly latency = new Map<string, Histogram>();
   private rateLimited = 0;
 
+  private readonly routeLabels = new Map<string, string>();
+
   observe(route: string, method: string, status: number, seconds: number) {
-    const key = `route="${escapeLabel(route)}",method="${method}",status="${status}"`;
+    let labels = this.routeLabels.get(route);
+    if (labels === undefined) this.routeLabels.set(route, (labels = `route="${escapeLabel(route)}"`));
+    const key = `${labels},method="${escapeLabel(method)}",status="${status}"`;
     this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
-    const labels = `route="${escapeLabel(route)}"`;
     let histogram = this.latency.get(labels);
     if (!histogram) {
       histogram = { counts: BUCKETS.map(() => 0), sum: 0, count: 0 };
