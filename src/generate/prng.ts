@@ -1,4 +1,4 @@
-/** FNV-1a over a label: gives each part of the generated dataset its own deterministic stream. */
+/** FNV-1a over a label: gives each part of a generated dataset its own deterministic stream. */
 export function hashLabel(label: string): number {
   let hash = 0x811c9dc5;
   for (let i = 0; i < label.length; i++) {
@@ -8,7 +8,7 @@ export function hashLabel(label: string): number {
   return hash >>> 0;
 }
 
-/** mulberry32: small, fast, deterministic. The generator never uses Math.random. */
+/** mulberry32: small, fast, deterministic. The dataset generators (db:generate, the sample) never use Math.random. */
 export class Rng {
   private state: number;
 
@@ -30,12 +30,27 @@ export class Rng {
     return Math.floor(this.next() * n);
   }
 
+  /** An integer in [min, max]. */
+  between(min: number, max: number): number {
+    return min + this.int(max - min + 1);
+  }
+
   chance(p: number): boolean {
     return this.next() < p;
   }
 
   pick<T>(items: readonly T[]): T {
+    if (items.length === 0) throw new Error("pick from an empty list");
     return items[this.int(items.length)]!;
+  }
+
+  shuffle<T>(items: readonly T[]): T[] {
+    const out = [...items];
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = this.int(i + 1);
+      [out[i], out[j]] = [out[j]!, out[i]!];
+    }
+    return out;
   }
 
   digits(n: number): string {

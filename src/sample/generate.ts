@@ -12,7 +12,7 @@ import { csv, epicBundle, fhirBundle, lanternFlat, type SampleAddress, type Samp
 import { SAMPLE_DIR, serverKey, type Audience, type ManifestProfile, type ManifestResponse, type ManifestStep, type SampleManifest } from "./manifest";
 import { OrgNamer, SPECIAL_NAMES } from "./names";
 import { PLACES, STREETS, type Place } from "./places";
-import { Prng, npiFrom } from "./prng";
+import { npi as npiFrom, Rng as Prng } from "../generate/prng";
 
 const FHIR_JSON = "application/fhir+json;charset=utf-8";
 

@@ -1,4 +1,4 @@
-import type { Prng } from "./prng";
+import type { Rng as Prng } from "../generate/prng";
 
 const FIRST = [
   "James", "Maria", "Robert", "Linda", "Michael", "Patricia", "David", "Jennifer", "William", "Elizabeth",
