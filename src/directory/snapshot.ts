@@ -3,6 +3,7 @@ import { readLastRefreshAt } from "../db/dataset-meta";
 import { countBits } from "./bitset";
 import type { DirectoryData } from "./directory-data";
 import { ENDPOINT_COLUMNS, toEndpointRecord, type EndpointRow } from "./records";
+import { Lru } from "./lru";
 import { recordAt } from "./render";
 import { DirectorySearch, type EndpointFilter } from "./search";
 import { FHIR_VERSIONS, type EndpointRecord, type FhirVersion, type ProbeStatus } from "./types";
@@ -72,6 +73,8 @@ export class DatasetSnapshot {
   readonly search: DirectorySearch;
   readonly vendors: VendorRecord[];
   readonly stats: StatsRecord;
+  /** Encoded response bodies already sent from this version, by request URL and encoding. */
+  readonly bodies = new Lru<Uint8Array>(1_000);
   /** The vendors and stats response bodies: fixed for the whole version. */
   readonly vendorsBody: string;
   readonly statsBody: string;

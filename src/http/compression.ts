@@ -1,5 +1,5 @@
 import { brotliCompressSync, constants } from "node:zlib";
-import { Lru } from "../directory/lru";
+import type { Lru } from "../directory/lru";
 
 export type Encoding = "br" | "gzip";
 
@@ -26,13 +26,11 @@ function encode(body: string, encoding: Encoding | null): Uint8Array {
 }
 
 /**
- * Response bodies as bytes, by cache key (the ETag: it changes whenever the body could) and
- * encoding. A hit skips building, serialising, UTF-8 encoding and compressing the body.
+ * The bytes to send for `body()`, compressed when worth it and accepted. `cache` holds bodies by
+ * key and encoding (the caller's, per dataset version): a hit skips building, serialising,
+ * UTF-8 encoding and compressing the body.
  */
-const cache = new Lru<Uint8Array>(1_000);
-
-/** The bytes to send for `body()`, compressed when worth it and accepted. */
-export function encodedBody(cacheKey: string, accepted: Encoding | null, body: () => string): { bytes: Uint8Array; encoding: Encoding | null } {
+export function encodedBody(cache: Lru<Uint8Array>, cacheKey: string, accepted: Encoding | null, body: () => string): { bytes: Uint8Array; encoding: Encoding | null } {
   const plain = cache.getOrCompute(`identity ${cacheKey}`, () => encode(body(), null));
   if (accepted === null || plain.length < MIN_BYTES) return { bytes: plain, encoding: null };
   return { bytes: cache.getOrCompute(`${accepted} ${cacheKey}`, () => encode(new TextDecoder().decode(plain), accepted)), encoding: accepted };

@@ -1,10 +1,11 @@
 /**
  * Data responses carry an ETag that changes only when the dataset changes: the dataset version
- * plus a short hash of the request target, so two different URLs never share one.
+ * and a hash of the dataset's last refresh time (so a rebuilt database that reaches the same
+ * version number does not match) and of the request target (so two URLs never share one).
  */
-export function datasetEtag(version: number, url: string): string {
+export function datasetEtag(version: number, refreshedAt: string | null, url: string): string {
   const target = url.slice(url.indexOf("/", url.indexOf("//") + 2));
-  return `W/"${version.toString(36)}-${Bun.hash.wyhash(target).toString(36)}"`;
+  return `W/"${version.toString(36)}-${Bun.hash.wyhash(`${refreshedAt}\n${target}`).toString(36)}"`;
 }
 
 export function matchesIfNoneMatch(request: Request, etag: string): boolean {

@@ -12,10 +12,10 @@ const CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=60";
  * bodiless 304 when the client already has this version.
  */
 export function dataResponse(request: Request, snapshot: DatasetSnapshot, body: () => string): Response {
-  const etag = datasetEtag(snapshot.version, request.url);
+  const etag = datasetEtag(snapshot.version, snapshot.stats.lastUpdated, request.url);
   const headers = headersFor(request, { etag, "cache-control": CACHE_CONTROL, vary: "Accept-Encoding" });
   if (matchesIfNoneMatch(request, etag)) return new Response(null, { status: 304, headers });
-  const { bytes, encoding } = encodedBody(etag, negotiateEncoding(request), body);
+  const { bytes, encoding } = encodedBody(snapshot.bodies, request.url, negotiateEncoding(request), body);
   headers["content-type"] = JSON_CONTENT_TYPE;
   if (encoding) headers["content-encoding"] = encoding;
   return new Response(bytes, { status: 200, headers });

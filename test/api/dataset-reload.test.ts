@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { markDatasetChanged } from "../../src/db/dataset-meta";
 import { canonicalUrl, entryId, sortKey } from "../../src/directory/identity";
+import { createApp } from "../../src/app";
+import { loadConfig } from "../../src/config";
 import { fixtureApp, get } from "../support/fixture";
 
 function addEntry(db: ReturnType<typeof fixtureApp>["db"], name: string, at: string) {
@@ -38,5 +40,22 @@ describe("a refresh switches the served dataset without a restart", () => {
     await app.decorator.directory.refreshIfChanged();
     const b = await get(app, "/api/v1/vendors");
     expect(b.response.headers.get("etag")).toBe(a.response.headers.get("etag"));
+  });
+});
+
+describe("two datasets at the same version number", () => {
+  test("never share cached bodies or ETags", async () => {
+    const a = fixtureApp().app;
+    const { app: b, db } = fixtureApp();
+    addEntry(db, "Zephyr Clinic", "2026-11-23T00:00:00.000Z");
+    db.sqlite.prepare("UPDATE dataset_meta SET value = '1' WHERE key = 'dataset_version'").run();
+    const bFresh = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+    const first = await get(a, "/api/v1/stats");
+    const second = await get(bFresh, "/api/v1/stats");
+    expect(bFresh.decorator.directory.current.version).toBe(a.decorator.directory.current.version);
+    expect(first.body.data.totalEndpoints).toBe(12);
+    expect(second.body.data.totalEndpoints).toBe(13);
+    expect(second.response.headers.get("etag")).not.toBe(first.response.headers.get("etag"));
+    expect((await get(b, "/api/v1/endpoints?vendor=meditech")).body.meta.total).toBe(2);
   });
 });
