@@ -11,10 +11,11 @@ import { mkdirSync } from "node:fs";
 import { readDatasetVersion } from "../db/dataset-meta";
 import { buildDirectoryData } from "./build-data";
 import { writeDataFile } from "./data-file";
+import { DATA_FORMAT } from "./directory-data";
 
 export const VERSION_MOVED = 3;
 
-export const indexFileName = (version: number) => `v${version}.bin`;
+export const indexFileName = (version: number) => `v${version}-f${DATA_FORMAT}.bin`;
 
 /** Writes the index file of the database's current version (or of `expectedVersion`, else returns null). */
 export async function buildIndexFile(databasePath: string, out: { dir: string } | { file: string }, expectedVersion?: number): Promise<string | null> {

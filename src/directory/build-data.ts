@@ -115,7 +115,8 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
   const facets = buildFacets(columns, strings, probes, n);
   const { nameWords, postings } = buildPostings(columns.organizationName, strings.organizationNames);
   strings.nameWords = nameWords;
-  return { version, size: n, columns, strings, facets, postings };
+  const byId = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => compareIds(columns.id, a, b));
+  return { version, size: n, columns, strings, facets, postings, byId };
 }
 
 const HEX = new Int8Array(128).fill(-1);

@@ -1,12 +1,12 @@
 import { readFileSync, renameSync } from "node:fs";
 import type { Bitset } from "./bitset";
-import { STRING_TABLES, type DirectoryData, type EntryColumns, type Facet } from "./directory-data";
+import { DATA_FORMAT, STRING_TABLES, type DirectoryData, type EntryColumns, type Facet } from "./directory-data";
 
 /**
  * DirectoryData on disk: an 8-byte header length, a JSON header (string tables, facet keys,
  * section offsets), then the typed arrays, each 8-byte aligned so reading maps them with no copy.
  */
-const MAGIC = "endpoint-directory-index/1";
+const MAGIC = `endpoint-directory-index/${DATA_FORMAT}`;
 const ARRAY_TYPES = { Int32Array, Uint8Array, Float64Array, Uint32Array } as const;
 type ArrayTypeName = keyof typeof ARRAY_TYPES;
 type AnyArray = Int32Array | Uint8Array | Float64Array | Uint32Array;
@@ -32,7 +32,7 @@ const align8 = (n: number) => (n + 7) & ~7;
 function sectionsOf(data: DirectoryData): [string, AnyArray][] {
   const out: [string, AnyArray][] = Object.entries(data.columns).map(([name, array]) => [`column:${name}`, array as AnyArray]);
   for (const [facet, values] of Object.entries(data.facets)) for (const [value, bits] of values) out.push([`facet:${facet}:${value}`, bits]);
-  out.push(["postings:offsets", data.postings.offsets], ["postings:ordinals", data.postings.ordinals]);
+  out.push(["postings:offsets", data.postings.offsets], ["postings:ordinals", data.postings.ordinals], ["byId", data.byId]);
   return out;
 }
 
@@ -86,5 +86,6 @@ function parseDataFile(path: string, buffer: ArrayBuffer): DirectoryData {
     strings: header.strings,
     facets,
     postings: { offsets: arrays.get("postings:offsets") as Int32Array, ordinals: arrays.get("postings:ordinals") as Int32Array },
+    byId: arrays.get("byId") as Int32Array,
   };
 }

@@ -1,5 +1,8 @@
 import type { Bitset } from "./bitset";
 
+/** Bumped whenever the shape of DirectoryData changes, so older index files are rebuilt. */
+export const DATA_FORMAT = 2;
+
 /** Names of the string tables the per-entry columns point into. */
 export const STRING_TABLES = ["urls", "vendorIds", "organizationNames", "tenantIds", "cities", "states", "zipCodes", "lastUpdated", "nameWords", "fhirVersions", "statuses"] as const;
 export type StringTable = (typeof STRING_TABLES)[number];
@@ -40,4 +43,6 @@ export interface DirectoryData {
   facets: Record<Facet, Map<string, Bitset>>;
   /** Inverted index of organization-name words: postings of `strings.nameWords[i]` are ordinals[offsets[i]..offsets[i+1]). */
   postings: { offsets: Int32Array; ordinals: Int32Array };
+  /** Ordinals sorted by id bytes: get-by-id is a binary search, with no database read. */
+  byId: Int32Array;
 }

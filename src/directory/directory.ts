@@ -151,12 +151,15 @@ export class Directory {
     return new DatasetSnapshot(plan.sqlite, data);
   }
 
+  /** Keeps the newest files of the current format; older versions and other formats go. */
   private removeOldFiles(current: number) {
-    const versions = readdirSync(this.indexDir)
-      .map((name) => /^v(\d+)\.bin$/.exec(name)?.[1])
-      .filter((v): v is string => v !== undefined)
-      .map(Number)
+    const files = readdirSync(this.indexDir).filter((name) => name.endsWith(".bin"));
+    const versions = files
+      .filter((name) => name === indexFileName(Number(/^v(\d+)-/.exec(name)?.[1])))
+      .map((name) => Number(/^v(\d+)-/.exec(name)![1]))
       .sort((a, b) => b - a);
-    for (const version of versions.slice(KEEP_FILES)) if (version !== current) rmSync(join(this.indexDir, indexFileName(version)), { force: true });
+    const keep = new Set([current, ...versions.slice(0, KEEP_FILES)].map(indexFileName));
+    for (const name of files) if (!keep.has(name)) rmSync(join(this.indexDir, name), { force: true });
   }
+
 }

@@ -28,3 +28,23 @@ export function recordAt(data: DirectoryData, ordinal: number, vendorNames: Map<
     lastUpdated: s.lastUpdated[c.lastUpdated[ordinal]!]!,
   };
 }
+
+const ID = /^[0-9a-f]{64}$/;
+
+/** The ordinal of an entry id (64 lowercase hex), or -1. */
+export function findById(data: DirectoryData, id: string): number {
+  if (!ID.test(id)) return -1;
+  const wanted = Buffer.from(id, "hex");
+  const { byId, columns } = data;
+  let lo = 0;
+  let hi = byId.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = byId[mid]! * 32;
+    const order = Buffer.compare(Buffer.from(columns.id.buffer, columns.id.byteOffset + at, 32), wanted);
+    if (order === 0) return byId[mid]!;
+    if (order < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return -1;
+}

@@ -2,9 +2,8 @@ import type { Database, Statement } from "bun:sqlite";
 import { readLastRefreshAt } from "../db/dataset-meta";
 import { countBits } from "./bitset";
 import type { DirectoryData } from "./directory-data";
-import { ENDPOINT_COLUMNS, toEndpointRecord, type EndpointRow } from "./records";
 import { Lru } from "./lru";
-import { recordAt } from "./render";
+import { findById, recordAt } from "./render";
 import { DirectorySearch, type EndpointFilter } from "./search";
 import { FHIR_VERSIONS, type EndpointRecord, type FhirVersion, type ProbeStatus } from "./types";
 
@@ -46,19 +45,16 @@ export interface CapabilitiesRecord {
   smartConfigurationText: string | null;
 }
 
-type CapabilitiesRow = [
-  id: string,
-  url: string,
-  vendorId: string,
-  probedAt: string | null,
-  probeStatus: string | null,
-  fhirVersion: string | null,
+type ProbeRow = [
+  probedAt: string,
+  probeStatus: string,
+  fhirVersion: string,
   softwareName: string | null,
   softwareVersion: string | null,
-  supportedResources: string | null,
-  smartSupported: number | null,
-  smartCapabilities: string | null,
-  grantTypes: string | null,
+  supportedResources: string,
+  smartSupported: number,
+  smartCapabilities: string,
+  grantTypes: string,
   metadataBody: string | null,
   smartBody: string | null,
 ];
@@ -79,8 +75,7 @@ export class DatasetSnapshot {
   readonly vendorsBody: string;
   readonly statsBody: string;
   private readonly vendorNames: Map<string, string>;
-  private readonly byId: Statement;
-  private readonly capabilitiesById: Statement;
+  private readonly probeByUrl: Statement;
 
   /** `sqlite` must hold an open read transaction at `data.version`; the snapshot owns it from now on. */
   constructor(
@@ -94,11 +89,9 @@ export class DatasetSnapshot {
     this.stats = this.computeStats(readLastRefreshAt(sqlite));
     this.vendorsBody = JSON.stringify({ success: true, data: this.vendors });
     this.statsBody = JSON.stringify({ success: true, data: this.stats });
-    this.byId = sqlite.prepare(`SELECT ${ENDPOINT_COLUMNS} FROM entries e WHERE e.id = ?`);
-    this.capabilitiesById = sqlite.prepare(
-      `SELECT e.id, e.url, e.vendor_id, p.probed_at, p.probe_status, p.fhir_version, p.software_name, p.software_version,
-        p.supported_resources, p.smart_supported, p.smart_capabilities, p.grant_types, p.metadata_body, p.smart_body
-       FROM entries e LEFT JOIN probes p ON p.url = e.url WHERE e.id = ?`,
+    this.probeByUrl = sqlite.prepare(
+      `SELECT probed_at, probe_status, fhir_version, software_name, software_version, supported_resources, smart_supported,
+        smart_capabilities, grant_types, metadata_body, smart_body FROM probes WHERE url = ?`,
     );
   }
 
@@ -111,40 +104,40 @@ export class DatasetSnapshot {
     return { total, records: ordinals.map((ordinal) => recordAt(this.data, ordinal, this.vendorNames)) };
   }
 
+  /** The record of an id, from the in-memory columns (binary search over ids). */
   endpoint(id: string): EndpointRecord | null {
-    const row = this.byId.values(id)[0] as EndpointRow | undefined;
-    return row ? this.toRecord(row) : null;
+    const ordinal = findById(this.data, id);
+    return ordinal === -1 ? null : recordAt(this.data, ordinal, this.vendorNames);
   }
 
+  /** The probe result of an entry's URL: the entry from the columns, the probe by primary key. */
   capabilities(id: string): CapabilitiesRecord | null {
-    const row = this.capabilitiesById.values(id)[0] as CapabilitiesRow | undefined;
-    if (!row) return null;
-    const [endpointId, url, vendorId, probedAt, probeStatus, fhirVersion, softwareName, softwareVersion] = row;
-    const supportedResources = parseList(row[8]);
+    const ordinal = findById(this.data, id);
+    if (ordinal === -1) return null;
+    const { url, vendorName } = recordAt(this.data, ordinal, this.vendorNames);
+    const probe = this.probeByUrl.values(url)[0] as ProbeRow | undefined;
+    const supportedResources = parseList(probe?.[5] ?? null);
     return {
-      endpointId,
+      endpointId: id,
       url,
-      vendorName: this.vendorNames.get(vendorId) ?? vendorId,
-      lastProbed: probedAt,
-      probeStatus: (probeStatus ?? "unchecked") as ProbeStatus,
+      vendorName,
+      lastProbed: probe?.[0] ?? null,
+      probeStatus: (probe?.[1] ?? "unchecked") as ProbeStatus,
       summary: {
-        fhirVersion: row[12] !== null ? fhirVersion : null,
-        softwareName,
-        softwareVersion,
+        fhirVersion: probe && probe[9] !== null ? probe[2] : null,
+        softwareName: probe?.[3] ?? null,
+        softwareVersion: probe?.[4] ?? null,
         supportedResourceCount: supportedResources.length,
         supportedResources,
-        smartSupported: row[9] === 1,
-        smartCapabilities: parseList(row[10]),
-        grantTypes: parseList(row[11]),
+        smartSupported: probe?.[6] === 1,
+        smartCapabilities: parseList(probe?.[7] ?? null),
+        grantTypes: parseList(probe?.[8] ?? null),
       },
-      capabilityStatementText: row[12],
-      smartConfigurationText: row[13],
+      capabilityStatementText: probe?.[9] ?? null,
+      smartConfigurationText: probe?.[10] ?? null,
     };
   }
 
-  private toRecord(row: EndpointRow): EndpointRecord {
-    return toEndpointRecord(row, this.vendorNames.get(row[2]) ?? row[2]);
-  }
 
   private readVendors(): VendorRecord[] {
     const rows = this.sqlite

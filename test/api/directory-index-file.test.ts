@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { indexFileName } from "../../src/directory/build-cli";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
@@ -17,7 +18,7 @@ describe("directory index built in a child process and kept on disk", async () =
   const inline = createApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
 
   test("the file holds the current version", () => {
-    expect(readdirSync(indexDir)).toEqual(["v" + viaFile.decorator.directory.current.version + ".bin"]);
+    expect(readdirSync(indexDir)).toEqual([indexFileName(viaFile.decorator.directory.current.version)]);
   });
 
   test("answers equal those of the in-process index, for every page and several filters", async () => {
@@ -52,6 +53,6 @@ describe("directory index built in a child process and kept on disk", async () =
     }
     const files = readdirSync(indexDir).sort();
     expect(files.length).toBe(2);
-    expect(existsSync(`${indexDir}/v${viaFile.decorator.directory.current.version}.bin`)).toBe(true);
+    expect(existsSync(`${indexDir}/${indexFileName(viaFile.decorator.directory.current.version)}`)).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { indexFileName } from "../../src/directory/build-cli";
 import { Database } from "bun:sqlite";
 import { existsSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -145,7 +146,7 @@ describe("bun run refresh", () => {
       expect(r.code).toBe(1);
       // The server's index file of the version refresh wrote, so a server only has to load it.
       const version = count(ctx.path, "SELECT CAST(value AS INTEGER) AS n FROM dataset_meta WHERE key = 'dataset_version'");
-      expect(existsSync(join(`${ctx.path}.index`, `v${version}.bin`))).toBe(true);
+      expect(existsSync(join(`${ctx.path}.index`, indexFileName(version)))).toBe(true);
       expect(r.stdout).toContain("== ingest");
       expect(r.stdout).toContain("== probe");
       expect(r.stdout).toContain("probed 3 URLs");
