@@ -45,19 +45,19 @@ export interface CapabilitiesRecord {
   smartConfigurationText: string | null;
 }
 
-type ProbeRow = [
-  probedAt: string,
-  probeStatus: string,
-  fhirVersion: string,
-  softwareName: string | null,
-  softwareVersion: string | null,
-  supportedResources: string,
-  smartSupported: number,
-  smartCapabilities: string,
-  grantTypes: string,
-  metadataBody: string | null,
-  smartBody: string | null,
-];
+interface ProbeRow {
+  probedAt: string;
+  probeStatus: ProbeStatus;
+  fhirVersion: string;
+  softwareName: string | null;
+  softwareVersion: string | null;
+  supportedResources: string;
+  smartSupported: number;
+  smartCapabilities: string;
+  grantTypes: string;
+  metadataBody: string | null;
+  smartBody: string | null;
+}
 
 /**
  * One dataset version, frozen: the list operation answers from its in-memory DirectoryData, and
@@ -90,8 +90,10 @@ export class DatasetSnapshot {
     this.vendorsBody = JSON.stringify({ success: true, data: this.vendors });
     this.statsBody = JSON.stringify({ success: true, data: this.stats });
     this.probeByUrl = sqlite.prepare(
-      `SELECT probed_at, probe_status, fhir_version, software_name, software_version, supported_resources, smart_supported,
-        smart_capabilities, grant_types, metadata_body, smart_body FROM probes WHERE url = ?`,
+      `SELECT probed_at AS probedAt, probe_status AS probeStatus, fhir_version AS fhirVersion, software_name AS softwareName,
+        software_version AS softwareVersion, supported_resources AS supportedResources, smart_supported AS smartSupported,
+        smart_capabilities AS smartCapabilities, grant_types AS grantTypes, metadata_body AS metadataBody, smart_body AS smartBody
+       FROM probes WHERE url = ?`,
     );
   }
 
@@ -115,29 +117,28 @@ export class DatasetSnapshot {
     const ordinal = findById(this.data, id);
     if (ordinal === -1) return null;
     const { url, vendorName } = recordAt(this.data, ordinal, this.vendorNames);
-    const probe = this.probeByUrl.values(url)[0] as ProbeRow | undefined;
-    const supportedResources = parseList(probe?.[5] ?? null);
+    const probe = this.probeByUrl.get(url) as ProbeRow | null;
+    const supportedResources = parseList(probe?.supportedResources ?? null);
     return {
       endpointId: id,
       url,
       vendorName,
-      lastProbed: probe?.[0] ?? null,
-      probeStatus: (probe?.[1] ?? "unchecked") as ProbeStatus,
+      lastProbed: probe?.probedAt ?? null,
+      probeStatus: probe?.probeStatus ?? "unchecked",
       summary: {
-        fhirVersion: probe && probe[9] !== null ? probe[2] : null,
-        softwareName: probe?.[3] ?? null,
-        softwareVersion: probe?.[4] ?? null,
+        fhirVersion: probe?.metadataBody ? probe.fhirVersion : null,
+        softwareName: probe?.softwareName ?? null,
+        softwareVersion: probe?.softwareVersion ?? null,
         supportedResourceCount: supportedResources.length,
         supportedResources,
-        smartSupported: probe?.[6] === 1,
-        smartCapabilities: parseList(probe?.[7] ?? null),
-        grantTypes: parseList(probe?.[8] ?? null),
+        smartSupported: probe?.smartSupported === 1,
+        smartCapabilities: parseList(probe?.smartCapabilities ?? null),
+        grantTypes: parseList(probe?.grantTypes ?? null),
       },
-      capabilityStatementText: probe?.[9] ?? null,
-      smartConfigurationText: probe?.[10] ?? null,
+      capabilityStatementText: probe?.metadataBody ?? null,
+      smartConfigurationText: probe?.smartBody ?? null,
     };
   }
-
 
   private readVendors(): VendorRecord[] {
     const rows = this.sqlite
