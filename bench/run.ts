@@ -7,6 +7,7 @@
  * Environment knobs are listed in bench/README.md.
  */
 import { Database } from "bun:sqlite";
+import { envNumber } from "./lib/env";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus as osCpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
@@ -16,13 +17,7 @@ import { runWrk, wrkInstalled, writeLuaScripts, type WrkResult } from "./lib/wrk
 
 const ROOT = resolve(import.meta.dir, "..");
 const env = process.env;
-const num = (name: string, fallback: number) => {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
-  return value;
-};
+const num = envNumber;
 
 const config = {
   endpoints: Math.round(num("BENCH_ENDPOINTS", 1_000_000)),

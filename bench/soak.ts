@@ -29,6 +29,7 @@
  * default 60, or 20 % of a shorter run). Results go to bench/SOAK.md (SOAK_RESULTS).
  */
 import { Database } from "bun:sqlite";
+import { envNumber } from "./lib/env";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus as osCpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -36,7 +37,7 @@ import { openDatabase } from "../src/db/client";
 import { markDatasetChanged } from "../src/db/dataset-meta";
 import { cpuSecondsOf, freePort, memoryOf, stop, waitUntilAnswers, type Started } from "./lib/process";
 import { fmt, table } from "./lib/report";
-import { runWrk, wrkInstalled, type WrkResult } from "./lib/wrk";
+import { REPORT_LUA, runWrk, wrkInstalled, type WrkResult } from "./lib/wrk";
 
 const ROOT = resolve(import.meta.dir, "..");
 const DATA = join(ROOT, "bench", "data");
@@ -59,13 +60,7 @@ if (process.argv[2] === "--refresh") {
 
 // ---------------------------------------------------------------------------------------------
 const env = process.env;
-const num = (name: string, fallback: number) => {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
-  return value;
-};
+const num = envNumber;
 const seconds = Math.round(num("SOAK_SECONDS", 600));
 const config = {
   seconds,
@@ -135,15 +130,6 @@ function buildPaths(dbPath: string): string[] {
   }
 }
 
-const REPORT_LUA = `
-done = function(summary, latency, requests)
-  io.write(string.format(
-    'WRKJSON {"requests":%d,"duration_us":%d,"bytes":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"p50":%d,"p90":%d,"p99":%d,"max":%d}\\n',
-    summary.requests, summary.duration, summary.bytes, summary.errors.connect, summary.errors.read,
-    summary.errors.write, summary.errors.status, summary.errors.timeout,
-    latency:percentile(50), latency:percentile(90), latency:percentile(99), latency.max))
-end
-`;
 const ROTATE_LUA = `
 local paths = {}
 local at = 0

@@ -16,7 +16,8 @@ export interface WrkResult {
   socketErrors: { connect: number; read: number; write: number; timeout: number };
 }
 
-const REPORT_LUA = `
+/** wrk `done` hook printing the summary as one JSON line (WRKJSON …). */
+export const REPORT_LUA = `
 done = function(summary, latency, requests)
   io.write(string.format(
     'WRKJSON {"requests":%d,"duration_us":%d,"bytes":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,"p50":%d,"p90":%d,"p99":%d,"max":%d}\\n',
