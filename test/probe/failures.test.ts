@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
 import { Prober, probeUrl } from "../../src/probe";
-import { fixture, json, serve } from "./helpers";
+import { closedPort, fixture, json, serve, silentListener } from "./helpers";
 
 const R4 = fixture("r4-capability.json");
 const SMART = fixture("smart-patient.json");
@@ -78,15 +78,8 @@ const throttling = serve({
   "/t503/.well-known/smart-configuration": () => json("busy", 503, { "retry-after": "120" }),
 });
 
-// A TCP server that accepts connections and never says a word.
-const silent = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {}, open() {} } });
-// A port that was open a moment ago and is now closed.
-const closedPort = (() => {
-  const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
-  const port = s.port;
-  s.stop(true);
-  return port;
-})();
+const silent = silentListener();
+const closed = closedPort();
 
 afterAll(() => {
   server.stop();
@@ -128,7 +121,7 @@ describe("partial and failed", () => {
 describe("unreachable servers → unresponsive within the time-out", () => {
   test("closed port", async () => {
     const started = performance.now();
-    const r = await probeUrl(`http://127.0.0.1:${closedPort}/fhir`, opts);
+    const r = await probeUrl(`http://127.0.0.1:${closed}/fhir`, opts);
     expect(r.probeStatus).toBe("failed");
     expect(r.entryStatus).toBe("unresponsive");
     expect(r.errorKind).toBe("refused");

@@ -64,6 +64,17 @@ export function serve(routes: Record<string, Route | string>, fallback?: Route) 
   };
 }
 
+/** A TCP server that accepts connections and never says a word. */
+export const silentListener = () => Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {}, open() {} } });
+
+/** A port that was open a moment ago and is now closed. */
+export function closedPort(): number {
+  const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+  const port = s.port!;
+  s.stop(true);
+  return port;
+}
+
 export function json(body: string, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(body, { status, headers: { "content-type": "application/json", ...headers } });
 }

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:tes
 import { openDatabase, type Db } from "../../src/db/client";
 import { probeDue, selectDueUrls } from "../../src/probe";
 import { interleaveByHost } from "../../src/probe/due";
-import { entry, fixture, insertEntry, json, probeRow, serve, tempDb } from "./helpers";
+import { closedPort, entry, fixture, insertEntry, json, probeRow, serve, silentListener, tempDb } from "./helpers";
 
 const R4 = fixture("r4-capability.json");
 const SMART = fixture("smart-patient.json");
@@ -22,13 +22,8 @@ const server = serve({
   "/loop/metadata": () => new Response(null, { status: 302, headers: { location: "/loop/metadata" } }),
   "/private/metadata": () => new Response(null, { status: 302, headers: { location: "http://169.254.169.254/latest/meta-data/" } }),
 });
-const silent = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {}, open() {} } });
-const closedPort = (() => {
-  const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
-  const port = s.port;
-  s.stop(true);
-  return port;
-})();
+const silent = silentListener();
+const closed = closedPort();
 afterAll(() => {
   server.stop();
   silent.stop(true);
@@ -57,7 +52,7 @@ describe("probeDue", () => {
       huge: insertEntry(ctx.db, { url: u("huge") }),
       loop: insertEntry(ctx.db, { url: u("loop") }),
       privateRedirect: insertEntry(ctx.db, { url: u("private") }),
-      closed: insertEntry(ctx.db, { url: `http://127.0.0.1:${closedPort}/fhir` }),
+      closed: insertEntry(ctx.db, { url: `http://127.0.0.1:${closed}/fhir` }),
       silent: insertEntry(ctx.db, { url: `http://127.0.0.1:${silent.port}/fhir` }),
       guarded: insertEntry(ctx.db, { url: "http://10.0.0.1/fhir" }),
       removed: insertEntry(ctx.db, { url: u("ok2"), status: "removed" }),
