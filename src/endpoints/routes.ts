@@ -3,12 +3,11 @@ import type { Directory } from "../directory/directory";
 import { ApiError } from "../http/api-error";
 import { dataResponse, successBody } from "../http/data-response";
 import { ErrorEnvelope, NoQuery } from "../http/schemas";
-import { checkRawQuery } from "../http/strict-query";
+import { checkRawQuery, integerParams, NO_PARAMETERS } from "../http/strict-query";
 import { capabilitiesBody } from "./capabilities-body";
 import { toEndpointFilter } from "./filter";
-import { CapabilitiesResponse, EndpointResponse, IdParams, LIST_INTEGER_MESSAGES, LIST_QUERY_KEYS, ListQuery, ListResponse } from "./schemas";
+import { CapabilitiesResponse, EndpointResponse, IdParams, LIST_INTEGER_KEYS, LIST_INTEGER_MESSAGES, LIST_QUERY_KEYS, ListQuery, ListResponse } from "./schemas";
 
-const NO_KEYS = new Set<string>();
 const notFound = () => new ApiError(404, "ENDPOINT_NOT_FOUND", "No endpoint has this id");
 const errors = { 400: ErrorEnvelope, 404: ErrorEnvelope, 429: ErrorEnvelope };
 
@@ -17,18 +16,22 @@ export const endpointRoutes = (directory: Directory) =>
     .get(
       "",
       ({ query, request }) => {
-        const filter = toEndpointFilter(query);
-        const page = query.page ?? 1;
-        const limit = query.limit ?? 25;
         const snapshot = directory.current;
+        // Built only when this URL's body is not cached yet (a cached URL has passed every check).
         return dataResponse(request, snapshot, () => {
+          const filter = toEndpointFilter(query);
+          const page = query.page ?? 1;
+          const limit = query.limit ?? 25;
           const { total, records } = snapshot.list(filter, (page - 1) * limit, limit);
           return JSON.stringify({ success: true, data: records, meta: { total, page, limit } });
         });
       },
       {
         query: ListQuery,
-        transform: ({ request }) => checkRawQuery(request.url, LIST_QUERY_KEYS, LIST_INTEGER_MESSAGES),
+        transform: ({ request, query }) => {
+          checkRawQuery(request.url, LIST_QUERY_KEYS, LIST_INTEGER_MESSAGES);
+          integerParams(query, LIST_INTEGER_KEYS);
+        },
         response: { 200: ListResponse, ...errors },
         detail: {
           summary: "List endpoints",
@@ -49,7 +52,7 @@ export const endpointRoutes = (directory: Directory) =>
       {
         params: IdParams,
         query: NoQuery,
-        transform: ({ request }) => checkRawQuery(request.url, NO_KEYS),
+        transform: ({ request }) => checkRawQuery(request.url, NO_PARAMETERS),
         response: { 200: EndpointResponse, ...errors },
         detail: { summary: "Get one endpoint", description: "Removed endpoints still answer. Unknown id → 404 ENDPOINT_NOT_FOUND.", tags: ["Endpoints"] },
       },
@@ -65,7 +68,7 @@ export const endpointRoutes = (directory: Directory) =>
       {
         params: IdParams,
         query: NoQuery,
-        transform: ({ request }) => checkRawQuery(request.url, NO_KEYS),
+        transform: ({ request }) => checkRawQuery(request.url, NO_PARAMETERS),
         response: { 200: CapabilitiesResponse, ...errors },
         detail: {
           summary: "Get an endpoint's probed capabilities",

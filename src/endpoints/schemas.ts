@@ -1,3 +1,4 @@
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { AUDIENCES, ENDPOINT_STATUSES, FHIR_VERSIONS, FILTERABLE_FHIR_VERSIONS, PROBE_STATUSES } from "../directory/types";
 import { US_STATE_CODES } from "../directory/us-states";
@@ -54,14 +55,18 @@ export const ListQuery = t.Object(
         examples: ["true"],
       }),
     ),
-    page: t.Optional(t.Numeric({ minimum: 1, maximum: 1000, multipleOf: 1, default: 1, error: PAGE_MESSAGE, description: "1-based page number, 1 to 1000.", examples: [1] })),
-    limit: t.Optional(t.Numeric({ minimum: 1, maximum: 100, multipleOf: 1, default: 25, error: LIMIT_MESSAGE, description: "Results per page, 1 to 100.", examples: [25] })),
+    page: t.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 1, error: PAGE_MESSAGE, description: "1-based page number, 1 to 1000.", examples: [1] })),
+    limit: t.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25, error: LIMIT_MESSAGE, description: "Results per page, 1 to 100.", examples: [25] })),
   },
   { additionalProperties: false },
 );
 
+// page and limit are TypeBox's own Integer, not Elysia's t.Integer/t.Numeric: those carry a
+// string-to-number transform that Elysia runs twice a request; the route's transform hook
+// turns the (already digit-checked) strings into numbers before validation instead.
 export const LIST_QUERY_KEYS = new Set(Object.keys(ListQuery.properties));
 export const LIST_INTEGER_MESSAGES = { page: PAGE_MESSAGE, limit: LIMIT_MESSAGE };
+export const LIST_INTEGER_KEYS = Object.keys(LIST_INTEGER_MESSAGES);
 
 const nullableString = (description: string, example: string | null) => t.Union([t.String(), t.Null()], { description, examples: [example] });
 

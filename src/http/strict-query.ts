@@ -1,12 +1,15 @@
 import { validationError } from "./api-error";
 
 function decode(part: string, name: string): string {
+  if (!part.includes("%") && !part.includes("+")) return part;
   try {
     return decodeURIComponent(part.replaceAll("+", " "));
   } catch {
     throw validationError(`${name}: malformed percent-encoding`);
   }
 }
+
+export const NO_PARAMETERS: ReadonlySet<string> = new Set();
 
 function displayName(name: string): string {
   return name === "" ? "(empty name)" : name.length > 64 ? `${name.slice(0, 64)}…` : name;
@@ -32,5 +35,17 @@ export function checkRawQuery(url: string, allowed: ReadonlySet<string>, integer
     seen.add(name);
     const integerMessage = integerMessages[name];
     if (integerMessage !== undefined && !/^\d{1,9}$/.test(value)) throw validationError(integerMessage);
+  }
+}
+
+/**
+ * Turns the integer parameters (already checked to be plain digits) into numbers, so the
+ * route's schema can declare and range-check them as integers without a TypeBox transform
+ * (Elysia decodes transformed query schemas twice a request).
+ */
+export function integerParams(query: Record<string, unknown>, names: readonly string[]) {
+  for (const name of names) {
+    const value = query[name];
+    if (typeof value === "string") query[name] = Number(value);
   }
 }

@@ -3,7 +3,7 @@ import type { Directory } from "../directory/directory";
 import { FHIR_VERSIONS } from "../directory/types";
 import { dataResponse } from "../http/data-response";
 import { ErrorEnvelope, NoQuery } from "../http/schemas";
-import { checkRawQuery } from "../http/strict-query";
+import { checkRawQuery, NO_PARAMETERS } from "../http/strict-query";
 
 const StatsSchema = t.Object({
   totalEndpoints: t.Number({ description: "Entries in the dataset, removed ones included." }),
@@ -21,7 +21,7 @@ export const statsRoutes = (directory: Directory) =>
     },
     {
       query: NoQuery,
-      transform: ({ request }) => checkRawQuery(request.url, new Set()),
+      transform: ({ request }) => checkRawQuery(request.url, NO_PARAMETERS),
       response: { 200: t.Object({ success: t.Literal(true), data: StatsSchema }), 400: ErrorEnvelope, 429: ErrorEnvelope },
       detail: { summary: "Dataset statistics", description: "Any query parameter → 400.", tags: ["Statistics"] },
     },

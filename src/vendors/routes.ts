@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import type { Directory } from "../directory/directory";
 import { dataResponse } from "../http/data-response";
 import { ErrorEnvelope, NoQuery } from "../http/schemas";
-import { checkRawQuery } from "../http/strict-query";
+import { checkRawQuery, NO_PARAMETERS } from "../http/strict-query";
 
 const VendorRecordSchema = t.Object({
   id: t.String({ description: "Vendor id; the `vendor` filter value of the list operation.", examples: ["epic"] }),
@@ -21,7 +21,7 @@ export const vendorRoutes = (directory: Directory) =>
     },
     {
       query: NoQuery,
-      transform: ({ request }) => checkRawQuery(request.url, new Set()),
+      transform: ({ request }) => checkRawQuery(request.url, NO_PARAMETERS),
       response: { 200: t.Object({ success: t.Literal(true), data: t.Array(VendorRecordSchema) }), 400: ErrorEnvelope, 429: ErrorEnvelope },
       detail: { summary: "List vendors", description: "All vendors, sorted alphabetically by name, without pagination. Any query parameter → 400.", tags: ["Vendors"] },
     },

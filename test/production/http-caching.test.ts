@@ -16,6 +16,16 @@ describe("HTTP caching and compression", () => {
     expect(await again.text()).toBe("");
   });
 
+  test("If-None-Match: * answers 304 for a valid request, and a bad request stays a 400", async () => {
+    const valid = await app.handle(new Request("http://localhost/api/v1/endpoints?vendor=epic&limit=3", { headers: { "if-none-match": "*" } }));
+    expect(valid.status).toBe(304);
+    for (const bad of ["hasResource=patient", "hasResource=Patient,,Condition", "query=" + "x".repeat(201)]) {
+      const response = await app.handle(new Request(`http://localhost/api/v1/endpoints?${bad}`, { headers: { "if-none-match": "*" } }));
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: { code: string } }).error.code).toBe("VALIDATION_ERROR");
+    }
+  });
+
   test.each([
     ["gzip", (b: Buffer) => gunzipSync(b)],
     ["br", (b: Buffer) => brotliDecompressSync(b)],
