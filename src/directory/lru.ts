@@ -1,8 +1,15 @@
-/** A small least-recently-used cache. */
+/**
+ * A small least-recently-used cache, bounded by entry count and, when `weigh` is given, by the
+ * total weight of its values (say, bytes).
+ */
 export class Lru<V> {
   private readonly map = new Map<string, V>();
+  private weight = 0;
 
-  constructor(private readonly capacity: number) {}
+  constructor(
+    private readonly capacity: number,
+    private readonly limits: { maxWeight: number; weigh: (value: V) => number } | null = null,
+  ) {}
 
   get(key: string): V | undefined {
     const value = this.map.get(key);
@@ -14,13 +21,26 @@ export class Lru<V> {
   }
 
   set(key: string, value: V) {
-    if (this.map.size >= this.capacity && !this.map.has(key)) this.map.delete(this.map.keys().next().value!);
+    this.delete(key);
+    const weight = this.limits?.weigh(value) ?? 0;
+    if (this.limits !== null && weight > this.limits.maxWeight) return;
+    while (this.map.size > 0 && (this.map.size >= this.capacity || (this.limits !== null && this.weight + weight > this.limits.maxWeight))) {
+      this.delete(this.map.keys().next().value!);
+    }
     this.map.set(key, value);
+    this.weight += weight;
   }
 
   getOrCompute(key: string, compute: () => V): V {
     let value = this.get(key);
     if (value === undefined) this.set(key, (value = compute()));
     return value;
+  }
+
+  private delete(key: string) {
+    const value = this.map.get(key);
+    if (value === undefined) return;
+    this.map.delete(key);
+    if (this.limits !== null) this.weight -= this.limits.weigh(value);
   }
 }

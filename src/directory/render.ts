@@ -36,12 +36,14 @@ export function findById(data: DirectoryData, id: string): number {
   if (!ID.test(id)) return -1;
   const wanted = Buffer.from(id, "hex");
   const { byId, columns } = data;
+  const ids = columns.id;
   let lo = 0;
   let hi = byId.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
     const at = byId[mid]! * 32;
-    const order = Buffer.compare(Buffer.from(columns.id.buffer, columns.id.byteOffset + at, 32), wanted);
+    let order = 0;
+    for (let i = 0; i < 32 && order === 0; i++) order = ids[at + i]! - wanted[i]!;
     if (order === 0) return byId[mid]!;
     if (order < 0) lo = mid + 1;
     else hi = mid;

@@ -33,7 +33,7 @@ export interface CapabilitiesSummary {
   grantTypes: string[];
 }
 
-/** The capabilities record, with the two raw bodies kept as the exact text the server sent. */
+/** The capabilities record, with the two raw bodies kept as the exact bytes the server sent (UTF-8). */
 export interface CapabilitiesRecord {
   endpointId: string;
   url: string;
@@ -41,8 +41,8 @@ export interface CapabilitiesRecord {
   lastProbed: string | null;
   probeStatus: ProbeStatus;
   summary: CapabilitiesSummary;
-  capabilityStatementText: string | null;
-  smartConfigurationText: string | null;
+  capabilityStatementBytes: Uint8Array<ArrayBuffer> | null;
+  smartConfigurationBytes: Uint8Array<ArrayBuffer> | null;
 }
 
 interface ProbeRow {
@@ -55,8 +55,8 @@ interface ProbeRow {
   smartSupported: number;
   smartCapabilities: string;
   grantTypes: string;
-  metadataBody: string | null;
-  smartBody: string | null;
+  metadataBody: Uint8Array<ArrayBuffer> | null;
+  smartBody: Uint8Array<ArrayBuffer> | null;
 }
 
 /**
@@ -69,8 +69,6 @@ export class DatasetSnapshot {
   readonly search: DirectorySearch;
   readonly vendors: VendorRecord[];
   readonly stats: StatsRecord;
-  /** Encoded response bodies already sent from this version, by request URL and encoding. */
-  readonly bodies = new Lru<Uint8Array>(1_000);
   /** The vendors and stats response bodies: fixed for the whole version. */
   readonly vendorsBody: string;
   readonly statsBody: string;
@@ -92,7 +90,7 @@ export class DatasetSnapshot {
     this.probeByUrl = sqlite.prepare(
       `SELECT probed_at AS probedAt, probe_status AS probeStatus, fhir_version AS fhirVersion, software_name AS softwareName,
         software_version AS softwareVersion, supported_resources AS supportedResources, smart_supported AS smartSupported,
-        smart_capabilities AS smartCapabilities, grant_types AS grantTypes, metadata_body AS metadataBody, smart_body AS smartBody
+        smart_capabilities AS smartCapabilities, grant_types AS grantTypes, CAST(metadata_body AS BLOB) AS metadataBody, CAST(smart_body AS BLOB) AS smartBody
        FROM probes WHERE url = ?`,
     );
   }
@@ -135,8 +133,8 @@ export class DatasetSnapshot {
         smartCapabilities: parseList(probe?.smartCapabilities ?? null),
         grantTypes: parseList(probe?.grantTypes ?? null),
       },
-      capabilityStatementText: probe?.metadataBody ?? null,
-      smartConfigurationText: probe?.smartBody ?? null,
+      capabilityStatementBytes: probe?.metadataBody ?? null,
+      smartConfigurationBytes: probe?.smartBody ?? null,
     };
   }
 

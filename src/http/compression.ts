@@ -1,5 +1,5 @@
 import { brotliCompressSync, constants } from "node:zlib";
-import type { Lru } from "../directory/lru";
+import { Lru } from "../directory/lru";
 
 export type Encoding = "br" | "gzip";
 
@@ -19,19 +19,34 @@ export function negotiateEncoding(request: Request): Encoding | null {
   return gzip ? "gzip" : null;
 }
 
-function encode(body: string, encoding: Encoding | null): Uint8Array {
-  if (encoding === "gzip") return Bun.gzipSync(Buffer.from(body), { level: 5 });
-  if (encoding === "br") return brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } });
-  return new TextEncoder().encode(body);
+/** A response body: JSON text, or bytes when it was assembled from stored raw bytes. */
+export type Body = string | Uint8Array<ArrayBuffer>;
+
+function compress(body: Body, encoding: Encoding): Blob {
+  if (encoding === "gzip") return new Blob([Bun.gzipSync(body, { level: 5 })]);
+  return new Blob([brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } })]);
 }
 
 /**
- * The bytes to send for `body()`, compressed when worth it and accepted. `cache` holds bodies by
- * key and encoding (the caller's, per dataset version): a hit skips building, serialising,
- * UTF-8 encoding and compressing the body.
+ * Response bodies already built, by key (the request URL) and encoding, bounded by count and
+ * bytes; one per dataset version. A hit skips building, serialising, UTF-8 encoding and
+ * compressing. Kept as Blobs, which a Response sends without copying.
  */
-export function encodedBody(cache: Lru<Uint8Array>, cacheKey: string, accepted: Encoding | null, body: () => string): { bytes: Uint8Array; encoding: Encoding | null } {
-  const plain = cache.getOrCompute(`identity ${cacheKey}`, () => encode(body(), null));
-  if (accepted === null || plain.length < MIN_BYTES) return { bytes: plain, encoding: null };
-  return { bytes: cache.getOrCompute(`${accepted} ${cacheKey}`, () => encode(new TextDecoder().decode(plain), accepted)), encoding: accepted };
+export class BodyCache {
+  private readonly blobs: Lru<Blob>;
+
+  constructor(entries: number, bytes: number) {
+    this.blobs = new Lru<Blob>(entries, { maxWeight: bytes, weigh: (blob) => blob.size });
+  }
+
+  /** The uncompressed body; `build` runs (and may throw) only on a miss. */
+  plain(key: string, build: () => Body): Blob {
+    return this.blobs.getOrCompute(`identity ${key}`, () => new Blob([build()]));
+  }
+
+  /** The body to send to a client accepting `accepted`: compressed when worth it. */
+  encoded(key: string, plain: Blob, accepted: Encoding | null, build: () => Body): { blob: Blob; encoding: Encoding | null } {
+    if (accepted === null || plain.size < MIN_BYTES) return { blob: plain, encoding: null };
+    return { blob: this.blobs.getOrCompute(`${accepted} ${key}`, () => compress(build(), accepted)), encoding: accepted };
+  }
 }

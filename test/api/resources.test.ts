@@ -13,6 +13,17 @@ describe("GET /api/v1/endpoints/:id", () => {
     expect(body.data).toMatchObject({ id, organizationName: "UCSF Health", status: "unresponsive", zipCode: "94143-0001", fhirVersion: "DSTU2" });
   });
 
+  test("an id one hex digit away from a real one, or outside the range of ids, is 404", async () => {
+    const id = await idOf("ucsf");
+    const flip = (hex: string) => (hex === "0" ? "1" : "0");
+    for (const near of [id.slice(0, -1) + flip(id.at(-1)!), flip(id[0]!) + id.slice(1), "0".repeat(64), "f".repeat(64)]) {
+      const { status, body } = await get(app, `/api/v1/endpoints/${near}`);
+      expect(status).toBe(404);
+      expect(body.error.code).toBe("ENDPOINT_NOT_FOUND");
+    }
+    expect((await get(app, `/api/v1/endpoints/${id}`)).status).toBe(200);
+  });
+
   test("a removed entry still answers by id", async () => {
     const removed = (await get(app, "/api/v1/endpoints?vendor=epic")).body.data.find((e: { status: string }) => e.status === "removed");
     expect((await get(app, `/api/v1/endpoints/${removed.id}`)).body.data.status).toBe("removed");

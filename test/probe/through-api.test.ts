@@ -10,6 +10,9 @@ import { fixture, HAS_SHARED, insertEntry, json, serve, shared, tempDb } from ".
 
 const R4 = fixture("r4-capability.json");
 const SMART = fixture("smart-patient.json");
+/** Non-ASCII text raw and escaped, odd number forms, odd spacing: all must come back as sent. */
+const UNICODE = `{ "resourceType" : "CapabilityStatement", "fhirVersion": "4.0.1", "publisher": "Hôpital Saint-Éloi — 東京 🏥",
+  "description": "caf\\u00e9 \\"quoted\\"", "version": 1.0E2, "copyright": "${"©é".repeat(400)}", "rest": [{"mode": "server", "resource": [{"type": "Patient"}]}] }`;
 
 const server = serve({
   "/own/metadata": R4,
@@ -17,6 +20,7 @@ const server = serve({
   "/epic/metadata": () => json(shared("epic_capability_dstu2.json")),
   "/epic/.well-known/smart-configuration": () => json(shared("authorization_cerner_smart_response.json")),
   "/partial/metadata": R4,
+  "/unicode/metadata": UNICODE,
   "/html/metadata": () => new Response("<html>hi</html>", { headers: { "content-type": "text/html" } }),
 });
 afterAll(() => server.stop());
@@ -58,6 +62,22 @@ test.skipIf(!HAS_SHARED)("a real Epic DSTU2 Conformance: byte-for-byte through t
   expect(JSON.parse(text).data.summary.fhirVersion).toBe("DSTU2");
   expect(containsRaw(text, "capabilityStatement", shared("epic_capability_dstu2.json"))).toBe(true);
   expect(containsRaw(text, "smartConfiguration", shared("authorization_cerner_smart_response.json"))).toBe(true);
+});
+
+test("a statement with non-ASCII text and odd formatting: the same bytes, plain and gzip", async () => {
+  const id = insertEntry(ctx.db, { url: `${server.url}/unicode` });
+  await probeDue(ctx.db, { allowPrivate: true, timeoutMs: 2000 });
+  const app = createApp({ db: ctx.db, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+  const path = `http://localhost/api/v1/endpoints/${id}/capabilities`;
+  const plain = Buffer.from(await (await app.handle(new Request(path))).arrayBuffer());
+  const zipped = await app.handle(new Request(path, { headers: { "accept-encoding": "gzip" } }));
+  expect(zipped.headers.get("content-encoding")).toBe("gzip");
+  const unzipped = Buffer.from(Bun.gunzipSync(new Uint8Array(await zipped.arrayBuffer())));
+  expect(unzipped.equals(plain)).toBe(true);
+  expect(plain.includes(Buffer.from(`"capabilityStatement":${UNICODE}`))).toBe(true);
+  const body = JSON.parse(plain.toString("utf8"));
+  expect(body.data.capabilityStatement.publisher).toBe("Hôpital Saint-Éloi — 東京 🏥");
+  expect(body.data.summary.supportedResources).toEqual(["Patient"]);
 });
 
 test("partial and failed probes: null where a document did not come back as JSON", async () => {
