@@ -1,3 +1,4 @@
+import type { Server } from "bun";
 import { Elysia } from "elysia";
 import packageJson from "../package.json";
 import type { Config } from "./config";
@@ -35,7 +36,8 @@ export function createApp(deps: AppDeps) {
     buildInProcessBelow: deps.config.indexInProcessBelow,
   });
   const metrics = new Metrics();
-  return new Elysia({ normalize: false })
+  const listening: { app?: { server: Server<unknown> | null } } = {};
+  const app = new Elysia({ normalize: false })
     .decorate("directory", directory)
     .use(headersPlugin())
     .use(observability({ log, metrics, directory, clock }))
@@ -44,6 +46,7 @@ export function createApp(deps: AppDeps) {
     .use(
       rateLimit({
         config: deps.config,
+        server: () => listening.app?.server ?? null,
         store: deps.rateLimitStore ?? new MemoryRateLimitStore(),
         keys: new ApiKeyLookup(deps.db.sqlite),
         clock,
@@ -54,6 +57,8 @@ export function createApp(deps: AppDeps) {
     .use(endpointRoutes(directory))
     .use(vendorRoutes(directory))
     .use(statsRoutes(directory));
+  listening.app = app;
+  return app;
 }
 
 export type App = ReturnType<typeof createApp>;

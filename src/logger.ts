@@ -38,11 +38,27 @@ export function bufferedStdout(): LineWriter {
   };
 }
 
-/** One JSON object per line. */
+/** The current time as ISO 8601, formatted at most once a millisecond. */
+function isoClock(): () => string {
+  let lastMs = -1;
+  let lastIso = "";
+  return () => {
+    const now = Date.now();
+    if (now !== lastMs) {
+      lastMs = now;
+      lastIso = new Date(now).toISOString();
+    }
+    return lastIso;
+  };
+}
+
+/** One JSON object per line: time, level, message, then the fields. */
 export function createLogger(level: LogLevel, writer: LineWriter = bufferedStdout()): Logger {
-  const emit = (at: LogLevel) => (message: string, fields: Record<string, unknown> = {}) => {
+  const now = isoClock();
+  const emit = (at: LogLevel) => (message: string, fields?: Record<string, unknown>) => {
     if (LEVELS[at] < LEVELS[level]) return;
-    writer.write(`${JSON.stringify({ time: new Date().toISOString(), level: at, message, ...fields })}\n`);
+    const rest = fields === undefined ? "{}" : JSON.stringify(fields);
+    writer.write(`{"time":"${now()}","level":"${at}","message":${JSON.stringify(message)}${rest === "{}" ? "" : `,${rest.slice(1, -1)}`}}\n`);
     if (at === "error") writer.flush();
   };
   return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error"), flush: () => writer.flush() };

@@ -8,7 +8,9 @@ import { capabilitiesBody } from "./capabilities-body";
 import { toEndpointFilter } from "./filter";
 import { CapabilitiesResponse, EndpointResponse, IdParams, LIST_INTEGER_KEYS, LIST_INTEGER_MESSAGES, LIST_QUERY_KEYS, ListQuery, ListResponse } from "./schemas";
 
-const notFound = () => new ApiError(404, "ENDPOINT_NOT_FOUND", "No endpoint has this id");
+const notFound = (): never => {
+  throw new ApiError(404, "ENDPOINT_NOT_FOUND", "No endpoint has this id");
+};
 const errors = { 400: ErrorEnvelope, 404: ErrorEnvelope, 429: ErrorEnvelope };
 
 export const endpointRoutes = (directory: Directory) =>
@@ -45,9 +47,7 @@ export const endpointRoutes = (directory: Directory) =>
       "/:id",
       ({ params, request }) => {
         const snapshot = directory.current;
-        const record = snapshot.endpoint(params.id);
-        if (!record) throw notFound();
-        return dataResponse(request, snapshot, () => successBody(record));
+        return dataResponse(request, snapshot, () => successBody(snapshot.endpoint(params.id) ?? notFound()));
       },
       {
         params: IdParams,
@@ -61,9 +61,7 @@ export const endpointRoutes = (directory: Directory) =>
       "/:id/capabilities",
       ({ params, request }) => {
         const snapshot = directory.current;
-        const record = snapshot.capabilities(params.id);
-        if (!record) throw notFound();
-        return dataResponse(request, snapshot, () => capabilitiesBody(record));
+        return dataResponse(request, snapshot, () => capabilitiesBody(snapshot.capabilities(params.id) ?? notFound()));
       },
       {
         params: IdParams,

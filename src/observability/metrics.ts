@@ -12,6 +12,9 @@ export interface DatasetGauges {
   lastRefreshAt: string | null;
 }
 
+/** Other methods share one label, so made-up methods cannot grow the series without bound. */
+const METHODS = new Set(["GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH", "DELETE"]);
+
 const escapeLabel = (value: string) => value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
 
 /** Process-local request metrics in Prometheus text format. */
@@ -20,18 +23,22 @@ export class Metrics {
   private readonly latency = new Map<string, Histogram>();
   private rateLimited = 0;
 
-  private readonly routeLabels = new Map<string, string>();
+  /** Per route, method and status: its counter key and its route's histogram (built once each). */
+  private readonly series = new Map<string, { key: string; histogram: Histogram }>();
 
-  observe(route: string, method: string, status: number, seconds: number) {
-    let labels = this.routeLabels.get(route);
-    if (labels === undefined) this.routeLabels.set(route, (labels = `route="${escapeLabel(route)}"`));
-    const key = `${labels},method="${escapeLabel(method)}",status="${status}"`;
-    this.requests.set(key, (this.requests.get(key) ?? 0) + 1);
-    let histogram = this.latency.get(labels);
-    if (!histogram) {
-      histogram = { counts: BUCKETS.map(() => 0), sum: 0, count: 0 };
-      this.latency.set(labels, histogram);
+  observe(route: string, requestMethod: string, status: number, seconds: number) {
+    const method = METHODS.has(requestMethod) ? requestMethod : "OTHER";
+    const id = `${route} ${method} ${status}`;
+    let series = this.series.get(id);
+    if (series === undefined) {
+      const labels = `route="${escapeLabel(route)}"`;
+      let histogram = this.latency.get(labels);
+      if (!histogram) this.latency.set(labels, (histogram = { counts: BUCKETS.map(() => 0), sum: 0, count: 0 }));
+      series = { key: `${labels},method="${escapeLabel(method)}",status="${status}"`, histogram };
+      this.series.set(id, series);
     }
+    this.requests.set(series.key, (this.requests.get(series.key) ?? 0) + 1);
+    const { histogram } = series;
     for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) histogram.counts[i]!++;
     histogram.sum += seconds;
     histogram.count++;

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import type { Server } from "bun";
 import type { Config } from "../config";
 import { ApiError } from "../http/api-error";
 import { pathOf } from "../http/known-routes";
@@ -9,6 +10,8 @@ import type { RateLimitStore } from "./store";
 
 export interface RateLimitOptions {
   config: Config;
+  /** The listening server (for socket addresses), null when not listening (app.handle in tests). */
+  server: () => Server<unknown> | null;
   store: RateLimitStore;
   keys: ApiKeyLookup;
   clock: () => Date;
@@ -22,13 +25,15 @@ const UNLIMITED_PATHS = /^\/(?:health|docs|metrics)(?:\/|$)/;
  * route carries the RateLimit headers; over the quota → 429 with Retry-After.
  * `RATE_LIMIT_MAX=0` turns counting off; API keys are still checked.
  */
-export const rateLimit = ({ config, store, keys, clock, onRejected }: RateLimitOptions) => {
+export const rateLimit = ({ config, server, store, keys, clock, onRejected }: RateLimitOptions) => {
   const { windowSeconds } = config.rateLimit;
   const enabled = config.rateLimit.max > 0;
-  return new Elysia({ name: "rate-limit" }).onRequest(async ({ request, server }) => {
+  // The server comes from `server()` rather than the hook context: a hook that reads
+  // `server` makes Elysia define a getter on every request's context, in every route.
+  return new Elysia({ name: "rate-limit" }).onRequest(async ({ request }) => {
     if (request.method === "OPTIONS" || UNLIMITED_PATHS.test(pathOf(request.url))) return;
     const context = contextOf(request);
-    const identity = identifyClient(request, server, config, keys);
+    const identity = identifyClient(request, server(), config, keys);
     if (context) context.client = identity.tag;
     if (!enabled) return;
     const nowSeconds = clock().getTime() / 1000;

@@ -1,8 +1,23 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
 import { fixtureDb } from "../support/fixture";
 import { startServer, type ServerProcess } from "../support/server-process";
 
 let server: ServerProcess;
+
+/** A GET over a socket bound to `localAddress` (any 127.x address is loopback); the response head. */
+function rawGet(baseUrl: string, path: string, localAddress: string): Promise<string> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    let received = "";
+    const socket = connect({ host: hostname, port: Number(port), localAddress }, () => {
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`);
+    });
+    socket.on("data", (chunk) => (received += chunk.toString()));
+    socket.on("end", () => resolve(received.split("\r\n\r\n")[0]!));
+    socket.on("error", reject);
+  });
+}
 
 beforeAll(async () => {
   const db = fixtureDb();
@@ -30,9 +45,15 @@ describe("the server on a real port", () => {
     expect(body.data[0]?.organizationName).toBe("Brigham and Women's Hospital");
   });
 
-  test("rate limits per client address", async () => {
-    const response = await fetch(`${server.baseUrl}/api/v1/stats`);
-    expect(Number(response.headers.get("ratelimit-remaining"))).toBeLessThan(100);
+  test("rate limits per socket address: each client's quota counts on its own", async () => {
+    const remaining = async (localAddress: string) => {
+      const headers = await rawGet(server.baseUrl, "/api/v1/stats", localAddress);
+      return Number(/^ratelimit-remaining: (\d+)/im.exec(headers)![1]);
+    };
+    const first = await remaining("127.0.0.2");
+    expect(await remaining("127.0.0.2")).toBe(first - 1);
+    expect(await remaining("127.0.0.2")).toBe(first - 2);
+    expect(await remaining("127.0.0.3")).toBe(99);
   });
 
   test("exits 0 on SIGTERM", async () => {

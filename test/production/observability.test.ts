@@ -45,4 +45,14 @@ describe("GET /metrics", () => {
     expect(text).toContain("dataset_entries 12");
     expect(text).toContain("dataset_age_seconds 3600");
   });
+
+  test("made-up methods are counted under one OTHER label, never under their own names", async () => {
+    const { app } = appWithLog();
+    for (const method of ["PROPFIND", "MKCOL", "UNLOCK"]) await app.handle(new Request("http://localhost/api/v1/stats", { method }));
+    await Bun.sleep(5);
+    const text = await (await app.handle(new Request("http://localhost/metrics"))).text();
+    const series = text.split("\n").filter((line) => line.startsWith("http_requests_total{") && line.includes('method="OTHER"'));
+    expect(series.reduce((sum, line) => sum + Number(line.split(" ").at(-1)), 0)).toBe(3);
+    expect(text).not.toContain("PROPFIND");
+  });
 });
