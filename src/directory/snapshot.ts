@@ -160,6 +160,15 @@ export class DatasetSnapshot {
   }
 }
 
+/**
+ * Stored JSON string lists (resource types, SMART capabilities, grant types) parsed once per
+ * distinct text: servers of one vendor and version mostly publish the same lists. The arrays
+ * are shared, so they are only ever serialised, never changed.
+ */
+const parsedLists = new Lru<string[]>(4_096, { maxWeight: 16 * 1024 * 1024, weigh: (list) => list.length * 64 });
+const EMPTY: string[] = [];
+
 function parseList(text: string | null): string[] {
-  return text === null ? [] : (JSON.parse(text) as string[]);
+  if (text === null || text === "[]") return EMPTY;
+  return parsedLists.getOrCompute(text, () => JSON.parse(text) as string[]);
 }

@@ -47,7 +47,7 @@ export const endpointRoutes = (directory: Directory) =>
       "/:id",
       ({ params, request }) => {
         const snapshot = directory.current;
-        return dataResponse(request, snapshot, () => successBody(snapshot.endpoint(params.id) ?? notFound()));
+        return dataResponse(request, snapshot, () => successBody(snapshot.endpoint(params.id) ?? notFound()), { cached: false });
       },
       {
         params: IdParams,
@@ -61,7 +61,7 @@ export const endpointRoutes = (directory: Directory) =>
       "/:id/capabilities",
       ({ params, request }) => {
         const snapshot = directory.current;
-        return dataResponse(request, snapshot, () => capabilitiesBody(snapshot.capabilities(params.id) ?? notFound()));
+        return dataResponse(request, snapshot, () => capabilitiesBody(snapshot.capabilities(params.id) ?? notFound()), { cached: false });
       },
       {
         params: IdParams,

@@ -44,9 +44,15 @@ export class BodyCache {
     return this.blobs.getOrCompute(`identity ${key}`, () => new Blob([build()]));
   }
 
-  /** The body to send to a client accepting `accepted`: compressed when worth it. */
-  encoded(key: string, plain: Blob, accepted: Encoding | null, build: () => Body): { blob: Blob; encoding: Encoding | null } {
-    if (accepted === null || plain.size < MIN_BYTES) return { blob: plain, encoding: null };
-    return { blob: this.blobs.getOrCompute(`${accepted} ${key}`, () => compress(build(), accepted)), encoding: accepted };
+  /**
+   * The body to send to a client accepting `accepted`: compressed when worth it. A compressed
+   * form is cached only when the plain one was (`plain` is a Blob from `plain()`).
+   */
+  encoded(key: string, plain: Blob | Body, accepted: Encoding | null, build: () => Body): { body: Blob | Body; encoding: Encoding | null } {
+    if (accepted === null || sizeOf(plain) < MIN_BYTES) return { body: plain, encoding: null };
+    if (!(plain instanceof Blob)) return { body: compress(plain, accepted), encoding: accepted };
+    return { body: this.blobs.getOrCompute(`${accepted} ${key}`, () => compress(build(), accepted)), encoding: accepted };
   }
 }
+
+const sizeOf = (body: Blob | Body) => (body instanceof Blob ? body.size : typeof body === "string" ? Buffer.byteLength(body) : body.length);

@@ -21,19 +21,20 @@ const CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=60";
 /**
  * A 200 data response with the dataset ETag (compressed when the client accepts it), or a
  * bodiless 304 when the client already has this version. `body` builds the JSON and may throw
- * a validation error; it runs only when this URL's body is not cached, and always before a 304
- * (so `If-None-Match: *` never turns a bad request into a 304).
+ * a validation error; it runs only when this URL's body is not cached (`cached: false` builds
+ * it every time: for small records read at random), and always before a 304 (so
+ * `If-None-Match: *` never turns a bad request into a 304).
  */
-export function dataResponse(request: Request, snapshot: DatasetSnapshot, body: () => Body): Response {
+export function dataResponse(request: Request, snapshot: DatasetSnapshot, body: () => Body, { cached = true } = {}): Response {
   const bodies = bodiesOf(snapshot);
-  const plain = bodies.plain(request.url, body);
+  const plain = cached ? bodies.plain(request.url, body) : body();
   const etag = datasetEtag(snapshot.version, snapshot.stats.lastUpdated, request.url);
   const headers = headersFor(request, { etag, "cache-control": CACHE_CONTROL, vary: "Accept-Encoding" });
   if (matchesIfNoneMatch(request, etag)) return new Response(null, { status: 304, headers });
-  const { blob, encoding } = bodies.encoded(request.url, plain, negotiateEncoding(request), body);
+  const { body: sent, encoding } = bodies.encoded(request.url, plain, negotiateEncoding(request), body);
   headers["content-type"] = JSON_CONTENT_TYPE;
   if (encoding) headers["content-encoding"] = encoding;
-  return new Response(blob, { status: 200, headers });
+  return new Response(sent, { status: 200, headers });
 }
 
 export const successBody = (data: unknown) => JSON.stringify({ success: true, data });
