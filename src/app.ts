@@ -12,7 +12,8 @@ import { headersPlugin } from "./http/headers-plugin";
 import { ApiKeyLookup } from "./keys/store";
 import { createLogger, type Logger } from "./logger";
 import { Metrics } from "./observability/metrics";
-import { observability } from "./observability/plugin";
+import { observability, requestObserver } from "./observability/plugin";
+import { cachedResponses } from "./http/cached-responses-plugin";
 import { MemoryRateLimitStore } from "./rate-limit/memory-store";
 import { rateLimit } from "./rate-limit/plugin";
 import type { RateLimitStore } from "./rate-limit/store";
@@ -36,11 +37,12 @@ export function createApp(deps: AppDeps) {
     buildInProcessBelow: deps.config.indexInProcessBelow,
   });
   const metrics = new Metrics();
+  const observe = requestObserver({ log, metrics });
   const listening: { app?: { server: Server<unknown> | null } } = {};
   const app = new Elysia({ normalize: false })
     .decorate("directory", directory)
     .use(headersPlugin())
-    .use(observability({ log, metrics, directory, clock }))
+    .use(observability({ log, metrics, directory, clock }, observe))
     .use(errorsPlugin(log))
     .use(docsPlugin(packageJson.version))
     .use(
@@ -53,6 +55,7 @@ export function createApp(deps: AppDeps) {
         onRejected: () => metrics.rateLimitRejected(),
       }),
     )
+    .use(cachedResponses(directory, observe))
     .use(healthRoutes(clock))
     .use(endpointRoutes(directory))
     .use(vendorRoutes(directory))

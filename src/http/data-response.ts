@@ -1,40 +1,69 @@
 import type { DatasetSnapshot } from "../directory/snapshot";
-import { BodyCache, negotiateEncoding, type Body } from "./compression";
+import { compress, MIN_COMPRESSED_BYTES, negotiateEncoding, sizeOf, type Body, type Encoding } from "./compression";
 import { datasetEtag, matchesIfNoneMatch } from "./conditional";
 import { JSON_CONTENT_TYPE } from "./json";
+import { knownRoute, pathOf } from "./known-routes";
 import { headersFor } from "./request-context";
-
-/** Bodies already sent, per dataset version: dropped with the version. */
-const bodiesByVersion = new WeakMap<DatasetSnapshot, BodyCache>();
-const CACHED_BODIES = 1_000;
-const CACHED_BYTES = 64 * 1024 * 1024;
-
-function bodiesOf(snapshot: DatasetSnapshot) {
-  let bodies = bodiesByVersion.get(snapshot);
-  if (bodies === undefined) bodiesByVersion.set(snapshot, (bodies = new BodyCache(CACHED_BODIES, CACHED_BYTES)));
-  return bodies;
-}
+import { answersOf, type CachedAnswer } from "./response-cache";
 
 /** The dataset changes about daily: let clients and proxies reuse answers for a few minutes, then revalidate. */
 const CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=60";
 
+/** The 200 (or bodiless 304) for a body, its ETag and the encoding chosen for this client. */
+function respond(request: Request, etag: string, body: Blob | Body, encoding: Encoding | null): Response {
+  const headers = headersFor(request, { etag, "cache-control": CACHE_CONTROL, vary: "Accept-Encoding" });
+  if (matchesIfNoneMatch(request, etag)) return new Response(null, { status: 304, headers });
+  headers["content-type"] = JSON_CONTENT_TYPE;
+  if (encoding) headers["content-encoding"] = encoding;
+  return new Response(body, { status: 200, headers });
+}
+
+/** The encoding to send `plain` in to this client: null when it accepts none or the body is small. */
+const encodingFor = (request: Request, plain: Blob | Body) => (sizeOf(plain) < MIN_COMPRESSED_BYTES ? null : negotiateEncoding(request));
+
 /**
  * A 200 data response with the dataset ETag (compressed when the client accepts it), or a
  * bodiless 304 when the client already has this version. `body` builds the JSON and may throw
- * a validation error; it runs only when this URL's body is not cached (`cached: false` builds
+ * a validation error; it runs only when this URL has no cached answer (`cached: false` builds
  * it every time: for small records read at random), and always before a 304 (so
- * `If-None-Match: *` never turns a bad request into a 304).
+ * `If-None-Match: *` never turns a bad request into a 304). A cached answer is also served
+ * before routing by `cachedResponse`.
  */
 export function dataResponse(request: Request, snapshot: DatasetSnapshot, body: () => Body, { cached = true } = {}): Response {
-  const bodies = bodiesOf(snapshot);
-  const plain = cached ? bodies.plain(request.url, body) : body();
-  const etag = datasetEtag(snapshot.version, snapshot.stats.lastUpdated, request.url);
-  const headers = headersFor(request, { etag, "cache-control": CACHE_CONTROL, vary: "Accept-Encoding" });
-  if (matchesIfNoneMatch(request, etag)) return new Response(null, { status: 304, headers });
-  const { body: sent, encoding } = bodies.encoded(request.url, plain, negotiateEncoding(request), body);
-  headers["content-type"] = JSON_CONTENT_TYPE;
-  if (encoding) headers["content-encoding"] = encoding;
-  return new Response(sent, { status: 200, headers });
+  if (!cached) {
+    const text = body();
+    const encoding = encodingFor(request, text);
+    return respond(request, etagOf(request, snapshot), encoding === null ? text : compress(text, encoding), encoding);
+  }
+  const answers = answersOf(snapshot);
+  let text: Body | undefined;
+  let answer = answers.get(request.url);
+  if (answer === undefined) {
+    text = body();
+    answer = { route: knownRoute(pathOf(request.url)) ?? "unmatched", etag: etagOf(request, snapshot), plain: new Blob([text]), encoded: {} };
+    answers.set(request.url, answer);
+  }
+  const encoding = encodingFor(request, answer.plain);
+  if (encoding !== null && answer.encoded[encoding] === undefined) {
+    answer.encoded[encoding] = compress(text ?? body(), encoding);
+    answers.set(request.url, answer);
+  }
+  return respond(request, answer.etag, encoding === null ? answer.plain : answer.encoded[encoding]!, encoding);
 }
+
+/**
+ * The response to a request whose URL already has a cached answer in this dataset version
+ * (and, when the client accepts compression, its compressed form), with the answer's route;
+ * undefined otherwise. Every cached URL has passed validation when it was first built.
+ */
+export function cachedResponse(request: Request, snapshot: DatasetSnapshot): { response: Response; answer: CachedAnswer } | undefined {
+  const answer = answersOf(snapshot).get(request.url);
+  if (answer === undefined) return undefined;
+  const encoding = encodingFor(request, answer.plain);
+  if (encoding !== null && answer.encoded[encoding] === undefined) return undefined;
+  return { response: respond(request, answer.etag, encoding === null ? answer.plain : answer.encoded[encoding]!, encoding), answer };
+}
+
+const etagOf = (request: Request, snapshot: DatasetSnapshot) => datasetEtag(snapshot.version, snapshot.stats.lastUpdated, request.url);
 
 export const successBody = (data: unknown) => JSON.stringify({ success: true, data });

@@ -12,25 +12,34 @@ export interface ObservabilityOptions {
   clock: () => Date;
 }
 
+/** Records one answered request: a JSON log line and a metrics observation. */
+export type RequestObserver = (request: Request, route: string | undefined, status: number) => void;
+
+export function requestObserver({ log, metrics }: Pick<ObservabilityOptions, "log" | "metrics">): RequestObserver {
+  return (request, route, status) => {
+    const context = contextOf(request);
+    const seconds = context === undefined ? 0 : (performance.now() - context.startedAt) / 1000;
+    const path = pathOf(request.url);
+    const routeLabel = route || knownRoute(path) || "unmatched";
+    metrics.observe(routeLabel, request.method, status, seconds);
+    log.info("request", {
+      requestId: context?.id,
+      method: request.method,
+      path: path.length > 200 ? `${path.slice(0, 200)}…` : path,
+      route: routeLabel,
+      status,
+      durationMs: Math.round(seconds * 100_000) / 100,
+      client: context?.client,
+    });
+  };
+}
+
 /** One JSON log line and one metrics observation per request; GET /metrics in Prometheus text. */
-export const observability = ({ log, metrics, directory, clock }: ObservabilityOptions) =>
+export const observability = ({ log, metrics, directory, clock }: ObservabilityOptions, observe: RequestObserver = requestObserver({ log, metrics })) =>
   new Elysia({ name: "observability" })
     .onAfterResponse({ as: "global" }, ({ request, route, set, responseValue }) => {
-      const context = contextOf(request);
-      const seconds = context === undefined ? 0 : (performance.now() - context.startedAt) / 1000;
       const status = responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
-      const path = pathOf(request.url);
-      const routeLabel = route || knownRoute(path) || "unmatched";
-      metrics.observe(routeLabel, request.method, status, seconds);
-      log.info("request", {
-        requestId: context?.id,
-        method: request.method,
-        path: path.length > 200 ? `${path.slice(0, 200)}…` : path,
-        route: routeLabel,
-        status,
-        durationMs: Math.round(seconds * 100_000) / 100,
-        client: context?.client,
-      });
+      observe(request, route, status);
     })
     .get(
       "/metrics",
