@@ -2,6 +2,7 @@ import type { RateLimitStore } from "./store";
 
 /** One process's counters. Only the current window is kept: memory is bounded by one window's clients. */
 export class MemoryRateLimitStore implements RateLimitStore {
+  readonly synchronous = true;
   private window = -1;
   private counts = new Map<string, number>();
 

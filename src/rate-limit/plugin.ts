@@ -28,17 +28,20 @@ const UNLIMITED_PATHS = /^\/(?:health|docs|metrics)(?:\/|$)/;
 export const rateLimit = ({ config, server, store, keys, clock, onRejected }: RateLimitOptions) => {
   const { windowSeconds } = config.rateLimit;
   const enabled = config.rateLimit.max > 0;
-  // The server comes from `server()` rather than the hook context: a hook that reads
-  // `server` makes Elysia define a getter on every request's context, in every route.
-  return new Elysia({ name: "rate-limit" }).onRequest(async ({ request }) => {
-    if (request.method === "OPTIONS" || UNLIMITED_PATHS.test(pathOf(request.url))) return;
+
+  /** Identifies the client; returns what counting needs, or null when this request is not counted. */
+  const start = (request: Request) => {
+    if (request.method === "OPTIONS" || UNLIMITED_PATHS.test(pathOf(request.url))) return null;
     const context = contextOf(request);
     const identity = identifyClient(request, server(), config, keys);
     if (context) context.client = identity.tag;
-    if (!enabled) return;
+    if (!enabled) return null;
     const nowSeconds = clock().getTime() / 1000;
-    const window = Math.floor(nowSeconds / windowSeconds);
-    const count = await store.hit(identity.client, window, windowSeconds);
+    return { context, identity, nowSeconds, window: Math.floor(nowSeconds / windowSeconds) };
+  };
+
+  /** Sets the RateLimit headers for the request's count in its window; throws 429 over the quota. */
+  const settle = ({ context, identity, nowSeconds, window }: NonNullable<ReturnType<typeof start>>, count: number) => {
     const reset = String(Math.max(1, Math.ceil((window + 1) * windowSeconds - nowSeconds)));
     if (context) {
       context.headers["ratelimit-limit"] = String(identity.limit);
@@ -50,5 +53,19 @@ export const rateLimit = ({ config, server, store, keys, clock, onRejected }: Ra
       onRejected?.();
       throw new ApiError(429, "TOO_MANY_REQUESTS", `Rate limit of ${identity.limit} requests per ${windowSeconds} s exceeded; retry after ${reset} s`, { "retry-after": reset });
     }
+  };
+
+  // Elysia awaits every request hook once one is async: with a synchronous store (memory) the
+  // hook stays synchronous, so the whole request path does; Redis needs the async one.
+  const plugin = new Elysia({ name: "rate-limit" });
+  if (store.synchronous) {
+    return plugin.onRequest(({ request }) => {
+      const counting = start(request);
+      if (counting !== null) settle(counting, store.hit(counting.identity.client, counting.window, windowSeconds) as number);
+    });
+  }
+  return plugin.onRequest(async ({ request }) => {
+    const counting = start(request);
+    if (counting !== null) settle(counting, await store.hit(counting.identity.client, counting.window, windowSeconds));
   });
 };

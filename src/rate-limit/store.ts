@@ -1,5 +1,7 @@
 /** Counts requests per client in fixed windows. Windows are aligned: window n covers [n·w, (n+1)·w) seconds. */
 export interface RateLimitStore {
+  /** True when `hit` always returns a number, never a Promise. */
+  readonly synchronous?: boolean;
   /** Adds one request for `client` in window `window` and returns the count so far in that window. */
   hit(client: string, window: number, windowSeconds: number): number | Promise<number>;
 }
