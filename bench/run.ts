@@ -22,7 +22,9 @@ const num = envNumber;
 const config = {
   endpoints: Math.round(num("BENCH_ENDPOINTS", 1_000_000)),
   seed: Math.round(num("BENCH_SEED", 1)),
-  seconds: Math.round(num("BENCH_SECONDS", 10)),
+  seconds: Math.round(num("BENCH_SECONDS", 5)),
+  /** Each shape is measured this many times, each followed by a ceiling measurement; the round with the median ratio is reported. */
+  rounds: Math.max(1, Math.round(num("BENCH_ROUNDS", 3))),
   warmup: Math.round(num("BENCH_WARMUP_SECONDS", 2)),
   connections: Math.round(num("BENCH_CONNECTIONS", 50)),
   threads: Math.round(num("BENCH_THREADS", 1)),
@@ -222,6 +224,7 @@ async function main() {
   const server: Started = startServer();
   const port = server.port;
   const rows: ShapeRow[] = [];
+  const roundCeilings: Measured[] = [];
   let readyMs = Number.NaN;
   let readyRss: number | null = null;
   let finalMemory: { rssMb: number; peakMb: number } | null = null;
@@ -244,11 +247,23 @@ async function main() {
           continue;
         }
         if (config.warmup > 0) await measure(server, shape.path, lua, shape, idsFile, config.warmup);
-        row.result = await measure(server, shape.path, lua, shape, idsFile, config.seconds);
+        const rounds: { result: Measured; ceiling?: Measured }[] = [];
+        for (let round = 1; round <= config.rounds; round++) {
+          const result = await measure(server, shape.path, lua, shape, idsFile, config.seconds);
+          const ceiling = config.interleave ? await measureCeiling(ceilingServer, lua, idsFile, `after ${shape.key}, round ${round}`) : undefined;
+          if (ceiling) roundCeilings.push(ceiling);
+          rounds.push({ result, ceiling });
+        }
         row.rssMb = memoryOf(server.pid)?.rssMb ?? null;
-        if (config.interleave) row.ceiling = await measureCeiling(ceilingServer, lua, idsFile, `after ${shape.key}`);
+        const ratio = (round: (typeof rounds)[number]) => round.result.rps / (round.ceiling?.rps ?? 1);
+        const median = [...rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(rounds.length / 2)]!;
+        row.result = median.result;
+        row.ceiling = median.ceiling;
+        const failed = rounds.find(({ result: { non2xx, socketErrors: e } }) => non2xx + e.connect + e.read + e.write + e.timeout > 0);
+        if (failed) row.error = `non-2xx answers or socket errors in a round: ${fmt(failed.result.non2xx)} non-2xx`;
         const r = row.result;
-        log(`${shape.label}: ${fmt(r.rps)} requests/s, p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms, server CPU ${cpuText(row.result.cpu)}${r.non2xx ? `, ${fmt(r.non2xx)} non-2xx` : ""}${row.total !== null ? ` (total ${fmt(row.total)})` : ""}`);
+        const ratios = config.interleave ? `, × ceiling by round ${rounds.map((round) => `${fmt(100 * ratio(round), 1)} %`).join(" / ")}` : "";
+        log(`${shape.label}: ${fmt(r.rps)} requests/s, p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms, server CPU ${cpuText(row.result.cpu)}${r.non2xx ? `, ${fmt(r.non2xx)} non-2xx` : ""}${row.total !== null ? ` (total ${fmt(row.total)})` : ""}${ratios}`);
       } catch (error) {
         row.error = error instanceof Error ? error.message : String(error);
         log(`${shape.label}: ${row.error}`);
@@ -263,7 +278,7 @@ async function main() {
   } finally {
     await stop(ceilingServer);
   }
-  for (const row of rows) if (row.ceiling) ceilings.push(row.ceiling);
+  ceilings.push(...roundCeilings);
   const ceilingRps = ceilings.reduce((sum, c) => sum + c.rps, 0) / ceilings.length;
   const ceilingMin = Math.min(...ceilings.map((c) => c.rps));
   const ceilingMax = Math.max(...ceilings.map((c) => c.rps));
@@ -302,7 +317,7 @@ async function main() {
       "ceiling (bare Bun.serve, fixed JSON)",
       `${fmt(ceilingRps)} requests/s on average over ${ceilings.length} measurements (min ${fmt(ceilingMin)}, max ${fmt(ceilingMax)}); ` +
         `${microsPerRequest(ceilings.reduce((best, c) => (c.cpu && best.cpu && c.cpu / c.rps < best.cpu / best.rps ? c : best)))} CPU µs per request at best` +
-        `${config.interleave ? "; each shape is compared with the ceiling measured right after it" : ""}`,
+        `${config.interleave ? `; each shape is measured in ${config.rounds} round(s), each followed by a ceiling measurement, and the round with the median ratio is reported` : ""}`,
       "",
     ],
     ["time to ready, first start (spawn → first list answered; empty INDEX_DIR, so the server builds its index)", `${fmt(firstReadyMs)} ms`, ""],
