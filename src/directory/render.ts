@@ -5,10 +5,10 @@ const ACCESS: Audience[][] = [[], ["patient"], ["provider"], ["patient", "provid
 
 const lookup = (table: string[], index: number) => (index < 0 ? null : table[index]!);
 
-/** The endpoint record at a list position, from the in-memory columns. */
-export function recordAt(data: DirectoryData, ordinal: number, vendorNames: Map<string, string>): EndpointRecord {
+/** The endpoint record at a list position, from the in-memory columns (`knownId`: its id, when the caller has it). */
+export function recordAt(data: DirectoryData, ordinal: number, vendorNames: Map<string, string>, knownId?: string): EndpointRecord {
   const { columns: c, strings: s } = data;
-  const id = Buffer.from(c.id.buffer, c.id.byteOffset + ordinal * 32, 32).toString("hex");
+  const id = knownId ?? Buffer.from(c.id.buffer, c.id.byteOffset + ordinal * 32, 32).toString("hex");
   const vendorId = s.vendorIds[c.vendor[ordinal]!]!;
   const npi = c.npi[ordinal]!;
   return {
@@ -30,11 +30,12 @@ export function recordAt(data: DirectoryData, ordinal: number, vendorNames: Map<
 }
 
 const ID = /^[0-9a-f]{64}$/;
+const wanted = new Uint8Array(32);
 
 /** The ordinal of an entry id (64 lowercase hex), or -1. */
 export function findById(data: DirectoryData, id: string): number {
   if (!ID.test(id)) return -1;
-  const wanted = Buffer.from(id, "hex");
+  for (let i = 0; i < 32; i++) wanted[i] = (hexValue(id.charCodeAt(2 * i)) << 4) | hexValue(id.charCodeAt(2 * i + 1));
   const { byId, columns } = data;
   const ids = columns.id;
   let lo = 0;
@@ -50,3 +51,6 @@ export function findById(data: DirectoryData, id: string): number {
   }
   return -1;
 }
+
+/** The value of a lowercase hex digit's char code (the caller has checked it is one). */
+const hexValue = (code: number) => (code <= 57 ? code - 48 : code - 87);

@@ -107,14 +107,14 @@ export class DatasetSnapshot {
   /** The record of an id, from the in-memory columns (binary search over ids). */
   endpoint(id: string): EndpointRecord | null {
     const ordinal = findById(this.data, id);
-    return ordinal === -1 ? null : recordAt(this.data, ordinal, this.vendorNames);
+    return ordinal === -1 ? null : recordAt(this.data, ordinal, this.vendorNames, id);
   }
 
   /** The probe result of an entry's URL: the entry from the columns, the probe by primary key. */
   capabilities(id: string): CapabilitiesRecord | null {
     const ordinal = findById(this.data, id);
     if (ordinal === -1) return null;
-    const { url, vendorName } = recordAt(this.data, ordinal, this.vendorNames);
+    const { url, vendorName } = recordAt(this.data, ordinal, this.vendorNames, id);
     const probe = this.probeByUrl.get(url) as ProbeRow | null;
     const supportedResources = parseList(probe?.supportedResources ?? null);
     return {
