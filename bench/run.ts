@@ -191,7 +191,7 @@ async function main() {
   const lua = writeLuaScripts(DATA);
   const load = loadavg().map((l) => l.toFixed(2)).join(" ");
   log(`machine: ${machine()}; load average ${load}`);
-  log(`${config.seconds} s per shape after ${config.warmup} s warm-up, ${config.connections} connections, server on CPU ${config.serverCpus}, wrk on CPU ${config.loadCpus}`);
+  log(`${config.rounds} round(s) of ${config.seconds} s per shape after ${config.warmup} s warm-up, ${config.connections} connections, server on CPU ${config.serverCpus}, wrk on CPU ${config.loadCpus}`);
 
   const serverLog = join(DATA, "server.log");
   writeFileSync(serverLog, "");
@@ -339,7 +339,7 @@ async function main() {
     `- dataset: ${fmt(config.endpoints)} generated entries (seed ${config.seed}), ${fmt(dbBytes / 1e6)} MB on disk${generationSeconds !== null ? `, generated in ${fmt(generationSeconds, 1)} s by this run` : ""}`,
     `- code: ${revision()}`,
     `- machine: ${machine()}; load average at start ${load}, at the end ${loadavg().map((l) => l.toFixed(2)).join(" ")}`,
-    `- server: \`${config.server}\` pinned to CPU ${config.serverCpus}, RATE_LIMIT_MAX=100000000 (limiting on, never reached); load: wrk, ${config.threads} thread(s), ${config.connections} connections, pinned to CPU ${config.loadCpus}; ${config.seconds} s per shape after ${config.warmup} s warm-up`,
+    `- server: \`${config.server}\` pinned to CPU ${config.serverCpus}, RATE_LIMIT_MAX=100000000 (limiting on, never reached); load: wrk, ${config.threads} thread(s), ${config.connections} connections, pinned to CPU ${config.loadCpus}; ${config.rounds} round(s) of ${config.seconds} s per shape after ${config.warmup} s warm-up`,
     `- targets: ≥ ${TARGETS.ratio * 100} % of the ceiling's requests/s and p99 ≤ ${TARGETS.p99Ms} ms per shape; ready ≤ ${fmt(TARGETS.readyMs)} ms; RSS ≤ ${TARGETS.rssMb} MB after the run; every response 200`,
     "",
     table(["", "value", "target"], summary.map((s) => [...s]), ["l", "l", "l"]),
