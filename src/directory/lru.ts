@@ -1,6 +1,7 @@
 /**
  * A small least-recently-used cache, bounded by entry count and, when `weigh` is given, by the
- * total weight of its values (say, bytes).
+ * total weight of its values (say, bytes). A value's weight must not change while it is stored:
+ * store a new value instead.
  */
 export class Lru<V> {
   private readonly map = new Map<string, V>();

@@ -45,7 +45,8 @@ export function dataResponse(request: Request, snapshot: DatasetSnapshot, body: 
   }
   const encoding = encodingFor(request, answer.plain);
   if (encoding !== null && answer.encoded[encoding] === undefined) {
-    answer.encoded[encoding] = compress(text ?? body(), encoding);
+    // A new answer object, not a changed one: the cache weighs an entry when it is stored.
+    answer = { ...answer, encoded: { ...answer.encoded, [encoding]: compress(text ?? body(), encoding) } };
     answers.set(request.url, answer);
   }
   return respond(request, answer.etag, encoding === null ? answer.plain : answer.encoded[encoding]!, encoding);

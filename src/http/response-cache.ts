@@ -8,8 +8,8 @@ export interface CachedAnswer {
   route: string;
   etag: string;
   plain: Blob;
-  /** Compressed forms, added as clients ask for them. */
-  encoded: Partial<Record<Encoding, Blob>>;
+  /** Compressed forms, added as clients ask for them (by storing a new answer). */
+  readonly encoded: Readonly<Partial<Record<Encoding, Blob>>>;
 }
 
 const ENTRIES = 1_000;

@@ -30,3 +30,15 @@ test("getOrCompute computes once per key while it stays cached", () => {
   const compute = () => ++calls;
   expect([lru.getOrCompute("k", compute), lru.getOrCompute("k", compute)]).toEqual([1, 1]);
 });
+
+test("replacing a value with a heavier one under the same key keeps the total under the limit", () => {
+  const lru = new Lru<string>(100, { maxWeight: 10, weigh: (value) => value.length });
+  lru.set("a", "xxx");
+  lru.set("b", "xxx");
+  lru.set("a", "xxxxxxxx");
+  expect([lru.get("a"), lru.get("b")]).toEqual(["xxxxxxxx", undefined]);
+  lru.set("c", "xx");
+  expect([lru.get("a"), lru.get("c")]).toEqual(["xxxxxxxx", "xx"]);
+  lru.set("d", "x");
+  expect([lru.get("a"), lru.get("c"), lru.get("d")]).toEqual([undefined, "xx", "x"]);
+});
