@@ -42,7 +42,7 @@ export function createApp(deps: AppDeps) {
   const app = new Elysia({ normalize: false })
     .decorate("directory", directory)
     .use(headersPlugin())
-    .use(observability({ log, metrics, directory, clock }, observe))
+    .use(observability({ metrics, directory, clock }, observe))
     .use(errorsPlugin(log))
     .use(docsPlugin(packageJson.version))
     .use(

@@ -35,7 +35,7 @@ export function requestObserver({ log, metrics }: Pick<ObservabilityOptions, "lo
 }
 
 /** One JSON log line and one metrics observation per request; GET /metrics in Prometheus text. */
-export const observability = ({ log, metrics, directory, clock }: ObservabilityOptions, observe: RequestObserver = requestObserver({ log, metrics })) =>
+export const observability = ({ metrics, directory, clock }: Omit<ObservabilityOptions, "log">, observe: RequestObserver) =>
   new Elysia({ name: "observability" })
     .onAfterResponse({ as: "global" }, ({ request, route, set, responseValue }) => {
       const status = responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
