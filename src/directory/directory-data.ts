@@ -43,6 +43,6 @@ export interface DirectoryData {
   facets: Record<Facet, Map<string, Bitset>>;
   /** Inverted index of organization-name words: postings of `strings.nameWords[i]` are ordinals[offsets[i]..offsets[i+1]). */
   postings: { offsets: Int32Array; ordinals: Int32Array };
-  /** Ordinals sorted by id bytes: get-by-id is a binary search, with no database read. */
+  /** Ordinals sorted by id bytes: get-by-id searches them (IdLookup), with no database read. */
   byId: Int32Array;
 }

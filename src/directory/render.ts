@@ -28,29 +28,3 @@ export function recordAt(data: DirectoryData, ordinal: number, vendorNames: Map<
     lastUpdated: s.lastUpdated[c.lastUpdated[ordinal]!]!,
   };
 }
-
-const ID = /^[0-9a-f]{64}$/;
-const wanted = new Uint8Array(32);
-
-/** The ordinal of an entry id (64 lowercase hex), or -1. */
-export function findById(data: DirectoryData, id: string): number {
-  if (!ID.test(id)) return -1;
-  for (let i = 0; i < 32; i++) wanted[i] = (hexValue(id.charCodeAt(2 * i)) << 4) | hexValue(id.charCodeAt(2 * i + 1));
-  const { byId, columns } = data;
-  const ids = columns.id;
-  let lo = 0;
-  let hi = byId.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    const at = byId[mid]! * 32;
-    let order = 0;
-    for (let i = 0; i < 32 && order === 0; i++) order = ids[at + i]! - wanted[i]!;
-    if (order === 0) return byId[mid]!;
-    if (order < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return -1;
-}
-
-/** The value of a lowercase hex digit's char code (the caller has checked it is one). */
-const hexValue = (code: number) => (code <= 57 ? code - 48 : code - 87);

@@ -3,7 +3,8 @@ import { readLastRefreshAt } from "../db/dataset-meta";
 import { countBits } from "./bitset";
 import type { DirectoryData } from "./directory-data";
 import { Lru } from "./lru";
-import { findById, recordAt } from "./render";
+import { IdLookup } from "./id-lookup";
+import { recordAt } from "./render";
 import { DirectorySearch, type EndpointFilter } from "./search";
 import { FHIR_VERSIONS, type EndpointRecord, type FhirVersion, type ProbeStatus } from "./types";
 
@@ -73,6 +74,7 @@ export class DatasetSnapshot {
   readonly vendorsBody: string;
   readonly statsBody: string;
   private readonly vendorNames: Map<string, string>;
+  private readonly ids: IdLookup;
   private readonly probeByUrl: Statement;
 
   /** `sqlite` must hold an open read transaction at `data.version`; the snapshot owns it from now on. */
@@ -82,6 +84,7 @@ export class DatasetSnapshot {
   ) {
     this.version = data.version;
     this.search = new DirectorySearch(data);
+    this.ids = new IdLookup(data.columns.id, data.byId);
     this.vendors = this.readVendors();
     this.vendorNames = new Map(this.vendors.map((vendor) => [vendor.id, vendor.name]));
     this.stats = this.computeStats(readLastRefreshAt(sqlite));
@@ -104,15 +107,15 @@ export class DatasetSnapshot {
     return { total, records: ordinals.map((ordinal) => recordAt(this.data, ordinal, this.vendorNames)) };
   }
 
-  /** The record of an id, from the in-memory columns (binary search over ids). */
+  /** The record of an id, from the in-memory columns. */
   endpoint(id: string): EndpointRecord | null {
-    const ordinal = findById(this.data, id);
+    const ordinal = this.ids.find(id);
     return ordinal === -1 ? null : recordAt(this.data, ordinal, this.vendorNames, id);
   }
 
   /** The probe result of an entry's URL: the entry from the columns, the probe by primary key. */
   capabilities(id: string): CapabilitiesRecord | null {
-    const ordinal = findById(this.data, id);
+    const ordinal = this.ids.find(id);
     if (ordinal === -1) return null;
     const { url, vendorName } = recordAt(this.data, ordinal, this.vendorNames, id);
     const probe = this.probeByUrl.get(url) as ProbeRow | null;

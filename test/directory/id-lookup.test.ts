@@ -1,0 +1,61 @@
+import { describe, expect, test } from "bun:test";
+import { IdLookup } from "../../src/directory/id-lookup";
+
+/** Ids as hex, stored 32 bytes each in ordinal order, with `byId` sorted the way the index file sorts them. */
+function lookupOf(hexIds: string[]) {
+  const ids = new Uint8Array(hexIds.length * 32);
+  hexIds.forEach((hex, ordinal) => ids.set(Buffer.from(hex, "hex"), ordinal * 32));
+  const byId = Int32Array.from(hexIds.keys()).sort((a, b) => Buffer.compare(ids.subarray(a * 32, a * 32 + 32), ids.subarray(b * 32, b * 32 + 32)));
+  return new IdLookup(ids, byId);
+}
+
+const id = (prefix: string, fill: string) => (prefix + fill.repeat(64)).slice(0, 64);
+
+describe("IdLookup", () => {
+  // Ids that share their first 2 and first 4 bytes, the lowest and highest possible ids, and
+  // neighbours one byte apart: the cases a prefix table and a 4-byte head can get wrong.
+  const hexIds = [
+    id("abcd0001", "1"),
+    id("abcd0001", "2"),
+    id("abcd0001", "1").slice(0, 63) + "2",
+    id("abcd0002", "0"),
+    id("abcd", "f"),
+    id("abce", "0"),
+    id("", "0"),
+    id("", "f"),
+    id("00", "7"),
+    id("ffff", "3"),
+    id("7f", "8"),
+    id("80", "7"),
+  ];
+  const lookup = lookupOf(hexIds);
+
+  test("every id is found at its own ordinal", () => {
+    hexIds.forEach((hex, ordinal) => expect(lookup.find(hex)).toBe(ordinal));
+  });
+
+  test("ids that nobody has are not found, including ones sharing a 4-byte head with a real id", () => {
+    for (const missing of [id("abcd0001", "3"), id("abcd0001", "1").slice(0, 63) + "3", id("abcd0003", "0"), id("abcc", "f"), id("fffe", "f"), id("01", "0")]) {
+      expect(lookup.find(missing)).toBe(-1);
+    }
+  });
+
+  test("anything but 64 lowercase hex digits is not an id", () => {
+    for (const bad of [hexIds[0]!.toUpperCase(), hexIds[0]!.slice(0, 63), `${hexIds[0]}0`, "", "g".repeat(64)]) expect(lookup.find(bad)).toBe(-1);
+  });
+
+  test("an empty directory finds nothing", () => {
+    expect(lookupOf([]).find(hexIds[0]!)).toBe(-1);
+  });
+
+  test("many random ids: each found, each with one byte changed not found", () => {
+    const random = Array.from({ length: 5_000 }, () => new Bun.CryptoHasher("sha256").update(String(Math.random())).digest("hex"));
+    const big = lookupOf(random);
+    const known = new Set(random);
+    random.forEach((hex, ordinal) => {
+      expect(big.find(hex)).toBe(ordinal);
+      const changed = hex.slice(0, 40) + (hex[40] === "0" ? "1" : "0") + hex.slice(41);
+      if (!known.has(changed)) expect(big.find(changed)).toBe(-1);
+    });
+  });
+});
