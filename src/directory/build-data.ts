@@ -25,14 +25,15 @@ class Interner {
 }
 
 interface ProbeFacts {
+  rowId: number;
   resources: string[];
   smart: boolean;
 }
 
 function readProbeFacts(sqlite: Database): Map<string, ProbeFacts> {
   const facts = new Map<string, ProbeFacts>();
-  for (const [url, resources, smart] of sqlite.prepare("SELECT url, supported_resources, smart_supported FROM probes").values() as [string, string, number][]) {
-    facts.set(url, { resources: JSON.parse(resources) as string[], smart: smart === 1 });
+  for (const [rowId, url, resources, smart] of sqlite.prepare("SELECT rowid, url, supported_resources, smart_supported FROM probes").values() as [number, string, string, number][]) {
+    facts.set(url, { rowId, resources: JSON.parse(resources) as string[], smart: smart === 1 });
   }
   return facts;
 }
@@ -115,8 +116,9 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
   const facets = buildFacets(columns, strings, probes, n);
   const { nameWords, postings } = buildPostings(columns.organizationName, strings.organizationNames);
   strings.nameWords = nameWords;
+  const probeRowIds = Int32Array.from(strings.urls, (url) => probes.get(url)?.rowId ?? -1);
   const byId = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => compareIds(columns.id, a, b));
-  return { version, size: n, columns, strings, facets, postings, byId };
+  return { version, size: n, columns, strings, facets, postings, probeRowIds, byId };
 }
 
 const HEX = new Int8Array(128).fill(-1);

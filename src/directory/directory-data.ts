@@ -1,7 +1,7 @@
 import type { Bitset } from "./bitset";
 
 /** Bumped whenever the shape of DirectoryData changes, so older index files are rebuilt. */
-export const DATA_FORMAT = 2;
+export const DATA_FORMAT = 3;
 
 /** Names of the string tables the per-entry columns point into. */
 export const STRING_TABLES = ["urls", "vendorIds", "organizationNames", "tenantIds", "cities", "states", "zipCodes", "lastUpdated", "nameWords", "fhirVersions", "statuses"] as const;
@@ -43,6 +43,8 @@ export interface DirectoryData {
   facets: Record<Facet, Map<string, Bitset>>;
   /** Inverted index of organization-name words: postings of `strings.nameWords[i]` are ordinals[offsets[i]..offsets[i+1]). */
   postings: { offsets: Int32Array; ordinals: Int32Array };
+  /** Per URL (index into `strings.urls`): the row id of its probe in the probes table, -1 when never probed. */
+  probeRowIds: Int32Array;
   /** Ordinals sorted by id bytes: get-by-id searches them (IdLookup), with no database read. */
   byId: Int32Array;
 }

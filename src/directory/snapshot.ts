@@ -23,15 +23,21 @@ export interface StatsRecord {
   lastUpdated: string | null;
 }
 
+/** A stored JSON list of strings, as canonical JSON text, with its length. */
+export interface JsonList {
+  count: number;
+  json: string;
+}
+
+/** The capabilities summary; the lists come serialised, as they are only ever sent on. */
 export interface CapabilitiesSummary {
   fhirVersion: string | null;
   softwareName: string | null;
   softwareVersion: string | null;
-  supportedResourceCount: number;
-  supportedResources: string[];
+  supportedResources: JsonList;
   smartSupported: boolean;
-  smartCapabilities: string[];
-  grantTypes: string[];
+  smartCapabilities: JsonList;
+  grantTypes: JsonList;
 }
 
 /** The capabilities record, with the two raw bodies kept as the exact bytes the server sent (UTF-8). */
@@ -47,6 +53,7 @@ export interface CapabilitiesRecord {
 }
 
 interface ProbeRow {
+  url: string;
   probedAt: string;
   probeStatus: ProbeStatus;
   fhirVersion: string;
@@ -59,6 +66,10 @@ interface ProbeRow {
   metadataBody: Uint8Array<ArrayBuffer> | null;
   smartBody: Uint8Array<ArrayBuffer> | null;
 }
+
+const PROBE_COLUMNS = `url, probed_at AS probedAt, probe_status AS probeStatus, fhir_version AS fhirVersion, software_name AS softwareName,
+  software_version AS softwareVersion, supported_resources AS supportedResources, smart_supported AS smartSupported,
+  smart_capabilities AS smartCapabilities, grant_types AS grantTypes, CAST(metadata_body AS BLOB) AS metadataBody, CAST(smart_body AS BLOB) AS smartBody`;
 
 /**
  * One dataset version, frozen: the list operation answers from its in-memory DirectoryData, and
@@ -76,6 +87,7 @@ export class DatasetSnapshot {
   private readonly vendorNames: Map<string, string>;
   private readonly ids: IdLookup;
   private readonly probeByUrl: Statement;
+  private readonly probeByRowId: Statement;
 
   /** `sqlite` must hold an open read transaction at `data.version`; the snapshot owns it from now on. */
   constructor(
@@ -90,12 +102,8 @@ export class DatasetSnapshot {
     this.stats = this.computeStats(readLastRefreshAt(sqlite));
     this.vendorsBody = JSON.stringify({ success: true, data: this.vendors });
     this.statsBody = JSON.stringify({ success: true, data: this.stats });
-    this.probeByUrl = sqlite.prepare(
-      `SELECT probed_at AS probedAt, probe_status AS probeStatus, fhir_version AS fhirVersion, software_name AS softwareName,
-        software_version AS softwareVersion, supported_resources AS supportedResources, smart_supported AS smartSupported,
-        smart_capabilities AS smartCapabilities, grant_types AS grantTypes, CAST(metadata_body AS BLOB) AS metadataBody, CAST(smart_body AS BLOB) AS smartBody
-       FROM probes WHERE url = ?`,
-    );
+    this.probeByUrl = sqlite.prepare(`SELECT ${PROBE_COLUMNS} FROM probes WHERE url = ?`);
+    this.probeByRowId = sqlite.prepare(`SELECT ${PROBE_COLUMNS} FROM probes WHERE rowid = ?`);
   }
 
   close() {
@@ -113,13 +121,12 @@ export class DatasetSnapshot {
     return ordinal === -1 ? null : recordAt(this.data, ordinal, this.vendorNames, id);
   }
 
-  /** The probe result of an entry's URL: the entry from the columns, the probe by primary key. */
+  /** The probe result of an entry's URL: the entry from the columns, the probe row from the database. */
   capabilities(id: string): CapabilitiesRecord | null {
     const ordinal = this.ids.find(id);
     if (ordinal === -1) return null;
     const { url, vendorName } = recordAt(this.data, ordinal, this.vendorNames, id);
-    const probe = this.probeByUrl.get(url) as ProbeRow | null;
-    const supportedResources = parseList(probe?.supportedResources ?? null);
+    const probe = this.probeOf(url, this.data.probeRowIds[this.data.columns.url[ordinal]!]!);
     return {
       endpointId: id,
       url,
@@ -130,15 +137,26 @@ export class DatasetSnapshot {
         fhirVersion: probe?.metadataBody ? probe.fhirVersion : null,
         softwareName: probe?.softwareName ?? null,
         softwareVersion: probe?.softwareVersion ?? null,
-        supportedResourceCount: supportedResources.length,
-        supportedResources,
+        supportedResources: jsonList(probe?.supportedResources ?? null),
         smartSupported: probe?.smartSupported === 1,
-        smartCapabilities: parseList(probe?.smartCapabilities ?? null),
-        grantTypes: parseList(probe?.grantTypes ?? null),
+        smartCapabilities: jsonList(probe?.smartCapabilities ?? null),
+        grantTypes: jsonList(probe?.grantTypes ?? null),
       },
       capabilityStatementBytes: probe?.metadataBody ?? null,
       smartConfigurationBytes: probe?.smartBody ?? null,
     };
+  }
+
+  /**
+   * A URL's probe row, read by the row id the index recorded for this version (no URL index
+   * walk); the URL is checked, and read by it instead if they differ (VACUUM may renumber rows).
+   */
+  private probeOf(url: string, rowId: number): ProbeRow | null {
+    if (rowId !== -1) {
+      const row = this.probeByRowId.get(rowId) as ProbeRow | null;
+      if (row?.url === url) return row;
+    }
+    return this.probeByUrl.get(url) as ProbeRow | null;
   }
 
   private readVendors(): VendorRecord[] {
@@ -164,14 +182,17 @@ export class DatasetSnapshot {
 }
 
 /**
- * Stored JSON string lists (resource types, SMART capabilities, grant types) parsed once per
- * distinct text: servers of one vendor and version mostly publish the same lists. The arrays
- * are shared, so they are only ever serialised, never changed.
+ * Stored JSON string lists (resource types, SMART capabilities, grant types) parsed and
+ * re-serialised once per distinct text: servers of one vendor and version mostly publish the
+ * same lists.
  */
-const parsedLists = new Lru<string[]>(4_096, { maxWeight: 16 * 1024 * 1024, weigh: (list) => list.length * 64 });
-const EMPTY: string[] = [];
+const jsonLists = new Lru<JsonList>(4_096, { maxWeight: 16 * 1024 * 1024, weigh: (list) => list.json.length * 2 + 64 });
+const EMPTY: JsonList = { count: 0, json: "[]" };
 
-function parseList(text: string | null): string[] {
+function jsonList(text: string | null): JsonList {
   if (text === null || text === "[]") return EMPTY;
-  return parsedLists.getOrCompute(text, () => JSON.parse(text) as string[]);
+  return jsonLists.getOrCompute(text, () => {
+    const list = JSON.parse(text) as string[];
+    return { count: list.length, json: JSON.stringify(list) };
+  });
 }

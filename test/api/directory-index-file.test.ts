@@ -40,6 +40,22 @@ describe("directory index built in a child process and kept on disk", async () =
     expect(statSync(file).mtimeMs).toBe(before);
   });
 
+  test("capabilities stay right when probe rows were renumbered behind the index file (as VACUUM may)", async () => {
+    const { body: page } = await get(inline, "/api/v1/endpoints?limit=100&page=3");
+    const ids: string[] = page.data.map((entry: { id: string }) => entry.id);
+    const before = await Promise.all(ids.map(async (id) => (await get(viaFile, `/api/v1/endpoints/${id}/capabilities`)).text));
+    expect(before.filter((text) => JSON.parse(text).data.probeStatus !== "unchecked").length).toBeGreaterThan(50);
+
+    // Every probe row moves up by one: the row ids in the file now name a neighbour's row. No
+    // dataset change is recorded, so the next start reuses the file as it is.
+    const writer = openDatabase(path);
+    writer.sqlite.run("UPDATE probes SET rowid = -rowid");
+    writer.sqlite.run("UPDATE probes SET rowid = 1 - rowid");
+    const again = createApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0", INDEX_IN_PROCESS_BELOW: "0" }) });
+    const after = await Promise.all(ids.map(async (id) => (await get(again, `/api/v1/endpoints/${id}/capabilities`)).text));
+    expect(after).toEqual(before);
+  });
+
   test("a refresh builds the next version's file, swaps, and keeps at most two files", async () => {
     const writer = openDatabase(path);
     for (let i = 0; i < 3; i++) {
