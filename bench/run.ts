@@ -89,6 +89,26 @@ async function ensureDatabase(): Promise<number | null> {
   return (performance.now() - started) / 1000;
 }
 
+/** The database's page size (files generated before 16 KB pages became the default keep 4 KB). */
+function pageSizeOf(path: string): number {
+  const db = new Database(path, { readonly: true });
+  try {
+    return (db.prepare("PRAGMA page_size").get() as { page_size: number }).page_size;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * How much of a file is in the page cache (util-linux's fincore), null when unknown. Capabilities
+ * read the database file; a host that evicts idle pages turns those reads into disk reads.
+ */
+function pageCacheMb(path: string): number | null {
+  const out = Bun.spawnSync(["fincore", "--bytes", "--noheadings", "--raw", "--output", "RES", path], { stderr: "ignore" });
+  const bytes = out.exitCode === 0 ? Number(out.stdout.toString().trim()) : Number.NaN;
+  return Number.isFinite(bytes) ? bytes / 1e6 : null;
+}
+
 /** Random ids for the by-id shapes, one per line (deterministic sample). */
 function writeIds(): string {
   const file = join(DATA, `ids-${config.endpoints}-seed${config.seed}.txt`);
@@ -187,6 +207,7 @@ async function main() {
   mkdirSync(DATA, { recursive: true });
   const generationSeconds = await ensureDatabase();
   const dbBytes = statSync(dbPath).size;
+  const dbPageSize = pageSizeOf(dbPath);
   const idsFile = writeIds();
   const lua = writeLuaScripts(DATA);
   const load = loadavg().map((l) => l.toFixed(2)).join(" ");
@@ -228,6 +249,7 @@ async function main() {
   let readyMs = Number.NaN;
   let readyRss: number | null = null;
   let finalMemory: { rssMb: number; peakMb: number } | null = null;
+  let cachedBeforeCapabilities: number | null = null;
   try {
     readyMs = await waitUntilAnswers(server, "/api/v1/endpoints", config.readyTimeoutMs);
     readyRss = memoryOf(server.pid)?.rssMb ?? null;
@@ -245,6 +267,10 @@ async function main() {
           row.error = `answered ${first.status}: ${first.body.slice(0, 160)}`;
           log(`${shape.label}: ${row.error}`);
           continue;
+        }
+        if (shape.key === "capabilities") {
+          cachedBeforeCapabilities = pageCacheMb(dbPath);
+          if (cachedBeforeCapabilities !== null) log(`database file in the page cache: ${fmt(cachedBeforeCapabilities)} of ${fmt(dbBytes / 1e6)} MB`);
         }
         if (config.warmup > 0) await measure(server, shape.path, lua, shape, idsFile, config.warmup);
         const rounds: { result: Measured; ceiling?: Measured }[] = [];
@@ -323,6 +349,9 @@ async function main() {
     ["time to ready, first start (spawn → first list answered; empty INDEX_DIR, so the server builds its index)", `${fmt(firstReadyMs)} ms`, ""],
     ["time to ready, restart on the existing database", `${fmt(readyMs)} ms`, readyMs <= TARGETS.readyMs ? "ok" : `**MISSED**: > ${fmt(TARGETS.readyMs)} ms`],
     ["RSS when ready", readyRss === null ? "?" : `${fmt(readyRss)} MB`, ""],
+    ...(cachedBeforeCapabilities === null
+      ? []
+      : ([["database file in the page cache when capabilities began (fincore)", `${fmt(cachedBeforeCapabilities)} of ${fmt(dbBytes / 1e6)} MB`, ""]] as [string, string, string][])),
     [
       "RSS after the run (peak)",
       finalMemory ? `${fmt(finalMemory.rssMb)} MB (peak ${fmt(finalMemory.peakMb)} MB)` : "?",
@@ -336,7 +365,7 @@ async function main() {
     "",
     `Written by \`bun run bench\` on ${new Date().toISOString()}.`,
     "",
-    `- dataset: ${fmt(config.endpoints)} generated entries (seed ${config.seed}), ${fmt(dbBytes / 1e6)} MB on disk${generationSeconds !== null ? `, generated in ${fmt(generationSeconds, 1)} s by this run` : ""}`,
+    `- dataset: ${fmt(config.endpoints)} generated entries (seed ${config.seed}), ${fmt(dbBytes / 1e6)} MB on disk in ${fmt(dbPageSize / 1024)} KB pages${generationSeconds !== null ? `, generated in ${fmt(generationSeconds, 1)} s by this run` : ""}`,
     `- code: ${revision()}`,
     `- machine: ${machine()}; load average at start ${load}, at the end ${loadavg().map((l) => l.toFixed(2)).join(" ")}`,
     `- server: \`${config.server}\` pinned to CPU ${config.serverCpus}, RATE_LIMIT_MAX=100000000 (limiting on, never reached); load: wrk, ${config.threads} thread(s), ${config.connections} connections, pinned to CPU ${config.loadCpus}; ${config.rounds} round(s) of ${config.seconds} s per shape after ${config.warmup} s warm-up`,
