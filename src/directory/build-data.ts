@@ -3,6 +3,7 @@ import { lowerBound } from "./lower-bound";
 import { readDatasetVersion } from "../db/dataset-meta";
 import { createBitset, setBit, type Bitset } from "./bitset";
 import type { DirectoryData, EntryColumns, Facet, StringTable } from "./directory-data";
+import { buildIdIndex, compareIds } from "./id-lookup";
 import { words } from "./text";
 
 const CHUNK = 50_000;
@@ -117,8 +118,7 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
   const { nameWords, postings } = buildPostings(columns.organizationName, strings.organizationNames);
   strings.nameWords = nameWords;
   const probeRowIds = Int32Array.from(strings.urls, (url) => probes.get(url)?.rowId ?? -1);
-  const byId = Int32Array.from({ length: n }, (_, i) => i).sort((a, b) => compareIds(columns.id, a, b));
-  return { version, size: n, columns, strings, facets, postings, probeRowIds, byId };
+  return { version, size: n, columns, strings, facets, postings, probeRowIds, ids: buildIdIndex(columns.id) };
 }
 
 const HEX = new Int8Array(128).fill(-1);
@@ -135,14 +135,6 @@ function ranks(values: string[]): Int32Array {
   const rank = new Int32Array(values.length);
   sorted.forEach((index, position) => (rank[index] = position));
   return rank;
-}
-
-function compareIds(ids: Uint8Array, a: number, b: number): number {
-  for (let i = 0; i < 32; i++) {
-    const d = ids[a * 32 + i]! - ids[b * 32 + i]!;
-    if (d !== 0) return d;
-  }
-  return 0;
 }
 
 /**
@@ -180,7 +172,6 @@ function listOrder(raw: EntryColumns, n: number, vendorNames: string[], organiza
   }
   return order;
 }
-
 
 function permute(from: { [i: number]: number }, to: { [i: number]: number; length: number }, order: Int32Array) {
   for (let i = 0; i < to.length; i++) to[i] = from[order[i]!]!;

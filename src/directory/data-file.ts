@@ -32,7 +32,8 @@ const align8 = (n: number) => (n + 7) & ~7;
 function sectionsOf(data: DirectoryData): [string, AnyArray][] {
   const out: [string, AnyArray][] = Object.entries(data.columns).map(([name, array]) => [`column:${name}`, array as AnyArray]);
   for (const [facet, values] of Object.entries(data.facets)) for (const [value, bits] of values) out.push([`facet:${facet}:${value}`, bits]);
-  out.push(["postings:offsets", data.postings.offsets], ["postings:ordinals", data.postings.ordinals], ["probeRowIds", data.probeRowIds], ["byId", data.byId]);
+  out.push(["postings:offsets", data.postings.offsets], ["postings:ordinals", data.postings.ordinals], ["probeRowIds", data.probeRowIds]);
+  out.push(["ids:order", data.ids.order], ["ids:heads", data.ids.heads], ["ids:starts", data.ids.starts]);
   return out;
 }
 
@@ -87,6 +88,6 @@ function parseDataFile(path: string, buffer: ArrayBuffer): DirectoryData {
     facets,
     postings: { offsets: arrays.get("postings:offsets") as Int32Array, ordinals: arrays.get("postings:ordinals") as Int32Array },
     probeRowIds: arrays.get("probeRowIds") as Int32Array,
-    byId: arrays.get("byId") as Int32Array,
+    ids: { order: arrays.get("ids:order") as Int32Array, heads: arrays.get("ids:heads") as Uint32Array, starts: arrays.get("ids:starts") as Int32Array },
   };
 }

@@ -1,7 +1,8 @@
 import type { Bitset } from "./bitset";
+import type { IdIndex } from "./id-lookup";
 
 /** Bumped whenever the shape of DirectoryData changes, so older index files are rebuilt. */
-export const DATA_FORMAT = 3;
+export const DATA_FORMAT = 4;
 
 /** Names of the string tables the per-entry columns point into. */
 export const STRING_TABLES = ["urls", "vendorIds", "organizationNames", "tenantIds", "cities", "states", "zipCodes", "lastUpdated", "nameWords", "fhirVersions", "statuses"] as const;
@@ -45,6 +46,6 @@ export interface DirectoryData {
   postings: { offsets: Int32Array; ordinals: Int32Array };
   /** Per URL (index into `strings.urls`): the row id of its probe in the probes table, -1 when never probed. */
   probeRowIds: Int32Array;
-  /** Ordinals sorted by id bytes: get-by-id searches them (IdLookup), with no database read. */
-  byId: Int32Array;
+  /** Get-by-id's search tables (IdLookup): no database read. */
+  ids: IdIndex;
 }

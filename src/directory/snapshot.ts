@@ -96,7 +96,7 @@ export class DatasetSnapshot {
   ) {
     this.version = data.version;
     this.search = new DirectorySearch(data);
-    this.ids = new IdLookup(data.columns.id, data.byId);
+    this.ids = new IdLookup(data.columns.id, data.ids);
     this.vendors = this.readVendors();
     this.vendorNames = new Map(this.vendors.map((vendor) => [vendor.id, vendor.name]));
     this.stats = this.computeStats(readLastRefreshAt(sqlite));

@@ -1,12 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { IdLookup } from "../../src/directory/id-lookup";
+import { buildIdIndex, IdLookup } from "../../src/directory/id-lookup";
 
-/** Ids as hex, stored 32 bytes each in ordinal order, with `byId` sorted the way the index file sorts them. */
+/** Ids as hex, stored 32 bytes each in ordinal order, as the index holds them. */
 function lookupOf(hexIds: string[]) {
   const ids = new Uint8Array(hexIds.length * 32);
   hexIds.forEach((hex, ordinal) => ids.set(Buffer.from(hex, "hex"), ordinal * 32));
-  const byId = Int32Array.from(hexIds.keys()).sort((a, b) => Buffer.compare(ids.subarray(a * 32, a * 32 + 32), ids.subarray(b * 32, b * 32 + 32)));
-  return new IdLookup(ids, byId);
+  return new IdLookup(ids, buildIdIndex(ids));
 }
 
 const id = (prefix: string, fill: string) => (prefix + fill.repeat(64)).slice(0, 64);
