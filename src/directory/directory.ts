@@ -155,11 +155,10 @@ export class Directory {
   private removeOldFiles(current: number) {
     const files = readdirSync(this.indexDir).filter((name) => name.endsWith(".bin"));
     const versions = files
-      .filter((name) => name === indexFileName(Number(/^v(\d+)-/.exec(name)?.[1])))
-      .map((name) => Number(/^v(\d+)-/.exec(name)![1]))
+      .map((name) => Number(/^v(\d+)-/.exec(name)?.[1]))
+      .filter((version, i) => files[i] === indexFileName(version))
       .sort((a, b) => b - a);
     const keep = new Set([current, ...versions.slice(0, KEEP_FILES)].map(indexFileName));
     for (const name of files) if (!keep.has(name)) rmSync(join(this.indexDir, name), { force: true });
   }
-
 }

@@ -81,9 +81,6 @@ export class DatasetSnapshot {
   readonly search: DirectorySearch;
   readonly vendors: VendorRecord[];
   readonly stats: StatsRecord;
-  /** The vendors and stats response bodies: fixed for the whole version. */
-  readonly vendorsBody: string;
-  readonly statsBody: string;
   private readonly vendorNames: Map<string, string>;
   private readonly ids: IdLookup;
   private readonly probeByUrl: Statement;
@@ -100,8 +97,6 @@ export class DatasetSnapshot {
     this.vendors = this.readVendors();
     this.vendorNames = new Map(this.vendors.map((vendor) => [vendor.id, vendor.name]));
     this.stats = this.computeStats(readLastRefreshAt(sqlite));
-    this.vendorsBody = JSON.stringify({ success: true, data: this.vendors });
-    this.statsBody = JSON.stringify({ success: true, data: this.stats });
     this.probeByUrl = sqlite.prepare(`SELECT ${PROBE_COLUMNS} FROM probes WHERE url = ?`);
     this.probeByRowId = sqlite.prepare(`SELECT ${PROBE_COLUMNS} FROM probes WHERE rowid = ?`);
   }

@@ -49,7 +49,7 @@ export function dataResponse(request: Request, snapshot: DatasetSnapshot, body: 
     answer = { ...answer, encoded: { ...answer.encoded, [encoding]: compress(text ?? body(), encoding) } };
     answers.set(request.url, answer);
   }
-  return respond(request, answer.etag, encoding === null ? answer.plain : answer.encoded[encoding]!, encoding);
+  return respond(request, answer.etag, bodyOf(answer, encoding), encoding);
 }
 
 /**
@@ -62,8 +62,10 @@ export function cachedResponse(request: Request, snapshot: DatasetSnapshot): { r
   if (answer === undefined) return undefined;
   const encoding = encodingFor(request, answer.plain);
   if (encoding !== null && answer.encoded[encoding] === undefined) return undefined;
-  return { response: respond(request, answer.etag, encoding === null ? answer.plain : answer.encoded[encoding]!, encoding), answer };
+  return { response: respond(request, answer.etag, bodyOf(answer, encoding), encoding), answer };
 }
+
+const bodyOf = (answer: CachedAnswer, encoding: Encoding | null) => (encoding === null ? answer.plain : answer.encoded[encoding]!);
 
 const etagOf = (request: Request, snapshot: DatasetSnapshot) => datasetEtag(snapshot.version, snapshot.stats.lastUpdated, request.url);
 

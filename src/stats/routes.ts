@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import type { Directory } from "../directory/directory";
 import { FHIR_VERSIONS } from "../directory/types";
-import { dataResponse } from "../http/data-response";
+import { dataResponse, successBody } from "../http/data-response";
 import { ErrorEnvelope, NoQuery } from "../http/schemas";
 import { checkRawQuery, NO_PARAMETERS } from "../http/strict-query";
 
@@ -17,7 +17,7 @@ export const statsRoutes = (directory: Directory) =>
     "/api/v1/stats",
     ({ request }) => {
       const snapshot = directory.current;
-      return dataResponse(request, snapshot, () => snapshot.statsBody);
+      return dataResponse(request, snapshot, () => successBody(snapshot.stats));
     },
     {
       query: NoQuery,

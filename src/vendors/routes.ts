@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import type { Directory } from "../directory/directory";
-import { dataResponse } from "../http/data-response";
+import { dataResponse, successBody } from "../http/data-response";
 import { ErrorEnvelope, NoQuery } from "../http/schemas";
 import { checkRawQuery, NO_PARAMETERS } from "../http/strict-query";
 
@@ -17,7 +17,7 @@ export const vendorRoutes = (directory: Directory) =>
     "/api/v1/vendors",
     ({ request }) => {
       const snapshot = directory.current;
-      return dataResponse(request, snapshot, () => snapshot.vendorsBody);
+      return dataResponse(request, snapshot, () => successBody(snapshot.vendors));
     },
     {
       query: NoQuery,
