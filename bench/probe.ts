@@ -41,7 +41,10 @@ const METADATA = JSON.stringify(
         resource: Array.from({ length: Number(values.resources) }, (_, i) => ({
           type: `Resource${i}`,
           interaction: [{ code: "read" }, { code: "search-type" }],
-          searchParam: [{ name: "patient", type: "reference" }, { name: "date", type: "date" }],
+          searchParam: [
+            { name: "patient", type: "reference" },
+            { name: "date", type: "date" },
+          ],
         })),
       },
     ],
@@ -72,7 +75,7 @@ if (values.serve) {
     });
     ports.push(server.port!);
   }
-  process.stdout.write(JSON.stringify(ports) + "\n");
+  process.stdout.write(`${JSON.stringify(ports)}\n`);
 } else {
   await main();
 }
@@ -80,10 +83,23 @@ if (values.serve) {
 async function main() {
   const urlCount = Number(values.urls);
   const concurrency = Number(values.concurrency);
-  const child = Bun.spawn([process.execPath, import.meta.path, "--serve", "--servers", String(values.servers), "--delay", String(values.delay), "--resources", String(values.resources)], {
-    stdout: "pipe",
-    stderr: "inherit",
-  });
+  const child = Bun.spawn(
+    [
+      process.execPath,
+      import.meta.path,
+      "--serve",
+      "--servers",
+      String(values.servers),
+      "--delay",
+      String(values.delay),
+      "--resources",
+      String(values.resources),
+    ],
+    {
+      stdout: "pipe",
+      stderr: "inherit",
+    },
+  );
   const reader = child.stdout.getReader();
   let text = "";
   while (!text.includes("\n")) {
@@ -96,12 +112,15 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), "probe-bench-"));
   try {
     const db = openDatabase(join(dir, "bench.sqlite"));
-    db.sqlite.prepare("INSERT INTO vendors (id, name, endpoint_list_url) VALUES ('bench', 'Bench', 'https://bench.test')").run();
+    db.sqlite
+      .prepare("INSERT INTO vendors (id, name, endpoint_list_url) VALUES ('bench', 'Bench', 'https://bench.test')")
+      .run();
     const insert = db.sqlite.prepare(
       "INSERT INTO entries (id, vendor_id, url, last_updated, sort_key) VALUES (?1, 'bench', ?2, '2026-01-01T00:00:00.000Z', ?2)",
     );
     db.sqlite.transaction(() => {
-      for (let i = 0; i < urlCount; i++) insert.run(i.toString(16).padStart(64, "0"), `https://h${i}.bench.test/fhir/r4`);
+      for (let i = 0; i < urlCount; i++)
+        insert.run(i.toString(16).padStart(64, "0"), `https://h${i}.bench.test/fhir/r4`);
     })();
 
     const connectTo = (url: URL) => {
@@ -114,12 +133,20 @@ async function main() {
       peakRss = Math.max(peakRss, process.memoryUsage().rss);
     }, 25);
     const cpuBefore = process.cpuUsage();
-    const summary = await probeDue(db, { concurrency, allowPrivate: true, connectTo, timeoutMs: 10_000, writeInWorker: !values.inline });
+    const summary = await probeDue(db, {
+      concurrency,
+      allowPrivate: true,
+      connectTo,
+      timeoutMs: 10_000,
+      writeInWorker: !values.inline,
+    });
     const cpu = process.cpuUsage(cpuBefore);
     clearInterval(sampler);
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
 
-    const verified = (db.sqlite.prepare("SELECT COUNT(*) AS n FROM entries WHERE status = 'verified'").get() as { n: number }).n;
+    const verified = (
+      db.sqlite.prepare("SELECT COUNT(*) AS n FROM entries WHERE status = 'verified'").get() as { n: number }
+    ).n;
     const perSecond = summary.probed / (summary.durationMs / 1000);
     const result = {
       urls: urlCount,

@@ -7,13 +7,13 @@
  * Environment knobs are listed in bench/README.md.
  */
 import { Database } from "bun:sqlite";
-import { envNumber } from "./lib/env";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { cpus as osCpus, loadavg } from "node:os";
+import { loadavg, cpus as osCpus } from "node:os";
 import { join, resolve } from "node:path";
-import { cpuSecondsOf, freePort, memoryOf, startPinned, stop, waitUntilAnswers, type Started } from "./lib/process";
-import { fmt, plainTable, rowProblems, table, TARGETS, type ShapeRow } from "./lib/report";
-import { runWrk, wrkInstalled, writeLuaScripts, type WrkResult } from "./lib/wrk";
+import { envNumber } from "./lib/env";
+import { cpuSecondsOf, freePort, memoryOf, type Started, startPinned, stop, waitUntilAnswers } from "./lib/process";
+import { fmt, plainTable, rowProblems, type ShapeRow, TARGETS, table } from "./lib/report";
+import { runWrk, type WrkResult, writeLuaScripts, wrkInstalled } from "./lib/wrk";
 
 const ROOT = resolve(import.meta.dir, "..");
 const env = process.env;
@@ -38,7 +38,9 @@ const config = {
   interleave: (env.BENCH_CEILING || "interleaved") !== "once",
 };
 const DATA = join(ROOT, "bench", "data");
-const dbPath = env.BENCH_DB ? resolve(env.BENCH_DB) : join(DATA, `endpoints-${config.endpoints}-seed${config.seed}.sqlite`);
+const dbPath = env.BENCH_DB
+  ? resolve(env.BENCH_DB)
+  : join(DATA, `endpoints-${config.endpoints}-seed${config.seed}.sqlite`);
 
 interface Shape {
   key: string;
@@ -54,13 +56,30 @@ const SHAPES: Shape[] = [
   { key: "vendor-state", label: "vendor + state", path: "/api/v1/endpoints?vendor=oracle-health&state=TX" },
   { key: "fhir-r4", label: "fhirVersion=R4", path: "/api/v1/endpoints?fhirVersion=R4" },
   { key: "access", label: "access=patient", path: "/api/v1/endpoints?access=patient" },
-  { key: "has-resource", label: "hasResource=Patient,Observation,Condition", path: "/api/v1/endpoints?hasResource=Patient,Observation,Condition" },
+  {
+    key: "has-resource",
+    label: "hasResource=Patient,Observation,Condition",
+    path: "/api/v1/endpoints?hasResource=Patient,Observation,Condition",
+  },
   { key: "query-common", label: "query=health (common word)", path: "/api/v1/endpoints?query=health" },
-  { key: "query-rare", label: "query=magnolia cardio (two rarer words)", path: "/api/v1/endpoints?query=magnolia%20cardio" },
-  { key: "smart-resource-r4", label: "smartSupported=true&hasResource=Patient&fhirVersion=R4", path: "/api/v1/endpoints?smartSupported=true&hasResource=Patient&fhirVersion=R4" },
+  {
+    key: "query-rare",
+    label: "query=magnolia cardio (two rarer words)",
+    path: "/api/v1/endpoints?query=magnolia%20cardio",
+  },
+  {
+    key: "smart-resource-r4",
+    label: "smartSupported=true&hasResource=Patient&fhirVersion=R4",
+    path: "/api/v1/endpoints?smartSupported=true&hasResource=Patient&fhirVersion=R4",
+  },
   { key: "deep-page", label: "page=1000&limit=100", path: "/api/v1/endpoints?page=1000&limit=100" },
   { key: "get-by-id", label: "get by id (random)", path: "/api/v1/endpoints/<id>", randomId: "" },
-  { key: "capabilities", label: "capabilities by id (random)", path: "/api/v1/endpoints/<id>/capabilities", randomId: "/capabilities" },
+  {
+    key: "capabilities",
+    label: "capabilities by id (random)",
+    path: "/api/v1/endpoints/<id>/capabilities",
+    randomId: "/capabilities",
+  },
   { key: "vendors", label: "vendors", path: "/api/v1/vendors" },
   { key: "stats", label: "stats", path: "/api/v1/stats" },
 ];
@@ -81,10 +100,22 @@ async function ensureDatabase(): Promise<number | null> {
   log(`building ${dbPath} (${fmt(config.endpoints)} entries; reused by later runs)`);
   mkdirSync(DATA, { recursive: true });
   const started = performance.now();
-  const proc = Bun.spawn([process.execPath, join(ROOT, "src/generate/cli.ts"), "--endpoints", String(config.endpoints), "--out", dbPath, "--seed", String(config.seed)], {
-    stdout: "inherit",
-    stderr: "inherit",
-  });
+  const proc = Bun.spawn(
+    [
+      process.execPath,
+      join(ROOT, "src/generate/cli.ts"),
+      "--endpoints",
+      String(config.endpoints),
+      "--out",
+      dbPath,
+      "--seed",
+      String(config.seed),
+    ],
+    {
+      stdout: "inherit",
+      stderr: "inherit",
+    },
+  );
   if ((await proc.exited) !== 0) throw new Error("dataset generation failed");
   return (performance.now() - started) / 1000;
 }
@@ -104,7 +135,9 @@ function pageSizeOf(path: string): number {
  * read the database file; a host that evicts idle pages turns those reads into disk reads.
  */
 function pageCacheMb(path: string): number | null {
-  const out = Bun.spawnSync(["fincore", "--bytes", "--noheadings", "--raw", "--output", "RES", path], { stderr: "ignore" });
+  const out = Bun.spawnSync(["fincore", "--bytes", "--noheadings", "--raw", "--output", "RES", path], {
+    stderr: "ignore",
+  });
   const bytes = out.exitCode === 0 ? Number(out.stdout.toString().trim()) : Number.NaN;
   return Number.isFinite(bytes) ? bytes / 1e6 : null;
 }
@@ -123,14 +156,17 @@ function writeIds(): string {
       const row = pick.values((state % max) + 1)[0] as [string] | undefined;
       if (row) ids.push(row[0]);
     }
-    writeFileSync(file, ids.join("\n") + "\n");
+    writeFileSync(file, `${ids.join("\n")}\n`);
     return file;
   } finally {
     db.close();
   }
 }
 
-async function firstAnswer(port: number, path: string): Promise<{ status: number; total: number | null; body: string }> {
+async function firstAnswer(
+  port: number,
+  path: string,
+): Promise<{ status: number; total: number | null; body: string }> {
   const response = await fetch(`http://127.0.0.1:${port}${path}`);
   const body = await response.text();
   let total: number | null = null;
@@ -148,7 +184,14 @@ interface Measured extends WrkResult {
   cpu: number | null;
 }
 
-async function measure(target: Started, path: string, lua: { report: string; randomId: string }, shape: Shape | null, idsFile: string, seconds: number): Promise<Measured> {
+async function measure(
+  target: Started,
+  path: string,
+  lua: { report: string; randomId: string },
+  shape: Shape | null,
+  idsFile: string,
+  seconds: number,
+): Promise<Measured> {
   const random = shape?.randomId !== undefined;
   const cpuBefore = cpuSecondsOf(target.pid);
   const started = performance.now();
@@ -168,30 +211,53 @@ async function measure(target: Started, path: string, lua: { report: string; ran
 
 /** The ceiling server stays up (idle on the same core) so it can be measured next to every shape. */
 async function startCeiling(): Promise<Started> {
-  const server = startPinned(join(ROOT, "bench/ceiling.ts"), config.serverCpus, { HOST: "127.0.0.1" }, join(DATA, "ceiling.log"), freePort());
+  const server = startPinned(
+    join(ROOT, "bench/ceiling.ts"),
+    config.serverCpus,
+    { HOST: "127.0.0.1" },
+    join(DATA, "ceiling.log"),
+    freePort(),
+  );
   await waitUntilAnswers(server, "/", 10_000);
   return server;
 }
 
-async function measureCeiling(server: Started, lua: { report: string; randomId: string }, idsFile: string, label: string): Promise<Measured> {
+async function measureCeiling(
+  server: Started,
+  lua: { report: string; randomId: string },
+  idsFile: string,
+  label: string,
+): Promise<Measured> {
   if (config.warmup > 0) await measure(server, "/", lua, null, idsFile, config.warmup);
   const result = await measure(server, "/", lua, null, idsFile, config.seconds);
-  log(`  ceiling (${label}): ${fmt(result.rps)} requests/s, p50 ${fmt(result.p50, 2)} ms, p99 ${fmt(result.p99, 2)} ms, CPU ${cpuText(result.cpu)}`);
+  log(
+    `  ceiling (${label}): ${fmt(result.rps)} requests/s, p50 ${fmt(result.p50, 2)} ms, p99 ${fmt(result.p99, 2)} ms, CPU ${cpuText(result.cpu)}`,
+  );
   return result;
 }
 
 /** The commit measured, and whether the working tree differed from it (uncommitted changes are measured too). */
 function revision(): string {
   const head = Bun.spawnSync(["git", "rev-parse", "--short", "HEAD"], { cwd: ROOT }).stdout.toString().trim();
-  const dirty = Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=no", "--", "src", "db", "package.json"], { cwd: ROOT }).stdout.toString().trim();
-  return head === "" ? "unknown" : `${head}${dirty === "" ? "" : " with uncommitted changes under src/, db/ or package.json"}`;
+  const dirty = Bun.spawnSync(
+    ["git", "status", "--porcelain", "--untracked-files=no", "--", "src", "db", "package.json"],
+    { cwd: ROOT },
+  )
+    .stdout.toString()
+    .trim();
+  return head === ""
+    ? "unknown"
+    : `${head}${dirty === "" ? "" : " with uncommitted changes under src/, db/ or package.json"}`;
 }
 
 function machine(): string {
   const cpu = osCpus()[0]?.model ?? "unknown CPU";
   let wrk = "wrk";
   try {
-    wrk = (Bun.spawnSync(["wrk", "-v"]).stdout.toString() + Bun.spawnSync(["wrk", "-v"]).stderr.toString()).split("\n")[0]!.replace(/ \[.*$/, "").trim();
+    wrk = (Bun.spawnSync(["wrk", "-v"]).stdout.toString() + Bun.spawnSync(["wrk", "-v"]).stderr.toString())
+      .split("\n")[0]!
+      .replace(/ \[.*$/, "")
+      .trim();
   } catch {
     // keep the name
   }
@@ -210,9 +276,13 @@ async function main() {
   const dbPageSize = pageSizeOf(dbPath);
   const idsFile = writeIds();
   const lua = writeLuaScripts(DATA);
-  const load = loadavg().map((l) => l.toFixed(2)).join(" ");
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ");
   log(`machine: ${machine()}; load average ${load}`);
-  log(`${config.rounds} round(s) of ${config.seconds} s per shape after ${config.warmup} s warm-up, ${config.connections} connections, server on CPU ${config.serverCpus}, wrk on CPU ${config.loadCpus}`);
+  log(
+    `${config.rounds} round(s) of ${config.seconds} s per shape after ${config.warmup} s warm-up, ${config.connections} connections, server on CPU ${config.serverCpus}, wrk on CPU ${config.loadCpus}`,
+  );
 
   const serverLog = join(DATA, "server.log");
   writeFileSync(serverLog, "");
@@ -224,7 +294,13 @@ async function main() {
     startPinned(
       join(ROOT, config.server),
       config.serverCpus,
-      { DATABASE_PATH: dbPath, HOST: "127.0.0.1", RATE_LIMIT_MAX: "100000000", RATE_LIMIT_WINDOW_SECONDS: "60", INDEX_DIR: indexDir },
+      {
+        DATABASE_PATH: dbPath,
+        HOST: "127.0.0.1",
+        RATE_LIMIT_MAX: "100000000",
+        RATE_LIMIT_WINDOW_SECONDS: "60",
+        INDEX_DIR: indexDir,
+      },
       serverLog,
       freePort(),
     );
@@ -253,11 +329,21 @@ async function main() {
   try {
     readyMs = await waitUntilAnswers(server, "/api/v1/endpoints", config.readyTimeoutMs);
     readyRss = memoryOf(server.pid)?.rssMb ?? null;
-    log(`restart: ready in ${fmt(readyMs)} ms (first list answered), RSS ${readyRss === null ? "?" : fmt(readyRss)} MB`);
+    log(
+      `restart: ready in ${fmt(readyMs)} ms (first list answered), RSS ${readyRss === null ? "?" : fmt(readyRss)} MB`,
+    );
     const sampleId = readFileSync(idsFile, "utf8").split("\n")[0]!;
     for (const shape of SHAPES) {
       if (config.shapes && !config.shapes.has(shape.key)) continue;
-      const row: ShapeRow = { key: shape.key, label: shape.label, path: shape.path, total: null, result: null, rssMb: null, error: null };
+      const row: ShapeRow = {
+        key: shape.key,
+        label: shape.label,
+        path: shape.path,
+        total: null,
+        result: null,
+        rssMb: null,
+        error: null,
+      };
       rows.push(row);
       try {
         const checkPath = shape.randomId !== undefined ? `/api/v1/endpoints/${sampleId}${shape.randomId}` : shape.path;
@@ -270,13 +356,16 @@ async function main() {
         }
         if (shape.key === "capabilities") {
           cachedBeforeCapabilities = pageCacheMb(dbPath);
-          if (cachedBeforeCapabilities !== null) log(`database file in the page cache: ${fmt(cachedBeforeCapabilities)} of ${fmt(dbBytes / 1e6)} MB`);
+          if (cachedBeforeCapabilities !== null)
+            log(`database file in the page cache: ${fmt(cachedBeforeCapabilities)} of ${fmt(dbBytes / 1e6)} MB`);
         }
         if (config.warmup > 0) await measure(server, shape.path, lua, shape, idsFile, config.warmup);
         const rounds: { result: Measured; ceiling?: Measured }[] = [];
         for (let round = 1; round <= config.rounds; round++) {
           const result = await measure(server, shape.path, lua, shape, idsFile, config.seconds);
-          const ceiling = config.interleave ? await measureCeiling(ceilingServer, lua, idsFile, `after ${shape.key}, round ${round}`) : undefined;
+          const ceiling = config.interleave
+            ? await measureCeiling(ceilingServer, lua, idsFile, `after ${shape.key}, round ${round}`)
+            : undefined;
           if (ceiling) roundCeilings.push(ceiling);
           rounds.push({ result, ceiling });
         }
@@ -285,11 +374,17 @@ async function main() {
         const median = [...rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(rounds.length / 2)]!;
         row.result = median.result;
         row.ceiling = median.ceiling;
-        const failed = rounds.find(({ result: { non2xx, socketErrors: e } }) => non2xx + e.connect + e.read + e.write + e.timeout > 0);
+        const failed = rounds.find(
+          ({ result: { non2xx, socketErrors: e } }) => non2xx + e.connect + e.read + e.write + e.timeout > 0,
+        );
         if (failed) row.error = `non-2xx answers or socket errors in a round: ${fmt(failed.result.non2xx)} non-2xx`;
         const r = row.result;
-        const ratios = config.interleave ? `, × ceiling by round ${rounds.map((round) => `${fmt(100 * ratio(round), 1)} %`).join(" / ")}` : "";
-        log(`${shape.label}: ${fmt(r.rps)} requests/s, p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms, server CPU ${cpuText(row.result.cpu)}${r.non2xx ? `, ${fmt(r.non2xx)} non-2xx` : ""}${row.total !== null ? ` (total ${fmt(row.total)})` : ""}${ratios}`);
+        const ratios = config.interleave
+          ? `, × ceiling by round ${rounds.map((round) => `${fmt(100 * ratio(round), 1)} %`).join(" / ")}`
+          : "";
+        log(
+          `${shape.label}: ${fmt(r.rps)} requests/s, p50 ${fmt(r.p50, 2)} ms, p99 ${fmt(r.p99, 2)} ms, server CPU ${cpuText(row.result.cpu)}${r.non2xx ? `, ${fmt(r.non2xx)} non-2xx` : ""}${row.total !== null ? ` (total ${fmt(row.total)})` : ""}${ratios}`,
+        );
       } catch (error) {
         row.error = error instanceof Error ? error.message : String(error);
         log(`${shape.label}: ${row.error}`);
@@ -311,13 +406,26 @@ async function main() {
   const ceilingOf = (row: ShapeRow) => row.ceiling?.rps ?? ceilingRps;
 
   // Report.
-  const headers = ["shape", "requests/s", "p50 ms", "p99 ms", "ceiling req/s", "× ceiling", "server CPU", "CPU µs/request", "× ceiling per CPU-s", "RSS MB", "meta.total", "target"];
+  const headers = [
+    "shape",
+    "requests/s",
+    "p50 ms",
+    "p99 ms",
+    "ceiling req/s",
+    "× ceiling",
+    "server CPU",
+    "CPU µs/request",
+    "× ceiling per CPU-s",
+    "RSS MB",
+    "meta.total",
+    "target",
+  ];
   const align: ("l" | "r")[] = ["l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "r", "l"];
-  const microsPerRequest = (m: Measured | null | undefined) => (m && m.cpu ? fmt((m.cpu / m.rps) * 1e6) : "—");
+  const microsPerRequest = (m: Measured | null | undefined) => (m?.cpu ? fmt((m.cpu / m.rps) * 1e6) : "—");
   const perCpu = (row: ShapeRow) => {
     const r = row.result;
     const c = row.ceiling ?? ceilings[0]!;
-    if (!r || !r.cpu || !c.cpu) return "—";
+    if (!r?.cpu || !c.cpu) return "—";
     return `${fmt((100 * (r.rps / r.cpu)) / (c.rps / c.cpu), 1)} %`;
   };
   const cells = rows.map((row) => {
@@ -346,19 +454,34 @@ async function main() {
         `${config.interleave ? `; each shape is measured in ${config.rounds} round(s), each followed by a ceiling measurement, and the round with the median ratio is reported` : ""}`,
       "",
     ],
-    ["time to ready, first start (spawn → first list answered; empty INDEX_DIR, so the server builds its index)", `${fmt(firstReadyMs)} ms`, ""],
-    ["time to ready, restart on the existing database", `${fmt(readyMs)} ms`, readyMs <= TARGETS.readyMs ? "ok" : `**MISSED**: > ${fmt(TARGETS.readyMs)} ms`],
+    [
+      "time to ready, first start (spawn → first list answered; empty INDEX_DIR, so the server builds its index)",
+      `${fmt(firstReadyMs)} ms`,
+      "",
+    ],
+    [
+      "time to ready, restart on the existing database",
+      `${fmt(readyMs)} ms`,
+      readyMs <= TARGETS.readyMs ? "ok" : `**MISSED**: > ${fmt(TARGETS.readyMs)} ms`,
+    ],
     ["RSS when ready", readyRss === null ? "?" : `${fmt(readyRss)} MB`, ""],
     ...(cachedBeforeCapabilities === null
       ? []
-      : ([["database file in the page cache when capabilities began (fincore)", `${fmt(cachedBeforeCapabilities)} of ${fmt(dbBytes / 1e6)} MB`, ""]] as [string, string, string][])),
+      : ([
+          [
+            "database file in the page cache when capabilities began (fincore)",
+            `${fmt(cachedBeforeCapabilities)} of ${fmt(dbBytes / 1e6)} MB`,
+            "",
+          ],
+        ] as [string, string, string][])),
     [
       "RSS after the run (peak)",
       finalMemory ? `${fmt(finalMemory.rssMb)} MB (peak ${fmt(finalMemory.peakMb)} MB)` : "?",
       finalMemory && finalMemory.rssMb <= TARGETS.rssMb ? "ok" : `**MISSED**: > ${TARGETS.rssMb} MB`,
     ],
   ];
-  const missed = cells.filter((c) => c[c.length - 1] !== "ok").length + summary.filter(([, , t]) => t.startsWith("**MISSED")).length;
+  const missed =
+    cells.filter((c) => c[c.length - 1] !== "ok").length + summary.filter(([, , t]) => t.startsWith("**MISSED")).length;
 
   const md = [
     "# Benchmark results",
@@ -367,11 +490,17 @@ async function main() {
     "",
     `- dataset: ${fmt(config.endpoints)} generated entries (seed ${config.seed}), ${fmt(dbBytes / 1e6)} MB on disk in ${fmt(dbPageSize / 1024)} KB pages${generationSeconds !== null ? `, generated in ${fmt(generationSeconds, 1)} s by this run` : ""}`,
     `- code: ${revision()}`,
-    `- machine: ${machine()}; load average at start ${load}, at the end ${loadavg().map((l) => l.toFixed(2)).join(" ")}`,
+    `- machine: ${machine()}; load average at start ${load}, at the end ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" ")}`,
     `- server: \`${config.server}\` pinned to CPU ${config.serverCpus}, RATE_LIMIT_MAX=100000000 (limiting on, never reached); load: wrk, ${config.threads} thread(s), ${config.connections} connections, pinned to CPU ${config.loadCpus}; ${config.rounds} round(s) of ${config.seconds} s per shape after ${config.warmup} s warm-up`,
     `- targets: ≥ ${TARGETS.ratio * 100} % of the ceiling's requests/s and p99 ≤ ${TARGETS.p99Ms} ms per shape; ready ≤ ${fmt(TARGETS.readyMs)} ms; RSS ≤ ${TARGETS.rssMb} MB after the run; every response 200`,
     "",
-    table(["", "value", "target"], summary.map((s) => [...s]), ["l", "l", "l"]),
+    table(
+      ["", "value", "target"],
+      summary.map((s) => [...s]),
+      ["l", "l", "l"],
+    ),
     "",
     table(headers, cells, align),
     "",
@@ -388,7 +517,13 @@ async function main() {
   console.log("");
   for (const [k, v, t] of summary) console.log(`${k}: ${v}${t ? `  [${t.replaceAll("**", "")}]` : ""}`);
   console.log("");
-  console.log(plainTable(headers, cells.map((c) => c.map((x) => x.replaceAll("**", ""))), align));
+  console.log(
+    plainTable(
+      headers,
+      cells.map((c) => c.map((x) => x.replaceAll("**", ""))),
+      align,
+    ),
+  );
   console.log(`\n${missed === 0 ? "all targets met" : `${missed} target(s) missed`}; written to ${config.results}`);
 }
 

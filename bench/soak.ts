@@ -29,15 +29,15 @@
  * default 60, or 20 % of a shorter run). Results go to bench/SOAK.md (SOAK_RESULTS).
  */
 import { Database } from "bun:sqlite";
-import { envNumber } from "./lib/env";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { cpus as osCpus, loadavg, tmpdir } from "node:os";
+import { loadavg, cpus as osCpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { openDatabase } from "../src/db/client";
 import { markDatasetChanged } from "../src/db/dataset-meta";
-import { cpuSecondsOf, freePort, memoryOf, stop, waitUntilAnswers, type Started } from "./lib/process";
+import { envNumber } from "./lib/env";
+import { cpuSecondsOf, freePort, memoryOf, type Started, stop, waitUntilAnswers } from "./lib/process";
 import { fmt, table } from "./lib/report";
-import { REPORT_LUA, runWrk, wrkInstalled, type WrkResult } from "./lib/wrk";
+import { REPORT_LUA, runWrk, type WrkResult, wrkInstalled } from "./lib/wrk";
 
 const ROOT = resolve(import.meta.dir, "..");
 const DATA = join(ROOT, "bench", "data");
@@ -49,10 +49,14 @@ if (process.argv[2] === "--refresh") {
   const db = openDatabase(path);
   const started = performance.now();
   let changed = 0;
-  db.sqlite.transaction(() => {
-    changed = db.sqlite.prepare("UPDATE entries SET city = ?1, last_updated = ?2 WHERE rowid % 20 = 0").run(`Soak City ${at.slice(11, 19)}`, at).changes;
-    markDatasetChanged(db.sqlite, at);
-  }).immediate();
+  db.sqlite
+    .transaction(() => {
+      changed = db.sqlite
+        .prepare("UPDATE entries SET city = ?1, last_updated = ?2 WHERE rowid % 20 = 0")
+        .run(`Soak City ${at.slice(11, 19)}`, at).changes;
+      markDatasetChanged(db.sqlite, at);
+    })
+    .immediate();
   db.sqlite.close();
   console.log(JSON.stringify({ changed, ms: Math.round(performance.now() - started) }));
   process.exit(0);
@@ -91,7 +95,19 @@ function prepareDataset(work: string): string {
   if (!existsSync(source)) {
     mkdirSync(DATA, { recursive: true });
     log(`generating ${config.endpoints} entries into ${source}`);
-    const gen = Bun.spawnSync([process.execPath, join(ROOT, "src/generate/cli.ts"), "--endpoints", String(config.endpoints), "--out", source, "--seed", "1"], { stdout: "inherit", stderr: "inherit" });
+    const gen = Bun.spawnSync(
+      [
+        process.execPath,
+        join(ROOT, "src/generate/cli.ts"),
+        "--endpoints",
+        String(config.endpoints),
+        "--out",
+        source,
+        "--seed",
+        "1",
+      ],
+      { stdout: "inherit", stderr: "inherit" },
+    );
     if (gen.exitCode !== 0) throw new Error("dataset generation failed");
   }
   const target = join(work, "soak.sqlite");
@@ -106,21 +122,55 @@ function prepareDataset(work: string): string {
 function buildPaths(dbPath: string): string[] {
   const db = new Database(dbPath, { readonly: true });
   try {
-    const ids = (db.prepare("SELECT id FROM entries ORDER BY id LIMIT 1500 OFFSET 1000").all() as { id: string }[]).map((r) => r.id);
-    const probedIds = (db.prepare("SELECT e.id FROM entries e JOIN probes p ON p.url = e.url ORDER BY e.id LIMIT 400").all() as { id: string }[]).map((r) => r.id);
+    const ids = (db.prepare("SELECT id FROM entries ORDER BY id LIMIT 1500 OFFSET 1000").all() as { id: string }[]).map(
+      (r) => r.id,
+    );
+    const probedIds = (
+      db.prepare("SELECT e.id FROM entries e JOIN probes p ON p.url = e.url ORDER BY e.id LIMIT 400").all() as {
+        id: string;
+      }[]
+    ).map((r) => r.id);
     const vendors = (db.prepare("SELECT id FROM vendors ORDER BY id").all() as { id: string }[]).map((r) => r.id);
-    const words = [...new Set((db.prepare("SELECT organization_name AS n FROM entries WHERE organization_name IS NOT NULL LIMIT 3000").all() as { n: string }[]).flatMap((r) => r.n.split(/[^A-Za-z]+/)).filter((w) => w.length >= 4).map((w) => w.slice(0, 5).toLowerCase()))].slice(0, 200);
+    const words = [
+      ...new Set(
+        (
+          db
+            .prepare("SELECT organization_name AS n FROM entries WHERE organization_name IS NOT NULL LIMIT 3000")
+            .all() as { n: string }[]
+        )
+          .flatMap((r) => r.n.split(/[^A-Za-z]+/))
+          .filter((w) => w.length >= 4)
+          .map((w) => w.slice(0, 5).toLowerCase()),
+      ),
+    ].slice(0, 200);
     const states = ["TX", "CA", "NY", "FL", "MA", "OH", "WA", "IL", "PA", "GA"];
     const paths: string[] = ["/health", "/api/v1/vendors", "/api/v1/stats"];
-    for (let page = 1; page <= 40; page++) paths.push(`/api/v1/endpoints?page=${page}&limit=${[10, 25, 50, 100][page % 4]}`);
-    for (const vendor of vendors) for (const page of [1, 2, 3]) paths.push(`/api/v1/endpoints?vendor=${vendor}&page=${page}`);
+    for (let page = 1; page <= 40; page++)
+      paths.push(`/api/v1/endpoints?page=${page}&limit=${[10, 25, 50, 100][page % 4]}`);
+    for (const vendor of vendors)
+      for (const page of [1, 2, 3]) paths.push(`/api/v1/endpoints?vendor=${vendor}&page=${page}`);
     for (const state of states) {
-      paths.push(`/api/v1/endpoints?state=${state}`, `/api/v1/endpoints?state=${state}&fhirVersion=R4&page=2`, `/api/v1/endpoints?state=${state}&access=patient`);
+      paths.push(
+        `/api/v1/endpoints?state=${state}`,
+        `/api/v1/endpoints?state=${state}&fhirVersion=R4&page=2`,
+        `/api/v1/endpoints?state=${state}&access=patient`,
+      );
       for (const vendor of vendors.slice(0, 6)) paths.push(`/api/v1/endpoints?vendor=${vendor}&state=${state}`);
     }
-    for (const word of words) paths.push(`/api/v1/endpoints?query=${encodeURIComponent(word)}`, `/api/v1/endpoints?query=${encodeURIComponent(word)}&limit=100`);
-    for (const v of ["DSTU2", "STU3", "R4", "R4B", "R5"]) paths.push(`/api/v1/endpoints?fhirVersion=${v}`, `/api/v1/endpoints?fhirVersion=${v}&smartSupported=true`);
-    for (const r of ["Patient", "Patient,Observation", "Patient,Observation,Condition", "AllergyIntolerance,MedicationRequest"]) paths.push(`/api/v1/endpoints?hasResource=${r}`, `/api/v1/endpoints?hasResource=${r}&access=provider&page=2`);
+    for (const word of words)
+      paths.push(
+        `/api/v1/endpoints?query=${encodeURIComponent(word)}`,
+        `/api/v1/endpoints?query=${encodeURIComponent(word)}&limit=100`,
+      );
+    for (const v of ["DSTU2", "STU3", "R4", "R4B", "R5"])
+      paths.push(`/api/v1/endpoints?fhirVersion=${v}`, `/api/v1/endpoints?fhirVersion=${v}&smartSupported=true`);
+    for (const r of [
+      "Patient",
+      "Patient,Observation",
+      "Patient,Observation,Condition",
+      "AllergyIntolerance,MedicationRequest",
+    ])
+      paths.push(`/api/v1/endpoints?hasResource=${r}`, `/api/v1/endpoints?hasResource=${r}&access=provider&page=2`);
     paths.push("/api/v1/endpoints?smartSupported=false", "/api/v1/endpoints?access=patient&page=1000");
     for (const id of ids) paths.push(`/api/v1/endpoints/${id}`);
     for (const id of [...probedIds, ...ids.slice(0, 300)]) paths.push(`/api/v1/endpoints/${id}/capabilities`);
@@ -185,14 +235,24 @@ async function main() {
   process.on("SIGTERM", () => abort("SIGTERM"));
   try {
     const dbPath = prepareDataset(work);
-    const entries = (new Database(dbPath, { readonly: true }).prepare("SELECT COUNT(*) AS n FROM entries").get() as { n: number }).n;
+    const entries = (
+      new Database(dbPath, { readonly: true }).prepare("SELECT COUNT(*) AS n FROM entries").get() as { n: number }
+    ).n;
     const port = freePort();
     // The server's log goes to a pipe this process reads and counts, not to a file: on a machine
     // shared with disk-heavy work, writes to a file can block for seconds (dirty-page throttling)
     // and stall the server's event loop, which would measure the disk, not the server.
     const startedAt = performance.now();
     const proc = Bun.spawn(["taskset", "-c", config.serverCpus, process.execPath, join(ROOT, "src/index.ts")], {
-      env: { ...process.env, DATABASE_PATH: dbPath, HOST: "127.0.0.1", PORT: String(port), RATE_LIMIT_MAX: "100000000", RATE_LIMIT_WINDOW_SECONDS: "60", LOG_LEVEL: config.logLevel },
+      env: {
+        ...process.env,
+        DATABASE_PATH: dbPath,
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        RATE_LIMIT_MAX: "100000000",
+        RATE_LIMIT_WINDOW_SECONDS: "60",
+        LOG_LEVEL: config.logLevel,
+      },
       stdout: "pipe",
       stderr: "pipe",
     });
@@ -207,7 +267,8 @@ async function main() {
         rest = lines.pop()!;
         for (const line of lines) {
           if (line.includes('"message":"request"')) logStats.requestLines++;
-          else if (line.includes('"level":"error"') || (line.trim() !== "" && !line.startsWith("{"))) logStats.errorLines.push(line);
+          else if (line.includes('"level":"error"') || (line.trim() !== "" && !line.startsWith("{")))
+            logStats.errorLines.push(line);
         }
       }
     };
@@ -220,7 +281,8 @@ async function main() {
     for (const path of paths) {
       const response = await fetch(base + path);
       await response.arrayBuffer();
-      if (response.status !== 200) throw new Error(`${path} answered ${response.status}; every URL of the mix must answer 200`);
+      if (response.status !== 200)
+        throw new Error(`${path} answered ${response.status}; every URL of the mix must answer 200`);
     }
     const pathsFile = join(work, "paths.txt");
     writeFileSync(pathsFile, `${paths.join("\n")}\n`);
@@ -231,7 +293,15 @@ async function main() {
     log(`${paths.length} distinct URLs in the mix, all 200`);
 
     const wrk = (secs: number, script: string, connections: number, pauseMs = 0) =>
-      runWrk({ url: base, seconds: secs, connections, threads: 1, cpus: config.loadCpus, script, scriptArgs: [pathsFile, String(pauseMs)] });
+      runWrk({
+        url: base,
+        seconds: secs,
+        connections,
+        threads: 1,
+        cpus: config.loadCpus,
+        script,
+        scriptArgs: [pathsFile, String(pauseMs)],
+      });
 
     // Maximum throughput on this mix (SOAK_MAX_RPS=<n> skips the measurement and takes n instead,
     // for a machine shared with other work, where a short measurement can be far off).
@@ -241,7 +311,9 @@ async function main() {
     const max = given === null ? measured : { ...measured, rps: given };
     if (given !== null) log(`measured ${fmt(measured.rps)} req/s; SOAK_MAX_RPS=${given} used instead`);
     const target = max.rps * config.share;
-    log(`maximum ${fmt(max.rps)} req/s (p50 ${fmt(max.p50, 2)} ms, p99 ${fmt(max.p99, 2)} ms); soak target ${fmt(target)} req/s for ${config.seconds} s`);
+    log(
+      `maximum ${fmt(max.rps)} req/s (p50 ${fmt(max.p50, 2)} ms, p99 ${fmt(max.p99, 2)} ms); soak target ${fmt(target)} req/s for ${config.seconds} s`,
+    );
     let errors = errorsOf(warm) + errorsOf(measured);
 
     // The soak: paced wrk segments, RSS sampled alongside, a refresh halfway.
@@ -269,7 +341,10 @@ async function main() {
     const refreshTask = (async () => {
       await Bun.sleep(refreshAt * 1000);
       const startedAt = elapsed();
-      const child = Bun.spawn(["taskset", "-c", config.loadCpus, process.execPath, import.meta.path, "--refresh", dbPath, refreshStamp], { stdout: "pipe", stderr: "inherit" });
+      const child = Bun.spawn(
+        ["taskset", "-c", config.loadCpus, process.execPath, import.meta.path, "--refresh", dbPath, refreshStamp],
+        { stdout: "pipe", stderr: "inherit" },
+      );
       const [out, code] = await Promise.all([new Response(child.stdout).text(), child.exited]);
       if (code !== 0) throw new Error(`refresh process failed with exit code ${code}`);
       const { changed, ms } = JSON.parse(out.trim().split("\n").pop()!) as { changed: number; ms: number };
@@ -282,7 +357,9 @@ async function main() {
         const body = (await response.json()) as { data: { lastUpdated: string } };
         if (body.data.lastUpdated === refreshStamp) {
           refresh.servedAt = elapsed();
-          log(`refresh served from ${fmt(refresh.servedAt)} s (${fmt(refresh.servedAt - startedAt, 1)} s after the write)`);
+          log(
+            `refresh served from ${fmt(refresh.servedAt)} s (${fmt(refresh.servedAt - startedAt, 1)} s after the write)`,
+          );
           return;
         }
         await Bun.sleep(200);
@@ -296,7 +373,9 @@ async function main() {
       const result = await wrk(secs, pacedLua, config.pacedConnections, pauseMs);
       segments.push({ t, pauseMs, result });
       errors += errorsOf(result);
-      log(`t=${fmt(t)} s: ${fmt(result.rps)} req/s (target ${fmt(target)}), p50 ${fmt(result.p50, 2)} ms, p99 ${fmt(result.p99, 2)} ms, errors ${errorsOf(result)}, RSS ${fmt(samples.at(-1)?.rssMb ?? 0)} MB`);
+      log(
+        `t=${fmt(t)} s: ${fmt(result.rps)} req/s (target ${fmt(target)}), p50 ${fmt(result.p50, 2)} ms, p99 ${fmt(result.p99, 2)} ms, errors ${errorsOf(result)}, RSS ${fmt(samples.at(-1)?.rssMb ?? 0)} MB`,
+      );
       // Recalibrate: a connection's cycle is its latency plus the pause; scale it by achieved/target.
       const cycle = (config.pacedConnections / Math.max(1, result.rps)) * 1000;
       // Half a step at a time: latency itself moves with the rate, so a full step overshoots.
@@ -376,10 +455,27 @@ async function main() {
       "### Segments",
       "",
       table(
-        ["t (s)", "req/s", "pause (ms)", "p50 (ms)", "p99 (ms)", "max (ms)", "errors", "of which time-outs", "non-2xx/3xx"],
+        [
+          "t (s)",
+          "req/s",
+          "pause (ms)",
+          "p50 (ms)",
+          "p99 (ms)",
+          "max (ms)",
+          "errors",
+          "of which time-outs",
+          "non-2xx/3xx",
+        ],
         segments.map((s) => [
-          fmt(s.t), fmt(s.result.rps), fmt(s.pauseMs, 2), fmt(s.result.p50, 2), fmt(s.result.p99, 2), fmt(s.result.max, 1),
-          String(errorsOf(s.result)), String(s.result.socketErrors.timeout), String(s.result.non2xx),
+          fmt(s.t),
+          fmt(s.result.rps),
+          fmt(s.pauseMs, 2),
+          fmt(s.result.p50, 2),
+          fmt(s.result.p99, 2),
+          fmt(s.result.max, 1),
+          String(errorsOf(s.result)),
+          String(s.result.socketErrors.timeout),
+          String(s.result.non2xx),
         ]),
         ["r", "r", "r", "r", "r", "r", "r", "r", "r"],
       ),
@@ -388,14 +484,19 @@ async function main() {
       "",
       table(
         ["t (s)", "RSS (MB)", "server CPU (cores)", "machine load (1 min)"],
-        samples.filter((_, i) => i % Math.max(1, Math.round(30 / config.sample)) === 0 || i === samples.length - 1).map((s) => [fmt(s.t), fmt(s.rssMb, 1), s.cpu === null ? "–" : fmt(s.cpu, 2), fmt(s.load, 2)]),
+        samples
+          .filter((_, i) => i % Math.max(1, Math.round(30 / config.sample)) === 0 || i === samples.length - 1)
+          .map((s) => [fmt(s.t), fmt(s.rssMb, 1), s.cpu === null ? "–" : fmt(s.cpu, 2), fmt(s.load, 2)]),
         ["r", "r", "r", "r"],
       ),
       "",
     ];
-    if (errorLines.length > 0) lines.push("### Error log lines (first 5)", "", "```", ...errorLines.slice(0, 5), "```", "");
+    if (errorLines.length > 0)
+      lines.push("### Error log lines (first 5)", "", "```", ...errorLines.slice(0, 5), "```", "");
     writeFileSync(config.results, `${lines.join("\n")}\n`);
-    log(`${pass ? "PASS" : "FAIL"}: ${errors} errors, ${errorLines.length} error log lines, RSS ${fmt(baseline.rssMb)} → ${fmt(final.rssMb)} MB (${fmt(growth * 100, 1)} %), ${fmt(achieved)} req/s of max ${fmt(max.rps)}; written to ${config.results}`);
+    log(
+      `${pass ? "PASS" : "FAIL"}: ${errors} errors, ${errorLines.length} error log lines, RSS ${fmt(baseline.rssMb)} → ${fmt(final.rssMb)} MB (${fmt(growth * 100, 1)} %), ${fmt(achieved)} req/s of max ${fmt(max.rps)}; written to ${config.results}`,
+    );
     process.exitCode = pass ? 0 : 1;
   } finally {
     if (server) await stop(server);

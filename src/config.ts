@@ -24,15 +24,24 @@ function integer(env: Record<string, string | undefined>, name: string, fallback
   return Number(raw);
 }
 
-function oneOf<T extends string>(env: Record<string, string | undefined>, name: string, allowed: readonly T[], fallback: T): T {
+function oneOf<T extends string>(
+  env: Record<string, string | undefined>,
+  name: string,
+  allowed: readonly T[],
+  fallback: T,
+): T {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) throw new Error(`${name} must be one of ${allowed.join(", ")}, got "${raw}"`);
+  if (!(allowed as readonly string[]).includes(raw))
+    throw new Error(`${name} must be one of ${allowed.join(", ")}, got "${raw}"`);
   return raw as T;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const trustProxy = env.TRUST_PROXY === undefined || env.TRUST_PROXY === "" ? null : oneOf(env, "TRUST_PROXY", ["fly", "true"] as const, "true");
+  const trustProxy =
+    env.TRUST_PROXY === undefined || env.TRUST_PROXY === ""
+      ? null
+      : oneOf(env, "TRUST_PROXY", ["fly", "true"] as const, "true");
   return {
     port: integer(env, "PORT", 3000, 0),
     host: env.HOST || "0.0.0.0",

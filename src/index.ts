@@ -20,7 +20,9 @@ const db = openDatabase(config.databasePath);
 const redis = config.redisUrl ? new RedisRateLimitStore(config.redisUrl, log) : null;
 const app = createApp({ db, config, log, rateLimitStore: redis ?? new MemoryRateLimitStore() });
 const { directory } = app.decorator;
-directory.watch(config.datasetPollMs, (error) => log.error("dataset reload failed; still serving the previous version", { error: String(error) }));
+directory.watch(config.datasetPollMs, (error) =>
+  log.error("dataset reload failed; still serving the previous version", { error: String(error) }),
+);
 app.listen({ port: config.port, hostname: config.host });
 log.info("listening", {
   url: `http://${config.host}:${app.server?.port}`,

@@ -58,8 +58,16 @@ export function createLogger(level: LogLevel, writer: LineWriter = bufferedStdou
   const emit = (at: LogLevel) => (message: string, fields?: Record<string, unknown>) => {
     if (LEVELS[at] < LEVELS[level]) return;
     const rest = fields === undefined ? "{}" : JSON.stringify(fields);
-    writer.write(`{"time":"${now()}","level":"${at}","message":${JSON.stringify(message)}${rest === "{}" ? "" : `,${rest.slice(1, -1)}`}}\n`);
+    writer.write(
+      `{"time":"${now()}","level":"${at}","message":${JSON.stringify(message)}${rest === "{}" ? "" : `,${rest.slice(1, -1)}`}}\n`,
+    );
     if (at === "error") writer.flush();
   };
-  return { debug: emit("debug"), info: emit("info"), warn: emit("warn"), error: emit("error"), flush: () => writer.flush() };
+  return {
+    debug: emit("debug"),
+    info: emit("info"),
+    warn: emit("warn"),
+    error: emit("error"),
+    flush: () => writer.flush(),
+  };
 }

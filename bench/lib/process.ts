@@ -20,7 +20,13 @@ export function freePort(): number {
  * Starts `bun <script>` pinned to the given CPUs. `taskset` execs the command, so the pid is the
  * server's own and /proc/<pid>/status reports the server's memory.
  */
-export function startPinned(script: string, cpus: string, env: Record<string, string>, logPath: string, port: number): Started {
+export function startPinned(
+  script: string,
+  cpus: string,
+  env: Record<string, string>,
+  logPath: string,
+  port: number,
+): Started {
   const log = openSync(logPath, "a");
   const startedAt = performance.now();
   const proc = Bun.spawn(["taskset", "-c", cpus, process.execPath, script], {
@@ -36,7 +42,8 @@ export function startPinned(script: string, cpus: string, env: Record<string, st
 export async function waitUntilAnswers(started: Started, path: string, timeoutMs: number): Promise<number> {
   const url = `http://127.0.0.1:${started.port}${path}`;
   while (performance.now() - started.startedAt < timeoutMs) {
-    if (started.proc.exitCode !== null) throw new Error(`server exited with code ${started.proc.exitCode} before answering`);
+    if (started.proc.exitCode !== null)
+      throw new Error(`server exited with code ${started.proc.exitCode} before answering`);
     try {
       const response = await fetch(url, { signal: AbortSignal.timeout(2000) });
       await response.arrayBuffer();

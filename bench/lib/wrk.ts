@@ -68,12 +68,26 @@ export interface WrkRun {
 
 export async function runWrk(run: WrkRun): Promise<WrkResult> {
   const args = [
-    "taskset", "-c", run.cpus,
-    "wrk", `-t${run.threads}`, `-c${run.connections}`, `-d${run.seconds}s`, "--timeout", "5s", "-s", run.script, run.url,
+    "taskset",
+    "-c",
+    run.cpus,
+    "wrk",
+    `-t${run.threads}`,
+    `-c${run.connections}`,
+    `-d${run.seconds}s`,
+    "--timeout",
+    "5s",
+    "-s",
+    run.script,
+    run.url,
   ];
   if (run.scriptArgs?.length) args.push("--", ...run.scriptArgs);
   const proc = Bun.spawn(args, { stdout: "pipe", stderr: "pipe" });
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   const line = out.split("\n").find((l) => l.startsWith("WRKJSON "));
   if (code !== 0 || !line) throw new Error(`wrk failed (exit ${code}): ${err || out}`);
   const raw = JSON.parse(line.slice("WRKJSON ".length)) as Record<string, number>;

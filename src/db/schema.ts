@@ -11,7 +11,9 @@ export const vendors = sqliteTable("vendors", {
 /** One row per published endpoint list; a vendor may publish several (per audience, per FHIR version). */
 export const vendorLists = sqliteTable("vendor_lists", {
   id: text("id").primaryKey(),
-  vendorId: text("vendor_id").notNull().references(() => vendors.id),
+  vendorId: text("vendor_id")
+    .notNull()
+    .references(() => vendors.id),
   url: text("url").notNull(),
   format: text("format").notNull(),
   audience: text("audience"),
@@ -30,7 +32,9 @@ export const entries = sqliteTable(
   {
     rowId: integer("row_id").primaryKey(),
     id: text("id").notNull().unique(),
-    vendorId: text("vendor_id").notNull().references(() => vendors.id),
+    vendorId: text("vendor_id")
+      .notNull()
+      .references(() => vendors.id),
     url: text("url").notNull(),
     organizationName: text("organization_name"),
     npi: text("npi"),
@@ -49,18 +53,29 @@ export const entries = sqliteTable(
     /** Lowercased vendorName, organizationName (nulls last), url, id: the list order. */
     sortKey: text("sort_key").notNull(),
   },
-  (table) => [index("entries_sort_key").on(table.sortKey), index("entries_url").on(table.url), index("entries_vendor").on(table.vendorId)],
+  (table) => [
+    index("entries_sort_key").on(table.sortKey),
+    index("entries_url").on(table.url),
+    index("entries_vendor").on(table.vendorId),
+  ],
 );
 
 /** Which list carries which entry; an entry is `removed` once no list that carried it still does. */
 export const entrySources = sqliteTable(
   "entry_sources",
   {
-    entryRowId: integer("entry_row_id").notNull().references(() => entries.rowId),
-    listId: text("list_id").notNull().references(() => vendorLists.id),
+    entryRowId: integer("entry_row_id")
+      .notNull()
+      .references(() => entries.rowId),
+    listId: text("list_id")
+      .notNull()
+      .references(() => vendorLists.id),
     present: integer("present", { mode: "boolean" }).notNull().default(true),
   },
-  (table) => [primaryKey({ columns: [table.listId, table.entryRowId] }), index("entry_sources_entry").on(table.entryRowId)],
+  (table) => [
+    primaryKey({ columns: [table.listId, table.entryRowId] }),
+    index("entry_sources_entry").on(table.entryRowId),
+  ],
 );
 
 /** The latest probe of one distinct base URL; every entry with that URL shares it. */

@@ -6,8 +6,8 @@
  * Exit 0: written; 3: the database is at another version now (the caller re-pins and retries).
  */
 import { Database } from "bun:sqlite";
-import { join } from "node:path";
 import { mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { readDatasetVersion } from "../db/dataset-meta";
 import { buildDirectoryData } from "./build-data";
 import { writeDataFile } from "./data-file";
@@ -18,7 +18,11 @@ export const VERSION_MOVED = 3;
 export const indexFileName = (version: number) => `v${version}-f${DATA_FORMAT}.bin`;
 
 /** Writes the index file of the database's current version (or of `expectedVersion`, else returns null). */
-export async function buildIndexFile(databasePath: string, out: { dir: string } | { file: string }, expectedVersion?: number): Promise<string | null> {
+export async function buildIndexFile(
+  databasePath: string,
+  out: { dir: string } | { file: string },
+  expectedVersion?: number,
+): Promise<string | null> {
   const sqlite = new Database(databasePath, { readonly: true });
   try {
     sqlite.exec("PRAGMA busy_timeout = 10000");

@@ -1,9 +1,9 @@
 import type { Database } from "bun:sqlite";
-import { lowerBound } from "./lower-bound";
 import { readDatasetVersion } from "../db/dataset-meta";
-import { createBitset, setBit, type Bitset } from "./bitset";
+import { type Bitset, createBitset, setBit } from "./bitset";
 import type { DirectoryData, EntryColumns, Facet, StringTable } from "./directory-data";
 import { buildIdIndex, compareIds } from "./id-lookup";
+import { lowerBound } from "./lower-bound";
 import { words } from "./text";
 
 const CHUNK = 50_000;
@@ -33,15 +33,29 @@ interface ProbeFacts {
 
 function readProbeFacts(sqlite: Database): Map<string, ProbeFacts> {
   const facts = new Map<string, ProbeFacts>();
-  for (const [rowId, url, resources, smart] of sqlite.prepare("SELECT rowid, url, supported_resources, smart_supported FROM probes").values() as [number, string, string, number][]) {
+  for (const [rowId, url, resources, smart] of sqlite
+    .prepare("SELECT rowid, url, supported_resources, smart_supported FROM probes")
+    .values() as [number, string, string, number][]) {
     facts.set(url, { rowId, resources: JSON.parse(resources) as string[], smart: smart === 1 });
   }
   return facts;
 }
 
 type Row = [
-  rowId: number, id: string, url: string, vendorId: string, organizationName: string | null, npi: string | null, tenantId: string | null,
-  city: string | null, state: string | null, zipCode: string | null, fhirVersion: string, access: string, status: string, lastUpdated: string,
+  rowId: number,
+  id: string,
+  url: string,
+  vendorId: string,
+  organizationName: string | null,
+  npi: string | null,
+  tenantId: string | null,
+  city: string | null,
+  state: string | null,
+  zipCode: string | null,
+  fhirVersion: string,
+  access: string,
+  status: string,
+  lastUpdated: string,
 ];
 
 function emptyColumns(size: number): EntryColumns {
@@ -73,7 +87,20 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
   const probes = readProbeFacts(sqlite);
   const size = (sqlite.prepare("SELECT COUNT(*) FROM entries").values()[0] as [number])[0];
   const tables = Object.fromEntries(
-    (["urls", "vendorIds", "organizationNames", "tenantIds", "cities", "states", "zipCodes", "lastUpdated", "fhirVersions", "statuses"] as const).map((name) => [name, new Interner()]),
+    (
+      [
+        "urls",
+        "vendorIds",
+        "organizationNames",
+        "tenantIds",
+        "cities",
+        "states",
+        "zipCodes",
+        "lastUpdated",
+        "fhirVersions",
+        "statuses",
+      ] as const
+    ).map((name) => [name, new Interner()]),
   ) as Record<Exclude<StringTable, "nameWords">, Interner>;
 
   const raw = emptyColumns(size);
@@ -106,14 +133,24 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
     after = rows[rows.length - 1]![0];
   }
 
-  const order = listOrder(raw, n, tables.vendorIds.values.map((id) => vendorNames.get(id) ?? id), tables.organizationNames.values, tables.urls.values);
+  const order = listOrder(
+    raw,
+    n,
+    tables.vendorIds.values.map((id) => vendorNames.get(id) ?? id),
+    tables.organizationNames.values,
+    tables.urls.values,
+  );
   const columns = emptyColumns(n);
   for (const key of Object.keys(columns) as (keyof EntryColumns)[]) {
     if (key !== "id") permute(raw[key] as Int32Array, columns[key] as Int32Array, order);
   }
-  for (let ordinal = 0; ordinal < n; ordinal++) columns.id.set(raw.id.subarray(order[ordinal]! * 32, order[ordinal]! * 32 + 32), ordinal * 32);
+  for (let ordinal = 0; ordinal < n; ordinal++)
+    columns.id.set(raw.id.subarray(order[ordinal]! * 32, order[ordinal]! * 32 + 32), ordinal * 32);
 
-  const strings = { ...Object.fromEntries(Object.entries(tables).map(([name, interner]) => [name, interner.values])), nameWords: [] as string[] } as Record<StringTable, string[]>;
+  const strings = {
+    ...Object.fromEntries(Object.entries(tables).map(([name, interner]) => [name, interner.values])),
+    nameWords: [] as string[],
+  } as Record<StringTable, string[]>;
   const facets = buildFacets(columns, strings, probes, n);
   const { nameWords, postings } = buildPostings(columns.organizationName, strings.organizationNames);
   strings.nameWords = nameWords;
@@ -133,7 +170,9 @@ function ranks(values: string[]): Int32Array {
   const lower = values.map((value) => value.toLowerCase());
   const sorted = lower.map((_, i) => i).sort((a, b) => (lower[a]! < lower[b]! ? -1 : lower[a]! > lower[b]! ? 1 : 0));
   const rank = new Int32Array(values.length);
-  sorted.forEach((index, position) => (rank[index] = position));
+  sorted.forEach((index, position) => {
+    rank[index] = position;
+  });
   return rank;
 }
 
@@ -142,7 +181,13 @@ function ranks(values: string[]): Int32Array {
  * (the order of entries.sort_key, computed from ranks of the distinct strings instead of
  * comparing a million keys): a native sort of the packed rank keys, then a counting sort.
  */
-function listOrder(raw: EntryColumns, n: number, vendorNames: string[], organizationNames: string[], urls: string[]): Int32Array {
+function listOrder(
+  raw: EntryColumns,
+  n: number,
+  vendorNames: string[],
+  organizationNames: string[],
+  urls: string[],
+): Int32Array {
   const vendorRank = ranks(vendorNames);
   const organizationRank = ranks(organizationNames);
   const urlRank = ranks(urls);
@@ -177,13 +222,26 @@ function permute(from: { [i: number]: number }, to: { [i: number]: number; lengt
   for (let i = 0; i < to.length; i++) to[i] = from[order[i]!]!;
 }
 
-function buildFacets(columns: EntryColumns, strings: Record<StringTable, string[]>, probes: Map<string, ProbeFacts>, size: number): DirectoryData["facets"] {
-  const facets = { vendor: new Map(), state: new Map(), fhirVersion: new Map(), access: new Map(), smart: new Map(), resource: new Map() } as Record<Facet, Map<string, Bitset>>;
-  const bitsetsFor = (facet: Facet, table: string[]) => table.map((value) => {
-    const bits = createBitset(size);
-    facets[facet].set(value, bits);
-    return bits;
-  });
+function buildFacets(
+  columns: EntryColumns,
+  strings: Record<StringTable, string[]>,
+  probes: Map<string, ProbeFacts>,
+  size: number,
+): DirectoryData["facets"] {
+  const facets = {
+    vendor: new Map(),
+    state: new Map(),
+    fhirVersion: new Map(),
+    access: new Map(),
+    smart: new Map(),
+    resource: new Map(),
+  } as Record<Facet, Map<string, Bitset>>;
+  const bitsetsFor = (facet: Facet, table: string[]) =>
+    table.map((value) => {
+      const bits = createBitset(size);
+      facets[facet].set(value, bits);
+      return bits;
+    });
   const vendor = bitsetsFor("vendor", strings.vendorIds);
   const state = bitsetsFor("state", strings.states);
   const fhirVersion = bitsetsFor("fhirVersion", strings.fhirVersions);
@@ -195,7 +253,10 @@ function buildFacets(columns: EntryColumns, strings: Record<StringTable, string[
     const probe = probes.get(url);
     const resources = (probe?.resources ?? []).map((type) => {
       let bits = resourceBits.get(type);
-      if (!bits) resourceBits.set(type, (bits = createBitset(size)));
+      if (!bits) {
+        bits = createBitset(size);
+        resourceBits.set(type, bits);
+      }
       return bits;
     });
     return { smart: probe?.smart === true, resources };
@@ -215,19 +276,27 @@ function buildFacets(columns: EntryColumns, strings: Record<StringTable, string[
 }
 
 /** Sorted distinct name words and, per word, the ordinals whose organization name has it. */
-function buildPostings(organizationName: Int32Array, names: string[]): { nameWords: string[]; postings: DirectoryData["postings"] } {
+function buildPostings(
+  organizationName: Int32Array,
+  names: string[],
+): { nameWords: string[]; postings: DirectoryData["postings"] } {
   const wordIds = new Map<string, number>();
   const nameWordIds = names.map((name) =>
     words(name).map((word) => {
       let id = wordIds.get(word);
-      if (id === undefined) wordIds.set(word, (id = wordIds.size));
+      if (id === undefined) {
+        id = wordIds.size;
+        wordIds.set(word, id);
+      }
       return id;
     }),
   );
   const unsorted = [...wordIds.keys()];
   const sortedIds = unsorted.map((_, id) => id).sort((a, b) => (unsorted[a]! < unsorted[b]! ? -1 : 1));
   const position = new Int32Array(unsorted.length);
-  sortedIds.forEach((id, pos) => (position[id] = pos));
+  sortedIds.forEach((id, pos) => {
+    position[id] = pos;
+  });
   const counts = new Int32Array(unsorted.length + 1);
   for (let i = 0; i < organizationName.length; i++) {
     const name = organizationName[i]!;

@@ -1,6 +1,6 @@
 import { readFileSync, renameSync } from "node:fs";
 import type { Bitset } from "./bitset";
-import { DATA_FORMAT, STRING_TABLES, type DirectoryData, type EntryColumns, type Facet } from "./directory-data";
+import { DATA_FORMAT, type DirectoryData, type EntryColumns, type Facet, STRING_TABLES } from "./directory-data";
 
 /**
  * DirectoryData on disk: an 8-byte header length, a JSON header (string tables, facet keys,
@@ -30,9 +30,17 @@ interface Header {
 const align8 = (n: number) => (n + 7) & ~7;
 
 function sectionsOf(data: DirectoryData): [string, AnyArray][] {
-  const out: [string, AnyArray][] = Object.entries(data.columns).map(([name, array]) => [`column:${name}`, array as AnyArray]);
-  for (const [facet, values] of Object.entries(data.facets)) for (const [value, bits] of values) out.push([`facet:${facet}:${value}`, bits]);
-  out.push(["postings:offsets", data.postings.offsets], ["postings:ordinals", data.postings.ordinals], ["probeRowIds", data.probeRowIds]);
+  const out: [string, AnyArray][] = Object.entries(data.columns).map(([name, array]) => [
+    `column:${name}`,
+    array as AnyArray,
+  ]);
+  for (const [facet, values] of Object.entries(data.facets))
+    for (const [value, bits] of values) out.push([`facet:${facet}:${value}`, bits]);
+  out.push(
+    ["postings:offsets", data.postings.offsets],
+    ["postings:ordinals", data.postings.ordinals],
+    ["probeRowIds", data.probeRowIds],
+  );
   out.push(["ids:order", data.ids.order], ["ids:heads", data.ids.heads], ["ids:starts", data.ids.starts]);
   return out;
 }
@@ -46,14 +54,23 @@ export async function writeDataFile(path: string, data: DirectoryData): Promise<
     offset = align8(offset + array.byteLength);
   }
   const facets: Header["facets"] = [];
-  for (const [facet, values] of Object.entries(data.facets) as [Facet, Map<string, Bitset>][]) for (const value of values.keys()) facets.push([facet, value, `facet:${facet}:${value}`]);
-  const header: Header = { magic: MAGIC, version: data.version, size: data.size, strings: data.strings, facets, sections };
+  for (const [facet, values] of Object.entries(data.facets) as [Facet, Map<string, Bitset>][])
+    for (const value of values.keys()) facets.push([facet, value, `facet:${facet}:${value}`]);
+  const header: Header = {
+    magic: MAGIC,
+    version: data.version,
+    size: data.size,
+    strings: data.strings,
+    facets,
+    sections,
+  };
   const headerBytes = Buffer.from(JSON.stringify(header));
   const start = align8(8 + headerBytes.length);
   const file = new Uint8Array(start + offset);
   new DataView(file.buffer).setBigUint64(0, BigInt(headerBytes.length), true);
   file.set(headerBytes, 8);
-  arrays.forEach(([, array], i) => file.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), start + sections[i]!.offset));
+  for (const [i, [, array]] of arrays.entries())
+    file.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), start + sections[i]!.offset);
   const temp = `${path}.${process.pid}.tmp`;
   await Bun.write(temp, file);
   renameSync(temp, path);
@@ -66,7 +83,10 @@ export async function readDataFile(path: string): Promise<DirectoryData> {
 export function readDataFileSync(path: string): DirectoryData {
   const bytes = readFileSync(path);
   const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-  return parseDataFile(path, (whole ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)) as ArrayBuffer);
+  return parseDataFile(
+    path,
+    (whole ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)) as ArrayBuffer,
+  );
 }
 
 function parseDataFile(path: string, buffer: ArrayBuffer): DirectoryData {
@@ -75,19 +95,37 @@ function parseDataFile(path: string, buffer: ArrayBuffer): DirectoryData {
   if (header.magic !== MAGIC) throw new Error(`${path} is not a directory index file`);
   const start = align8(8 + headerLength);
   const arrays = new Map<string, AnyArray>();
-  for (const section of header.sections) arrays.set(section.name, new ARRAY_TYPES[section.type](buffer, start + section.offset, section.length));
-  const columns = Object.fromEntries([...arrays].filter(([name]) => name.startsWith("column:")).map(([name, array]) => [name.slice(7), array])) as unknown as EntryColumns;
-  const facets = { vendor: new Map(), state: new Map(), fhirVersion: new Map(), access: new Map(), smart: new Map(), resource: new Map() } as DirectoryData["facets"];
+  for (const section of header.sections)
+    arrays.set(section.name, new ARRAY_TYPES[section.type](buffer, start + section.offset, section.length));
+  const columns = Object.fromEntries(
+    [...arrays].filter(([name]) => name.startsWith("column:")).map(([name, array]) => [name.slice(7), array]),
+  ) as unknown as EntryColumns;
+  const facets = {
+    vendor: new Map(),
+    state: new Map(),
+    fhirVersion: new Map(),
+    access: new Map(),
+    smart: new Map(),
+    resource: new Map(),
+  } as DirectoryData["facets"];
   for (const [facet, value, name] of header.facets) facets[facet].set(value, arrays.get(name) as Uint32Array);
-  for (const table of STRING_TABLES) if (!Array.isArray(header.strings[table])) throw new Error(`${path}: missing string table ${table}`);
+  for (const table of STRING_TABLES)
+    if (!Array.isArray(header.strings[table])) throw new Error(`${path}: missing string table ${table}`);
   return {
     version: header.version,
     size: header.size,
     columns,
     strings: header.strings,
     facets,
-    postings: { offsets: arrays.get("postings:offsets") as Int32Array, ordinals: arrays.get("postings:ordinals") as Int32Array },
+    postings: {
+      offsets: arrays.get("postings:offsets") as Int32Array,
+      ordinals: arrays.get("postings:ordinals") as Int32Array,
+    },
     probeRowIds: arrays.get("probeRowIds") as Int32Array,
-    ids: { order: arrays.get("ids:order") as Int32Array, heads: arrays.get("ids:heads") as Uint32Array, starts: arrays.get("ids:starts") as Int32Array },
+    ids: {
+      order: arrays.get("ids:order") as Int32Array,
+      heads: arrays.get("ids:heads") as Uint32Array,
+      starts: arrays.get("ids:starts") as Int32Array,
+    },
   };
 }

@@ -5,7 +5,19 @@ import type { IdIndex } from "./id-lookup";
 export const DATA_FORMAT = 4;
 
 /** Names of the string tables the per-entry columns point into. */
-export const STRING_TABLES = ["urls", "vendorIds", "organizationNames", "tenantIds", "cities", "states", "zipCodes", "lastUpdated", "nameWords", "fhirVersions", "statuses"] as const;
+export const STRING_TABLES = [
+  "urls",
+  "vendorIds",
+  "organizationNames",
+  "tenantIds",
+  "cities",
+  "states",
+  "zipCodes",
+  "lastUpdated",
+  "nameWords",
+  "fhirVersions",
+  "statuses",
+] as const;
 export type StringTable = (typeof STRING_TABLES)[number];
 
 /** Per-entry columns, indexed by ordinal (the entry's position in the list order). -1 = null. */

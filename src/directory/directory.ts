@@ -93,7 +93,8 @@ export class Directory {
       sqlite.exec("BEGIN");
       const version = readDatasetVersion(sqlite);
       const size = (sqlite.prepare("SELECT COUNT(*) FROM entries").values()[0] as [number])[0];
-      if (size < this.inProcessBelow) return { sqlite, snapshot: new DatasetSnapshot(sqlite, buildDirectoryData(sqlite)) };
+      if (size < this.inProcessBelow)
+        return { sqlite, snapshot: new DatasetSnapshot(sqlite, buildDirectoryData(sqlite)) };
       const file = join(this.indexDir, indexFileName(version));
       if (existsSync(file)) return { sqlite, file };
       mkdirSync(this.indexDir, { recursive: true });
@@ -146,7 +147,8 @@ export class Directory {
   }
 
   private fromFile(plan: Plan, data: DirectoryData): DatasetSnapshot {
-    if (data.version !== readDatasetVersion(plan.sqlite)) this.abandon(plan, new Error(`${plan.file} holds version ${data.version}, not the pinned one`));
+    if (data.version !== readDatasetVersion(plan.sqlite))
+      this.abandon(plan, new Error(`${plan.file} holds version ${data.version}, not the pinned one`));
     this.removeOldFiles(data.version);
     return new DatasetSnapshot(plan.sqlite, data);
   }

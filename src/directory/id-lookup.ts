@@ -44,7 +44,8 @@ export class IdLookup {
     if (!ID.test(id)) return -1;
     const { wanted, ids } = this;
     const { order, heads, starts } = this.index;
-    for (let i = 0; i < ID_BYTES; i++) wanted[i] = (hexValue(id.charCodeAt(2 * i)) << 4) | hexValue(id.charCodeAt(2 * i + 1));
+    for (let i = 0; i < ID_BYTES; i++)
+      wanted[i] = (hexValue(id.charCodeAt(2 * i)) << 4) | hexValue(id.charCodeAt(2 * i + 1));
     const head = headAt(wanted, 0);
     let lo = starts[head >>> 16]!;
     let hi = starts[(head >>> 16) + 1]!;
@@ -72,7 +73,8 @@ export function compareIds(ids: Uint8Array, a: number, b: number): number {
   return 0;
 }
 
-const headAt = (bytes: Uint8Array, at: number) => ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0;
+const headAt = (bytes: Uint8Array, at: number) =>
+  ((bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!) >>> 0;
 
 /** The value of a lowercase hex digit's char code (the caller has checked it is one). */
 const hexValue = (code: number) => (code <= 57 ? code - 48 : code - 87);

@@ -25,7 +25,10 @@ export class Lru<V> {
     this.delete(key);
     const weight = this.limits?.weigh(value) ?? 0;
     if (this.limits !== null && weight > this.limits.maxWeight) return;
-    while (this.map.size > 0 && (this.map.size >= this.capacity || (this.limits !== null && this.weight + weight > this.limits.maxWeight))) {
+    while (
+      this.map.size > 0 &&
+      (this.map.size >= this.capacity || (this.limits !== null && this.weight + weight > this.limits.maxWeight))
+    ) {
       this.delete(this.map.keys().next().value!);
     }
     this.map.set(key, value);
@@ -34,7 +37,10 @@ export class Lru<V> {
 
   getOrCompute(key: string, compute: () => V): V {
     let value = this.get(key);
-    if (value === undefined) this.set(key, (value = compute()));
+    if (value === undefined) {
+      value = compute();
+      this.set(key, value);
+    }
     return value;
   }
 

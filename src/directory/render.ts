@@ -6,7 +6,12 @@ const ACCESS: Audience[][] = [[], ["patient"], ["provider"], ["patient", "provid
 const lookup = (table: string[], index: number) => (index < 0 ? null : table[index]!);
 
 /** The endpoint record at a list position, from the in-memory columns (`knownId`: its id, when the caller has it). */
-export function recordAt(data: DirectoryData, ordinal: number, vendorNames: Map<string, string>, knownId?: string): EndpointRecord {
+export function recordAt(
+  data: DirectoryData,
+  ordinal: number,
+  vendorNames: Map<string, string>,
+  knownId?: string,
+): EndpointRecord {
   const { columns: c, strings: s } = data;
   const id = knownId ?? Buffer.from(c.id.buffer, c.id.byteOffset + ordinal * 32, 32).toString("hex");
   const vendorId = s.vendorIds[c.vendor[ordinal]!]!;

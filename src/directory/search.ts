@@ -1,6 +1,6 @@
-import { countBits, createBitset, intersectInto, selectBits, setBit, type Bitset } from "./bitset";
-import { lowerBound } from "./lower-bound";
+import { type Bitset, countBits, createBitset, intersectInto, selectBits, setBit } from "./bitset";
 import type { DirectoryData } from "./directory-data";
+import { lowerBound } from "./lower-bound";
 import { Lru } from "./lru";
 
 export interface EndpointFilter {
@@ -43,7 +43,10 @@ export class DirectorySearch {
     }
     if (sets.length === 1) {
       const bits = sets[0]!;
-      return { total: this.totals.getOrCompute(filterKey(filter), () => countBits(bits)), ordinals: selectBits(bits, offset, limit) };
+      return {
+        total: this.totals.getOrCompute(filterKey(filter), () => countBits(bits)),
+        ordinals: selectBits(bits, offset, limit),
+      };
     }
     const key = filterKey(filter);
     const known = this.totals.get(key);

@@ -2,11 +2,11 @@ import type { Database, Statement } from "bun:sqlite";
 import { readLastRefreshAt } from "../db/dataset-meta";
 import { countBits } from "./bitset";
 import type { DirectoryData } from "./directory-data";
-import { Lru } from "./lru";
 import { IdLookup } from "./id-lookup";
+import { Lru } from "./lru";
 import { recordAt } from "./render";
 import { DirectorySearch, type EndpointFilter } from "./search";
-import { FHIR_VERSIONS, type EndpointRecord, type FhirVersion, type ProbeStatus } from "./types";
+import { type EndpointRecord, FHIR_VERSIONS, type FhirVersion, type ProbeStatus } from "./types";
 
 export interface VendorRecord {
   id: string;

@@ -1,5 +1,6 @@
 const COMBINING_MARKS = /[\u0300-\u036f]/g;
 const NON_WORD = /[^\p{L}\p{N}]+/u;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range starts at NUL
 const ASCII = /^[\x00-\x7f]*$/;
 const NON_ASCII_WORD = /[^a-z0-9]+/;
 

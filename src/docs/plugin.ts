@@ -1,6 +1,6 @@
+import { dirname, join } from "node:path";
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
-import { dirname, join } from "node:path";
 import { errorResponse } from "../http/json";
 import { headersFor } from "../http/request-context";
 
@@ -30,7 +30,9 @@ export const docsPlugin = (version: string) =>
         // Own keys only: `constructor`, `__proto__`… are on every object and are not assets.
         const type = Object.hasOwn(ASSETS, params.file) ? ASSETS[params.file] : undefined;
         if (!type) return errorResponse(request, 404, "NOT_FOUND", "No such route; see /docs");
-        return new Response(Bun.file(join(ASSET_DIR, params.file)), { headers: headersFor(request, { "content-type": type, "cache-control": "public, max-age=86400" }) });
+        return new Response(Bun.file(join(ASSET_DIR, params.file)), {
+          headers: headersFor(request, { "content-type": type, "cache-control": "public, max-age=86400" }),
+        });
       },
       { detail: { hide: true } },
     )
@@ -43,7 +45,12 @@ export const docsPlugin = (version: string) =>
       openapi({
         path: "/docs",
         provider: "swagger-ui",
-        swagger: { cdn: "/docs/assets/swagger-ui-bundle.js", theme: "/docs/assets/swagger-ui.css", validatorUrl: null, autoDarkMode: false } as never,
+        swagger: {
+          cdn: "/docs/assets/swagger-ui-bundle.js",
+          theme: "/docs/assets/swagger-ui.css",
+          validatorUrl: null,
+          autoDarkMode: false,
+        } as never,
         documentation: {
           info: { title: "Endpoint Directory API", version, description: DESCRIPTION },
           tags: [

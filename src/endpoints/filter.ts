@@ -9,10 +9,12 @@ const MAX_RESOURCE_TYPES = 20;
 
 function parseResourceTypes(raw: string): string[] {
   const names = raw.split(",").map((name) => name.trim());
-  if (names.length > MAX_RESOURCE_TYPES) throw validationError(`hasResource: at most ${MAX_RESOURCE_TYPES} resource types`);
+  if (names.length > MAX_RESOURCE_TYPES)
+    throw validationError(`hasResource: at most ${MAX_RESOURCE_TYPES} resource types`);
   for (const name of names) {
     if (name === "") throw validationError("hasResource: empty resource type name (check the commas)");
-    if (!RESOURCE_TYPE.test(name)) throw validationError(`hasResource: "${name.slice(0, 64)}" is not a FHIR resource type name`);
+    if (!RESOURCE_TYPE.test(name))
+      throw validationError(`hasResource: "${name.slice(0, 64)}" is not a FHIR resource type name`);
   }
   return [...new Set(names)];
 }

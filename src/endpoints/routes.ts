@@ -6,7 +6,16 @@ import { ErrorEnvelope, NoQuery } from "../http/schemas";
 import { checkRawQuery, integerParams, NO_PARAMETERS } from "../http/strict-query";
 import { capabilitiesBody } from "./capabilities-body";
 import { toEndpointFilter } from "./filter";
-import { CapabilitiesResponse, EndpointResponse, IdParams, LIST_INTEGER_KEYS, LIST_INTEGER_MESSAGES, LIST_QUERY_KEYS, ListQuery, ListResponse } from "./schemas";
+import {
+  CapabilitiesResponse,
+  EndpointResponse,
+  IdParams,
+  LIST_INTEGER_KEYS,
+  LIST_INTEGER_MESSAGES,
+  LIST_QUERY_KEYS,
+  ListQuery,
+  ListResponse,
+} from "./schemas";
 
 const notFound = (): never => {
   throw new ApiError(404, "ENDPOINT_NOT_FOUND", "No endpoint has this id");
@@ -47,21 +56,29 @@ export const endpointRoutes = (directory: Directory) =>
       "/:id",
       ({ params, request }) => {
         const snapshot = directory.current;
-        return dataResponse(request, snapshot, () => successBody(snapshot.endpoint(params.id) ?? notFound()), { cached: false });
+        return dataResponse(request, snapshot, () => successBody(snapshot.endpoint(params.id) ?? notFound()), {
+          cached: false,
+        });
       },
       {
         params: IdParams,
         query: NoQuery,
         transform: ({ request }) => checkRawQuery(request.url, NO_PARAMETERS),
         response: { 200: EndpointResponse, ...errors },
-        detail: { summary: "Get one endpoint", description: "Removed endpoints still answer. Unknown id → 404 ENDPOINT_NOT_FOUND.", tags: ["Endpoints"] },
+        detail: {
+          summary: "Get one endpoint",
+          description: "Removed endpoints still answer. Unknown id → 404 ENDPOINT_NOT_FOUND.",
+          tags: ["Endpoints"],
+        },
       },
     )
     .get(
       "/:id/capabilities",
       ({ params, request }) => {
         const snapshot = directory.current;
-        return dataResponse(request, snapshot, () => capabilitiesBody(snapshot.capabilities(params.id) ?? notFound()), { cached: false });
+        return dataResponse(request, snapshot, () => capabilitiesBody(snapshot.capabilities(params.id) ?? notFound()), {
+          cached: false,
+        });
       },
       {
         params: IdParams,

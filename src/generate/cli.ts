@@ -10,7 +10,9 @@ function parseArgs(argv: string[]): { endpoints: number; out: string; seed: numb
   let force = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const [flag, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const [flag, inline] = arg.includes("=")
+      ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
+      : [arg, undefined];
     const value = () => inline ?? argv[++i] ?? "";
     switch (flag) {
       case "--endpoints":
@@ -28,12 +30,13 @@ function parseArgs(argv: string[]): { endpoints: number; out: string; seed: numb
       case "--help":
       case "-h":
         console.log(USAGE);
-        process.exit(0);
+        return process.exit(0);
       default:
         throw new Error(`unknown argument ${arg}\n${USAGE}`);
     }
   }
-  if (!Number.isInteger(endpoints) || endpoints < 1) throw new Error(`--endpoints must be a positive integer\n${USAGE}`);
+  if (!Number.isInteger(endpoints) || endpoints < 1)
+    throw new Error(`--endpoints must be a positive integer\n${USAGE}`);
   if (out === "") throw new Error(`--out is required\n${USAGE}`);
   if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed must be a non-negative integer\n${USAGE}`);
   return { endpoints, out: resolve(out), seed, force };

@@ -2,11 +2,20 @@ import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { openDatabase } from "../db/client";
 import { markDatasetChanged } from "../db/dataset-meta";
 import { canonicalUrl, entryId, sortKey } from "../directory/identity";
-import { buildProfile, SMART_CAPABILITIES, SMART_GRANT_TYPES, smartAccess, smartBody, type CapabilityProfile, type SmartKind, type Version } from "./capabilities";
+import {
+  buildProfile,
+  type CapabilityProfile,
+  SMART_CAPABILITIES,
+  SMART_GRANT_TYPES,
+  type SmartKind,
+  smartAccess,
+  smartBody,
+  type Version,
+} from "./capabilities";
 import { practiceName, systemName } from "./names";
 import { STATES, type StatePlaces } from "./places";
 import { hashLabel, npi as makeNpi, Rng, WeightedPicker } from "./prng";
-import { VENDORS, type Audience, type ListModel, type VendorModel } from "./vendors";
+import { type Audience, type ListModel, VENDORS, type VendorModel } from "./vendors";
 
 /** Every generated timestamp is relative to this instant, so the same seed gives the same bytes. */
 export const GENERATED_AT = "2026-11-20T06:00:00.000Z";
@@ -31,7 +40,14 @@ export interface GenerateResult {
 }
 
 type Outcome = "success" | "partial-metadata" | "partial-smart" | "failed-http" | "failed-network" | "unchecked";
-const OUTCOMES: Outcome[] = ["success", "partial-metadata", "partial-smart", "failed-http", "failed-network", "unchecked"];
+const OUTCOMES: Outcome[] = [
+  "success",
+  "partial-metadata",
+  "partial-smart",
+  "failed-http",
+  "failed-network",
+  "unchecked",
+];
 const OUTCOME_WEIGHTS = [0.55, 0.15, 0.03, 0.07, 0.08, 0.12];
 
 /** Everything about one distinct base URL; entries that share the URL share its probe. */
@@ -100,7 +116,10 @@ function listChoice(plan: VendorPlan, version: Version, audience: Audience | nul
   return choice;
 }
 
-const statePicker = new WeightedPicker(STATES, STATES.map((s) => s.weight));
+const statePicker = new WeightedPicker(
+  STATES,
+  STATES.map((s) => s.weight),
+);
 const outcomePicker = new WeightedPicker(OUTCOMES, OUTCOME_WEIGHTS);
 
 function iso(ms: number): string {
@@ -123,12 +142,20 @@ function listFor(model: VendorModel, version: Version, audience: Audience | null
 
 function otherAudienceList(model: VendorModel, list: ListModel): ListModel | undefined {
   if (list.audience === null) return undefined;
-  return model.lists.find((other) => other !== list && other.fhirVersion === list.fhirVersion && other.audience !== null && other.audience !== list.audience);
+  return model.lists.find(
+    (other) =>
+      other !== list &&
+      other.fhirVersion === list.fhirVersion &&
+      other.audience !== null &&
+      other.audience !== list.audience,
+  );
 }
 
 function audiencesOf(model: VendorModel, version: Version): Audience[] {
   const list = listFor(model, version, null);
-  const audiences = model.lists.filter((l) => l.fhirVersion === list.fhirVersion && l.audience !== null).map((l) => l.audience!);
+  const audiences = model.lists
+    .filter((l) => l.fhirVersion === list.fhirVersion && l.audience !== null)
+    .map((l) => l.audience!);
   return [...new Set(audiences)];
 }
 
@@ -158,7 +185,14 @@ function urlFacts(seed: number, plan: VendorPlan, index: number, takenUrls: Set<
   } else {
     version = pickVersion(rng, model.versions);
     const audiences = audiencesOf(model, version);
-    primaryAudience = audiences.length === 0 ? null : audiences.length === 1 ? audiences[0]! : rng.chance(0.55) ? "patient" : "provider";
+    primaryAudience =
+      audiences.length === 0
+        ? null
+        : audiences.length === 1
+          ? audiences[0]!
+          : rng.chance(0.55)
+            ? "patient"
+            : "provider";
     // Tenant URLs are random; draw again on the rare clash with a URL already handed out.
     let shape = model.urls.make(rng, version, primaryAudience);
     while (takenUrls.has(shape.url)) shape = model.urls.make(rng, version, primaryAudience);
@@ -190,19 +224,31 @@ function planVendors(seed: number, endpoints: number): VendorPlan[] {
   const totalShare = VENDORS.reduce((sum, v) => sum + v.share, 0);
   let assigned = 0;
   return VENDORS.map((model, i) => {
-    const count = i === VENDORS.length - 1 ? endpoints - assigned : Math.min(endpoints - assigned, Math.round((model.share / totalShare) * endpoints));
+    const count =
+      i === VENDORS.length - 1
+        ? endpoints - assigned
+        : Math.min(endpoints - assigned, Math.round((model.share / totalShare) * endpoints));
     assigned += count;
-    const urlCount = model.urls.kind === "shared" ? model.urls.urls.length : Math.max(1, Math.round(count / model.urls.entriesPerUrl));
+    const urlCount =
+      model.urls.kind === "shared" ? model.urls.urls.length : Math.max(1, Math.round(count / model.urls.entriesPerUrl));
     const profiles = new Map<Version, CapabilityProfile>();
-    for (const spec of model.profiles) profiles.set(spec.version, buildProfile(seed, model.id, model.name, model.oauthHost, spec));
+    for (const spec of model.profiles)
+      profiles.set(spec.version, buildProfile(seed, model.id, model.name, model.oauthHost, spec));
     const smartBodies = new Map<SmartKind, string>();
-    for (const kind of ["patient", "provider", "both", "backend"] as SmartKind[]) smartBodies.set(kind, smartBody(kind, model.oauthHost));
+    for (const kind of ["patient", "provider", "both", "backend"] as SmartKind[])
+      smartBodies.set(kind, smartBody(kind, model.oauthHost));
     return {
       model,
       count,
       urls: new Array<UrlFacts | undefined>(urlCount),
       urlCount,
-      sharedPicker: model.urls.kind === "shared" ? new WeightedPicker(model.urls.urls.map((_, j) => j), model.urls.urls.map((u) => u.weight)) : null,
+      sharedPicker:
+        model.urls.kind === "shared"
+          ? new WeightedPicker(
+              model.urls.urls.map((_, j) => j),
+              model.urls.urls.map((u) => u.weight),
+            )
+          : null,
       profiles,
       smartBodies,
       listChoices: new Map(),
@@ -225,11 +271,13 @@ const ZIP_ALPHABET = "0123456789";
  */
 export function generateDataset(options: GenerateOptions): GenerateResult {
   const started = performance.now();
-  const elapsed = () => `${((performance.now() - started) / 1000).toFixed(1)} s, RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`;
+  const elapsed = () =>
+    `${((performance.now() - started) / 1000).toFixed(1)} s, RSS ${(process.memoryUsage().rss / 1e6).toFixed(0)} MB`;
   const seed = options.seed ?? 1;
   const log = options.log ?? (() => {});
   const { out, endpoints } = options;
-  if (!Number.isInteger(endpoints) || endpoints < 1) throw new Error(`endpoints must be a positive integer, got ${endpoints}`);
+  if (!Number.isInteger(endpoints) || endpoints < 1)
+    throw new Error(`endpoints must be a positive integer, got ${endpoints}`);
   if (existsSync(out) && !options.force) throw new Error(`${out} exists (use --force to replace it)`);
   const partial = `${out}.partial`;
   for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(partial + suffix, { force: true });
@@ -244,13 +292,17 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
   sqlite.exec("PRAGMA cache_size = -65536");
   sqlite.exec("PRAGMA threads = 2");
   const indexes = sqlite
-    .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('entries', 'entry_sources')")
+    .prepare(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('entries', 'entry_sources')",
+    )
     .all() as { name: string; sql: string }[];
   for (const { name } of indexes) sqlite.exec(`DROP INDEX "${name.replaceAll('"', '""')}"`);
 
   const plans = planVendors(seed, endpoints);
 
-  const insertVendor = sqlite.prepare("INSERT INTO vendors (id, name, endpoint_list_url, last_scraped_at) VALUES (?, ?, ?, ?)");
+  const insertVendor = sqlite.prepare(
+    "INSERT INTO vendors (id, name, endpoint_list_url, last_scraped_at) VALUES (?, ?, ?, ?)",
+  );
   const insertList = sqlite.prepare(
     "INSERT INTO vendor_lists (id, vendor_id, url, format, audience, fhir_version, last_scraped_at, last_entry_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
   );
@@ -277,7 +329,12 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
   sqlite.exec("BEGIN");
   for (const plan of plans) {
     const { model } = plan;
-    insertVendor.run(model.id, model.name, model.endpointListUrl, iso(GENERATED_AT_MS - 3600_000 - hashLabel(model.id) % 3600_000));
+    insertVendor.run(
+      model.id,
+      model.name,
+      model.endpointListUrl,
+      iso(GENERATED_AT_MS - 3600_000 - (hashLabel(model.id) % 3600_000)),
+    );
     for (const list of model.lists) listCounts.set(`${model.id}-${list.suffix}`, 0);
   }
   sqlite.exec("COMMIT");
@@ -286,7 +343,7 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
   for (const plan of plans) {
     const { model } = plan;
     for (let n = 0; n < plan.count; n++) {
-      const urlIndex = plan.sharedPicker ? plan.sharedPicker.pick(rng) : Math.floor(plan.urlCount * Math.pow(rng.next(), 2));
+      const urlIndex = plan.sharedPicker ? plan.sharedPicker.pick(rng) : Math.floor(plan.urlCount * rng.next() ** 2);
       const facts = urlFacts(seed, plan, Math.min(urlIndex, plan.urlCount - 1), takenUrls);
       facts.used = true;
 
@@ -303,7 +360,11 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
       if (rng.chance(0.035)) state = null;
       const place = state ? state.cities[rng.int(state.cities.length)]! : null;
       const city = place && !rng.chance(0.02) ? place[0] : null;
-      const zip = place ? (rng.chance(0.15) ? `${place[1]}${rng.chars(ZIP_ALPHABET, 2)}-${rng.chars(ZIP_ALPHABET, 4)}` : `${place[1]}${rng.chars(ZIP_ALPHABET, 2)}`) : null;
+      const zip = place
+        ? rng.chance(0.15)
+          ? `${place[1]}${rng.chars(ZIP_ALPHABET, 2)}-${rng.chars(ZIP_ALPHABET, 4)}`
+          : `${place[1]}${rng.chars(ZIP_ALPHABET, 2)}`
+        : null;
       const ctx = { city: place ? place[0] : "Springfield", stateName: state ? state.name : "America" };
 
       // Who: a name unique on this URL (the id must be unique), an NPI on some.
@@ -329,7 +390,13 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
       const fhirVersion = meta ? facts.version : listFhirVersion;
       const access = (smart ? smartAccess(facts.smartKind) : null) ?? listAccess;
       const removed = rng.chance(0.015);
-      const status = removed ? "removed" : meta ? "verified" : facts.outcome === "failed-network" ? "unresponsive" : "listed";
+      const status = removed
+        ? "removed"
+        : meta
+          ? "verified"
+          : facts.outcome === "failed-network"
+            ? "unresponsive"
+            : "listed";
       const lastUpdated = iso(GENERATED_AT_MS - rng.int(30 * 24 * 3600) * 1000);
 
       rowId++;
@@ -377,7 +444,16 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
     const { model } = plan;
     for (const list of model.lists) {
       const listId = `${model.id}-${list.suffix}`;
-      insertList.run(listId, model.id, list.url, list.format, list.audience, list.fhirVersion, iso(GENERATED_AT_MS - 3600_000), listCounts.get(listId)!);
+      insertList.run(
+        listId,
+        model.id,
+        list.url,
+        list.format,
+        list.audience,
+        list.fhirVersion,
+        iso(GENERATED_AT_MS - 3600_000),
+        listCounts.get(listId)!,
+      );
     }
     for (let index = 0; index < plan.urlCount; index++) {
       const facts = plan.urls[index];
@@ -419,7 +495,9 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
     plan.urls.length = 0;
   }
   sqlite.exec("COMMIT");
-  log(`  ${rowId.toLocaleString("en-US")} entries, ${urls.toLocaleString("en-US")} URLs, ${probes.toLocaleString("en-US")} probes (${elapsed()}); building indexes`);
+  log(
+    `  ${rowId.toLocaleString("en-US")} entries, ${urls.toLocaleString("en-US")} URLs, ${probes.toLocaleString("en-US")} probes (${elapsed()}); building indexes`,
+  );
 
   for (const { name, sql } of indexes) {
     sqlite.exec(sql);
@@ -436,4 +514,3 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
   const bytes = statSync(out).size;
   return { entries: rowId, urls, probes, entrySources: sources, seconds: (performance.now() - started) / 1000, bytes };
 }
-

@@ -39,7 +39,9 @@ export interface VendorModel {
    * Either a pool of per-tenant URLs (`entriesPerUrl` on average, skewed so the first URLs
    * carry hundreds or thousands of entries) or a fixed set of URLs every practice shares.
    */
-  urls: { kind: "pool"; entriesPerUrl: number; make: (rng: Rng, version: Version, audience: Audience | null) => UrlShape } | { kind: "shared"; urls: { url: string; version: Version; weight: number }[] };
+  urls:
+    | { kind: "pool"; entriesPerUrl: number; make: (rng: Rng, version: Version, audience: Audience | null) => UrlShape }
+    | { kind: "shared"; urls: { url: string; version: Version; weight: number }[] };
   /** Chance that a URL carrying both audiences is listed in the patient and the provider list. */
   bothListsChance: number;
   npiRate: number;
@@ -48,7 +50,22 @@ export interface VendorModel {
   smart: (rng: Rng, audience: Audience | null) => SmartKind;
 }
 
-const slugWords = ["mercy", "valley", "summit", "baptist", "northside", "harbor", "unity", "prairie", "coastal", "trinity", "st-lukes", "hope", "allina", "pioneer"];
+const slugWords = [
+  "mercy",
+  "valley",
+  "summit",
+  "baptist",
+  "northside",
+  "harbor",
+  "unity",
+  "prairie",
+  "coastal",
+  "trinity",
+  "st-lukes",
+  "hope",
+  "allina",
+  "pioneer",
+];
 function slug(rng: Rng): string {
   return `${rng.pick(slugWords)}${rng.int(10000)}`;
 }
@@ -64,9 +81,24 @@ function pickSmart(rng: Rng, weights: [SmartKind, number][]): SmartKind {
   return weights[weights.length - 1]![0];
 }
 function byAudience(audience: Audience | null, rng: Rng): SmartKind {
-  if (audience === "patient") return pickSmart(rng, [["patient", 0.7], ["both", 0.28], ["backend", 0.02]]);
-  if (audience === "provider") return pickSmart(rng, [["provider", 0.75], ["both", 0.23], ["backend", 0.02]]);
-  return pickSmart(rng, [["both", 0.5], ["patient", 0.3], ["provider", 0.15], ["backend", 0.05]]);
+  if (audience === "patient")
+    return pickSmart(rng, [
+      ["patient", 0.7],
+      ["both", 0.28],
+      ["backend", 0.02],
+    ]);
+  if (audience === "provider")
+    return pickSmart(rng, [
+      ["provider", 0.75],
+      ["both", 0.23],
+      ["backend", 0.02],
+    ]);
+  return pickSmart(rng, [
+    ["both", 0.5],
+    ["patient", 0.3],
+    ["provider", 0.15],
+    ["backend", 0.05],
+  ]);
 }
 const versionPath: Record<Version, string> = { DSTU2: "DSTU2", STU3: "STU3", R4: "R4", R4B: "R4B", R5: "R5" };
 
@@ -78,11 +110,33 @@ export const VENDORS: VendorModel[] = [
     endpointListUrl: "https://open.epic.com/MyApps/Endpoints",
     oauthHost: "fhir.epic.com/interconnect-fhir-oauth",
     lists: [
-      { suffix: "r4", url: "https://open.epic.com/Endpoints/R4", format: "fhir-bundle", audience: "patient", fhirVersion: "R4" },
-      { suffix: "stu3", url: "https://open.epic.com/Endpoints/STU3", format: "fhir-bundle", audience: "patient", fhirVersion: "STU3" },
-      { suffix: "dstu2", url: "https://open.epic.com/Endpoints/DSTU2", format: "fhir-bundle", audience: "patient", fhirVersion: "DSTU2" },
+      {
+        suffix: "r4",
+        url: "https://open.epic.com/Endpoints/R4",
+        format: "fhir-bundle",
+        audience: "patient",
+        fhirVersion: "R4",
+      },
+      {
+        suffix: "stu3",
+        url: "https://open.epic.com/Endpoints/STU3",
+        format: "fhir-bundle",
+        audience: "patient",
+        fhirVersion: "STU3",
+      },
+      {
+        suffix: "dstu2",
+        url: "https://open.epic.com/Endpoints/DSTU2",
+        format: "fhir-bundle",
+        audience: "patient",
+        fhirVersion: "DSTU2",
+      },
     ],
-    versions: [["R4", 0.82], ["STU3", 0.06], ["DSTU2", 0.12]],
+    versions: [
+      ["R4", 0.82],
+      ["STU3", 0.06],
+      ["DSTU2", 0.12],
+    ],
     profiles: [
       { version: "R4", softwareName: "Epic", softwareVersion: "November 2025", extra: [30, 70], dropCore: 0.05 },
       { version: "STU3", softwareName: "Epic", softwareVersion: "August 2019", extra: [5, 20], dropCore: 0.1 },
@@ -99,7 +153,12 @@ export const VENDORS: VendorModel[] = [
     bothListsChance: 0,
     npiRate: 0.2,
     systemNameShare: 0.55,
-    smart: (rng) => pickSmart(rng, [["patient", 0.55], ["both", 0.43], ["backend", 0.02]]),
+    smart: (rng) =>
+      pickSmart(rng, [
+        ["patient", 0.55],
+        ["both", 0.43],
+        ["backend", 0.02],
+      ]),
   },
   {
     id: "oracle-health",
@@ -108,11 +167,32 @@ export const VENDORS: VendorModel[] = [
     endpointListUrl: "https://github.com/oracle-samples/ignite-endpoints",
     oauthHost: "authorization.cerner.com/tenants/ec2458f2-1e24-41c8-b71b-0e701af7583d/protocols",
     lists: [
-      { suffix: "millennium-patient-r4", url: "https://raw.githubusercontent.com/oracle-samples/ignite-endpoints/main/oracle_health_fhir_endpoints/millennium_patient_r4_endpoints.json", format: "fhir-bundle", audience: "patient", fhirVersion: "R4" },
-      { suffix: "millennium-provider-r4", url: "https://raw.githubusercontent.com/oracle-samples/ignite-endpoints/main/oracle_health_fhir_endpoints/millennium_provider_r4_endpoints.json", format: "fhir-bundle", audience: "provider", fhirVersion: "R4" },
-      { suffix: "millennium-patient-dstu2", url: "https://raw.githubusercontent.com/oracle-samples/ignite-endpoints/main/millennium_patient_dstu2_endpoints.json", format: "fhir-bundle", audience: "patient", fhirVersion: "DSTU2" },
+      {
+        suffix: "millennium-patient-r4",
+        url: "https://raw.githubusercontent.com/oracle-samples/ignite-endpoints/main/oracle_health_fhir_endpoints/millennium_patient_r4_endpoints.json",
+        format: "fhir-bundle",
+        audience: "patient",
+        fhirVersion: "R4",
+      },
+      {
+        suffix: "millennium-provider-r4",
+        url: "https://raw.githubusercontent.com/oracle-samples/ignite-endpoints/main/oracle_health_fhir_endpoints/millennium_provider_r4_endpoints.json",
+        format: "fhir-bundle",
+        audience: "provider",
+        fhirVersion: "R4",
+      },
+      {
+        suffix: "millennium-patient-dstu2",
+        url: "https://raw.githubusercontent.com/oracle-samples/ignite-endpoints/main/millennium_patient_dstu2_endpoints.json",
+        format: "fhir-bundle",
+        audience: "patient",
+        fhirVersion: "DSTU2",
+      },
     ],
-    versions: [["R4", 0.9], ["DSTU2", 0.1]],
+    versions: [
+      ["R4", 0.9],
+      ["DSTU2", 0.1],
+    ],
     profiles: [
       { version: "R4", softwareName: "Millennium", softwareVersion: "2025.01", extra: [20, 60], dropCore: 0.05 },
       { version: "DSTU2", softwareName: "Millennium", softwareVersion: "2018.05", extra: [0, 8], dropCore: 0.15 },
@@ -137,7 +217,15 @@ export const VENDORS: VendorModel[] = [
     share: 0.15,
     endpointListUrl: "https://docs.athenahealth.com/api/guides/base-fhir-urls",
     oauthHost: "api.platform.athenahealth.com/oauth2/v1",
-    lists: [{ suffix: "r4", url: "https://service-base-urls.api.fhir.athena.io/athena-fhir-service-base-urls.json", format: "fhir-bundle", audience: null, fhirVersion: "R4" }],
+    lists: [
+      {
+        suffix: "r4",
+        url: "https://service-base-urls.api.fhir.athena.io/athena-fhir-service-base-urls.json",
+        format: "fhir-bundle",
+        audience: null,
+        fhirVersion: "R4",
+      },
+    ],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "athenaOne", softwareVersion: "25.11", extra: [10, 25], dropCore: 0 }],
     urls: {
@@ -158,9 +246,19 @@ export const VENDORS: VendorModel[] = [
     share: 0.1,
     endpointListUrl: "https://fhir.eclinicalworks.com/ecwopendev",
     oauthHost: "oauthserver.eclinicalworks.com/oauth",
-    lists: [{ suffix: "r4", url: "https://fhir.eclinicalworks.com/ecwopendev/external/practiceList", format: "fhir-bundle", audience: null, fhirVersion: "R4" }],
+    lists: [
+      {
+        suffix: "r4",
+        url: "https://fhir.eclinicalworks.com/ecwopendev/external/practiceList",
+        format: "fhir-bundle",
+        audience: null,
+        fhirVersion: "R4",
+      },
+    ],
     versions: [["R4", 1]],
-    profiles: [{ version: "R4", softwareName: "eClinicalWorks FHIR", softwareVersion: "12.0.3", extra: [0, 12], dropCore: 0.1 }],
+    profiles: [
+      { version: "R4", softwareName: "eClinicalWorks FHIR", softwareVersion: "12.0.3", extra: [0, 12], dropCore: 0.1 },
+    ],
     urls: {
       kind: "pool",
       entriesPerUrl: 4,
@@ -172,7 +270,11 @@ export const VENDORS: VendorModel[] = [
     bothListsChance: 0,
     npiRate: 0.55,
     systemNameShare: 0.03,
-    smart: (rng) => pickSmart(rng, [["patient", 0.7], ["both", 0.3]]),
+    smart: (rng) =>
+      pickSmart(rng, [
+        ["patient", 0.7],
+        ["both", 0.3],
+      ]),
   },
   {
     id: "nextgen",
@@ -180,11 +282,25 @@ export const VENDORS: VendorModel[] = [
     share: 0.08,
     endpointListUrl: "https://www.nextgen.com/api/practice-search",
     oauthHost: "fhir.nextgen.com/nge/prod/patient-oauth",
-    lists: [{ suffix: "practices", url: "https://www.nextgen.com/api/practice-search", format: "fhir-bundle", audience: null, fhirVersion: null }],
+    lists: [
+      {
+        suffix: "practices",
+        url: "https://www.nextgen.com/api/practice-search",
+        format: "fhir-bundle",
+        audience: null,
+        fhirVersion: null,
+      },
+    ],
     versions: [["R4", 1]],
     profiles: [
       { version: "R4", softwareName: "NextGen Enterprise EHR", softwareVersion: "8.4", extra: [15, 35], dropCore: 0 },
-      { version: "DSTU2", softwareName: "NextGen Enterprise EHR", softwareVersion: "6.2021", extra: [0, 5], dropCore: 0 },
+      {
+        version: "DSTU2",
+        softwareName: "NextGen Enterprise EHR",
+        softwareVersion: "6.2021",
+        extra: [0, 5],
+        dropCore: 0,
+      },
     ],
     urls: {
       kind: "shared",
@@ -205,8 +321,19 @@ export const VENDORS: VendorModel[] = [
     share: 0.05,
     endpointListUrl: "https://fhir.meditech.com/explorer/endpoints",
     oauthHost: "greenfield-fhir.meditech.com/oauth",
-    lists: [{ suffix: "endpoints", url: "https://fhir.meditech.com/explorer/endpoints", format: "fhir-bundle", audience: null, fhirVersion: null }],
-    versions: [["R4", 0.7], ["DSTU2", 0.3]],
+    lists: [
+      {
+        suffix: "endpoints",
+        url: "https://fhir.meditech.com/explorer/endpoints",
+        format: "fhir-bundle",
+        audience: null,
+        fhirVersion: null,
+      },
+    ],
+    versions: [
+      ["R4", 0.7],
+      ["DSTU2", 0.3],
+    ],
     profiles: [
       { version: "R4", softwareName: "MEDITECH Expanse", softwareVersion: "2.2", extra: [5, 20], dropCore: 0.1 },
       { version: "DSTU2", softwareName: "MEDITECH 6.x", softwareVersion: "6.16", extra: [0, 4], dropCore: 0.3 },
@@ -216,13 +343,20 @@ export const VENDORS: VendorModel[] = [
       entriesPerUrl: 6,
       make: (rng, version) => {
         const host = `${slug(rng)}-fhir.meditech.cloud`;
-        return { url: version === "DSTU2" ? `https://${host}/v1/argonaut/v1` : `https://${host}/v2/uscore/R4`, tenantId: null };
+        return {
+          url: version === "DSTU2" ? `https://${host}/v1/argonaut/v1` : `https://${host}/v2/uscore/R4`,
+          tenantId: null,
+        };
       },
     },
     bothListsChance: 0,
     npiRate: 0.15,
     systemNameShare: 0.7,
-    smart: (rng) => pickSmart(rng, [["patient", 0.8], ["provider", 0.2]]),
+    smart: (rng) =>
+      pickSmart(rng, [
+        ["patient", 0.8],
+        ["provider", 0.2],
+      ]),
   },
   {
     id: "veradigm",
@@ -231,13 +365,34 @@ export const VENDORS: VendorModel[] = [
     endpointListUrl: "https://open.platform.veradigm.com/fhirendpoints",
     oauthHost: "open.allscripts.com/oauth",
     lists: [
-      { suffix: "r4", url: "https://open.platform.veradigm.com/fhirendpoints/download/R4?endpointFilter=All", format: "fhir-bundle", audience: null, fhirVersion: "R4" },
-      { suffix: "dstu2", url: "https://open.platform.veradigm.com/fhirendpoints/download/DSTU2", format: "fhir-bundle", audience: null, fhirVersion: "DSTU2" },
+      {
+        suffix: "r4",
+        url: "https://open.platform.veradigm.com/fhirendpoints/download/R4?endpointFilter=All",
+        format: "fhir-bundle",
+        audience: null,
+        fhirVersion: "R4",
+      },
+      {
+        suffix: "dstu2",
+        url: "https://open.platform.veradigm.com/fhirendpoints/download/DSTU2",
+        format: "fhir-bundle",
+        audience: null,
+        fhirVersion: "DSTU2",
+      },
     ],
-    versions: [["R4", 0.85], ["DSTU2", 0.15]],
+    versions: [
+      ["R4", 0.85],
+      ["DSTU2", 0.15],
+    ],
     profiles: [
       { version: "R4", softwareName: "Veradigm FHIR Server", softwareVersion: "24.1", extra: [5, 30], dropCore: 0.05 },
-      { version: "DSTU2", softwareName: "Veradigm FHIR Server", softwareVersion: "19.4", extra: [0, 6], dropCore: 0.15 },
+      {
+        version: "DSTU2",
+        softwareName: "Veradigm FHIR Server",
+        softwareVersion: "19.4",
+        extra: [0, 6],
+        dropCore: 0.15,
+      },
     ],
     urls: {
       kind: "pool",
@@ -250,7 +405,11 @@ export const VENDORS: VendorModel[] = [
     bothListsChance: 0,
     npiRate: 0.4,
     systemNameShare: 0.2,
-    smart: (rng) => pickSmart(rng, [["both", 0.6], ["patient", 0.4]]),
+    smart: (rng) =>
+      pickSmart(rng, [
+        ["both", 0.6],
+        ["patient", 0.4],
+      ]),
   },
   {
     id: "greenway",
@@ -258,7 +417,15 @@ export const VENDORS: VendorModel[] = [
     share: 0.03,
     endpointListUrl: "https://developers.greenwayhealth.com/developer-platform/page/fhir-base-urls",
     oauthHost: "authz.fhirprod.aws.greenwayhealth.com",
-    lists: [{ suffix: "r4", url: "https://developers.greenwayhealth.com/developer-platform/page/fhir-base-urls", format: "fhir-bundle", audience: null, fhirVersion: "R4" }],
+    lists: [
+      {
+        suffix: "r4",
+        url: "https://developers.greenwayhealth.com/developer-platform/page/fhir-base-urls",
+        format: "fhir-bundle",
+        audience: null,
+        fhirVersion: "R4",
+      },
+    ],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "Intergy", softwareVersion: "12.10", extra: [0, 15], dropCore: 0.2 }],
     urls: {
@@ -266,13 +433,20 @@ export const VENDORS: VendorModel[] = [
       entriesPerUrl: 4,
       make: (rng, version) => {
         const oid = `2.16.840.1.113883.3.${rng.int(9000) + 1000}.${rng.int(900) + 100}`;
-        return { url: `https://fhir-api.fhirprod.aws.greenwayhealth.com/fhir/${versionPath[version]}/${oid}`, tenantId: oid };
+        return {
+          url: `https://fhir-api.fhirprod.aws.greenwayhealth.com/fhir/${versionPath[version]}/${oid}`,
+          tenantId: oid,
+        };
       },
     },
     bothListsChance: 0,
     npiRate: 0.3,
     systemNameShare: 0.05,
-    smart: (rng) => pickSmart(rng, [["patient", 0.5], ["both", 0.5]]),
+    smart: (rng) =>
+      pickSmart(rng, [
+        ["patient", 0.5],
+        ["both", 0.5],
+      ]),
   },
   {
     id: "practice-fusion",
@@ -280,9 +454,19 @@ export const VENDORS: VendorModel[] = [
     share: 0.025,
     endpointListUrl: "https://www.practicefusion.com/assets/static_files/ServiceBaseURLs.json",
     oauthHost: "api.practicefusion.com/ehr/oauth2",
-    lists: [{ suffix: "r4", url: "https://www.practicefusion.com/assets/static_files/ServiceBaseURLs.json", format: "fhir-bundle", audience: null, fhirVersion: "R4" }],
+    lists: [
+      {
+        suffix: "r4",
+        url: "https://www.practicefusion.com/assets/static_files/ServiceBaseURLs.json",
+        format: "fhir-bundle",
+        audience: null,
+        fhirVersion: "R4",
+      },
+    ],
     versions: [["R4", 1]],
-    profiles: [{ version: "R4", softwareName: "Practice Fusion", softwareVersion: "4.2", extra: [0, 6], dropCore: 0.3 }],
+    profiles: [
+      { version: "R4", softwareName: "Practice Fusion", softwareVersion: "4.2", extra: [0, 6], dropCore: 0.3 },
+    ],
     urls: {
       kind: "pool",
       entriesPerUrl: 2,
@@ -302,9 +486,19 @@ export const VENDORS: VendorModel[] = [
     share: 0.012,
     endpointListUrl: "https://api.mhdi10xasayd.com/medhost-developer-composition/v1/fhir-base-urls.json",
     oauthHost: "api.medhost.com/oauth2",
-    lists: [{ suffix: "r4", url: "https://api.mhdi10xasayd.com/medhost-developer-composition/v1/fhir-base-urls.json", format: "lantern-json", audience: null, fhirVersion: null }],
+    lists: [
+      {
+        suffix: "r4",
+        url: "https://api.mhdi10xasayd.com/medhost-developer-composition/v1/fhir-base-urls.json",
+        format: "lantern-json",
+        audience: null,
+        fhirVersion: null,
+      },
+    ],
     versions: [["R4", 1]],
-    profiles: [{ version: "R4", softwareName: "MEDHOST Enterprise", softwareVersion: "2024.2", extra: [0, 10], dropCore: 0.2 }],
+    profiles: [
+      { version: "R4", softwareName: "MEDHOST Enterprise", softwareVersion: "2024.2", extra: [0, 10], dropCore: 0.2 },
+    ],
     urls: {
       kind: "pool",
       entriesPerUrl: 2.5,
@@ -324,7 +518,15 @@ export const VENDORS: VendorModel[] = [
     share: 0.01,
     endpointListUrl: "https://drchrono-fhirpresentation.everhealthsoftware.com/fhir/r4/endpoints",
     oauthHost: "drchrono.com/o",
-    lists: [{ suffix: "r4", url: "https://drchrono-fhirpresentation.everhealthsoftware.com/fhir/r4/endpoints", format: "fhir-bundle", audience: null, fhirVersion: "R4" }],
+    lists: [
+      {
+        suffix: "r4",
+        url: "https://drchrono-fhirpresentation.everhealthsoftware.com/fhir/r4/endpoints",
+        format: "fhir-bundle",
+        audience: null,
+        fhirVersion: "R4",
+      },
+    ],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "DrChrono FHIR", softwareVersion: "3.1", extra: [0, 5], dropCore: 0.2 }],
     urls: {
@@ -346,8 +548,19 @@ export const VENDORS: VendorModel[] = [
     share: 0.008,
     endpointListUrl: "https://fhir.cpsinet.com/endpoints",
     oauthHost: "fhir.cpsinet.com/oauth",
-    lists: [{ suffix: "endpoints", url: "https://fhir.cpsinet.com/endpoints", format: "csv", audience: null, fhirVersion: null }],
-    versions: [["R4", 0.7], ["DSTU2", 0.3]],
+    lists: [
+      {
+        suffix: "endpoints",
+        url: "https://fhir.cpsinet.com/endpoints",
+        format: "csv",
+        audience: null,
+        fhirVersion: null,
+      },
+    ],
+    versions: [
+      ["R4", 0.7],
+      ["DSTU2", 0.3],
+    ],
     profiles: [
       { version: "R4", softwareName: "Thrive", softwareVersion: "22", extra: [0, 8], dropCore: 0.2 },
       { version: "DSTU2", softwareName: "Evident", softwareVersion: "19", extra: [0, 2], dropCore: 0.3 },
@@ -368,8 +581,19 @@ export const VENDORS: VendorModel[] = [
     share: 0.008,
     endpointListUrl: "https://portal.ema-api.com/endpoints",
     oauthHost: "portal.ema-api.com/oauth",
-    lists: [{ suffix: "endpoints", url: "https://portal.ema-api.com/endpoints", format: "fhir-bundle", audience: "provider", fhirVersion: null }],
-    versions: [["R4", 0.5], ["R4B", 0.5]],
+    lists: [
+      {
+        suffix: "endpoints",
+        url: "https://portal.ema-api.com/endpoints",
+        format: "fhir-bundle",
+        audience: "provider",
+        fhirVersion: null,
+      },
+    ],
+    versions: [
+      ["R4", 0.5],
+      ["R4B", 0.5],
+    ],
     profiles: [
       { version: "R4", softwareName: "EMA", softwareVersion: "7.12", extra: [0, 10], dropCore: 0.1 },
       { version: "R4B", softwareName: "EMA", softwareVersion: "8.0", extra: [5, 20], dropCore: 0.1 },
@@ -385,7 +609,11 @@ export const VENDORS: VendorModel[] = [
     bothListsChance: 0,
     npiRate: 0.5,
     systemNameShare: 0,
-    smart: (rng) => pickSmart(rng, [["provider", 0.6], ["both", 0.4]]),
+    smart: (rng) =>
+      pickSmart(rng, [
+        ["provider", 0.6],
+        ["both", 0.4],
+      ]),
   },
   {
     id: "netsmart",
@@ -393,7 +621,15 @@ export const VENDORS: VendorModel[] = [
     share: 0.006,
     endpointListUrl: "https://fhir.netsmartcloud.com/endpoints",
     oauthHost: "oauth.netsmartcloud.com",
-    lists: [{ suffix: "endpoints", url: "https://fhir.netsmartcloud.com/endpoints", format: "csv", audience: null, fhirVersion: "R4" }],
+    lists: [
+      {
+        suffix: "endpoints",
+        url: "https://fhir.netsmartcloud.com/endpoints",
+        format: "csv",
+        audience: null,
+        fhirVersion: "R4",
+      },
+    ],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "myAvatar", softwareVersion: "2024", extra: [0, 6], dropCore: 0.4 }],
     urls: {
@@ -412,7 +648,15 @@ export const VENDORS: VendorModel[] = [
     share: 0.006,
     endpointListUrl: "https://docs.elationhealth.com/reference/fhir-endpoints",
     oauthHost: "app.elationemr.com/api/2.0/oauth2",
-    lists: [{ suffix: "endpoints", url: "https://docs.elationhealth.com/reference/fhir-endpoints", format: "json", audience: "patient", fhirVersion: null }],
+    lists: [
+      {
+        suffix: "endpoints",
+        url: "https://docs.elationhealth.com/reference/fhir-endpoints",
+        format: "json",
+        audience: "patient",
+        fhirVersion: null,
+      },
+    ],
     versions: [["R4B", 1]],
     profiles: [{ version: "R4B", softwareName: "Elation FHIR", softwareVersion: "2.4", extra: [10, 30], dropCore: 0 }],
     urls: { kind: "shared", urls: [{ url: "https://fhir.elationemr.com/fhir", version: "R4B", weight: 1 }] },
@@ -427,7 +671,15 @@ export const VENDORS: VendorModel[] = [
     share: 0.005,
     endpointListUrl: "https://fhir.prd.cloud.tebra.com/fhir-endpoints",
     oauthHost: "fhir.prd.cloud.tebra.com/oauth",
-    lists: [{ suffix: "endpoints", url: "https://fhir.prd.cloud.tebra.com/fhir-endpoints", format: "fhir-bundle", audience: "patient", fhirVersion: "R4" }],
+    lists: [
+      {
+        suffix: "endpoints",
+        url: "https://fhir.prd.cloud.tebra.com/fhir-endpoints",
+        format: "fhir-bundle",
+        audience: "patient",
+        fhirVersion: "R4",
+      },
+    ],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "Tebra EHR", softwareVersion: "5.3", extra: [0, 6], dropCore: 0.2 }],
     urls: {
@@ -450,8 +702,20 @@ export const VENDORS: VendorModel[] = [
     endpointListUrl: "https://providerapi.advancedmd.com/v1/r4/endpoints",
     oauthHost: "providerapi.advancedmd.com/v1/oauth2",
     lists: [
-      { suffix: "patient-r4", url: "https://providerapi.advancedmd.com/v1/r4/endpoints?audience=patient", format: "fhir-bundle", audience: "patient", fhirVersion: "R4" },
-      { suffix: "provider-r4", url: "https://providerapi.advancedmd.com/v1/r4/endpoints?audience=provider", format: "fhir-bundle", audience: "provider", fhirVersion: "R4" },
+      {
+        suffix: "patient-r4",
+        url: "https://providerapi.advancedmd.com/v1/r4/endpoints?audience=patient",
+        format: "fhir-bundle",
+        audience: "patient",
+        fhirVersion: "R4",
+      },
+      {
+        suffix: "provider-r4",
+        url: "https://providerapi.advancedmd.com/v1/r4/endpoints?audience=provider",
+        format: "fhir-bundle",
+        audience: "provider",
+        fhirVersion: "R4",
+      },
     ],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "AdvancedMD", softwareVersion: "25.2", extra: [0, 8], dropCore: 0.1 }],
@@ -474,8 +738,19 @@ export const VENDORS: VendorModel[] = [
     share: 0.004,
     endpointListUrl: "https://fhirapi.carecloud.com/endpoints",
     oauthHost: "fhirapi.carecloud.com/oauth2",
-    lists: [{ suffix: "endpoints", url: "https://fhirapi.carecloud.com/endpoints", format: "json", audience: "patient", fhirVersion: null }],
-    versions: [["R5", 0.6], ["R4", 0.4]],
+    lists: [
+      {
+        suffix: "endpoints",
+        url: "https://fhirapi.carecloud.com/endpoints",
+        format: "json",
+        audience: "patient",
+        fhirVersion: null,
+      },
+    ],
+    versions: [
+      ["R5", 0.6],
+      ["R4", 0.4],
+    ],
     profiles: [
       { version: "R5", softwareName: "CareCloud Central", softwareVersion: "5.0.1", extra: [20, 60], dropCore: 0.05 },
       { version: "R4", softwareName: "CareCloud Central", softwareVersion: "4.9", extra: [5, 20], dropCore: 0.05 },
@@ -499,9 +774,19 @@ export const VENDORS: VendorModel[] = [
     share: 0.004,
     endpointListUrl: "https://www.nextech.com/developers-portal",
     oauthHost: "select.nextech-api.com/oauth",
-    lists: [{ suffix: "r4", url: "https://www.nextech.com/hubfs/Nextech%20FHIR%20Base%20URL.csv", format: "csv", audience: null, fhirVersion: null }],
+    lists: [
+      {
+        suffix: "r4",
+        url: "https://www.nextech.com/hubfs/Nextech%20FHIR%20Base%20URL.csv",
+        format: "csv",
+        audience: null,
+        fhirVersion: null,
+      },
+    ],
     versions: [["R4", 1]],
-    profiles: [{ version: "R4", softwareName: "Nextech Select", softwareVersion: "16.3", extra: [0, 10], dropCore: 0.1 }],
+    profiles: [
+      { version: "R4", softwareName: "Nextech Select", softwareVersion: "16.3", extra: [0, 10], dropCore: 0.1 },
+    ],
     urls: {
       kind: "pool",
       entriesPerUrl: 1.5,
@@ -521,7 +806,15 @@ export const VENDORS: VendorModel[] = [
     share: 0.003,
     endpointListUrl: "https://app.azaleahealth.com/fhir/endpoints",
     oauthHost: "app.azaleahealth.com/oauth2",
-    lists: [{ suffix: "endpoints", url: "https://app.azaleahealth.com/fhir/endpoints", format: "json", audience: null, fhirVersion: "R4" }],
+    lists: [
+      {
+        suffix: "endpoints",
+        url: "https://app.azaleahealth.com/fhir/endpoints",
+        format: "json",
+        audience: null,
+        fhirVersion: "R4",
+      },
+    ],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "Azalea EHR", softwareVersion: "11.2", extra: [0, 6], dropCore: 0.2 }],
     urls: {
@@ -543,8 +836,20 @@ export const VENDORS: VendorModel[] = [
     share: 0.003,
     endpointListUrl: "https://docs.canvasmedical.com/api/fhir-endpoints",
     oauthHost: "canvasmedical.com/auth",
-    lists: [{ suffix: "endpoints", url: "https://docs.canvasmedical.com/api/fhir-endpoints", format: "json", audience: null, fhirVersion: null }],
-    versions: [["R4", 0.4], ["R4B", 0.3], ["R5", 0.3]],
+    lists: [
+      {
+        suffix: "endpoints",
+        url: "https://docs.canvasmedical.com/api/fhir-endpoints",
+        format: "json",
+        audience: null,
+        fhirVersion: null,
+      },
+    ],
+    versions: [
+      ["R4", 0.4],
+      ["R4B", 0.3],
+      ["R5", 0.3],
+    ],
     profiles: [
       { version: "R4", softwareName: "Canvas", softwareVersion: "2025.3", extra: [5, 15], dropCore: 0.05 },
       { version: "R4B", softwareName: "Canvas", softwareVersion: "2025.3", extra: [5, 15], dropCore: 0.05 },

@@ -5,9 +5,25 @@ import { jsonResponse } from "../http/json";
 export const healthRoutes = (clock: () => Date) =>
   new Elysia({ name: "health" }).get(
     "/health",
-    ({ request }) => jsonResponse(request, 200, JSON.stringify({ success: true, data: { status: "ok", timestamp: clock().toISOString() } }), { "cache-control": "no-store" }),
+    ({ request }) =>
+      jsonResponse(
+        request,
+        200,
+        JSON.stringify({ success: true, data: { status: "ok", timestamp: clock().toISOString() } }),
+        { "cache-control": "no-store" },
+      ),
     {
-      response: { 200: t.Object({ success: t.Literal(true), data: t.Object({ status: t.Literal("ok"), timestamp: t.String({ format: "date-time" }) }) }) },
-      detail: { summary: "Liveness probe", description: "200 means the API process is running; it says nothing about the dataset's freshness. Query parameters are ignored (monitors add cache-busters). Not rate limited.", tags: ["Health"] },
+      response: {
+        200: t.Object({
+          success: t.Literal(true),
+          data: t.Object({ status: t.Literal("ok"), timestamp: t.String({ format: "date-time" }) }),
+        }),
+      },
+      detail: {
+        summary: "Liveness probe",
+        description:
+          "200 means the API process is running; it says nothing about the dataset's freshness. Query parameters are ignored (monitors add cache-busters). Not rate limited.",
+        tags: ["Health"],
+      },
     },
   );

@@ -24,7 +24,12 @@ export type Body = string | Uint8Array<ArrayBuffer>;
 
 export function compress(body: Body, encoding: Encoding): Blob {
   if (encoding === "gzip") return new Blob([Bun.gzipSync(body, { level: 5 })]);
-  return new Blob([brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } })]);
+  return new Blob([
+    brotliCompressSync(body, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
+    }),
+  ]);
 }
 
-export const sizeOf = (body: Blob | Body) => (body instanceof Blob ? body.size : typeof body === "string" ? Buffer.byteLength(body) : body.length);
+export const sizeOf = (body: Blob | Body) =>
+  body instanceof Blob ? body.size : typeof body === "string" ? Buffer.byteLength(body) : body.length;

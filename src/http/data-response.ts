@@ -1,5 +1,5 @@
 import type { DatasetSnapshot } from "../directory/snapshot";
-import { compress, MIN_COMPRESSED_BYTES, negotiateEncoding, sizeOf, type Body, type Encoding } from "./compression";
+import { type Body, compress, type Encoding, MIN_COMPRESSED_BYTES, negotiateEncoding, sizeOf } from "./compression";
 import { datasetEtag, matchesIfNoneMatch } from "./conditional";
 import { JSON_CONTENT_TYPE } from "./json";
 import { knownRoute, pathOf } from "./known-routes";
@@ -19,7 +19,8 @@ function respond(request: Request, etag: string, body: Blob | Body, encoding: En
 }
 
 /** The encoding to send `plain` in to this client: null when it accepts none or the body is small. */
-const encodingFor = (request: Request, plain: Blob | Body) => (sizeOf(plain) < MIN_COMPRESSED_BYTES ? null : negotiateEncoding(request));
+const encodingFor = (request: Request, plain: Blob | Body) =>
+  sizeOf(plain) < MIN_COMPRESSED_BYTES ? null : negotiateEncoding(request);
 
 /**
  * A 200 data response with the dataset ETag (compressed when the client accepts it), or a
@@ -29,7 +30,12 @@ const encodingFor = (request: Request, plain: Blob | Body) => (sizeOf(plain) < M
  * `If-None-Match: *` never turns a bad request into a 304). A cached answer is also served
  * before routing by `cachedResponse`.
  */
-export function dataResponse(request: Request, snapshot: DatasetSnapshot, body: () => Body, { cached = true } = {}): Response {
+export function dataResponse(
+  request: Request,
+  snapshot: DatasetSnapshot,
+  body: () => Body,
+  { cached = true } = {},
+): Response {
   if (!cached) {
     const text = body();
     const encoding = encodingFor(request, text);
@@ -40,7 +46,12 @@ export function dataResponse(request: Request, snapshot: DatasetSnapshot, body: 
   let answer = answers.get(request.url);
   if (answer === undefined) {
     text = body();
-    answer = { route: knownRoute(pathOf(request.url)) ?? "unmatched", etag: etagOf(request, snapshot), plain: new Blob([text]), encoded: {} };
+    answer = {
+      route: knownRoute(pathOf(request.url)) ?? "unmatched",
+      etag: etagOf(request, snapshot),
+      plain: new Blob([text]),
+      encoded: {},
+    };
     answers.set(request.url, answer);
   }
   const encoding = encodingFor(request, answer.plain);
@@ -57,7 +68,10 @@ export function dataResponse(request: Request, snapshot: DatasetSnapshot, body: 
  * (and, when the client accepts compression, its compressed form), with the answer's route;
  * undefined otherwise. Every cached URL has passed validation when it was first built.
  */
-export function cachedResponse(request: Request, snapshot: DatasetSnapshot): { response: Response; answer: CachedAnswer } | undefined {
+export function cachedResponse(
+  request: Request,
+  snapshot: DatasetSnapshot,
+): { response: Response; answer: CachedAnswer } | undefined {
   const answer = answersOf(snapshot).get(request.url);
   if (answer === undefined) return undefined;
   const encoding = encodingFor(request, answer.plain);
@@ -65,8 +79,10 @@ export function cachedResponse(request: Request, snapshot: DatasetSnapshot): { r
   return { response: respond(request, answer.etag, bodyOf(answer, encoding), encoding), answer };
 }
 
-const bodyOf = (answer: CachedAnswer, encoding: Encoding | null) => (encoding === null ? answer.plain : answer.encoded[encoding]!);
+const bodyOf = (answer: CachedAnswer, encoding: Encoding | null) =>
+  encoding === null ? answer.plain : answer.encoded[encoding]!;
 
-const etagOf = (request: Request, snapshot: DatasetSnapshot) => datasetEtag(snapshot.version, snapshot.stats.lastUpdated, request.url);
+const etagOf = (request: Request, snapshot: DatasetSnapshot) =>
+  datasetEtag(snapshot.version, snapshot.stats.lastUpdated, request.url);
 
 export const successBody = (data: unknown) => JSON.stringify({ success: true, data });

@@ -1,9 +1,9 @@
 import { Elysia } from "elysia";
+import type { Logger } from "../logger";
 import { ApiError } from "./api-error";
 import { errorResponse } from "./json";
 import { knownRoute, pathOf } from "./known-routes";
 import { contextOf } from "./request-context";
-import type { Logger } from "../logger";
 import { validationMessage } from "./validation-message";
 
 const ALLOW = "GET, HEAD, OPTIONS";
@@ -22,7 +22,9 @@ export const errorsPlugin = (log: Logger) =>
     if (code === "NOT_FOUND") {
       if (request.method !== "GET" && request.method !== "HEAD" && knownRoute(pathOf(request.url)) !== null) {
         set.status = 405;
-        return errorResponse(request, 405, "METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use GET`, { allow: ALLOW });
+        return errorResponse(request, 405, "METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use GET`, {
+          allow: ALLOW,
+        });
       }
       set.status = 404;
       return errorResponse(request, 404, "NOT_FOUND", "No such route; see /docs");
@@ -32,6 +34,9 @@ export const errorsPlugin = (log: Logger) =>
       return errorResponse(request, 400, "VALIDATION_ERROR", "body: no operation accepts a request body");
     }
     set.status = 500;
-    log.error("unhandled error", { requestId: contextOf(request)?.id, error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    log.error("unhandled error", {
+      requestId: contextOf(request)?.id,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
     return errorResponse(request, 500, "INTERNAL_ERROR", "Unexpected server error; retry with backoff");
   });

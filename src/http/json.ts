@@ -10,6 +10,12 @@ export function errorBody(code: string, message: string): string {
   return JSON.stringify({ success: false, error: { code, message } });
 }
 
-export function errorResponse(request: Request, status: number, code: string, message: string, extra?: Record<string, string>): Response {
+export function errorResponse(
+  request: Request,
+  status: number,
+  code: string,
+  message: string,
+  extra?: Record<string, string>,
+): Response {
   return jsonResponse(request, status, errorBody(code, message), extra);
 }

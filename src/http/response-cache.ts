@@ -1,5 +1,5 @@
-import type { DatasetSnapshot } from "../directory/snapshot";
 import { Lru } from "../directory/lru";
+import type { DatasetSnapshot } from "../directory/snapshot";
 import type { Encoding } from "./compression";
 
 /** One data response as built for a dataset version: enough to answer the same URL again. */
@@ -14,13 +14,15 @@ export interface CachedAnswer {
 
 const ENTRIES = 1_000;
 const BYTES = 64 * 1024 * 1024;
-const weigh = (answer: CachedAnswer) => answer.plain.size + (answer.encoded.gzip?.size ?? 0) + (answer.encoded.br?.size ?? 0);
+const weigh = (answer: CachedAnswer) =>
+  answer.plain.size + (answer.encoded.gzip?.size ?? 0) + (answer.encoded.br?.size ?? 0);
 
 /** Answers already built, per dataset version (dropped with it), by request URL; bounded by count and bytes. */
 const byVersion = new WeakMap<DatasetSnapshot, Lru<CachedAnswer>>();
 
 export function answersOf(snapshot: DatasetSnapshot): Lru<CachedAnswer> {
   let answers = byVersion.get(snapshot);
-  if (answers === undefined) byVersion.set(snapshot, (answers = new Lru<CachedAnswer>(ENTRIES, { maxWeight: BYTES, weigh })));
+  if (answers === undefined) answers = new Lru<CachedAnswer>(ENTRIES, { maxWeight: BYTES, weigh });
+  byVersion.set(snapshot, answers);
   return answers;
 }

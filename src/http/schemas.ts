@@ -4,8 +4,14 @@ export const ErrorEnvelope = t.Object(
   {
     success: t.Literal(false),
     error: t.Object({
-      code: t.String({ description: "Machine-readable code: VALIDATION_ERROR, NOT_FOUND, ENDPOINT_NOT_FOUND, METHOD_NOT_ALLOWED, TOO_MANY_REQUESTS, INVALID_API_KEY, INTERNAL_ERROR." }),
-      message: t.String({ description: "Human-readable; for validation errors `<parameter>: <reason>` naming the first offending parameter." }),
+      code: t.String({
+        description:
+          "Machine-readable code: VALIDATION_ERROR, NOT_FOUND, ENDPOINT_NOT_FOUND, METHOD_NOT_ALLOWED, TOO_MANY_REQUESTS, INVALID_API_KEY, INTERNAL_ERROR.",
+      }),
+      message: t.String({
+        description:
+          "Human-readable; for validation errors `<parameter>: <reason>` naming the first offending parameter.",
+      }),
     }),
   },
   { description: "Every error has this envelope." },

@@ -20,7 +20,11 @@ function displayName(name: string): string {
  * percent-encoding, unknown and repeated parameters, and numbers written other than as
  * plain digits. Range, type and enum rules stay in each route's TypeBox schema.
  */
-export function checkRawQuery(url: string, allowed: ReadonlySet<string>, integerMessages: Readonly<Record<string, string>> = {}) {
+export function checkRawQuery(
+  url: string,
+  allowed: ReadonlySet<string>,
+  integerMessages: Readonly<Record<string, string>> = {},
+) {
   const start = url.indexOf("?");
   if (start === -1) return;
   const seen = new Set<string>();

@@ -15,7 +15,9 @@ import { formatSummaryTable, progressLine } from "./summary-table";
 
 function usage(message: string): never {
   console.error(`ingest: ${message}`);
-  console.error("usage: bun run ingest [--vendor <id> [--file <path> [--list <listId>] [--access patient|provider]]] [--force] [--timeout <ms>] [--registry <file>]");
+  console.error(
+    "usage: bun run ingest [--vendor <id> [--file <path> [--list <listId>] [--access patient|provider]]] [--force] [--timeout <ms>] [--registry <file>]",
+  );
   process.exit(2);
 }
 
@@ -44,7 +46,8 @@ async function main(): Promise<number> {
   const options = readOptions();
   if (options.file && !options.vendor) usage("--file needs --vendor");
   if ((options.list || options.access) && !options.file) usage("--list and --access go with --file");
-  if (options.access && options.access !== "patient" && options.access !== "provider") usage("--access must be patient or provider");
+  if (options.access && options.access !== "patient" && options.access !== "provider")
+    usage("--access must be patient or provider");
   if (options.timeout && !/^\d+$/.test(options.timeout)) usage("--timeout must be a number of milliseconds");
   if (options.registry) process.env.INGEST_REGISTRY = options.registry;
 

@@ -12,12 +12,16 @@ async function fetchText(url: string, timeoutMs: number): Promise<string> {
   let response: Response;
   try {
     response = await fetch(url, {
-      headers: { accept: "application/fhir+json, application/json;q=0.9, text/csv;q=0.8, */*;q=0.1", "user-agent": "endpoint-directory-ingest" },
+      headers: {
+        accept: "application/fhir+json, application/json;q=0.9, text/csv;q=0.8, */*;q=0.1",
+        "user-agent": "endpoint-directory-ingest",
+      },
       signal: AbortSignal.timeout(timeoutMs),
       redirect: "follow",
     });
   } catch (error) {
-    const reason = (error as Error).name === "TimeoutError" ? `timed out after ${timeoutMs} ms` : (error as Error).message;
+    const reason =
+      (error as Error).name === "TimeoutError" ? `timed out after ${timeoutMs} ms` : (error as Error).message;
     throw new ListFetchError(`network error: ${reason}`);
   }
   if (!response.ok) {

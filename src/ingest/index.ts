@@ -1,14 +1,21 @@
 import type { Db } from "../db/client";
 import { markDatasetChanged } from "../db/dataset-meta";
 import type { Audience } from "../directory/types";
-import { ListFetchError, fetchAndParseList } from "./fetch-list";
+import { fetchAndParseList, ListFetchError } from "./fetch-list";
 import { fileList } from "./file-list";
 import { normaliseEntries } from "./normalise";
 import { parseList } from "./parsers";
 import { findVendor, loadRegistry } from "./registry";
-import { RefusedScrapeError, applyListScrape, refreshVendorSortKeys, upsertList, upsertVendor } from "./store";
+import { applyListScrape, RefusedScrapeError, refreshVendorSortKeys, upsertList, upsertVendor } from "./store";
 import { progressLine } from "./summary-table";
-import { UnparseableListError, type ListDefinition, type ListFormat, type NormalisedEntry, type ParseResult, type VendorDefinition } from "./types";
+import {
+  type ListDefinition,
+  type ListFormat,
+  type NormalisedEntry,
+  type ParseResult,
+  UnparseableListError,
+  type VendorDefinition,
+} from "./types";
 
 export interface ListSummary {
   vendorId: string;
@@ -45,7 +52,11 @@ interface PreparedList {
   skipped: number;
 }
 
-async function prepareList(vendor: VendorDefinition, list: ListDefinition, load: () => Promise<ParseResult>): Promise<PreparedList> {
+async function prepareList(
+  vendor: VendorDefinition,
+  list: ListDefinition,
+  load: () => Promise<ParseResult>,
+): Promise<PreparedList> {
   const parsed = await load();
   const normalised = normaliseEntries(parsed.entries, { vendorId: vendor.id, listFhirVersion: list.fhirVersion });
   return { format: parsed.format, entries: normalised.entries, skipped: parsed.skipped + normalised.invalid };
@@ -72,7 +83,13 @@ async function scrapeList(
     const counts = applyListScrape(db, {
       vendor: { id: vendor.id, name: vendor.name, endpointListUrl: vendor.endpointListUrl },
       // A registry list keeps its declared format; a list of its own from a file records what was detected.
-      list: { id: list.id, url: list.url, format: list.url.startsWith("file:") ? prepared.format : list.format, audience: list.audience, fhirVersion: list.fhirVersion },
+      list: {
+        id: list.id,
+        url: list.url,
+        format: list.url.startsWith("file:") ? prepared.format : list.format,
+        audience: list.audience,
+        fhirVersion: list.fhirVersion,
+      },
       entries: prepared.entries,
       now: options.now ?? new Date().toISOString(),
       force: options.force ?? false,
@@ -142,14 +159,18 @@ export async function ingestAll(db: Db, opts: NetworkOptions): Promise<ListSumma
 export function syncVendorRegistry(db: Db): void {
   const registry = loadRegistry();
   const { sqlite } = db;
-  sqlite.transaction(() => {
-    let changes = 0;
-    for (const vendor of registry) {
-      const before = sqlite.prepare("SELECT name FROM vendors WHERE id = ?").get(vendor.id) as { name: string } | null;
-      changes += upsertVendor(sqlite, vendor);
-      if (before && before.name !== vendor.name) refreshVendorSortKeys(sqlite, vendor);
-      for (const list of vendor.lists) changes += upsertList(sqlite, vendor.id, list);
-    }
-    if (changes > 0) markDatasetChanged(sqlite, new Date().toISOString());
-  }).immediate();
+  sqlite
+    .transaction(() => {
+      let changes = 0;
+      for (const vendor of registry) {
+        const before = sqlite.prepare("SELECT name FROM vendors WHERE id = ?").get(vendor.id) as {
+          name: string;
+        } | null;
+        changes += upsertVendor(sqlite, vendor);
+        if (before && before.name !== vendor.name) refreshVendorSortKeys(sqlite, vendor);
+        for (const list of vendor.lists) changes += upsertList(sqlite, vendor.id, list);
+      }
+      if (changes > 0) markDatasetChanged(sqlite, new Date().toISOString());
+    })
+    .immediate();
 }

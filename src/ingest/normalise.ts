@@ -1,9 +1,9 @@
-import type { FhirVersion } from "../directory/types";
 import { canonicalUrl, entryId } from "../directory/identity";
+import type { FhirVersion } from "../directory/types";
 import { fhirVersionFromString, fhirVersionFromUrl } from "./fhir-version";
 import { tenantIdFromUrl } from "./tenant-rules";
-import { stateCode } from "./us-states";
 import type { NormalisedEntry, RawEntry } from "./types";
+import { stateCode } from "./us-states";
 
 /** Trimmed, inner whitespace collapsed; empty → null. */
 export function cleanText(raw: string | null | undefined): string | null {
@@ -79,6 +79,7 @@ export function normaliseEntry(item: RawEntry, context: NormaliseContext): Norma
     city: cleanText(item.city),
     state: stateCode(item.state),
     zipCode: normaliseZip(item.zipCode),
-    listFhirVersion: context.listFhirVersion ?? fhirVersionFromString(item.fhirVersion) ?? fhirVersionFromUrl(url) ?? "UNKNOWN",
+    listFhirVersion:
+      context.listFhirVersion ?? fhirVersionFromString(item.fhirVersion) ?? fhirVersionFromUrl(url) ?? "UNKNOWN",
   };
 }

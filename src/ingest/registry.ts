@@ -21,7 +21,8 @@ function checkList(vendorId: string, list: ListDefinition) {
   if (typeof list.id !== "string" || !SLUG.test(list.id)) fail(`${where}: id must be a lowercase slug`);
   if (typeof list.url !== "string" || !/^https?:\/\//.test(list.url)) fail(`${where}: url must be http(s)`);
   if (!LIST_FORMATS.includes(list.format)) fail(`${where}: format must be one of ${LIST_FORMATS.join(", ")}`);
-  if (list.audience !== null && !AUDIENCES.includes(list.audience)) fail(`${where}: audience must be patient, provider or null`);
+  if (list.audience !== null && !AUDIENCES.includes(list.audience))
+    fail(`${where}: audience must be patient, provider or null`);
   if (list.fhirVersion !== null && !FHIR_VERSIONS.includes(list.fhirVersion)) fail(`${where}: unknown fhirVersion`);
 }
 
@@ -29,11 +30,12 @@ function checkList(vendorId: string, list: ListDefinition) {
 export function loadRegistry(path = registryPath()): VendorDefinition[] {
   const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
   const vendors = (parsed as { vendors?: unknown }).vendors;
-  if (!Array.isArray(vendors)) fail("expected { \"vendors\": [...] }");
+  if (!Array.isArray(vendors)) fail('expected { "vendors": [...] }');
   const listIds = new Set<string>();
   const vendorIds = new Set<string>();
   for (const vendor of vendors as VendorDefinition[]) {
-    if (typeof vendor.id !== "string" || !SLUG.test(vendor.id)) fail(`vendor id ${String(vendor.id)} must be a lowercase slug`);
+    if (typeof vendor.id !== "string" || !SLUG.test(vendor.id))
+      fail(`vendor id ${String(vendor.id)} must be a lowercase slug`);
     if (vendorIds.has(vendor.id)) fail(`vendor ${vendor.id} twice`);
     vendorIds.add(vendor.id);
     if (typeof vendor.name !== "string" || vendor.name === "") fail(`vendor ${vendor.id}: name missing`);

@@ -122,9 +122,13 @@ interface ListState {
 /** Three queries, whatever the size of the list: no per-entry SELECT. */
 function loadListState(sqlite: Database, vendorId: string, listId: string): ListState {
   const existing = new Map<string, EntryRow>();
-  for (const row of sqlite.prepare("SELECT * FROM entries WHERE vendor_id = ?").all(vendorId) as EntryRow[]) existing.set(row.id, row);
+  for (const row of sqlite.prepare("SELECT * FROM entries WHERE vendor_id = ?").all(vendorId) as EntryRow[])
+    existing.set(row.id, row);
   const presentHere = new Map<number, boolean>();
-  const sources = sqlite.prepare("SELECT entry_row_id, present FROM entry_sources WHERE list_id = ?").all(listId) as { entry_row_id: number; present: number }[];
+  const sources = sqlite.prepare("SELECT entry_row_id, present FROM entry_sources WHERE list_id = ?").all(listId) as {
+    entry_row_id: number;
+    present: number;
+  }[];
   for (const source of sources) presentHere.set(source.entry_row_id, source.present === 1);
   const elsewhere = new Map<number, (string | null)[]>();
   const otherSources = sqlite
@@ -152,7 +156,9 @@ function prepareWrites(sqlite: Database) {
       `UPDATE entries SET organization_name = ?2, npi = ?3, tenant_id = ?4, city = ?5, state = ?6, zip_code = ?7,
          list_fhir_version = ?8, list_access = ?9, status = ?10, sort_key = ?11, last_updated = ?12 WHERE row_id = ?1`,
     ),
-    updateHints: sqlite.prepare("UPDATE entries SET list_fhir_version = ?2, list_access = ?3, sort_key = ?4 WHERE row_id = ?1"),
+    updateHints: sqlite.prepare(
+      "UPDATE entries SET list_fhir_version = ?2, list_access = ?3, sort_key = ?4 WHERE row_id = ?1",
+    ),
     markRemoved: sqlite.prepare("UPDATE entries SET status = 'removed', last_updated = ?2 WHERE row_id = ?1"),
     setListAccess: sqlite.prepare("UPDATE entries SET list_access = ?2 WHERE row_id = ?1"),
     setSource: sqlite.prepare(
@@ -175,7 +181,9 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
   const counts: ScrapeCounts = { added: 0, updated: 0, unchanged: 0, removed: 0 };
 
   const write = sqlite.transaction(() => {
-    const owner = sqlite.prepare("SELECT vendor_id FROM vendor_lists WHERE id = ?").get(list.id) as { vendor_id: string } | null;
+    const owner = sqlite.prepare("SELECT vendor_id FROM vendor_lists WHERE id = ?").get(list.id) as {
+      vendor_id: string;
+    } | null;
     if (owner && owner.vendor_id !== vendor.id) throw new Error(`list ${list.id} belongs to vendor ${owner.vendor_id}`);
     const stored = sqlite.prepare("SELECT name FROM vendors WHERE id = ?").get(vendor.id) as { name: string } | null;
     upsertVendor(sqlite, vendor);
@@ -190,7 +198,9 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
     if (!scrape.force) {
       if (entries.length === 0) throw new RefusedScrapeError("the list is empty (use --force to accept)");
       if (lost.length * 2 > previouslyPresent) {
-        throw new RefusedScrapeError(`the list lost ${lost.length} of its ${previouslyPresent} entries at once (use --force to accept)`);
+        throw new RefusedScrapeError(
+          `the list lost ${lost.length} of its ${previouslyPresent} entries at once (use --force to accept)`,
+        );
       }
     }
 
@@ -205,8 +215,19 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
       const key = sortKey(vendor.name, entry.organizationName, entry.url, entry.id);
       if (!row) {
         const rowId = insertEntry.run(
-          entry.id, vendor.id, entry.url, entry.organizationName, entry.npi, entry.tenantId, entry.city, entry.state,
-          entry.zipCode, entry.listFhirVersion, listAccess, now, key,
+          entry.id,
+          vendor.id,
+          entry.url,
+          entry.organizationName,
+          entry.npi,
+          entry.tenantId,
+          entry.city,
+          entry.state,
+          entry.zipCode,
+          entry.listFhirVersion,
+          listAccess,
+          now,
+          key,
         ).lastInsertRowid;
         setSource.run(rowId, list.id, 1);
         insertedUrls.add(entry.url);
@@ -219,8 +240,18 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
       const hintsChanged = row.list_fhir_version !== entry.listFhirVersion || row.list_access !== listAccess;
       if (servedChanged) {
         updateServed.run(
-          row.row_id, entry.organizationName, entry.npi, entry.tenantId, entry.city, entry.state, entry.zipCode,
-          entry.listFhirVersion, listAccess, status, key, now,
+          row.row_id,
+          entry.organizationName,
+          entry.npi,
+          entry.tenantId,
+          entry.city,
+          entry.state,
+          entry.zipCode,
+          entry.listFhirVersion,
+          listAccess,
+          status,
+          key,
+          now,
         );
       } else if (hintsChanged || key !== row.sort_key) {
         updateHints.run(row.row_id, entry.listFhirVersion, listAccess, key);
@@ -247,11 +278,15 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
       }
     }
 
-    sqlite.prepare("UPDATE vendor_lists SET last_scraped_at = ?2, last_entry_count = ?3 WHERE id = ?1").run(list.id, now, entries.length);
+    sqlite
+      .prepare("UPDATE vendor_lists SET last_scraped_at = ?2, last_entry_count = ?3 WHERE id = ?1")
+      .run(list.id, now, entries.length);
     sqlite.prepare("UPDATE vendors SET last_scraped_at = ?2 WHERE id = ?1").run(vendor.id, now);
     markDatasetChanged(sqlite, now);
     if (insertedUrls.size > 0) {
-      const probed = sqlite.prepare("SELECT DISTINCT p.url FROM probes p JOIN entries e ON e.url = p.url WHERE e.vendor_id = ?").all(vendor.id) as { url: string }[];
+      const probed = sqlite
+        .prepare("SELECT DISTINCT p.url FROM probes p JOIN entries e ON e.url = p.url WHERE e.vendor_id = ?")
+        .all(vendor.id) as { url: string }[];
       for (const { url } of probed) if (insertedUrls.has(url)) touchedUrls.add(url);
     }
     refreshEffectiveFields(sqlite, touchedUrls, now);

@@ -16,9 +16,17 @@ export function formatSummaryTable(summaries: ListSummary[]): string {
   ]);
   const widths = COLUMNS.map((title, i) => Math.max(title.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: readonly string[]) =>
-    cells.map((cell, i) => (i >= 3 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join("  ").trimEnd();
+    cells
+      .map((cell, i) => (i >= 3 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   const failures = summaries.filter((s) => !s.ok).map((s) => `  ${s.listId}: ${s.error}`);
-  return [line(COLUMNS), line(widths.map((w) => "-".repeat(w))), ...rows.map(line), ...(failures.length ? ["", "Failures:", ...failures] : [])].join("\n");
+  return [
+    line(COLUMNS),
+    line(widths.map((w) => "-".repeat(w))),
+    ...rows.map(line),
+    ...(failures.length ? ["", "Failures:", ...failures] : []),
+  ].join("\n");
 }
 
 /** One line per list while the command runs. */

@@ -8,8 +8,13 @@ function key(name: string): string {
 const BY_NAME = new Map<string, string>();
 for (const [code, name] of Object.entries(US_STATES)) BY_NAME.set(key(name), code);
 const ALIASES: Record<string, string> = {
-  washingtondc: "DC", districtofcolumbiadc: "DC", virginislands: "VI", unitedstatesvirginislands: "VI",
-  commonwealthofpuertorico: "PR", northernmarianas: "MP", micronesia: "FM",
+  washingtondc: "DC",
+  districtofcolumbiadc: "DC",
+  virginislands: "VI",
+  unitedstatesvirginislands: "VI",
+  commonwealthofpuertorico: "PR",
+  northernmarianas: "MP",
+  micronesia: "FM",
 };
 for (const [alias, code] of Object.entries(ALIASES)) BY_NAME.set(alias, code);
 

@@ -19,7 +19,12 @@ function fail(message: string, code = 2): never {
 
 const { values, positionals } = (() => {
   try {
-    return parseArgs({ args: Bun.argv.slice(2), options: { name: { type: "string" }, limit: { type: "string" } }, allowPositionals: true, strict: true });
+    return parseArgs({
+      args: Bun.argv.slice(2),
+      options: { name: { type: "string" }, limit: { type: "string" } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     return fail((error as Error).message);
   }
@@ -32,7 +37,11 @@ switch (command) {
   case "create": {
     if (!values.name?.trim()) fail("create needs --name");
     if (values.limit !== undefined && !/^[1-9]\d{0,8}$/.test(values.limit)) fail("--limit must be a whole number ≥ 1");
-    const { id, key } = createApiKey(db, { name: values.name.trim(), rateLimit: values.limit === undefined ? null : Number(values.limit), now });
+    const { id, key } = createApiKey(db, {
+      name: values.name.trim(),
+      rateLimit: values.limit === undefined ? null : Number(values.limit),
+      now,
+    });
     console.log(`created ${id} (${values.name.trim()})`);
     console.log(`key: ${key}`);
     console.log("Store it now: it is not shown again. Send it as X-API-Key: <key> or Authorization: Bearer <key>.");
@@ -41,7 +50,12 @@ switch (command) {
   case "list": {
     const keys = listApiKeys(db);
     if (keys.length === 0) console.log("no keys");
-    for (const k of keys) console.log([k.id, k.name, k.rateLimit ?? "default", k.createdAt, k.revokedAt ? `revoked ${k.revokedAt}` : "active"].join("\t"));
+    for (const k of keys)
+      console.log(
+        [k.id, k.name, k.rateLimit ?? "default", k.createdAt, k.revokedAt ? `revoked ${k.revokedAt}` : "active"].join(
+          "\t",
+        ),
+      );
     break;
   }
   case "revoke": {

@@ -18,16 +18,28 @@ function randomToken(bytes: number): string {
 }
 
 /** Stores a new key as its SHA-256 hash; the plain key is returned once and never stored. */
-export function createApiKey(db: Db, opts: { name: string; rateLimit?: number | null; now: string }): { id: string; key: string } {
+export function createApiKey(
+  db: Db,
+  opts: { name: string; rateLimit?: number | null; now: string },
+): { id: string; key: string } {
   const id = `key_${randomToken(6)}`;
   const key = `edk_${randomToken(32)}`;
-  db.orm.insert(apiKeys).values({ id, name: opts.name, keyHash: hashKey(key), rateLimit: opts.rateLimit ?? null, createdAt: opts.now }).run();
+  db.orm
+    .insert(apiKeys)
+    .values({ id, name: opts.name, keyHash: hashKey(key), rateLimit: opts.rateLimit ?? null, createdAt: opts.now })
+    .run();
   return { id, key };
 }
 
 export function listApiKeys(db: Db): ApiKeyInfo[] {
   return db.orm
-    .select({ id: apiKeys.id, name: apiKeys.name, rateLimit: apiKeys.rateLimit, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
+    .select({
+      id: apiKeys.id,
+      name: apiKeys.name,
+      rateLimit: apiKeys.rateLimit,
+      createdAt: apiKeys.createdAt,
+      revokedAt: apiKeys.revokedAt,
+    })
     .from(apiKeys)
     .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))
     .all();
@@ -35,7 +47,12 @@ export function listApiKeys(db: Db): ApiKeyInfo[] {
 
 /** Returns false when no such key exists or it was already revoked. */
 export function revokeApiKey(db: Db, id: string, now: string): boolean {
-  const revoked = db.orm.update(apiKeys).set({ revokedAt: now }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).returning({ id: apiKeys.id }).all();
+  const revoked = db.orm
+    .update(apiKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+    .returning({ id: apiKeys.id })
+    .all();
   return revoked.length === 1;
 }
 

@@ -33,7 +33,10 @@ export class Metrics {
     if (series === undefined) {
       const labels = `route="${escapeLabel(route)}"`;
       let histogram = this.latency.get(labels);
-      if (!histogram) this.latency.set(labels, (histogram = { counts: BUCKETS.map(() => 0), sum: 0, count: 0 }));
+      if (!histogram) {
+        histogram = { counts: BUCKETS.map(() => 0), sum: 0, count: 0 };
+        this.latency.set(labels, histogram);
+      }
       series = { key: `${labels},method="${escapeLabel(method)}",status="${status}"`, histogram };
       this.series.set(id, series);
     }
@@ -54,13 +57,21 @@ export class Metrics {
       "# TYPE http_requests_total counter",
     ];
     for (const [labels, value] of this.requests) lines.push(`http_requests_total{${labels}} ${value}`);
-    lines.push("# HELP http_request_duration_seconds Time to answer, by route.", "# TYPE http_request_duration_seconds histogram");
+    lines.push(
+      "# HELP http_request_duration_seconds Time to answer, by route.",
+      "# TYPE http_request_duration_seconds histogram",
+    );
     for (const [labels, h] of this.latency) {
-      BUCKETS.forEach((le, i) => lines.push(`http_request_duration_seconds_bucket{${labels},le="${le}"} ${h.counts[i]}`));
+      for (const [i, le] of BUCKETS.entries())
+        lines.push(`http_request_duration_seconds_bucket{${labels},le="${le}"} ${h.counts[i]}`);
       lines.push(`http_request_duration_seconds_bucket{${labels},le="+Inf"} ${h.count}`);
-      lines.push(`http_request_duration_seconds_sum{${labels}} ${h.sum}`, `http_request_duration_seconds_count{${labels}} ${h.count}`);
+      lines.push(
+        `http_request_duration_seconds_sum{${labels}} ${h.sum}`,
+        `http_request_duration_seconds_count{${labels}} ${h.count}`,
+      );
     }
-    const age = dataset.lastRefreshAt === null ? -1 : Math.max(0, (now.getTime() - Date.parse(dataset.lastRefreshAt)) / 1000);
+    const age =
+      dataset.lastRefreshAt === null ? -1 : Math.max(0, (now.getTime() - Date.parse(dataset.lastRefreshAt)) / 1000);
     lines.push(
       "# HELP rate_limit_rejections_total Requests refused with 429.",
       "# TYPE rate_limit_rejections_total counter",

@@ -35,19 +35,29 @@ export function requestObserver({ log, metrics }: Pick<ObservabilityOptions, "lo
 }
 
 /** One JSON log line and one metrics observation per request; GET /metrics in Prometheus text. */
-export const observability = ({ metrics, directory, clock }: Omit<ObservabilityOptions, "log">, observe: RequestObserver) =>
+export const observability = (
+  { metrics, directory, clock }: Omit<ObservabilityOptions, "log">,
+  observe: RequestObserver,
+) =>
   new Elysia({ name: "observability" })
     .onAfterResponse({ as: "global" }, ({ request, route, set, responseValue }) => {
-      const status = responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
+      const status =
+        responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
       observe(request, route, status);
     })
     .get(
       "/metrics",
       ({ request }) => {
         const { stats, version } = directory.current;
-        return new Response(metrics.render({ entries: stats.totalEndpoints, version, lastRefreshAt: stats.lastUpdated }, clock()), {
-          headers: headersFor(request, { "content-type": "text/plain; version=0.0.4; charset=utf-8", "cache-control": "no-store" }),
-        });
+        return new Response(
+          metrics.render({ entries: stats.totalEndpoints, version, lastRefreshAt: stats.lastUpdated }, clock()),
+          {
+            headers: headersFor(request, {
+              "content-type": "text/plain; version=0.0.4; charset=utf-8",
+              "cache-control": "no-store",
+            }),
+          },
+        );
       },
       { detail: { hide: true } },
     );

@@ -29,7 +29,8 @@ requests reach private addresses, PROBE_CONTACT_URL is named in the User-Agent.`
 
 function positiveInteger(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < 1) throw new Error(`--${name} must be a whole number ≥ 1, got "${value}"`);
+  if (!/^\d+$/.test(value) || Number(value) < 1)
+    throw new Error(`--${name} must be a whole number ≥ 1, got "${value}"`);
   return Number(value);
 }
 

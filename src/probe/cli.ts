@@ -3,17 +3,21 @@
  * Ctrl-C stops cleanly (results so far are kept; a second Ctrl-C quits at once).
  */
 import { openDatabase } from "../db/client";
-import { parseProbeArgs, PROBE_USAGE, type ProbeCliOptions } from "./cli-options";
+import { PROBE_USAGE, type ProbeCliOptions, parseProbeArgs } from "./cli-options";
 import { formatDuration } from "./duration";
 import { ProgressReporter } from "./progress";
-import { probeDue, type ProbeRunSummary } from "./run";
+import { type ProbeRunSummary, probeDue } from "./run";
 
 export function formatSummary(s: ProbeRunSummary): string {
   return `probed ${s.probed} URLs in ${formatDuration(s.durationMs)}: ${s.success} success, ${s.partial} partial, ${s.failed} failed (${s.unresponsive} unresponsive)`;
 }
 
 /** Runs the probe step with parsed options; shared with `bun run refresh`. */
-export async function runProbe(options: ProbeCliOptions, databasePath: string, signal?: AbortSignal): Promise<ProbeRunSummary> {
+export async function runProbe(
+  options: ProbeCliOptions,
+  databasePath: string,
+  signal?: AbortSignal,
+): Promise<ProbeRunSummary> {
   const db = openDatabase(databasePath);
   try {
     const progress = new ProgressReporter(process.stderr);
@@ -47,7 +51,7 @@ export function interruptSignal(): AbortSignal {
 }
 
 async function main() {
-  let parsed;
+  let parsed: ReturnType<typeof parseProbeArgs>;
   try {
     parsed = parseProbeArgs(process.argv.slice(2));
   } catch (error) {

@@ -1,6 +1,12 @@
-import type { Audience, FhirVersion } from "../directory/types";
 import { releaseOfVersion } from "../directory/fhir-version";
-import { UNREACHABLE_ERROR_KINDS, type DocumentResult, type ErrorKind, type ProbeOutcomeStatus, type ProbeSummary } from "./types";
+import type { Audience, FhirVersion } from "../directory/types";
+import {
+  type DocumentResult,
+  type ErrorKind,
+  type ProbeOutcomeStatus,
+  type ProbeSummary,
+  UNREACHABLE_ERROR_KINDS,
+} from "./types";
 
 /**
  * The FHIR release of a CapabilityStatement `fhirVersion` (CONTRACT.md):
@@ -20,7 +26,9 @@ function asArray(value: unknown): unknown[] {
 }
 
 function asObject(value: unknown): Record<string, unknown> | null {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : null;
 }
 
 /** Distinct `rest[].resource[].type`, sorted. */
@@ -73,7 +81,10 @@ export function unreachable(doc: Pick<DocumentResult, "httpStatus" | "errorKind"
 }
 
 /** Everything the directory keeps from one probe, from its two documents. Pure. */
-export function derive(metadata: Pick<DocumentResult, "ok" | "json" | "httpStatus" | "errorKind">, smart: Pick<DocumentResult, "ok" | "json" | "httpStatus" | "errorKind">): Derived {
+export function derive(
+  metadata: Pick<DocumentResult, "ok" | "json" | "httpStatus" | "errorKind">,
+  smart: Pick<DocumentResult, "ok" | "json" | "httpStatus" | "errorKind">,
+): Derived {
   const statement = metadata.ok ? metadata.json : null;
   const configuration = smart.ok ? smart.json : null;
   const software = asObject(statement?.software);

@@ -42,7 +42,10 @@ export function interleaveByHost(urls: readonly string[]): string[] {
       host = "";
     }
     let list = byHost.get(host);
-    if (!list) byHost.set(host, (list = []));
+    if (!list) {
+      list = [];
+      byHost.set(host, list);
+    }
     list.push(url);
   }
   let queues = [...byHost.values()];

@@ -1,7 +1,7 @@
 import { isIP } from "node:net";
-import { bareHostname, DnsCache, DnsError, resolveAndCheck, type LookupFn, type ResolvedAddress } from "./guard";
+import { bareHostname, type DnsCache, DnsError, type LookupFn, type ResolvedAddress, resolveAndCheck } from "./guard";
 import { classifyFetchError, describeError, parseRetryAfter } from "./http-errors";
-import { HostLimiter } from "./limiter";
+import type { HostLimiter } from "./limiter";
 import type { DocumentResult, ErrorKind } from "./types";
 
 export type DocumentKind = "metadata" | "smart";
@@ -50,7 +50,11 @@ class BodyTooLargeError extends Error {}
  * Fetches `{base}/metadata` or `{base}/.well-known/smart-configuration` politely: Accept
  * fall-backs on 406/415, manual redirects (each hop through the guard), one retry on 429/503.
  */
-export async function fetchDocument(baseUrl: string, kind: DocumentKind, config: FetcherConfig): Promise<DocumentResult> {
+export async function fetchDocument(
+  baseUrl: string,
+  kind: DocumentKind,
+  config: FetcherConfig,
+): Promise<DocumentResult> {
   const started = performance.now();
   const target = documentUrl(baseUrl, kind);
   let requests = 0;
@@ -105,16 +109,40 @@ async function followRedirects(start: URL, accept: string, config: FetcherConfig
       return { exchange, redirects, requests };
     }
     if (redirects >= config.maxRedirects) {
-      return { exchange: { ...exchange, errorKind: "too_many_redirects" as const, errorMessage: `more than ${config.maxRedirects} redirects` }, redirects, requests };
+      return {
+        exchange: {
+          ...exchange,
+          errorKind: "too_many_redirects" as const,
+          errorMessage: `more than ${config.maxRedirects} redirects`,
+        },
+        redirects,
+        requests,
+      };
     }
     let next: URL;
     try {
       next = new URL(exchange.location, current);
     } catch {
-      return { exchange: { ...exchange, errorKind: "bad_redirect" as const, errorMessage: `unusable Location ${exchange.location.slice(0, 200)}` }, redirects, requests };
+      return {
+        exchange: {
+          ...exchange,
+          errorKind: "bad_redirect" as const,
+          errorMessage: `unusable Location ${exchange.location.slice(0, 200)}`,
+        },
+        redirects,
+        requests,
+      };
     }
     if (next.protocol !== "http:" && next.protocol !== "https:") {
-      return { exchange: { ...exchange, errorKind: "bad_redirect" as const, errorMessage: `redirect to unsupported scheme ${next.protocol}` }, redirects, requests };
+      return {
+        exchange: {
+          ...exchange,
+          errorKind: "bad_redirect" as const,
+          errorMessage: `redirect to unsupported scheme ${next.protocol}`,
+        },
+        redirects,
+        requests,
+      };
     }
     next.hash = "";
     redirects++;
@@ -139,7 +167,11 @@ async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig)
 
   let addresses: ResolvedAddress[];
   try {
-    addresses = await withTimeout(resolveAndCheck(target, config, config.dns), config.timeoutMs, () => new DnsError(`DNS lookup of ${target.hostname} timed out`));
+    addresses = await withTimeout(
+      resolveAndCheck(target, config, config.dns),
+      config.timeoutMs,
+      () => new DnsError(`DNS lookup of ${target.hostname} timed out`),
+    );
   } catch (error) {
     const kind = (error as { kind?: ErrorKind }).kind ?? "dns";
     return failure(url, kind, describeError(error));
@@ -162,14 +194,26 @@ async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig)
       await discard(response);
       const isRedirect = REDIRECT_STATUSES.has(status) && location !== null;
       return {
-        status, location, retryAfter, body: null, url,
+        status,
+        location,
+        retryAfter,
+        body: null,
+        url,
         errorKind: isRedirect ? null : "http_status",
         errorMessage: isRedirect ? null : `HTTP ${status}`,
       };
     }
     phase = "body";
     const bytes = await readCapped(response, config.maxBodyBytes);
-    return { status, location, retryAfter, body: decode(bytes, response.headers.get("content-type")), errorKind: null, errorMessage: null, url };
+    return {
+      status,
+      location,
+      retryAfter,
+      body: decode(bytes, response.headers.get("content-type")),
+      errorKind: null,
+      errorMessage: null,
+      url,
+    };
   } catch (error) {
     if (error instanceof BodyTooLargeError) return failure(url, "body_too_large", error.message, status);
     let kind = classifyFetchError(error);
@@ -189,7 +233,13 @@ async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig)
  * replaced by the address, `Host` carries the name, and for https the TLS server name
  * (SNI and certificate check) stays the name. A refused connection tries the next address.
  */
-async function connect(target: URL, addresses: ResolvedAddress[], accept: string, config: FetcherConfig, signal: AbortSignal): Promise<Response> {
+async function connect(
+  target: URL,
+  addresses: ResolvedAddress[],
+  accept: string,
+  config: FetcherConfig,
+  signal: AbortSignal,
+): Promise<Response> {
   const hostname = bareHostname(target);
   const nameIsIp = isIP(hostname) !== 0;
   const tries = addresses.slice(0, 2);
@@ -276,21 +326,37 @@ export function decode(bytes: Uint8Array, contentType: string | null): string {
   return decoder.decode(bytes);
 }
 
-function interpret(last: Exchange, kind: DocumentKind, counts: { redirects: number; requests: number; durationMs: number }): DocumentResult {
+function interpret(
+  last: Exchange,
+  kind: DocumentKind,
+  counts: { redirects: number; requests: number; durationMs: number },
+): DocumentResult {
   const base = { httpStatus: last.status, finalUrl: last.url, ...counts };
-  const fail = (errorKind: ErrorKind, errorMessage: string): DocumentResult => ({ ...base, ok: false, body: null, json: null, errorKind, errorMessage });
+  const fail = (errorKind: ErrorKind, errorMessage: string): DocumentResult => ({
+    ...base,
+    ok: false,
+    body: null,
+    json: null,
+    errorKind,
+    errorMessage,
+  });
   if (last.errorKind) return fail(last.errorKind, last.errorMessage ?? last.errorKind);
-  if (last.status === null || last.status < 200 || last.status > 299 || last.body === null) return fail("http_status", `HTTP ${last.status}`);
+  if (last.status === null || last.status < 200 || last.status > 299 || last.body === null)
+    return fail("http_status", `HTTP ${last.status}`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(last.body);
   } catch {
     return fail("invalid_json", "the body is not JSON");
   }
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return fail("not_json_object", "the body is JSON but not an object");
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    return fail("not_json_object", "the body is JSON but not an object");
   const json = parsed as Record<string, unknown>;
   if (kind === "metadata" && json.resourceType !== "CapabilityStatement" && json.resourceType !== "Conformance") {
-    return fail("not_capability_statement", `resourceType is ${JSON.stringify(json.resourceType ?? null)?.slice(0, 60)}`);
+    return fail(
+      "not_capability_statement",
+      `resourceType is ${JSON.stringify(json.resourceType ?? null)?.slice(0, 60)}`,
+    );
   }
   if (kind === "smart" && !looksLikeSmartConfiguration(json)) {
     return fail("not_smart_configuration", "no authorization_endpoint, token_endpoint or capabilities");
@@ -300,7 +366,11 @@ function interpret(last: Exchange, kind: DocumentKind, counts: { redirects: numb
 
 /** A SMART configuration names at least one of its endpoints or its capabilities. */
 export function looksLikeSmartConfiguration(json: Record<string, unknown>): boolean {
-  return typeof json.authorization_endpoint === "string" || typeof json.token_endpoint === "string" || Array.isArray(json.capabilities);
+  return (
+    typeof json.authorization_endpoint === "string" ||
+    typeof json.token_endpoint === "string" ||
+    Array.isArray(json.capabilities)
+  );
 }
 
 function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {

@@ -48,7 +48,8 @@ export function bareHostname(url: URL): string {
  * so a second DNS answer cannot slip a private address past the check.
  */
 export async function resolveAndCheck(url: URL, options: GuardOptions, cache?: DnsCache): Promise<ResolvedAddress[]> {
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new InvalidUrlError(`unsupported scheme ${url.protocol}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new InvalidUrlError(`unsupported scheme ${url.protocol}`);
   const host = bareHostname(url);
   if (host === "") throw new InvalidUrlError("empty host");
   const family = isIP(host);

@@ -9,7 +9,8 @@ export function classifyFetchError(error: unknown): ErrorKind {
   if (name === "TimeoutError" || name === "AbortError" || code === "ETIMEDOUT" || code === "Timeout") return "timeout";
   if (code === "ECONNREFUSED" || code === "ConnectionRefused") return "refused";
   if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "DNSResolutionFailed") return "dns";
-  if (/TLS|SSL|CERT|SELF_SIGNED|UNABLE_TO_|HANDSHAKE|DEPTH_ZERO/i.test(code) || /certificate|TLS|SSL/i.test(message)) return "tls";
+  if (/TLS|SSL|CERT|SELF_SIGNED|UNABLE_TO_|HANDSHAKE|DEPTH_ZERO/i.test(code) || /certificate|TLS|SSL/i.test(message))
+    return "tls";
   return "network";
 }
 

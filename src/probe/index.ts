@@ -3,18 +3,18 @@
  * `/.well-known/smart-configuration` (issue 4).
  */
 import type { Db } from "../db/client";
-import { Prober, type ProbeAdvancedOptions, type ProbeOptions } from "./prober";
+import { type ProbeAdvancedOptions, type ProbeOptions, Prober } from "./prober";
 import type { ProbeResult } from "./types";
 
-export type { ProbeOptions, ProbeAdvancedOptions } from "./prober";
-export { PROBE_DEFAULTS, Prober } from "./prober";
-export type { ProbeRunSummary, ProbeDueOptions } from "./run";
-export { probeDue, DEFAULT_STALE_AFTER_MS } from "./run";
-export type { DocumentResult, ErrorKind, ProbeResult, ProbeSummary, ProbeOutcomeStatus } from "./types";
-export { recordProbe, recordProbes, type ProbeRecord } from "./store";
-export { selectDueUrls } from "./due";
 export { accessFromCapabilities, derive, mapFhirVersion, supportedResources } from "./derive";
+export { selectDueUrls } from "./due";
 export { blockedAddressReason } from "./ip";
+export type { ProbeAdvancedOptions, ProbeOptions } from "./prober";
+export { PROBE_DEFAULTS, Prober } from "./prober";
+export type { ProbeDueOptions, ProbeRunSummary } from "./run";
+export { DEFAULT_STALE_AFTER_MS, probeDue } from "./run";
+export { type ProbeRecord, recordProbe, recordProbes } from "./store";
+export type { DocumentResult, ErrorKind, ProbeOutcomeStatus, ProbeResult, ProbeSummary } from "./types";
 export { defaultUserAgent } from "./user-agent";
 export type { Db };
 

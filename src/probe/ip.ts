@@ -73,7 +73,8 @@ export function parseV6(ip: string): number[] | null {
   }
   const halves = text.split("::");
   if (halves.length > 2) return null;
-  const toGroups = (s: string) => (s === "" ? [] : s.split(":").map((g) => (/^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16) : NaN)));
+  const toGroups = (s: string) =>
+    s === "" ? [] : s.split(":").map((g) => (/^[0-9a-f]{1,4}$/.test(g) ? parseInt(g, 16) : NaN));
   const head = toGroups(halves[0] ?? "");
   const rest = halves.length === 2 ? toGroups(halves[1] ?? "") : [];
   const known = head.length + rest.length + tail.length;

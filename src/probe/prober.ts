@@ -1,5 +1,5 @@
 import { derive } from "./derive";
-import { fetchDocument, type FetcherConfig } from "./fetch";
+import { type FetcherConfig, fetchDocument } from "./fetch";
 import { DnsCache, type LookupFn } from "./guard";
 import { HostLimiter } from "./limiter";
 import type { ProbeResult } from "./types";
@@ -66,7 +66,9 @@ export class Prober {
 
   constructor(options: ProbeOptions & ProbeAdvancedOptions = {}) {
     const concurrency = Math.floor(positive(options.concurrency, PROBE_DEFAULTS.concurrency, "concurrency"));
-    const perHost = Math.floor(positive(options.perHostConcurrency, PROBE_DEFAULTS.perHostConcurrency, "perHostConcurrency"));
+    const perHost = Math.floor(
+      positive(options.perHostConcurrency, PROBE_DEFAULTS.perHostConcurrency, "perHostConcurrency"),
+    );
     this.config = {
       timeoutMs: positive(options.timeoutMs, PROBE_DEFAULTS.timeoutMs, "timeoutMs"),
       maxBodyBytes: positive(options.maxBodyBytes, PROBE_DEFAULTS.maxBodyBytes, "maxBodyBytes"),
@@ -89,7 +91,10 @@ export class Prober {
   async probe(url: string): Promise<ProbeResult> {
     const startedAt = new Date().toISOString();
     const started = performance.now();
-    const [metadata, smart] = await Promise.all([fetchDocument(url, "metadata", this.config), fetchDocument(url, "smart", this.config)]);
+    const [metadata, smart] = await Promise.all([
+      fetchDocument(url, "metadata", this.config),
+      fetchDocument(url, "smart", this.config),
+    ]);
     const derived = derive(metadata, smart);
     return {
       url,

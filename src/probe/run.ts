@@ -1,6 +1,6 @@
 import type { Db } from "../db/client";
 import { interleaveByHost, selectDueUrls } from "./due";
-import { Prober, PROBE_DEFAULTS, type ProbeAdvancedOptions, type ProbeOptions } from "./prober";
+import { PROBE_DEFAULTS, type ProbeAdvancedOptions, type ProbeOptions, Prober } from "./prober";
 import { BatchWriter } from "./writer";
 
 export interface ProbeRunSummary {
@@ -47,7 +47,12 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
   const started = performance.now();
   const now = opts.now ?? (() => new Date());
   const urls = interleaveByHost(
-    selectDueUrls(db, { now: now(), staleAfterMs: opts.staleAfterMs ?? DEFAULT_STALE_AFTER_MS, vendorId: opts.vendorId, limit: opts.limit }),
+    selectDueUrls(db, {
+      now: now(),
+      staleAfterMs: opts.staleAfterMs ?? DEFAULT_STALE_AFTER_MS,
+      vendorId: opts.vendorId,
+      limit: opts.limit,
+    }),
   );
   const summary: ProbeRunSummary = { probed: 0, success: 0, partial: 0, failed: 0, unresponsive: 0, durationMs: 0 };
   const total = urls.length;

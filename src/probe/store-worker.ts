@@ -4,12 +4,15 @@
  * Messages in: {type:"open", path} | {type:"write", id, records, at} | {type:"close"}.
  * Messages out: {type:"opened"} | {type:"written", id} | {type:"error", id?, message} | {type:"closed"}.
  */
-import { openDatabase, type Db } from "../db/client";
-import { recordProbes, type ProbeRecord } from "./store";
+import { type Db, openDatabase } from "../db/client";
+import { type ProbeRecord, recordProbes } from "./store";
 
 declare const self: Worker;
 
-type Message = { type: "open"; path: string } | { type: "write"; id: number; records: ProbeRecord[]; at: string } | { type: "close" };
+type Message =
+  | { type: "open"; path: string }
+  | { type: "write"; id: number; records: ProbeRecord[]; at: string }
+  | { type: "close" };
 
 let db: Db | null = null;
 
@@ -29,6 +32,10 @@ self.onmessage = (event: MessageEvent<Message>) => {
       self.postMessage({ type: "closed" });
     }
   } catch (error) {
-    self.postMessage({ type: "error", id: message.type === "write" ? message.id : undefined, message: (error as Error).stack ?? String(error) });
+    self.postMessage({
+      type: "error",
+      id: message.type === "write" ? message.id : undefined,
+      message: (error as Error).stack ?? String(error),
+    });
   }
 };

@@ -5,7 +5,8 @@ import { refreshEffectiveFields } from "../db/effective-fields";
 import type { DocumentResult, ProbeResult } from "./types";
 
 /** The parts of a ProbeResult the store keeps (a ProbeResult is one). */
-export interface StorableResult extends Pick<ProbeResult, "probeStatus" | "entryStatus" | "errorKind" | "durationMs" | "summary" | "access"> {
+export interface StorableResult
+  extends Pick<ProbeResult, "probeStatus" | "entryStatus" | "errorKind" | "durationMs" | "summary" | "access"> {
   metadata: Pick<DocumentResult, "ok" | "httpStatus" | "body">;
   smart: Pick<DocumentResult, "ok" | "httpStatus" | "body">;
 }
@@ -55,7 +56,9 @@ function prepared(sqlite: Database): Statements {
           supported_resources = excluded.supported_resources, smart_supported = excluded.smart_supported,
           access = excluded.access, smart_capabilities = excluded.smart_capabilities, grant_types = excluded.grant_types`),
       // `removed` entries keep their status; lastUpdated moves only with a change.
-      setStatus: sqlite.prepare(`UPDATE entries SET status = ?1, last_updated = ?2 WHERE url = ?3 AND status != 'removed' AND status != ?1`),
+      setStatus: sqlite.prepare(
+        `UPDATE entries SET status = ?1, last_updated = ?2 WHERE url = ?3 AND status != 'removed' AND status != ?1`,
+      ),
     };
     statements.set(sqlite, s);
   }
@@ -100,7 +103,11 @@ export function recordProbes(db: Db, records: readonly ProbeRecord[], now: Date 
       );
       if (result.entryStatus) changed += setStatus.run(result.entryStatus, at, url).changes;
     }
-    refreshEffectiveFields(db.sqlite, records.map((r) => r.url), at);
+    refreshEffectiveFields(
+      db.sqlite,
+      records.map((r) => r.url),
+      at,
+    );
     markDatasetChanged(db.sqlite, at);
     return changed;
   });

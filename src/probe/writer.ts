@@ -1,5 +1,5 @@
 import type { Db } from "../db/client";
-import { recordProbes, storable, type ProbeRecord } from "./store";
+import { type ProbeRecord, recordProbes, storable } from "./store";
 
 /** Where batches go: written in this thread, or posted to the store worker. */
 interface Sink {
@@ -25,7 +25,10 @@ class WorkerSink implements Sink {
   private failure: Error | null = null;
   private waiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
 
-  constructor(path: string, private readonly onError: (error: Error) => void) {
+  constructor(
+    path: string,
+    private readonly onError: (error: Error) => void,
+  ) {
     this.worker = new Worker(new URL("./store-worker.ts", import.meta.url).href);
     this.ready = new Promise<void>((resolve, reject) => {
       this.worker.onmessage = (event: MessageEvent<{ type: string; message?: string }>) => {
@@ -70,7 +73,8 @@ class WorkerSink implements Sink {
   async drain() {
     try {
       await this.ready;
-      if (this.pending > 0 && !this.failure) await new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
+      if (this.pending > 0 && !this.failure)
+        await new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
       if (this.failure) throw this.failure;
     } finally {
       await this.close();
@@ -116,7 +120,10 @@ export class BatchWriter {
   private readonly sink: Sink;
   error: unknown = null;
 
-  constructor(db: Db, private readonly options: WriterOptions) {
+  constructor(
+    db: Db,
+    private readonly options: WriterOptions,
+  ) {
     const file = db.path !== "" && db.path !== ":memory:" && !db.path.startsWith("file::memory:");
     this.sink = options.useWorker && file ? new WorkerSink(db.path, (e) => this.fail(e)) : new InlineSink(db);
   }

@@ -25,17 +25,24 @@ function presentedKey(request: Request): string | null {
 // Salted per process: a log reader cannot recover an address by hashing all of them.
 const SALT = crypto.getRandomValues(new Uint8Array(16));
 const tags = new Lru<string>(10_000);
-const tagOf = (value: string) => tags.getOrCompute(value, () => new Bun.CryptoHasher("sha256").update(SALT).update(value).digest("hex").slice(0, 12));
+const tagOf = (value: string) =>
+  tags.getOrCompute(value, () => new Bun.CryptoHasher("sha256").update(SALT).update(value).digest("hex").slice(0, 12));
 
 /**
  * A valid API key makes the client the key, with its own limit; an unknown or revoked key is a
  * 401 (a typo must not fall back to the anonymous quota silently). Otherwise the client address.
  */
-export function identifyClient(request: Request, server: Server<unknown> | null, config: Config, keys: ApiKeyLookup): ClientIdentity {
+export function identifyClient(
+  request: Request,
+  server: Server<unknown> | null,
+  config: Config,
+  keys: ApiKeyLookup,
+): ClientIdentity {
   const key = presentedKey(request);
   if (key !== null) {
     const found = key === "" ? null : keys.find(key);
-    if (!found) throw new ApiError(401, "INVALID_API_KEY", "The API key is unknown or revoked; send a valid key or none");
+    if (!found)
+      throw new ApiError(401, "INVALID_API_KEY", "The API key is unknown or revoked; send a valid key or none");
     return { client: `key:${found.id}`, limit: found.rateLimit ?? config.rateLimit.maxWithKey, tag: `key:${found.id}` };
   }
   const ip = clientIp(request, server, config.trustProxy);

@@ -1,10 +1,10 @@
-import { Elysia } from "elysia";
 import type { Server } from "bun";
+import { Elysia } from "elysia";
 import type { Config } from "../config";
 import { ApiError } from "../http/api-error";
 import { pathOf } from "../http/known-routes";
-import type { ApiKeyLookup } from "../keys/store";
 import { contextOf } from "../http/request-context";
+import type { ApiKeyLookup } from "../keys/store";
 import { identifyClient } from "./client-identity";
 import type { RateLimitStore } from "./store";
 
@@ -51,7 +51,12 @@ export const rateLimit = ({ config, server, store, keys, clock, onRejected }: Ra
     }
     if (count > identity.limit) {
       onRejected?.();
-      throw new ApiError(429, "TOO_MANY_REQUESTS", `Rate limit of ${identity.limit} requests per ${windowSeconds} s exceeded; retry after ${reset} s`, { "retry-after": reset });
+      throw new ApiError(
+        429,
+        "TOO_MANY_REQUESTS",
+        `Rate limit of ${identity.limit} requests per ${windowSeconds} s exceeded; retry after ${reset} s`,
+        { "retry-after": reset },
+      );
     }
   };
 
@@ -61,7 +66,8 @@ export const rateLimit = ({ config, server, store, keys, clock, onRejected }: Ra
   if (store.synchronous) {
     return plugin.onRequest(({ request }) => {
       const counting = start(request);
-      if (counting !== null) settle(counting, store.hit(counting.identity.client, counting.window, windowSeconds) as number);
+      if (counting !== null)
+        settle(counting, store.hit(counting.identity.client, counting.window, windowSeconds) as number);
     });
   }
   return plugin.onRequest(async ({ request }) => {

@@ -4,7 +4,8 @@ import { MemoryRateLimitStore } from "./memory-store";
 import type { RateLimitStore } from "./store";
 
 // INCR and EXPIRE as one atomic step: the first hit of a window sets its expiry.
-const HIT_SCRIPT = "local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end return n";
+const HIT_SCRIPT =
+  "local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end return n";
 const COMMAND_TIMEOUT_MS = 250;
 const RECONNECT_EVERY_MS = 5_000;
 const WARN_EVERY_MS = 60_000;
@@ -25,14 +26,22 @@ export class RedisRateLimitStore implements RateLimitStore {
     private readonly log: Logger,
     private readonly keyPrefix = "rl",
   ) {
-    this.client = new RedisClient(url, { enableOfflineQueue: false, connectionTimeout: 1_000, autoReconnect: true, maxRetries: 3 });
+    this.client = new RedisClient(url, {
+      enableOfflineQueue: false,
+      connectionTimeout: 1_000,
+      autoReconnect: true,
+      maxRetries: 3,
+    });
     this.connecting = this.connect();
   }
 
   async hit(client: string, window: number, windowSeconds: number): Promise<number> {
     try {
       if (!this.client.connected) await withTimeout(this.connecting ?? this.reconnect(), COMMAND_TIMEOUT_MS * 4);
-      const count = await withTimeout(this.client.send("EVAL", [HIT_SCRIPT, "1", `${this.keyPrefix}:${window}:${client}`, String(windowSeconds + 1)]), COMMAND_TIMEOUT_MS);
+      const count = await withTimeout(
+        this.client.send("EVAL", [HIT_SCRIPT, "1", `${this.keyPrefix}:${window}:${client}`, String(windowSeconds + 1)]),
+        COMMAND_TIMEOUT_MS,
+      );
       return Number(count);
     } catch (error) {
       this.warn(error);
@@ -65,7 +74,9 @@ export class RedisRateLimitStore implements RateLimitStore {
     const now = Date.now();
     if (now - this.lastWarning < WARN_EVERY_MS) return;
     this.lastWarning = now;
-    this.log.warn("redis unavailable: rate limits counted per instance until it answers", { error: error instanceof Error ? error.message : String(error) });
+    this.log.warn("redis unavailable: rate limits counted per instance until it answers", {
+      error: error instanceof Error ? error.message : String(error),
+    });
   }
 }
 

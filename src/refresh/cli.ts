@@ -6,22 +6,26 @@
  * and --force (passed to ingest: accept an empty list or one that lost more than half its entries).
  * Exit status: 0 all well, 1 a list failed, 2 usage error, 130 interrupted.
  */
-import { openDatabase } from "../db/client";
+
 import { loadConfig } from "../config";
+import { openDatabase } from "../db/client";
 import { buildIndexFile } from "../directory/build-cli";
 import { defaultIndexDir } from "../directory/directory";
-import { ingestAll, ingestVendor, syncVendorRegistry, type ListSummary } from "../ingest/index";
+import { ingestAll, ingestVendor, type ListSummary, syncVendorRegistry } from "../ingest/index";
 import { formatSummaryTable } from "../ingest/summary-table";
 import { formatSummary, interruptSignal, runProbe } from "../probe/cli";
-import { parseProbeArgs, PROBE_USAGE } from "../probe/cli-options";
+import { PROBE_USAGE, parseProbeArgs } from "../probe/cli-options";
 
-const USAGE = PROBE_USAGE.replace("Usage: bun run probe [options]", "Usage: bun run refresh [options]  (ingest, then probe)").replace(
+const USAGE = PROBE_USAGE.replace(
+  "Usage: bun run probe [options]",
+  "Usage: bun run refresh [options]  (ingest, then probe)",
+).replace(
   "  -h, --help",
   "  --force                   ingest: accept an empty list or one that lost more than half its entries\n  -h, --help",
 );
 
 async function main(): Promise<number> {
-  let parsed;
+  let parsed: ReturnType<typeof parseProbeArgs>;
   try {
     parsed = parseProbeArgs(process.argv.slice(2), { force: { type: "boolean" } });
   } catch (error) {
@@ -43,7 +47,9 @@ async function main(): Promise<number> {
   try {
     syncVendorRegistry(db);
     const network = { force: values.force === true, log };
-    lists = options.vendorId ? await ingestVendor(db, { vendorId: options.vendorId, ...network }) : await ingestAll(db, network);
+    lists = options.vendorId
+      ? await ingestVendor(db, { vendorId: options.vendorId, ...network })
+      : await ingestAll(db, network);
   } catch (error) {
     ingestError = (error as Error).message;
     console.error(`ingest failed: ${ingestError}`);
@@ -61,7 +67,9 @@ async function main(): Promise<number> {
   if (signal.aborted) return 130;
   await prebuildIndex(databasePath);
   if (ingestError || failedLists.length > 0) {
-    console.error(`refresh: ${ingestError ? "ingest failed" : `${failedLists.length} list(s) failed: ${failedLists.map((l) => `${l.vendorId}/${l.listId}`).join(", ")}`}`);
+    console.error(
+      `refresh: ${ingestError ? "ingest failed" : `${failedLists.length} list(s) failed: ${failedLists.map((l) => `${l.vendorId}/${l.listId}`).join(", ")}`}`,
+    );
     return 1;
   }
   return 0;
@@ -74,7 +82,9 @@ async function prebuildIndex(databasePath: string) {
   const entries = (db.sqlite.prepare("SELECT COUNT(*) FROM entries").values()[0] as [number])[0];
   db.sqlite.close();
   if (entries < config.indexInProcessBelow) return;
-  console.log(`\n== index\n${await buildIndexFile(databasePath, { dir: config.indexDir ?? defaultIndexDir(databasePath) })}`);
+  console.log(
+    `\n== index\n${await buildIndexFile(databasePath, { dir: config.indexDir ?? defaultIndexDir(databasePath) })}`,
+  );
 }
 
 if (import.meta.main) {

@@ -47,13 +47,26 @@ export async function buildSampleDatabase(path: string, opts: BuildSampleOptions
               force: step.force,
               now: step.now,
             });
-            if (!summary.ok) throw new Error(`sample list ${step.file} (${step.vendorId} / ${step.listId}) was not ingested: ${summary.error}`);
+            if (!summary.ok)
+              throw new Error(
+                `sample list ${step.file} (${step.vendorId} / ${step.listId}) was not ingested: ${summary.error}`,
+              );
             const { added, updated, unchanged, removed, skipped } = summary;
-            log(`sample: ${step.file}: ${added} added, ${updated} updated, ${unchanged} unchanged, ${removed} removed, ${skipped} skipped`);
+            log(
+              `sample: ${step.file}: ${added} added, ${updated} updated, ${unchanged} unchanged, ${removed} removed, ${skipped} skipped`,
+            );
           } else {
             const at = new Date(step.now);
-            const summary = await probeDue(db, { connectTo: server.connectTo, allowPrivate: true, timeoutMs: 5_000, concurrency: 32, now: () => at });
-            log(`sample: probed ${summary.probed} URLs: ${summary.success} success, ${summary.partial} partial, ${summary.failed} failed (${summary.unresponsive} unresponsive)`);
+            const summary = await probeDue(db, {
+              connectTo: server.connectTo,
+              allowPrivate: true,
+              timeoutMs: 5_000,
+              concurrency: 32,
+              now: () => at,
+            });
+            log(
+              `sample: probed ${summary.probed} URLs: ${summary.success} success, ${summary.partial} partial, ${summary.failed} failed (${summary.unresponsive} unresponsive)`,
+            );
           }
         }
       } finally {

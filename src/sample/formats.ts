@@ -47,17 +47,28 @@ const CONNECTION_TYPE = {
  * FHIR Bundle `collection` of Endpoint and Organization entries linked by
  * Organization.endpoint (Oracle Health, Veradigm, Greenway, Practice Fusion, MEDHOST).
  */
-export function fhirBundle(opts: { id: string; timestamp: string; base: string; fhirVersion?: string; entries: SampleEntry[] }): string {
+export function fhirBundle(opts: {
+  id: string;
+  timestamp: string;
+  base: string;
+  fhirVersion?: string;
+  entries: SampleEntry[];
+}): string {
   const entry: unknown[] = [];
   for (const e of opts.entries) {
     const endpointId = e.endpointId ?? "";
     const endpoint: Record<string, unknown> = { resourceType: "Endpoint", id: endpointId };
-    if (opts.fhirVersion) endpoint.extension = [{ url: "http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version", valueCode: opts.fhirVersion }];
+    if (opts.fhirVersion)
+      endpoint.extension = [
+        { url: "http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version", valueCode: opts.fhirVersion },
+      ];
     Object.assign(endpoint, {
       status: "active",
       connectionType: CONNECTION_TYPE,
       name: e.name,
-      payloadType: [{ coding: [{ system: "http://terminology.hl7.org/CodeSystem/endpoint-payload-type", code: "none" }] }],
+      payloadType: [
+        { coding: [{ system: "http://terminology.hl7.org/CodeSystem/endpoint-payload-type", code: "none" }] },
+      ],
       address: e.url,
     });
     entry.push({ fullUrl: `${opts.base}/Endpoint/${endpointId}`, resource: endpoint });
@@ -90,7 +101,13 @@ export function epicBundle(opts: { timestamp: string; entries: SampleEntry[] }):
         connectionType: { system: CONNECTION_TYPE.system, code: CONNECTION_TYPE.code },
         name: e.name,
         managingOrganization: { reference: e.orgId },
-        payloadType: [{ coding: [{ system: "http://hl7.org/fhir/us/davinci-pdex-plan-net/CodeSystem/EndpointPayloadTypeCS", code: "NA" }] }],
+        payloadType: [
+          {
+            coding: [
+              { system: "http://hl7.org/fhir/us/davinci-pdex-plan-net/CodeSystem/EndpointPayloadTypeCS", code: "NA" },
+            ],
+          },
+        ],
         payloadMimeType: ["application/fhir+json", "application/json+fhir"],
         address: `${e.url}/`,
       },
@@ -116,5 +133,5 @@ function csvField(value: string): string {
 
 /** CSV with a header row, RFC 4180 quoting, CRLF line ends (as spreadsheets export it). */
 export function csv(header: string[], rows: string[][]): string {
-  return [header, ...rows].map((row) => row.map(csvField).join(",")).join("\r\n") + "\r\n";
+  return `${[header, ...rows].map((row) => row.map(csvField).join(",")).join("\r\n")}\r\n`;
 }

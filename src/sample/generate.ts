@@ -7,17 +7,33 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { npi as npiFrom, Rng as Prng } from "../generate/prng";
 import { answerDocuments } from "./answers";
 import { csv, epicBundle, fhirBundle, lanternFlat, type SampleAddress, type SampleEntry } from "./formats";
-import { SAMPLE_DIR, serverKey, type Audience, type ManifestProfile, type ManifestResponse, type ManifestStep, type SampleManifest } from "./manifest";
+import {
+  type Audience,
+  type ManifestProfile,
+  type ManifestResponse,
+  type ManifestStep,
+  SAMPLE_DIR,
+  type SampleManifest,
+  serverKey,
+} from "./manifest";
 import { OrgNamer, SPECIAL_NAMES } from "./names";
-import { PLACES, STREETS, type Place } from "./places";
-import { npi as npiFrom, Rng as Prng } from "../generate/prng";
+import { PLACES, type Place, STREETS } from "./places";
 
 const FHIR_JSON = "application/fhir+json;charset=utf-8";
 
-const ok = (file: string, contentType = FHIR_JSON): ManifestResponse => ({ status: 200, file: `answers/${file}`, contentType });
-const UNAUTHORIZED: ManifestResponse = { status: 401, file: "answers/errors/unauthorized.json", contentType: FHIR_JSON };
+const ok = (file: string, contentType = FHIR_JSON): ManifestResponse => ({
+  status: 200,
+  file: `answers/${file}`,
+  contentType,
+});
+const UNAUTHORIZED: ManifestResponse = {
+  status: 401,
+  file: "answers/errors/unauthorized.json",
+  contentType: FHIR_JSON,
+};
 const NOT_FOUND: ManifestResponse = { status: 404, file: "answers/errors/not-found.json", contentType: FHIR_JSON };
 const SMART = (file: string) => ok(`smart/${file}`, "application/json");
 const META = (file: string) => ok(`metadata/${file}`);
@@ -27,7 +43,11 @@ const PROFILES: Record<string, ManifestProfile> = {
   "oracle-r4-patient": { expect: "success", metadata: META("r4-oracle.json"), smart: SMART("patient-oracle.json") },
   "oracle-r4-provider": { expect: "success", metadata: META("r4-oracle.json"), smart: SMART("provider-oracle.json") },
   "oracle-r4-no-smart": { expect: "partial", metadata: META("r4-oracle.json"), smart: NOT_FOUND },
-  "oracle-dstu2-patient": { expect: "success", metadata: META("dstu2-oracle.json"), smart: SMART("patient-oracle.json") },
+  "oracle-dstu2-patient": {
+    expect: "success",
+    metadata: META("dstu2-oracle.json"),
+    smart: SMART("patient-oracle.json"),
+  },
   "epic-r4": { expect: "success", metadata: META("r4-epic.json"), smart: SMART("both-epic.json") },
   "epic-r4-no-smart": { expect: "partial", metadata: META("r4-epic.json"), smart: NOT_FOUND },
   "epic-dstu2": { expect: "success", metadata: META("dstu2-epic.json"), smart: SMART("both-epic.json") },
@@ -37,13 +57,25 @@ const PROFILES: Record<string, ManifestProfile> = {
   "athena-r4": { expect: "success", metadata: META("r4-athenahealth.json"), smart: SMART("both-athenahealth.json") },
   "nextgen-r4-backend": { expect: "success", metadata: META("r4-nextgen.json"), smart: SMART("backend-only.json") },
   "veradigm-r4": { expect: "success", metadata: META("r4-veradigm.json"), smart: SMART("provider-veradigm.json") },
-  "veradigm-dstu2": { expect: "success", metadata: META("dstu2-veradigm.json"), smart: SMART("provider-veradigm.json") },
+  "veradigm-dstu2": {
+    expect: "success",
+    metadata: META("dstu2-veradigm.json"),
+    smart: SMART("provider-veradigm.json"),
+  },
   "legacy-dstu1": { expect: "partial", metadata: META("dstu1-legacy.json"), smart: NOT_FOUND },
   "greenway-r4b": { expect: "success", metadata: META("r4b-greenway.json"), smart: SMART("patient-greenway.json") },
   "greenway-stu3": { expect: "success", metadata: META("stu3-greenway.json"), smart: SMART("patient-greenway.json") },
   "greenway-stu3-no-smart": { expect: "partial", metadata: META("stu3-greenway.json"), smart: NOT_FOUND },
-  "practice-fusion-r4": { expect: "success", metadata: META("r4-practice-fusion.json"), smart: SMART("both-practice-fusion.json") },
-  "practice-fusion-r5": { expect: "success", metadata: META("r5-practice-fusion.json"), smart: SMART("both-practice-fusion.json") },
+  "practice-fusion-r4": {
+    expect: "success",
+    metadata: META("r4-practice-fusion.json"),
+    smart: SMART("both-practice-fusion.json"),
+  },
+  "practice-fusion-r5": {
+    expect: "success",
+    metadata: META("r5-practice-fusion.json"),
+    smart: SMART("both-practice-fusion.json"),
+  },
   "meditech-r4": { expect: "success", metadata: META("r4-meditech.json"), smart: SMART("patient-meditech.json") },
   "meditech-dstu2": { expect: "success", metadata: META("dstu2-meditech.json"), smart: SMART("patient-meditech.json") },
   unauthorized: { expect: "failed", metadata: UNAUTHORIZED, smart: UNAUTHORIZED },
@@ -70,7 +102,8 @@ class Generator {
     const total = mix.reduce((sum, [, w]) => sum + w, 0);
     const profiles: string[] = [];
     mix.forEach(([profile, weight], i) => {
-      const count = i === mix.length - 1 ? urls.length - profiles.length : Math.max(1, Math.round((urls.length * weight) / total));
+      const count =
+        i === mix.length - 1 ? urls.length - profiles.length : Math.max(1, Math.round((urls.length * weight) / total));
       for (let k = 0; k < count; k++) profiles.push(profile);
     });
     const shuffled = prng.shuffle(profiles.slice(0, urls.length));
@@ -99,7 +132,15 @@ class Generator {
     return namer.take(name);
   }
 
-  ingest(step: { vendorId: string; listId: string; file: string; content: string; access?: Audience; at?: string; note?: string }) {
+  ingest(step: {
+    vendorId: string;
+    listId: string;
+    file: string;
+    content: string;
+    access?: Audience;
+    at?: string;
+    note?: string;
+  }) {
     this.files.set(step.file, step.content);
     const now = step.at ?? `${DAY1}T08:${String(this.minute++).padStart(2, "0")}:00.000Z`;
     const out: ManifestStep = { action: "ingest", vendorId: step.vendorId, listId: step.listId, file: step.file, now };
@@ -116,7 +157,9 @@ function address(prng: Prng, place: Place): SampleAddress {
 
 /** Oracle-style tenant: a GUID or a 32-character id of URL-safe base64 characters. */
 function oracleTenant(prng: Prng): string {
-  return prng.chance(0.6) ? prng.uuid() : prng.chars("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", 32);
+  return prng.chance(0.6)
+    ? prng.uuid()
+    : prng.chars("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", 32);
 }
 
 function slug(name: string): string {
@@ -138,7 +181,13 @@ function oracle(g: Generator) {
     const npi = prng.chance(0.25) ? g.npi(prng) : undefined;
     // The published trap: an Endpoint id that spells the tenant with '_' where the URL has '-'.
     const endpointId = tenant.includes("-") && prng.chance(0.15) ? tenant.replace(/-/g, "_") : tenant;
-    const entry: SampleEntry = { url, name: (count++ % 120 === 9 ? g.special(namer) : null) ?? namer.system(place), endpointId, address: address(prng, place), oid: `2.16.840.1.113883.3.${prng.between(1000, 9999)}` };
+    const entry: SampleEntry = {
+      url,
+      name: (count++ % 120 === 9 ? g.special(namer) : null) ?? namer.system(place),
+      endpointId,
+      address: address(prng, place),
+      oid: `2.16.840.1.113883.3.${prng.between(1000, 9999)}`,
+    };
     if (npi) Object.assign(entry, { npi, npiTypo: prng.chance(0.3) });
     return entry;
   };
@@ -149,7 +198,9 @@ function oracle(g: Generator) {
     patient.push(org(`https://fhir-myrecord.cerner.com/r4/${tenant}`, tenant));
   }
   // The same organizations publish a provider endpoint on another host (most of them).
-  const provider: SampleEntry[] = patient.slice(0, 200).map((e) => ({ ...e, url: e.url.replace("fhir-myrecord", "fhir-ehr") }));
+  const provider: SampleEntry[] = patient
+    .slice(0, 200)
+    .map((e) => ({ ...e, url: e.url.replace("fhir-myrecord", "fhir-ehr") }));
   for (let i = 0; i < 30; i++) {
     const tenant = oracleTenant(prng);
     provider.push(org(`https://fhir-ehr.cerner.com/r4/${tenant}`, tenant));
@@ -158,27 +209,77 @@ function oracle(g: Generator) {
 
   const bundle = (id: string, entries: SampleEntry[], host: string) =>
     fhirBundle({ id, timestamp: `${DAY1}T06:00:00Z`, base: `https://${host}`, entries });
-  g.ingest({ vendorId: "oracle-health", listId: "oracle-health-millennium-patient-r4", file: "lists/oracle-health-patient-r4.v1.json", content: bundle("millennium-patient-r4", patient, "fhir-myrecord.cerner.com"), note: "first version of the list" });
-  g.ingest({ vendorId: "oracle-health", listId: "oracle-health-millennium-provider-r4", file: "lists/oracle-health-provider-r4.json", content: bundle("millennium-provider-r4", provider, "fhir-ehr.cerner.com") });
-  g.ingest({ vendorId: "oracle-health", listId: "oracle-health-millennium-patient-dstu2", file: "lists/oracle-health-patient-dstu2.json", content: bundle("millennium-patient-dstu2", dstu2, "fhir-myrecord.cerner.com") });
+  g.ingest({
+    vendorId: "oracle-health",
+    listId: "oracle-health-millennium-patient-r4",
+    file: "lists/oracle-health-patient-r4.v1.json",
+    content: bundle("millennium-patient-r4", patient, "fhir-myrecord.cerner.com"),
+    note: "first version of the list",
+  });
+  g.ingest({
+    vendorId: "oracle-health",
+    listId: "oracle-health-millennium-provider-r4",
+    file: "lists/oracle-health-provider-r4.json",
+    content: bundle("millennium-provider-r4", provider, "fhir-ehr.cerner.com"),
+  });
+  g.ingest({
+    vendorId: "oracle-health",
+    listId: "oracle-health-millennium-patient-dstu2",
+    file: "lists/oracle-health-patient-dstu2.json",
+    content: bundle("millennium-patient-dstu2", dstu2, "fhir-myrecord.cerner.com"),
+  });
 
-  g.assign(prng, patient.map((e) => e.url), [["oracle-r4-patient", 82], ["oracle-r4-no-smart", 7], ["unauthorized", 5], ["unreachable", 6]]);
-  g.assign(prng, provider.map((e) => e.url), [["oracle-r4-provider", 86], ["oracle-r4-no-smart", 5], ["unauthorized", 4], ["unreachable", 5]]);
-  g.assign(prng, dstu2.map((e) => e.url), [["oracle-dstu2-patient", 85], ["unreachable", 15]]);
+  g.assign(
+    prng,
+    patient.map((e) => e.url),
+    [
+      ["oracle-r4-patient", 82],
+      ["oracle-r4-no-smart", 7],
+      ["unauthorized", 5],
+      ["unreachable", 6],
+    ],
+  );
+  g.assign(
+    prng,
+    provider.map((e) => e.url),
+    [
+      ["oracle-r4-provider", 86],
+      ["oracle-r4-no-smart", 5],
+      ["unauthorized", 4],
+      ["unreachable", 5],
+    ],
+  );
+  g.assign(
+    prng,
+    dstu2.map((e) => e.url),
+    [
+      ["oracle-dstu2-patient", 85],
+      ["unreachable", 15],
+    ],
+  );
 
   // A later scrape: 24 organizations left the list, 6 joined, 3 moved. Ingested after the probe.
   const dropped = new Set(prng.shuffle(patient.map((_, i) => i)).slice(0, 24));
-  const v2: SampleEntry[] = patient.filter((_, i) => !dropped.has(i)).map((e, i) => {
-    if (i % 97 !== 5) return e;
-    const place = prng.pick(PLACES);
-    return { ...e, address: address(prng, place) };
-  });
+  const v2: SampleEntry[] = patient
+    .filter((_, i) => !dropped.has(i))
+    .map((e, i) => {
+      if (i % 97 !== 5) return e;
+      const place = prng.pick(PLACES);
+      return { ...e, address: address(prng, place) };
+    });
   for (let i = 0; i < 6; i++) {
     const tenant = oracleTenant(prng);
     v2.push(org(`https://fhir-myrecord.cerner.com/r4/${tenant}`, tenant));
   }
   return () =>
-    g.ingest({ vendorId: "oracle-health", listId: "oracle-health-millennium-patient-r4", file: "lists/oracle-health-patient-r4.v2.json", content: bundle("millennium-patient-r4", v2, "fhir-myrecord.cerner.com"), at: `${DAY3}T08:00:00.000Z`, note: "later version: 24 entries gone (removed), 6 new (never probed)" });
+    g.ingest({
+      vendorId: "oracle-health",
+      listId: "oracle-health-millennium-patient-r4",
+      file: "lists/oracle-health-patient-r4.v2.json",
+      content: bundle("millennium-patient-r4", v2, "fhir-myrecord.cerner.com"),
+      at: `${DAY3}T08:00:00.000Z`,
+      note: "later version: 24 entries gone (removed), 6 new (never probed)",
+    });
 }
 
 function epic(g: Generator) {
@@ -201,22 +302,55 @@ function epic(g: Generator) {
     usedSlugs.add(s);
     const base = prng.pick(hostForms)(s);
     bases.push(base);
-    const orgId = prng.chars("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", 43) + "=";
+    const orgId = `${prng.chars("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", 43)}=`;
     // A few systems publish one URL for several regions (as Kaiser Permanente does).
     const regions = prng.chance(0.05) ? prng.shuffle(PLACES).slice(0, prng.between(2, 4)) : [place];
     for (const region of regions) {
       const name = regions.length > 1 ? `${system} – ${region.stateName}` : system;
-      const entry: SampleEntry = { url: `${base}/R4`, name, endpointId: prng.uuid(), orgId, address: address(prng, region) };
+      const entry: SampleEntry = {
+        url: `${base}/R4`,
+        name,
+        endpointId: prng.uuid(),
+        orgId,
+        address: address(prng, region),
+      };
       if (prng.chance(0.15)) entry.npi = g.npi(prng);
       r4.push(entry);
     }
   }
   const dstu2 = r4.slice(0, 70).map((e) => ({ ...e, url: e.url.replace(/\/R4$/, "/DSTU2"), endpointId: prng.uuid() }));
   const timestamp = `${DAY1}T05:30:00.000-06:00`;
-  g.ingest({ vendorId: "epic", listId: "epic-r4", file: "lists/epic-r4.json", content: epicBundle({ timestamp, entries: r4 }) });
-  g.ingest({ vendorId: "epic", listId: "epic-dstu2", file: "lists/epic-dstu2.json", content: epicBundle({ timestamp, entries: dstu2 }) });
-  g.assign(prng, [...new Set(r4.map((e) => e.url))], [["epic-r4", 80], ["epic-r4-no-smart", 8], ["unauthorized", 4], ["unreachable", 8]]);
-  g.assign(prng, [...new Set(dstu2.map((e) => e.url))], [["epic-dstu2", 85], ["unauthorized", 5], ["unreachable", 10]]);
+  g.ingest({
+    vendorId: "epic",
+    listId: "epic-r4",
+    file: "lists/epic-r4.json",
+    content: epicBundle({ timestamp, entries: r4 }),
+  });
+  g.ingest({
+    vendorId: "epic",
+    listId: "epic-dstu2",
+    file: "lists/epic-dstu2.json",
+    content: epicBundle({ timestamp, entries: dstu2 }),
+  });
+  g.assign(
+    prng,
+    [...new Set(r4.map((e) => e.url))],
+    [
+      ["epic-r4", 80],
+      ["epic-r4-no-smart", 8],
+      ["unauthorized", 4],
+      ["unreachable", 8],
+    ],
+  );
+  g.assign(
+    prng,
+    [...new Set(dstu2.map((e) => e.url))],
+    [
+      ["epic-dstu2", 85],
+      ["unauthorized", 5],
+      ["unreachable", 10],
+    ],
+  );
 }
 
 function eclinicalworks(g: Generator) {
@@ -236,9 +370,29 @@ function eclinicalworks(g: Generator) {
     entries.push(entry);
   }
   // As published lists do: one item repeated, one without a URL (ingest skips both).
-  const published = [...entries.slice(0, 120), entries[3]!, { url: "", name: "Pending Activation Practice" }, ...entries.slice(120)];
-  g.ingest({ vendorId: "eclinicalworks", listId: "eclinicalworks-r4", file: "lists/eclinicalworks-r4.json", content: lanternFlat(published) });
-  g.assign(prng, entries.map((e) => e.url), [["ecw-r4", 74], ["ecw-r4-no-smart", 8], ["ecw-smart-only", 3], ["unauthorized", 6], ["unreachable", 9]]);
+  const published = [
+    ...entries.slice(0, 120),
+    entries[3]!,
+    { url: "", name: "Pending Activation Practice" },
+    ...entries.slice(120),
+  ];
+  g.ingest({
+    vendorId: "eclinicalworks",
+    listId: "eclinicalworks-r4",
+    file: "lists/eclinicalworks-r4.json",
+    content: lanternFlat(published),
+  });
+  g.assign(
+    prng,
+    entries.map((e) => e.url),
+    [
+      ["ecw-r4", 74],
+      ["ecw-r4-no-smart", 8],
+      ["ecw-smart-only", 3],
+      ["unauthorized", 6],
+      ["unreachable", 9],
+    ],
+  );
 }
 
 function athenahealth(g: Generator) {
@@ -254,14 +408,27 @@ function athenahealth(g: Generator) {
     if (prng.chance(0.4)) entry.npi = g.npi(prng);
     entries.push(entry);
   }
-  g.ingest({ vendorId: "athenahealth", listId: "athenahealth-r4", file: "lists/athenahealth-r4.json", content: lanternFlat(entries) });
+  g.ingest({
+    vendorId: "athenahealth",
+    listId: "athenahealth-r4",
+    file: "lists/athenahealth-r4.json",
+    content: lanternFlat(entries),
+  });
   g.assign(prng, [url], [["athena-r4", 1]]);
 }
 
 const CSV_HEADER = ["Organization Name", "FHIR Endpoint URL", "NPI", "Street Address", "City", "State", "Zip Code"];
 
 function csvRow(e: SampleEntry): string[] {
-  return [e.name, e.url, e.npi ?? "", e.address?.line ?? "", e.address?.city ?? "", e.stateAsName ?? e.address?.state ?? "", e.address?.zip ?? ""];
+  return [
+    e.name,
+    e.url,
+    e.npi ?? "",
+    e.address?.line ?? "",
+    e.address?.city ?? "",
+    e.stateAsName ?? e.address?.state ?? "",
+    e.address?.zip ?? "",
+  ];
 }
 
 function nextgen(g: Generator) {
@@ -278,7 +445,12 @@ function nextgen(g: Generator) {
     if (prng.chance(0.1)) entry.stateAsName = place.stateName;
     entries.push(entry);
   }
-  g.ingest({ vendorId: "nextgen", listId: "nextgen-practices", file: "lists/nextgen.csv", content: csv(CSV_HEADER, prng.shuffle(entries).map(csvRow)) });
+  g.ingest({
+    vendorId: "nextgen",
+    listId: "nextgen-practices",
+    file: "lists/nextgen.csv",
+    content: csv(CSV_HEADER, prng.shuffle(entries).map(csvRow)),
+  });
   g.assign(prng, [r4], [["nextgen-r4-backend", 1]]);
   g.assign(prng, [dstu2], [["unauthorized", 1]]);
 }
@@ -293,18 +465,49 @@ function veradigm(g: Generator) {
     if (ids.has(id)) continue;
     ids.add(id);
     const place = prng.pick(PLACES);
-    const entry: SampleEntry = { url: `https://fhir.fhirpoint.open.allscripts.com/fhirroute/fhir/${id}`, name: namer.practice(place), endpointId: `vrd-${id}`, address: address(prng, place) };
+    const entry: SampleEntry = {
+      url: `https://fhir.fhirpoint.open.allscripts.com/fhirroute/fhir/${id}`,
+      name: namer.practice(place),
+      endpointId: `vrd-${id}`,
+      address: address(prng, place),
+    };
     if (prng.chance(0.2)) entry.npi = g.npi(prng);
     practices.push(entry);
   }
   const r4 = practices.slice(0, 110);
   // Older practices are still on the DSTU2 ("open") route.
   const dstu2 = practices.slice(110).map((e) => ({ ...e, url: e.url.replace("/fhirroute/fhir/", "/fhirroute/open/") }));
-  const bundle = (id: string, entries: SampleEntry[]) => fhirBundle({ id, timestamp: `${DAY1}T00:00:00Z`, base: "https://open.platform.veradigm.com/fhir", entries });
-  g.ingest({ vendorId: "veradigm", listId: "veradigm-r4", file: "lists/veradigm-r4.json", content: bundle("veradigm-r4-endpoints", r4) });
-  g.ingest({ vendorId: "veradigm", listId: "veradigm-dstu2", file: "lists/veradigm-dstu2.json", content: bundle("veradigm-dstu2-endpoints", dstu2) });
-  g.assign(prng, r4.map((e) => e.url), [["veradigm-r4", 86], ["unauthorized", 7], ["unreachable", 7]]);
-  g.assign(prng, dstu2.map((e) => e.url), [["veradigm-dstu2", 85], ["unauthorized", 15]]);
+  const bundle = (id: string, entries: SampleEntry[]) =>
+    fhirBundle({ id, timestamp: `${DAY1}T00:00:00Z`, base: "https://open.platform.veradigm.com/fhir", entries });
+  g.ingest({
+    vendorId: "veradigm",
+    listId: "veradigm-r4",
+    file: "lists/veradigm-r4.json",
+    content: bundle("veradigm-r4-endpoints", r4),
+  });
+  g.ingest({
+    vendorId: "veradigm",
+    listId: "veradigm-dstu2",
+    file: "lists/veradigm-dstu2.json",
+    content: bundle("veradigm-dstu2-endpoints", dstu2),
+  });
+  g.assign(
+    prng,
+    r4.map((e) => e.url),
+    [
+      ["veradigm-r4", 86],
+      ["unauthorized", 7],
+      ["unreachable", 7],
+    ],
+  );
+  g.assign(
+    prng,
+    dstu2.map((e) => e.url),
+    [
+      ["veradigm-dstu2", 85],
+      ["unauthorized", 15],
+    ],
+  );
 }
 
 function greenway(g: Generator) {
@@ -314,12 +517,38 @@ function greenway(g: Generator) {
   for (let i = 0; i < 130; i++) {
     const place = prng.pick(PLACES);
     const oid = `2.16.840.1.113883.3.4720.${1000 + i * 7 + prng.int(7)}`;
-    const entry: SampleEntry = { url: `https://fhir-api.fhirprod.aws.greenwayhealth.com/fhir/R4/${oid}`, name: namer.practice(place), endpointId: `gw-${oid}`, oid, address: address(prng, place) };
+    const entry: SampleEntry = {
+      url: `https://fhir-api.fhirprod.aws.greenwayhealth.com/fhir/R4/${oid}`,
+      name: namer.practice(place),
+      endpointId: `gw-${oid}`,
+      oid,
+      address: address(prng, place),
+    };
     if (prng.chance(0.2)) entry.npi = g.npi(prng);
     entries.push(entry);
   }
-  g.ingest({ vendorId: "greenway", listId: "greenway-r4", access: "patient", file: "lists/greenway.json", content: fhirBundle({ id: "greenway-endpoints", timestamp: `${DAY1}T00:00:00Z`, base: "https://fhir-api.fhirprod.aws.greenwayhealth.com/fhir", entries }) });
-  g.assign(prng, entries.map((e) => e.url), [["greenway-r4b", 55], ["greenway-stu3", 25], ["greenway-stu3-no-smart", 10], ["unreachable", 10]]);
+  g.ingest({
+    vendorId: "greenway",
+    listId: "greenway-r4",
+    access: "patient",
+    file: "lists/greenway.json",
+    content: fhirBundle({
+      id: "greenway-endpoints",
+      timestamp: `${DAY1}T00:00:00Z`,
+      base: "https://fhir-api.fhirprod.aws.greenwayhealth.com/fhir",
+      entries,
+    }),
+  });
+  g.assign(
+    prng,
+    entries.map((e) => e.url),
+    [
+      ["greenway-r4b", 55],
+      ["greenway-stu3", 25],
+      ["greenway-stu3-no-smart", 10],
+      ["unreachable", 10],
+    ],
+  );
 }
 
 function practiceFusion(g: Generator) {
@@ -329,12 +558,37 @@ function practiceFusion(g: Generator) {
   for (let i = 0; i < 120; i++) {
     const place = prng.pick(PLACES);
     const guid = prng.uuid();
-    const entry: SampleEntry = { url: `https://api.practicefusion.com/fhir/r4/v1/${guid}`, name: namer.practice(place), endpointId: guid, address: address(prng, place) };
+    const entry: SampleEntry = {
+      url: `https://api.practicefusion.com/fhir/r4/v1/${guid}`,
+      name: namer.practice(place),
+      endpointId: guid,
+      address: address(prng, place),
+    };
     if (prng.chance(0.3)) entry.npi = g.npi(prng);
     entries.push(entry);
   }
-  g.ingest({ vendorId: "practice-fusion", listId: "practice-fusion-r4", file: "lists/practice-fusion.json", content: fhirBundle({ id: "practice-fusion-endpoints", timestamp: `${DAY1}T00:00:00Z`, base: "https://api.practicefusion.com/fhir/r4/v1", fhirVersion: "4.0.1", entries }) });
-  g.assign(prng, entries.map((e) => e.url), [["practice-fusion-r4", 72], ["practice-fusion-r5", 15], ["unauthorized", 6], ["unreachable", 7]]);
+  g.ingest({
+    vendorId: "practice-fusion",
+    listId: "practice-fusion-r4",
+    file: "lists/practice-fusion.json",
+    content: fhirBundle({
+      id: "practice-fusion-endpoints",
+      timestamp: `${DAY1}T00:00:00Z`,
+      base: "https://api.practicefusion.com/fhir/r4/v1",
+      fhirVersion: "4.0.1",
+      entries,
+    }),
+  });
+  g.assign(
+    prng,
+    entries.map((e) => e.url),
+    [
+      ["practice-fusion-r4", 72],
+      ["practice-fusion-r5", 15],
+      ["unauthorized", 6],
+      ["unreachable", 7],
+    ],
+  );
 }
 
 function meditech(g: Generator) {
@@ -353,10 +607,38 @@ function meditech(g: Generator) {
     usedSlugs.add(s);
     entries.push({ url: `https://${s}.meditech.cloud/${paths(i)}`, name, address: address(prng, place) });
   }
-  g.ingest({ vendorId: "meditech", listId: "meditech-endpoints", access: "patient", file: "lists/meditech.csv", content: csv(CSV_HEADER, entries.map(csvRow)) });
-  g.assign(prng, entries.slice(0, 80).map((e) => e.url), [["meditech-r4", 85], ["unauthorized", 5], ["unreachable", 10]]);
-  g.assign(prng, entries.slice(80, 102).map((e) => e.url), [["meditech-dstu2", 85], ["unreachable", 15]]);
-  g.assign(prng, entries.slice(102).map((e) => e.url), [["legacy-dstu1", 5], ["unauthorized", 3]]);
+  g.ingest({
+    vendorId: "meditech",
+    listId: "meditech-endpoints",
+    access: "patient",
+    file: "lists/meditech.csv",
+    content: csv(CSV_HEADER, entries.map(csvRow)),
+  });
+  g.assign(
+    prng,
+    entries.slice(0, 80).map((e) => e.url),
+    [
+      ["meditech-r4", 85],
+      ["unauthorized", 5],
+      ["unreachable", 10],
+    ],
+  );
+  g.assign(
+    prng,
+    entries.slice(80, 102).map((e) => e.url),
+    [
+      ["meditech-dstu2", 85],
+      ["unreachable", 15],
+    ],
+  );
+  g.assign(
+    prng,
+    entries.slice(102).map((e) => e.url),
+    [
+      ["legacy-dstu1", 5],
+      ["unauthorized", 3],
+    ],
+  );
 }
 
 /** MEDHOST's list arrives after the probe run: its entries stay `unchecked`. */
@@ -367,12 +649,29 @@ function medhost(g: Generator) {
   for (let i = 0; i < 90; i++) {
     const place = prng.pick(PLACES);
     const guid = prng.uuid();
-    const entry: SampleEntry = { url: `https://fhir.yourcareuniverse.net/tenant/${guid}`, name: namer.system(place), endpointId: guid, address: address(prng, place) };
+    const entry: SampleEntry = {
+      url: `https://fhir.yourcareuniverse.net/tenant/${guid}`,
+      name: namer.system(place),
+      endpointId: guid,
+      address: address(prng, place),
+    };
     if (prng.chance(0.25)) entry.npi = g.npi(prng);
     entries.push(entry);
   }
   return () =>
-    g.ingest({ vendorId: "medhost", listId: "medhost-r4", file: "lists/medhost.json", content: fhirBundle({ id: "medhost-endpoints", timestamp: `${DAY3}T00:00:00Z`, base: "https://fhir.yourcareuniverse.net", entries }), at: `${DAY3}T09:00:00.000Z`, note: "published after the probe run: never probed" });
+    g.ingest({
+      vendorId: "medhost",
+      listId: "medhost-r4",
+      file: "lists/medhost.json",
+      content: fhirBundle({
+        id: "medhost-endpoints",
+        timestamp: `${DAY3}T00:00:00Z`,
+        base: "https://fhir.yourcareuniverse.net",
+        entries,
+      }),
+      at: `${DAY3}T09:00:00.000Z`,
+      note: "published after the probe run: never probed",
+    });
 }
 
 /** Everything the sample consists of: file path under db/sample/ → content. */
@@ -392,7 +691,8 @@ export function generateSample(): Map<string, string> {
   oracleV2();
   medhostLater();
 
-  for (const [path, document] of Object.entries(answerDocuments())) g.files.set(`answers/${path}`, `${JSON.stringify(document, null, 2)}\n`);
+  for (const [path, document] of Object.entries(answerDocuments()))
+    g.files.set(`answers/${path}`, `${JSON.stringify(document, null, 2)}\n`);
   const servers = Object.fromEntries(Object.entries(g.servers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const manifest: SampleManifest = {
     about:

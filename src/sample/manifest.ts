@@ -8,7 +8,16 @@ export type Audience = "patient" | "provider";
 
 /** One step of the build, run in manifest order. */
 export type ManifestStep =
-  | { action: "ingest"; vendorId: string; listId: string; file: string; access?: Audience; now: string; force?: boolean; note?: string }
+  | {
+      action: "ingest";
+      vendorId: string;
+      listId: string;
+      file: string;
+      access?: Audience;
+      now: string;
+      force?: boolean;
+      note?: string;
+    }
   | { action: "probe"; now: string; note?: string };
 
 /** What the answer server sends for one request: a status and, when given, a file's bytes. */

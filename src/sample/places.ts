@@ -77,10 +77,32 @@ const ROWS: [string, string, string, string][] = [
   ["San Juan", "PR", "Puerto Rico", "009"],
 ];
 
-export const PLACES: readonly Place[] = ROWS.map(([city, state, stateName, zip3]) => ({ city, state, stateName, zip3 }));
+export const PLACES: readonly Place[] = ROWS.map(([city, state, stateName, zip3]) => ({
+  city,
+  state,
+  stateName,
+  zip3,
+}));
 
 export const STREETS = [
-  "Main St", "Oak Ave", "Maple Dr", "Medical Center Blvd", "Hospital Dr", "Park Ave", "Washington St",
-  "Lake Shore Dr", "Elm St", "Cedar Ln", "Pine St", "Broadway", "Market St", "Church St", "Highland Ave",
-  "Sunset Blvd", "River Rd", "Mill St", "College Ave", "Center St",
+  "Main St",
+  "Oak Ave",
+  "Maple Dr",
+  "Medical Center Blvd",
+  "Hospital Dr",
+  "Park Ave",
+  "Washington St",
+  "Lake Shore Dr",
+  "Elm St",
+  "Cedar Ln",
+  "Pine St",
+  "Broadway",
+  "Market St",
+  "Church St",
+  "Highland Ave",
+  "Sunset Blvd",
+  "River Rd",
+  "Mill St",
+  "College Ave",
+  "Center St",
 ] as const;

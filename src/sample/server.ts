@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { serverKey, type ManifestProfile, type ManifestResponse, type SampleManifest } from "./manifest";
+import { type ManifestProfile, type ManifestResponse, type SampleManifest, serverKey } from "./manifest";
 
 const METADATA = "/metadata";
 const SMART = "/.well-known/smart-configuration";
@@ -20,7 +20,8 @@ export interface AnswerServer {
 /** The base URL key and which document a request asks for, or null for any other path. */
 function parseTarget(hostAndPath: string): { key: string; document: "metadata" | "smart" } | null {
   const path = hostAndPath.replace(/\/+$/, "");
-  if (path.endsWith(METADATA)) return { key: path.slice(0, -METADATA.length).replace(/\/+$/, ""), document: "metadata" };
+  if (path.endsWith(METADATA))
+    return { key: path.slice(0, -METADATA.length).replace(/\/+$/, ""), document: "metadata" };
   if (path.endsWith(SMART)) return { key: path.slice(0, -SMART.length).replace(/\/+$/, ""), document: "smart" };
   return null;
 }
@@ -38,7 +39,8 @@ export async function startAnswerServer(manifest: SampleManifest, sampleDir: str
   for (const profile of Object.values(manifest.profiles)) {
     if ("unreachable" in profile) continue;
     for (const response of [profile.metadata, profile.smart]) {
-      if (response.file && !bodies.has(response.file)) bodies.set(response.file, await Bun.file(join(sampleDir, response.file)).bytes());
+      if (response.file && !bodies.has(response.file))
+        bodies.set(response.file, await Bun.file(join(sampleDir, response.file)).bytes());
     }
   }
   const profileOf = (key: string): ManifestProfile | null => {
@@ -60,7 +62,8 @@ export async function startAnswerServer(manifest: SampleManifest, sampleDir: str
       served++;
       const target = parseTarget(decodeURIComponent(new URL(request.url).pathname.slice(1)));
       const profile = target ? profileOf(target.key) : null;
-      if (!target || !profile || "unreachable" in profile) return new Response("Not Found", { status: 404, headers: { "content-type": "text/plain" } });
+      if (!target || !profile || "unreachable" in profile)
+        return new Response("Not Found", { status: 404, headers: { "content-type": "text/plain" } });
       return respond(target.document === "metadata" ? profile.metadata : profile.smart);
     },
   });

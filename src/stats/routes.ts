@@ -8,8 +8,12 @@ import { checkRawQuery, NO_PARAMETERS } from "../http/strict-query";
 const StatsSchema = t.Object({
   totalEndpoints: t.Number({ description: "Entries in the dataset, removed ones included." }),
   vendorCount: t.Number({ description: "Vendors in the directory (the length of /api/v1/vendors)." }),
-  fhirVersionCounts: t.Object(Object.fromEntries(FHIR_VERSIONS.map((version) => [version, t.Number()])), { description: "Entries per FHIR version; every key always present." }),
-  lastUpdated: t.Union([t.String({ format: "date-time" }), t.Null()], { description: "When the dataset was last written by a refresh; null for an empty dataset." }),
+  fhirVersionCounts: t.Object(Object.fromEntries(FHIR_VERSIONS.map((version) => [version, t.Number()])), {
+    description: "Entries per FHIR version; every key always present.",
+  }),
+  lastUpdated: t.Union([t.String({ format: "date-time" }), t.Null()], {
+    description: "When the dataset was last written by a refresh; null for an empty dataset.",
+  }),
 });
 
 export const statsRoutes = (directory: Directory) =>
@@ -22,7 +26,11 @@ export const statsRoutes = (directory: Directory) =>
     {
       query: NoQuery,
       transform: ({ request }) => checkRawQuery(request.url, NO_PARAMETERS),
-      response: { 200: t.Object({ success: t.Literal(true), data: StatsSchema }), 400: ErrorEnvelope, 429: ErrorEnvelope },
+      response: {
+        200: t.Object({ success: t.Literal(true), data: StatsSchema }),
+        400: ErrorEnvelope,
+        429: ErrorEnvelope,
+      },
       detail: { summary: "Dataset statistics", description: "Any query parameter → 400.", tags: ["Statistics"] },
     },
   );

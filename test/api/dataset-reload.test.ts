@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { markDatasetChanged } from "../../src/db/dataset-meta";
-import { canonicalUrl, entryId, sortKey } from "../../src/directory/identity";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
+import { markDatasetChanged } from "../../src/db/dataset-meta";
+import { canonicalUrl, entryId, sortKey } from "../../src/directory/identity";
 import { fixtureApp, get } from "../support/fixture";
 
 function addEntry(db: ReturnType<typeof fixtureApp>["db"], name: string, at: string) {
@@ -10,7 +10,9 @@ function addEntry(db: ReturnType<typeof fixtureApp>["db"], name: string, at: str
   const id = entryId("meditech", url, null, name);
   db.sqlite.transaction(() => {
     db.sqlite
-      .prepare("INSERT INTO entries (id, vendor_id, url, organization_name, fhir_version, access, status, last_updated, sort_key) VALUES (?, 'meditech', ?, ?, 'R4', '[]', 'listed', ?, ?)")
+      .prepare(
+        "INSERT INTO entries (id, vendor_id, url, organization_name, fhir_version, access, status, last_updated, sort_key) VALUES (?, 'meditech', ?, ?, 'R4', '[]', 'listed', ?, ?)",
+      )
       .run(id, url, name, at, sortKey("MEDITECH", name, url, id));
     markDatasetChanged(db.sqlite, at);
   })();
@@ -27,10 +29,19 @@ describe("a refresh switches the served dataset without a restart", () => {
 
     expect(await app.decorator.directory.refreshIfChanged()).toBe(true);
     const after = await get(app, "/api/v1/endpoints?vendor=meditech");
-    expect(after.body.data.map((e: { organizationName: string }) => e.organizationName)).toEqual(["Lake Medical", "Valley Regional", "Zephyr Clinic"]);
+    expect(after.body.data.map((e: { organizationName: string }) => e.organizationName)).toEqual([
+      "Lake Medical",
+      "Valley Regional",
+      "Zephyr Clinic",
+    ]);
     expect(after.response.headers.get("etag")).not.toBe(before.response.headers.get("etag"));
-    expect((await get(app, "/api/v1/stats")).body.data).toMatchObject({ totalEndpoints: 13, lastUpdated: "2026-11-22T00:00:00.000Z" });
-    expect((await get(app, "/api/v1/vendors")).body.data.find((v: { id: string }) => v.id === "meditech").endpointCount).toBe(3);
+    expect((await get(app, "/api/v1/stats")).body.data).toMatchObject({
+      totalEndpoints: 13,
+      lastUpdated: "2026-11-22T00:00:00.000Z",
+    });
+    expect(
+      (await get(app, "/api/v1/vendors")).body.data.find((v: { id: string }) => v.id === "meditech").endpointCount,
+    ).toBe(3);
     expect(await app.decorator.directory.refreshIfChanged()).toBe(false);
   });
 

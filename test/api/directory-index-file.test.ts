@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { indexFileName } from "../../src/directory/build-cli";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
 import { markDatasetChanged } from "../../src/db/dataset-meta";
+import { indexFileName } from "../../src/directory/build-cli";
 import { buildSampleDatabase } from "../../src/sample/build";
 import { get } from "../support/fixture";
 import { tempDbPath } from "../support/seed";
@@ -14,7 +14,10 @@ describe("directory index built in a child process and kept on disk", async () =
   const path = tempDbPath("sample.sqlite");
   await buildSampleDatabase(path);
   const indexDir = `${path}.index`;
-  const viaFile = createApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0", INDEX_IN_PROCESS_BELOW: "0" }) });
+  const viaFile = createApp({
+    db: openDatabase(path),
+    config: loadConfig({ RATE_LIMIT_MAX: "0", INDEX_IN_PROCESS_BELOW: "0" }),
+  });
   const inline = createApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
 
   test("the file holds the current version", () => {
@@ -22,7 +25,16 @@ describe("directory index built in a child process and kept on disk", async () =
   });
 
   test("answers equal those of the in-process index, for every page and several filters", async () => {
-    for (const query of ["limit=100&page=1", "limit=100&page=7", "limit=100&page=26", "state=CA&fhirVersion=R4", "query=st%20mary", "hasResource=Patient,Observation&smartSupported=true", "vendor=epic&access=provider", "smartSupported=false&limit=7&page=3"]) {
+    for (const query of [
+      "limit=100&page=1",
+      "limit=100&page=7",
+      "limit=100&page=26",
+      "state=CA&fhirVersion=R4",
+      "query=st%20mary",
+      "hasResource=Patient,Observation&smartSupported=true",
+      "vendor=epic&access=provider",
+      "smartSupported=false&limit=7&page=3",
+    ]) {
       const a = await get(viaFile, `/api/v1/endpoints?${query}`);
       const b = await get(inline, `/api/v1/endpoints?${query}`);
       expect(a.body).toEqual(b.body);
@@ -43,7 +55,9 @@ describe("directory index built in a child process and kept on disk", async () =
   test("capabilities stay right when probe rows were renumbered behind the index file (as VACUUM may)", async () => {
     const { body: page } = await get(inline, "/api/v1/endpoints?limit=100&page=3");
     const ids: string[] = page.data.map((entry: { id: string }) => entry.id);
-    const before = await Promise.all(ids.map(async (id) => (await get(viaFile, `/api/v1/endpoints/${id}/capabilities`)).text));
+    const before = await Promise.all(
+      ids.map(async (id) => (await get(viaFile, `/api/v1/endpoints/${id}/capabilities`)).text),
+    );
     expect(before.filter((text) => JSON.parse(text).data.probeStatus !== "unchecked").length).toBeGreaterThan(50);
 
     // Every probe row moves up by one: the row ids in the file now name a neighbour's row. No
@@ -51,8 +65,13 @@ describe("directory index built in a child process and kept on disk", async () =
     const writer = openDatabase(path);
     writer.sqlite.run("UPDATE probes SET rowid = -rowid");
     writer.sqlite.run("UPDATE probes SET rowid = 1 - rowid");
-    const again = createApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0", INDEX_IN_PROCESS_BELOW: "0" }) });
-    const after = await Promise.all(ids.map(async (id) => (await get(again, `/api/v1/endpoints/${id}/capabilities`)).text));
+    const again = createApp({
+      db: openDatabase(path),
+      config: loadConfig({ RATE_LIMIT_MAX: "0", INDEX_IN_PROCESS_BELOW: "0" }),
+    });
+    const after = await Promise.all(
+      ids.map(async (id) => (await get(again, `/api/v1/endpoints/${id}/capabilities`)).text),
+    );
     expect(after).toEqual(before);
   });
 

@@ -8,17 +8,36 @@ describe("API documentation", () => {
     const { status, body } = await get(app, "/docs/json");
     expect(status).toBe(200);
     expect(body.info.title).toBe("Endpoint Directory API");
-    expect(Object.keys(body.paths).sort()).toEqual(["/api/v1/endpoints", "/api/v1/endpoints/{id}", "/api/v1/endpoints/{id}/capabilities", "/api/v1/stats", "/api/v1/vendors", "/health"]);
+    expect(Object.keys(body.paths).sort()).toEqual([
+      "/api/v1/endpoints",
+      "/api/v1/endpoints/{id}",
+      "/api/v1/endpoints/{id}/capabilities",
+      "/api/v1/stats",
+      "/api/v1/vendors",
+      "/health",
+    ]);
     const list = body.paths["/api/v1/endpoints"].get;
     const names = list.parameters.map((p: { name: string }) => p.name).sort();
-    expect(names).toEqual(["access", "fhirVersion", "hasResource", "limit", "page", "query", "smartSupported", "state", "vendor"]);
+    expect(names).toEqual([
+      "access",
+      "fhirVersion",
+      "hasResource",
+      "limit",
+      "page",
+      "query",
+      "smartSupported",
+      "state",
+      "vendor",
+    ]);
     for (const parameter of list.parameters) expect(parameter.schema.description ?? parameter.description).toBeTruthy();
     expect(Object.keys(list.responses)).toEqual(expect.arrayContaining(["200", "400", "429"]));
     expect(JSON.stringify(body)).toContain("case-insensitive");
   });
 
   test("/docs is an HTML page whose assets are served locally, not from a CDN", async () => {
-    const { response, text } = await app.handle(new Request("http://localhost/docs")).then(async (r) => ({ response: r, text: await r.text() }));
+    const { response, text } = await app
+      .handle(new Request("http://localhost/docs"))
+      .then(async (r) => ({ response: r, text: await r.text() }));
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("text/html");
     expect(text).not.toMatch(/https?:\/\/(unpkg|cdn\.jsdelivr)/);

@@ -26,7 +26,22 @@ describe("GET /api/v1/endpoints", () => {
     expect(orgNames(body)).toEqual(ALL_IN_ORDER);
     expect(body.meta).toEqual({ total: 12, page: 1, limit: 25 });
     expect(Object.keys(body.data[0]).sort()).toEqual(
-      ["access", "city", "fhirVersion", "id", "lastUpdated", "npi", "organizationName", "state", "status", "tenantId", "url", "vendorId", "vendorName", "zipCode"].sort(),
+      [
+        "access",
+        "city",
+        "fhirVersion",
+        "id",
+        "lastUpdated",
+        "npi",
+        "organizationName",
+        "state",
+        "status",
+        "tenantId",
+        "url",
+        "vendorId",
+        "vendorName",
+        "zipCode",
+      ].sort(),
     );
   });
 
@@ -112,7 +127,10 @@ describe("GET /api/v1/endpoints", () => {
   test.each([
     ["vendor=athenahealth&query=austin", ["austin general clinic", "Family Practice of Austin"]],
     ["state=TX&fhirVersion=R4", ["austin general clinic", "Family Practice of Austin"]],
-    ["smartSupported=true&hasResource=Patient&fhirVersion=R4", ["Massachusetts General Hospital", "St. Mary's Medical Center (100% care)"]],
+    [
+      "smartSupported=true&hasResource=Patient&fhirVersion=R4",
+      ["Massachusetts General Hospital", "St. Mary's Medical Center (100% care)"],
+    ],
     ["access=provider&smartSupported=true", ["Massachusetts General Hospital", "General Hospital_Of Texas"]],
     ["vendor=epic&state=MA&query=women", ["Brigham and Women's Hospital"]],
     ["vendor=meditech&access=patient", []],
@@ -141,12 +159,15 @@ describe("pagination", () => {
     expect(body.meta).toEqual({ total: 7, page: 2, limit: 2 });
   });
 
-  test.each(["?page=4&limit=5", "?page=1000", "?page=1000&limit=100&vendor=epic"])("a page past the end (%s) is 200 with no data and the true total", async (query) => {
-    const { status, body } = await get(app, `/api/v1/endpoints${query}`);
-    expect(status).toBe(200);
-    expect(body.data).toEqual([]);
-    expect(body.meta.total).toBe(query.includes("epic") ? 5 : 12);
-  });
+  test.each(["?page=4&limit=5", "?page=1000", "?page=1000&limit=100&vendor=epic"])(
+    "a page past the end (%s) is 200 with no data and the true total",
+    async (query) => {
+      const { status, body } = await get(app, `/api/v1/endpoints${query}`);
+      expect(status).toBe(200);
+      expect(body.data).toEqual([]);
+      expect(body.meta.total).toBe(query.includes("epic") ? 5 : 12);
+    },
+  );
 
   test("limit=1 and limit=100 are accepted", async () => {
     expect((await list("?limit=1")).data).toHaveLength(1);

@@ -3,7 +3,10 @@ import { fixtureApp, get } from "../support/fixture";
 
 function limitedApp(max: number, windowSeconds = 60) {
   let now = Date.parse("2026-11-25T12:00:10.000Z");
-  const { app } = fixtureApp({ RATE_LIMIT_MAX: String(max), RATE_LIMIT_WINDOW_SECONDS: String(windowSeconds) }, () => new Date(now));
+  const { app } = fixtureApp(
+    { RATE_LIMIT_MAX: String(max), RATE_LIMIT_WINDOW_SECONDS: String(windowSeconds) },
+    () => new Date(now),
+  );
   return { app, advance: (ms: number) => (now += ms) };
 }
 

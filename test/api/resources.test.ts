@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { fixtureApp, get, R4_METADATA, SMART_CONFIG } from "../support/fixture";
 
 const { app, db } = fixtureApp();
-const idOf = async (query: string) => (await get(app, `/api/v1/endpoints?query=${encodeURIComponent(query)}`)).body.data[0].id as string;
+const idOf = async (query: string) =>
+  (await get(app, `/api/v1/endpoints?query=${encodeURIComponent(query)}`)).body.data[0].id as string;
 
 describe("GET /api/v1/endpoints/:id", () => {
   test("returns the record without meta", async () => {
@@ -10,13 +11,24 @@ describe("GET /api/v1/endpoints/:id", () => {
     const { status, body } = await get(app, `/api/v1/endpoints/${id}`);
     expect(status).toBe(200);
     expect(Object.keys(body)).toEqual(["success", "data"]);
-    expect(body.data).toMatchObject({ id, organizationName: "UCSF Health", status: "unresponsive", zipCode: "94143-0001", fhirVersion: "DSTU2" });
+    expect(body.data).toMatchObject({
+      id,
+      organizationName: "UCSF Health",
+      status: "unresponsive",
+      zipCode: "94143-0001",
+      fhirVersion: "DSTU2",
+    });
   });
 
   test("an id one hex digit away from a real one, or outside the range of ids, is 404", async () => {
     const id = await idOf("ucsf");
     const flip = (hex: string) => (hex === "0" ? "1" : "0");
-    for (const near of [id.slice(0, -1) + flip(id.at(-1)!), flip(id[0]!) + id.slice(1), "0".repeat(64), "f".repeat(64)]) {
+    for (const near of [
+      id.slice(0, -1) + flip(id.at(-1)!),
+      flip(id[0]!) + id.slice(1),
+      "0".repeat(64),
+      "f".repeat(64),
+    ]) {
       const { status, body } = await get(app, `/api/v1/endpoints/${near}`);
       expect(status).toBe(404);
       expect(body.error.code).toBe("ENDPOINT_NOT_FOUND");
@@ -25,7 +37,9 @@ describe("GET /api/v1/endpoints/:id", () => {
   });
 
   test("a removed entry still answers by id", async () => {
-    const removed = (await get(app, "/api/v1/endpoints?vendor=epic")).body.data.find((e: { status: string }) => e.status === "removed");
+    const removed = (await get(app, "/api/v1/endpoints?vendor=epic")).body.data.find(
+      (e: { status: string }) => e.status === "removed",
+    );
     expect((await get(app, `/api/v1/endpoints/${removed.id}`)).body.data.status).toBe("removed");
   });
 });
@@ -60,7 +74,9 @@ describe("GET /api/v1/endpoints/:id/capabilities", () => {
 
   test("entries sharing a URL share one probe result", async () => {
     const athena = (await get(app, "/api/v1/endpoints?vendor=athenahealth")).body.data;
-    const results = await Promise.all(athena.map(async (e: { id: string }) => (await get(app, `/api/v1/endpoints/${e.id}/capabilities`)).body.data));
+    const results = await Promise.all(
+      athena.map(async (e: { id: string }) => (await get(app, `/api/v1/endpoints/${e.id}/capabilities`)).body.data),
+    );
     expect(new Set(results.map((r) => JSON.stringify({ ...r, endpointId: undefined }))).size).toBe(1);
     expect(results[0].probeStatus).toBe("partial");
     expect(results[0].smartConfiguration).toBeNull();
@@ -71,7 +87,16 @@ describe("GET /api/v1/endpoints/:id/capabilities", () => {
     expect(body.data.probeStatus).toBe("failed");
     expect(body.data.capabilityStatement).toBeNull();
     expect(body.data.smartConfiguration).toBeNull();
-    expect(body.data.summary).toEqual({ fhirVersion: null, softwareName: null, softwareVersion: null, supportedResourceCount: 0, supportedResources: [], smartSupported: false, smartCapabilities: [], grantTypes: [] });
+    expect(body.data.summary).toEqual({
+      fhirVersion: null,
+      softwareName: null,
+      softwareVersion: null,
+      supportedResourceCount: 0,
+      supportedResources: [],
+      smartSupported: false,
+      smartCapabilities: [],
+      grantTypes: [],
+    });
   });
 
   test("an endpoint never probed is unchecked with lastProbed null", async () => {
@@ -86,9 +111,20 @@ describe("GET /api/v1/vendors", () => {
   test("all vendors, alphabetical by name, with counts and no meta", async () => {
     const { body } = await get(app, "/api/v1/vendors");
     expect(Object.keys(body)).toEqual(["success", "data"]);
-    expect(body.data.map((v: { name: string }) => v.name)).toEqual(["athenahealth", "Epic Systems", "MEDITECH", "Oracle Health"]);
+    expect(body.data.map((v: { name: string }) => v.name)).toEqual([
+      "athenahealth",
+      "Epic Systems",
+      "MEDITECH",
+      "Oracle Health",
+    ]);
     expect(body.data.map((v: { endpointCount: number }) => v.endpointCount)).toEqual([3, 5, 2, 2]);
-    expect(body.data[1]).toEqual({ id: "epic", name: "Epic Systems", endpointCount: 5, endpointListUrl: "https://open.epic.com/MyApps/Endpoints", lastScrapedAt: "2026-11-20T10:00:00.000Z" });
+    expect(body.data[1]).toEqual({
+      id: "epic",
+      name: "Epic Systems",
+      endpointCount: 5,
+      endpointListUrl: "https://open.epic.com/MyApps/Endpoints",
+      lastScrapedAt: "2026-11-20T10:00:00.000Z",
+    });
     expect(body.data[0].lastScrapedAt).toBeNull();
   });
 

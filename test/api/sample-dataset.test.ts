@@ -22,7 +22,11 @@ beforeAll(async () => {
 });
 
 const count = (where: string, ...params: string[]) =>
-  (sql.prepare(`SELECT COUNT(*) AS n FROM entries e LEFT JOIN probes p ON p.url = e.url WHERE ${where}`).get(...params) as { n: number }).n;
+  (
+    sql
+      .prepare(`SELECT COUNT(*) AS n FROM entries e LEFT JOIN probes p ON p.url = e.url WHERE ${where}`)
+      .get(...params) as { n: number }
+  ).n;
 const total = async (query: string) => (await get(app, `/api/v1/endpoints?${query}`)).body.meta.total as number;
 
 describe("the API over the sample dataset agrees with SQL", () => {
@@ -36,29 +40,49 @@ describe("the API over the sample dataset agrees with SQL", () => {
   });
 
   test("state, fhirVersion, access and smartSupported filters", async () => {
-    const states = (sql.prepare("SELECT DISTINCT state FROM entries WHERE state IS NOT NULL").values() as [string][]).map(([s]) => s);
+    const states = (
+      sql.prepare("SELECT DISTINCT state FROM entries WHERE state IS NOT NULL").values() as [string][]
+    ).map(([s]) => s);
     expect(states.length).toBeGreaterThanOrEqual(30);
     for (const state of states) expect(await total(`state=${state}`)).toBe(count("e.state = ?", state));
-    for (const version of ["DSTU2", "STU3", "R4", "R4B", "R5"]) expect(await total(`fhirVersion=${version}`)).toBe(count("e.fhir_version = ?", version));
-    for (const audience of ["patient", "provider"]) expect(await total(`access=${audience}`)).toBe(count("e.access LIKE ?", `%"${audience}"%`));
+    for (const version of ["DSTU2", "STU3", "R4", "R4B", "R5"])
+      expect(await total(`fhirVersion=${version}`)).toBe(count("e.fhir_version = ?", version));
+    for (const audience of ["patient", "provider"])
+      expect(await total(`access=${audience}`)).toBe(count("e.access LIKE ?", `%"${audience}"%`));
     expect(await total("smartSupported=true")).toBe(count("p.smart_supported = 1"));
     expect(await total("smartSupported=false")).toBe(count("p.smart_supported IS NULL OR p.smart_supported = 0"));
   });
 
   test("hasResource, alone and combined", async () => {
     const has = (type: string) => `EXISTS (SELECT 1 FROM json_each(p.supported_resources) WHERE value = '${type}')`;
-    for (const type of ["Patient", "Observation", "Condition", "Encounter", "Immunization"]) expect(await total(`hasResource=${type}`)).toBe(count(has(type)));
-    expect(await total("hasResource=Patient,Observation,Condition")).toBe(count(`${has("Patient")} AND ${has("Observation")} AND ${has("Condition")}`));
-    expect(await total("smartSupported=true&hasResource=Patient&fhirVersion=R4")).toBe(count(`p.smart_supported = 1 AND ${has("Patient")} AND e.fhir_version = 'R4'`));
+    for (const type of ["Patient", "Observation", "Condition", "Encounter", "Immunization"])
+      expect(await total(`hasResource=${type}`)).toBe(count(has(type)));
+    expect(await total("hasResource=Patient,Observation,Condition")).toBe(
+      count(`${has("Patient")} AND ${has("Observation")} AND ${has("Condition")}`),
+    );
+    expect(await total("smartSupported=true&hasResource=Patient&fhirVersion=R4")).toBe(
+      count(`p.smart_supported = 1 AND ${has("Patient")} AND e.fhir_version = 'R4'`),
+    );
   });
 
   test("query: every word a prefix of a name word", async () => {
-    const names = (sql.prepare("SELECT organization_name FROM entries WHERE organization_name IS NOT NULL").values() as [string][]).map(([n]) => n);
-    const fold = (s: string) => s.normalize("NFD").replace(/[\u0300-\u036f]/g, "").toLowerCase();
-    const wordsOf = (s: string) => fold(s).split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+    const names = (
+      sql.prepare("SELECT organization_name FROM entries WHERE organization_name IS NOT NULL").values() as [string][]
+    ).map(([n]) => n);
+    const fold = (s: string) =>
+      s
+        .normalize("NFD")
+        .replace(/[\u0300-\u036f]/g, "")
+        .toLowerCase();
+    const wordsOf = (s: string) =>
+      fold(s)
+        .split(/[^\p{L}\p{N}]+/u)
+        .filter(Boolean);
     for (const query of ["med", "health center", "clin", "st mary", "senor"]) {
       const queryWords = wordsOf(query);
-      const expected = names.filter((name) => queryWords.every((q) => wordsOf(name).some((w) => w.startsWith(q)))).length;
+      const expected = names.filter((name) =>
+        queryWords.every((q) => wordsOf(name).some((w) => w.startsWith(q))),
+      ).length;
       expect(await total(`query=${encodeURIComponent(query)}`)).toBe(expected);
     }
   });
@@ -78,13 +102,15 @@ describe("the API over the sample dataset agrees with SQL", () => {
   test("every listed record equals the record served by id (columns vs SQL)", async () => {
     for (let page = 1; page <= 26; page++) {
       const { body } = await get(app, `/api/v1/endpoints?limit=100&page=${page}`);
-      for (const record of body.data) expect((await get(app, `/api/v1/endpoints/${record.id}`)).body.data).toEqual(record);
+      for (const record of body.data)
+        expect((await get(app, `/api/v1/endpoints/${record.id}`)).body.data).toEqual(record);
     }
   });
 
   test("stats agree with SQL", async () => {
     const { body } = await get(app, "/api/v1/stats");
     expect(body.data.totalEndpoints).toBe(count("1"));
-    for (const [version, n] of Object.entries(body.data.fhirVersionCounts)) expect(n).toBe(count("e.fhir_version = ?", version));
+    for (const [version, n] of Object.entries(body.data.fhirVersionCounts))
+      expect(n).toBe(count("e.fhir_version = ?", version));
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { fixtureDb } from "../support/fixture";
-import { startServer, type ServerProcess } from "../support/server-process";
+import { type ServerProcess, startServer } from "../support/server-process";
 
 let server: ServerProcess;
 

@@ -45,7 +45,10 @@ describe("list parameters are validated and the message names the parameter", ()
     ["hasResource=", "hasResource"],
     ["hasResource=patient", "hasResource"],
     ["hasResource=Patient;DROP", "hasResource"],
-    [`hasResource=${Array.from({ length: 21 }, (_, i) => `Type${String.fromCharCode(65 + i)}`).join(",")}`, "hasResource"],
+    [
+      `hasResource=${Array.from({ length: 21 }, (_, i) => `Type${String.fromCharCode(65 + i)}`).join(",")}`,
+      "hasResource",
+    ],
     [`query=${"a".repeat(201)}`, "query"],
     [`vendor=${"v".repeat(101)}`, "vendor"],
     ["foo=1", "foo"],
@@ -58,7 +61,9 @@ describe("list parameters are validated and the message names the parameter", ()
   });
 
   test("the first offending parameter is named", async () => {
-    expect(await expect400("/api/v1/endpoints?vendor=epic&bogus=1&limit=500", "bogus")).toBe("bogus: unknown parameter");
+    expect(await expect400("/api/v1/endpoints?vendor=epic&bogus=1&limit=500", "bogus")).toBe(
+      "bogus: unknown parameter",
+    );
   });
 
   test("range messages say the allowed range", async () => {
@@ -67,7 +72,14 @@ describe("list parameters are validated and the message names the parameter", ()
   });
 
   test("boundary values are accepted", async () => {
-    for (const query of ["page=1", "page=1000", "limit=1", "limit=100", `query=${"a".repeat(200)}`, "hasResource=Patient%20%2C%20Observation"]) {
+    for (const query of [
+      "page=1",
+      "page=1000",
+      "limit=1",
+      "limit=100",
+      `query=${"a".repeat(200)}`,
+      "hasResource=Patient%20%2C%20Observation",
+    ]) {
       expect((await get(app, `/api/v1/endpoints?${query}`)).status).toBe(200);
     }
     const twenty = Array.from({ length: 20 }, (_, i) => `Type${String.fromCharCode(65 + i)}`).join(",");
@@ -76,7 +88,12 @@ describe("list parameters are validated and the message names the parameter", ()
 });
 
 describe("operations without parameters reject any parameter", () => {
-  test.each(["/api/v1/vendors?x=1", "/api/v1/stats?page=1", "/api/v1/endpoints/abc?x=1", "/api/v1/endpoints/abc/capabilities?limit=5"])("%s → 400", async (path) => {
+  test.each([
+    "/api/v1/vendors?x=1",
+    "/api/v1/stats?page=1",
+    "/api/v1/endpoints/abc?x=1",
+    "/api/v1/endpoints/abc/capabilities?limit=5",
+  ])("%s → 400", async (path) => {
     const parameter = new URL(`http://localhost${path}`).searchParams.keys().next().value!;
     await expect400(path, parameter);
   });

@@ -20,11 +20,21 @@ function setup() {
 }
 
 const rows = (db: ReturnType<typeof setup>) =>
-  Object.fromEntries((db.sqlite.prepare("SELECT id, fhir_version, access, last_updated FROM entries").values() as string[][]).map(([id, ...rest]) => [id, rest]));
+  Object.fromEntries(
+    (db.sqlite.prepare("SELECT id, fhir_version, access, last_updated FROM entries").values() as string[][]).map(
+      ([id, ...rest]) => [id, rest],
+    ),
+  );
 
 test("probe results win over list hints; without a usable probe the list hints apply; only the given URLs change", () => {
   const db = setup();
-  expect(refreshEffectiveFields(db.sqlite, ["https://a.example", "https://b.example", "https://c.example", "https://a.example"], "t1")).toBe(2);
+  expect(
+    refreshEffectiveFields(
+      db.sqlite,
+      ["https://a.example", "https://b.example", "https://c.example", "https://a.example"],
+      "t1",
+    ),
+  ).toBe(2);
   expect(rows(db)).toEqual({
     probed: ["STU3", '["patient","provider"]', "t1"],
     "failed-probe": ["DSTU2", '["provider"]', "t1"],

@@ -53,7 +53,8 @@ function parseDockerfile(text: string): { globalArgs: Map<string, string>; stage
       if (!m) throw new Error(`bad FROM: ${instruction.args}`);
       stages.push({ image: m[1]!, name: m[2] ?? null, instructions: [] });
     } else if (stages.length === 0) {
-      if (instruction.keyword !== "ARG") throw new Error(`only ARG may come before the first FROM, not ${instruction.keyword}`);
+      if (instruction.keyword !== "ARG")
+        throw new Error(`only ARG may come before the first FROM, not ${instruction.keyword}`);
       const [name, value = ""] = instruction.args.split("=", 2);
       globalArgs.set(name!, value);
     } else {
@@ -63,7 +64,25 @@ function parseDockerfile(text: string): { globalArgs: Map<string, string>; stage
   return { globalArgs, stages };
 }
 
-const KNOWN_KEYWORDS = new Set(["FROM", "ARG", "ENV", "WORKDIR", "COPY", "ADD", "RUN", "USER", "CMD", "ENTRYPOINT", "EXPOSE", "LABEL", "HEALTHCHECK", "STOPSIGNAL", "VOLUME", "SHELL", "ONBUILD"]);
+const KNOWN_KEYWORDS = new Set([
+  "FROM",
+  "ARG",
+  "ENV",
+  "WORKDIR",
+  "COPY",
+  "ADD",
+  "RUN",
+  "USER",
+  "CMD",
+  "ENTRYPOINT",
+  "EXPOSE",
+  "LABEL",
+  "HEALTHCHECK",
+  "STOPSIGNAL",
+  "VOLUME",
+  "SHELL",
+  "ONBUILD",
+]);
 
 const dockerfileText = read("Dockerfile");
 const dockerfile = parseDockerfile(dockerfileText);
@@ -161,7 +180,8 @@ function scriptOf(words: string[]): string {
 const fly = Bun.TOML.parse(read("fly.toml")) as Record<string, any>;
 const litefs = Bun.YAML.parse(read("litefs.yml")) as Record<string, any>;
 const crontabLines = (() => {
-  const run = stageByName("app")!.instructions.find((i) => i.keyword === "RUN" && i.args.includes("/app/crontab"))?.args ?? "";
+  const run =
+    stageByName("app")!.instructions.find((i) => i.keyword === "RUN" && i.args.includes("/app/crontab"))?.args ?? "";
   const m = /printf '%s\\n'\s+((?:'[^']*'\s*)+)>\s*\/app\/crontab/.exec(run);
   if (!m) throw new Error("the crontab is written by a printf in the Dockerfile");
   return [...m[1]!.matchAll(/'([^']*)'/g)].map((x) => x[1]!).filter((l) => !l.startsWith("#"));
@@ -169,17 +189,22 @@ const crontabLines = (() => {
 
 describe("Dockerfile", () => {
   test("every instruction is a Dockerfile instruction and the file parses into named stages", () => {
-    for (const stage of dockerfile.stages) for (const i of stage.instructions) expect(KNOWN_KEYWORDS.has(i.keyword)).toBe(true);
+    for (const stage of dockerfile.stages)
+      for (const i of stage.instructions) expect(KNOWN_KEYWORDS.has(i.keyword)).toBe(true);
     expect(dockerfile.stages.map((s) => s.name)).toEqual(["base", "deps", "supercronic", "app", "litefs", "runtime"]);
     for (const stage of dockerfile.stages) {
       const parent = stageByName(stage.image);
       if (parent) expect(dockerfile.stages.indexOf(parent)).toBeLessThan(dockerfile.stages.indexOf(stage));
     }
-    for (const { from } of dockerfile.stages.flatMap(copies)) if (from && !from.includes("/")) expect(stageByName(from)).toBeDefined();
+    for (const { from } of dockerfile.stages.flatMap(copies))
+      if (from && !from.includes("/")) expect(stageByName(from)).toBeDefined();
   });
 
   test("builds on the official Bun image pinned to package.json's bun version", () => {
-    const base = dockerfile.stages[0]!.image.replace(/\$\{(\w+)\}/g, (_, name: string) => dockerfile.globalArgs.get(name) ?? "");
+    const base = dockerfile.stages[0]!.image.replace(
+      /\$\{(\w+)\}/g,
+      (_, name: string) => dockerfile.globalArgs.get(name) ?? "",
+    );
     expect(base).toBe(`oven/bun:${packageJson.dependencies.bun}-slim`);
     for (const stage of dockerfile.stages.slice(1)) expect(stageByName(stage.image) ?? null).not.toBeNull();
   });
@@ -203,7 +228,9 @@ describe("Dockerfile", () => {
     const modules = copies(finalStage).filter((c) => c.sources.includes("/app/node_modules"));
     expect(modules).toEqual([{ from: "deps", sources: ["/app/node_modules"], dest: "./node_modules" }]);
     // The final image never runs an install of its own.
-    for (const stage of lineage(finalStage)) for (const i of stage.instructions) if (i.keyword === "RUN") expect(i.args).not.toMatch(/\b(bun|npm) (install|ci)\b/);
+    for (const stage of lineage(finalStage))
+      for (const i of stage.instructions)
+        if (i.keyword === "RUN") expect(i.args).not.toMatch(/\b(bun|npm) (install|ci)\b/);
   });
 
   test("the final image holds what the runtime needs, from files the build context keeps", () => {
@@ -214,10 +241,26 @@ describe("Dockerfile", () => {
       expect(existsSync(join(ROOT, source))).toBe(true);
       expect({ source, ignored: dockerignored(source) }).toEqual({ source, ignored: false });
     }
-    for (const kept of ["src/index.ts", "db/migrations/0000_init.sql", "db/migrations/meta/_journal.json", "db/sample/manifest.json", "package-lock.json", "litefs.yml"]) {
+    for (const kept of [
+      "src/index.ts",
+      "db/migrations/0000_init.sql",
+      "db/migrations/meta/_journal.json",
+      "db/sample/manifest.json",
+      "package-lock.json",
+      "litefs.yml",
+    ]) {
       expect({ kept, ignored: dockerignored(kept) }).toEqual({ kept, ignored: false });
     }
-    for (const dropped of ["node_modules/elysia/package.json", "test/api/server.test.ts", ".git/HEAD", "db/directory.sqlite", "src/x.sqlite-wal", "bench/run.ts", "test-artifacts/docs-page.png", ".env"]) {
+    for (const dropped of [
+      "node_modules/elysia/package.json",
+      "test/api/server.test.ts",
+      ".git/HEAD",
+      "db/directory.sqlite",
+      "src/x.sqlite-wal",
+      "bench/run.ts",
+      "test-artifacts/docs-page.png",
+      ".env",
+    ]) {
       expect({ dropped, ignored: dockerignored(dropped) }).toEqual({ dropped, ignored: true });
     }
   });
@@ -227,7 +270,10 @@ describe("Dockerfile", () => {
     expect(env).toContain("DATABASE_PATH=/data/directory.sqlite");
     expect(env).toContain("PORT=3000");
     const app = stageByName("app")!;
-    const run = app.instructions.filter((i) => i.keyword === "RUN").map((i) => i.args).join("\n");
+    const run = app.instructions
+      .filter((i) => i.keyword === "RUN")
+      .map((i) => i.args)
+      .join("\n");
     expect(run).toContain(`chown ${effective(finalStage, "USER")!.args}:`);
     expect(run).toContain("/data");
   });
@@ -252,7 +298,11 @@ describe("Dockerfile", () => {
     expect(effective(stage, "USER")?.args).toBe("root");
     expect(JSON.parse(effective(stage, "CMD")!.args)).toEqual(["litefs", "mount"]);
     expect(copies(stage)).toContainEqual({ from: null, sources: ["litefs.yml"], dest: "/etc/litefs.yml" });
-    expect(copies(stage)).toContainEqual({ from: "flyio/litefs:0.5", sources: ["/usr/local/bin/litefs"], dest: "/usr/local/bin/litefs" });
+    expect(copies(stage)).toContainEqual({
+      from: "flyio/litefs:0.5",
+      sources: ["/usr/local/bin/litefs"],
+      dest: "/usr/local/bin/litefs",
+    });
     expect(stage.instructions.find((i) => i.keyword === "RUN")?.args).toContain("fuse3");
   });
 });
@@ -343,7 +393,14 @@ describe("the one-machine process command, run for real", () => {
 
     const child = Bun.spawn(shellWords(fly.processes.app), {
       cwd: ROOT,
-      env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, ...fly.env, PORT: "0", HOST: "127.0.0.1", DATABASE_PATH: db.path },
+      env: {
+        ...process.env,
+        PATH: `${bin}:${process.env.PATH}`,
+        ...fly.env,
+        PORT: "0",
+        HOST: "127.0.0.1",
+        DATABASE_PATH: db.path,
+      },
       stdout: "pipe",
       stderr: "pipe",
     });

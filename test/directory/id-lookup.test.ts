@@ -4,7 +4,7 @@ import { buildIdIndex, IdLookup } from "../../src/directory/id-lookup";
 /** Ids as hex, stored 32 bytes each in ordinal order, as the index holds them. */
 function lookupOf(hexIds: string[]) {
   const ids = new Uint8Array(hexIds.length * 32);
-  hexIds.forEach((hex, ordinal) => ids.set(Buffer.from(hex, "hex"), ordinal * 32));
+  for (const [ordinal, hex] of hexIds.entries()) ids.set(Buffer.from(hex, "hex"), ordinal * 32);
   return new IdLookup(ids, buildIdIndex(ids));
 }
 
@@ -16,7 +16,7 @@ describe("IdLookup", () => {
   const hexIds = [
     id("abcd0001", "1"),
     id("abcd0001", "2"),
-    id("abcd0001", "1").slice(0, 63) + "2",
+    `${id("abcd0001", "1").slice(0, 63)}2`,
     id("abcd0002", "0"),
     id("abcd", "f"),
     id("abce", "0"),
@@ -30,17 +30,25 @@ describe("IdLookup", () => {
   const lookup = lookupOf(hexIds);
 
   test("every id is found at its own ordinal", () => {
-    hexIds.forEach((hex, ordinal) => expect(lookup.find(hex)).toBe(ordinal));
+    for (const [ordinal, hex] of hexIds.entries()) expect(lookup.find(hex)).toBe(ordinal);
   });
 
   test("ids that nobody has are not found, including ones sharing a 4-byte head with a real id", () => {
-    for (const missing of [id("abcd0001", "3"), id("abcd0001", "1").slice(0, 63) + "3", id("abcd0003", "0"), id("abcc", "f"), id("fffe", "f"), id("01", "0")]) {
+    for (const missing of [
+      id("abcd0001", "3"),
+      `${id("abcd0001", "1").slice(0, 63)}3`,
+      id("abcd0003", "0"),
+      id("abcc", "f"),
+      id("fffe", "f"),
+      id("01", "0"),
+    ]) {
       expect(lookup.find(missing)).toBe(-1);
     }
   });
 
   test("anything but 64 lowercase hex digits is not an id", () => {
-    for (const bad of [hexIds[0]!.toUpperCase(), hexIds[0]!.slice(0, 63), `${hexIds[0]}0`, "", "g".repeat(64)]) expect(lookup.find(bad)).toBe(-1);
+    for (const bad of [hexIds[0]!.toUpperCase(), hexIds[0]!.slice(0, 63), `${hexIds[0]}0`, "", "g".repeat(64)])
+      expect(lookup.find(bad)).toBe(-1);
   });
 
   test("an empty directory finds nothing", () => {
@@ -48,7 +56,9 @@ describe("IdLookup", () => {
   });
 
   test("many random ids: each found, each with one byte changed not found", () => {
-    const random = Array.from({ length: 5_000 }, () => new Bun.CryptoHasher("sha256").update(String(Math.random())).digest("hex"));
+    const random = Array.from({ length: 5_000 }, () =>
+      new Bun.CryptoHasher("sha256").update(String(Math.random())).digest("hex"),
+    );
     const big = lookupOf(random);
     const known = new Set(random);
     random.forEach((hex, ordinal) => {

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext, type Page } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { fixtureDb } from "../support/fixture";
-import { startServer, type ServerProcess } from "../support/server-process";
+import { type ServerProcess, startServer } from "../support/server-process";
 
 /**
  * The docs page in a real browser: Debian's Chromium, headless, driven by playwright-core, with
@@ -91,8 +91,13 @@ describe("the docs page in headless Chromium", () => {
       expect(response?.status()).toBe(200);
 
       // Swagger UI has rendered when the title of the spec and every operation block are on the page.
-      await page.locator(".information-container .title", { hasText: "Endpoint Directory API" }).waitFor({ timeout: 20_000 });
-      await page.locator(".opblock").nth(EXPECTED_OPERATIONS.length - 1).waitFor({ timeout: 20_000 });
+      await page
+        .locator(".information-container .title", { hasText: "Endpoint Directory API" })
+        .waitFor({ timeout: 20_000 });
+      await page
+        .locator(".opblock")
+        .nth(EXPECTED_OPERATIONS.length - 1)
+        .waitFor({ timeout: 20_000 });
       await page.waitForLoadState("networkidle");
 
       const operations: string[] = [];
@@ -123,16 +128,19 @@ describe("the docs page in headless Chromium", () => {
 
   // @elysiajs/openapi writes the API description unescaped into <meta content="…">: a double quote
   // in it would end the attribute early and leak the rest as raw text above Swagger UI.
-  (runs ? test : test.skip)("shows nothing outside Swagger UI and keeps the whole description in the meta tag", async () => {
-    if (!page) throw new Error("the page did not render");
-    // A string, evaluated in the page: the project's type-check has no DOM library.
-    const stray = await page.evaluate<string>(`[...document.body.childNodes]
+  (runs ? test : test.skip)(
+    "shows nothing outside Swagger UI and keeps the whole description in the meta tag",
+    async () => {
+      if (!page) throw new Error("the page did not render");
+      // A string, evaluated in the page: the project's type-check has no DOM library.
+      const stray = await page.evaluate<string>(`[...document.body.childNodes]
       .filter((node) => !(node instanceof Element && (node.id === "swagger-ui" || node.tagName === "SCRIPT")))
       .map((node) => node.textContent ?? "")
       .join("")
       .trim()`);
-    expect(stray).toBe("");
-    const description = await page.locator('meta[name="description"]').getAttribute("content");
-    expect(description).toContain("retry 500 with backoff");
-  });
+      expect(stray).toBe("");
+      const description = await page.locator('meta[name="description"]').getAttribute("content");
+      expect(description).toContain("retry 500 with backoff");
+    },
+  );
 });

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
-import { openDatabase, type Db } from "../../src/db/client";
+import { type Db, openDatabase } from "../../src/db/client";
 import { generateDataset } from "../../src/generate/generator";
 import { Rng } from "../../src/generate/prng";
 
@@ -51,7 +51,9 @@ function fold(text: string): string {
   return text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
 }
 function splitWords(text: string): string[] {
-  return fold(text).split(/[^\p{L}\p{N}]+/u).filter((w) => w !== "");
+  return fold(text)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w !== "");
 }
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -103,7 +105,18 @@ beforeAll(() => {
       `SELECT e.id, e.vendor_id, v.name, e.organization_name, e.url, e.state, e.fhir_version, e.access, p.supported_resources, p.smart_body IS NOT NULL
        FROM entries e JOIN vendors v ON v.id = e.vendor_id LEFT JOIN probes p ON p.url = e.url`,
     )
-    .values() as [string, string, string, string | null, string, string | null, string, string, string | null, number][];
+    .values() as [
+    string,
+    string,
+    string,
+    string | null,
+    string,
+    string | null,
+    string,
+    string,
+    string | null,
+    number,
+  ][];
   sorted = raw
     .map(([id, vendorId, vendorName, organizationName, url, state, fhirVersion, access, resources, smart]) => ({
       id,
@@ -128,32 +141,68 @@ afterAll(() => {
 });
 
 const VALUES = {
-  query: ["health", "clin", "CLÍNICA", "clinica", "san jose", "st. mary's", "o'brien", "magnolia cardio", "müller", "muller", "fam med", "ped", "100%_*\"(:", "   ", "dr zo", "z", "riverside family medicine"],
+  query: [
+    "health",
+    "clin",
+    "CLÍNICA",
+    "clinica",
+    "san jose",
+    "st. mary's",
+    "o'brien",
+    "magnolia cardio",
+    "müller",
+    "muller",
+    "fam med",
+    "ped",
+    '100%_*"(:',
+    "   ",
+    "dr zo",
+    "z",
+    "riverside family medicine",
+  ],
   vendor: ["epic", "oracle-health", "athenahealth", "eclinicalworks", "nextgen", "canvas", "elation", "no-such-vendor"],
   state: ["CA", "TX", "NY", "PR", "GU", "AS", "WY"],
   fhirVersion: ["DSTU2", "STU3", "R4", "R4B", "R5"],
   access: ["patient", "provider"],
-  hasResource: ["Patient", "Patient,Observation,Condition", "Condition , Goal", "MedicationOrder", "ImagingStudy,Specimen", "Observation,Patient,Observation", "NoSuchResource"],
+  hasResource: [
+    "Patient",
+    "Patient,Observation,Condition",
+    "Condition , Goal",
+    "MedicationOrder",
+    "ImagingStudy,Specimen",
+    "Observation,Patient,Observation",
+    "NoSuchResource",
+  ],
   smartSupported: ["true", "false"],
 } as const;
 type Key = keyof typeof VALUES;
 const KEYS = Object.keys(VALUES) as Key[];
 
 function combinations(): Combo[] {
-  const combos: Combo[] = [{}, { page: 2 }, { limit: 100 }, { page: 100, limit: 100 }, { page: 101, limit: 100 }, { page: 1000, limit: 100 }];
+  const combos: Combo[] = [
+    {},
+    { page: 2 },
+    { limit: 100 },
+    { page: 100, limit: 100 },
+    { page: 101, limit: 100 },
+    { page: 1000, limit: 100 },
+  ];
   // Every value alone, on page 1 and a later page.
-  for (const key of KEYS) for (const value of VALUES[key]) combos.push({ [key]: value }, { [key]: value, page: 3, limit: 7 });
+  for (const key of KEYS)
+    for (const value of VALUES[key]) combos.push({ [key]: value }, { [key]: value, page: 3, limit: 7 });
   // Every pair of filters with values drawn at random; then random combinations of three to seven.
   const rng = new Rng(20261126);
   for (let i = 0; i < KEYS.length; i++) {
     for (let j = i + 1; j < KEYS.length; j++) {
-      for (let n = 0; n < 4; n++) combos.push({ [KEYS[i]!]: rng.pick(VALUES[KEYS[i]!]), [KEYS[j]!]: rng.pick(VALUES[KEYS[j]!]) });
+      for (let n = 0; n < 4; n++)
+        combos.push({ [KEYS[i]!]: rng.pick(VALUES[KEYS[i]!]), [KEYS[j]!]: rng.pick(VALUES[KEYS[j]!]) });
     }
   }
   for (let n = 0; n < 250; n++) {
     const combo: Combo = {};
     const size = 3 + rng.int(5);
-    for (const key of [...KEYS].sort(() => rng.next() - 0.5).slice(0, size)) (combo as Record<string, string>)[key] = rng.pick(VALUES[key]);
+    for (const key of [...KEYS].sort(() => rng.next() - 0.5).slice(0, size))
+      (combo as Record<string, string>)[key] = rng.pick(VALUES[key]);
     if (rng.chance(0.4)) combo.limit = rng.pick([1, 10, 50, 100]);
     if (rng.chance(0.4)) combo.page = 1 + rng.int(4);
     combos.push(combo);
@@ -168,7 +217,11 @@ test("every filter combination: same ids, same order, same meta.total as brute f
   for (const combo of combos) {
     const qs = queryString(combo);
     const response = await app.handle(new Request(`http://localhost/api/v1/endpoints${qs ? `?${qs}` : ""}`));
-    const body = (await response.json()) as { success: boolean; data: { id: string }[]; meta: { total: number; page: number; limit: number } };
+    const body = (await response.json()) as {
+      success: boolean;
+      data: { id: string }[];
+      meta: { total: number; page: number; limit: number };
+    };
     const page = combo.page ?? 1;
     const limit = combo.limit ?? 25;
     const expected = bruteForce(combo);
@@ -178,8 +231,15 @@ test("every filter combination: same ids, same order, same meta.total as brute f
       continue;
     }
     const ids = body.data.map((record) => record.id);
-    if (body.meta.total !== expected.length || body.meta.page !== page || body.meta.limit !== limit || JSON.stringify(ids) !== JSON.stringify(expectedIds)) {
-      failures.push(`${qs}: total ${body.meta.total} vs ${expected.length}; page ids ${ids.length} vs ${expectedIds.length}; first difference at ${ids.findIndex((id, i) => id !== expectedIds[i])}`);
+    if (
+      body.meta.total !== expected.length ||
+      body.meta.page !== page ||
+      body.meta.limit !== limit ||
+      JSON.stringify(ids) !== JSON.stringify(expectedIds)
+    ) {
+      failures.push(
+        `${qs}: total ${body.meta.total} vs ${expected.length}; page ids ${ids.length} vs ${expectedIds.length}; first difference at ${ids.findIndex((id, i) => id !== expectedIds[i])}`,
+      );
     }
     if (expected.length > 0) nonEmpty++;
   }

@@ -57,7 +57,9 @@ describe("determinism", () => {
 describe("shape of the generated dataset", () => {
   test("exactly N entries with unique ids computed by identity.ts, sort keys too", () => {
     const rows = db
-      .prepare("SELECT e.id, e.vendor_id, v.name, e.url, e.npi, e.organization_name, e.sort_key FROM entries e JOIN vendors v ON v.id = e.vendor_id")
+      .prepare(
+        "SELECT e.id, e.vendor_id, v.name, e.url, e.npi, e.organization_name, e.sort_key FROM entries e JOIN vendors v ON v.id = e.vendor_id",
+      )
       .values() as [string, string, string, string, string | null, string | null, string][];
     expect(rows.length).toBe(N);
     expect(new Set(rows.map((r) => r[0])).size).toBe(N);
@@ -68,13 +70,27 @@ describe("shape of the generated dataset", () => {
   });
 
   test("vendor sizes are skewed and real vendor ids are used", () => {
-    const sizes = (db.prepare("SELECT vendor_id, count(*) FROM entries GROUP BY vendor_id ORDER BY 2 DESC").values() as [string, number][]);
+    const sizes = db.prepare("SELECT vendor_id, count(*) FROM entries GROUP BY vendor_id ORDER BY 2 DESC").values() as [
+      string,
+      number,
+    ][];
     expect(sizes.length).toBeGreaterThanOrEqual(15);
     const top3 = sizes.slice(0, 3).reduce((sum, [, n]) => sum + n, 0);
     expect(top3).toBeGreaterThan(N * 0.5);
     expect(sizes[sizes.length - 1]![1]).toBeLessThan(N * 0.01);
     const vendorIds = sizes.map(([id]) => id);
-    for (const id of ["epic", "oracle-health", "athenahealth", "eclinicalworks", "meditech", "veradigm", "nextgen", "greenway", "practice-fusion", "medhost"]) {
+    for (const id of [
+      "epic",
+      "oracle-health",
+      "athenahealth",
+      "eclinicalworks",
+      "meditech",
+      "veradigm",
+      "nextgen",
+      "greenway",
+      "practice-fusion",
+      "medhost",
+    ]) {
       expect(vendorIds).toContain(id);
     }
     expect(count("SELECT count(*) FROM vendors")).toBe(sizes.length);
@@ -82,10 +98,23 @@ describe("shape of the generated dataset", () => {
 
   test("vendors and lists of the project's registry keep their ids, names and list ids", async () => {
     const registry = (await Bun.file(join(import.meta.dir, "..", "..", "db", "vendors.json")).json()) as {
-      vendors: { id: string; name: string; endpointListUrl: string; lists: { id: string; audience: string | null }[] }[];
+      vendors: {
+        id: string;
+        name: string;
+        endpointListUrl: string;
+        lists: { id: string; audience: string | null }[];
+      }[];
     };
-    const vendors = new Map((db.prepare("SELECT id, name, endpoint_list_url FROM vendors").values() as [string, string, string][]).map(([id, name, url]) => [id, { name, url }]));
-    const lists = db.prepare("SELECT id, vendor_id, audience FROM vendor_lists").values() as [string, string, string | null][];
+    const vendors = new Map(
+      (db.prepare("SELECT id, name, endpoint_list_url FROM vendors").values() as [string, string, string][]).map(
+        ([id, name, url]) => [id, { name, url }],
+      ),
+    );
+    const lists = db.prepare("SELECT id, vendor_id, audience FROM vendor_lists").values() as [
+      string,
+      string,
+      string | null,
+    ][];
     let shared = 0;
     for (const vendor of registry.vendors) {
       const generated = vendors.get(vendor.id);
@@ -104,7 +133,10 @@ describe("shape of the generated dataset", () => {
   });
 
   test("some URLs are shared by many entries, most by few", () => {
-    const perUrl = db.prepare("SELECT url, count(*) FROM entries GROUP BY url ORDER BY 2 DESC").values() as [string, number][];
+    const perUrl = db.prepare("SELECT url, count(*) FROM entries GROUP BY url ORDER BY 2 DESC").values() as [
+      string,
+      number,
+    ][];
     expect(perUrl[0]![1]).toBeGreaterThanOrEqual(1000);
     expect(perUrl[0]![0]).toBe("https://api.platform.athenahealth.com/fhir/r4");
     expect(perUrl.filter(([, n]) => n >= 100).length).toBeGreaterThanOrEqual(3);
@@ -112,35 +144,62 @@ describe("shape of the generated dataset", () => {
   });
 
   test("all 56 states and territories, and some entries without a location", () => {
-    const states = (db.prepare("SELECT DISTINCT state FROM entries WHERE state IS NOT NULL").values() as [string][]).map(([s]) => s);
+    const states = (
+      db.prepare("SELECT DISTINCT state FROM entries WHERE state IS NOT NULL").values() as [string][]
+    ).map(([s]) => s);
     expect(STATES.length).toBe(56);
     expect(new Set(states)).toEqual(new Set(STATES.map((s) => s.code)));
     expect(count("SELECT count(*) FROM entries WHERE state IS NULL")).toBeGreaterThan(0);
-    expect(count("SELECT count(*) FROM entries WHERE zip_code IS NOT NULL AND zip_code NOT GLOB '[0-9][0-9][0-9][0-9][0-9]' AND zip_code NOT GLOB '[0-9][0-9][0-9][0-9][0-9]-[0-9][0-9][0-9][0-9]'")).toBe(0);
+    expect(
+      count(
+        "SELECT count(*) FROM entries WHERE zip_code IS NOT NULL AND zip_code NOT GLOB '[0-9][0-9][0-9][0-9][0-9]' AND zip_code NOT GLOB '[0-9][0-9][0-9][0-9][0-9]-[0-9][0-9][0-9][0-9]'",
+      ),
+    ).toBe(0);
     expect(count("SELECT count(*) FROM entries WHERE zip_code LIKE '%-%'")).toBeGreaterThan(0);
   });
 
   test("every fhirVersion, status, access shape and probe state occurs", () => {
     const values = (sql: string) => new Set((db.prepare(sql).values() as [string][]).map(([v]) => v));
-    expect(values("SELECT DISTINCT fhir_version FROM entries")).toEqual(new Set(["DSTU2", "STU3", "R4", "R4B", "R5", "UNKNOWN"]));
-    expect(values("SELECT DISTINCT status FROM entries")).toEqual(new Set(["listed", "verified", "unresponsive", "removed"]));
-    expect(values("SELECT DISTINCT access FROM entries")).toEqual(new Set(['["patient"]', '["provider"]', '["patient","provider"]', "[]"]));
+    expect(values("SELECT DISTINCT fhir_version FROM entries")).toEqual(
+      new Set(["DSTU2", "STU3", "R4", "R4B", "R5", "UNKNOWN"]),
+    );
+    expect(values("SELECT DISTINCT status FROM entries")).toEqual(
+      new Set(["listed", "verified", "unresponsive", "removed"]),
+    );
+    expect(values("SELECT DISTINCT access FROM entries")).toEqual(
+      new Set(['["patient"]', '["provider"]', '["patient","provider"]', "[]"]),
+    );
     expect(values("SELECT DISTINCT probe_status FROM probes")).toEqual(new Set(["success", "partial", "failed"]));
     // unchecked: entries whose URL was never probed.
-    expect(count("SELECT count(*) FROM entries e WHERE NOT EXISTS (SELECT 1 FROM probes p WHERE p.url = e.url)")).toBeGreaterThan(0);
+    expect(
+      count("SELECT count(*) FROM entries e WHERE NOT EXISTS (SELECT 1 FROM probes p WHERE p.url = e.url)"),
+    ).toBeGreaterThan(0);
     // Both kinds of partial: metadata without SMART, SMART without metadata.
-    expect(count("SELECT count(*) FROM probes WHERE probe_status = 'partial' AND metadata_body IS NOT NULL AND smart_body IS NULL")).toBeGreaterThan(0);
-    expect(count("SELECT count(*) FROM probes WHERE probe_status = 'partial' AND metadata_body IS NULL AND smart_body IS NOT NULL")).toBeGreaterThan(0);
+    expect(
+      count(
+        "SELECT count(*) FROM probes WHERE probe_status = 'partial' AND metadata_body IS NOT NULL AND smart_body IS NULL",
+      ),
+    ).toBeGreaterThan(0);
+    expect(
+      count(
+        "SELECT count(*) FROM probes WHERE probe_status = 'partial' AND metadata_body IS NULL AND smart_body IS NOT NULL",
+      ),
+    ).toBeGreaterThan(0);
     const r4 = count("SELECT count(*) FROM entries WHERE fhir_version = 'R4'");
     expect(r4).toBeGreaterThan(N * 0.6);
   });
 
   test("organization names: realistic, some accented, some missing; NPIs on some, all valid", () => {
     expect(count("SELECT count(*) FROM entries WHERE organization_name IS NULL")).toBeGreaterThan(0);
-    const names = (db.prepare("SELECT organization_name FROM entries WHERE organization_name IS NOT NULL").values() as [string][]).map(([n]) => n);
-    expect(names.filter((n) => n !== n.normalize("NFD").replace(/[\u0300-\u036f]/g, "")).length).toBeGreaterThan(N * 0.02);
+    const names = (
+      db.prepare("SELECT organization_name FROM entries WHERE organization_name IS NOT NULL").values() as [string][]
+    ).map(([n]) => n);
+    expect(names.filter((n) => n !== n.normalize("NFD").replace(/[\u0300-\u036f]/g, "")).length).toBeGreaterThan(
+      N * 0.02,
+    );
     const words = new Map<string, number>();
-    for (const name of names) for (const w of name.toLowerCase().split(/[^\p{L}\p{N}]+/u)) if (w) words.set(w, (words.get(w) ?? 0) + 1);
+    for (const name of names)
+      for (const w of name.toLowerCase().split(/[^\p{L}\p{N}]+/u)) if (w) words.set(w, (words.get(w) ?? 0) + 1);
     expect(words.size).toBeGreaterThan(500);
     expect(words.get("medicine")!).toBeGreaterThan(N * 0.03);
     const npis = (db.prepare("SELECT npi FROM entries WHERE npi IS NOT NULL").values() as [string][]).map(([n]) => n);
@@ -163,23 +222,40 @@ describe("shape of the generated dataset", () => {
   });
 
   test("tenant ids: null where the URL carries none, else part of the URL", () => {
-    expect(count("SELECT count(*) FROM entries WHERE vendor_id IN ('epic', 'meditech', 'athenahealth', 'nextgen') AND tenant_id IS NOT NULL")).toBe(0);
-    expect(count("SELECT count(*) FROM entries WHERE vendor_id IN ('oracle-health', 'eclinicalworks', 'veradigm', 'greenway', 'practice-fusion', 'medhost') AND tenant_id IS NULL")).toBe(0);
+    expect(
+      count(
+        "SELECT count(*) FROM entries WHERE vendor_id IN ('epic', 'meditech', 'athenahealth', 'nextgen') AND tenant_id IS NOT NULL",
+      ),
+    ).toBe(0);
+    expect(
+      count(
+        "SELECT count(*) FROM entries WHERE vendor_id IN ('oracle-health', 'eclinicalworks', 'veradigm', 'greenway', 'practice-fusion', 'medhost') AND tenant_id IS NULL",
+      ),
+    ).toBe(0);
     expect(count("SELECT count(*) FROM entries WHERE tenant_id IS NOT NULL AND instr(url, tenant_id) = 0")).toBe(0);
   });
 
   test("probes: valid JSON bodies whose resources match supported_resources; varied resource sets", () => {
     const rows = db
-      .prepare("SELECT url, probe_status, metadata_body, smart_body, supported_resources, smart_supported, access, fhir_version, smart_capabilities FROM probes")
+      .prepare(
+        "SELECT url, probe_status, metadata_body, smart_body, supported_resources, smart_supported, access, fhir_version, smart_capabilities FROM probes",
+      )
       .values() as [string, string, string | null, string | null, string, number, string | null, string, string][];
     expect(rows.length).toBeGreaterThan(100);
     const sets = new Set<string>();
     for (const [url, status, metadata, smart, resources, smartSupported, access, fhirVersion, caps] of rows) {
-      expect(status).toBe(metadata !== null && smart !== null ? "success" : metadata !== null || smart !== null ? "partial" : "failed");
+      expect(status).toBe(
+        metadata !== null && smart !== null ? "success" : metadata !== null || smart !== null ? "partial" : "failed",
+      );
       expect(smartSupported).toBe(smart !== null ? 1 : 0);
       const list = JSON.parse(resources) as string[];
       if (metadata !== null) {
-        const body = JSON.parse(metadata) as { resourceType: string; fhirVersion: string; implementation: { url: string }; rest: { resource: { type: string }[] }[] };
+        const body = JSON.parse(metadata) as {
+          resourceType: string;
+          fhirVersion: string;
+          implementation: { url: string };
+          rest: { resource: { type: string }[] }[];
+        };
         expect(["CapabilityStatement", "Conformance"]).toContain(body.resourceType);
         expect(body.implementation.url).toBe(url);
         expect([...new Set(body.rest[0]!.resource.map((r) => r.type))].sort()).toEqual(list);
@@ -192,9 +268,14 @@ describe("shape of the generated dataset", () => {
       if (smart !== null) {
         const config = JSON.parse(smart) as { capabilities: string[] };
         expect(JSON.stringify(config.capabilities)).toBe(caps);
-        const patient = config.capabilities.some((c) => c === "launch-standalone" || c === "context-standalone-patient" || c.startsWith("permission-patient"));
-        const provider = config.capabilities.some((c) => c === "launch-ehr" || c === "context-ehr-patient" || c === "permission-user");
-        const expected = patient && provider ? '["patient","provider"]' : patient ? '["patient"]' : provider ? '["provider"]' : null;
+        const patient = config.capabilities.some(
+          (c) => c === "launch-standalone" || c === "context-standalone-patient" || c.startsWith("permission-patient"),
+        );
+        const provider = config.capabilities.some(
+          (c) => c === "launch-ehr" || c === "context-ehr-patient" || c === "permission-user",
+        );
+        const expected =
+          patient && provider ? '["patient","provider"]' : patient ? '["patient"]' : provider ? '["provider"]' : null;
         expect(access).toBe(expected);
       } else {
         expect(access).toBeNull();
@@ -213,21 +294,52 @@ describe("shape of the generated dataset", () => {
       WHERE e.fhir_version != COALESCE(CASE WHEN p.metadata_body IS NOT NULL AND p.fhir_version != 'UNKNOWN' THEN p.fhir_version END, e.list_fhir_version)
          OR e.access != COALESCE(p.access, e.list_access)`);
     expect(mismatches).toBe(0);
-    expect(count("SELECT count(*) FROM entries e JOIN probes p ON p.url = e.url WHERE e.status = 'verified' AND p.metadata_body IS NULL")).toBe(0);
-    expect(count("SELECT count(*) FROM entries e LEFT JOIN probes p ON p.url = e.url WHERE e.status = 'unresponsive' AND (p.url IS NULL OR p.metadata_http_status IS NOT NULL)")).toBe(0);
+    expect(
+      count(
+        "SELECT count(*) FROM entries e JOIN probes p ON p.url = e.url WHERE e.status = 'verified' AND p.metadata_body IS NULL",
+      ),
+    ).toBe(0);
+    expect(
+      count(
+        "SELECT count(*) FROM entries e LEFT JOIN probes p ON p.url = e.url WHERE e.status = 'unresponsive' AND (p.url IS NULL OR p.metadata_http_status IS NOT NULL)",
+      ),
+    ).toBe(0);
   });
 
   test("lists and sources are consistent; removed entries are absent from every list", () => {
-    expect(count("SELECT count(*) FROM entries e WHERE NOT EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_row_id = e.row_id)")).toBe(0);
-    expect(count("SELECT count(*) FROM entries e WHERE (e.status = 'removed') != NOT EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_row_id = e.row_id AND s.present)")).toBe(0);
-    expect(count("SELECT count(*) FROM vendor_lists l WHERE l.last_entry_count != (SELECT count(*) FROM entry_sources s WHERE s.list_id = l.id AND s.present)")).toBe(0);
-    expect(count("SELECT count(*) FROM entries WHERE list_access = '[\"patient\",\"provider\"]'")).toBeGreaterThan(0);
+    expect(
+      count(
+        "SELECT count(*) FROM entries e WHERE NOT EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_row_id = e.row_id)",
+      ),
+    ).toBe(0);
+    expect(
+      count(
+        "SELECT count(*) FROM entries e WHERE (e.status = 'removed') != NOT EXISTS (SELECT 1 FROM entry_sources s WHERE s.entry_row_id = e.row_id AND s.present)",
+      ),
+    ).toBe(0);
+    expect(
+      count(
+        "SELECT count(*) FROM vendor_lists l WHERE l.last_entry_count != (SELECT count(*) FROM entry_sources s WHERE s.list_id = l.id AND s.present)",
+      ),
+    ).toBe(0);
+    expect(count('SELECT count(*) FROM entries WHERE list_access = \'["patient","provider"]\'')).toBeGreaterThan(0);
     expect(db.prepare("PRAGMA foreign_key_check").all()).toEqual([]);
   });
 
   test("the dataset is marked changed, and the schema's indexes exist", () => {
-    expect(count("SELECT CAST(value AS INTEGER) FROM dataset_meta WHERE key = 'dataset_version'")).toBeGreaterThanOrEqual(1);
-    const indexes = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").values() as [string][]).map(([n]) => n);
-    for (const name of ["entries_id_unique", "entries_sort_key", "entries_url", "entries_vendor", "entry_sources_entry"]) expect(indexes).toContain(name);
+    expect(
+      count("SELECT CAST(value AS INTEGER) FROM dataset_meta WHERE key = 'dataset_version'"),
+    ).toBeGreaterThanOrEqual(1);
+    const indexes = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").values() as [string][]).map(
+      ([n]) => n,
+    );
+    for (const name of [
+      "entries_id_unique",
+      "entries_sort_key",
+      "entries_url",
+      "entries_vendor",
+      "entry_sources_entry",
+    ])
+      expect(indexes).toContain(name);
   });
 });

@@ -3,8 +3,9 @@
  * database opens and passes integrity_check, the API serves the last complete data (never half
  * a list, never half a probe result), and running the same command again finishes the work.
  */
-import { afterAll, describe, expect, test } from "bun:test";
+
 import { Database } from "bun:sqlite";
+import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,11 +27,20 @@ function tempDir(): string {
 }
 
 function spawnCli(script: string, args: string[], env: Record<string, string>) {
-  return Bun.spawn([process.execPath, join(ROOT, script), ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe" });
+  return Bun.spawn([process.execPath, join(ROOT, script), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
 }
 
 async function finish(proc: ReturnType<typeof spawnCli>) {
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, output: stdout + stderr };
 }
 
@@ -62,7 +72,13 @@ async function api(path: string) {
     const response = await app.handle(new Request(`http://localhost${target}`));
     return { status: response.status, body: (await response.json()) as any };
   };
-  return { get, close: () => (app.decorator.directory.close(), db.sqlite.close()) };
+  return {
+    get,
+    close: () => {
+      app.decorator.directory.close();
+      db.sqlite.close();
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -88,7 +104,8 @@ describe("kill -9 during an ingest", () => {
     const dir = tempDir();
     const dbPath = join(dir, "directory.sqlite");
     const env = { DATABASE_PATH: dbPath };
-    const ingest = (file: string) => spawnCli("src/ingest/cli.ts", ["--vendor", "meditech", "--file", file, "--list", "meditech-endpoints"], env);
+    const ingest = (file: string) =>
+      spawnCli("src/ingest/cli.ts", ["--vendor", "meditech", "--file", file, "--list", "meditech-endpoints"], env);
     const alpha = writeList(dir, "alpha.json", "Alpha");
     const bravo = writeList(dir, "bravo.json", "Bravo");
 
@@ -125,7 +142,9 @@ describe("kill -9 during an ingest", () => {
       expect((await before.get("/api/v1/endpoints?vendor=meditech&query=alpha&limit=1")).body.meta.total).toBe(ENTRIES);
       expect((await before.get("/api/v1/endpoints?vendor=meditech&query=bravo&limit=1")).body.meta.total).toBe(0);
       const page = await before.get("/api/v1/endpoints?vendor=meditech&page=7&limit=100");
-      expect(page.body.data.every((e: { organizationName: string }) => e.organizationName.startsWith("Alpha "))).toBe(true);
+      expect(page.body.data.every((e: { organizationName: string }) => e.organizationName.startsWith("Alpha "))).toBe(
+        true,
+      );
     } finally {
       before.close();
     }
@@ -146,8 +165,17 @@ describe("kill -9 during an ingest", () => {
 
 // ---------------------------------------------------------------------------------------------
 
-const CAPABILITY = JSON.stringify({ resourceType: "CapabilityStatement", fhirVersion: "4.0.1", software: { name: "Local" }, rest: [{ mode: "server", resource: [{ type: "Patient" }, { type: "Observation" }] }] });
-const SMART = JSON.stringify({ authorization_endpoint: "https://auth.example/authorize", token_endpoint: "https://auth.example/token", capabilities: ["launch-standalone"] });
+const CAPABILITY = JSON.stringify({
+  resourceType: "CapabilityStatement",
+  fhirVersion: "4.0.1",
+  software: { name: "Local" },
+  rest: [{ mode: "server", resource: [{ type: "Patient" }, { type: "Observation" }] }],
+});
+const SMART = JSON.stringify({
+  authorization_endpoint: "https://auth.example/authorize",
+  token_endpoint: "https://auth.example/token",
+  capabilities: ["launch-standalone"],
+});
 
 describe("kill -9 during a probe run", () => {
   // Eight local FHIR servers (the prober allows 2 requests per host), each answering after a short
@@ -159,13 +187,17 @@ describe("kill -9 during a probe run", () => {
       async fetch(request) {
         await Bun.sleep(25);
         const path = new URL(request.url).pathname;
-        if (path.endsWith("/metadata")) return new Response(CAPABILITY, { headers: { "content-type": "application/fhir+json" } });
-        if (path.endsWith("/.well-known/smart-configuration")) return new Response(SMART, { headers: { "content-type": "application/json" } });
+        if (path.endsWith("/metadata"))
+          return new Response(CAPABILITY, { headers: { "content-type": "application/fhir+json" } });
+        if (path.endsWith("/.well-known/smart-configuration"))
+          return new Response(SMART, { headers: { "content-type": "application/json" } });
         return new Response("not found", { status: 404 });
       },
     }),
   );
-  afterAll(() => servers.forEach((s) => s.stop(true)));
+  afterAll(() => {
+    for (const s of servers) s.stop(true);
+  });
 
   test("mid-run: every stored result is whole, the API serves them, the next run probes only the rest", async () => {
     const URLS = 400;
@@ -206,7 +238,12 @@ describe("kill -9 during a probe run", () => {
     expect(probed).toBeGreaterThanOrEqual(60);
     expect(probed).toBeLessThan(URLS); // killed before the end
     // No half-written result: every stored probe has both documents and the derived fields.
-    expect(scalar(dbPath, "SELECT COUNT(*) FROM probes WHERE probe_status != 'success' OR metadata_body IS NULL OR smart_body IS NULL OR smart_supported != 1")).toBe(0);
+    expect(
+      scalar(
+        dbPath,
+        "SELECT COUNT(*) FROM probes WHERE probe_status != 'success' OR metadata_body IS NULL OR smart_body IS NULL OR smart_supported != 1",
+      ),
+    ).toBe(0);
 
     const view = await api(dbPath);
     try {

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { brotliDecompressSync } from "node:zlib";
 import { fixtureApp, fixtureDb } from "../support/fixture";
-import { startServer, type ServerProcess } from "../support/server-process";
+import { type ServerProcess, startServer } from "../support/server-process";
 
 const SEED = Number(process.env.HARDENING_SEED ?? 20261126);
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -51,21 +51,157 @@ function generator(name: string) {
 }
 type Gen = ReturnType<typeof generator>;
 
-const LIST_KEYS = ["query", "vendor", "state", "fhirVersion", "access", "hasResource", "smartSupported", "page", "limit"];
-const JUNK_KEYS = ["__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "page[]", "limit[0]", "a.b", "", " ", "Query", "LIMIT", "q\u0000", "ключ", "🔑", "x".repeat(10_240), "%zz", "%", "%E0%A4%A", "%00", "%C0%AF"];
+const LIST_KEYS = [
+  "query",
+  "vendor",
+  "state",
+  "fhirVersion",
+  "access",
+  "hasResource",
+  "smartSupported",
+  "page",
+  "limit",
+];
+const JUNK_KEYS = [
+  "__proto__",
+  "constructor",
+  "prototype",
+  "toString",
+  "hasOwnProperty",
+  "page[]",
+  "limit[0]",
+  "a.b",
+  "",
+  " ",
+  "Query",
+  "LIMIT",
+  "q\u0000",
+  "ключ",
+  "🔑",
+  "x".repeat(10_240),
+  "%zz",
+  "%",
+  "%E0%A4%A",
+  "%00",
+  "%C0%AF",
+];
 const TEN_KB = "A".repeat(10_240);
 /** Names every plain object answers to: lookups keyed by user input must not find them. */
-const PROTO_NAMES = ["__proto__", "constructor", "toString", "hasOwnProperty", "valueOf", "__defineGetter__", "isPrototypeOf"];
+const PROTO_NAMES = [
+  "__proto__",
+  "constructor",
+  "toString",
+  "hasOwnProperty",
+  "valueOf",
+  "__defineGetter__",
+  "isPrototypeOf",
+];
 
 function value(g: Gen): string {
   return g.pick([
-    "", " ", "1", "0", "-1", "1000", "1001", "100", "101", "25", "1e3", "1.0", "1.5", "0x10", "+5", " 5", "5 ", "01", "99999999999999999999", "NaN", "Infinity", "-0", "null", "undefined", "true", "false", "TRUE",
-    "R4", "r4", "DSTU2", "R4B", "R5", "UNKNOWN", "patient", "provider", "PATIENT", "CA", "ca", "ZZ", "C", "CAL", "epic", "EPIC", "oracle-health",
-    "Patient", "Patient,Observation", "Patient,,Observation", ",", "Patient ,  Condition", "patient", "A", "Patient,".repeat(30), "Pat1ent",
-    "mass gen", "Clínica Señor", "CLÍNICA", "O'Brien", "%", "_", "*", '"', "(", ":", "' OR 1=1 --", "'; DROP TABLE entries; --", "\" OR \"\"=\"", "1; SELECT 1", "$where", "{\"$gt\":\"\"}", "[]", "{}",
-    "\u0000", "a\u0000b", "\u202e\u0645\u0631\u062d\u0628\u0627", "e\u0301", "😀".repeat(50), "\ud800", "\udfff", "\uffff", "\u200b", "\t\n\r", "<script>alert(1)</script>", "../../etc/passwd", "%2e%2e%2f",
-    TEN_KB, "é".repeat(5_000), "%zz", "%", "%4", "%%", "%E0%A4%A", "%ED%A0%80", "%FF", "%C0%80", "%00", "%0A", "%2526", "+", "++", "%20%20",
-    ...PROTO_NAMES, "Constructor", "Patient,Constructor",
+    "",
+    " ",
+    "1",
+    "0",
+    "-1",
+    "1000",
+    "1001",
+    "100",
+    "101",
+    "25",
+    "1e3",
+    "1.0",
+    "1.5",
+    "0x10",
+    "+5",
+    " 5",
+    "5 ",
+    "01",
+    "99999999999999999999",
+    "NaN",
+    "Infinity",
+    "-0",
+    "null",
+    "undefined",
+    "true",
+    "false",
+    "TRUE",
+    "R4",
+    "r4",
+    "DSTU2",
+    "R4B",
+    "R5",
+    "UNKNOWN",
+    "patient",
+    "provider",
+    "PATIENT",
+    "CA",
+    "ca",
+    "ZZ",
+    "C",
+    "CAL",
+    "epic",
+    "EPIC",
+    "oracle-health",
+    "Patient",
+    "Patient,Observation",
+    "Patient,,Observation",
+    ",",
+    "Patient ,  Condition",
+    "patient",
+    "A",
+    "Patient,".repeat(30),
+    "Pat1ent",
+    "mass gen",
+    "Clínica Señor",
+    "CLÍNICA",
+    "O'Brien",
+    "%",
+    "_",
+    "*",
+    '"',
+    "(",
+    ":",
+    "' OR 1=1 --",
+    "'; DROP TABLE entries; --",
+    '" OR ""="',
+    "1; SELECT 1",
+    "$where",
+    '{"$gt":""}',
+    "[]",
+    "{}",
+    "\u0000",
+    "a\u0000b",
+    "\u202e\u0645\u0631\u062d\u0628\u0627",
+    "e\u0301",
+    "😀".repeat(50),
+    "\ud800",
+    "\udfff",
+    "\uffff",
+    "\u200b",
+    "\t\n\r",
+    "<script>alert(1)</script>",
+    "../../etc/passwd",
+    "%2e%2e%2f",
+    TEN_KB,
+    "é".repeat(5_000),
+    "%zz",
+    "%",
+    "%4",
+    "%%",
+    "%E0%A4%A",
+    "%ED%A0%80",
+    "%FF",
+    "%C0%80",
+    "%00",
+    "%0A",
+    "%2526",
+    "+",
+    "++",
+    "%20%20",
+    ...PROTO_NAMES,
+    "Constructor",
+    "Patient,Constructor",
   ]);
 }
 
@@ -134,9 +270,35 @@ function randomPath(g: Gen, realIds: readonly string[]): { path: string; keys: r
     case 9:
       return { path: "/api/v1/stats", keys: LIST_KEYS };
     case 10:
-      return { path: g.pick(["/docs", "/docs/json", "/metrics", "/docs/assets/swagger-ui.css", "/docs/assets/..%2F..%2Fpackage.json", "/docs/assets/nope.js", `/docs/assets/${g.pick(PROTO_NAMES)}`]), keys: ["x"] };
+      return {
+        path: g.pick([
+          "/docs",
+          "/docs/json",
+          "/metrics",
+          "/docs/assets/swagger-ui.css",
+          "/docs/assets/..%2F..%2Fpackage.json",
+          "/docs/assets/nope.js",
+          `/docs/assets/${g.pick(PROTO_NAMES)}`,
+        ]),
+        keys: ["x"],
+      };
     case 11:
-      return { path: g.pick(["/api/v1/endpoints/", "/api/v1//endpoints", "/API/V1/ENDPOINTS", "/api/v1/endpoints/%2F", "/api/v2/endpoints", "/api/v1", "/api", "/", "//", "/.env", "/api/v1/endpoints/x/capabilities/extra"]), keys: LIST_KEYS };
+      return {
+        path: g.pick([
+          "/api/v1/endpoints/",
+          "/api/v1//endpoints",
+          "/API/V1/ENDPOINTS",
+          "/api/v1/endpoints/%2F",
+          "/api/v2/endpoints",
+          "/api/v1",
+          "/api",
+          "/",
+          "//",
+          "/.env",
+          "/api/v1/endpoints/x/capabilities/extra",
+        ]),
+        keys: LIST_KEYS,
+      };
     case 12:
       return { path: `/api/v1/${encode(value(g))}`, keys: LIST_KEYS };
     case 13:
@@ -146,19 +308,55 @@ function randomPath(g: Gen, realIds: readonly string[]): { path: string; keys: r
   }
 }
 
-const METHODS = ["GET", "GET", "GET", "GET", "GET", "GET", "HEAD", "OPTIONS", "POST", "PUT", "DELETE", "PATCH", "PROPFIND", "REPORT"];
+const METHODS = [
+  "GET",
+  "GET",
+  "GET",
+  "GET",
+  "GET",
+  "GET",
+  "HEAD",
+  "OPTIONS",
+  "POST",
+  "PUT",
+  "DELETE",
+  "PATCH",
+  "PROPFIND",
+  "REPORT",
+];
 
 function randomHeaders(g: Gen): Record<string, string> {
   const headers: Record<string, string> = {};
   const pool: [string, () => string][] = [
     ["if-none-match", () => "*"],
-    ["if-none-match", () => g.pick(["*", 'W/"1-abc"', '"x"', "W/", ",,,", TEN_KB, 'W/"1-' + "a".repeat(500) + '"'])],
-    ["accept-encoding", () => g.pick(["gzip", "br", "br;q=0, gzip", "*;q=0", "identity", "gzip;q=abc", "x".repeat(5_000), ",", "deflate"])],
-    ["x-request-id", () => g.pick(["abc-123", "", "has space", "<script>", "a".repeat(129), "a".repeat(128), TEN_KB, "ü"])],
-    ["authorization", () => g.pick(["Bearer", "Bearer ", "Bearer edk_nope", "Basic dXNlcjpwYXNz", "bearer " + TEN_KB, "Token x", "\u00ff"])],
+    ["if-none-match", () => g.pick(["*", 'W/"1-abc"', '"x"', "W/", ",,,", TEN_KB, `W/"1-${"a".repeat(500)}"`])],
+    [
+      "accept-encoding",
+      () =>
+        g.pick(["gzip", "br", "br;q=0, gzip", "*;q=0", "identity", "gzip;q=abc", "x".repeat(5_000), ",", "deflate"]),
+    ],
+    [
+      "x-request-id",
+      () => g.pick(["abc-123", "", "has space", "<script>", "a".repeat(129), "a".repeat(128), TEN_KB, "ü"]),
+    ],
+    [
+      "authorization",
+      () =>
+        g.pick(["Bearer", "Bearer ", "Bearer edk_nope", "Basic dXNlcjpwYXNz", `bearer ${TEN_KB}`, "Token x", "\u00ff"]),
+    ],
     ["x-api-key", () => g.pick(["", " ", "edk_nope", TEN_KB, "' OR 1=1 --"])],
     ["accept", () => g.pick(["text/html", "application/xml", "*/*", "application/fhir+json", "", TEN_KB])],
-    ["content-type", () => g.pick(["application/json", "text/plain", "multipart/form-data; boundary=x", "application/x-www-form-urlencoded", "\u00e9"])],
+    [
+      "content-type",
+      () =>
+        g.pick([
+          "application/json",
+          "text/plain",
+          "multipart/form-data; boundary=x",
+          "application/x-www-form-urlencoded",
+          "\u00e9",
+        ]),
+    ],
     ["x-forwarded-for", () => g.pick(["1.2.3.4", "garbage", ", , ,", "::1", TEN_KB])],
     ["fly-client-ip", () => g.pick(["1.2.3.4", "", "999.999.999.999"])],
     ["range", () => g.pick(["bytes=0-10", "bytes=-1", "lines=1-2"])],
@@ -169,7 +367,9 @@ function randomHeaders(g: Gen): Record<string, string> {
   for (let i = g.int(4); i > 0; i--) {
     const [name, make] = g.pick(pool);
     // Header values are bytes; characters above U+00FF cannot be sent.
-    headers[name] = make().replace(/[^\u0000-\u00ff]/g, "?").replace(/[\u0000\r\n]/g, "");
+    headers[name] = make()
+      .replace(/[^\u0000-\u00ff]/g, "?")
+      .replace(/[\u0000\r\n]/g, "");
   }
   return headers;
 }
@@ -184,7 +384,8 @@ interface Seen {
   body: string;
 }
 
-const header = (h: Headers | Map<string, string>, name: string) => (h instanceof Headers ? h.get(name) : (h.get(name) ?? null));
+const header = (h: Headers | Map<string, string>, name: string) =>
+  h instanceof Headers ? h.get(name) : (h.get(name) ?? null);
 
 /** Answers outside the envelope the contract allows: the docs page, its assets, metrics text. */
 function nonJsonAllowed(path: string, status: number): boolean {
@@ -199,7 +400,8 @@ function problems(method: string, path: string, seen: Seen, onTheWire = false): 
   const { status, headers, body } = seen;
   if (status >= 500) out.push(`status ${status}`);
   const requestId = header(headers, "x-request-id");
-  if (requestId === null || !REQUEST_ID.test(requestId)) out.push(`X-Request-Id ${JSON.stringify(requestId?.slice(0, 40))}`);
+  if (requestId === null || !REQUEST_ID.test(requestId))
+    out.push(`X-Request-Id ${JSON.stringify(requestId?.slice(0, 40))}`);
   if (header(headers, "x-content-type-options") !== "nosniff") out.push("no X-Content-Type-Options: nosniff");
   if (header(headers, "x-powered-by") !== null) out.push(`X-Powered-By: ${header(headers, "x-powered-by")}`);
   const server = header(headers, "server");
@@ -214,7 +416,8 @@ function problems(method: string, path: string, seen: Seen, onTheWire = false): 
   if (nonJsonAllowed(path, status)) return out;
   if (path === "/docs/json" && status === 200) {
     // The OpenAPI document: JSON (the plugin writes the type without the space), not an envelope.
-    if (!/^application\/json; ?charset=utf-8$/.test(header(headers, "content-type") ?? "")) out.push(`Content-Type ${header(headers, "content-type")}`);
+    if (!/^application\/json; ?charset=utf-8$/.test(header(headers, "content-type") ?? ""))
+      out.push(`Content-Type ${header(headers, "content-type")}`);
     return out;
   }
   const type = header(headers, "content-type");
@@ -229,8 +432,14 @@ function problems(method: string, path: string, seen: Seen, onTheWire = false): 
   if (status < 400) {
     if (envelope.success !== true || !("data" in envelope)) out.push(`${status} without a success envelope`);
   } else {
-    if (envelope.success !== false || typeof envelope.error?.code !== "string" || typeof envelope.error?.message !== "string") out.push(`${status} without an error envelope`);
-    else if (EXPECTED_CODES[status] && !EXPECTED_CODES[status]!.includes(envelope.error.code as string)) out.push(`${status} with code ${envelope.error.code}`);
+    if (
+      envelope.success !== false ||
+      typeof envelope.error?.code !== "string" ||
+      typeof envelope.error?.message !== "string"
+    )
+      out.push(`${status} without an error envelope`);
+    else if (EXPECTED_CODES[status] && !EXPECTED_CODES[status]!.includes(envelope.error.code as string))
+      out.push(`${status} with code ${envelope.error.code}`);
     if (status === 405 && !header(headers, "allow")) out.push("405 without Allow");
     if (status === 429 && !header(headers, "retry-after")) out.push("429 without Retry-After");
   }
@@ -241,11 +450,19 @@ const shorten = (text: string) => (text.length > 160 ? `${text.slice(0, 160)}…
 
 function report(failures: string[]) {
   if (failures.length > 0) {
-    throw new Error(`HARDENING_SEED=${SEED}: ${failures.length} bad responses; replay with HARDENING_SEED=${SEED}\n${failures.slice(0, 15).join("\n")}`);
+    throw new Error(
+      `HARDENING_SEED=${SEED}: ${failures.length} bad responses; replay with HARDENING_SEED=${SEED}\n${failures.slice(0, 15).join("\n")}`,
+    );
   }
 }
 
-async function viaApp(app: { handle(r: Request): Promise<Response> }, method: string, target: string, headers: Record<string, string>, body?: string): Promise<Seen> {
+async function viaApp(
+  app: { handle(r: Request): Promise<Response> },
+  method: string,
+  target: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Seen> {
   const init: RequestInit = { method, headers };
   if (body !== undefined && method !== "GET" && method !== "HEAD") init.body = body;
   const response = await app.handle(new Request(`http://localhost${target}`, init));
@@ -255,7 +472,11 @@ async function viaApp(app: { handle(r: Request): Promise<Response> }, method: st
     if (bytes.length > 0 && encoding === "gzip") bytes = Bun.gunzipSync(bytes) as Uint8Array<ArrayBuffer>;
     else if (bytes.length > 0 && encoding === "br") bytes = new Uint8Array(brotliDecompressSync(bytes));
   } catch (error) {
-    return { status: response.status, headers: response.headers, body: `<${bytes.length} bytes that are not valid ${encoding}: ${error}>` };
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: `<${bytes.length} bytes that are not valid ${encoding}: ${error}>`,
+    };
   }
   return { status: response.status, headers: response.headers, body: new TextDecoder().decode(bytes) };
 }
@@ -292,17 +513,28 @@ describe(`hostile input through app.handle (HARDENING_SEED=${SEED})`, () => {
       }
       statuses.set(seen.status, (statuses.get(seen.status) ?? 0) + 1);
       const found = problems(method.toUpperCase(), new URL(`http://localhost${target}`).pathname, seen);
-      if (found.length > 0) failures.push(`#${i} ${method} ${shorten(target)} ${JSON.stringify(headers).slice(0, 120)} → ${seen.status}: ${found.join("; ")}`);
+      if (found.length > 0)
+        failures.push(
+          `#${i} ${method} ${shorten(target)} ${JSON.stringify(headers).slice(0, 120)} → ${seen.status}: ${found.join("; ")}`,
+        );
     }
     report(failures);
     // The generator reaches every kind of answer, or the test proves little.
     const missing = [200, 204, 304, 400, 401, 404, 405, 429].filter((status) => !statuses.has(status));
-    if (missing.length > 0) throw new Error(`HARDENING_SEED=${SEED}: no ${missing.join(", ")} among ${JSON.stringify([...statuses])}`);
+    if (missing.length > 0)
+      throw new Error(`HARDENING_SEED=${SEED}: no ${missing.join(", ")} among ${JSON.stringify([...statuses])}`);
   });
 
   test("the forms the issue names, on every route", async () => {
     const failures: string[] = [];
-    const routes = ["/api/v1/endpoints", `/api/v1/endpoints/${realIds[0]}`, `/api/v1/endpoints/${realIds[0]}/capabilities`, "/api/v1/vendors", "/api/v1/stats", "/health"];
+    const routes = [
+      "/api/v1/endpoints",
+      `/api/v1/endpoints/${realIds[0]}`,
+      `/api/v1/endpoints/${realIds[0]}/capabilities`,
+      "/api/v1/vendors",
+      "/api/v1/stats",
+      "/health",
+    ];
     const queries: [string, number | null][] = [
       ["limit=1&limit=2", 400],
       ["query=a&query=b", 400],
@@ -338,7 +570,8 @@ describe(`hostile input through app.handle (HARDENING_SEED=${SEED})`, () => {
         // Parameterless operations answer any parameter with 400; /health ignores them.
         const expected = route === "/health" ? 200 : route === "/api/v1/endpoints" ? listStatus : 400;
         if (expected !== null && seen.status !== expected) found.push(`expected ${expected}`);
-        if (found.length > 0) failures.push(`GET ${shorten(target)} → ${seen.status}: ${found.join("; ")} ${seen.body.slice(0, 120)}`);
+        if (found.length > 0)
+          failures.push(`GET ${shorten(target)} → ${seen.status}: ${found.join("; ")} ${seen.body.slice(0, 120)}`);
       }
     }
     report(failures);
@@ -349,7 +582,13 @@ describe(`hostile input through app.handle (HARDENING_SEED=${SEED})`, () => {
   test("Object.prototype names as path segments: 404 in the envelope (an asset lookup once found them)", async () => {
     const failures: string[] = [];
     for (const name of PROTO_NAMES) {
-      for (const path of [`/docs/assets/${name}`, `/api/v1/endpoints/${name}`, `/api/v1/endpoints/${name}/capabilities`, `/${name}`, `/api/v1/${name}`]) {
+      for (const path of [
+        `/docs/assets/${name}`,
+        `/api/v1/endpoints/${name}`,
+        `/api/v1/endpoints/${name}/capabilities`,
+        `/${name}`,
+        `/api/v1/${name}`,
+      ]) {
         let seen: Seen;
         try {
           seen = await viaApp(app, "GET", path, {});
@@ -367,13 +606,44 @@ describe(`hostile input through app.handle (HARDENING_SEED=${SEED})`, () => {
 
   test("every method on every route: 405 with Allow, or 404, or the answer of GET; never 5xx", async () => {
     const failures: string[] = [];
-    const routes = ["/api/v1/endpoints", `/api/v1/endpoints/${realIds[0]}`, `/api/v1/endpoints/${realIds[0]}/capabilities`, "/api/v1/vendors", "/api/v1/stats", "/health", "/docs", "/docs/json", "/metrics", "/nope"];
+    const routes = [
+      "/api/v1/endpoints",
+      `/api/v1/endpoints/${realIds[0]}`,
+      `/api/v1/endpoints/${realIds[0]}/capabilities`,
+      "/api/v1/vendors",
+      "/api/v1/stats",
+      "/health",
+      "/docs",
+      "/docs/json",
+      "/metrics",
+      "/nope",
+    ];
     for (const route of routes) {
       // Methods Bun's HTTP parser accepts (an unknown token never reaches the app; see the raw tests).
-      for (const method of ["GET", "HEAD", "OPTIONS", "POST", "PUT", "DELETE", "PATCH", "PROPFIND", "MKCOL", "LOCK", "QUERY", "PURGE"]) {
-        const seen = await viaApp(app, method, route, { "content-type": "application/json" }, method === "GET" || method === "HEAD" ? undefined : '{"a":1}');
+      for (const method of [
+        "GET",
+        "HEAD",
+        "OPTIONS",
+        "POST",
+        "PUT",
+        "DELETE",
+        "PATCH",
+        "PROPFIND",
+        "MKCOL",
+        "LOCK",
+        "QUERY",
+        "PURGE",
+      ]) {
+        const seen = await viaApp(
+          app,
+          method,
+          route,
+          { "content-type": "application/json" },
+          method === "GET" || method === "HEAD" ? undefined : '{"a":1}',
+        );
         const found = problems(method, route, seen);
-        if (!["GET", "HEAD", "OPTIONS"].includes(method) && route !== "/nope" && seen.status !== 405) found.push("expected 405");
+        if (!["GET", "HEAD", "OPTIONS"].includes(method) && route !== "/nope" && seen.status !== 405)
+          found.push("expected 405");
         if (found.length > 0) failures.push(`${method} ${route} → ${seen.status}: ${found.join("; ")}`);
       }
     }
@@ -481,9 +751,36 @@ describe(`hostile input over raw TCP to a real server (HARDENING_SEED=${SEED})`,
       ["%zz as a key", request("GET /api/v1/endpoints?%zz=1 HTTP/1.1"), 400],
       ["invalid UTF-8 percent-encoded", request("GET /api/v1/endpoints?query=%C0%AF HTTP/1.1"), 400],
       ["repeated limit", request("GET /api/v1/endpoints?limit=1&limit=2 HTTP/1.1"), 400],
-      ["raw UTF-8 bytes", new Uint8Array([...Buffer.from("GET /api/v1/endpoints?query="), ...Buffer.from("Clínica 😀".replace(" ", "+")), ...Buffer.from(" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")]) as unknown as string, 200],
-      ["raw invalid UTF-8 bytes", new Uint8Array([...Buffer.from("GET /api/v1/endpoints?query=a"), 0xff, 0xfe, 0xc0, ...Buffer.from(" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")]) as unknown as string, null],
-      ["raw invalid UTF-8 in the id", new Uint8Array([...Buffer.from("GET /api/v1/endpoints/"), 0xff, 0xc3, ...Buffer.from(" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")]) as unknown as string, 404],
+      [
+        "raw UTF-8 bytes",
+        new Uint8Array([
+          ...Buffer.from("GET /api/v1/endpoints?query="),
+          ...Buffer.from("Clínica 😀".replace(" ", "+")),
+          ...Buffer.from(" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+        ]) as unknown as string,
+        200,
+      ],
+      [
+        "raw invalid UTF-8 bytes",
+        new Uint8Array([
+          ...Buffer.from("GET /api/v1/endpoints?query=a"),
+          0xff,
+          0xfe,
+          0xc0,
+          ...Buffer.from(" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+        ]) as unknown as string,
+        null,
+      ],
+      [
+        "raw invalid UTF-8 in the id",
+        new Uint8Array([
+          ...Buffer.from("GET /api/v1/endpoints/"),
+          0xff,
+          0xc3,
+          ...Buffer.from(" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+        ]) as unknown as string,
+        404,
+      ],
       ["unencoded quote and brackets", request(`GET /api/v1/endpoints?query="<x>"{} HTTP/1.1`), 200],
       ["absolute-form target", request("GET http://evil.example/api/v1/stats HTTP/1.1"), 200],
       ["dot segments", request("GET /api/v1/../../../etc/passwd HTTP/1.1"), 404],
@@ -492,18 +789,46 @@ describe(`hostile input over raw TCP to a real server (HARDENING_SEED=${SEED})`,
       ["backslashes (the URL parser reads them as slashes)", request("GET /api\\v1\\stats HTTP/1.1"), null],
       ["TRACE", request("TRACE /api/v1/stats HTTP/1.1"), 405],
       ["PROPFIND", request("PROPFIND /api/v1/stats HTTP/1.1"), 405],
-      ["POST with a JSON body", request("POST /api/v1/endpoints HTTP/1.1", ["Content-Type: application/json", "Content-Length: 7"], '{"a":1}'), 405],
-      ["GET with a body", request("GET /api/v1/endpoints HTTP/1.1", ["Content-Type: application/json", "Content-Length: 7"], '{"a":1}'), 200],
-      ["GET with a chunked body", request("GET /api/v1/endpoints HTTP/1.1", ["Transfer-Encoding: chunked"], "3\r\nabc\r\n0\r\n\r\n"), 200],
+      [
+        "POST with a JSON body",
+        request("POST /api/v1/endpoints HTTP/1.1", ["Content-Type: application/json", "Content-Length: 7"], '{"a":1}'),
+        405,
+      ],
+      [
+        "GET with a body",
+        request("GET /api/v1/endpoints HTTP/1.1", ["Content-Type: application/json", "Content-Length: 7"], '{"a":1}'),
+        200,
+      ],
+      [
+        "GET with a chunked body",
+        request("GET /api/v1/endpoints HTTP/1.1", ["Transfer-Encoding: chunked"], "3\r\nabc\r\n0\r\n\r\n"),
+        200,
+      ],
       ["HTTP/1.0 without Host", "GET /api/v1/stats HTTP/1.0\r\n\r\n", 200],
       ["HEAD", request(`HEAD /api/v1/endpoints/${id} HTTP/1.1`), 200],
       ["duplicate X-API-Key headers", request("GET /api/v1/stats HTTP/1.1", ["X-API-Key: a", "X-API-Key: b"]), 401],
-      ["duplicate Authorization", request("GET /api/v1/stats HTTP/1.1", ["Authorization: Bearer a", "Authorization: Bearer b"]), 401],
-      ["odd Host", request("GET /api/v1/stats HTTP/1.1", ["Host: [::1]:99999"]).replace("Host: 127.0.0.1\r\n", ""), 200],
+      [
+        "duplicate Authorization",
+        request("GET /api/v1/stats HTTP/1.1", ["Authorization: Bearer a", "Authorization: Bearer b"]),
+        401,
+      ],
+      [
+        "odd Host",
+        request("GET /api/v1/stats HTTP/1.1", ["Host: [::1]:99999"]).replace("Host: 127.0.0.1\r\n", ""),
+        200,
+      ],
       ["If-None-Match junk", request("GET /api/v1/stats HTTP/1.1", [`If-None-Match: ${'W/"'.repeat(1000)}`]), 200],
-      ["Accept-Encoding junk", request("GET /api/v1/endpoints HTTP/1.1", ["Accept-Encoding: br;q=0.5;q=x, , gzip;;;"]), 200],
+      [
+        "Accept-Encoding junk",
+        request("GET /api/v1/endpoints HTTP/1.1", ["Accept-Encoding: br;q=0.5;q=x, , gzip;;;"]),
+        200,
+      ],
       ["obs-text in a header", request("GET /api/v1/stats HTTP/1.1", ["X-A: caf\u00e9"]), 200],
-      ...PROTO_NAMES.map((name): [string, string, number] => [`asset named ${name}`, request(`GET /docs/assets/${name} HTTP/1.1`), 404]),
+      ...PROTO_NAMES.map((name): [string, string, number] => [
+        `asset named ${name}`,
+        request(`GET /docs/assets/${name} HTTP/1.1`),
+        404,
+      ]),
     ];
     const failures: string[] = [];
     for (const [name, bytes, expected] of cases) {
@@ -515,7 +840,8 @@ describe(`hostile input over raw TCP to a real server (HARDENING_SEED=${SEED})`,
       const method = (typeof bytes === "string" ? bytes : Buffer.from(bytes).toString("latin1")).split(" ")[0]!;
       const found = problems(method, name.includes("id") ? "/api/v1/endpoints/x" : "/api/v1", answer as Seen, true);
       if (expected !== null && answer.status !== expected) found.push(`expected ${expected}`);
-      if (found.length > 0) failures.push(`${name} → ${answer.status}: ${found.join("; ")} ${answer.body.slice(0, 120)}`);
+      if (found.length > 0)
+        failures.push(`${name} → ${answer.status}: ${found.join("; ")} ${answer.body.slice(0, 120)}`);
     }
     report(failures);
   });
@@ -531,7 +857,13 @@ describe(`hostile input over raw TCP to a real server (HARDENING_SEED=${SEED})`,
       ["20 KB path", request(`GET /api/v1/endpoints/${"a".repeat(20_000)} HTTP/1.1`)],
       ["100 KB query", request(`GET /api/v1/endpoints?query=${"a".repeat(100_000)} HTTP/1.1`)],
       ["100 KB header", request("GET /api/v1/stats HTTP/1.1", [`X-A: ${"b".repeat(100_000)}`])],
-      ["1,000 headers", request("GET /api/v1/stats HTTP/1.1", Array.from({ length: 1000 }, (_, i) => `X-H${i}: v`))],
+      [
+        "1,000 headers",
+        request(
+          "GET /api/v1/stats HTTP/1.1",
+          Array.from({ length: 1000 }, (_, i) => `X-H${i}: v`),
+        ),
+      ],
       ["NUL in the path", request("GET /api/v1/endpoints/a\u0000b HTTP/1.1")],
       ["NUL in a header value", request("GET /api/v1/stats HTTP/1.1", ["X-A: a\u0000b"])],
       ["NUL in a header name", request("GET /api/v1/stats HTTP/1.1", ["X-\u0000A: b"])],
@@ -540,8 +872,14 @@ describe(`hostile input over raw TCP to a real server (HARDENING_SEED=${SEED})`,
       ["space in a header name", request("GET /api/v1/stats HTTP/1.1", ["Bad Header: y"])],
       ["CR inside a header", request("GET /api/v1/stats HTTP/1.1", ["X-A: a\rb"])],
       ["non-numeric Content-Length", request("GET /api/v1/endpoints HTTP/1.1", ["Content-Length: abc"])],
-      ["two different Content-Lengths", request("POST /api/v1/endpoints HTTP/1.1", ["Content-Length: 1", "Content-Length: 2"], "ab")],
-      ["Content-Length and chunked", request("POST /api/v1/endpoints HTTP/1.1", ["Content-Length: 3", "Transfer-Encoding: chunked"], "0\r\n\r\n")],
+      [
+        "two different Content-Lengths",
+        request("POST /api/v1/endpoints HTTP/1.1", ["Content-Length: 1", "Content-Length: 2"], "ab"),
+      ],
+      [
+        "Content-Length and chunked",
+        request("POST /api/v1/endpoints HTTP/1.1", ["Content-Length: 3", "Transfer-Encoding: chunked"], "0\r\n\r\n"),
+      ],
       ["bad chunk size", request("GET /api/v1/endpoints HTTP/1.1", ["Transfer-Encoding: chunked"], "zz\r\n")],
       ["no HTTP version", "GET /api/v1/stats\r\n\r\n"],
       ["HTTP/2.0 in an HTTP/1 line", request("GET /api/v1/stats HTTP/2.0")],
@@ -550,7 +888,10 @@ describe(`hostile input over raw TCP to a real server (HARDENING_SEED=${SEED})`,
       ["asterisk target", request("OPTIONS * HTTP/1.1")],
       ["unknown method", request("FOO /api/v1/stats HTTP/1.1")],
       ["lower-case method", request("get /api/v1/stats HTTP/1.1")],
-      ["TLS hello on the plain port", new Uint8Array([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03, ...new Uint8Array(64)])],
+      [
+        "TLS hello on the plain port",
+        new Uint8Array([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03, ...new Uint8Array(64)]),
+      ],
       ["random binary", new Uint8Array(Array.from({ length: 512 }, (_, i) => (i * 7919 + SEED) & 0xff))],
     ];
     const failures: string[] = [];
@@ -558,8 +899,10 @@ describe(`hostile input over raw TCP to a real server (HARDENING_SEED=${SEED})`,
       const answer = await rawRequest(port, bytes);
       const reachedApi = answer.headers.has("x-request-id");
       if (answer.status === 500) failures.push(`${name}: 500`);
-      if (answer.status !== null && !reachedApi && ![400, 413, 414, 431, 505].includes(answer.status)) failures.push(`${name}: unexpected ${answer.status}`);
-      if (!reachedApi && answer.body !== "") failures.push(`${name}: a body from the HTTP layer: ${answer.body.slice(0, 80)}`);
+      if (answer.status !== null && !reachedApi && ![400, 413, 414, 431, 505].includes(answer.status))
+        failures.push(`${name}: unexpected ${answer.status}`);
+      if (!reachedApi && answer.body !== "")
+        failures.push(`${name}: a body from the HTTP layer: ${answer.body.slice(0, 80)}`);
       if (reachedApi) {
         const found = problems("GET", "/api/v1", answer as Seen, true);
         if (found.length > 0) failures.push(`${name} → ${answer.status}: ${found.join("; ")}`);
@@ -584,19 +927,34 @@ describe(`hostile input over raw TCP to a real server (HARDENING_SEED=${SEED})`,
       const bytes = new Uint8Array(Buffer.from(request(`${method} ${target} HTTP/1.1`, headers), "utf8"));
       const answer = await rawRequest(port, bytes);
       if (answer.status === null) continue;
-      if (answer.status >= 500 && answer.headers.has("x-request-id")) failures.push(`#${i} ${method} ${shorten(target)} → ${answer.status}`);
+      if (answer.status >= 500 && answer.headers.has("x-request-id"))
+        failures.push(`#${i} ${method} ${shorten(target)} → ${answer.status}`);
       if (!answer.headers.has("x-request-id")) {
-        if (answer.body !== "" || ![400, 431, 505].includes(answer.status)) failures.push(`#${i} ${method} ${shorten(target)} → ${answer.status} from the HTTP layer with ${answer.body.slice(0, 60)}`);
+        if (answer.body !== "" || ![400, 431, 505].includes(answer.status))
+          failures.push(
+            `#${i} ${method} ${shorten(target)} → ${answer.status} from the HTTP layer with ${answer.body.slice(0, 60)}`,
+          );
         continue;
       }
       reached++;
-      const found = problems(method, new URL(`http://x${target.startsWith("/") ? target : `/${target}`}`).pathname, answer as Seen, true);
-      if (found.length > 0) failures.push(`#${i} ${method} ${shorten(target)} ${JSON.stringify(headers).slice(0, 100)} → ${answer.status}: ${found.join("; ")}`);
+      const found = problems(
+        method,
+        new URL(`http://x${target.startsWith("/") ? target : `/${target}`}`).pathname,
+        answer as Seen,
+        true,
+      );
+      if (found.length > 0)
+        failures.push(
+          `#${i} ${method} ${shorten(target)} ${JSON.stringify(headers).slice(0, 100)} → ${answer.status}: ${found.join("; ")}`,
+        );
     }
     report(failures);
     if (reached <= 250) throw new Error(`HARDENING_SEED=${SEED}: only ${reached} of 300 requests reached the API`);
     await Bun.sleep(150); // the server flushes its log every 100 ms
-    const errors = server.output().split("\n").filter((line) => line.includes('"level":"error"'));
+    const errors = server
+      .output()
+      .split("\n")
+      .filter((line) => line.includes('"level":"error"'));
     expect(errors).toEqual([]);
   });
 });

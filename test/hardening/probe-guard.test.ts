@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { probeUrl } from "../../src/probe";
-import { BlockedError, resolveAndCheck, type LookupFn } from "../../src/probe/guard";
+import { BlockedError, type LookupFn, resolveAndCheck } from "../../src/probe/guard";
 import { serve } from "../probe/helpers";
 
 const CAPABILITY = '{"resourceType":"CapabilityStatement","fhirVersion":"4.0.1"}';
@@ -39,7 +39,11 @@ describe("names that resolve to private addresses are refused before any connect
     ["IPv6 unique local", ["fd00::5"]],
   ])("a name resolving to %s", async (_label, addresses) => {
     const lookup = fakeDns({ "fhir.hospital.test": addresses });
-    const result = await probeUrl(`http://fhir.hospital.test:${target.port}/r4`, { allowPrivate: false, lookup, timeoutMs: 2000 });
+    const result = await probeUrl(`http://fhir.hospital.test:${target.port}/r4`, {
+      allowPrivate: false,
+      lookup,
+      timeoutMs: 2000,
+    });
     expect(result.probeStatus).toBe("failed");
     expect(result.metadata.errorKind).toBe("blocked");
     expect(result.smart.errorKind).toBe("blocked");
@@ -50,7 +54,11 @@ describe("names that resolve to private addresses are refused before any connect
 
   test("control: the same server is reached when the guard is off", async () => {
     const lookup = fakeDns({ "fhir.hospital.test": ["127.0.0.1"] });
-    const result = await probeUrl(`http://fhir.hospital.test:${target.port}/r4`, { allowPrivate: true, lookup, timeoutMs: 2000 });
+    const result = await probeUrl(`http://fhir.hospital.test:${target.port}/r4`, {
+      allowPrivate: true,
+      lookup,
+      timeoutMs: 2000,
+    });
     expect(result.metadata.ok).toBe(true);
     target.requests.length = 0;
   });
@@ -91,7 +99,12 @@ describe("redirects to private destinations are refused at the hop", () => {
     redirectTo = location.replaceAll("PORT", String(hops.port));
     hops.requests.length = 0;
     const lookup = fakeDns(dns);
-    const result = await probeUrl(`http://fhir.public.test:${hops.port}/start/x`, { allowPrivate: false, allowAddresses: ["127.0.0.1"], lookup, timeoutMs: 2000 });
+    const result = await probeUrl(`http://fhir.public.test:${hops.port}/start/x`, {
+      allowPrivate: false,
+      allowAddresses: ["127.0.0.1"],
+      lookup,
+      timeoutMs: 2000,
+    });
     expect(result.metadata.errorKind).toBe("blocked");
     expect(result.metadata.redirects).toBe(1);
     expect(result.probeStatus).toBe("failed");
@@ -102,7 +115,12 @@ describe("redirects to private destinations are refused at the hop", () => {
 
   test("control: a redirect to an allowed destination is followed", async () => {
     redirectTo = `http://fhir.public.test:${hops.port}/r4/metadata`;
-    const result = await probeUrl(`http://fhir.public.test:${hops.port}/start/x`, { allowPrivate: false, allowAddresses: ["127.0.0.1"], lookup: fakeDns(dns), timeoutMs: 2000 });
+    const result = await probeUrl(`http://fhir.public.test:${hops.port}/start/x`, {
+      allowPrivate: false,
+      allowAddresses: ["127.0.0.1"],
+      lookup: fakeDns(dns),
+      timeoutMs: 2000,
+    });
     expect(result.metadata.ok).toBe(true);
     expect(result.metadata.redirects).toBe(1);
   });

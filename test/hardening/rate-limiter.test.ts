@@ -4,25 +4,39 @@ import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/logger";
 import { MemoryRateLimitStore } from "../../src/rate-limit/memory-store";
 import { RedisRateLimitStore } from "../../src/rate-limit/redis-store";
-import { redisAvailable, startRedis, type RedisProcess } from "../support/redis-server";
 import { fixtureDb } from "../support/fixture";
-import { startServer, type ServerProcess } from "../support/server-process";
+import { type RedisProcess, redisAvailable, startRedis } from "../support/redis-server";
+import { type ServerProcess, startServer } from "../support/server-process";
 
 /** An app over the fixture dataset with its own memory store and a clock the test moves. */
 function limitedApp(env: Record<string, string>, startAt = "2026-11-25T12:00:10.000Z") {
   let now = Date.parse(startAt);
   const store = new MemoryRateLimitStore();
-  const app = createApp({ db: fixtureDb(), config: loadConfig({ RATE_LIMIT_WINDOW_SECONDS: "60", LOG_LEVEL: "error", ...env }), clock: () => new Date(now), rateLimitStore: store });
-  const request = (path: string, headers: Record<string, string> = {}) => app.handle(new Request(`http://localhost${path}`, { headers }));
-  return { app, store, request, setNow: (iso: string) => (now = Date.parse(iso)), advance: (ms: number) => (now += ms) };
+  const app = createApp({
+    db: fixtureDb(),
+    config: loadConfig({ RATE_LIMIT_WINDOW_SECONDS: "60", LOG_LEVEL: "error", ...env }),
+    clock: () => new Date(now),
+    rateLimitStore: store,
+  });
+  const request = (path: string, headers: Record<string, string> = {}) =>
+    app.handle(new Request(`http://localhost${path}`, { headers }));
+  return {
+    app,
+    store,
+    request,
+    setNow: (iso: string) => (now = Date.parse(iso)),
+    advance: (ms: number) => (now += ms),
+  };
 }
 
 async function statuses(responses: Promise<Response>[]): Promise<number[]> {
-  return Promise.all(responses.map(async (r) => {
-    const response = await r;
-    await response.arrayBuffer();
-    return response.status;
-  }));
+  return Promise.all(
+    responses.map(async (r) => {
+      const response = await r;
+      await response.arrayBuffer();
+      return response.status;
+    }),
+  );
 }
 
 const count = (list: number[], status: number) => list.filter((s) => s === status).length;
@@ -30,7 +44,13 @@ const count = (list: number[], status: number) => list.filter((s) => s === statu
 describe("rate limiter under attack", () => {
   test("exactly N allowed out of 500 concurrent requests from one client; the rest are 429 with Retry-After", async () => {
     const { request } = limitedApp({ RATE_LIMIT_MAX: "100" });
-    const paths = ["/api/v1/stats", "/api/v1/vendors", "/api/v1/endpoints?limit=5", "/api/v1/endpoints/nope", "/api/v1/nowhere"];
+    const paths = [
+      "/api/v1/stats",
+      "/api/v1/vendors",
+      "/api/v1/endpoints?limit=5",
+      "/api/v1/endpoints/nope",
+      "/api/v1/nowhere",
+    ];
     const responses = await Promise.all(Array.from({ length: 500 }, (_, i) => request(paths[i % paths.length]!)));
     const allowed = responses.filter((r) => r.status !== 429);
     const rejected = responses.filter((r) => r.status === 429);
@@ -111,9 +131,13 @@ describe("rate limiter under attack", () => {
 
   test("TRUST_PROXY=fly trusts Fly-Client-IP only; X-Forwarded-For is not an identity there", async () => {
     const { request } = limitedApp({ RATE_LIMIT_MAX: "2", TRUST_PROXY: "fly" });
-    const viaXff = await statuses(Array.from({ length: 5 }, (_, i) => request("/api/v1/stats", { "x-forwarded-for": `203.0.113.${i}` })));
+    const viaXff = await statuses(
+      Array.from({ length: 5 }, (_, i) => request("/api/v1/stats", { "x-forwarded-for": `203.0.113.${i}` })),
+    );
     expect(count(viaXff, 200)).toBe(2);
-    const viaFly = await statuses(Array.from({ length: 5 }, (_, i) => request("/api/v1/stats", { "fly-client-ip": `203.0.113.${i}` })));
+    const viaFly = await statuses(
+      Array.from({ length: 5 }, (_, i) => request("/api/v1/stats", { "fly-client-ip": `203.0.113.${i}` })),
+    );
     expect(count(viaFly, 200)).toBe(5);
   });
 });
@@ -121,7 +145,12 @@ describe("rate limiter under attack", () => {
 describe("a real server without TRUST_PROXY", () => {
   let server: ServerProcess;
   beforeAll(async () => {
-    server = await startServer({ DATABASE_PATH: fixtureDb().path, RATE_LIMIT_MAX: "5", RATE_LIMIT_WINDOW_SECONDS: "3600", TRUST_PROXY: "" });
+    server = await startServer({
+      DATABASE_PATH: fixtureDb().path,
+      RATE_LIMIT_MAX: "5",
+      RATE_LIMIT_WINDOW_SECONDS: "3600",
+      TRUST_PROXY: "",
+    });
   }, 30_000);
   afterAll(() => server?.stop());
 
@@ -129,7 +158,12 @@ describe("a real server without TRUST_PROXY", () => {
     const got: number[] = [];
     for (let i = 0; i < 12; i++) {
       const response = await fetch(`${server.baseUrl}/api/v1/stats`, {
-        headers: { "x-forwarded-for": `198.51.100.${i}`, "fly-client-ip": `203.0.113.${i}`, "x-real-ip": `192.0.2.${i}`, forwarded: `for=192.0.2.${i}` },
+        headers: {
+          "x-forwarded-for": `198.51.100.${i}`,
+          "fly-client-ip": `203.0.113.${i}`,
+          "x-real-ip": `192.0.2.${i}`,
+          forwarded: `for=192.0.2.${i}`,
+        },
       });
       await response.arrayBuffer();
       got.push(response.status);
@@ -139,28 +173,44 @@ describe("a real server without TRUST_PROXY", () => {
   });
 });
 
-describe.skipIf(!redisAvailable && !process.env.REDIS_TEST_URL)("the shared (Redis) store under 500 concurrent requests", () => {
-  let redis: RedisProcess | undefined;
-  let url: string;
-  beforeAll(async () => {
-    url = process.env.REDIS_TEST_URL ?? (redis = await startRedis()).url;
-  }, 30_000);
-  afterAll(() => redis?.stop());
+describe.skipIf(!redisAvailable && !process.env.REDIS_TEST_URL)(
+  "the shared (Redis) store under 500 concurrent requests",
+  () => {
+    let redis: RedisProcess | undefined;
+    let url: string;
+    beforeAll(async () => {
+      if (process.env.REDIS_TEST_URL) url = process.env.REDIS_TEST_URL;
+      else {
+        redis = await startRedis();
+        url = redis.url;
+      }
+    }, 30_000);
+    afterAll(() => redis?.stop());
 
-  test("three instances sharing one Redis allow exactly N of 500 concurrent requests, and say nothing of Redis being down", async () => {
-    const warnings: string[] = [];
-    const log = createLogger("warn", { write: (line) => warnings.push(line), flush: () => {} });
-    const prefix = `hardening-${crypto.randomUUID()}`;
-    const stores = [0, 1, 2].map(() => new RedisRateLimitStore(url, log, prefix));
-    const apps = stores.map((store) => createApp({ db: fixtureDb(), config: loadConfig({ RATE_LIMIT_MAX: "120", RATE_LIMIT_WINDOW_SECONDS: "600", LOG_LEVEL: "error" }), rateLimitStore: store, log }));
-    try {
-      const responses = await Promise.all(Array.from({ length: 500 }, (_, i) => apps[i % 3]!.handle(new Request("http://localhost/api/v1/stats"))));
-      const got = await statuses(responses.map((r) => Promise.resolve(r)));
-      expect(count(got, 200)).toBe(120);
-      expect(count(got, 429)).toBe(380);
-      expect(warnings).toEqual([]); // every hit was counted in Redis, none fell back to a local count
-    } finally {
-      for (const store of stores) store.close();
-    }
-  });
-});
+    test("three instances sharing one Redis allow exactly N of 500 concurrent requests, and say nothing of Redis being down", async () => {
+      const warnings: string[] = [];
+      const log = createLogger("warn", { write: (line) => warnings.push(line), flush: () => {} });
+      const prefix = `hardening-${crypto.randomUUID()}`;
+      const stores = [0, 1, 2].map(() => new RedisRateLimitStore(url, log, prefix));
+      const apps = stores.map((store) =>
+        createApp({
+          db: fixtureDb(),
+          config: loadConfig({ RATE_LIMIT_MAX: "120", RATE_LIMIT_WINDOW_SECONDS: "600", LOG_LEVEL: "error" }),
+          rateLimitStore: store,
+          log,
+        }),
+      );
+      try {
+        const responses = await Promise.all(
+          Array.from({ length: 500 }, (_, i) => apps[i % 3]!.handle(new Request("http://localhost/api/v1/stats"))),
+        );
+        const got = await statuses(responses.map((r) => Promise.resolve(r)));
+        expect(count(got, 200)).toBe(120);
+        expect(count(got, 429)).toBe(380);
+        expect(warnings).toEqual([]); // every hit was counted in Redis, none fell back to a local count
+      } finally {
+        for (const store of stores) store.close();
+      }
+    });
+  },
+);

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startServer, type ServerProcess } from "../support/server-process";
+import { type ServerProcess, startServer } from "../support/server-process";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const ENTRIES = 3_000;
@@ -41,12 +41,24 @@ function writeList(name: string, prefix: string): string {
 }
 
 async function ingest(dbPath: string, file: string): Promise<number> {
-  const proc = Bun.spawn([process.execPath, join(ROOT, "src/ingest/cli.ts"), "--vendor", "meditech", "--file", file, "--list", "meditech-endpoints"], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_PATH: dbPath },
-    stdout: "ignore",
-    stderr: "pipe",
-  });
+  const proc = Bun.spawn(
+    [
+      process.execPath,
+      join(ROOT, "src/ingest/cli.ts"),
+      "--vendor",
+      "meditech",
+      "--file",
+      file,
+      "--list",
+      "meditech-endpoints",
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_PATH: dbPath },
+      stdout: "ignore",
+      stderr: "pipe",
+    },
+  );
   const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
   if (code !== 0) throw new Error(`ingest failed (${code}): ${stderr}`);
   return code;
@@ -84,9 +96,11 @@ describe("reads during writes", () => {
     const started = performance.now();
     const shapes = [
       () => `/api/v1/endpoints?vendor=meditech&page=${1 + Math.floor(Math.random() * 30)}&limit=100`,
-      () => `/api/v1/endpoints?page=${1 + Math.floor(Math.random() * 60)}&limit=${[25, 50][Math.floor(Math.random() * 2)]}`,
+      () =>
+        `/api/v1/endpoints?page=${1 + Math.floor(Math.random() * 60)}&limit=${[25, 50][Math.floor(Math.random() * 2)]}`,
       () => `/api/v1/endpoints?query=clinic&state=TX&page=${1 + Math.floor(Math.random() * 15)}&limit=100`,
-      () => `/api/v1/endpoints?query=${Math.random() < 0.5 ? "alpha" : "bravo"}&limit=100&page=${1 + Math.floor(Math.random() * 30)}`,
+      () =>
+        `/api/v1/endpoints?query=${Math.random() < 0.5 ? "alpha" : "bravo"}&limit=100&page=${1 + Math.floor(Math.random() * 30)}`,
       () => "/api/v1/stats",
     ];
     const client = async () => {
@@ -125,15 +139,18 @@ describe("reads during writes", () => {
         const expectedTotals = target.includes("state=TX") ? [ENTRIES / 2] : named ? [0, ENTRIES] : [ENTRIES];
         if (!expectedTotals.includes(meta.total)) problems.push(`${target}: meta.total ${meta.total}`);
         // A name filter matches one whole version or nothing: its total and its page agree.
-        if (named && meta.total === ENTRIES && data.some((e) => !e.organizationName.toLowerCase().startsWith(named))) problems.push(`${target}: page disagrees with its filter`);
-        if (named && meta.total === 0 && data.length > 0) problems.push(`${target}: total 0 with ${data.length} records`);
+        if (named && meta.total === ENTRIES && data.some((e) => !e.organizationName.toLowerCase().startsWith(named)))
+          problems.push(`${target}: page disagrees with its filter`);
+        if (named && meta.total === 0 && data.length > 0)
+          problems.push(`${target}: total 0 with ${data.length} records`);
       }
     };
     await Promise.all(Array.from({ length: CLIENTS }, client));
     readersDone = true;
     await writer;
 
-    if (process.env.HARDENING_VERBOSE) console.log({ requests, writes, versions: etags.size, prefixes: Object.fromEntries(prefixes) });
+    if (process.env.HARDENING_VERBOSE)
+      console.log({ requests, writes, versions: etags.size, prefixes: Object.fromEntries(prefixes) });
     expect(problems.slice(0, 10)).toEqual([]);
     expect(requests).toBeGreaterThan(500);
     // The test saw the dataset change under it many times, in both directions.
@@ -142,6 +159,11 @@ describe("reads during writes", () => {
     expect(prefixes.get("Alpha") ?? 0).toBeGreaterThan(20);
     expect(prefixes.get("Bravo") ?? 0).toBeGreaterThan(20);
     await Bun.sleep(150);
-    expect(server.output().split("\n").filter((line) => line.includes('"level":"error"'))).toEqual([]);
+    expect(
+      server
+        .output()
+        .split("\n")
+        .filter((line) => line.includes('"level":"error"')),
+    ).toEqual([]);
   }, 60_000);
 });

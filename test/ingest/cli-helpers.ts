@@ -15,7 +15,14 @@ export interface Org {
 /** An Oracle-style Bundle: one Endpoint at https://fhir.acme.test/r4/<key> and one Organization per org. */
 export function bundle(orgs: Org[], next?: string): string {
   const entry = orgs.flatMap((org) => [
-    { resource: { resourceType: "Endpoint", id: `ep-${org.key}`, connectionType: { code: "hl7-fhir-rest" }, address: `https://fhir.acme.test/r4/${org.key}/` } },
+    {
+      resource: {
+        resourceType: "Endpoint",
+        id: `ep-${org.key}`,
+        connectionType: { code: "hl7-fhir-rest" },
+        address: `https://fhir.acme.test/r4/${org.key}/`,
+      },
+    },
     {
       resource: {
         resourceType: "Organization",
@@ -27,7 +34,12 @@ export function bundle(orgs: Org[], next?: string): string {
       },
     },
   ]);
-  return JSON.stringify({ resourceType: "Bundle", type: "collection", ...(next ? { link: [{ relation: "next", url: next }] } : {}), entry });
+  return JSON.stringify({
+    resourceType: "Bundle",
+    type: "collection",
+    ...(next ? { link: [{ relation: "next", url: next }] } : {}),
+    entry,
+  });
 }
 
 export const FOUR: Org[] = [
@@ -65,8 +77,20 @@ export function writeRegistry(dir: string, base: string, extraVendors: object[] 
         name: "Acme EHR",
         endpointListUrl: "https://acme.test/endpoints",
         lists: [
-          { id: "acme-patient", url: `${base}/lists/acme-patient`, format: "fhir-bundle", audience: "patient", fhirVersion: "R4" },
-          { id: "acme-provider", url: `${base}/lists/acme-provider`, format: "fhir-bundle", audience: "provider", fhirVersion: null },
+          {
+            id: "acme-patient",
+            url: `${base}/lists/acme-patient`,
+            format: "fhir-bundle",
+            audience: "patient",
+            fhirVersion: "R4",
+          },
+          {
+            id: "acme-provider",
+            url: `${base}/lists/acme-provider`,
+            format: "fhir-bundle",
+            audience: "provider",
+            fhirVersion: null,
+          },
         ],
       },
       ...extraVendors,
@@ -88,7 +112,11 @@ export async function runCli(args: string[], env: { DATABASE_PATH: string }): Pr
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { code, output: stdout + stderr };
 }
 
@@ -110,7 +138,9 @@ export function readEntries(dbPath: string): Map<string, EntryState> {
   const db = new Database(dbPath, { readonly: true });
   try {
     const rows = db
-      .query("SELECT id, url, organization_name, npi, tenant_id, city, state, status, fhir_version, access, last_updated FROM entries")
+      .query(
+        "SELECT id, url, organization_name, npi, tenant_id, city, state, status, fhir_version, access, last_updated FROM entries",
+      )
       .all() as EntryState[];
     return new Map(rows.map((r) => [r.organization_name ?? r.id, r]));
   } finally {

@@ -1,7 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { FOUR, bundle, query, removeTempDirs, readEntries, runCli, snapshot, tempDir, writeFile, writeRegistry } from "./cli-helpers";
+import {
+  bundle,
+  FOUR,
+  query,
+  readEntries,
+  removeTempDirs,
+  runCli,
+  snapshot,
+  tempDir,
+  writeFile,
+  writeRegistry,
+} from "./cli-helpers";
 import { expectedId } from "./helpers";
 
 /** Lists the test server answers at /lists/<name>; /status/<code> answers with that status. */
@@ -18,7 +29,9 @@ beforeAll(() => {
       const status = /^\/status\/(\d{3})$/.exec(path);
       if (status) return new Response("upstream trouble", { status: Number(status[1]) });
       const body = served.get(path.replace(/^\/lists\//, ""));
-      return body === undefined ? new Response("not found", { status: 404 }) : new Response(body, { headers: { "content-type": "application/fhir+json" } });
+      return body === undefined
+        ? new Response("not found", { status: 404 })
+        : new Response(body, { headers: { "content-type": "application/fhir+json" } });
     },
   });
   base = `http://127.0.0.1:${server.port}`;
@@ -34,12 +47,43 @@ function setup() {
   const dir = tempDir();
   const env = { DATABASE_PATH: join(dir, "db", "directory.sqlite") };
   const registry = writeRegistry(dir, base, [
-    { id: "broken", name: "Broken Vendor", endpointListUrl: "https://broken.test", lists: [{ id: "broken-r4", url: `${base}/status/503`, format: "fhir-bundle", audience: null, fhirVersion: "R4" }] },
-    { id: "offline", name: "Offline Vendor", endpointListUrl: "https://offline.test", lists: [{ id: "offline-r4", url: "http://127.0.0.1:1/list.json", format: "fhir-bundle", audience: null, fhirVersion: "R4" }] },
+    {
+      id: "broken",
+      name: "Broken Vendor",
+      endpointListUrl: "https://broken.test",
+      lists: [{ id: "broken-r4", url: `${base}/status/503`, format: "fhir-bundle", audience: null, fhirVersion: "R4" }],
+    },
+    {
+      id: "offline",
+      name: "Offline Vendor",
+      endpointListUrl: "https://offline.test",
+      lists: [
+        {
+          id: "offline-r4",
+          url: "http://127.0.0.1:1/list.json",
+          format: "fhir-bundle",
+          audience: null,
+          fhirVersion: "R4",
+        },
+      ],
+    },
   ]);
   let n = 0;
   const ingest = (content: string, list = "acme-patient", ...extra: string[]) =>
-    runCli(["--vendor", "acme", "--file", writeFile(dir, `list-${n++}.json`, content), "--list", list, "--registry", registry, ...extra], env);
+    runCli(
+      [
+        "--vendor",
+        "acme",
+        "--file",
+        writeFile(dir, `list-${n++}.json`, content),
+        "--list",
+        list,
+        "--registry",
+        registry,
+        ...extra,
+      ],
+      env,
+    );
   return { dir, env, registry, ingest, db: env.DATABASE_PATH };
 }
 
@@ -54,13 +98,27 @@ describe("ingest CLI on a real SQLite file", () => {
     expect(entries.size).toBe(4);
     const alpha = entries.get("Alpha Clinic")!;
     expect(alpha.id).toBe(expectedId("acme", "https://fhir.acme.test/r4/a", "1234567893", "Alpha Clinic"));
-    expect(alpha).toMatchObject({ url: "https://fhir.acme.test/r4/a", npi: "1234567893", city: "Dallas", state: "TX", status: "listed", fhir_version: "R4", access: '["patient"]' });
+    expect(alpha).toMatchObject({
+      url: "https://fhir.acme.test/r4/a",
+      npi: "1234567893",
+      city: "Dallas",
+      state: "TX",
+      status: "listed",
+      fhir_version: "R4",
+      access: '["patient"]',
+    });
     expect(entries.get("Gamma Care")).toMatchObject({ state: "TX", city: "Austin" });
     expect(entries.get("Beta Health")?.id).toBe(expectedId("acme", "https://fhir.acme.test/r4/b", null, "Beta Health"));
 
-    const [vendor] = query<{ last_scraped_at: string | null }>(db, "SELECT last_scraped_at FROM vendors WHERE id = 'acme'");
+    const [vendor] = query<{ last_scraped_at: string | null }>(
+      db,
+      "SELECT last_scraped_at FROM vendors WHERE id = 'acme'",
+    );
     expect(vendor?.last_scraped_at).toBe(alpha.last_updated);
-    const [list] = query<{ last_entry_count: number; audience: string }>(db, "SELECT last_entry_count, audience FROM vendor_lists WHERE id = 'acme-patient'");
+    const [list] = query<{ last_entry_count: number; audience: string }>(
+      db,
+      "SELECT last_entry_count, audience FROM vendor_lists WHERE id = 'acme-patient'",
+    );
     expect(list).toEqual({ last_entry_count: 4, audience: "patient" });
     const [version] = query<{ value: string }>(db, "SELECT value FROM dataset_meta WHERE key = 'dataset_version'");
     expect(Number(version?.value)).toBeGreaterThan(0);
@@ -91,7 +149,8 @@ describe("ingest CLI on a real SQLite file", () => {
     const after = readEntries(db);
     expect(after.get("Beta Health")?.city).toBe("Houston");
     expect(after.get("Beta Health")!.last_updated > before.get("Beta Health")!.last_updated).toBe(true);
-    for (const name of ["Alpha Clinic", "Gamma Care", "Delta Medical"]) expect(after.get(name)).toEqual(before.get(name)!);
+    for (const name of ["Alpha Clinic", "Gamma Care", "Delta Medical"])
+      expect(after.get(name)).toEqual(before.get(name)!);
   });
 
   test("an entry gone from its list becomes removed, keeps answering, and is listed again when it reappears", async () => {
@@ -109,7 +168,12 @@ describe("ingest CLI on a real SQLite file", () => {
     expect(afterRemoval.get("Delta Medical")?.id).toBe(first.get("Delta Medical")!.id);
     expect(afterRemoval.get("Delta Medical")!.last_updated > first.get("Delta Medical")!.last_updated).toBe(true);
     expect(afterRemoval.get("Alpha Clinic")).toEqual(first.get("Alpha Clinic")!);
-    expect(query(db, "SELECT present FROM entry_sources es JOIN entries e ON e.row_id = es.entry_row_id WHERE e.organization_name = 'Delta Medical'")).toEqual([{ present: 0 }]);
+    expect(
+      query(
+        db,
+        "SELECT present FROM entry_sources es JOIN entries e ON e.row_id = es.entry_row_id WHERE e.organization_name = 'Delta Medical'",
+      ),
+    ).toEqual([{ present: 0 }]);
 
     await Bun.sleep(5);
     const reappearance = await ingest(bundle(FOUR));
@@ -173,7 +237,12 @@ describe("a failed scrape changes nothing and exits non-zero", () => {
     const { ingest, db } = setup();
     await ingest(bundle(FOUR));
     const before = snapshot(db);
-    await expectRefused(await ingest("<!DOCTYPE html><html><body>Our endpoints</body></html>"), db, before, /unparseable/);
+    await expectRefused(
+      await ingest("<!DOCTYPE html><html><body>Our endpoints</body></html>"),
+      db,
+      before,
+      /unparseable/,
+    );
     await expectRefused(await ingest('{"resourceType":"Bundle","entry":['), db, before, /unparseable: invalid JSON/);
   });
 

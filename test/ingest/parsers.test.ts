@@ -79,8 +79,16 @@ describe("Lantern's flat JSON and plain arrays like it", () => {
   test("reads MEDHOST's array of {serviceBaseUrl, facilityName, npi}", () => {
     const result = parseList(read("medhost.json"));
     expect(result.entries.map((e) => [e.url, e.organizationName, e.npi])).toEqual([
-      ["https://fhir.yourcareuniverse.net/tenant/d3fa4a41-8fe5-4a32-ab4d-8161e92df9f4", "Acadian Medical Center", "1396394961"],
-      ["https://fhir.yourcareuniverse.net/tenant/8e208ec0-3c40-457e-92b1-d5bc8bed18c3", "Alta Vista Regional Hospital", ""],
+      [
+        "https://fhir.yourcareuniverse.net/tenant/d3fa4a41-8fe5-4a32-ab4d-8161e92df9f4",
+        "Acadian Medical Center",
+        "1396394961",
+      ],
+      [
+        "https://fhir.yourcareuniverse.net/tenant/8e208ec0-3c40-457e-92b1-d5bc8bed18c3",
+        "Alta Vista Regional Hospital",
+        "",
+      ],
     ]);
   });
 });
@@ -99,8 +107,22 @@ describe("CSV", () => {
     expect(result.format).toBe("csv");
     expect(result.skipped).toBe(1);
     expect(result.entries.map((e) => [e.organizationName, e.url, e.npi, e.city, e.state, e.zipCode])).toEqual([
-      ["Smith, Jones & Partners", "https://fhir.medent.com/r4/practice/1001", "1234567893", "Albany", "new york", "12207"],
-      ['Quoted "Name" Clinic', "https://fhir.medent.com/r4/practice/1002", "", "Saint\r\nPaul", "Minnesota", "55101-1234"],
+      [
+        "Smith, Jones & Partners",
+        "https://fhir.medent.com/r4/practice/1001",
+        "1234567893",
+        "Albany",
+        "new york",
+        "12207",
+      ],
+      [
+        'Quoted "Name" Clinic',
+        "https://fhir.medent.com/r4/practice/1002",
+        "",
+        "Saint\r\nPaul",
+        "Minnesota",
+        "55101-1234",
+      ],
       ["Plain Practice", "https://fhir.medent.com/r4/practice/1003", "", "Buffalo", "NYC", "14201"],
     ]);
   });
@@ -117,11 +139,22 @@ describe("CSV", () => {
   });
 
   test("an address column is not mistaken for the URL", () => {
-    const text = "Organization Name,Street Address,FHIR Endpoint URL,City,State,Zip Code\r\nNorth Clinic,1 Elm St,https://fhir.north.test/r4,Reno,Nevada,89501\r\n";
+    const text =
+      "Organization Name,Street Address,FHIR Endpoint URL,City,State,Zip Code\r\nNorth Clinic,1 Elm St,https://fhir.north.test/r4,Reno,Nevada,89501\r\n";
     expect(parseCsv(text).entries).toEqual([
-      { url: "https://fhir.north.test/r4", organizationName: "North Clinic", npi: null, city: "Reno", state: "Nevada", zipCode: "89501", fhirVersion: null },
+      {
+        url: "https://fhir.north.test/r4",
+        organizationName: "North Clinic",
+        npi: null,
+        city: "Reno",
+        state: "Nevada",
+        zipCode: "89501",
+        fhirVersion: null,
+      },
     ]);
-    expect(parseCsv("Name,Address,URL\nSouth Clinic,2 Oak St,https://fhir.south.test/r4\n").entries[0]?.url).toBe("https://fhir.south.test/r4");
+    expect(parseCsv("Name,Address,URL\nSouth Clinic,2 Oak St,https://fhir.south.test/r4\n").entries[0]?.url).toBe(
+      "https://fhir.south.test/r4",
+    );
   });
 
   test("a CSV without any URL column is unparseable", () => {
@@ -140,7 +173,13 @@ describe("detectFormat and unparseable bodies", () => {
   });
 
   test("HTML, broken JSON, other JSON and plain text are not lists", () => {
-    for (const body of ["<!doctype html><html><body>Endpoints</body></html>", '{"resourceType": "Bund', '{"hello": 1}', "just text", ""]) {
+    for (const body of [
+      "<!doctype html><html><body>Endpoints</body></html>",
+      '{"resourceType": "Bund',
+      '{"hello": 1}',
+      "just text",
+      "",
+    ]) {
       expect(detectFormat(body)).toBeNull();
       expect(() => parseList(body)).toThrow(UnparseableListError);
     }

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { normaliseEntries } from "../../src/ingest/normalise";
 import { parseList } from "../../src/ingest/parsers";
-import { SHARED_LISTS, hasSharedLists } from "./helpers";
+import { hasSharedLists, SHARED_LISTS } from "./helpers";
 
 function ingestable(file: string, vendorId: string) {
   const parsed = parseList(readFileSync(join(SHARED_LISTS, file), "utf8"));

@@ -1,17 +1,33 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { openDatabase, type Db } from "../../src/db/client";
-import { applyListScrape, RefusedScrapeError, type ListScrape } from "../../src/ingest/store";
+import { type Db, openDatabase } from "../../src/db/client";
+import { applyListScrape, type ListScrape, RefusedScrapeError } from "../../src/ingest/store";
 import type { NormalisedEntry } from "../../src/ingest/types";
 import { removeTempDirs, tempDir } from "./cli-helpers";
 
 afterAll(removeTempDirs);
 
 const vendor = { id: "acme", name: "Acme EHR", endpointListUrl: "https://acme.test" };
-const list = { id: "acme-r4", url: "https://acme.test/r4.json", format: "fhir-bundle" as const, audience: "patient" as const, fhirVersion: "R4" as const };
+const list = {
+  id: "acme-r4",
+  url: "https://acme.test/r4.json",
+  format: "fhir-bundle" as const,
+  audience: "patient" as const,
+  fhirVersion: "R4" as const,
+};
 
 function entry(key: string, name: string): NormalisedEntry {
-  return { id: `id-${key}`, url: `https://fhir.acme.test/r4/${key}`, organizationName: name, npi: null, tenantId: key, city: null, state: null, zipCode: null, listFhirVersion: "R4" };
+  return {
+    id: `id-${key}`,
+    url: `https://fhir.acme.test/r4/${key}`,
+    organizationName: name,
+    npi: null,
+    tenantId: key,
+    city: null,
+    state: null,
+    zipCode: null,
+    listFhirVersion: "R4",
+  };
 }
 
 const ENTRIES = [entry("a", "Alpha"), entry("b", "Beta"), entry("c", "Gamma")];
@@ -22,7 +38,9 @@ function scrape(db: Db, entries: NormalisedEntry[], now: string, force = false) 
 }
 
 function row(db: Db, id: string) {
-  return db.sqlite.query("SELECT status, fhir_version, access, last_updated, sort_key FROM entries WHERE id = ?").get(id) as {
+  return db.sqlite
+    .query("SELECT status, fhir_version, access, last_updated, sort_key FROM entries WHERE id = ?")
+    .get(id) as {
     status: string;
     fhir_version: string;
     access: string;
@@ -60,7 +78,9 @@ describe("applyListScrape with probe results", () => {
     const db = openDatabase(join(tempDir(), "d.sqlite"));
     expect(() => scrape(db, [], "2026-02-01T00:00:00.000Z")).toThrow(RefusedScrapeError);
     expect(db.sqlite.query("SELECT count(*) AS n FROM vendors").get()).toEqual({ n: 0 });
-    expect(db.sqlite.query("SELECT value FROM dataset_meta WHERE key = 'dataset_version'").get()).toEqual({ value: "0" });
+    expect(db.sqlite.query("SELECT value FROM dataset_meta WHERE key = 'dataset_version'").get()).toEqual({
+      value: "0",
+    });
   });
 
   test("every write bumps the dataset version inside the transaction", () => {
@@ -77,6 +97,11 @@ describe("applyListScrape with probe results", () => {
     const db = openDatabase(join(tempDir(), "d.sqlite"));
     scrape(db, [...ENTRIES, { ...entry("z", ""), organizationName: null }], "2026-02-01T00:00:00.000Z");
     const ordered = db.sqlite.query("SELECT organization_name FROM entries ORDER BY sort_key").all();
-    expect(ordered).toEqual([{ organization_name: "Alpha" }, { organization_name: "Beta" }, { organization_name: "Gamma" }, { organization_name: null }]);
+    expect(ordered).toEqual([
+      { organization_name: "Alpha" },
+      { organization_name: "Beta" },
+      { organization_name: "Gamma" },
+      { organization_name: null },
+    ]);
   });
 });

@@ -26,7 +26,8 @@ const server = serve({}, (request) => {
   if (!entry) return new Response("not found", { status: 404 });
   const path = rest.join("/");
   // Real servers answer with a FHIR media type; the SMART file is plain JSON.
-  if (path === "metadata") return json(read(entry[0], entry[2]), 200, { "content-type": "application/fhir+json;charset=UTF-8" });
+  if (path === "metadata")
+    return json(read(entry[0], entry[2]), 200, { "content-type": "application/fhir+json;charset=UTF-8" });
   if (path === ".well-known/smart-configuration") return json(read(entry[1], entry[2]));
   return new Response("not found", { status: 404 });
 });
@@ -43,16 +44,78 @@ interface Expectation {
   smart: string;
 }
 
-const CERNER_CAPS = ["launch-ehr", "launch-standalone", "client-public", "client-confidential-symmetric", "sso-openid-connect", "context-banner", "context-style", "context-ehr-patient", "context-ehr-encounter", "permission-patient", "permission-user", "permission-v2", "authorize-post"];
-const SANDBOX_CAPS = ["launch-ehr", "client-public", "client-confidential-symmetric", "permission-patient", "permission-user"];
+const CERNER_CAPS = [
+  "launch-ehr",
+  "launch-standalone",
+  "client-public",
+  "client-confidential-symmetric",
+  "sso-openid-connect",
+  "context-banner",
+  "context-style",
+  "context-ehr-patient",
+  "context-ehr-encounter",
+  "permission-patient",
+  "permission-user",
+  "permission-v2",
+  "authorize-post",
+];
+const SANDBOX_CAPS = [
+  "launch-ehr",
+  "client-public",
+  "client-confidential-symmetric",
+  "permission-patient",
+  "permission-user",
+];
 
 const REAL: Record<string, Expectation> = {
-  "epic-dstu2": { fhirVersion: "DSTU2", softwareName: "May 2019", softwareVersion: "8.8.0.1", resourceCount: 17, someResources: ["AllergyIntolerance", "MedicationOrder", "Patient"], smart: SMART_CERNER },
-  "epic-stu3": { fhirVersion: "STU3", softwareName: "February 2019", softwareVersion: "8.7.0.1", resourceCount: 22, someResources: ["Appointment", "Binary", "Patient"], smart: SMART_SANDBOX },
-  "cerner-dstu2": { fhirVersion: "DSTU2", softwareName: null, softwareVersion: null, resourceCount: 27, someResources: ["Appointment", "CarePlan", "Patient"], smart: SMART_CERNER },
-  "meditech-dstu2": { fhirVersion: "DSTU2", softwareName: null, softwareVersion: null, resourceCount: 13, someResources: ["AllergyIntolerance", "Device", "Patient"], smart: SMART_SANDBOX },
-  "allscripts-dstu2": { fhirVersion: "DSTU2", softwareName: "Allscripts FHIR", softwareVersion: "19.4.121.0", resourceCount: 14, someResources: ["CarePlan", "Device", "Patient"], smart: SMART_SANDBOX },
-  "azure-r4": { fhirVersion: "R4", softwareName: "Azure API for FHIR", softwareVersion: "2.2.45", resourceCount: 39, someResources: ["Account", "ActivityDefinition", "DeviceUseStatement"], smart: SMART_CERNER },
+  "epic-dstu2": {
+    fhirVersion: "DSTU2",
+    softwareName: "May 2019",
+    softwareVersion: "8.8.0.1",
+    resourceCount: 17,
+    someResources: ["AllergyIntolerance", "MedicationOrder", "Patient"],
+    smart: SMART_CERNER,
+  },
+  "epic-stu3": {
+    fhirVersion: "STU3",
+    softwareName: "February 2019",
+    softwareVersion: "8.7.0.1",
+    resourceCount: 22,
+    someResources: ["Appointment", "Binary", "Patient"],
+    smart: SMART_SANDBOX,
+  },
+  "cerner-dstu2": {
+    fhirVersion: "DSTU2",
+    softwareName: null,
+    softwareVersion: null,
+    resourceCount: 27,
+    someResources: ["Appointment", "CarePlan", "Patient"],
+    smart: SMART_CERNER,
+  },
+  "meditech-dstu2": {
+    fhirVersion: "DSTU2",
+    softwareName: null,
+    softwareVersion: null,
+    resourceCount: 13,
+    someResources: ["AllergyIntolerance", "Device", "Patient"],
+    smart: SMART_SANDBOX,
+  },
+  "allscripts-dstu2": {
+    fhirVersion: "DSTU2",
+    softwareName: "Allscripts FHIR",
+    softwareVersion: "19.4.121.0",
+    resourceCount: 14,
+    someResources: ["CarePlan", "Device", "Patient"],
+    smart: SMART_SANDBOX,
+  },
+  "azure-r4": {
+    fhirVersion: "R4",
+    softwareName: "Azure API for FHIR",
+    softwareVersion: "2.2.45",
+    resourceCount: 39,
+    someResources: ["Account", "ActivityDefinition", "DeviceUseStatement"],
+    smart: SMART_CERNER,
+  },
 };
 
 describe.skipIf(!HAS_SHARED)("real CapabilityStatements and SMART configurations (../shared/data/capabilities)", () => {
@@ -98,7 +161,13 @@ describe("our own R4, R4B and R5 fixtures", () => {
       supportedResourceCount: 4,
       supportedResources: ["AllergyIntolerance", "Condition", "Observation", "Patient"],
       smartSupported: true,
-      smartCapabilities: ["launch-standalone", "context-standalone-patient", "client-public", "permission-patient", "permission-offline"],
+      smartCapabilities: [
+        "launch-standalone",
+        "context-standalone-patient",
+        "client-public",
+        "permission-patient",
+        "permission-offline",
+      ],
       grantTypes: ["authorization_code", "client_credentials"],
     });
     expect(result.access).toEqual(["patient"]);

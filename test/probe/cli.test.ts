@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { indexFileName } from "../../src/directory/build-cli";
 import { Database } from "bun:sqlite";
+import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { indexFileName } from "../../src/directory/build-cli";
 import { parseDuration } from "../../src/probe/duration";
 import { ProgressReporter } from "../../src/probe/progress";
 import { fixture, insertEntry, json, serve, tempDb } from "./helpers";
@@ -18,7 +18,11 @@ async function run(script: string, args: string[], env: Record<string, string>) 
     stdout: "pipe",
     stderr: "pipe",
   });
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   return { stdout, stderr, code };
 }
 
@@ -62,8 +66,16 @@ describe("bun run probe", () => {
 
     // Fresh results are not due again; --stale-after 0 makes everything due; --vendor and --limit narrow it.
     expect((await run("src/probe/cli.ts", [], { DATABASE_PATH: ctx.path })).stdout).toContain("probed 0 URLs");
-    expect((await run("src/probe/cli.ts", ["--stale-after", "0", "--vendor", "other"], { DATABASE_PATH: ctx.path })).stdout).toContain("probed 1 URLs");
-    expect((await run("src/probe/cli.ts", ["--stale-after", "0", "--limit", "2", "--concurrency", "4"], { DATABASE_PATH: ctx.path })).stdout).toContain("probed 2 URLs");
+    expect(
+      (await run("src/probe/cli.ts", ["--stale-after", "0", "--vendor", "other"], { DATABASE_PATH: ctx.path })).stdout,
+    ).toContain("probed 1 URLs");
+    expect(
+      (
+        await run("src/probe/cli.ts", ["--stale-after", "0", "--limit", "2", "--concurrency", "4"], {
+          DATABASE_PATH: ctx.path,
+        })
+      ).stdout,
+    ).toContain("probed 2 URLs");
   });
 
   test("usage errors exit 2", async () => {
@@ -118,8 +130,22 @@ describe("bun run refresh", () => {
       resourceType: "Bundle",
       type: "collection",
       entry: orgs.flatMap((key) => [
-        { resource: { resourceType: "Endpoint", id: `ep-${key}`, connectionType: { code: "hl7-fhir-rest" }, address: `${server.url}/fhir/${key}` } },
-        { resource: { resourceType: "Organization", id: `org-${key}`, name: `Clinic ${key.toUpperCase()}`, endpoint: [{ reference: `Endpoint/ep-${key}` }] } },
+        {
+          resource: {
+            resourceType: "Endpoint",
+            id: `ep-${key}`,
+            connectionType: { code: "hl7-fhir-rest" },
+            address: `${server.url}/fhir/${key}`,
+          },
+        },
+        {
+          resource: {
+            resourceType: "Organization",
+            id: `org-${key}`,
+            name: `Clinic ${key.toUpperCase()}`,
+            endpoint: [{ reference: `Endpoint/ep-${key}` }],
+          },
+        },
       ]),
     });
     const lists = serve({ "/lists/good": () => json(bundle), "/lists/bad": () => json("oops", 500) });
@@ -134,24 +160,45 @@ describe("bun run refresh", () => {
               name: "Acme EHR",
               endpointListUrl: "https://acme.test/endpoints",
               lists: [
-                { id: "acme-good", url: `${lists.url}/lists/good`, format: "fhir-bundle", audience: "patient", fhirVersion: null },
-                { id: "acme-bad", url: `${lists.url}/lists/bad`, format: "fhir-bundle", audience: "provider", fhirVersion: null },
+                {
+                  id: "acme-good",
+                  url: `${lists.url}/lists/good`,
+                  format: "fhir-bundle",
+                  audience: "patient",
+                  fhirVersion: null,
+                },
+                {
+                  id: "acme-bad",
+                  url: `${lists.url}/lists/bad`,
+                  format: "fhir-bundle",
+                  audience: "provider",
+                  fhirVersion: null,
+                },
               ],
             },
           ],
         }),
       );
       ctx.db.sqlite.close();
-      const r = await run("src/refresh/cli.ts", [], { DATABASE_PATH: ctx.path, INGEST_REGISTRY: registry, INDEX_IN_PROCESS_BELOW: "0" });
+      const r = await run("src/refresh/cli.ts", [], {
+        DATABASE_PATH: ctx.path,
+        INGEST_REGISTRY: registry,
+        INDEX_IN_PROCESS_BELOW: "0",
+      });
       expect(r.code).toBe(1);
       // The server's index file of the version refresh wrote, so a server only has to load it.
-      const version = count(ctx.path, "SELECT CAST(value AS INTEGER) AS n FROM dataset_meta WHERE key = 'dataset_version'");
+      const version = count(
+        ctx.path,
+        "SELECT CAST(value AS INTEGER) AS n FROM dataset_meta WHERE key = 'dataset_version'",
+      );
       expect(existsSync(join(`${ctx.path}.index`, indexFileName(version)))).toBe(true);
       expect(r.stdout).toContain("== ingest");
       expect(r.stdout).toContain("== probe");
       expect(r.stdout).toContain("probed 3 URLs");
       expect(r.stderr).toContain("acme/acme-bad");
-      expect(count(ctx.path, "SELECT COUNT(*) AS n FROM entries WHERE status = 'verified' AND fhir_version = 'R4'")).toBe(3);
+      expect(
+        count(ctx.path, "SELECT COUNT(*) AS n FROM entries WHERE status = 'verified' AND fhir_version = 'R4'"),
+      ).toBe(3);
     } finally {
       lists.stop();
     }

@@ -8,68 +8,91 @@ const SMART = fixture("smart-patient.json");
 const MB = 1024 * 1024;
 
 let dripped = 0;
-const server = serve({
-  "/partial/metadata": R4,
-  "/auth/metadata": () => json('{"resourceType":"OperationOutcome"}', 401),
-  "/auth/.well-known/smart-configuration": () => json('{"error":"unauthorized"}', 401),
-  "/forbidden/metadata": () => new Response("forbidden", { status: 403 }),
-  "/forbidden/.well-known/smart-configuration": () => new Response("forbidden", { status: 403 }),
-  "/broken/metadata": () => json('{"resourceType":"CapabilityStatement", "fhirVersion": '),
-  "/broken/.well-known/smart-configuration": () => json("{not json"),
-  "/html/metadata": () => new Response("<!doctype html><html><body>Welcome to our portal</body></html>", { headers: { "content-type": "text/html" } }),
-  "/html/.well-known/smart-configuration": () => new Response("<html>login</html>", { headers: { "content-type": "text/html" } }),
-  "/huge/metadata": () => {
-    const chunk = new Uint8Array(MB).fill(0x20);
-    let sent = 0;
-    return new Response(
-      new ReadableStream({
-        pull(controller) {
-          if (sent++ >= 50) controller.close();
-          else controller.enqueue(chunk);
-        },
+const server = serve(
+  {
+    "/partial/metadata": R4,
+    "/auth/metadata": () => json('{"resourceType":"OperationOutcome"}', 401),
+    "/auth/.well-known/smart-configuration": () => json('{"error":"unauthorized"}', 401),
+    "/forbidden/metadata": () => new Response("forbidden", { status: 403 }),
+    "/forbidden/.well-known/smart-configuration": () => new Response("forbidden", { status: 403 }),
+    "/broken/metadata": () => json('{"resourceType":"CapabilityStatement", "fhirVersion": '),
+    "/broken/.well-known/smart-configuration": () => json("{not json"),
+    "/html/metadata": () =>
+      new Response("<!doctype html><html><body>Welcome to our portal</body></html>", {
+        headers: { "content-type": "text/html" },
       }),
-      { headers: { "content-type": "application/fhir+json" } },
-    );
+    "/html/.well-known/smart-configuration": () =>
+      new Response("<html>login</html>", { headers: { "content-type": "text/html" } }),
+    "/huge/metadata": () => {
+      const chunk = new Uint8Array(MB).fill(0x20);
+      let sent = 0;
+      return new Response(
+        new ReadableStream({
+          pull(controller) {
+            if (sent++ >= 50) controller.close();
+            else controller.enqueue(chunk);
+          },
+        }),
+        { headers: { "content-type": "application/fhir+json" } },
+      );
+    },
+    "/huge/.well-known/smart-configuration": () =>
+      new Response(new Uint8Array(50 * MB).fill(0x20), { headers: { "content-type": "application/json" } }),
+    "/drip/metadata": () =>
+      new Response(
+        new ReadableStream({
+          async pull(controller) {
+            await Bun.sleep(1000);
+            dripped++;
+            if (dripped > 30) controller.close();
+            else controller.enqueue(new TextEncoder().encode(" "));
+          },
+        }),
+        { headers: { "content-type": "application/fhir+json" } },
+      ),
+    "/loop/metadata": () => new Response(null, { status: 302, headers: { location: "/loop/metadata" } }),
+    "/loop/.well-known/smart-configuration": () =>
+      new Response(null, { status: 301, headers: { location: "/loop/.well-known/smart-configuration?again" } }),
+    "/hops/metadata": () => new Response(null, { status: 301, headers: { location: "/hop1" } }),
+    "/hop1": () => new Response(null, { status: 302, headers: { location: "/hop2" } }),
+    "/hop2": () => new Response(null, { status: 307, headers: { location: "/hop3/final" } }),
+    "/hop3/final": R4,
+    "/fourhops/metadata": () => new Response(null, { status: 301, headers: { location: "/hops/metadata" } }),
+    "/array/metadata": () => json("[1,2,3]"),
+    "/array/.well-known/smart-configuration": () => json("{}"),
+    "/outcome/metadata": () => json('{"resourceType":"OperationOutcome","issue":[]}'),
+    "/bom/metadata": () =>
+      new Response(new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(R4)]), {
+        headers: { "content-type": "application/fhir+json; charset=utf-8" },
+      }),
+    "/gzip/metadata": () =>
+      new Response(gzipSync(R4), { headers: { "content-type": "application/fhir+json", "content-encoding": "gzip" } }),
+    "/latin1/metadata": () =>
+      new Response(
+        new Uint8Array([
+          ...new TextEncoder().encode('{"resourceType":"CapabilityStatement","fhirVersion":"4.0.1","publisher":"S'),
+          0xe3,
+          ...new TextEncoder().encode('o Paulo"}'),
+        ]),
+        {
+          headers: { "content-type": "application/json; charset=ISO-8859-1" },
+        },
+      ),
+    "/picky/metadata": (request) =>
+      request.headers.get("accept") === "application/json" ? json(R4) : new Response("not acceptable", { status: 406 }),
+    "/picky/.well-known/smart-configuration": SMART,
   },
-  "/huge/.well-known/smart-configuration": () => new Response(new Uint8Array(50 * MB).fill(0x20), { headers: { "content-type": "application/json" } }),
-  "/drip/metadata": () =>
-    new Response(
-      new ReadableStream({
-        async pull(controller) {
-          await Bun.sleep(1000);
-          dripped++;
-          if (dripped > 30) controller.close();
-          else controller.enqueue(new TextEncoder().encode(" "));
-        },
-      }),
-      { headers: { "content-type": "application/fhir+json" } },
-    ),
-  "/loop/metadata": () => new Response(null, { status: 302, headers: { location: "/loop/metadata" } }),
-  "/loop/.well-known/smart-configuration": () => new Response(null, { status: 301, headers: { location: "/loop/.well-known/smart-configuration?again" } }),
-  "/hops/metadata": () => new Response(null, { status: 301, headers: { location: "/hop1" } }),
-  "/hop1": () => new Response(null, { status: 302, headers: { location: "/hop2" } }),
-  "/hop2": () => new Response(null, { status: 307, headers: { location: "/hop3/final" } }),
-  "/hop3/final": R4,
-  "/fourhops/metadata": () => new Response(null, { status: 301, headers: { location: "/hops/metadata" } }),
-  "/array/metadata": () => json("[1,2,3]"),
-  "/array/.well-known/smart-configuration": () => json("{}"),
-  "/outcome/metadata": () => json('{"resourceType":"OperationOutcome","issue":[]}'),
-  "/bom/metadata": () => new Response(new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode(R4)]), { headers: { "content-type": "application/fhir+json; charset=utf-8" } }),
-  "/gzip/metadata": () => new Response(gzipSync(R4), { headers: { "content-type": "application/fhir+json", "content-encoding": "gzip" } }),
-  "/latin1/metadata": () =>
-    new Response(new Uint8Array([...new TextEncoder().encode('{"resourceType":"CapabilityStatement","fhirVersion":"4.0.1","publisher":"S'), 0xe3, ...new TextEncoder().encode('o Paulo"}')]), {
-      headers: { "content-type": "application/json; charset=ISO-8859-1" },
-    }),
-  "/picky/metadata": (request) => (request.headers.get("accept") === "application/json" ? json(R4) : new Response("not acceptable", { status: 406 })),
-  "/picky/.well-known/smart-configuration": SMART,
-}, (request) => {
-  const path = new URL(request.url).pathname;
-  if (path.startsWith("/to-private/")) {
-    const target = decodeURIComponent(path.slice("/to-private/".length).replace(/\/(metadata|\.well-known\/smart-configuration)$/, ""));
-    return new Response(null, { status: 302, headers: { location: target } });
-  }
-  return new Response("not found", { status: 404 });
-});
+  (request) => {
+    const path = new URL(request.url).pathname;
+    if (path.startsWith("/to-private/")) {
+      const target = decodeURIComponent(
+        path.slice("/to-private/".length).replace(/\/(metadata|\.well-known\/smart-configuration)$/, ""),
+      );
+      return new Response(null, { status: 302, headers: { location: target } });
+    }
+    return new Response("not found", { status: 404 });
+  },
+);
 
 let throttled = 0;
 const throttling = serve({
@@ -220,7 +243,10 @@ describe("bad answers fail cleanly", () => {
     "http://100.64.0.1/",
   ])("a redirect to a private address (%s) with the guard on", async (target) => {
     // The guard is on; only the test server's own address is let through.
-    const r = await probe(`/to-private/${encodeURIComponent(target)}`, { allowPrivate: false, allowAddresses: ["127.0.0.1"] });
+    const r = await probe(`/to-private/${encodeURIComponent(target)}`, {
+      allowPrivate: false,
+      allowAddresses: ["127.0.0.1"],
+    });
     expect(r.metadata.errorKind).toBe("blocked");
     expect(r.metadata.redirects).toBe(1);
     expect(r.probeStatus).toBe("failed");
@@ -321,7 +347,9 @@ describe("a good citizen", () => {
     );
     try {
       const prober = new Prober({ allowPrivate: true, concurrency: 3, perHostConcurrency: 2 });
-      const results = await Promise.all(servers.flatMap((s) => [prober.probe(`${s.url}/a`), prober.probe(`${s.url}/b`)]));
+      const results = await Promise.all(
+        servers.flatMap((s) => [prober.probe(`${s.url}/a`), prober.probe(`${s.url}/b`)]),
+      );
       expect(results.every((r) => r.probeStatus === "partial")).toBe(true);
       expect(max).toBe(3);
     } finally {
@@ -339,7 +367,8 @@ describe("https", () => {
     tls: { cert, key },
     fetch: (request): Response => {
       const path = new URL(request.url).pathname;
-      if (path === "/r4/metadata") return json(request.headers.get("host") === `fhir.tls.test:${tlsServer.port}` ? R4 : '{"wrong":"host"}');
+      if (path === "/r4/metadata")
+        return json(request.headers.get("host") === `fhir.tls.test:${tlsServer.port}` ? R4 : '{"wrong":"host"}');
       if (path === "/r4/.well-known/smart-configuration") return json(SMART);
       return new Response("", { status: 404 });
     },

@@ -35,12 +35,18 @@ describe("address classification", () => {
     expect(blockedAddressReason(address)).toContain(reason);
   });
 
-  test.each(["8.8.8.8", "1.1.1.1", "172.32.0.1", "100.128.0.1", "172.15.255.255", "2606:4700:4700::1111", "::ffff:8.8.8.8", "192.169.0.1"])(
-    "%s is public",
-    (address) => {
-      expect(blockedAddressReason(address)).toBeNull();
-    },
-  );
+  test.each([
+    "8.8.8.8",
+    "1.1.1.1",
+    "172.32.0.1",
+    "100.128.0.1",
+    "172.15.255.255",
+    "2606:4700:4700::1111",
+    "::ffff:8.8.8.8",
+    "192.169.0.1",
+  ])("%s is public", (address) => {
+    expect(blockedAddressReason(address)).toBeNull();
+  });
 });
 
 describe("resolveAndCheck with the guard on", () => {
@@ -74,7 +80,9 @@ describe("resolveAndCheck with the guard on", () => {
       { address: "93.184.216.34", family: 4 as const },
       { address: "10.0.0.7", family: 4 as const },
     ];
-    await expect(resolveAndCheck(new URL("https://rebind.example/"), { ...guardOn, lookup })).rejects.toBeInstanceOf(BlockedError);
+    await expect(resolveAndCheck(new URL("https://rebind.example/"), { ...guardOn, lookup })).rejects.toBeInstanceOf(
+      BlockedError,
+    );
   });
 
   test("public addresses pass, IPv4 first", async () => {
@@ -96,7 +104,9 @@ describe("resolveAndCheck with the guard on", () => {
     const lookup = async () => {
       throw Object.assign(new Error("getaddrinfo ENOTFOUND"), { code: "ENOTFOUND" });
     };
-    await expect(resolveAndCheck(new URL("https://nowhere.invalid/"), { ...guardOn, lookup })).rejects.toBeInstanceOf(DnsError);
+    await expect(resolveAndCheck(new URL("https://nowhere.invalid/"), { ...guardOn, lookup })).rejects.toBeInstanceOf(
+      DnsError,
+    );
   });
 
   test("allowPrivate lets loopback through", async () => {
@@ -110,7 +120,12 @@ describe("probing with the guard on", () => {
   afterAll(() => server.stop());
 
   test("a loopback server is never contacted", async () => {
-    for (const url of [`${server.url}/fhir`, `http://localhost:${server.port}/fhir`, `http://2130706433:${server.port}/fhir`, `http://[::ffff:127.0.0.1]:${server.port}/fhir`]) {
+    for (const url of [
+      `${server.url}/fhir`,
+      `http://localhost:${server.port}/fhir`,
+      `http://2130706433:${server.port}/fhir`,
+      `http://[::ffff:127.0.0.1]:${server.port}/fhir`,
+    ]) {
       const result = await probeUrl(url, { allowPrivate: false });
       expect(result.probeStatus).toBe("failed");
       expect(result.errorKind).toBe("blocked");
@@ -134,7 +149,18 @@ describe("probing with the guard on", () => {
 });
 
 describe("resolve once, connect to the checked address", () => {
-  const server = serve({}, (request) => new Response(JSON.stringify({ resourceType: "CapabilityStatement", fhirVersion: "4.0.1", host: request.headers.get("host") }), { headers: { "content-type": "application/fhir+json" } }));
+  const server = serve(
+    {},
+    (request) =>
+      new Response(
+        JSON.stringify({
+          resourceType: "CapabilityStatement",
+          fhirVersion: "4.0.1",
+          host: request.headers.get("host"),
+        }),
+        { headers: { "content-type": "application/fhir+json" } },
+      ),
+  );
   afterAll(() => server.stop());
 
   test("the name is resolved by our lookup only; the request goes to that address with the name in Host", async () => {
@@ -145,7 +171,11 @@ describe("resolve once, connect to the checked address", () => {
       return [{ address: "127.0.0.1", family: 4 as const }];
     };
     // fhir.rebind.test resolves nowhere else: if fetch resolved it again, the request would fail.
-    const result = await probeUrl(`http://fhir.rebind.test:${server.port}/r4`, { allowPrivate: false, allowAddresses: ["127.0.0.1"], lookup });
+    const result = await probeUrl(`http://fhir.rebind.test:${server.port}/r4`, {
+      allowPrivate: false,
+      allowAddresses: ["127.0.0.1"],
+      lookup,
+    });
     expect(result.metadata.ok).toBe(true);
     expect(result.metadata.json?.host).toBe(`fhir.rebind.test:${server.port}`);
     expect(lookups).toBe(1); // both documents share one lookup per run
@@ -153,7 +183,11 @@ describe("resolve once, connect to the checked address", () => {
 
   test("a DNS answer that never comes fails within the time-out", async () => {
     const started = performance.now();
-    const result = await probeUrl("http://hangs.test/r4", { allowPrivate: false, timeoutMs: 200, lookup: () => new Promise(() => {}) });
+    const result = await probeUrl("http://hangs.test/r4", {
+      allowPrivate: false,
+      timeoutMs: 200,
+      lookup: () => new Promise(() => {}),
+    });
     expect(result.errorKind).toBe("dns");
     expect(result.entryStatus).toBe("unresponsive");
     expect(performance.now() - started).toBeLessThan(1000);

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase, type Db } from "../../src/db/client";
+import { type Db, openDatabase } from "../../src/db/client";
 
 export const FIXTURES = join(import.meta.dir, "../fixtures/probe");
 /** Real statements published by others; absent in a user's clone, so tests skip without it. */
@@ -43,7 +43,8 @@ export function serve(routes: Record<string, Route | string>, fallback?: Route) 
       maxInFlight = Math.max(maxInFlight, inFlight);
       try {
         const route = routes[path];
-        if (typeof route === "string") return new Response(route, { headers: { "content-type": "application/fhir+json" } });
+        if (typeof route === "string")
+          return new Response(route, { headers: { "content-type": "application/fhir+json" } });
         if (route) return await route(request, seen);
         if (fallback) return await fallback(request, seen);
         return new Response("not found", { status: 404 });
@@ -84,7 +85,11 @@ export function tempDb(): { db: Db; path: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), "probe-test-"));
   const path = join(dir, "directory.sqlite");
   const db = openDatabase(path);
-  db.sqlite.prepare("INSERT INTO vendors (id, name, endpoint_list_url) VALUES ('epic', 'Epic', 'https://example.org/epic'), ('other', 'Other', 'https://example.org/other')").run();
+  db.sqlite
+    .prepare(
+      "INSERT INTO vendors (id, name, endpoint_list_url) VALUES ('epic', 'Epic', 'https://example.org/epic'), ('other', 'Other', 'https://example.org/other')",
+    )
+    .run();
   return {
     db,
     path,
@@ -112,12 +117,26 @@ export function insertEntry(db: Db, e: EntryInput): string {
       `INSERT INTO entries (id, vendor_id, url, organization_name, list_fhir_version, list_access, fhir_version, access, status, last_updated, sort_key)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?5, ?6, ?7, ?8, ?9)`,
     )
-    .run(id, e.vendorId ?? "epic", e.url, `Org ${seq}`, e.listFhirVersion ?? "UNKNOWN", e.listAccess ?? "[]", e.status ?? "listed", e.lastUpdated ?? "2026-01-01T00:00:00.000Z", `epic org ${seq}`);
+    .run(
+      id,
+      e.vendorId ?? "epic",
+      e.url,
+      `Org ${seq}`,
+      e.listFhirVersion ?? "UNKNOWN",
+      e.listAccess ?? "[]",
+      e.status ?? "listed",
+      e.lastUpdated ?? "2026-01-01T00:00:00.000Z",
+      `epic org ${seq}`,
+    );
   return id;
 }
 
 export function entry(db: Db, id: string) {
-  return db.sqlite.prepare("SELECT status, last_updated AS lastUpdated, fhir_version AS fhirVersion, access FROM entries WHERE id = ?1").get(id) as {
+  return db.sqlite
+    .prepare(
+      "SELECT status, last_updated AS lastUpdated, fhir_version AS fhirVersion, access FROM entries WHERE id = ?1",
+    )
+    .get(id) as {
     status: string;
     lastUpdated: string;
     fhirVersion: string;
@@ -130,6 +149,8 @@ export function probeRow(db: Db, url: string) {
 }
 
 export function datasetVersion(db: Db): number {
-  const row = db.sqlite.prepare("SELECT value FROM dataset_meta WHERE key = 'dataset_version'").get() as { value: string };
+  const row = db.sqlite.prepare("SELECT value FROM dataset_meta WHERE key = 'dataset_version'").get() as {
+    value: string;
+  };
   return Number(row.value);
 }

@@ -17,7 +17,9 @@ test("fetch errors map to error kinds", () => {
   expect(classifyFetchError(Object.assign(new Error("x"), { code: "ECONNREFUSED" }))).toBe("refused");
   expect(classifyFetchError(Object.assign(new Error("x"), { code: "ENOTFOUND" }))).toBe("dns");
   expect(classifyFetchError(Object.assign(new Error("x"), { code: "ERR_TLS_CERT_ALTNAME_INVALID" }))).toBe("tls");
-  expect(classifyFetchError(Object.assign(new Error("self signed certificate"), { code: "DEPTH_ZERO_SELF_SIGNED_CERT" }))).toBe("tls");
+  expect(
+    classifyFetchError(Object.assign(new Error("self signed certificate"), { code: "DEPTH_ZERO_SELF_SIGNED_CERT" })),
+  ).toBe("tls");
   expect(classifyFetchError(Object.assign(new Error("x"), { code: "UNABLE_TO_VERIFY_LEAF_SIGNATURE" }))).toBe("tls");
   expect(classifyFetchError(new DOMException("t", "TimeoutError"))).toBe("timeout");
   expect(classifyFetchError(Object.assign(new Error("x"), { code: "ECONNRESET" }))).toBe("network");
@@ -25,8 +27,12 @@ test("fetch errors map to error kinds", () => {
 });
 
 test("document URLs keep the base path and drop query, fragment and trailing slashes", () => {
-  expect(documentUrl("https://fhir.example.com/api/FHIR/R4/", "metadata")?.href).toBe("https://fhir.example.com/api/FHIR/R4/metadata");
-  expect(documentUrl("https://fhir.example.com/r4?x=1#f", "smart")?.href).toBe("https://fhir.example.com/r4/.well-known/smart-configuration");
+  expect(documentUrl("https://fhir.example.com/api/FHIR/R4/", "metadata")?.href).toBe(
+    "https://fhir.example.com/api/FHIR/R4/metadata",
+  );
+  expect(documentUrl("https://fhir.example.com/r4?x=1#f", "smart")?.href).toBe(
+    "https://fhir.example.com/r4/.well-known/smart-configuration",
+  );
   expect(documentUrl("https://fhir.example.com", "metadata")?.href).toBe("https://fhir.example.com/metadata");
   expect(documentUrl("not a url", "metadata")).toBeNull();
 });

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { openDatabase, type Db } from "../../src/db/client";
+import { type Db, openDatabase } from "../../src/db/client";
 import { probeDue, selectDueUrls } from "../../src/probe";
 import { interleaveByHost } from "../../src/probe/due";
 import { closedPort, entry, fixture, insertEntry, json, probeRow, serve, silentListener, tempDb } from "./helpers";
@@ -20,7 +20,8 @@ const server = serve({
   "/html/metadata": () => new Response("<html></html>", { headers: { "content-type": "text/html" } }),
   "/huge/metadata": () => new Response(new Uint8Array(50 * MB).fill(0x20)),
   "/loop/metadata": () => new Response(null, { status: 302, headers: { location: "/loop/metadata" } }),
-  "/private/metadata": () => new Response(null, { status: 302, headers: { location: "http://169.254.169.254/latest/meta-data/" } }),
+  "/private/metadata": () =>
+    new Response(null, { status: 302, headers: { location: "http://169.254.169.254/latest/meta-data/" } }),
 });
 const silent = silentListener();
 const closed = closedPort();
@@ -68,7 +69,8 @@ describe("probeDue", () => {
     expect(status(ids.okTwin)).toBe("verified");
     expect(status(ids.partial)).toBe("verified");
     expect(status(ids.auth)).toBe("verified"); // 401: unchanged
-    for (const id of [ids.broken, ids.html, ids.huge, ids.loop, ids.privateRedirect, ids.guarded]) expect(status(id)).toBe("listed");
+    for (const id of [ids.broken, ids.html, ids.huge, ids.loop, ids.privateRedirect, ids.guarded])
+      expect(status(id)).toBe("listed");
     expect(status(ids.closed)).toBe("unresponsive");
     expect(status(ids.silent)).toBe("unresponsive");
     expect(status(ids.removed)).toBe("removed");
@@ -76,7 +78,12 @@ describe("probeDue", () => {
     expect(probeRow(ctx.db, u("ok2"))).toBeNull();
 
     const row = (p: string) => probeRow(ctx.db, u(p))!;
-    expect(row("ok")).toMatchObject({ probe_status: "success", metadata_body: R4, smart_body: SMART, probed_at: NOW.toISOString() });
+    expect(row("ok")).toMatchObject({
+      probe_status: "success",
+      metadata_body: R4,
+      smart_body: SMART,
+      probed_at: NOW.toISOString(),
+    });
     expect(row("partial")).toMatchObject({ probe_status: "partial", smart_http_status: 404, smart_body: null });
     expect(row("huge")).toMatchObject({ probe_status: "failed", error_kind: "body_too_large", metadata_body: null });
     expect(row("loop")).toMatchObject({ error_kind: "too_many_redirects" });
@@ -144,12 +151,17 @@ describe("probeDue", () => {
 });
 
 describe("where results are written", () => {
-  const rows = (db: Db) => db.sqlite.prepare("SELECT * FROM probes ORDER BY url").all().map((r) => ({ ...(r as object), duration_ms: 0 }));
+  const rows = (db: Db) =>
+    db.sqlite
+      .prepare("SELECT * FROM probes ORDER BY url")
+      .all()
+      .map((r) => ({ ...(r as object), duration_ms: 0 }));
 
   test("the store worker and the inline writer store the same rows", async () => {
     const other = tempDb();
     try {
-      for (const db of [ctx.db, other.db]) for (const p of ["ok", "partial", "auth", "broken"]) insertEntry(db, { url: `${server.url}/${p}` });
+      for (const db of [ctx.db, other.db])
+        for (const p of ["ok", "partial", "auth", "broken"]) insertEntry(db, { url: `${server.url}/${p}` });
       await probeDue(ctx.db, { ...OPTS, now: () => NOW, writeInWorker: true });
       await probeDue(other.db, { ...OPTS, now: () => NOW, writeInWorker: false });
       expect(rows(ctx.db)).toHaveLength(4);
@@ -175,5 +187,12 @@ describe("where results are written", () => {
 
 test("interleaveByHost spreads one host's URLs among the others", () => {
   const urls = ["https://a/1", "https://a/2", "https://a/3", "https://b/1", "https://c/1", "https://c/2"];
-  expect(interleaveByHost(urls)).toEqual(["https://a/1", "https://b/1", "https://c/1", "https://a/2", "https://c/2", "https://a/3"]);
+  expect(interleaveByHost(urls)).toEqual([
+    "https://a/1",
+    "https://b/1",
+    "https://c/1",
+    "https://a/2",
+    "https://c/2",
+    "https://a/3",
+  ]);
 });

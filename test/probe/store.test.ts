@@ -7,7 +7,19 @@ const R4 = fixture("r4-capability.json");
 const SMART = fixture("smart-patient.json");
 
 function doc(partial: Partial<DocumentResult>): DocumentResult {
-  return { ok: false, httpStatus: null, body: null, json: null, errorKind: null, errorMessage: null, finalUrl: "", redirects: 0, requests: 1, durationMs: 3, ...partial };
+  return {
+    ok: false,
+    httpStatus: null,
+    body: null,
+    json: null,
+    errorKind: null,
+    errorMessage: null,
+    finalUrl: "",
+    redirects: 0,
+    requests: 1,
+    durationMs: 3,
+    ...partial,
+  };
 }
 
 function success(url: string): ProbeResult {
@@ -45,7 +57,16 @@ function failed(url: string, entryStatus: "unresponsive" | null, httpStatus: num
     errorKind: d.errorKind,
     metadata: d,
     smart: d,
-    summary: { fhirVersion: "UNKNOWN", softwareName: null, softwareVersion: null, supportedResourceCount: 0, supportedResources: [], smartSupported: false, smartCapabilities: [], grantTypes: [] },
+    summary: {
+      fhirVersion: "UNKNOWN",
+      softwareName: null,
+      softwareVersion: null,
+      supportedResourceCount: 0,
+      supportedResources: [],
+      smartSupported: false,
+      smartCapabilities: [],
+      grantTypes: [],
+    },
     access: null,
   };
 }
@@ -62,7 +83,11 @@ afterEach(() => ctx.cleanup());
 
 describe("recordProbe on a real SQLite file", () => {
   test("entries sharing one URL share one probe row", () => {
-    const ids = [insertEntry(ctx.db, { url: URL_A }), insertEntry(ctx.db, { url: URL_A }), insertEntry(ctx.db, { url: URL_A, vendorId: "other" })];
+    const ids = [
+      insertEntry(ctx.db, { url: URL_A }),
+      insertEntry(ctx.db, { url: URL_A }),
+      insertEntry(ctx.db, { url: URL_A, vendorId: "other" }),
+    ];
     const other = insertEntry(ctx.db, { url: "https://fhir.other.example/r4" });
     recordProbe(ctx.db, URL_A, success(URL_A), T1);
     expect((ctx.db.sqlite.prepare("SELECT COUNT(*) AS n FROM probes").get() as { n: number }).n).toBe(1);
@@ -106,7 +131,15 @@ describe("recordProbe on a real SQLite file", () => {
     recordProbe(ctx.db, URL_A, success(URL_A), T1);
     recordProbe(ctx.db, URL_A, failed(URL_A, null, 401), T2);
     const row = probeRow(ctx.db, URL_A)!;
-    expect(row).toMatchObject({ probed_at: T2, probe_status: "failed", metadata_http_status: 401, metadata_body: null, smart_body: null, access: null, error_kind: "http_status" });
+    expect(row).toMatchObject({
+      probed_at: T2,
+      probe_status: "failed",
+      metadata_http_status: 401,
+      metadata_body: null,
+      smart_body: null,
+      access: null,
+      error_kind: "http_status",
+    });
   });
 
   test("statuses: verified, unresponsive, unchanged on HTTP errors, never touching removed", () => {
@@ -137,9 +170,19 @@ describe("recordProbe on a real SQLite file", () => {
   });
 
   test("an HTTP error on a listed entry changes neither status nor lastUpdated", () => {
-    const id = insertEntry(ctx.db, { url: URL_A, lastUpdated: "2026-01-03T00:00:00.000Z", listFhirVersion: "R4", listAccess: '["provider"]' });
+    const id = insertEntry(ctx.db, {
+      url: URL_A,
+      lastUpdated: "2026-01-03T00:00:00.000Z",
+      listFhirVersion: "R4",
+      listAccess: '["provider"]',
+    });
     recordProbe(ctx.db, URL_A, failed(URL_A, null, 403), T1);
-    expect(entry(ctx.db, id)).toEqual({ status: "listed", lastUpdated: "2026-01-03T00:00:00.000Z", fhirVersion: "R4", access: '["provider"]' });
+    expect(entry(ctx.db, id)).toEqual({
+      status: "listed",
+      lastUpdated: "2026-01-03T00:00:00.000Z",
+      fhirVersion: "R4",
+      access: '["provider"]',
+    });
   });
 
   test("every write bumps dataset_version and sets last_refresh_at", () => {
@@ -147,9 +190,18 @@ describe("recordProbe on a real SQLite file", () => {
     const before = datasetVersion(ctx.db);
     recordProbe(ctx.db, URL_A, success(URL_A), T1);
     expect(datasetVersion(ctx.db)).toBe(before + 1);
-    recordProbes(ctx.db, [{ url: URL_A, result: success(URL_A) }, { url: "https://b.example", result: failed("https://b.example", "unresponsive", null) }], T2);
+    recordProbes(
+      ctx.db,
+      [
+        { url: URL_A, result: success(URL_A) },
+        { url: "https://b.example", result: failed("https://b.example", "unresponsive", null) },
+      ],
+      T2,
+    );
     expect(datasetVersion(ctx.db)).toBe(before + 2);
-    const last = ctx.db.sqlite.prepare("SELECT value FROM dataset_meta WHERE key = 'last_refresh_at'").get() as { value: string };
+    const last = ctx.db.sqlite.prepare("SELECT value FROM dataset_meta WHERE key = 'last_refresh_at'").get() as {
+      value: string;
+    };
     expect(last.value).toBe(T2);
   });
 
@@ -157,9 +209,16 @@ describe("recordProbe on a real SQLite file", () => {
     const urls = Array.from({ length: 3000 }, (_, i) => `https://fhir${i}.example/r4`);
     for (const url of urls) insertEntry(ctx.db, { url });
     const started = performance.now();
-    for (let i = 0; i < urls.length; i += 50) recordProbes(ctx.db, urls.slice(i, i + 50).map((url) => ({ url, result: success(url) })), T1);
+    for (let i = 0; i < urls.length; i += 50)
+      recordProbes(
+        ctx.db,
+        urls.slice(i, i + 50).map((url) => ({ url, result: success(url) })),
+        T1,
+      );
     const perSecond = urls.length / ((performance.now() - started) / 1000);
     expect(perSecond).toBeGreaterThan(500);
-    expect((ctx.db.sqlite.prepare("SELECT COUNT(*) AS n FROM entries WHERE status = 'verified'").get() as { n: number }).n).toBe(3000);
+    expect(
+      (ctx.db.sqlite.prepare("SELECT COUNT(*) AS n FROM entries WHERE status = 'verified'").get() as { n: number }).n,
+    ).toBe(3000);
   });
 });

@@ -38,7 +38,8 @@ describe("API keys", () => {
     const { db, app } = appWithKeys();
     const { key } = createApiKey(db, { name: "partner", rateLimit: 3, now: "2026-11-25T00:00:00Z" });
     const statuses = [];
-    for (let i = 0; i < 4; i++) statuses.push((await get(app, "/api/v1/vendors", { headers: { "x-api-key": key } })).status);
+    for (let i = 0; i < 4; i++)
+      statuses.push((await get(app, "/api/v1/vendors", { headers: { "x-api-key": key } })).status);
     expect(statuses).toEqual([200, 200, 200, 429]);
   });
 
@@ -47,7 +48,12 @@ describe("API keys", () => {
     const { id, key } = createApiKey(db, { name: "old", now: "2026-11-25T00:00:00Z" });
     expect((await get(app, "/api/v1/stats", { headers: { "x-api-key": key } })).status).toBe(200);
     revokeApiKey(db, id, "2026-11-25T01:00:00Z");
-    const attempts: Record<string, string>[] = [{ "x-api-key": key }, { "x-api-key": "edk_typo" }, { authorization: "Bearer " }, { authorization: "Bearer nope" }];
+    const attempts: Record<string, string>[] = [
+      { "x-api-key": key },
+      { "x-api-key": "edk_typo" },
+      { authorization: "Bearer " },
+      { authorization: "Bearer nope" },
+    ];
     for (const headers of attempts) {
       const { status, body } = await get(app, "/api/v1/stats", { headers });
       expect(status).toBe(401);
@@ -62,7 +68,9 @@ describe("API keys", () => {
     await get(app, "/api/v1/stats", { headers: { "x-api-key": key } });
     await get(app, "/api/v1/stats", { headers: { authorization: `Bearer ${key}` } });
     await Bun.sleep(10);
-    const files = [db.path, `${db.path}-wal`].map((path) => (existsSync(path) ? readFileSync(path).toString("latin1") : "")).join("");
+    const files = [db.path, `${db.path}-wal`]
+      .map((path) => (existsSync(path) ? readFileSync(path).toString("latin1") : ""))
+      .join("");
     expect(files.includes(key)).toBe(false);
     expect(files.includes(new Bun.CryptoHasher("sha256").update(key).digest("hex"))).toBe(true);
     expect(lines.length).toBeGreaterThan(0);
@@ -72,8 +80,16 @@ describe("API keys", () => {
 
 describe("bun run keys", () => {
   const run = async (dbPath: string, ...args: string[]) => {
-    const child = Bun.spawn([process.execPath, join(ROOT, "src/keys/cli.ts"), ...args], { env: { ...process.env, DATABASE_PATH: dbPath }, stdout: "pipe", stderr: "pipe" });
-    const [stdout, stderr, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+    const child = Bun.spawn([process.execPath, join(ROOT, "src/keys/cli.ts"), ...args], {
+      env: { ...process.env, DATABASE_PATH: dbPath },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ]);
     return { stdout, stderr, code };
   };
 

@@ -15,30 +15,37 @@ function appWithLog(env: Record<string, string> = {}) {
   const log = createLogger("info", { write: (line) => lines.push(line), flush: () => {} });
   const db = fixtureDb();
   const app = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "5", ...env }), log });
-  return { app, db, requests: () => lines.map((line) => JSON.parse(line)).filter((line) => line.message === "request") };
+  return {
+    app,
+    db,
+    requests: () => lines.map((line) => JSON.parse(line)).filter((line) => line.message === "request"),
+  };
 }
 
 const PER_REQUEST = new Set(["x-request-id", "ratelimit-remaining", "ratelimit-reset", "date"]);
 const stableHeaders = (response: Response) => [...response.headers].filter(([name]) => !PER_REQUEST.has(name));
 
-test.each(["/api/v1/endpoints?state=TX&limit=2", "/api/v1/vendors", "/api/v1/stats"])("%s: the repeat equals the first answer, and is logged and counted", async (path) => {
-  const { app, requests } = appWithLog();
-  const first = await app.handle(new Request(`http://localhost${path}`));
-  const again = await app.handle(new Request(`http://localhost${path}`));
-  expect(again.status).toBe(200);
-  expect(await again.text()).toBe(await first.text());
-  expect(stableHeaders(again)).toEqual(stableHeaders(first));
-  expect(again.headers.get("x-request-id")).not.toBe(first.headers.get("x-request-id"));
-  expect(Number(again.headers.get("ratelimit-remaining"))).toBe(Number(first.headers.get("ratelimit-remaining")) - 1);
-  await Bun.sleep(5);
-  const logged = requests().filter((line) => line.path === path.split("?")[0]);
-  expect(logged.map((line) => [line.status, line.route])).toEqual([
-    [200, path.split("?")[0]],
-    [200, path.split("?")[0]],
-  ]);
-  const metrics = await (await app.handle(new Request("http://localhost/metrics"))).text();
-  expect(metrics).toContain(`http_requests_total{route="${path.split("?")[0]}",method="GET",status="200"} 2`);
-});
+test.each(["/api/v1/endpoints?state=TX&limit=2", "/api/v1/vendors", "/api/v1/stats"])(
+  "%s: the repeat equals the first answer, and is logged and counted",
+  async (path) => {
+    const { app, requests } = appWithLog();
+    const first = await app.handle(new Request(`http://localhost${path}`));
+    const again = await app.handle(new Request(`http://localhost${path}`));
+    expect(again.status).toBe(200);
+    expect(await again.text()).toBe(await first.text());
+    expect(stableHeaders(again)).toEqual(stableHeaders(first));
+    expect(again.headers.get("x-request-id")).not.toBe(first.headers.get("x-request-id"));
+    expect(Number(again.headers.get("ratelimit-remaining"))).toBe(Number(first.headers.get("ratelimit-remaining")) - 1);
+    await Bun.sleep(5);
+    const logged = requests().filter((line) => line.path === path.split("?")[0]);
+    expect(logged.map((line) => [line.status, line.route])).toEqual([
+      [200, path.split("?")[0]],
+      [200, path.split("?")[0]],
+    ]);
+    const metrics = await (await app.handle(new Request("http://localhost/metrics"))).text();
+    expect(metrics).toContain(`http_requests_total{route="${path.split("?")[0]}",method="GET",status="200"} 2`);
+  },
+);
 
 test("a cached URL is still rate limited", async () => {
   const { app } = appWithLog({ RATE_LIMIT_MAX: "2" });
@@ -64,7 +71,9 @@ test("after a refresh writes a new dataset version, the same URL answers from th
   const path = "http://localhost/api/v1/endpoints?state=NH";
   const before = (await (await app.handle(new Request(path))).json()) as { data: { organizationName: string }[] };
   expect(before.data.map((e) => e.organizationName)).toEqual(["Valley Regional"]);
-  db.sqlite.run("UPDATE entries SET organization_name = 'Valley Regional Hospital' WHERE organization_name = 'Valley Regional'");
+  db.sqlite.run(
+    "UPDATE entries SET organization_name = 'Valley Regional Hospital' WHERE organization_name = 'Valley Regional'",
+  );
   markDatasetChanged(db.sqlite, "2026-11-26T00:00:00.000Z");
   expect(await app.decorator.directory.refreshIfChanged()).toBe(true);
   const after = (await (await app.handle(new Request(path))).json()) as { data: { organizationName: string }[] };

@@ -1,6 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { gunzipSync } from "node:zlib";
-import { brotliDecompressSync } from "node:zlib";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { fixtureApp, get } from "../support/fixture";
 
 const { app } = fixtureApp({ RATE_LIMIT_MAX: "1000" });
@@ -10,17 +9,23 @@ describe("HTTP caching and compression", () => {
     const first = await get(app, "/api/v1/endpoints?limit=5");
     const etag = first.response.headers.get("etag")!;
     expect(first.response.headers.get("cache-control")).toContain("max-age=");
-    const again = await app.handle(new Request("http://localhost/api/v1/endpoints?limit=5", { headers: { "if-none-match": etag } }));
+    const again = await app.handle(
+      new Request("http://localhost/api/v1/endpoints?limit=5", { headers: { "if-none-match": etag } }),
+    );
     expect(again.status).toBe(304);
     expect(again.headers.get("etag")).toBe(etag);
     expect(await again.text()).toBe("");
   });
 
   test("If-None-Match: * answers 304 for a valid request, and a bad request stays a 400", async () => {
-    const valid = await app.handle(new Request("http://localhost/api/v1/endpoints?vendor=epic&limit=3", { headers: { "if-none-match": "*" } }));
+    const valid = await app.handle(
+      new Request("http://localhost/api/v1/endpoints?vendor=epic&limit=3", { headers: { "if-none-match": "*" } }),
+    );
     expect(valid.status).toBe(304);
-    for (const bad of ["hasResource=patient", "hasResource=Patient,,Condition", "query=" + "x".repeat(201)]) {
-      const response = await app.handle(new Request(`http://localhost/api/v1/endpoints?${bad}`, { headers: { "if-none-match": "*" } }));
+    for (const bad of ["hasResource=patient", "hasResource=Patient,,Condition", `query=${"x".repeat(201)}`]) {
+      const response = await app.handle(
+        new Request(`http://localhost/api/v1/endpoints?${bad}`, { headers: { "if-none-match": "*" } }),
+      );
       expect(response.status).toBe(400);
       expect(((await response.json()) as { error: { code: string } }).error.code).toBe("VALIDATION_ERROR");
     }
@@ -35,7 +40,9 @@ describe("HTTP caching and compression", () => {
     const plainText = await plain.text();
     expect(plain.headers.get("content-encoding")).toBeNull();
     expect(plainText.length).toBeGreaterThan(1024);
-    const compressed = await app.handle(new Request("http://localhost/api/v1/endpoints?limit=100", { headers: { "accept-encoding": accept } }));
+    const compressed = await app.handle(
+      new Request("http://localhost/api/v1/endpoints?limit=100", { headers: { "accept-encoding": accept } }),
+    );
     const encoding = compressed.headers.get("content-encoding")!;
     expect(accept).toContain(encoding);
     expect(compressed.headers.get("vary")).toContain("Accept-Encoding");
@@ -45,7 +52,9 @@ describe("HTTP caching and compression", () => {
   });
 
   test("small bodies are not compressed", async () => {
-    const small = await app.handle(new Request("http://localhost/api/v1/stats", { headers: { "accept-encoding": "gzip" } }));
+    const small = await app.handle(
+      new Request("http://localhost/api/v1/stats", { headers: { "accept-encoding": "gzip" } }),
+    );
     expect(small.headers.get("content-encoding")).toBeNull();
     expect(((await small.json()) as { success: boolean }).success).toBe(true);
   });

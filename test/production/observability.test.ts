@@ -7,7 +7,12 @@ import { fixtureDb, get } from "../support/fixture";
 function appWithLog() {
   const lines: string[] = [];
   const log = createLogger("info", { write: (line) => lines.push(line), flush: () => {} });
-  const app = createApp({ db: fixtureDb(), config: loadConfig({ RATE_LIMIT_MAX: "2" }), log, clock: () => new Date("2026-11-21T10:00:00.000Z") });
+  const app = createApp({
+    db: fixtureDb(),
+    config: loadConfig({ RATE_LIMIT_MAX: "2" }),
+    log,
+    clock: () => new Date("2026-11-21T10:00:00.000Z"),
+  });
   return { app, requests: () => lines.map((l) => JSON.parse(l)).filter((l) => l.message === "request") };
 }
 
@@ -18,7 +23,14 @@ describe("request logs", () => {
     await get(app, "/nope");
     await Bun.sleep(5);
     const [first, second] = requests();
-    expect(first).toMatchObject({ level: "info", requestId: "trace-1", method: "GET", path: "/api/v1/endpoints", route: "/api/v1/endpoints", status: 200 });
+    expect(first).toMatchObject({
+      level: "info",
+      requestId: "trace-1",
+      method: "GET",
+      path: "/api/v1/endpoints",
+      route: "/api/v1/endpoints",
+      status: 200,
+    });
     expect(response.headers.get("x-request-id")).toBe("trace-1");
     expect(typeof first.durationMs).toBe("number");
     expect(first.client).toMatch(/^ip:[0-9a-f]{12}$/);
@@ -48,10 +60,13 @@ describe("GET /metrics", () => {
 
   test("made-up methods are counted under one OTHER label, never under their own names", async () => {
     const { app } = appWithLog();
-    for (const method of ["PROPFIND", "MKCOL", "UNLOCK"]) await app.handle(new Request("http://localhost/api/v1/stats", { method }));
+    for (const method of ["PROPFIND", "MKCOL", "UNLOCK"])
+      await app.handle(new Request("http://localhost/api/v1/stats", { method }));
     await Bun.sleep(5);
     const text = await (await app.handle(new Request("http://localhost/metrics"))).text();
-    const series = text.split("\n").filter((line) => line.startsWith("http_requests_total{") && line.includes('method="OTHER"'));
+    const series = text
+      .split("\n")
+      .filter((line) => line.startsWith("http_requests_total{") && line.includes('method="OTHER"'));
     expect(series.reduce((sum, line) => sum + Number(line.split(" ").at(-1)), 0)).toBe(3);
     expect(text).not.toContain("PROPFIND");
   });

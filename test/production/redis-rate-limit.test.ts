@@ -4,7 +4,7 @@ import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/logger";
 import { RedisRateLimitStore } from "../../src/rate-limit/redis-store";
 import { fixtureDb, get } from "../support/fixture";
-import { redisAvailable, startRedis, type RedisProcess } from "../support/redis-server";
+import { type RedisProcess, redisAvailable, startRedis } from "../support/redis-server";
 
 // CI installs redis-server and starts one (.ci/run, REDIS_TEST_URL); elsewhere the tests need it installed.
 const skip = !redisAvailable && !process.env.CI;
@@ -15,14 +15,23 @@ const log = createLogger("warn", { write: (line) => warnings.push(line), flush: 
 
 beforeAll(async () => {
   if (skip) return;
-  sharedUrl = process.env.REDIS_TEST_URL ?? (redis = await startRedis()).url;
+  if (process.env.REDIS_TEST_URL) sharedUrl = process.env.REDIS_TEST_URL;
+  else {
+    redis = await startRedis();
+    sharedUrl = redis.url;
+  }
 });
 afterAll(async () => {
   await redis?.stop();
 });
 
 function instance(store: RedisRateLimitStore, max: number) {
-  return createApp({ db: fixtureDb(), config: loadConfig({ RATE_LIMIT_MAX: String(max), RATE_LIMIT_WINDOW_SECONDS: "600" }), rateLimitStore: store, log });
+  return createApp({
+    db: fixtureDb(),
+    config: loadConfig({ RATE_LIMIT_MAX: String(max), RATE_LIMIT_WINDOW_SECONDS: "600" }),
+    rateLimitStore: store,
+    log,
+  });
 }
 
 describe.skipIf(skip)("rate limits shared through Redis", () => {
@@ -30,11 +39,15 @@ describe.skipIf(skip)("rate limits shared through Redis", () => {
     const prefix = `test-${crypto.randomUUID()}`;
     const stores = [new RedisRateLimitStore(sharedUrl, log, prefix), new RedisRateLimitStore(sharedUrl, log, prefix)];
     const apps = stores.map((store) => instance(store, 37));
-    const responses = await Promise.all(Array.from({ length: 200 }, (_, i) => apps[i % 2]!.handle(new Request("http://localhost/api/v1/stats"))));
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => apps[i % 2]!.handle(new Request("http://localhost/api/v1/stats"))),
+    );
     const statuses = responses.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(37);
     expect(statuses.filter((s) => s === 429)).toHaveLength(163);
-    const remaining = responses.filter((r) => r.status === 200).map((r) => Number(r.headers.get("ratelimit-remaining")));
+    const remaining = responses
+      .filter((r) => r.status === 200)
+      .map((r) => Number(r.headers.get("ratelimit-remaining")));
     expect(new Set(remaining).size).toBe(37);
     for (const store of stores) store.close();
   });

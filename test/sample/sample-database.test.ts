@@ -14,12 +14,25 @@ const ROOT = join(import.meta.dir, "..", "..");
 const SAMPLE = join(ROOT, "db", "sample");
 
 interface Manifest {
-  steps: ({ action: "ingest"; file: string; vendorId: string; listId: string; now: string } | { action: "probe"; now: string })[];
-  profiles: Record<string, { expect: string; unreachable?: true; metadata?: { status: number; file?: string }; smart?: { status: number; file?: string } }>;
+  steps: (
+    | { action: "ingest"; file: string; vendorId: string; listId: string; now: string }
+    | { action: "probe"; now: string }
+  )[];
+  profiles: Record<
+    string,
+    {
+      expect: string;
+      unreachable?: true;
+      metadata?: { status: number; file?: string };
+      smart?: { status: number; file?: string };
+    }
+  >;
   servers: Record<string, string>;
 }
 const manifest = JSON.parse(readFileSync(join(SAMPLE, "manifest.json"), "utf8")) as Manifest;
-const registry = JSON.parse(readFileSync(join(ROOT, "db", "vendors.json"), "utf8")) as { vendors: { id: string; name: string }[] };
+const registry = JSON.parse(readFileSync(join(ROOT, "db", "vendors.json"), "utf8")) as {
+  vendors: { id: string; name: string }[];
+};
 
 let dir: string;
 let db: Database;
@@ -52,16 +65,36 @@ describe("sample database contents", () => {
     expect(vendorIds.length).toBeGreaterThanOrEqual(8);
     const registered = new Map(registry.vendors.map((v) => [v.id, v.name]));
     for (const id of vendorIds) expect(registered.has(id)).toBe(true);
-    for (const row of all<{ id: string; name: string }>("SELECT id, name FROM vendors")) expect(row.name).toBe(registered.get(row.id)!);
+    for (const row of all<{ id: string; name: string }>("SELECT id, name FROM vendors"))
+      expect(row.name).toBe(registered.get(row.id)!);
   });
 
   test("every fhirVersion, status, probeStatus and access shape", () => {
-    expect(column("SELECT DISTINCT fhir_version AS v FROM entries ORDER BY v")).toEqual(["DSTU2", "R4", "R4B", "R5", "STU3", "UNKNOWN"]);
-    expect(column("SELECT DISTINCT status AS v FROM entries ORDER BY v")).toEqual(["listed", "removed", "unresponsive", "verified"]);
-    expect(column("SELECT DISTINCT COALESCE(p.probe_status, 'unchecked') AS v FROM entries e LEFT JOIN probes p ON p.url = e.url ORDER BY v")).toEqual([
-      "failed", "partial", "success", "unchecked",
+    expect(column("SELECT DISTINCT fhir_version AS v FROM entries ORDER BY v")).toEqual([
+      "DSTU2",
+      "R4",
+      "R4B",
+      "R5",
+      "STU3",
+      "UNKNOWN",
     ]);
-    expect(column("SELECT DISTINCT access AS v FROM entries ORDER BY v")).toEqual(['["patient","provider"]', '["patient"]', '["provider"]', "[]"]);
+    expect(column("SELECT DISTINCT status AS v FROM entries ORDER BY v")).toEqual([
+      "listed",
+      "removed",
+      "unresponsive",
+      "verified",
+    ]);
+    expect(
+      column(
+        "SELECT DISTINCT COALESCE(p.probe_status, 'unchecked') AS v FROM entries e LEFT JOIN probes p ON p.url = e.url ORDER BY v",
+      ),
+    ).toEqual(["failed", "partial", "success", "unchecked"]);
+    expect(column("SELECT DISTINCT access AS v FROM entries ORDER BY v")).toEqual([
+      '["patient","provider"]',
+      '["patient"]',
+      '["provider"]',
+      "[]",
+    ]);
   });
 
   test("30+ states, NPIs on some entries, organization names with accents and punctuation", () => {
@@ -73,11 +106,18 @@ describe("sample database contents", () => {
     expect(npis.length).toBeLessThan(one<{ n: number }>("SELECT COUNT(*) AS n FROM entries").n);
     for (const npi of npis) expect(npi).toMatch(/^\d{10}$/);
     const names = new Set(column("SELECT organization_name AS v FROM entries"));
-    for (const name of ["Clínica Señor de los Milagros", "St. Mary's Regional Medical Center", "O'Brien & Sons Family Practice"]) expect(names.has(name)).toBe(true);
+    for (const name of [
+      "Clínica Señor de los Milagros",
+      "St. Mary's Regional Medical Center",
+      "O'Brien & Sons Family Practice",
+    ])
+      expect(names.has(name)).toBe(true);
   });
 
   test("entries share URLs: a few hundred on one, and several other shared ones", () => {
-    const shared = all<{ url: string; n: number }>("SELECT url, COUNT(*) AS n FROM entries GROUP BY url HAVING n > 1 ORDER BY n DESC");
+    const shared = all<{ url: string; n: number }>(
+      "SELECT url, COUNT(*) AS n FROM entries GROUP BY url HAVING n > 1 ORDER BY n DESC",
+    );
     expect(shared.length).toBeGreaterThanOrEqual(3);
     expect(shared[0]!.n).toBeGreaterThanOrEqual(300);
   });
@@ -85,13 +125,20 @@ describe("sample database contents", () => {
   test("removed entries are exactly those the later list version dropped", () => {
     const addresses = (file: string) =>
       new Set(
-        (JSON.parse(readFileSync(join(SAMPLE, file), "utf8")) as { entry: { resource: { resourceType: string; address?: string } }[] }).entry
+        (
+          JSON.parse(readFileSync(join(SAMPLE, file), "utf8")) as {
+            entry: { resource: { resourceType: string; address?: string } }[];
+          }
+        ).entry
           .filter((e) => e.resource.resourceType === "Endpoint")
           .map((e) => e.resource.address!.replace(/\/+$/, "")),
       );
     const ingests = manifest.steps.filter((s) => s.action === "ingest");
     const versions = ingests.filter((s) => s.file.includes(".v1.") || s.file.includes(".v2."));
-    expect(versions.map((s) => s.file)).toEqual(["lists/oracle-health-patient-r4.v1.json", "lists/oracle-health-patient-r4.v2.json"]);
+    expect(versions.map((s) => s.file)).toEqual([
+      "lists/oracle-health-patient-r4.v1.json",
+      "lists/oracle-health-patient-r4.v2.json",
+    ]);
     const v1 = addresses(versions[0]!.file);
     const v2 = addresses(versions[1]!.file);
     const dropped = [...v1].filter((url) => !v2.has(url)).sort();
@@ -114,13 +161,17 @@ describe("probe results follow the manifest", () => {
       const profile = manifest.profiles[manifest.servers[keyOf(url)]!];
       expect(profile ? `${url} ${profile.expect}` : `${url} not in manifest`).toBe(`${url} ${probe_status}`);
     }
-    for (const url of column("SELECT DISTINCT e.url AS v FROM entries e LEFT JOIN probes p ON p.url = e.url WHERE p.url IS NULL")) {
+    for (const url of column(
+      "SELECT DISTINCT e.url AS v FROM entries e LEFT JOIN probes p ON p.url = e.url WHERE p.url IS NULL",
+    )) {
       expect(manifest.servers[keyOf(url)]).toBeUndefined();
     }
   });
 
   test("unreachable → unresponsive; 401 on both → failed with status unchanged; metadata answered → verified", () => {
-    const rows = all<{ url: string; status: string }>("SELECT e.url, e.status FROM entries e JOIN probes p ON p.url = e.url WHERE e.status != 'removed'");
+    const rows = all<{ url: string; status: string }>(
+      "SELECT e.url, e.status FROM entries e JOIN probes p ON p.url = e.url WHERE e.status != 'removed'",
+    );
     const seen = new Set<string>();
     for (const { url, status } of rows) {
       const name = manifest.servers[keyOf(url)]!;
@@ -133,7 +184,9 @@ describe("probe results follow the manifest", () => {
   });
 
   test("stored bodies are the recorded answers byte for byte", () => {
-    const rows = all<{ url: string; metadata_body: string | null; smart_body: string | null }>("SELECT url, metadata_body, smart_body FROM probes");
+    const rows = all<{ url: string; metadata_body: string | null; smart_body: string | null }>(
+      "SELECT url, metadata_body, smart_body FROM probes",
+    );
     let compared = 0;
     for (const row of rows) {
       const profile = manifest.profiles[manifest.servers[keyOf(row.url)]!]!;
@@ -141,7 +194,8 @@ describe("probe results follow the manifest", () => {
         expect(row.metadata_body).toBe(readFileSync(join(SAMPLE, profile.metadata.file!), "utf8"));
         compared++;
       }
-      if (profile.smart?.status === 200) expect(row.smart_body).toBe(readFileSync(join(SAMPLE, profile.smart.file!), "utf8"));
+      if (profile.smart?.status === 200)
+        expect(row.smart_body).toBe(readFileSync(join(SAMPLE, profile.smart.file!), "utf8"));
     }
     expect(compared).toBeGreaterThan(1000);
   });
@@ -152,15 +206,20 @@ describe("probe results follow the manifest", () => {
     );
     expect(new Set(rows.map((r) => r.fhir_version))).toEqual(new Set(["DSTU2", "STU3", "R4", "R4B", "R5", "UNKNOWN"]));
     expect(new Set(rows.map((r) => r.supported_resources)).size).toBeGreaterThanOrEqual(10);
-    const versions = all<{ v: string; n: number }>("SELECT json_extract(metadata_body, '$.fhirVersion') AS v, COUNT(*) AS n FROM probes WHERE metadata_body IS NOT NULL GROUP BY v");
+    const versions = all<{ v: string; n: number }>(
+      "SELECT json_extract(metadata_body, '$.fhirVersion') AS v, COUNT(*) AS n FROM probes WHERE metadata_body IS NOT NULL GROUP BY v",
+    );
     expect(versions.map((r) => r.v).sort()).toEqual(["0.0.82", "1.0.2", "3.0.2", "4.0.1", "4.3.0", "5.0.0"]);
-    const dstu2 = column("SELECT DISTINCT json_extract(metadata_body, '$.resourceType') AS v FROM probes WHERE json_extract(metadata_body, '$.fhirVersion') = '1.0.2'");
+    const dstu2 = column(
+      "SELECT DISTINCT json_extract(metadata_body, '$.resourceType') AS v FROM probes WHERE json_extract(metadata_body, '$.fhirVersion') = '1.0.2'",
+    );
     expect(dstu2).toEqual(["Conformance"]);
   });
 });
 
 describe("determinism", () => {
-  const entrySql = "SELECT id, vendor_id, url, organization_name, npi, tenant_id, city, state, zip_code, fhir_version, access, status, last_updated, sort_key FROM entries ORDER BY id";
+  const entrySql =
+    "SELECT id, vendor_id, url, organization_name, npi, tenant_id, city, state, zip_code, fhir_version, access, status, last_updated, sort_key FROM entries ORDER BY id";
   const probeSql =
     "SELECT url, probed_at, probe_status, metadata_http_status, metadata_body, smart_http_status, smart_body, error_kind, fhir_version, software_name, software_version, supported_resources, smart_supported, access, smart_capabilities, grant_types FROM probes ORDER BY url";
 
@@ -175,7 +234,9 @@ describe("determinism", () => {
     const { generateSample } = await import("../../src/sample/generate");
     const files = generateSample();
     const onDisk = (sub: string): string[] =>
-      readdirSync(join(SAMPLE, sub), { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? onDisk(join(sub, d.name)) : [join(sub, d.name)]));
+      readdirSync(join(SAMPLE, sub), { withFileTypes: true }).flatMap((d) =>
+        d.isDirectory() ? onDisk(join(sub, d.name)) : [join(sub, d.name)],
+      );
     expect([...onDisk("lists"), ...onDisk("answers"), "manifest.json"].sort()).toEqual([...files.keys()].sort());
     let bytes = 0;
     for (const [path, content] of files) {
@@ -213,7 +274,10 @@ describe("building", () => {
   test("`bun run db:sample --out` builds in under 20 s and prints a summary", () => {
     const out = join(dir, "cli", "directory.sqlite");
     const started = performance.now();
-    const result = Bun.spawnSync([process.execPath, join(ROOT, "src", "sample", "cli.ts"), "--out", out], { cwd: ROOT, env: { ...process.env } });
+    const result = Bun.spawnSync([process.execPath, join(ROOT, "src", "sample", "cli.ts"), "--out", out], {
+      cwd: ROOT,
+      env: { ...process.env },
+    });
     const seconds = (performance.now() - started) / 1000;
     const stdout = result.stdout.toString();
     expect(result.exitCode).toBe(0);
@@ -226,7 +290,10 @@ describe("building", () => {
 
   test("DATABASE_PATH is the default target of the CLI", () => {
     const out = join(dir, "env", "directory.sqlite");
-    const result = Bun.spawnSync([process.execPath, join(ROOT, "src", "sample", "cli.ts")], { cwd: ROOT, env: { ...process.env, DATABASE_PATH: out } });
+    const result = Bun.spawnSync([process.execPath, join(ROOT, "src", "sample", "cli.ts")], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_PATH: out },
+    });
     expect(result.exitCode).toBe(0);
     expect(existsSync(out)).toBe(true);
   }, 30_000);

@@ -20,7 +20,10 @@ async function freePort(): Promise<number> {
 export async function startRedis(): Promise<RedisProcess> {
   if (!BINARY) throw new Error("redis-server is not installed (apt-get install redis-server)");
   const port = await freePort();
-  const child = Bun.spawn([BINARY, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdout: "ignore", stderr: "ignore" });
+  const child = Bun.spawn([BINARY, "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+    stdout: "ignore",
+    stderr: "ignore",
+  });
   const deadline = Date.now() + 10_000;
   for (;;) {
     try {

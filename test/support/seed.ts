@@ -1,7 +1,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase, type Db } from "../../src/db/client";
+import { type Db, openDatabase } from "../../src/db/client";
 import { markDatasetChanged } from "../../src/db/dataset-meta";
 import { canonicalUrl, entryId, sortKey } from "../../src/directory/identity";
 
@@ -47,11 +47,16 @@ export function tempDbPath(name = "test.sqlite"): string {
 }
 
 /** Writes rows straight into a real SQLite file, independently of ingest and probe. */
-export function seedDatabase(path: string, data: { vendors: SeedVendor[]; entries: SeedEntry[]; probes?: SeedProbe[]; at?: string }): Db {
+export function seedDatabase(
+  path: string,
+  data: { vendors: SeedVendor[]; entries: SeedEntry[]; probes?: SeedProbe[]; at?: string },
+): Db {
   const db = openDatabase(path);
   const at = data.at ?? "2026-11-01T00:00:00.000Z";
   const names = new Map(data.vendors.map((v) => [v.id, v.name]));
-  const insertVendor = db.sqlite.prepare("INSERT INTO vendors (id, name, endpoint_list_url, last_scraped_at) VALUES (?, ?, ?, ?)");
+  const insertVendor = db.sqlite.prepare(
+    "INSERT INTO vendors (id, name, endpoint_list_url, last_scraped_at) VALUES (?, ?, ?, ?)",
+  );
   const insertEntry = db.sqlite.prepare(
     `INSERT INTO entries (id, vendor_id, url, organization_name, npi, tenant_id, city, state, zip_code, fhir_version, access, status, last_updated, sort_key)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -61,21 +66,48 @@ export function seedDatabase(path: string, data: { vendors: SeedVendor[]; entrie
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   db.sqlite.transaction(() => {
-    for (const v of data.vendors) insertVendor.run(v.id, v.name, v.endpointListUrl ?? `https://${v.id}.example.com/endpoints`, v.lastScrapedAt ?? null);
+    for (const v of data.vendors)
+      insertVendor.run(
+        v.id,
+        v.name,
+        v.endpointListUrl ?? `https://${v.id}.example.com/endpoints`,
+        v.lastScrapedAt ?? null,
+      );
     for (const e of data.entries) {
       const url = canonicalUrl(e.url);
       const org = e.organizationName ?? null;
       const id = entryId(e.vendorId, url, e.npi ?? null, org);
       insertEntry.run(
-        id, e.vendorId, url, org, e.npi ?? null, e.tenantId ?? null, e.city ?? null, e.state ?? null, e.zipCode ?? null,
-        e.fhirVersion ?? "UNKNOWN", JSON.stringify(e.access ?? []), e.status ?? "listed", e.lastUpdated ?? at, sortKey(names.get(e.vendorId)!, org, url, id),
+        id,
+        e.vendorId,
+        url,
+        org,
+        e.npi ?? null,
+        e.tenantId ?? null,
+        e.city ?? null,
+        e.state ?? null,
+        e.zipCode ?? null,
+        e.fhirVersion ?? "UNKNOWN",
+        JSON.stringify(e.access ?? []),
+        e.status ?? "listed",
+        e.lastUpdated ?? at,
+        sortKey(names.get(e.vendorId)!, org, url, id),
       );
     }
     for (const p of data.probes ?? []) {
       insertProbe.run(
-        canonicalUrl(p.url), p.probedAt ?? at, p.probeStatus, p.metadataBody ?? null, p.smartBody ?? null, p.fhirVersion ?? "UNKNOWN",
-        p.softwareName ?? null, p.softwareVersion ?? null, JSON.stringify(p.resources ?? []), p.smartSupported ? 1 : 0,
-        JSON.stringify(p.smartCapabilities ?? []), JSON.stringify(p.grantTypes ?? []),
+        canonicalUrl(p.url),
+        p.probedAt ?? at,
+        p.probeStatus,
+        p.metadataBody ?? null,
+        p.smartBody ?? null,
+        p.fhirVersion ?? "UNKNOWN",
+        p.softwareName ?? null,
+        p.softwareVersion ?? null,
+        JSON.stringify(p.resources ?? []),
+        p.smartSupported ? 1 : 0,
+        JSON.stringify(p.smartCapabilities ?? []),
+        JSON.stringify(p.grantTypes ?? []),
       );
     }
     markDatasetChanged(db.sqlite, at);

@@ -1,4 +1,4 @@
-import { UnparseableListError, type CsvColumn, type CsvColumns, type ParseResult, type RawEntry } from "../types";
+import { type CsvColumn, type CsvColumns, type ParseResult, type RawEntry, UnparseableListError } from "../types";
 
 /** The delimiter of the first line: comma, semicolon or tab, whichever occurs most. */
 function detectDelimiter(text: string): string {
@@ -23,8 +23,10 @@ export function parseCsvRows(text: string, delimiter = detectDelimiter(text)): s
     const char = text[i]!;
     if (quoted) {
       if (char !== '"') field += char;
-      else if (text[i + 1] === '"') (field += '"'), i++;
-      else quoted = false;
+      else if (text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else quoted = false;
     } else if (char === '"' && field.trim() === "") {
       quoted = true;
       field = "";
@@ -52,7 +54,10 @@ const looksLikeUrl = (cell: string) => /^\s*https?:\/\//i.test(cell);
 /** How each field's header may read (normalised keys), most telling first. */
 const HEADER_GUESSES: Record<keyof CsvColumns, ((k: string) => boolean)[]> = {
   url: [(k) => k.includes("url"), (k) => k === "endpoint" || k === "fhirendpoint" || k === "address"],
-  organizationName: [(k) => k.includes("organization") || k.includes("practicename") || k.includes("facility"), (k) => k === "name"],
+  organizationName: [
+    (k) => k.includes("organization") || k.includes("practicename") || k.includes("facility"),
+    (k) => k === "name",
+  ],
   npi: [(k) => k.includes("npi")],
   city: [(k) => k.includes("city")],
   state: [(k) => k === "state" || k.endsWith("state")],
@@ -94,10 +99,20 @@ export function parseCsv(text: string, mapping?: CsvColumns): ParseResult {
   const hasHeader = !first.some(looksLikeUrl);
   const headers = hasHeader ? first.map((h) => h.trim()) : null;
   const columns = mapping
-    ? (Object.fromEntries(Object.keys(HEADER_GUESSES).map((f) => [f, columnIndex(headers, mapping[f as keyof CsvColumns])])) as Record<keyof CsvColumns, number>)
+    ? (Object.fromEntries(
+        Object.keys(HEADER_GUESSES).map((f) => [f, columnIndex(headers, mapping[f as keyof CsvColumns])]),
+      ) as Record<keyof CsvColumns, number>)
     : headers
       ? guessColumns(headers)
-      : ({ url: first.findIndex(looksLikeUrl), organizationName: -1, npi: -1, city: -1, state: -1, zipCode: -1, fhirVersion: -1 } as Record<keyof CsvColumns, number>);
+      : ({
+          url: first.findIndex(looksLikeUrl),
+          organizationName: -1,
+          npi: -1,
+          city: -1,
+          state: -1,
+          zipCode: -1,
+          fhirVersion: -1,
+        } as Record<keyof CsvColumns, number>);
   if (columns.url < 0) throw new UnparseableListError("CSV without a URL column");
 
   const cell = (row: string[], index: number) => (index >= 0 ? (row[index] ?? null) : null);

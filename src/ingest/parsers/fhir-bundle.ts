@@ -5,9 +5,9 @@ import {
   endpointFhirVersion,
   isFhirRestEndpoint,
   isObject,
+  type Json,
   organizationAddress,
   organizationNpi,
-  type Json,
 } from "./fhir-organization";
 
 /**
@@ -71,7 +71,15 @@ export function parseFhirBundle(bundle: Json): ParseResult {
     if (managing) linked.add(managing);
     const version = endpointFhirVersion(endpoint);
     if (linked.size === 0) {
-      entries.push({ url: address, organizationName: asString(endpoint.name), npi: null, city: null, state: null, zipCode: null, fhirVersion: version });
+      entries.push({
+        url: address,
+        organizationName: asString(endpoint.name),
+        npi: null,
+        city: null,
+        state: null,
+        zipCode: null,
+        fhirVersion: version,
+      });
       continue;
     }
     for (const organization of linked) {
@@ -103,7 +111,8 @@ function managingOrganization(endpoint: Json, organizationByRef: Map<string, Jso
   if (!reference) return undefined;
   const localId = reference.startsWith("#") ? reference.slice(1) : reference;
   const contained = asArray(endpoint.contained).find(
-    (resource): resource is Json => isObject(resource) && resource.resourceType === "Organization" && resource.id === localId,
+    (resource): resource is Json =>
+      isObject(resource) && resource.resourceType === "Organization" && resource.id === localId,
   );
   return contained ?? resolve(organizationByRef, "Organization", reference);
 }

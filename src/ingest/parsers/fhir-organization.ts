@@ -59,7 +59,14 @@ export function endpointFhirVersion(endpoint: Json): string | null {
 /** False only for Endpoints that say they are not FHIR REST (Direct, IHE…). */
 export function isFhirRestEndpoint(endpoint: Json): boolean {
   const connection = endpoint.connectionType;
-  const codings = isObject(connection) ? (connection.code !== undefined ? [connection] : asArray(connection.coding)) : [];
-  const codes = codings.filter(isObject).map((c) => asString(c.code)).filter((c): c is string => c !== null);
+  const codings = isObject(connection)
+    ? connection.code !== undefined
+      ? [connection]
+      : asArray(connection.coding)
+    : [];
+  const codes = codings
+    .filter(isObject)
+    .map((c) => asString(c.code))
+    .filter((c): c is string => c !== null);
   return codes.length === 0 || codes.some((code) => code === "hl7-fhir-rest" || code.startsWith("hl7-fhir"));
 }

@@ -1,4 +1,4 @@
-import { UnparseableListError, type CsvColumns, type ListFormat, type ParseResult } from "../types";
+import { type CsvColumns, type ListFormat, type ParseResult, UnparseableListError } from "../types";
 import { parseCsv } from "./csv";
 import { parseFhirBundle } from "./fhir-bundle";
 import { isObject } from "./fhir-organization";
@@ -19,7 +19,9 @@ function formatOfJson(json: unknown): ListFormat | null {
 
 function looksLikeCsv(text: string): boolean {
   const firstLine = text.slice(0, text.search(/\r?\n|$/));
-  return !firstLine.trimStart().startsWith("<") && /[,;\t]/.test(firstLine) && /https?:\/\//i.test(text.slice(0, 65536));
+  return (
+    !firstLine.trimStart().startsWith("<") && /[,;\t]/.test(firstLine) && /https?:\/\//i.test(text.slice(0, 65536))
+  );
 }
 
 /** Which of the formats the content is in, from the content alone; null when none. */
@@ -54,5 +56,7 @@ export function parseList(content: string, csvColumns?: CsvColumns): ParseResult
     throw new UnparseableListError("JSON that is neither a FHIR Bundle nor an endpoint list");
   }
   if (looksLikeCsv(text)) return parseCsv(text, csvColumns);
-  throw new UnparseableListError(text.startsWith("<") ? "an HTML or XML page, not an endpoint list" : "not JSON or CSV");
+  throw new UnparseableListError(
+    text.startsWith("<") ? "an HTML or XML page, not an endpoint list" : "not JSON or CSV",
+  );
 }
