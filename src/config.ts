@@ -15,6 +15,13 @@ export interface Config {
   indexDir: string | null;
   /** Datasets smaller than this are indexed in the server process and not written to disk. */
   indexInProcessBelow: number;
+  /**
+   * Lets ingest and probe reach loopback, private, link-local… addresses (tests and offline
+   * builds only): `ALLOW_PRIVATE_NETWORK=true`. Off, both refuse such addresses before connecting.
+   */
+  allowPrivateNetwork: boolean;
+  /** The most bytes ingest reads of one list (every page together) or file; larger lists fail. */
+  ingestMaxBytes: number;
 }
 
 function integer(env: Record<string, string | undefined>, name: string, fallback: number, min: number): number {
@@ -37,6 +44,13 @@ function oneOf<T extends string>(
   return raw as T;
 }
 
+function boolean(env: Record<string, string | undefined>, name: string): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === "" || raw === "false") return false;
+  if (raw === "true") return true;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const trustProxy =
     env.TRUST_PROXY === undefined || env.TRUST_PROXY === ""
@@ -57,5 +71,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     datasetPollMs: integer(env, "DATASET_POLL_MS", 2000, 10),
     indexDir: env.INDEX_DIR || null,
     indexInProcessBelow: integer(env, "INDEX_IN_PROCESS_BELOW", 50_000, 0),
+    allowPrivateNetwork: boolean(env, "ALLOW_PRIVATE_NETWORK"),
+    ingestMaxBytes: integer(env, "INGEST_MAX_BYTES", 100_000_000, 1),
   };
 }

@@ -5,9 +5,12 @@
  * Options: --force (accept an empty list or one that lost more than half of its entries),
  *          --timeout <ms> (per request, default 30000), --registry <file> (another vendor registry).
  * DATABASE_PATH (default db/directory.sqlite) is created and migrated, empty, when missing.
+ * INGEST_MAX_BYTES (default 100000000) caps a list's size; ALLOW_PRIVATE_NETWORK=true (tests only)
+ * lets list fetches reach private addresses.
  * Exit status: 0 when every list was ingested, 1 when any failed, 2 on a usage error.
  */
 import { parseArgs } from "node:util";
+import { loadConfig } from "../config";
 import { openDatabase } from "../db/client";
 import type { Audience } from "../directory/types";
 import { ingestAll, ingestFile, ingestVendor, type ListSummary } from "./index";
@@ -51,9 +54,16 @@ async function main(): Promise<number> {
   if (options.timeout && !/^\d+$/.test(options.timeout)) usage("--timeout must be a number of milliseconds");
   if (options.registry) process.env.INGEST_REGISTRY = options.registry;
 
+  const config = loadConfig();
   const db = openDatabase(process.env.DATABASE_PATH || "db/directory.sqlite");
   const log = (line: string) => console.log(line);
-  const network = { force: options.force, timeoutMs: options.timeout ? Number(options.timeout) : undefined, log };
+  const network = {
+    force: options.force,
+    timeoutMs: options.timeout ? Number(options.timeout) : undefined,
+    log,
+    allowPrivateNetwork: config.allowPrivateNetwork,
+    maxBytes: config.ingestMaxBytes,
+  };
   let summaries: ListSummary[];
   try {
     if (options.file) {
@@ -64,6 +74,7 @@ async function main(): Promise<number> {
         listId: options.list,
         access: options.access as Audience | undefined,
         force: options.force,
+        maxBytes: config.ingestMaxBytes,
       });
       log(progressLine(1, 1, summary, performance.now() - started));
       summaries = [summary];

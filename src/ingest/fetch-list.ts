@@ -1,51 +1,148 @@
+import {
+  BlockedError,
+  fetchCheckedAddress,
+  type LookupFn,
+  type ResolvedAddress,
+  resolveAndCheck,
+} from "../probe/guard";
+import { decodeListBody } from "./decode";
 import { parseList } from "./parsers";
+import { ListTooLargeError, readCapped } from "./read-body";
 import type { ListDefinition, ParseResult } from "./types";
 
-/** The list could not be downloaded: network error, time-out or a non-2xx answer. */
+/** The list could not be downloaded: refused URL, network error, time-out or a non-2xx answer. */
 export class ListFetchError extends Error {
   override name = "ListFetchError";
 }
 
-const MAX_PAGES = 200;
+export interface ListFetchOptions {
+  /** Per request: DNS, connection, headers and the whole body. */
+  timeoutMs: number;
+  /** The most bytes read for the whole list, every page together. */
+  maxBytes: number;
+  /** Let requests reach loopback/private/link-local… addresses (ALLOW_PRIVATE_NETWORK=true). */
+  allowPrivate: boolean;
+  /** Exact addresses let through with the guard on (tests of the guard). */
+  allowAddresses?: readonly string[];
+  /** Host name resolution (default node:dns, all addresses). */
+  lookup?: LookupFn;
+}
 
-async function fetchText(url: string, timeoutMs: number): Promise<string> {
-  let response: Response;
+const MAX_PAGES = 200;
+const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const ACCEPT = "application/fhir+json, application/json;q=0.9, text/csv;q=0.8, */*;q=0.1";
+
+/** `href` as an absolute http(s) URL without fragment, or a ListFetchError saying what it is. */
+function httpUrl(href: string, base: string | undefined, what: string): URL {
+  let url: URL;
   try {
-    response = await fetch(url, {
-      headers: {
-        accept: "application/fhir+json, application/json;q=0.9, text/csv;q=0.8, */*;q=0.1",
-        "user-agent": "endpoint-directory-ingest",
-      },
-      signal: AbortSignal.timeout(timeoutMs),
-      redirect: "follow",
-    });
-  } catch (error) {
-    const reason =
-      (error as Error).name === "TimeoutError" ? `timed out after ${timeoutMs} ms` : (error as Error).message;
-    throw new ListFetchError(`network error: ${reason}`);
+    url = new URL(href, base);
+  } catch {
+    throw new ListFetchError(`refused: ${what} ${JSON.stringify(href.slice(0, 200))} is not a valid URL`);
   }
-  if (!response.ok) {
-    await response.body?.cancel().catch(() => {});
-    throw new ListFetchError(`HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`);
-  }
-  try {
-    return await response.text();
-  } catch (error) {
-    throw new ListFetchError(`network error while reading the body: ${(error as Error).message}`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new ListFetchError(`refused: ${what} ${url.href.slice(0, 200)} is not http(s) (${url.protocol})`);
+  url.hash = "";
+  return url;
+}
+
+interface Page {
+  bytes: Uint8Array;
+  contentType: string | null;
+  /** Where the body came from after redirects: the base of a relative `next` link. */
+  url: URL;
+}
+
+/**
+ * GETs one page through the private-address guard, following at most 5 redirects by hand (each
+ * hop is http(s) and checked again), reading at most `budget` bytes (null when over it).
+ */
+async function fetchPage(start: URL, options: ListFetchOptions, budget: number): Promise<Page | null> {
+  const signal = AbortSignal.timeout(options.timeoutMs);
+  let url = start;
+  for (let redirects = 0; ; redirects++) {
+    let response: Response;
+    try {
+      const addresses = await abortable(resolveAndCheck(url, options), signal);
+      response = await fetchCheckedAddress(url, addresses, {
+        headers: { Accept: ACCEPT, "User-Agent": "endpoint-directory-ingest" },
+        signal,
+      });
+    } catch (error) {
+      throw fetchFailure(error, url, options.timeoutMs);
+    }
+    const location = response.headers.get("location");
+    if (REDIRECT_STATUSES.has(response.status) && location !== null) {
+      await response.body?.cancel().catch(() => {});
+      if (redirects >= MAX_REDIRECTS) throw new ListFetchError(`more than ${MAX_REDIRECTS} redirects`);
+      url = httpUrl(location, url.href, "redirect to");
+      continue;
+    }
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => {});
+      throw new ListFetchError(`HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`);
+    }
+    const declared = Number(response.headers.get("content-length") ?? Number.NaN);
+    if (Number.isFinite(declared) && declared > budget) {
+      await response.body?.cancel().catch(() => {});
+      return null;
+    }
+    let bytes: Uint8Array | null;
+    try {
+      bytes = response.body ? await readCapped(response.body, budget) : new Uint8Array(0);
+    } catch (error) {
+      throw new ListFetchError(`network error while reading the body: ${describe(error, options.timeoutMs)}`);
+    }
+    return bytes && { bytes, contentType: response.headers.get("content-type"), url };
   }
 }
 
-/** Downloads a list and parses it, following the `next` links of a paged FHIR Bundle. */
-export async function fetchAndParseList(list: ListDefinition, url: string, timeoutMs: number): Promise<ParseResult> {
+function describe(error: unknown, timeoutMs: number): string {
+  const name = (error as Error)?.name;
+  return name === "TimeoutError" ? `timed out after ${timeoutMs} ms` : ((error as Error)?.message ?? String(error));
+}
+
+function fetchFailure(error: unknown, url: URL, timeoutMs: number): ListFetchError {
+  if (error instanceof ListFetchError) return error;
+  if (error instanceof BlockedError)
+    return new ListFetchError(`refused by the private-address guard: ${url.href.slice(0, 200)}: ${error.message}`);
+  return new ListFetchError(`network error: ${describe(error, timeoutMs)}`);
+}
+
+/** A promise that also rejects when the signal aborts (a DNS lookup cannot be cancelled). */
+function abortable(promise: Promise<ResolvedAddress[]>, signal: AbortSignal): Promise<ResolvedAddress[]> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/**
+ * Downloads a list and parses it, following the `next` links of a paged FHIR Bundle. Every page,
+ * redirect and `next` link must be http(s) and pass the private-address guard; all pages together
+ * may hold at most `maxBytes`. Any breach fails the whole list (ListFetchError, ListTooLargeError).
+ */
+export async function fetchAndParseList(
+  list: ListDefinition,
+  url: string,
+  options: ListFetchOptions,
+): Promise<ParseResult> {
   const seen = new Set<string>();
   const pages: ParseResult[] = [];
-  let next: string | null = url;
+  let used = 0;
+  let next: URL | null = httpUrl(url, undefined, "list URL");
   while (next !== null && seen.size < MAX_PAGES) {
-    seen.add(next);
-    const page: ParseResult = parseList(await fetchText(next, timeoutMs), list.columns);
-    pages.push(page);
-    const link: string | null = page.nextPageUrl ? new URL(page.nextPageUrl, next).href : null;
-    next = link !== null && !seen.has(link) ? link : null;
+    seen.add(next.href);
+    const page = await fetchPage(next, options, options.maxBytes - used);
+    if (page === null) throw new ListTooLargeError(`the list at ${url}`, options.maxBytes);
+    used += page.bytes.byteLength;
+    const parsed: ParseResult = parseList(decodeListBody(page.bytes, page.contentType), list.columns);
+    pages.push(parsed);
+    const link: URL | null = parsed.nextPageUrl ? httpUrl(parsed.nextPageUrl, page.url.href, "next link") : null;
+    next = link !== null && !seen.has(link.href) ? link : null;
   }
   const [first, ...rest] = pages as [ParseResult, ...ParseResult[]];
   if (rest.length === 0) return first;

@@ -1,10 +1,13 @@
 import type { Db } from "../db/client";
 import { markDatasetChanged } from "../db/dataset-meta";
 import type { Audience } from "../directory/types";
+import type { LookupFn } from "../probe/guard";
+import { decodeListBody } from "./decode";
 import { fetchAndParseList, ListFetchError } from "./fetch-list";
 import { fileList } from "./file-list";
 import { normaliseEntries } from "./normalise";
 import { parseList } from "./parsers";
+import { ListTooLargeError, readListFile } from "./read-body";
 import { findVendor, loadRegistry } from "./registry";
 import { applyListScrape, RefusedScrapeError, refreshVendorSortKeys, upsertList, upsertVendor } from "./store";
 import { progressLine } from "./summary-table";
@@ -34,6 +37,8 @@ export { loadRegistry } from "./registry";
 export type { ListDefinition, ListFormat, VendorDefinition } from "./types";
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+/** The default of `maxBytes` (loadConfig's INGEST_MAX_BYTES). */
+export const DEFAULT_MAX_BYTES = 100_000_000;
 
 function failure(vendorId: string, listId: string, error: string, skipped = 0): ListSummary {
   return { vendorId, listId, ok: false, error, added: 0, updated: 0, unchanged: 0, removed: 0, skipped };
@@ -42,7 +47,7 @@ function failure(vendorId: string, listId: string, error: string, skipped = 0): 
 function describe(error: unknown): string {
   if (error instanceof UnparseableListError) return `unparseable: ${error.message}`;
   if (error instanceof RefusedScrapeError) return `refused: ${error.message}`;
-  if (error instanceof ListFetchError) return error.message;
+  if (error instanceof ListFetchError || error instanceof ListTooLargeError) return error.message;
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -103,20 +108,22 @@ async function scrapeList(
 /** Ingests one list from a file; its format is detected from the content. */
 export async function ingestFile(
   db: Db,
-  opts: { vendorId: string; file: string; listId?: string; access?: Audience; force?: boolean; now?: string },
+  opts: {
+    vendorId: string;
+    file: string;
+    listId?: string;
+    access?: Audience;
+    force?: boolean;
+    now?: string;
+    /** The most bytes read (default 100 MB); a larger file, or an endless one, fails. */
+    maxBytes?: number;
+  },
 ): Promise<ListSummary> {
   const registry = loadRegistry();
   const vendor = findVendor(registry, opts.vendorId);
   const list = fileList(registry, vendor, opts.file, opts.listId, opts.access);
-  const load = async () => {
-    let content: string;
-    try {
-      content = await Bun.file(opts.file).text();
-    } catch (error) {
-      throw new Error(`cannot read ${opts.file}: ${(error as Error).message}`);
-    }
-    return parseList(content, list.columns);
-  };
+  const load = async () =>
+    parseList(decodeListBody(await readListFile(opts.file, opts.maxBytes ?? DEFAULT_MAX_BYTES)), list.columns);
   return scrapeList(db, vendor, list, load, opts);
 }
 
@@ -125,6 +132,12 @@ interface NetworkOptions {
   timeoutMs?: number;
   now?: string;
   log?: (line: string) => void;
+  /** Let list fetches reach private addresses (loadConfig's ALLOW_PRIVATE_NETWORK). Default false. */
+  allowPrivateNetwork?: boolean;
+  /** The most bytes read of one list, every page together (default 100 MB). */
+  maxBytes?: number;
+  /** Tests of the guard: addresses let through with it on, and a fake DNS. */
+  guard?: { allowAddresses?: readonly string[]; lookup?: LookupFn };
 }
 
 async function ingestLists(db: Db, vendors: VendorDefinition[], opts: NetworkOptions): Promise<ListSummary[]> {
@@ -137,7 +150,13 @@ async function ingestLists(db: Db, vendors: VendorDefinition[], opts: NetworkOpt
   const summaries: ListSummary[] = [];
   for (const [index, { vendor, list }] of fetched.entries()) {
     const started = performance.now();
-    const load = () => fetchAndParseList(list, list.url, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const load = () =>
+      fetchAndParseList(list, list.url, {
+        timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES,
+        allowPrivate: opts.allowPrivateNetwork ?? false,
+        ...opts.guard,
+      });
     const summary = await scrapeList(db, vendor, list, load, opts);
     summaries.push(summary);
     log(progressLine(index + 1, fetched.length, summary, performance.now() - started));

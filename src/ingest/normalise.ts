@@ -3,12 +3,19 @@ import type { FhirVersion } from "../directory/types";
 import { fhirVersionFromString, fhirVersionFromUrl } from "./fhir-version";
 import { tenantIdFromUrl } from "./tenant-rules";
 import type { NormalisedEntry, RawEntry } from "./types";
+import { validateEndpointUrl } from "./url-validation";
 import { stateCode } from "./us-states";
 
-/** Trimmed, inner whitespace collapsed; empty → null. */
+/** Control characters other than line breaks and tabs, and bidi embedding/override/isolate controls. */
+const CONTROL = /(?![\t\n\v\f\r\u0085])[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu;
+
+/** Control characters (NUL, ESC, BEL…) removed, trimmed, inner whitespace collapsed; empty → null. */
 export function cleanText(raw: string | null | undefined): string | null {
   if (typeof raw !== "string") return null;
-  const text = raw.replace(/\s+/g, " ").trim();
+  const text = raw
+    .replace(CONTROL, "")
+    .replace(/[\s\u0085]+/g, " ")
+    .trim();
   return text === "" ? null : text;
 }
 
@@ -33,10 +40,6 @@ export function normaliseZip(raw: string | null | undefined): string | null {
   return prefix ? prefix[1]! : null;
 }
 
-export function isHttpUrl(raw: string): boolean {
-  return /^https?:\/\/[^/\s?#]+/i.test(raw.trim());
-}
-
 export interface NormaliseContext {
   vendorId: string;
   /** The version of a version-specific list, which wins over every other hint. */
@@ -45,7 +48,7 @@ export interface NormaliseContext {
 
 export interface NormaliseResult {
   entries: NormalisedEntry[];
-  /** Raw items without a usable http(s) URL. */
+  /** Raw items without a valid http(s) URL (validateEndpointUrl). */
   invalid: number;
   /** Raw items that collapsed into an earlier item with the same id. */
   duplicates: number;
@@ -66,8 +69,10 @@ export function normaliseEntries(raw: RawEntry[], context: NormaliseContext): No
 }
 
 export function normaliseEntry(item: RawEntry, context: NormaliseContext): NormalisedEntry | null {
-  if (typeof item.url !== "string" || !isHttpUrl(item.url)) return null;
-  const url = canonicalUrl(item.url);
+  if (typeof item.url !== "string") return null;
+  const checked = validateEndpointUrl(item.url);
+  if ("reason" in checked) return null;
+  const url = canonicalUrl(checked.url);
   const organizationName = cleanText(item.organizationName);
   const npi = normaliseNpi(item.npi);
   return {
@@ -77,7 +82,7 @@ export function normaliseEntry(item: RawEntry, context: NormaliseContext): Norma
     npi,
     tenantId: tenantIdFromUrl(context.vendorId, url),
     city: cleanText(item.city),
-    state: stateCode(item.state),
+    state: stateCode(cleanText(item.state)),
     zipCode: normaliseZip(item.zipCode),
     listFhirVersion:
       context.listFhirVersion ?? fhirVersionFromString(item.fhirVersion) ?? fhirVersionFromUrl(url) ?? "UNKNOWN",

@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import { loadConfig } from "../config";
 import { openDatabase } from "../db/client";
-import { createApiKey, listApiKeys, revokeApiKey } from "./store";
+import { createApiKey, keyNameProblem, listApiKeys, printableKeyName, revokeApiKey } from "./store";
 
 const USAGE = "usage: bun run keys create --name <name> [--limit <n>] | keys list | keys revoke <id>";
 
@@ -36,6 +36,8 @@ const now = new Date().toISOString();
 switch (command) {
   case "create": {
     if (!values.name?.trim()) fail("create needs --name");
+    const nameProblem = keyNameProblem(values.name);
+    if (nameProblem) fail(`--name: ${nameProblem}`);
     if (values.limit !== undefined && !/^[1-9]\d{0,8}$/.test(values.limit)) fail("--limit must be a whole number ≥ 1");
     const { id, key } = createApiKey(db, {
       name: values.name.trim(),
@@ -52,9 +54,13 @@ switch (command) {
     if (keys.length === 0) console.log("no keys");
     for (const k of keys)
       console.log(
-        [k.id, k.name, k.rateLimit ?? "default", k.createdAt, k.revokedAt ? `revoked ${k.revokedAt}` : "active"].join(
-          "\t",
-        ),
+        [
+          k.id,
+          printableKeyName(k.name),
+          k.rateLimit ?? "default",
+          k.createdAt,
+          k.revokedAt ? `revoked ${k.revokedAt}` : "active",
+        ].join("\t"),
       );
     break;
   }

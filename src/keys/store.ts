@@ -17,11 +17,34 @@ function randomToken(bytes: number): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("base64url");
 }
 
+/** Control characters (C0, DEL, C1) and bidi embedding/override/isolate controls. */
+const CONTROL = /[\p{Cc}\u202a-\u202e\u2066-\u2069]/u;
+
+/** A key's name is printed to operators' terminals: it may not hold control characters. */
+export function keyNameProblem(name: string): string | null {
+  if (name.trim() === "") return "the name is empty";
+  if (CONTROL.test(name)) return "the name contains control characters (line breaks, tabs, escape codes…)";
+  return null;
+}
+
+const NAMED_ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+
+/** A name as it is safe to print: every control character written as an escape (`\n`, `\x1b`, `\u202e`). */
+export function printableKeyName(name: string): string {
+  return name.replace(new RegExp(CONTROL.source, "gu"), (c) => {
+    if (c in NAMED_ESCAPES) return NAMED_ESCAPES[c]!;
+    const code = c.codePointAt(0)!;
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+}
+
 /** Stores a new key as its SHA-256 hash; the plain key is returned once and never stored. */
 export function createApiKey(
   db: Db,
   opts: { name: string; rateLimit?: number | null; now: string },
 ): { id: string; key: string } {
+  const problem = keyNameProblem(opts.name);
+  if (problem) throw new RangeError(problem);
   const id = `key_${randomToken(6)}`;
   const key = `edk_${randomToken(32)}`;
   db.orm

@@ -24,8 +24,8 @@ Options:
   --timeout <duration>      per-request time-out (default 10s)
   -h, --help                this text
 
-Environment: DATABASE_PATH (default db/directory.sqlite), PROBE_ALLOW_PRIVATE=true lets
-requests reach private addresses, PROBE_CONTACT_URL is named in the User-Agent.`;
+Environment: DATABASE_PATH (default db/directory.sqlite), ALLOW_PRIVATE_NETWORK=true lets
+requests reach private addresses (tests only), PROBE_CONTACT_URL is named in the User-Agent.`;
 
 function positiveInteger(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;

@@ -2,6 +2,7 @@
  * `bun run probe`: probes the endpoints that are due and stores the results as they arrive.
  * Ctrl-C stops cleanly (results so far are kept; a second Ctrl-C quits at once).
  */
+import { loadConfig } from "../config";
 import { openDatabase } from "../db/client";
 import { PROBE_USAGE, type ProbeCliOptions, parseProbeArgs } from "./cli-options";
 import { formatDuration } from "./duration";
@@ -12,11 +13,15 @@ export function formatSummary(s: ProbeRunSummary): string {
   return `probed ${s.probed} URLs in ${formatDuration(s.durationMs)}: ${s.success} success, ${s.partial} partial, ${s.failed} failed (${s.unresponsive} unresponsive)`;
 }
 
-/** Runs the probe step with parsed options; shared with `bun run refresh`. */
+/**
+ * Runs the probe step with parsed options; shared with `bun run refresh`. `allowPrivateNetwork`
+ * (loadConfig) lets requests reach private addresses.
+ */
 export async function runProbe(
   options: ProbeCliOptions,
   databasePath: string,
-  signal?: AbortSignal,
+  signal: AbortSignal | undefined,
+  allowPrivateNetwork: boolean,
 ): Promise<ProbeRunSummary> {
   const db = openDatabase(databasePath);
   try {
@@ -27,6 +32,7 @@ export async function runProbe(
       limit: options.limit,
       concurrency: options.concurrency,
       timeoutMs: options.timeoutMs,
+      allowPrivate: allowPrivateNetwork,
       signal,
       onProgress: (done, total) => progress.update(done, total),
     });
@@ -63,7 +69,13 @@ async function main() {
     return 0;
   }
   const signal = interruptSignal();
-  const summary = await runProbe(parsed.options, process.env.DATABASE_PATH || "db/directory.sqlite", signal);
+  const config = loadConfig();
+  const summary = await runProbe(
+    parsed.options,
+    process.env.DATABASE_PATH || "db/directory.sqlite",
+    signal,
+    config.allowPrivateNetwork,
+  );
   process.stdout.write(`${formatSummary(summary)}\n`);
   return signal.aborted ? 130 : 0;
 }

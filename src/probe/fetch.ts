@@ -1,5 +1,11 @@
-import { isIP } from "node:net";
-import { bareHostname, type DnsCache, DnsError, type LookupFn, type ResolvedAddress, resolveAndCheck } from "./guard";
+import {
+  type DnsCache,
+  DnsError,
+  fetchCheckedAddress,
+  type LookupFn,
+  type ResolvedAddress,
+  resolveAndCheck,
+} from "./guard";
 import { classifyFetchError, describeError, parseRetryAfter } from "./http-errors";
 import type { HostLimiter } from "./limiter";
 import type { DocumentResult, ErrorKind } from "./types";
@@ -186,7 +192,11 @@ async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig)
   let phase: "connect" | "body" = "connect";
   let status: number | null = null;
   try {
-    const response = await connect(target, addresses, accept, config, controller.signal);
+    const response = await fetchCheckedAddress(target, addresses, {
+      headers: { Accept: accept, "User-Agent": config.userAgent },
+      signal: controller.signal,
+      ca: config.ca,
+    });
     status = response.status;
     const location = response.headers.get("location");
     const retryAfter = response.headers.get("retry-after");
@@ -226,50 +236,6 @@ async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig)
     if (!controller.signal.aborted) controller.abort(new DOMException("done", "AbortError"));
     config.limiter.release(hostKey);
   }
-}
-
-/**
- * Connects to an address the guard checked, never to the name again: the URL's host is
- * replaced by the address, `Host` carries the name, and for https the TLS server name
- * (SNI and certificate check) stays the name. A refused connection tries the next address.
- */
-async function connect(
-  target: URL,
-  addresses: ResolvedAddress[],
-  accept: string,
-  config: FetcherConfig,
-  signal: AbortSignal,
-): Promise<Response> {
-  const hostname = bareHostname(target);
-  const nameIsIp = isIP(hostname) !== 0;
-  const tries = addresses.slice(0, 2);
-  let lastError: unknown;
-  for (const { address, family } of tries) {
-    const direct = new URL(target.href);
-    direct.hostname = family === 6 ? `[${address}]` : address;
-    // Credentials embedded in a published URL are never sent.
-    direct.username = "";
-    direct.password = "";
-    const init: BunFetchRequestInit = {
-      method: "GET",
-      redirect: "manual",
-      signal,
-      headers: { Host: target.host, Accept: accept, "User-Agent": config.userAgent },
-    };
-    if (target.protocol === "https:") {
-      init.tls = {};
-      if (!nameIsIp) init.tls.serverName = hostname.replace(/\.$/, "");
-      if (config.ca) init.tls.ca = config.ca;
-    }
-    try {
-      return await fetch(direct, init);
-    } catch (error) {
-      lastError = error;
-      const kind = classifyFetchError(error);
-      if (signal.aborted || (kind !== "refused" && kind !== "network")) throw error;
-    }
-  }
-  throw lastError;
 }
 
 async function discard(response: Response) {

@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP } from "node:net";
+import { classifyFetchError } from "./http-errors";
 import { blockedAddressReason } from "./ip";
 
 export interface ResolvedAddress {
@@ -73,6 +74,56 @@ export async function resolveAndCheck(url: URL, options: GuardOptions, cache?: D
     }
   }
   return [...addresses].sort((a, b) => a.family - b.family);
+}
+
+export interface CheckedRequest {
+  /** Request headers; `Host` is set from the URL. */
+  headers: Record<string, string>;
+  signal: AbortSignal;
+  /** Extra trusted CA certificates (PEM). */
+  ca?: string | string[];
+}
+
+/**
+ * GETs `target` from an address `resolveAndCheck` returned, never from the name again: the
+ * URL's host is replaced by the address, `Host` carries the name, and for https the TLS server
+ * name (SNI and certificate check) stays the name. Redirects are returned, not followed (each hop
+ * must go through the guard again). A refused connection tries the next address. Credentials
+ * embedded in the URL are never sent.
+ */
+export async function fetchCheckedAddress(
+  target: URL,
+  addresses: ResolvedAddress[],
+  request: CheckedRequest,
+): Promise<Response> {
+  const hostname = bareHostname(target);
+  const nameIsIp = isIP(hostname) !== 0;
+  let lastError: unknown;
+  for (const { address, family } of addresses.slice(0, 2)) {
+    const direct = new URL(target.href);
+    direct.hostname = family === 6 ? `[${address}]` : address;
+    direct.username = "";
+    direct.password = "";
+    const init: BunFetchRequestInit = {
+      method: "GET",
+      redirect: "manual",
+      signal: request.signal,
+      headers: { ...request.headers, Host: target.host },
+    };
+    if (target.protocol === "https:") {
+      init.tls = {};
+      if (!nameIsIp) init.tls.serverName = hostname.replace(/\.$/, "");
+      if (request.ca) init.tls.ca = request.ca;
+    }
+    try {
+      return await fetch(direct, init);
+    } catch (error) {
+      lastError = error;
+      const kind = classifyFetchError(error);
+      if (request.signal.aborted || (kind !== "refused" && kind !== "network")) throw error;
+    }
+  }
+  throw lastError;
 }
 
 /** Per-run DNS cache: one lookup per hostname, shared by concurrent requests, kept for ttlMs. */

@@ -14,7 +14,10 @@ export interface ProbeOptions {
   concurrency?: number;
   /** Requests in flight per host (host:port). Default 2. */
   perHostConcurrency?: number;
-  /** Let requests reach loopback/private/link-local/... addresses. Default: PROBE_ALLOW_PRIVATE=true. */
+  /**
+   * Let requests reach loopback/private/link-local/... addresses. Default false; the CLIs pass
+   * `allowPrivateNetwork` of loadConfig() (ALLOW_PRIVATE_NETWORK=true).
+   */
   allowPrivate?: boolean;
   /** Default `EndpointDirectory/<version> (+<contact URL>)`. */
   userAgent?: string;
@@ -74,7 +77,7 @@ export class Prober {
       maxBodyBytes: positive(options.maxBodyBytes, PROBE_DEFAULTS.maxBodyBytes, "maxBodyBytes"),
       maxRedirects: options.maxRedirects ?? PROBE_DEFAULTS.maxRedirects,
       userAgent: options.userAgent ?? defaultUserAgent(),
-      allowPrivate: options.allowPrivate ?? process.env.PROBE_ALLOW_PRIVATE === "true",
+      allowPrivate: options.allowPrivate ?? false,
       allowAddresses: options.allowAddresses,
       lookup: options.lookup,
       connectTo: options.connectTo,

@@ -38,6 +38,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const databasePath = process.env.DATABASE_PATH || "db/directory.sqlite";
+  const config = loadConfig();
   const log = (line: string) => console.log(line);
 
   console.log("== ingest");
@@ -46,7 +47,12 @@ async function main(): Promise<number> {
   const db = openDatabase(databasePath);
   try {
     syncVendorRegistry(db);
-    const network = { force: values.force === true, log };
+    const network = {
+      force: values.force === true,
+      log,
+      allowPrivateNetwork: config.allowPrivateNetwork,
+      maxBytes: config.ingestMaxBytes,
+    };
     lists = options.vendorId
       ? await ingestVendor(db, { vendorId: options.vendorId, ...network })
       : await ingestAll(db, network);
@@ -61,7 +67,7 @@ async function main(): Promise<number> {
 
   console.log("\n== probe");
   const signal = interruptSignal();
-  const summary = await runProbe(options, databasePath, signal);
+  const summary = await runProbe(options, databasePath, signal, config.allowPrivateNetwork);
   console.log(formatSummary(summary));
 
   if (signal.aborted) return 130;

@@ -210,7 +210,7 @@ describe("kill -9 during a probe run", () => {
       fhirVersion: "UNKNOWN",
     }));
     seedDatabase(dbPath, { vendors: [{ id: "epic", name: "Epic Systems" }], entries }).sqlite.close();
-    const env = { DATABASE_PATH: dbPath, PROBE_ALLOW_PRIVATE: "true" };
+    const env = { DATABASE_PATH: dbPath, ALLOW_PRIVATE_NETWORK: "true" };
     const probe = () => spawnCli("src/probe/cli.ts", ["--concurrency", "16", "--timeout", "5s"], env);
 
     const child = probe();

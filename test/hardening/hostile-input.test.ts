@@ -8,7 +8,14 @@
  * HARDENING_SEED=<n> replays a run; every failure message names the seed.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { brotliDecompressSync } from "node:zlib";
+import { createApp } from "../../src/app";
+import { loadConfig } from "../../src/config";
+import { openDatabase } from "../../src/db/client";
+import { ingestFile } from "../../src/ingest";
 import { fixtureApp, fixtureDb } from "../support/fixture";
 import { type ServerProcess, startServer } from "../support/server-process";
 
@@ -956,5 +963,38 @@ describe(`hostile input over raw TCP to a real server (HARDENING_SEED=${SEED})`,
       .split("\n")
       .filter((line) => line.includes('"level":"error"'));
     expect(errors).toEqual([]);
+  });
+});
+
+describe("hostile items in a vendor list never reach the API", () => {
+  const dir = mkdtempSync(join(tmpdir(), "hostile-list-"));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("malformed URLs are not stored; control characters are gone from what is served", async () => {
+    const items = [
+      { URL: "https://fhir.good.example.com/r4", OrganizationName: "Good\u0000 Clinic\u001b]0;pwned\u0007\u001b[2J" },
+      { URL: "https://x.example.com/fhir\u0000\n<script>", OrganizationName: "NUL in the URL" },
+      { URL: "https://user:pass@cred.example.com/fhir", OrganizationName: "Credentials" },
+      { URL: `https://${"h".repeat(70_000)}.example.com/fhir`, OrganizationName: "Huge host" },
+      { URL: "https://bad port.example.com:99999/", OrganizationName: "Bad port" },
+      { URL: "javascript:alert(1)", OrganizationName: "Script" },
+    ];
+    const file = join(dir, "list.json");
+    writeFileSync(file, JSON.stringify({ Endpoints: items }));
+    const db = openDatabase(join(dir, "directory.sqlite"));
+    const summary = await ingestFile(db, { vendorId: "meditech", file });
+    expect(summary).toMatchObject({ ok: true, added: 1, skipped: 5 });
+
+    const app = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
+    const response = await app.handle(new Request("http://localhost/api/v1/endpoints?limit=100"));
+    expect(response.status).toBe(200);
+    const body = await response.text();
+    // Not even as JSON escapes: a client that prints the name gets no terminal codes.
+    expect(body).not.toMatch(/\\u00[01][0-9a-f]|\\u007f|[\u0000-\u001f\u007f-\u009f]/i);
+    const served = JSON.parse(body).data as { url: string; organizationName: string }[];
+    expect(served.map((e) => [e.url, e.organizationName])).toEqual([
+      ["https://fhir.good.example.com/r4", "Good Clinic]0;pwned[2J"],
+    ]);
+    db.sqlite.close();
   });
 });

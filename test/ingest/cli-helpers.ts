@@ -62,7 +62,7 @@ export function removeTempDirs(): void {
   for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
-export function writeFile(dir: string, name: string, content: string): string {
+export function writeFile(dir: string, name: string, content: string | Uint8Array): string {
   const path = join(dir, name);
   writeFileSync(path, content);
   return path;
@@ -105,7 +105,7 @@ export interface CliRun {
 }
 
 /** Runs `bun src/ingest/cli.ts` as a real subprocess (asynchronously: test servers keep answering). */
-export async function runCli(args: string[], env: { DATABASE_PATH: string }): Promise<CliRun> {
+export async function runCli(args: string[], env: { DATABASE_PATH: string } & Record<string, string>): Promise<CliRun> {
   const proc = Bun.spawn([process.execPath, "src/ingest/cli.ts", ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },

@@ -45,7 +45,8 @@ afterAll(() => {
 /** A fresh database path and registry; `ingest(file content)` runs the CLI on acme's patient list. */
 function setup() {
   const dir = tempDir();
-  const env = { DATABASE_PATH: join(dir, "db", "directory.sqlite") };
+  // The test server is on 127.0.0.1, which the private-address guard refuses without the switch.
+  const env = { DATABASE_PATH: join(dir, "db", "directory.sqlite"), ALLOW_PRIVATE_NETWORK: "true" };
   const registry = writeRegistry(dir, base, [
     {
       id: "broken",

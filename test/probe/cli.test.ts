@@ -14,7 +14,7 @@ const SMART = fixture("smart-patient.json");
 async function run(script: string, args: string[], env: Record<string, string>) {
   const proc = Bun.spawn([process.execPath, script, ...args], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PROBE_ALLOW_PRIVATE: "true", ...env },
+    env: { ...process.env, ALLOW_PRIVATE_NETWORK: "true", ...env },
     stdout: "pipe",
     stderr: "pipe",
   });
@@ -102,7 +102,7 @@ describe("bun run probe", () => {
       ctx.db.sqlite.close();
       const proc = Bun.spawn([process.execPath, "src/probe/cli.ts"], {
         cwd: REPO_ROOT,
-        env: { ...process.env, PROBE_ALLOW_PRIVATE: "true", DATABASE_PATH: ctx.path },
+        env: { ...process.env, ALLOW_PRIVATE_NETWORK: "true", DATABASE_PATH: ctx.path },
         stdout: "ignore",
         stderr: "ignore",
       });

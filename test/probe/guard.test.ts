@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
+import { loadConfig } from "../../src/config";
 import { probeUrl } from "../../src/probe";
 import { BlockedError, DnsError, InvalidUrlError, resolveAndCheck } from "../../src/probe/guard";
 import { blockedAddressReason } from "../../src/probe/ip";
@@ -134,16 +135,16 @@ describe("probing with the guard on", () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  test("PROBE_ALLOW_PRIVATE=true is the default of allowPrivate", async () => {
-    const before = process.env.PROBE_ALLOW_PRIVATE;
+  test("only the allowPrivate option opens the guard: the probe reads no environment itself", async () => {
+    const before = process.env.ALLOW_PRIVATE_NETWORK;
     try {
-      process.env.PROBE_ALLOW_PRIVATE = "false";
+      process.env.ALLOW_PRIVATE_NETWORK = "true";
       expect((await probeUrl(`${server.url}/fhir`)).errorKind).toBe("blocked");
-      process.env.PROBE_ALLOW_PRIVATE = "true";
-      expect((await probeUrl(`${server.url}/fhir`)).metadata.ok).toBe(true);
+      const { allowPrivateNetwork } = loadConfig({ ALLOW_PRIVATE_NETWORK: "true" });
+      expect((await probeUrl(`${server.url}/fhir`, { allowPrivate: allowPrivateNetwork })).metadata.ok).toBe(true);
     } finally {
-      if (before === undefined) delete process.env.PROBE_ALLOW_PRIVATE;
-      else process.env.PROBE_ALLOW_PRIVATE = before;
+      if (before === undefined) delete process.env.ALLOW_PRIVATE_NETWORK;
+      else process.env.ALLOW_PRIVATE_NETWORK = before;
     }
   });
 });
