@@ -38,7 +38,7 @@ export type { ListDefinition, ListFormat, VendorDefinition } from "./types";
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** The default of `maxBytes` (loadConfig's INGEST_MAX_BYTES). */
-export const DEFAULT_MAX_BYTES = 100_000_000;
+const DEFAULT_MAX_BYTES = 100_000_000;
 
 function failure(vendorId: string, listId: string, error: string, skipped = 0): ListSummary {
   return { vendorId, listId, ok: false, error, added: 0, updated: 0, unchanged: 0, removed: 0, skipped };

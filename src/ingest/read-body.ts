@@ -37,8 +37,14 @@ export async function readListFile(path: string, maxBytes: number): Promise<Uint
   try {
     const info = await stat(path);
     if (info.isDirectory()) throw new Error("it is a directory");
-    if (info.isFile() && info.size > maxBytes) throw new ListTooLargeError(path, maxBytes);
-    bytes = await readCapped(createReadStream(path, { highWaterMark: 1 << 20 }), maxBytes);
+    if (info.isFile()) {
+      if (info.size > maxBytes) throw new ListTooLargeError(path, maxBytes);
+      // One byte more than allowed tells a file that grew since stat() from one that fits.
+      const whole = await Bun.file(path)
+        .slice(0, maxBytes + 1)
+        .bytes();
+      bytes = whole.byteLength > maxBytes ? null : whole;
+    } else bytes = await readCapped(createReadStream(path, { highWaterMark: 1 << 20 }), maxBytes);
   } catch (error) {
     if (error instanceof ListTooLargeError) throw error;
     throw new Error(`cannot read ${path}: ${(error as Error).message}`);

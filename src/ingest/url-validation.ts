@@ -3,8 +3,8 @@ import { isIP } from "node:net";
 /** A URL fit to store, or why the item is skipped. */
 export type UrlCheck = { url: string } | { reason: string };
 
-export const MAX_URL_LENGTH = 2048;
-export const MAX_HOST_LENGTH = 253;
+const MAX_URL_LENGTH = 2048;
+const MAX_HOST_LENGTH = 253;
 /** One DNS label as a host name allows it (letters, digits, hyphens; no hyphen at either end). */
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 /** Whitespace, control characters and invisible format characters (bidi overrides, zero-width…). */
