@@ -5,6 +5,8 @@
  * numeric spellings of private addresses.
  */
 import { afterAll, describe, expect, test } from "bun:test";
+import { fetchAndParseList } from "../../src/ingest/fetch-list";
+import type { ListDefinition } from "../../src/ingest/types";
 import { probeUrl } from "../../src/probe";
 import { BlockedError, type LookupFn, resolveAndCheck } from "../../src/probe/guard";
 import { serve } from "../probe/helpers";
@@ -64,6 +66,27 @@ describe("names that resolve to private addresses are refused before any connect
   });
 });
 
+const PRIVATE_HOPS: [string, string][] = [
+  ["a name resolving to 10.0.0.5", "http://internal.corp.test/"],
+  ["a name resolving to the metadata address", "http://metadata.corp.test/latest/meta-data/"],
+  ["a name resolving to ::1", "http://v6only.corp.test:PORT/r4/metadata"],
+  ["a name resolving to ::ffff:127.0.0.2", "http://mapped.corp.test:PORT/r4/metadata"],
+  ["IPv4-mapped loopback [::ffff:127.0.0.1]", "http://[::ffff:127.0.0.1]:PORT/r4/metadata"],
+  ["[0:0:0:0:0:0:0:1]", "http://[0:0:0:0:0:0:0:1]:PORT/r4/metadata"],
+  ["decimal 2130706434 (127.0.0.2)", "http://2130706434:PORT/r4/metadata"],
+  ["octal 0177.0.0.2", "http://0177.0.0.2:PORT/r4/metadata"],
+  ["decimal 2852039166 (169.254.169.254)", "http://2852039166/latest/meta-data/"],
+  ["octal 012.0.0.1 (10.0.0.1)", "http://012.0.0.1/"],
+  ["a relative redirect to a protocol-relative private host", "//[::1]:PORT/r4/metadata"],
+];
+const PRIVATE_DNS = {
+  "fhir.public.test": ["127.0.0.1"],
+  "internal.corp.test": ["10.0.0.5"],
+  "metadata.corp.test": ["169.254.169.254"],
+  "v6only.corp.test": ["::1"],
+  "mapped.corp.test": ["::ffff:127.0.0.2"],
+};
+
 describe("redirects to private destinations are refused at the hop", () => {
   // The first hop is "public": fhir.public.test resolves to the test server, whose exact address
   // is let through. Every redirect target below must be refused by the guard itself ("blocked"),
@@ -75,27 +98,9 @@ describe("redirects to private destinations are refused at the hop", () => {
     return new Response(CAPABILITY, { headers: { "content-type": "application/fhir+json" } });
   });
   afterAll(() => hops.stop());
-  const dns = {
-    "fhir.public.test": ["127.0.0.1"],
-    "internal.corp.test": ["10.0.0.5"],
-    "metadata.corp.test": ["169.254.169.254"],
-    "v6only.corp.test": ["::1"],
-    "mapped.corp.test": ["::ffff:127.0.0.2"],
-  };
+  const dns = PRIVATE_DNS;
 
-  test.each([
-    ["a name resolving to 10.0.0.5", "http://internal.corp.test/"],
-    ["a name resolving to the metadata address", "http://metadata.corp.test/latest/meta-data/"],
-    ["a name resolving to ::1", "http://v6only.corp.test:PORT/r4/metadata"],
-    ["a name resolving to ::ffff:127.0.0.2", "http://mapped.corp.test:PORT/r4/metadata"],
-    ["IPv4-mapped loopback [::ffff:127.0.0.1]", "http://[::ffff:127.0.0.1]:PORT/r4/metadata"],
-    ["[0:0:0:0:0:0:0:1]", "http://[0:0:0:0:0:0:0:1]:PORT/r4/metadata"],
-    ["decimal 2130706434 (127.0.0.2)", "http://2130706434:PORT/r4/metadata"],
-    ["octal 0177.0.0.2", "http://0177.0.0.2:PORT/r4/metadata"],
-    ["decimal 2852039166 (169.254.169.254)", "http://2852039166/latest/meta-data/"],
-    ["octal 012.0.0.1 (10.0.0.1)", "http://012.0.0.1/"],
-    ["a relative redirect to a protocol-relative private host", "//[::1]:PORT/r4/metadata"],
-  ])("%s", async (_label, location) => {
+  test.each(PRIVATE_HOPS)("%s", async (_label, location) => {
     redirectTo = location.replaceAll("PORT", String(hops.port));
     hops.requests.length = 0;
     const lookup = fakeDns(dns);
@@ -123,6 +128,47 @@ describe("redirects to private destinations are refused at the hop", () => {
     });
     expect(result.metadata.ok).toBe(true);
     expect(result.metadata.redirects).toBe(1);
+  });
+});
+
+describe("vendor list fetching (ingest) refuses the same destinations, as redirects and as next links", () => {
+  let redirectTo = "";
+  const lists = serve({}, (request) => {
+    const path = new URL(request.url).pathname;
+    if (path === "/redirect") return new Response(null, { status: 302, headers: { location: redirectTo } });
+    const next = path === "/paged" ? [{ relation: "next", url: redirectTo }] : [];
+    return new Response(JSON.stringify({ resourceType: "Bundle", type: "searchset", link: next, entry: [] }), {
+      headers: { "content-type": "application/fhir+json" },
+    });
+  });
+  afterAll(() => lists.stop());
+  const list: ListDefinition = { id: "l", url: "", format: "fhir-bundle", audience: null, fhirVersion: null };
+  const options = () => ({
+    timeoutMs: 2000,
+    maxBytes: 1_000_000,
+    allowPrivate: false,
+    allowAddresses: ["127.0.0.1"],
+    lookup: fakeDns(PRIVATE_DNS),
+  });
+
+  test.each(PRIVATE_HOPS)("%s", async (_label, location) => {
+    redirectTo = location.replaceAll("PORT", String(lists.port));
+    for (const start of ["/redirect", "/paged"]) {
+      lists.requests.length = 0;
+      const attempt = fetchAndParseList(list, `http://fhir.public.test:${lists.port}${start}`, options());
+      await expect(attempt).rejects.toThrow(/private-address guard/);
+      // Only the first request reached the server; the private destination never did.
+      expect(lists.requests.map((r) => r.path)).toEqual([start]);
+    }
+  });
+
+  test("control: an allowed destination is followed both ways", async () => {
+    redirectTo = `http://fhir.public.test:${lists.port}/last`;
+    for (const start of ["/redirect", "/paged"]) {
+      lists.requests.length = 0;
+      await fetchAndParseList(list, `http://fhir.public.test:${lists.port}${start}`, options());
+      expect(lists.requests.map((r) => r.path)).toEqual([start, "/last"]);
+    }
   });
 });
 
