@@ -1,7 +1,6 @@
 import type { Db } from "../db/client";
 import { markDatasetChanged } from "../db/dataset-meta";
 import type { Audience } from "../directory/types";
-import type { LookupFn } from "../probe/guard";
 import { decodeListBody } from "./decode";
 import { fetchAndParseList, ListFetchError } from "./fetch-list";
 import { fileList } from "./file-list";
@@ -136,8 +135,6 @@ interface NetworkOptions {
   allowPrivateNetwork?: boolean;
   /** The most bytes read of one list, every page together (default 100 MB). */
   maxBytes?: number;
-  /** Tests of the guard: addresses let through with it on, and a fake DNS. */
-  guard?: { allowAddresses?: readonly string[]; lookup?: LookupFn };
 }
 
 async function ingestLists(db: Db, vendors: VendorDefinition[], opts: NetworkOptions): Promise<ListSummary[]> {
@@ -155,7 +152,6 @@ async function ingestLists(db: Db, vendors: VendorDefinition[], opts: NetworkOpt
         timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES,
         allowPrivate: opts.allowPrivateNetwork ?? false,
-        ...opts.guard,
       });
     const summary = await scrapeList(db, vendor, list, load, opts);
     summaries.push(summary);
