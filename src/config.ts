@@ -1,3 +1,14 @@
+import { join } from "node:path";
+
+/**
+ * The one place that reads the environment: the server and every CLI call `loadConfig()`
+ * (Biome's `noProcessEnv` rule keeps it so). Each variable is described in docs/api.md,
+ * "Configuration".
+ */
+
+/** The vendor registry shipped with the code. */
+export const DEFAULT_REGISTRY_PATH = join(import.meta.dir, "..", "db", "vendors.json");
+
 export type TrustProxy = "fly" | "true" | null;
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -15,6 +26,10 @@ export interface Config {
   indexDir: string | null;
   /** Datasets smaller than this are indexed in the server process and not written to disk. */
   indexInProcessBelow: number;
+  /** The vendor registry the ingest reads (`INGEST_REGISTRY`; default db/vendors.json). */
+  registryPath: string;
+  /** Named in the probe's User-Agent so that server operators can find us (`PROBE_CONTACT_URL`). */
+  probeContactUrl: string | null;
 }
 
 function integer(env: Record<string, string | undefined>, name: string, fallback: number, min: number): number {
@@ -57,5 +72,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     datasetPollMs: integer(env, "DATASET_POLL_MS", 2000, 10),
     indexDir: env.INDEX_DIR || null,
     indexInProcessBelow: integer(env, "INDEX_IN_PROCESS_BELOW", 50_000, 0),
+    registryPath: env.INGEST_REGISTRY || DEFAULT_REGISTRY_PATH,
+    probeContactUrl: env.PROBE_CONTACT_URL || null,
   };
 }

@@ -103,9 +103,18 @@ async function scrapeList(
 /** Ingests one list from a file; its format is detected from the content. */
 export async function ingestFile(
   db: Db,
-  opts: { vendorId: string; file: string; listId?: string; access?: Audience; force?: boolean; now?: string },
+  opts: {
+    vendorId: string;
+    file: string;
+    listId?: string;
+    access?: Audience;
+    force?: boolean;
+    now?: string;
+    /** Another vendor registry file (default: the configured one). */
+    registryPath?: string;
+  },
 ): Promise<ListSummary> {
-  const registry = loadRegistry();
+  const registry = loadRegistry(opts.registryPath);
   const vendor = findVendor(registry, opts.vendorId);
   const list = fileList(registry, vendor, opts.file, opts.listId, opts.access);
   const load = async () => {
@@ -121,6 +130,8 @@ export async function ingestFile(
 }
 
 interface NetworkOptions {
+  /** Another vendor registry file (default: the configured one). */
+  registryPath?: string;
   force?: boolean;
   timeoutMs?: number;
   now?: string;
@@ -147,17 +158,17 @@ async function ingestLists(db: Db, vendors: VendorDefinition[], opts: NetworkOpt
 
 /** Fetches and ingests every list of one vendor over the network. */
 export async function ingestVendor(db: Db, opts: { vendorId: string } & NetworkOptions): Promise<ListSummary[]> {
-  return ingestLists(db, [findVendor(loadRegistry(), opts.vendorId)], opts);
+  return ingestLists(db, [findVendor(loadRegistry(opts.registryPath), opts.vendorId)], opts);
 }
 
 /** Fetches and ingests every list of every vendor in the registry. */
 export async function ingestAll(db: Db, opts: NetworkOptions): Promise<ListSummary[]> {
-  return ingestLists(db, loadRegistry(), opts);
+  return ingestLists(db, loadRegistry(opts.registryPath), opts);
 }
 
 /** Upserts every vendor and list of the registry (names, list URLs, audiences); scrape times are kept. */
-export function syncVendorRegistry(db: Db): void {
-  const registry = loadRegistry();
+export function syncVendorRegistry(db: Db, registryPath?: string): void {
+  const registry = loadRegistry(registryPath);
   const { sqlite } = db;
   sqlite
     .transaction(() => {
