@@ -12,10 +12,3 @@ export function entryId(vendorId: string, url: string, npi: string | null, organ
   const orgKey = npi ?? organizationName?.toLowerCase() ?? "";
   return new Bun.CryptoHasher("sha256").update(`${vendorId}\n${url}\n${orgKey}`).digest("hex");
 }
-
-/** The list order: vendorName, organizationName (entries without one last), url, id; case-insensitive. */
-export function sortKey(vendorName: string, organizationName: string | null, url: string, id: string): string {
-  const org =
-    organizationName === null || organizationName === "" ? "\u0001" : `\u0000${organizationName.toLowerCase()}`;
-  return `${vendorName.toLowerCase()}\u0000${org}\u0000${url.toLowerCase()}\u0000${id}`;
-}

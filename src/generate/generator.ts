@@ -1,7 +1,7 @@
 import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { openDatabase } from "../db/client";
 import { markDatasetChanged } from "../db/dataset-meta";
-import { canonicalUrl, entryId, sortKey } from "../directory/identity";
+import { canonicalUrl, entryId } from "../directory/identity";
 import {
   buildProfile,
   type CapabilityProfile,
@@ -308,8 +308,8 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
   );
   const insertEntry = sqlite.prepare(
     `INSERT INTO entries (row_id, id, vendor_id, url, organization_name, npi, tenant_id, city, state, zip_code,
-      list_fhir_version, list_access, fhir_version, access, status, last_updated, sort_key)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      list_fhir_version, list_access, fhir_version, access, status, last_updated)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertSource = sqlite.prepare("INSERT INTO entry_sources (entry_row_id, list_id, present) VALUES (?, ?, ?)");
   const insertProbe = sqlite.prepare(
@@ -417,7 +417,6 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
         access,
         status,
         lastUpdated,
-        sortKey(model.name, organizationName, facts.url, id),
       );
       for (const listId of lists) {
         insertSource.run(rowId, listId, removed ? 0 : 1);

@@ -6,7 +6,7 @@ import { fileList } from "./file-list";
 import { normaliseEntries } from "./normalise";
 import { parseList } from "./parsers";
 import { findVendor, loadRegistry } from "./registry";
-import { applyListScrape, RefusedScrapeError, refreshVendorSortKeys, upsertList, upsertVendor } from "./store";
+import { applyListScrape, RefusedScrapeError, upsertList, upsertVendor } from "./store";
 import { progressLine } from "./summary-table";
 import {
   type ListDefinition,
@@ -174,11 +174,7 @@ export function syncVendorRegistry(db: Db, registryPath?: string): void {
     .transaction(() => {
       let changes = 0;
       for (const vendor of registry) {
-        const before = sqlite.prepare("SELECT name FROM vendors WHERE id = ?").get(vendor.id) as {
-          name: string;
-        } | null;
         changes += upsertVendor(sqlite, vendor);
-        if (before && before.name !== vendor.name) refreshVendorSortKeys(sqlite, vendor);
         for (const list of vendor.lists) changes += upsertList(sqlite, vendor.id, list);
       }
       if (changes > 0) markDatasetChanged(sqlite, new Date().toISOString());

@@ -32,7 +32,10 @@ export const PROBE_CLI = {
   ],
   environment: `DATABASE_PATH (default db/directory.sqlite), PROBE_ALLOW_PRIVATE=true lets
 requests reach private addresses, PROBE_CONTACT_URL is named in the User-Agent.`,
-  exitStatus: [[1, "failed"], [130, "interrupted"]],
+  exitStatus: [
+    [1, "failed"],
+    [130, "interrupted"],
+  ],
 } as const satisfies CliDefinition<OptionsConfig>;
 
 /** The probe options from parsed values; throws on a bad value. */

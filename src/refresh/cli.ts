@@ -26,7 +26,10 @@ const REFRESH_CLI = {
   ],
   environment: `DATABASE_PATH (default db/directory.sqlite), INGEST_REGISTRY (the vendor registry, default
 db/vendors.json), INDEX_DIR and INDEX_IN_PROCESS_BELOW (the index file written at the end), and the probe's.`,
-  exitStatus: [[1, "a list failed"], [130, "interrupted"]],
+  exitStatus: [
+    [1, "a list failed"],
+    [130, "interrupted"],
+  ],
 } as const;
 
 async function main(): Promise<number> {

@@ -114,8 +114,8 @@ export function insertEntry(db: Db, e: EntryInput): string {
   const id = (++seq).toString(16).padStart(64, "0");
   db.sqlite
     .prepare(
-      `INSERT INTO entries (id, vendor_id, url, organization_name, list_fhir_version, list_access, fhir_version, access, status, last_updated, sort_key)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?5, ?6, ?7, ?8, ?9)`,
+      `INSERT INTO entries (id, vendor_id, url, organization_name, list_fhir_version, list_access, fhir_version, access, status, last_updated)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?5, ?6, ?7, ?8)`,
     )
     .run(
       id,
@@ -126,7 +126,6 @@ export function insertEntry(db: Db, e: EntryInput): string {
       e.listAccess ?? "[]",
       e.status ?? "listed",
       e.lastUpdated ?? "2026-01-01T00:00:00.000Z",
-      `epic org ${seq}`,
     );
   return id;
 }
