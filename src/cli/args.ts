@@ -35,8 +35,8 @@ const HELP_OPTION = { help: { type: "boolean", short: "h" } } as const;
 export function usageText(definition: CliDefinition<OptionsConfig>): string {
   const rows: (readonly [string, string])[] = [...definition.optionHelp, ["-h, --help", "this text"]];
   const width = Math.max(...rows.map(([flag]) => flag.length)) + 2;
-  const lines = definition.synopsis.map(
-    (synopsis, i) => `${i === 0 ? "Usage:" : "      "} ${definition.command} ${synopsis}`,
+  const lines = definition.synopsis.map((synopsis, i) =>
+    `${i === 0 ? "Usage:" : "      "} ${definition.command} ${synopsis}`.trimEnd(),
   );
   lines.push("", definition.description, "", "Options:");
   for (const [flag, meaning] of rows) lines.push(`  ${flag.padEnd(width)}${meaning}`);

@@ -2,6 +2,7 @@ import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { openDatabase } from "../db/client";
 import { markDatasetChanged } from "../db/dataset-meta";
 import { canonicalUrl, entryId } from "../directory/identity";
+import type { Audience } from "../directory/types";
 import {
   buildProfile,
   type CapabilityProfile,
@@ -15,7 +16,7 @@ import {
 import { practiceName, systemName } from "./names";
 import { STATES, type StatePlaces } from "./places";
 import { hashLabel, npi as makeNpi, Rng, WeightedPicker } from "./prng";
-import { type Audience, type ListModel, VENDORS, type VendorModel } from "./vendors";
+import { type ListModel, VENDORS, type VendorModel } from "./vendors";
 
 /** Every generated timestamp is relative to this instant, so the same seed gives the same bytes. */
 export const GENERATED_AT = "2026-11-20T06:00:00.000Z";

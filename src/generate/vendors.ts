@@ -1,7 +1,6 @@
+import type { Audience } from "../directory/types";
 import type { ProfileSpec, SmartKind, Version } from "./capabilities";
 import type { Rng } from "./prng";
-
-export type Audience = "patient" | "provider";
 
 export interface ListModel {
   /** vendor_lists.id is `${vendorId}-${suffix}`. */
