@@ -32,7 +32,7 @@ type Values<O extends OptionsConfig> = {
 const HELP_OPTION = { help: { type: "boolean", short: "h" } } as const;
 
 /** The usage text of a tool: usage line(s), description, options, environment, exit status. */
-export function usageText(definition: CliDefinition<OptionsConfig>): string {
+function usageText(definition: CliDefinition<OptionsConfig>): string {
   const rows: (readonly [string, string])[] = [...definition.optionHelp, ["-h, --help", "this text"]];
   const width = Math.max(...rows.map(([flag]) => flag.length)) + 2;
   const lines = definition.synopsis.map((synopsis, i) =>

@@ -19,7 +19,7 @@ import { hashLabel, npi as makeNpi, Rng, WeightedPicker } from "./prng";
 import { type ListModel, VENDORS, type VendorModel } from "./vendors";
 
 /** Every generated timestamp is relative to this instant, so the same seed gives the same bytes. */
-export const GENERATED_AT = "2026-11-20T06:00:00.000Z";
+const GENERATED_AT = "2026-11-20T06:00:00.000Z";
 const GENERATED_AT_MS = Date.parse(GENERATED_AT);
 
 export interface GenerateOptions {

@@ -11,7 +11,7 @@ export interface ListModel {
   fhirVersion: Version | null;
 }
 
-export interface UrlShape {
+interface UrlShape {
   url: string;
   tenantId: string | null;
 }

@@ -29,10 +29,6 @@ export interface ListSummary {
   skipped: number;
 }
 
-export { detectFormat, parseList } from "./parsers";
-export { loadRegistry } from "./registry";
-export type { ListDefinition, ListFormat, VendorDefinition } from "./types";
-
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 function failure(vendorId: string, listId: string, error: string, skipped = 0): ListSummary {

@@ -6,7 +6,7 @@ import type { NormalisedEntry, RawEntry } from "./types";
 import { stateCode } from "./us-states";
 
 /** Trimmed, inner whitespace collapsed; empty → null. */
-export function cleanText(raw: string | null | undefined): string | null {
+function cleanText(raw: string | null | undefined): string | null {
   if (typeof raw !== "string") return null;
   const text = raw.replace(/\s+/g, " ").trim();
   return text === "" ? null : text;
@@ -33,7 +33,7 @@ export function normaliseZip(raw: string | null | undefined): string | null {
   return prefix ? prefix[1]! : null;
 }
 
-export function isHttpUrl(raw: string): boolean {
+function isHttpUrl(raw: string): boolean {
   return /^https?:\/\/[^/\s?#]+/i.test(raw.trim());
 }
 
@@ -65,7 +65,7 @@ export function normaliseEntries(raw: RawEntry[], context: NormaliseContext): No
   return { entries: [...byId.values()], invalid, duplicates };
 }
 
-export function normaliseEntry(item: RawEntry, context: NormaliseContext): NormalisedEntry | null {
+function normaliseEntry(item: RawEntry, context: NormaliseContext): NormalisedEntry | null {
   if (typeof item.url !== "string" || !isHttpUrl(item.url)) return null;
   const url = canonicalUrl(item.url);
   const organizationName = cleanText(item.organizationName);

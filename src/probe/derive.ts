@@ -32,7 +32,7 @@ function asObject(value: unknown): Record<string, unknown> | null {
 }
 
 /** Distinct `rest[].resource[].type`, sorted. */
-export function supportedResources(statement: Record<string, unknown>): string[] {
+function supportedResources(statement: Record<string, unknown>): string[] {
   const types = new Set<string>();
   for (const rest of asArray(statement.rest)) {
     for (const resource of asArray(asObject(rest)?.resource)) {
@@ -76,7 +76,7 @@ export interface Derived {
 const UNREACHABLE = new Set<string>(UNREACHABLE_ERROR_KINDS);
 
 /** A document that never got an HTTP response because the server could not be reached. */
-export function unreachable(doc: Pick<DocumentResult, "httpStatus" | "errorKind">): boolean {
+function unreachable(doc: Pick<DocumentResult, "httpStatus" | "errorKind">): boolean {
   return doc.httpStatus === null && doc.errorKind !== null && UNREACHABLE.has(doc.errorKind);
 }
 

@@ -31,7 +31,7 @@ export class DnsError extends Error {
   readonly kind = "dns" as const;
 }
 
-export const defaultLookup: LookupFn = async (hostname) => {
+const defaultLookup: LookupFn = async (hostname) => {
   const found = await dnsLookup(hostname, { all: true });
   return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 };

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 
 export const REPO_ROOT = join(import.meta.dir, "..", "..");
-export const FIXTURES = join(REPO_ROOT, "test", "fixtures", "ingest");
+const FIXTURES = join(REPO_ROOT, "test", "fixtures", "ingest");
 /** Real vendor lists, present next to the repository in development only. */
 export const SHARED_LISTS = join(import.meta.dir, "../../../shared/data/vendor-lists");
 export const hasSharedLists = existsSync(SHARED_LISTS);

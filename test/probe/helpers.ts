@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Db, openDatabase } from "../../src/db/client";
 
-export const FIXTURES = join(import.meta.dir, "../fixtures/probe");
+const FIXTURES = join(import.meta.dir, "../fixtures/probe");
 /** Real statements published by others; absent in a user's clone, so tests skip without it. */
-export const SHARED_CAPABILITIES = join(import.meta.dir, "../../../shared/data/capabilities");
+const SHARED_CAPABILITIES = join(import.meta.dir, "../../../shared/data/capabilities");
 export const HAS_SHARED = existsSync(SHARED_CAPABILITIES);
 
 export function fixture(name: string): string {
@@ -15,7 +15,7 @@ export function shared(name: string): string {
   return readFileSync(join(SHARED_CAPABILITIES, name), "utf8");
 }
 
-export interface SeenRequest {
+interface SeenRequest {
   path: string;
   headers: Headers;
   at: number;

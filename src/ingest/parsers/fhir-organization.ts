@@ -2,7 +2,7 @@
 
 export type Json = Record<string, unknown>;
 
-export const NPI_SYSTEMS = new Set([
+const NPI_SYSTEMS = new Set([
   "http://hl7.org/fhir/sid/us-npi",
   // A typo some vendors publish (CONTRACT.md).
   "http://hl7.org.fhir/sid/us-npi",
