@@ -25,7 +25,7 @@ export const vendorLists = sqliteTable("vendor_lists", {
 /**
  * One directory entry: the pair (base URL, organization) as a vendor publishes it.
  * `fhirVersion`, `access` and `status` are the effective values the API serves: list hints
- * first, overwritten by probe results (see CONTRACT.md).
+ * first, overwritten by probe results (see docs/api.md, "Records").
  */
 export const entries = sqliteTable(
   "entries",

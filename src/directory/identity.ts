@@ -1,4 +1,4 @@
-/** Scheme and host lowercased, no trailing slash (CONTRACT.md, "id"). */
+/** Scheme and host lowercased, no trailing slash (docs/api.md, "Identifiers"). */
 export function canonicalUrl(raw: string): string {
   const trimmed = raw.trim();
   const match = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#]*)(.*)$/.exec(trimmed);

@@ -406,7 +406,7 @@ export const SMART_GRANT_TYPES: Record<SmartKind, string[]> = {
   backend: ["client_credentials"],
 };
 
-/** The audiences CONTRACT.md derives from SMART capabilities (patient before provider), or null when none. */
+/** The audiences docs/api.md ("Access") derives from SMART capabilities (patient before provider), or null when none. */
 export function smartAccess(kind: SmartKind): string | null {
   if (kind === "backend") return null;
   return kind === "both" ? '["patient","provider"]' : `["${kind}"]`;

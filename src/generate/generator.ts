@@ -385,7 +385,7 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
         }
       }
 
-      // What it serves: probe results first, list hints otherwise (CONTRACT.md).
+      // What it serves: probe results first, list hints otherwise (docs/api.md, "Records").
       const meta = hasMetadata(facts.outcome);
       const smart = hasSmart(facts.outcome);
       const fhirVersion = meta ? facts.version : listFhirVersion;

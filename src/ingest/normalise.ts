@@ -51,7 +51,7 @@ export interface NormaliseResult {
   duplicates: number;
 }
 
-/** Normalises every raw item of one list (CONTRACT.md, "Data model"); duplicates collapse to the first. */
+/** Normalises every raw item of one list (docs/api.md, "Records"); duplicates collapse to the first. */
 export function normaliseEntries(raw: RawEntry[], context: NormaliseContext): NormaliseResult {
   const byId = new Map<string, NormalisedEntry>();
   let invalid = 0;

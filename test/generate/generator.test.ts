@@ -287,7 +287,7 @@ describe("shape of the generated dataset", () => {
     expect([...sets].some((s) => !(JSON.parse(s) as string[]).includes("Condition"))).toBe(true);
   });
 
-  test("served fhirVersion, access and status follow the probe and the lists as CONTRACT.md says", () => {
+  test("served fhirVersion, access and status follow the probe and the lists as docs/api.md says", () => {
     const mismatches = count(`
       SELECT count(*) FROM entries e LEFT JOIN probes p ON p.url = e.url
       WHERE e.fhir_version != COALESCE(CASE WHEN p.metadata_body IS NOT NULL AND p.fhir_version != 'UNKNOWN' THEN p.fhir_version END, e.list_fhir_version)

@@ -4,7 +4,7 @@ export type Json = Record<string, unknown>;
 
 const NPI_SYSTEMS = new Set([
   "http://hl7.org/fhir/sid/us-npi",
-  // A typo some vendors publish (CONTRACT.md).
+  // A typo some vendors publish (docs/api.md, "NPI").
   "http://hl7.org.fhir/sid/us-npi",
 ]);
 
