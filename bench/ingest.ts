@@ -2,7 +2,7 @@
  * Ingest benchmark: writes a ~100 MB FHIR Bundle of 100,000 organizations (one Endpoint each),
  * ingests it with the CLI as a subprocess into a fresh SQLite file, then ingests it again
  * (nothing changed), and reports wall time and peak RSS of each run.
- * Target (issue 3): under 60 s and under 1.5 GB for the first run.
+ * Target: under 60 s and under 1.5 GB for the first run.
  *
  *   node_modules/.bin/bun bench/ingest.ts [--organizations 100000] [--keep]
  */

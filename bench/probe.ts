@@ -116,7 +116,7 @@ async function main() {
       .prepare("INSERT INTO vendors (id, name, endpoint_list_url) VALUES ('bench', 'Bench', 'https://bench.test')")
       .run();
     const insert = db.sqlite.prepare(
-      "INSERT INTO entries (id, vendor_id, url, last_updated, sort_key) VALUES (?1, 'bench', ?2, '2026-01-01T00:00:00.000Z', ?2)",
+      "INSERT INTO entries (id, vendor_id, url, last_updated) VALUES (?1, 'bench', ?2, '2026-01-01T00:00:00.000Z')",
     );
     db.sqlite.transaction(() => {
       for (let i = 0; i < urlCount; i++)

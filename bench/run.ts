@@ -1,5 +1,5 @@
 /**
- * `bun run bench`: the 1M-entry benchmark of issue 5.
+ * `bun run bench`: the 1M-entry benchmark of the list, get, capabilities, vendors and stats operations.
  *
  * Builds (or reuses) the generated database under bench/data/, measures a bare Bun.serve
  * (bench/ceiling.ts) as the ceiling, starts our server (src/index.ts) on the same core, drives

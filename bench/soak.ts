@@ -1,5 +1,5 @@
 /**
- * Soak run (issue 7): the real server under steady load at ~70 % of its measured maximum for
+ * Soak run: the real server under steady load at ~70 % of its measured maximum for
  * SOAK_SECONDS (default 600), with a dataset refresh in the middle.
  *
  *   node_modules/.bin/bun bench/soak.ts                    # 10 minutes

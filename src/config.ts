@@ -1,3 +1,14 @@
+import { join } from "node:path";
+
+/**
+ * The one place that reads the environment: the server and every CLI call `loadConfig()`
+ * (Biome's `noProcessEnv` rule keeps it so). Each variable is described in docs/api.md,
+ * "Configuration".
+ */
+
+/** The vendor registry shipped with the code. */
+export const DEFAULT_REGISTRY_PATH = join(import.meta.dir, "..", "db", "vendors.json");
+
 export type TrustProxy = "fly" | "true" | null;
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -22,6 +33,10 @@ export interface Config {
   allowPrivateNetwork: boolean;
   /** The most bytes ingest reads of one list (every page together) or file; larger lists fail. */
   ingestMaxBytes: number;
+  /** The vendor registry the ingest reads (`INGEST_REGISTRY`; default db/vendors.json). */
+  registryPath: string;
+  /** Named in the probe's User-Agent so that server operators can find us (`PROBE_CONTACT_URL`). */
+  probeContactUrl: string | null;
 }
 
 function integer(env: Record<string, string | undefined>, name: string, fallback: number, min: number): number {
@@ -73,5 +88,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     indexInProcessBelow: integer(env, "INDEX_IN_PROCESS_BELOW", 50_000, 0),
     allowPrivateNetwork: boolean(env, "ALLOW_PRIVATE_NETWORK"),
     ingestMaxBytes: integer(env, "INGEST_MAX_BYTES", 100_000_000, 1),
+    registryPath: env.INGEST_REGISTRY || DEFAULT_REGISTRY_PATH,
+    probeContactUrl: env.PROBE_CONTACT_URL || null,
   };
 }

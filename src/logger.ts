@@ -18,7 +18,7 @@ export type LineWriter = { write(line: string): void; flush(): void };
  * it fills): no system call and no retained strings per request line (holding the strings until
  * the flush cost the server more than building them).
  */
-export function bufferedStdout(): LineWriter {
+function bufferedStdout(): LineWriter {
   const buffer = new Uint8Array(1 << 20);
   const encoder = new TextEncoder();
   let used = 0;

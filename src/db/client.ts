@@ -5,14 +5,14 @@ import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import * as schema from "./schema";
 
-export type Orm = BunSQLiteDatabase<typeof schema>;
+type Orm = BunSQLiteDatabase<typeof schema>;
 export interface Db {
   sqlite: Database;
   orm: Orm;
   path: string;
 }
 
-export const MIGRATIONS_FOLDER = join(import.meta.dir, "..", "..", "db", "migrations");
+const MIGRATIONS_FOLDER = join(import.meta.dir, "..", "..", "db", "migrations");
 
 function configure(sqlite: Database) {
   sqlite.exec("PRAGMA busy_timeout = 10000");

@@ -25,7 +25,7 @@ export const vendorLists = sqliteTable("vendor_lists", {
 /**
  * One directory entry: the pair (base URL, organization) as a vendor publishes it.
  * `fhirVersion`, `access` and `status` are the effective values the API serves: list hints
- * first, overwritten by probe results (see CONTRACT.md).
+ * first, overwritten by probe results (see docs/api.md, "Records").
  */
 export const entries = sqliteTable(
   "entries",
@@ -50,14 +50,8 @@ export const entries = sqliteTable(
     access: text("access").notNull().default("[]"),
     status: text("status").notNull().default("listed"),
     lastUpdated: text("last_updated").notNull(),
-    /** Lowercased vendorName, organizationName (nulls last), url, id: the list order. */
-    sortKey: text("sort_key").notNull(),
   },
-  (table) => [
-    index("entries_sort_key").on(table.sortKey),
-    index("entries_url").on(table.url),
-    index("entries_vendor").on(table.vendorId),
-  ],
+  (table) => [index("entries_url").on(table.url), index("entries_vendor").on(table.vendorId)],
 );
 
 /** Which list carries which entry; an entry is `removed` once no list that carried it still does. */

@@ -9,7 +9,7 @@ export function setBit(bits: Bitset, i: number) {
   bits[i >>> 5]! |= 1 << (i & 31);
 }
 
-export function popcount32(x: number): number {
+function popcount32(x: number): number {
   x -= (x >>> 1) & 0x55555555;
   x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
   return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;

@@ -8,6 +8,7 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { parseCli } from "../cli/args";
 import { readDatasetVersion } from "../db/dataset-meta";
 import { buildDirectoryData } from "./build-data";
 import { writeDataFile } from "./data-file";
@@ -43,10 +44,19 @@ export async function buildIndexFile(
 }
 
 if (import.meta.main) {
-  const [databasePath, outFile, expected] = Bun.argv.slice(2);
-  if (!databasePath || !outFile || expected === undefined) {
-    console.error("usage: bun src/directory/build-cli.ts <database> <out-file> <expected-version>");
-    process.exit(2);
-  }
-  process.exit((await buildIndexFile(databasePath, { file: outFile }, Number(expected))) === null ? VERSION_MOVED : 0);
+  const { positionals, fail } = parseCli({
+    command: "bun src/directory/build-cli.ts",
+    synopsis: ["<database> <out-file> <expected-version>"],
+    description: "Writes the directory index file of the database, if it is still at the expected dataset version.",
+    options: {},
+    optionHelp: [],
+    allowPositionals: true,
+    exitStatus: [[3, "the database is at another version now"]],
+  });
+  const [databasePath, outFile, expected] = positionals;
+  if (!databasePath || !outFile || expected === undefined || positionals.length > 3 || !/^\d+$/.test(expected))
+    fail("expects <database> <out-file> <expected-version>");
+  process.exit(
+    (await buildIndexFile(databasePath!, { file: outFile! }, Number(expected))) === null ? VERSION_MOVED : 0,
+  );
 }

@@ -178,8 +178,8 @@ function ranks(values: string[]): Int32Array {
 
 /**
  * Row indices in list order: vendorName, organizationName (none last), url, id, case-insensitive
- * (the order of entries.sort_key, computed from ranks of the distinct strings instead of
- * comparing a million keys): a native sort of the packed rank keys, then a counting sort.
+ * (computed from ranks of the distinct strings instead of comparing a million composite keys):
+ * a native sort of the packed rank keys, then a counting sort.
  */
 function listOrder(
   raw: EntryColumns,

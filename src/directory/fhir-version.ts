@@ -10,7 +10,7 @@ function compare(a: number[], b: number[]): number {
 }
 
 /**
- * The release a numeric FHIR version ("4.0.1", "3.0", "1.0.2") belongs to, per CONTRACT.md:
+ * The release a numeric FHIR version ("4.0.1", "3.0", "1.0.2") belongs to (docs/api.md, "FHIR version mapping"):
  * 0.4–1.0.2 → DSTU2; 1.1–3.0.2 → STU3; 3.2–4.0.1 → R4; 4.1, 4.3 → R4B; 4.2, 4.4–5.0.x → R5.
  * Null for anything else.
  */

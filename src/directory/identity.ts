@@ -1,4 +1,4 @@
-/** Scheme and host lowercased, no trailing slash (CONTRACT.md, "id"). */
+/** Scheme and host lowercased, no trailing slash (docs/api.md, "Identifiers"). */
 export function canonicalUrl(raw: string): string {
   const trimmed = raw.trim();
   const match = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#]*)(.*)$/.exec(trimmed);
@@ -11,11 +11,4 @@ export function canonicalUrl(raw: string): string {
 export function entryId(vendorId: string, url: string, npi: string | null, organizationName: string | null): string {
   const orgKey = npi ?? organizationName?.toLowerCase() ?? "";
   return new Bun.CryptoHasher("sha256").update(`${vendorId}\n${url}\n${orgKey}`).digest("hex");
-}
-
-/** The list order: vendorName, organizationName (entries without one last), url, id; case-insensitive. */
-export function sortKey(vendorName: string, organizationName: string | null, url: string, id: string): string {
-  const org =
-    organizationName === null || organizationName === "" ? "\u0001" : `\u0000${organizationName.toLowerCase()}`;
-  return `${vendorName.toLowerCase()}\u0000${org}\u0000${url.toLowerCase()}\u0000${id}`;
 }

@@ -91,4 +91,4 @@ export class DirectorySearch {
   }
 }
 
-export const filterKey = (filter: EndpointFilter) => JSON.stringify(filter);
+const filterKey = (filter: EndpointFilter) => JSON.stringify(filter);

@@ -24,13 +24,13 @@ export interface StatsRecord {
 }
 
 /** A stored JSON list of strings, as canonical JSON text, with its length. */
-export interface JsonList {
+interface JsonList {
   count: number;
   json: string;
 }
 
 /** The capabilities summary; the lists come serialised, as they are only ever sent on. */
-export interface CapabilitiesSummary {
+interface CapabilitiesSummary {
   fhirVersion: string | null;
   softwareName: string | null;
   softwareVersion: string | null;

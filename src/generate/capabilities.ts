@@ -3,7 +3,7 @@ import { Rng } from "./prng";
 export type Version = "DSTU2" | "STU3" | "R4" | "R4B" | "R5";
 
 /** The FHIR R4 resource types (plus the DSTU2 names some older servers still list). */
-export const R4_RESOURCE_TYPES = [
+const R4_RESOURCE_TYPES = [
   "Account",
   "ActivityDefinition",
   "AdverseEvent",
@@ -225,7 +225,7 @@ const STU3_CORE = [
   "Procedure",
 ];
 
-export const FHIR_VERSION_STRINGS: Record<Version, string> = {
+const FHIR_VERSION_STRINGS: Record<Version, string> = {
   DSTU2: "1.0.2",
   STU3: "3.0.2",
   R4: "4.0.1",
@@ -246,7 +246,7 @@ const SEARCH_PARAMS: Record<string, string[]> = {
   DiagnosticReport: ["patient", "category", "code", "date"],
 };
 
-export interface ResourceVariant {
+interface ResourceVariant {
   /** Distinct types, sorted: what `probes.supported_resources` holds. */
   resources: string[];
   /** CapabilityStatement JSON with `__BASE_URL__` where the server's own address goes. */
@@ -406,7 +406,7 @@ export const SMART_GRANT_TYPES: Record<SmartKind, string[]> = {
   backend: ["client_credentials"],
 };
 
-/** The audiences CONTRACT.md derives from SMART capabilities (patient before provider), or null when none. */
+/** The audiences docs/api.md ("Access") derives from SMART capabilities (patient before provider), or null when none. */
 export function smartAccess(kind: SmartKind): string | null {
   if (kind === "backend") return null;
   return kind === "both" ? '["patient","provider"]' : `["${kind}"]`;

@@ -1,49 +1,38 @@
+/**
+ * `bun run db:generate --endpoints <n> --out <path>`: a deterministic synthetic dataset for load
+ * tests, written through the same schema and migrations as real data.
+ */
 import { resolve } from "node:path";
+import { parseCli } from "../cli/args";
 import { generateDataset } from "./generator";
 
-const USAGE = "usage: bun run db:generate --endpoints <n> --out <path.sqlite> [--seed <n>] [--force]";
-
-function parseArgs(argv: string[]): { endpoints: number; out: string; seed: number; force: boolean } {
-  let endpoints = Number.NaN;
-  let out = "";
-  let seed = 1;
-  let force = false;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const [flag, inline] = arg.includes("=")
-      ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)]
-      : [arg, undefined];
-    const value = () => inline ?? argv[++i] ?? "";
-    switch (flag) {
-      case "--endpoints":
-        endpoints = Number(value().replaceAll("_", ""));
-        break;
-      case "--out":
-        out = value();
-        break;
-      case "--seed":
-        seed = Number(value());
-        break;
-      case "--force":
-        force = true;
-        break;
-      case "--help":
-      case "-h":
-        console.log(USAGE);
-        return process.exit(0);
-      default:
-        throw new Error(`unknown argument ${arg}\n${USAGE}`);
-    }
-  }
-  if (!Number.isInteger(endpoints) || endpoints < 1)
-    throw new Error(`--endpoints must be a positive integer\n${USAGE}`);
-  if (out === "") throw new Error(`--out is required\n${USAGE}`);
-  if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed must be a non-negative integer\n${USAGE}`);
-  return { endpoints, out: resolve(out), seed, force };
-}
+const { values, fail } = parseCli({
+  command: "bun run db:generate",
+  synopsis: ["--endpoints <n> --out <path.sqlite> [--seed <n>] [--force]"],
+  description: "Writes a deterministic synthetic dataset of n entries (the same seed gives the same file).",
+  options: {
+    endpoints: { type: "string" },
+    out: { type: "string" },
+    seed: { type: "string" },
+    force: { type: "boolean" },
+  },
+  optionHelp: [
+    ["--endpoints <n>", "how many entries (underscores allowed: 1_000_000)"],
+    ["--out <path.sqlite>", "the file to write"],
+    ["--seed <n>", "the random seed (default 1)"],
+    ["--force", "replace an existing file"],
+  ],
+  exitStatus: [[1, "failed"]],
+});
+const endpoints = Number((values.endpoints ?? "").replaceAll("_", ""));
+if (values.endpoints === undefined || !Number.isInteger(endpoints) || endpoints < 1)
+  fail("--endpoints must be a positive integer");
+if (!values.out) fail("--out is required");
+const seed = values.seed === undefined ? 1 : Number(values.seed);
+if (!Number.isInteger(seed) || seed < 0) fail("--seed must be a non-negative integer");
+const args = { endpoints, out: resolve(values.out ?? ""), seed, force: values.force === true };
 
 try {
-  const args = parseArgs(process.argv.slice(2));
   console.log(`generating ${args.endpoints.toLocaleString("en-US")} entries (seed ${args.seed}) into ${args.out}`);
   const result = generateDataset({ ...args, log: (line) => console.log(line) });
   console.log(

@@ -1,7 +1,8 @@
 import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { openDatabase } from "../db/client";
 import { markDatasetChanged } from "../db/dataset-meta";
-import { canonicalUrl, entryId, sortKey } from "../directory/identity";
+import { canonicalUrl, entryId } from "../directory/identity";
+import type { Audience } from "../directory/types";
 import {
   buildProfile,
   type CapabilityProfile,
@@ -15,10 +16,10 @@ import {
 import { practiceName, systemName } from "./names";
 import { STATES, type StatePlaces } from "./places";
 import { hashLabel, npi as makeNpi, Rng, WeightedPicker } from "./prng";
-import { type Audience, type ListModel, VENDORS, type VendorModel } from "./vendors";
+import { type ListModel, VENDORS, type VendorModel } from "./vendors";
 
 /** Every generated timestamp is relative to this instant, so the same seed gives the same bytes. */
-export const GENERATED_AT = "2026-11-20T06:00:00.000Z";
+const GENERATED_AT = "2026-11-20T06:00:00.000Z";
 const GENERATED_AT_MS = Date.parse(GENERATED_AT);
 
 export interface GenerateOptions {
@@ -308,8 +309,8 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
   );
   const insertEntry = sqlite.prepare(
     `INSERT INTO entries (row_id, id, vendor_id, url, organization_name, npi, tenant_id, city, state, zip_code,
-      list_fhir_version, list_access, fhir_version, access, status, last_updated, sort_key)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      list_fhir_version, list_access, fhir_version, access, status, last_updated)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertSource = sqlite.prepare("INSERT INTO entry_sources (entry_row_id, list_id, present) VALUES (?, ?, ?)");
   const insertProbe = sqlite.prepare(
@@ -384,7 +385,7 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
         }
       }
 
-      // What it serves: probe results first, list hints otherwise (CONTRACT.md).
+      // What it serves: probe results first, list hints otherwise (docs/api.md, "Records").
       const meta = hasMetadata(facts.outcome);
       const smart = hasSmart(facts.outcome);
       const fhirVersion = meta ? facts.version : listFhirVersion;
@@ -417,7 +418,6 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
         access,
         status,
         lastUpdated,
-        sortKey(model.name, organizationName, facts.url, id),
       );
       for (const listId of lists) {
         insertSource.run(rowId, listId, removed ? 0 : 1);

@@ -231,7 +231,7 @@ export const LAST_NAMES = [
   "Bouchard",
 ] as const;
 
-export const CREDENTIALS = ["MD", "DO", "MD, PA", "DO, PC", "MD, PLLC", "MD, FACP", "DPM", "NP", "DC", "PA-C"] as const;
+const CREDENTIALS = ["MD", "DO", "MD, PA", "DO, PC", "MD, PLLC", "MD, FACP", "DPM", "NP", "DC", "PA-C"] as const;
 
 export const PLACE_WORDS = [
   "Riverside",
@@ -396,7 +396,7 @@ export const SYSTEM_FORMS = [
   "{city} VA Clinic",
 ] as const;
 
-export const SPANISH_FORMS = [
+const SPANISH_FORMS = [
   "Clínica {saintEs}",
   "Centro Médico {placeEs}",
   "Clínica Familiar {last}",
@@ -406,7 +406,7 @@ export const SPANISH_FORMS = [
   "Hospital {saintEs}",
 ] as const;
 
-export const SAINTS_ES = [
+const SAINTS_ES = [
   "San José",
   "Santa María",
   "San Martín de Porres",
@@ -416,7 +416,7 @@ export const SAINTS_ES = [
   "Señor de los Milagros",
   "San Rafael",
 ] as const;
-export const PLACES_ES = [
+const PLACES_ES = [
   "del Valle",
   "La Peña",
   "Río Grande",
@@ -435,7 +435,7 @@ export interface NameContext {
 }
 
 /** Skew toward the start of a list: index = floor(n * r^power). */
-export function skewed<T>(rng: Rng, items: readonly T[], power = 2): T {
+function skewed<T>(rng: Rng, items: readonly T[], power = 2): T {
   return items[Math.floor(items.length * rng.next() ** power)]!;
 }
 

@@ -1,7 +1,6 @@
+import type { Audience } from "../directory/types";
 import type { ProfileSpec, SmartKind, Version } from "./capabilities";
 import type { Rng } from "./prng";
-
-export type Audience = "patient" | "provider";
 
 export interface ListModel {
   /** vendor_lists.id is `${vendorId}-${suffix}`. */
@@ -12,7 +11,7 @@ export interface ListModel {
   fhirVersion: Version | null;
 }
 
-export interface UrlShape {
+interface UrlShape {
   url: string;
   tenantId: string | null;
 }

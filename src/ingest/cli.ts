@@ -1,64 +1,65 @@
 /**
- * bun run ingest                                    every list of every vendor, over the network
- * bun run ingest --vendor <id>                      every list of one vendor
- * bun run ingest --vendor <id> --file <path> [--list <listId>] [--access patient|provider]
- * Options: --force (accept an empty list or one that lost more than half of its entries),
- *          --timeout <ms> (per request, default 30000), --registry <file> (another vendor registry).
- * DATABASE_PATH (default db/directory.sqlite) is created and migrated, empty, when missing.
- * INGEST_MAX_BYTES (default 100000000) caps a list's size; ALLOW_PRIVATE_NETWORK=true (tests only)
- * lets list fetches reach private addresses.
- * Exit status: 0 when every list was ingested, 1 when any failed, 2 on a usage error.
- */
-import { parseArgs } from "node:util";
+ * `bun run ingest`: fetches vendor lists (or reads one saved list) and stores them. The usage text
+ * below (`--help`) lists the options.
+ */ import { parseCli } from "../cli/args";
 import { loadConfig } from "../config";
 import { openDatabase } from "../db/client";
 import type { Audience } from "../directory/types";
 import { ingestAll, ingestFile, ingestVendor, type ListSummary } from "./index";
 import { formatSummaryTable, progressLine } from "./summary-table";
 
-function usage(message: string): never {
-  console.error(`ingest: ${message}`);
-  console.error(
-    "usage: bun run ingest [--vendor <id> [--file <path> [--list <listId>] [--access patient|provider]]] [--force] [--timeout <ms>] [--registry <file>]",
-  );
-  process.exit(2);
-}
-
-function readOptions() {
-  try {
-    return parseArgs({
-      args: Bun.argv.slice(2),
-      options: {
-        vendor: { type: "string" },
-        file: { type: "string" },
-        list: { type: "string" },
-        access: { type: "string" },
-        force: { type: "boolean", default: false },
-        timeout: { type: "string" },
-        registry: { type: "string" },
-      },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-  } catch (error) {
-    return usage((error as Error).message);
-  }
-}
+const INGEST_CLI = {
+  command: "bun run ingest",
+  synopsis: [
+    "[--force] [--timeout <ms>] [--registry <file>]",
+    "--vendor <id> [--force] [--timeout <ms>] [--registry <file>]",
+    "--vendor <id> --file <path> [--list <listId>] [--access patient|provider] [--force] [--registry <file>]",
+  ],
+  description: `Fetches the endpoint lists of every vendor of the registry (or of one vendor) and stores them;
+with --file, ingests one saved list of one vendor instead, offline.`,
+  options: {
+    vendor: { type: "string" },
+    file: { type: "string" },
+    list: { type: "string" },
+    access: { type: "string" },
+    force: { type: "boolean" },
+    timeout: { type: "string" },
+    registry: { type: "string" },
+  },
+  optionHelp: [
+    ["--vendor <id>", "only this vendor's lists"],
+    ["--file <path>", "ingest this saved list (format detected from the content); needs --vendor"],
+    [
+      "--list <listId>",
+      "with --file: the list it is stored as (a registry list, or a new one; default named after the file)",
+    ],
+    ["--access patient|provider", "with --file: the audience of the list"],
+    ["--force", "accept an empty list or one that lost more than half of its entries"],
+    ["--timeout <ms>", "per request (default 30000)"],
+    ["--registry <file>", "another vendor registry (default INGEST_REGISTRY, else db/vendors.json)"],
+  ],
+  environment: `DATABASE_PATH (default db/directory.sqlite; created and migrated, empty, when missing),
+INGEST_REGISTRY (the vendor registry, default db/vendors.json), INGEST_MAX_BYTES (the most bytes read of one
+list, default 100000000), ALLOW_PRIVATE_NETWORK=true (tests only: lets list fetches reach private addresses).`,
+  exitStatus: [[1, "a list failed"]],
+} as const;
 
 async function main(): Promise<number> {
-  const options = readOptions();
-  if (options.file && !options.vendor) usage("--file needs --vendor");
-  if ((options.list || options.access) && !options.file) usage("--list and --access go with --file");
+  const { values: options, fail } = parseCli(INGEST_CLI);
+  if (options.file && !options.vendor) fail("--file needs --vendor");
+  if ((options.list || options.access) && !options.file) fail("--list and --access go with --file");
   if (options.access && options.access !== "patient" && options.access !== "provider")
-    usage("--access must be patient or provider");
-  if (options.timeout && !/^\d+$/.test(options.timeout)) usage("--timeout must be a number of milliseconds");
-  if (options.registry) process.env.INGEST_REGISTRY = options.registry;
-
+    fail("--access must be patient or provider");
+  if (options.timeout && !/^\d+$/.test(options.timeout)) fail("--timeout must be a number of milliseconds");
   const config = loadConfig();
-  const db = openDatabase(process.env.DATABASE_PATH || "db/directory.sqlite");
+  const registryPath = options.registry ?? config.registryPath;
+
+  const db = openDatabase(config.databasePath);
   const log = (line: string) => console.log(line);
+  const force = options.force === true;
   const network = {
-    force: options.force,
+    force,
+    registryPath,
     timeoutMs: options.timeout ? Number(options.timeout) : undefined,
     log,
     allowPrivateNetwork: config.allowPrivateNetwork,
@@ -73,7 +74,8 @@ async function main(): Promise<number> {
         file: options.file,
         listId: options.list,
         access: options.access as Audience | undefined,
-        force: options.force,
+        force,
+        registryPath,
         maxBytes: config.ingestMaxBytes,
       });
       log(progressLine(1, 1, summary, performance.now() - started));

@@ -8,7 +8,7 @@ import { normaliseEntries } from "./normalise";
 import { parseList } from "./parsers";
 import { ListTooLargeError, readListFile } from "./read-body";
 import { findVendor, loadRegistry } from "./registry";
-import { applyListScrape, RefusedScrapeError, refreshVendorSortKeys, upsertList, upsertVendor } from "./store";
+import { applyListScrape, RefusedScrapeError, upsertList, upsertVendor } from "./store";
 import { progressLine } from "./summary-table";
 import {
   type ListDefinition,
@@ -30,10 +30,6 @@ export interface ListSummary {
   removed: number;
   skipped: number;
 }
-
-export { detectFormat, parseList } from "./parsers";
-export { loadRegistry } from "./registry";
-export type { ListDefinition, ListFormat, VendorDefinition } from "./types";
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** The default of `maxBytes` (loadConfig's INGEST_MAX_BYTES). */
@@ -116,9 +112,11 @@ export async function ingestFile(
     now?: string;
     /** The most bytes read (default 100 MB); a larger file, or an endless one, fails. */
     maxBytes?: number;
+    /** Another vendor registry file (default: the configured one). */
+    registryPath?: string;
   },
 ): Promise<ListSummary> {
-  const registry = loadRegistry();
+  const registry = loadRegistry(opts.registryPath);
   const vendor = findVendor(registry, opts.vendorId);
   const list = fileList(registry, vendor, opts.file, opts.listId, opts.access);
   const load = async () =>
@@ -127,6 +125,8 @@ export async function ingestFile(
 }
 
 interface NetworkOptions {
+  /** Another vendor registry file (default: the configured one). */
+  registryPath?: string;
   force?: boolean;
   timeoutMs?: number;
   now?: string;
@@ -162,27 +162,23 @@ async function ingestLists(db: Db, vendors: VendorDefinition[], opts: NetworkOpt
 
 /** Fetches and ingests every list of one vendor over the network. */
 export async function ingestVendor(db: Db, opts: { vendorId: string } & NetworkOptions): Promise<ListSummary[]> {
-  return ingestLists(db, [findVendor(loadRegistry(), opts.vendorId)], opts);
+  return ingestLists(db, [findVendor(loadRegistry(opts.registryPath), opts.vendorId)], opts);
 }
 
 /** Fetches and ingests every list of every vendor in the registry. */
 export async function ingestAll(db: Db, opts: NetworkOptions): Promise<ListSummary[]> {
-  return ingestLists(db, loadRegistry(), opts);
+  return ingestLists(db, loadRegistry(opts.registryPath), opts);
 }
 
 /** Upserts every vendor and list of the registry (names, list URLs, audiences); scrape times are kept. */
-export function syncVendorRegistry(db: Db): void {
-  const registry = loadRegistry();
+export function syncVendorRegistry(db: Db, registryPath?: string): void {
+  const registry = loadRegistry(registryPath);
   const { sqlite } = db;
   sqlite
     .transaction(() => {
       let changes = 0;
       for (const vendor of registry) {
-        const before = sqlite.prepare("SELECT name FROM vendors WHERE id = ?").get(vendor.id) as {
-          name: string;
-        } | null;
         changes += upsertVendor(sqlite, vendor);
-        if (before && before.name !== vendor.name) refreshVendorSortKeys(sqlite, vendor);
         for (const list of vendor.lists) changes += upsertList(sqlite, vendor.id, list);
       }
       if (changes > 0) markDatasetChanged(sqlite, new Date().toISOString());

@@ -10,7 +10,7 @@ import { stateCode } from "./us-states";
 const CONTROL = /(?![\t\n\v\f\r\u0085])[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu;
 
 /** Control characters (NUL, ESC, BEL…) removed, trimmed, inner whitespace collapsed; empty → null. */
-export function cleanText(raw: string | null | undefined): string | null {
+function cleanText(raw: string | null | undefined): string | null {
   if (typeof raw !== "string") return null;
   const text = raw
     .replace(CONTROL, "")
@@ -54,7 +54,7 @@ export interface NormaliseResult {
   duplicates: number;
 }
 
-/** Normalises every raw item of one list (CONTRACT.md, "Data model"); duplicates collapse to the first. */
+/** Normalises every raw item of one list (docs/api.md, "Records"); duplicates collapse to the first. */
 export function normaliseEntries(raw: RawEntry[], context: NormaliseContext): NormaliseResult {
   const byId = new Map<string, NormalisedEntry>();
   let invalid = 0;
@@ -68,7 +68,7 @@ export function normaliseEntries(raw: RawEntry[], context: NormaliseContext): No
   return { entries: [...byId.values()], invalid, duplicates };
 }
 
-export function normaliseEntry(item: RawEntry, context: NormaliseContext): NormalisedEntry | null {
+function normaliseEntry(item: RawEntry, context: NormaliseContext): NormalisedEntry | null {
   if (typeof item.url !== "string") return null;
   const checked = validateEndpointUrl(item.url);
   if ("reason" in checked) return null;

@@ -1,22 +1,13 @@
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { loadConfig } from "../config";
 import { AUDIENCES, FHIR_VERSIONS } from "../directory/types";
 import { LIST_FORMATS, type ListDefinition, type VendorDefinition } from "./types";
 
-export const DEFAULT_REGISTRY_PATH = join(import.meta.dir, "..", "..", "db", "vendors.json");
-
-/** `INGEST_REGISTRY` points at another registry file (tests serve their lists from 127.0.0.1). */
-export function registryPath(): string {
-  return process.env.INGEST_REGISTRY || DEFAULT_REGISTRY_PATH;
-}
+export { DEFAULT_REGISTRY_PATH } from "../config";
 
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
-function fail(message: string): never {
-  throw new Error(`vendor registry ${registryPath()}: ${message}`);
-}
-
-function checkList(vendorId: string, list: ListDefinition) {
+function checkList(fail: (message: string) => never, vendorId: string, list: ListDefinition) {
   const where = `vendor ${vendorId}, list ${list.id}`;
   if (typeof list.id !== "string" || !SLUG.test(list.id)) fail(`${where}: id must be a lowercase slug`);
   if (typeof list.url !== "string" || !/^https?:\/\//.test(list.url)) fail(`${where}: url must be http(s)`);
@@ -26,8 +17,14 @@ function checkList(vendorId: string, list: ListDefinition) {
   if (list.fhirVersion !== null && !FHIR_VERSIONS.includes(list.fhirVersion)) fail(`${where}: unknown fhirVersion`);
 }
 
-/** The vendors and their lists from the registry file, validated; list ids are unique across vendors. */
-export function loadRegistry(path = registryPath()): VendorDefinition[] {
+/**
+ * The vendors and their lists from the registry file, validated; list ids are unique across vendors.
+ * The file is `--registry` of the CLIs, else the configured one (`INGEST_REGISTRY`, default db/vendors.json).
+ */
+export function loadRegistry(path = loadConfig().registryPath): VendorDefinition[] {
+  const fail: (message: string) => never = (message) => {
+    throw new Error(`vendor registry ${path}: ${message}`);
+  };
   const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
   const vendors = (parsed as { vendors?: unknown }).vendors;
   if (!Array.isArray(vendors)) fail('expected { "vendors": [...] }');
@@ -42,7 +39,7 @@ export function loadRegistry(path = registryPath()): VendorDefinition[] {
     if (typeof vendor.endpointListUrl !== "string") fail(`vendor ${vendor.id}: endpointListUrl missing`);
     if (!Array.isArray(vendor.lists)) fail(`vendor ${vendor.id}: lists missing`);
     for (const list of vendor.lists) {
-      checkList(vendor.id, list);
+      checkList(fail, vendor.id, list);
       if (listIds.has(list.id)) fail(`list id ${list.id} used twice`);
       listIds.add(list.id);
     }

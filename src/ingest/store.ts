@@ -2,7 +2,6 @@ import type { Database } from "bun:sqlite";
 import type { Db } from "../db/client";
 import { markDatasetChanged } from "../db/dataset-meta";
 import { refreshEffectiveFields } from "../db/effective-fields";
-import { sortKey } from "../directory/identity";
 import { AUDIENCES, type Audience, type FhirVersion } from "../directory/types";
 import type { ListFormat, NormalisedEntry } from "./types";
 
@@ -55,7 +54,6 @@ interface EntryRow {
   list_fhir_version: string;
   list_access: string;
   status: string;
-  sort_key: string;
 }
 
 function accessJson(audiences: Iterable<string | null>): string {
@@ -98,18 +96,6 @@ export function upsertList(sqlite: Database, vendorId: string, list: ListRow): n
     .run(list.id, vendorId, list.url, list.format, list.audience, list.fhirVersion).changes;
 }
 
-/** Recomputes the sort keys of a vendor's entries after its display name changed. */
-export function refreshVendorSortKeys(sqlite: Database, vendor: VendorRow): void {
-  const rows = sqlite
-    .prepare("SELECT row_id, id, url, organization_name, sort_key FROM entries WHERE vendor_id = ?")
-    .all(vendor.id) as Pick<EntryRow, "row_id" | "id" | "url" | "organization_name" | "sort_key">[];
-  const update = sqlite.prepare("UPDATE entries SET sort_key = ?1 WHERE row_id = ?2");
-  for (const row of rows) {
-    const key = sortKey(vendor.name, row.organization_name, row.url, row.id);
-    if (key !== row.sort_key) update.run(key, row.row_id);
-  }
-}
-
 interface ListState {
   /** Every entry of the vendor, by id. */
   existing: Map<string, EntryRow>;
@@ -149,16 +135,14 @@ function prepareWrites(sqlite: Database) {
   return {
     insertEntry: sqlite.prepare(
       `INSERT INTO entries (id, vendor_id, url, organization_name, npi, tenant_id, city, state, zip_code,
-         list_fhir_version, list_access, fhir_version, access, status, last_updated, sort_key)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?11, 'listed', ?12, ?13)`,
+         list_fhir_version, list_access, fhir_version, access, status, last_updated)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?11, 'listed', ?12)`,
     ),
     updateServed: sqlite.prepare(
       `UPDATE entries SET organization_name = ?2, npi = ?3, tenant_id = ?4, city = ?5, state = ?6, zip_code = ?7,
-         list_fhir_version = ?8, list_access = ?9, status = ?10, sort_key = ?11, last_updated = ?12 WHERE row_id = ?1`,
+         list_fhir_version = ?8, list_access = ?9, status = ?10, last_updated = ?11 WHERE row_id = ?1`,
     ),
-    updateHints: sqlite.prepare(
-      "UPDATE entries SET list_fhir_version = ?2, list_access = ?3, sort_key = ?4 WHERE row_id = ?1",
-    ),
+    updateHints: sqlite.prepare("UPDATE entries SET list_fhir_version = ?2, list_access = ?3 WHERE row_id = ?1"),
     markRemoved: sqlite.prepare("UPDATE entries SET status = 'removed', last_updated = ?2 WHERE row_id = ?1"),
     setListAccess: sqlite.prepare("UPDATE entries SET list_access = ?2 WHERE row_id = ?1"),
     setSource: sqlite.prepare(
@@ -185,9 +169,7 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
       vendor_id: string;
     } | null;
     if (owner && owner.vendor_id !== vendor.id) throw new Error(`list ${list.id} belongs to vendor ${owner.vendor_id}`);
-    const stored = sqlite.prepare("SELECT name FROM vendors WHERE id = ?").get(vendor.id) as { name: string } | null;
     upsertVendor(sqlite, vendor);
-    if (stored && stored.name !== vendor.name) refreshVendorSortKeys(sqlite, vendor);
     upsertList(sqlite, vendor.id, list);
 
     const { existing, presentHere, elsewhere } = loadListState(sqlite, vendor.id, list.id);
@@ -212,7 +194,6 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
     for (const entry of entries) {
       const row = existing.get(entry.id);
       const listAccess = accessJson([...(row ? (elsewhere.get(row.row_id) ?? []) : []), list.audience]);
-      const key = sortKey(vendor.name, entry.organizationName, entry.url, entry.id);
       if (!row) {
         const rowId = insertEntry.run(
           entry.id,
@@ -227,7 +208,6 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
           entry.listFhirVersion,
           listAccess,
           now,
-          key,
         ).lastInsertRowid;
         setSource.run(rowId, list.id, 1);
         insertedUrls.add(entry.url);
@@ -250,11 +230,10 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
           entry.listFhirVersion,
           listAccess,
           status,
-          key,
           now,
         );
-      } else if (hintsChanged || key !== row.sort_key) {
-        updateHints.run(row.row_id, entry.listFhirVersion, listAccess, key);
+      } else if (hintsChanged) {
+        updateHints.run(row.row_id, entry.listFhirVersion, listAccess);
       }
       if (hintsChanged) touchedUrls.add(entry.url);
       if (!wasPresent) setSource.run(row.row_id, list.id, 1);

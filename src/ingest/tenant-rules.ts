@@ -1,6 +1,6 @@
 /**
  * Per-vendor rules that read the tenant (practice, organization) id from an endpoint URL.
- * CONTRACT.md: read it from the URL, never from a resource id. A vendor without a rule (Epic,
+ * docs/api.md, "Tenant ids": read it from the URL, never from a resource id. A vendor without a rule (Epic,
  * MEDITECH, athenahealth, NextGen, …) has no tenant id in its URLs: null.
  */
 type TenantRule = (path: string) => string | null;

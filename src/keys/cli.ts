@@ -1,50 +1,43 @@
 /**
- * bun run keys create --name <name> [--limit <requests per window>]   prints the key once
- * bun run keys list
- * bun run keys revoke <id>
- * DATABASE_PATH as for the server (default db/directory.sqlite).
+ * `bun run keys`: creates, lists and revokes API keys in the database the server reads. The key
+ * itself is printed once, at creation; only its SHA-256 hash is stored.
  */
-import { parseArgs } from "node:util";
+import { parseCli } from "../cli/args";
 import { loadConfig } from "../config";
 import { openDatabase } from "../db/client";
 import { createApiKey, keyNameProblem, listApiKeys, printableKeyName, revokeApiKey } from "./store";
 
-const USAGE = "usage: bun run keys create --name <name> [--limit <n>] | keys list | keys revoke <id>";
-
-function fail(message: string, code = 2): never {
-  console.error(`keys: ${message}`);
-  if (code === 2) console.error(USAGE);
-  process.exit(code);
-}
-
-const { values, positionals } = (() => {
-  try {
-    return parseArgs({
-      args: Bun.argv.slice(2),
-      options: { name: { type: "string" }, limit: { type: "string" } },
-      allowPositionals: true,
-      strict: true,
-    });
-  } catch (error) {
-    return fail((error as Error).message);
-  }
-})();
+const { values, positionals, fail } = parseCli({
+  command: "bun run keys",
+  synopsis: ["create --name <name> [--limit <n>]", "list", "revoke <id>"],
+  description: "Creates an API key (printed once), lists the keys, or revokes one.",
+  options: { name: { type: "string" }, limit: { type: "string" } },
+  optionHelp: [
+    ["--name <name>", "create: who the key is for"],
+    ["--limit <n>", "create: its own requests per window (default RATE_LIMIT_MAX_WITH_KEY)"],
+  ],
+  environment: "DATABASE_PATH as for the server (default db/directory.sqlite).",
+  allowPositionals: true,
+  exitStatus: [[1, "no such active key"]],
+});
 const [command, ...rest] = positionals;
+if (!["create", "list", "revoke"].includes(command ?? ""))
+  fail(command ? `unknown command ${command}` : "missing command");
 const db = openDatabase(loadConfig().databasePath);
 const now = new Date().toISOString();
 
 switch (command) {
   case "create": {
-    if (!values.name?.trim()) fail("create needs --name");
-    const nameProblem = keyNameProblem(values.name);
+    const name = values.name?.trim() || fail("create needs --name");
+    const nameProblem = keyNameProblem(name);
     if (nameProblem) fail(`--name: ${nameProblem}`);
     if (values.limit !== undefined && !/^[1-9]\d{0,8}$/.test(values.limit)) fail("--limit must be a whole number ≥ 1");
     const { id, key } = createApiKey(db, {
-      name: values.name.trim(),
+      name,
       rateLimit: values.limit === undefined ? null : Number(values.limit),
       now,
     });
-    console.log(`created ${id} (${values.name.trim()})`);
+    console.log(`created ${id} (${name})`);
     console.log(`key: ${key}`);
     console.log("Store it now: it is not shown again. Send it as X-API-Key: <key> or Authorization: Bearer <key>.");
     break;
@@ -65,13 +58,14 @@ switch (command) {
     break;
   }
   case "revoke": {
-    const id = rest[0];
-    if (!id) fail("revoke needs the key id");
-    if (!revokeApiKey(db, id, now)) fail(`no active key with id ${id}`, 1);
+    const id = rest[0] || fail("revoke needs the key id");
+    if (!revokeApiKey(db, id, now)) {
+      console.error(`keys: no active key with id ${id}`);
+      db.sqlite.close();
+      process.exit(1);
+    }
     console.log(`revoked ${id}`);
     break;
   }
-  default:
-    fail(command ? `unknown command ${command}` : "missing command");
 }
 db.sqlite.close();

@@ -11,7 +11,7 @@ export interface ApiKeyInfo {
   revokedAt: string | null;
 }
 
-export const hashKey = (key: string) => new Bun.CryptoHasher("sha256").update(key).digest("hex");
+const hashKey = (key: string) => new Bun.CryptoHasher("sha256").update(key).digest("hex");
 
 function randomToken(bytes: number): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("base64url");

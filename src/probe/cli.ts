@@ -2,9 +2,10 @@
  * `bun run probe`: probes the endpoints that are due and stores the results as they arrive.
  * Ctrl-C stops cleanly (results so far are kept; a second Ctrl-C quits at once).
  */
+import { parseCli } from "../cli/args";
 import { loadConfig } from "../config";
 import { openDatabase } from "../db/client";
-import { PROBE_USAGE, type ProbeCliOptions, parseProbeArgs } from "./cli-options";
+import { PROBE_CLI, type ProbeCliOptions, probeCliOptions } from "./cli-options";
 import { formatDuration } from "./duration";
 import { ProgressReporter } from "./progress";
 import { type ProbeRunSummary, probeDue } from "./run";
@@ -57,25 +58,11 @@ export function interruptSignal(): AbortSignal {
 }
 
 async function main() {
-  let parsed: ReturnType<typeof parseProbeArgs>;
-  try {
-    parsed = parseProbeArgs(process.argv.slice(2));
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${PROBE_USAGE}\n`);
-    return 2;
-  }
-  if (parsed.options.help) {
-    process.stdout.write(`${PROBE_USAGE}\n`);
-    return 0;
-  }
-  const signal = interruptSignal();
+  const { values, check } = parseCli(PROBE_CLI);
+  const options = check(() => probeCliOptions(values));
   const config = loadConfig();
-  const summary = await runProbe(
-    parsed.options,
-    process.env.DATABASE_PATH || "db/directory.sqlite",
-    signal,
-    config.allowPrivateNetwork,
-  );
+  const signal = interruptSignal();
+  const summary = await runProbe(options, config.databasePath, signal, config.allowPrivateNetwork);
   process.stdout.write(`${formatSummary(summary)}\n`);
   return signal.aborted ? 130 : 0;
 }

@@ -9,7 +9,7 @@ import {
 } from "./types";
 
 /**
- * The FHIR release of a CapabilityStatement `fhirVersion` (CONTRACT.md):
+ * The FHIR release of a CapabilityStatement `fhirVersion` (docs/api.md, "FHIR version mapping"):
  * 0.4–1.0.2 → DSTU2; 1.1–3.0.2 → STU3; 3.2–4.0.1 → R4; 4.1, 4.3 → R4B; 4.2, 4.4–5.0.x → R5;
  * anything else → UNKNOWN. Pre-release labels (`4.0.1-cibuild`, `3.5a.0`) count by their numbers.
  */
@@ -32,7 +32,7 @@ function asObject(value: unknown): Record<string, unknown> | null {
 }
 
 /** Distinct `rest[].resource[].type`, sorted. */
-export function supportedResources(statement: Record<string, unknown>): string[] {
+function supportedResources(statement: Record<string, unknown>): string[] {
   const types = new Set<string>();
   for (const rest of asArray(statement.rest)) {
     for (const resource of asArray(asObject(rest)?.resource)) {
@@ -52,7 +52,7 @@ const PATIENT_CAPABILITIES = new Set(["launch-standalone", "context-standalone-p
 const PROVIDER_CAPABILITIES = new Set(["launch-ehr", "context-ehr-patient", "permission-user"]);
 
 /**
- * Audiences from SMART capabilities (CONTRACT.md): patient for `launch-standalone`,
+ * Audiences from SMART capabilities (docs/api.md, "Access"): patient for `launch-standalone`,
  * `context-standalone-patient` or any `permission-patient`; provider for `launch-ehr`,
  * `context-ehr-patient` or `permission-user`. Null when they name neither.
  */
@@ -76,7 +76,7 @@ export interface Derived {
 const UNREACHABLE = new Set<string>(UNREACHABLE_ERROR_KINDS);
 
 /** A document that never got an HTTP response because the server could not be reached. */
-export function unreachable(doc: Pick<DocumentResult, "httpStatus" | "errorKind">): boolean {
+function unreachable(doc: Pick<DocumentResult, "httpStatus" | "errorKind">): boolean {
   return doc.httpStatus === null && doc.errorKind !== null && UNREACHABLE.has(doc.errorKind);
 }
 

@@ -281,7 +281,7 @@ async function readCapped(response: Response, maxBytes: number): Promise<Uint8Ar
 }
 
 /** Decodes with the charset the server names (UTF-8 by default, as JSON requires); drops a BOM. */
-export function decode(bytes: Uint8Array, contentType: string | null): string {
+function decode(bytes: Uint8Array, contentType: string | null): string {
   const charset = /charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? "")?.[1];
   let decoder: TextDecoder;
   try {
@@ -331,7 +331,7 @@ function interpret(
 }
 
 /** A SMART configuration names at least one of its endpoints or its capabilities. */
-export function looksLikeSmartConfiguration(json: Record<string, unknown>): boolean {
+function looksLikeSmartConfiguration(json: Record<string, unknown>): boolean {
   return (
     typeof json.authorization_endpoint === "string" ||
     typeof json.token_endpoint === "string" ||

@@ -32,13 +32,13 @@ export class DnsError extends Error {
   readonly kind = "dns" as const;
 }
 
-export const defaultLookup: LookupFn = async (hostname) => {
+const defaultLookup: LookupFn = async (hostname) => {
   const found = await dnsLookup(hostname, { all: true });
   return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 };
 
 /** `[::1]` → `::1`. */
-export function bareHostname(url: URL): string {
+function bareHostname(url: URL): string {
   const h = url.hostname;
   return h.startsWith("[") && h.endsWith("]") ? h.slice(1, -1) : h;
 }

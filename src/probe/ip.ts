@@ -16,7 +16,7 @@ export function blockedAddressReason(address: string): string | null {
 }
 
 /** Dotted-quad IPv4 (the form DNS and WHATWG URL produce) to a 32-bit unsigned number. */
-export function parseV4(ip: string): number | null {
+function parseV4(ip: string): number | null {
   const parts = ip.split(".");
   if (parts.length !== 4) return null;
   let value = 0;
@@ -58,7 +58,7 @@ function blockedV4(value: number): string | null {
 }
 
 /** Any textual IPv6 address (with :: and an optional dotted IPv4 tail) to eight 16-bit groups. */
-export function parseV6(ip: string): number[] | null {
+function parseV6(ip: string): number[] | null {
   let text = ip.toLowerCase();
   const zone = text.indexOf("%");
   if (zone >= 0) text = text.slice(0, zone);

@@ -6,7 +6,7 @@ import type { Audience, FhirVersion } from "../directory/types";
  * with what we asked for, or we refused to go where it pointed.
  */
 export const UNREACHABLE_ERROR_KINDS = ["dns", "refused", "tls", "timeout", "network"] as const;
-export type UnreachableErrorKind = (typeof UNREACHABLE_ERROR_KINDS)[number];
+type UnreachableErrorKind = (typeof UNREACHABLE_ERROR_KINDS)[number];
 
 export type ErrorKind =
   | UnreachableErrorKind

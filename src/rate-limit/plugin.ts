@@ -21,7 +21,7 @@ export interface RateLimitOptions {
 const UNLIMITED_PATHS = /^\/(?:health|docs|metrics)(?:\/|$)/;
 
 /**
- * Fixed-window limits per client (CONTRACT.md "Rate limits"): every response of a limited
+ * Fixed-window limits per client (docs/api.md, "Rate limits and API keys"): every response of a limited
  * route carries the RateLimit headers; over the quota → 429 with Retry-After.
  * `RATE_LIMIT_MAX=0` turns counting off; API keys are still checked.
  */

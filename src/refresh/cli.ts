@@ -1,44 +1,42 @@
 /**
  * `bun run refresh`: ingest every vendor list (or one vendor's with --vendor), then probe the
  * endpoints that are due. The probe runs even when a list failed; the exit status is then 1.
- *
- * Options: those of `bun run probe` (--stale-after, --vendor, --limit, --concurrency, --timeout)
- * and --force (passed to ingest: accept an empty list or one that lost more than half its entries).
- * Exit status: 0 all well, 1 a list failed, 2 usage error, 130 interrupted.
+ * Options: those of `bun run probe` and --force (passed to ingest); `--help` lists them.
  */
-
-import { loadConfig } from "../config";
+import { parseCli } from "../cli/args";
+import { type Config, loadConfig } from "../config";
 import { openDatabase } from "../db/client";
 import { buildIndexFile } from "../directory/build-cli";
 import { defaultIndexDir } from "../directory/directory";
 import { ingestAll, ingestVendor, type ListSummary, syncVendorRegistry } from "../ingest/index";
 import { formatSummaryTable } from "../ingest/summary-table";
 import { formatSummary, interruptSignal, runProbe } from "../probe/cli";
-import { PROBE_USAGE, parseProbeArgs } from "../probe/cli-options";
+import { PROBE_CLI, probeCliOptions } from "../probe/cli-options";
 
-const USAGE = PROBE_USAGE.replace(
-  "Usage: bun run probe [options]",
-  "Usage: bun run refresh [options]  (ingest, then probe)",
-).replace(
-  "  -h, --help",
-  "  --force                   ingest: accept an empty list or one that lost more than half its entries\n  -h, --help",
-);
+const REFRESH_CLI = {
+  ...PROBE_CLI,
+  command: "bun run refresh",
+  synopsis: ["[options]  (ingest, then probe)"],
+  description: `Ingests every vendor list (or one vendor's with --vendor), then probes the endpoints that are due
+(never probed, or probed longer ago than --stale-after).`,
+  options: { ...PROBE_CLI.options, force: { type: "boolean" } },
+  optionHelp: [
+    ...PROBE_CLI.optionHelp,
+    ["--force", "ingest: accept an empty list or one that lost more than half its entries"],
+  ],
+  environment: `DATABASE_PATH (default db/directory.sqlite), INGEST_REGISTRY (the vendor registry, default
+db/vendors.json), INDEX_DIR and INDEX_IN_PROCESS_BELOW (the index file written at the end), and the probe's.`,
+  exitStatus: [
+    [1, "a list failed"],
+    [130, "interrupted"],
+  ],
+} as const;
 
 async function main(): Promise<number> {
-  let parsed: ReturnType<typeof parseProbeArgs>;
-  try {
-    parsed = parseProbeArgs(process.argv.slice(2), { force: { type: "boolean" } });
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
-    return 2;
-  }
-  const { options, values } = parsed;
-  if (options.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return 0;
-  }
-  const databasePath = process.env.DATABASE_PATH || "db/directory.sqlite";
+  const { values, check } = parseCli(REFRESH_CLI);
+  const options = check(() => probeCliOptions(values));
   const config = loadConfig();
+  const databasePath = config.databasePath;
   const log = (line: string) => console.log(line);
 
   console.log("== ingest");
@@ -46,9 +44,10 @@ async function main(): Promise<number> {
   let ingestError: string | null = null;
   const db = openDatabase(databasePath);
   try {
-    syncVendorRegistry(db);
+    syncVendorRegistry(db, config.registryPath);
     const network = {
       force: values.force === true,
+      registryPath: config.registryPath,
       log,
       allowPrivateNetwork: config.allowPrivateNetwork,
       maxBytes: config.ingestMaxBytes,
@@ -71,7 +70,7 @@ async function main(): Promise<number> {
   console.log(formatSummary(summary));
 
   if (signal.aborted) return 130;
-  await prebuildIndex(databasePath);
+  await prebuildIndex(databasePath, config);
   if (ingestError || failedLists.length > 0) {
     console.error(
       `refresh: ${ingestError ? "ingest failed" : `${failedLists.length} list(s) failed: ${failedLists.map((l) => `${l.vendorId}/${l.listId}`).join(", ")}`}`,
@@ -82,8 +81,7 @@ async function main(): Promise<number> {
 }
 
 /** A large dataset's index file, which the server would otherwise build itself before it can switch. */
-async function prebuildIndex(databasePath: string) {
-  const config = loadConfig();
+async function prebuildIndex(databasePath: string, config: Config) {
   const db = openDatabase(databasePath);
   const entries = (db.sqlite.prepare("SELECT COUNT(*) FROM entries").values()[0] as [number])[0];
   db.sqlite.close();

@@ -3,24 +3,9 @@
  * DATABASE_PATH, else db/directory.sqlite) and prints what it holds.
  */
 import { Database } from "bun:sqlite";
+import { parseCli } from "../cli/args";
+import { loadConfig } from "../config";
 import { buildSampleDatabase } from "./build";
-
-function parseArgs(argv: string[]): { out: string } {
-  let out = process.env.DATABASE_PATH || "db/directory.sqlite";
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "--out" && argv[i + 1]) out = argv[++i]!;
-    else if (arg.startsWith("--out=")) out = arg.slice("--out=".length);
-    else if (arg === "--help" || arg === "-h") {
-      console.log("usage: bun run db:sample [--out <path>]");
-      process.exit(0);
-    } else {
-      console.error(`unknown argument: ${arg}\nusage: bun run db:sample [--out <path>]`);
-      process.exit(2);
-    }
-  }
-  return { out };
-}
 
 function counts(sqlite: Database, sql: string): string {
   const rows = sqlite.prepare(sql).all() as { k: string; n: number }[];
@@ -47,7 +32,17 @@ export function describeSampleDatabase(path: string): string[] {
 }
 
 if (import.meta.main) {
-  const { out } = parseArgs(process.argv.slice(2));
+  const { values } = parseCli({
+    command: "bun run db:sample",
+    synopsis: ["[--out <path>]"],
+    description: `Rebuilds the sample database from scratch, offline: the lists under db/sample/ ingested, then
+probed against their recorded answers replayed on 127.0.0.1; then prints what it holds.`,
+    options: { out: { type: "string" } },
+    optionHelp: [["--out <path>", "the file to write (default DATABASE_PATH)"]],
+    environment: "DATABASE_PATH (default db/directory.sqlite).",
+    exitStatus: [[1, "failed"]],
+  });
+  const out = values.out ?? loadConfig().databasePath;
   const started = performance.now();
   try {
     await buildSampleDatabase(out, { log: (line) => console.log(line) });

@@ -1,8 +1,8 @@
 /** Writers for the list formats vendors really publish. Output is deterministic text. */
 
-export const NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi";
+const NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi";
 /** The typo some vendors publish; ingest accepts it too. */
-export const NPI_SYSTEM_TYPO = "http://hl7.org.fhir/sid/us-npi";
+const NPI_SYSTEM_TYPO = "http://hl7.org.fhir/sid/us-npi";
 
 export interface SampleAddress {
   line: string;

@@ -7,11 +7,12 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { parseCli } from "../cli/args";
+import type { Audience } from "../directory/types";
 import { npi as npiFrom, Rng as Prng } from "../generate/prng";
 import { answerDocuments } from "./answers";
 import { csv, epicBundle, fhirBundle, lanternFlat, type SampleAddress, type SampleEntry } from "./formats";
 import {
-  type Audience,
   type ManifestProfile,
   type ManifestResponse,
   type ManifestStep,
@@ -706,7 +707,7 @@ export function generateSample(): Map<string, string> {
 }
 
 /** Writes the sample into `dir`, replacing what the generator owns (lists/, answers/, manifest.json). */
-export function writeSample(dir: string = SAMPLE_DIR): Map<string, string> {
+function writeSample(dir: string = SAMPLE_DIR): Map<string, string> {
   const files = generateSample();
   for (const sub of ["lists", "answers"]) rmSync(join(dir, sub), { recursive: true, force: true });
   for (const [path, content] of files) {
@@ -718,6 +719,14 @@ export function writeSample(dir: string = SAMPLE_DIR): Map<string, string> {
 }
 
 if (import.meta.main) {
+  parseCli({
+    command: "bun src/sample/generate.ts",
+    synopsis: [""],
+    description:
+      "Regenerates the sample dataset's inputs under db/sample/ (lists/, answers/, manifest.json), byte for byte.",
+    options: {},
+    optionHelp: [],
+  });
   const files = writeSample();
   let bytes = 0;
   for (const content of files.values()) bytes += Buffer.byteLength(content);

@@ -1,10 +1,8 @@
 import { join } from "node:path";
-import type { ProbeStatus } from "../directory/types";
+import type { Audience, ProbeStatus } from "../directory/types";
 
 /** db/sample/: the committed sample lists, recorded answers and manifest. */
 export const SAMPLE_DIR = join(import.meta.dir, "..", "..", "db", "sample");
-
-export type Audience = "patient" | "provider";
 
 /** One step of the build, run in manifest order. */
 export type ManifestStep =

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { markDatasetChanged } from "../../src/db/dataset-meta";
-import { canonicalUrl, entryId, sortKey } from "../../src/directory/identity";
+import { canonicalUrl, entryId } from "../../src/directory/identity";
 import { fixtureApp, get } from "../support/fixture";
 
 function addEntry(db: ReturnType<typeof fixtureApp>["db"], name: string, at: string) {
@@ -11,9 +11,9 @@ function addEntry(db: ReturnType<typeof fixtureApp>["db"], name: string, at: str
   db.sqlite.transaction(() => {
     db.sqlite
       .prepare(
-        "INSERT INTO entries (id, vendor_id, url, organization_name, fhir_version, access, status, last_updated, sort_key) VALUES (?, 'meditech', ?, ?, 'R4', '[]', 'listed', ?, ?)",
+        "INSERT INTO entries (id, vendor_id, url, organization_name, fhir_version, access, status, last_updated) VALUES (?, 'meditech', ?, ?, 'R4', '[]', 'listed', ?)",
       )
-      .run(id, url, name, at, sortKey("MEDITECH", name, url, id));
+      .run(id, url, name, at);
     markDatasetChanged(db.sqlite, at);
   })();
 }

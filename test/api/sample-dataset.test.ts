@@ -5,6 +5,7 @@ import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
 import { buildSampleDatabase } from "../../src/sample/build";
 import { get } from "../support/fixture";
+import { listOrderKey } from "../support/list-order";
 import { tempDbPath } from "../support/seed";
 
 /**
@@ -88,7 +89,16 @@ describe("the API over the sample dataset agrees with SQL", () => {
   });
 
   test("the whole list, paged, is every entry once in the documented order", async () => {
-    const expected = (sql.prepare("SELECT id FROM entries ORDER BY sort_key").values() as [string][]).map(([id]) => id);
+    const rows = sql
+      .prepare("SELECT e.id, v.name, e.organization_name, e.url FROM entries e JOIN vendors v ON v.id = e.vendor_id")
+      .values() as [string, string, string | null, string][];
+    const expected = rows
+      .map(([id, vendorName, organizationName, url]) => ({
+        id,
+        key: listOrderKey(vendorName, organizationName, url, id),
+      }))
+      .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+      .map(({ id }) => id);
     const seen: string[] = [];
     for (let page = 1; seen.length < expected.length; page++) {
       const { body } = await get(app, `/api/v1/endpoints?limit=100&page=${page}`);

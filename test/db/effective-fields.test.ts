@@ -7,11 +7,11 @@ function setup() {
   const db = openDatabase(tempDbPath());
   db.sqlite.exec(`
     INSERT INTO vendors VALUES ('v', 'V', 'https://v.example/list', NULL);
-    INSERT INTO entries (id, vendor_id, url, list_fhir_version, list_access, fhir_version, access, last_updated, sort_key) VALUES
-      ('probed', 'v', 'https://a.example', 'R4', '["patient"]', 'UNKNOWN', '[]', 't0', 'k1'),
-      ('failed-probe', 'v', 'https://b.example', 'DSTU2', '["provider"]', 'UNKNOWN', '[]', 't0', 'k2'),
-      ('unprobed', 'v', 'https://c.example', 'R4', '[]', 'R4', '[]', 't0', 'k3'),
-      ('elsewhere', 'v', 'https://d.example', 'R5', '["patient"]', 'UNKNOWN', '[]', 't0', 'k4');
+    INSERT INTO entries (id, vendor_id, url, list_fhir_version, list_access, fhir_version, access, last_updated) VALUES
+      ('probed', 'v', 'https://a.example', 'R4', '["patient"]', 'UNKNOWN', '[]', 't0'),
+      ('failed-probe', 'v', 'https://b.example', 'DSTU2', '["provider"]', 'UNKNOWN', '[]', 't0'),
+      ('unprobed', 'v', 'https://c.example', 'R4', '[]', 'R4', '[]', 't0'),
+      ('elsewhere', 'v', 'https://d.example', 'R5', '["patient"]', 'UNKNOWN', '[]', 't0');
     INSERT INTO probes (url, probed_at, probe_status, metadata_body, fhir_version, access) VALUES
       ('https://a.example', 't', 'success', '{}', 'STU3', '["patient","provider"]'),
       ('https://b.example', 't', 'failed', NULL, 'UNKNOWN', NULL);

@@ -1,8 +1,8 @@
 /**
- * Issue 5: the list operation returns exactly what a brute-force filter over the same data
+ * The list operation returns exactly what a brute-force filter over the same data
  * returns — ids, order and meta.total — for a broad set of filter combinations, on a generated
  * 10,000-entry dataset. The expectation is computed here from plain SQL rows with plain
- * TypeScript following CONTRACT.md, sharing no code with src/directory.
+ * TypeScript following docs/api.md, sharing no code with src/directory.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -58,7 +58,7 @@ function splitWords(text: string): string[] {
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
-/** CONTRACT.md order: vendorName, organizationName (missing last), url, id; case-insensitive. */
+/** The documented order (docs/api.md, "List order and search"): vendorName, organizationName (missing last), url, id; case-insensitive. */
 function order(a: Row, b: Row): number {
   const byVendor = compare(a.vendorName.toLowerCase(), b.vendorName.toLowerCase());
   if (byVendor !== 0) return byVendor;

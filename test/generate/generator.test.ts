@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { canonicalUrl, entryId, sortKey } from "../../src/directory/identity";
+import { canonicalUrl, entryId } from "../../src/directory/identity";
 import { generateDataset } from "../../src/generate/generator";
 import { STATES } from "../../src/generate/places";
 
@@ -55,18 +55,17 @@ describe("determinism", () => {
 });
 
 describe("shape of the generated dataset", () => {
-  test("exactly N entries with unique ids computed by identity.ts, sort keys too", () => {
-    const rows = db
-      .prepare(
-        "SELECT e.id, e.vendor_id, v.name, e.url, e.npi, e.organization_name, e.sort_key FROM entries e JOIN vendors v ON v.id = e.vendor_id",
-      )
-      .values() as [string, string, string, string, string | null, string | null, string][];
+  test("exactly N entries with unique ids computed by identity.ts", () => {
+    const rows = db.prepare("SELECT e.id, e.vendor_id, e.url, e.npi, e.organization_name FROM entries e").values() as [
+      string,
+      string,
+      string,
+      string | null,
+      string | null,
+    ][];
     expect(rows.length).toBe(N);
     expect(new Set(rows.map((r) => r[0])).size).toBe(N);
-    for (const [id, vendorId, vendorName, url, npi, name, key] of rows) {
-      expect(id).toBe(entryId(vendorId, canonicalUrl(url), npi, name));
-      expect(key).toBe(sortKey(vendorName, name, url, id));
-    }
+    for (const [id, vendorId, url, npi, name] of rows) expect(id).toBe(entryId(vendorId, canonicalUrl(url), npi, name));
   });
 
   test("vendor sizes are skewed and real vendor ids are used", () => {
@@ -288,7 +287,7 @@ describe("shape of the generated dataset", () => {
     expect([...sets].some((s) => !(JSON.parse(s) as string[]).includes("Condition"))).toBe(true);
   });
 
-  test("served fhirVersion, access and status follow the probe and the lists as CONTRACT.md says", () => {
+  test("served fhirVersion, access and status follow the probe and the lists as docs/api.md says", () => {
     const mismatches = count(`
       SELECT count(*) FROM entries e LEFT JOIN probes p ON p.url = e.url
       WHERE e.fhir_version != COALESCE(CASE WHEN p.metadata_body IS NOT NULL AND p.fhir_version != 'UNKNOWN' THEN p.fhir_version END, e.list_fhir_version)
@@ -333,13 +332,7 @@ describe("shape of the generated dataset", () => {
     const indexes = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").values() as [string][]).map(
       ([n]) => n,
     );
-    for (const name of [
-      "entries_id_unique",
-      "entries_sort_key",
-      "entries_url",
-      "entries_vendor",
-      "entry_sources_entry",
-    ])
+    for (const name of ["entries_id_unique", "entries_url", "entries_vendor", "entry_sources_entry"])
       expect(indexes).toContain(name);
   });
 });

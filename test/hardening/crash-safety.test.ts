@@ -1,5 +1,5 @@
 /**
- * Crash safety (issue 7): `kill -9` a real ingest and a real probe run mid-write. Afterwards the
+ * Crash safety: `kill -9` a real ingest and a real probe run mid-write. Afterwards the
  * database opens and passes integrity_check, the API serves the last complete data (never half
  * a list, never half a probe result), and running the same command again finishes the work.
  */

@@ -1,5 +1,5 @@
 /**
- * Hostile input on every route (issue 7), seeded-random: never a 5xx, never a stack trace or SQL,
+ * Hostile input on every route, seeded-random: never a 5xx, never a stack trace or SQL,
  * always the JSON envelope (the docs page, its assets and /metrics aside), always X-Request-Id and
  * nosniff, no Server / X-Powered-By version. Through app.handle for everything a Request can carry,
  * and through raw TCP to a real server for what it cannot (bytes the URL parser would normalise,

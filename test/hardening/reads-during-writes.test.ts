@@ -1,5 +1,5 @@
 /**
- * Reads during writes (issue 7): a real server under continuous client load while a real ingest
+ * Reads during writes: a real server under continuous client load while a real ingest
  * subprocess rewrites the same database again and again, alternating two versions of one list
  * (same URLs and NPIs, so the same ids; "Alpha …" names in one, "Bravo …" in the other). The
  * server picks each version up by polling (DATASET_POLL_MS=50). Zero errors, and no page ever

@@ -89,7 +89,7 @@ function setup() {
 }
 
 describe("ingest CLI on a real SQLite file", () => {
-  test("first ingest: entries listed with list hints, ids per CONTRACT.md, vendor and list scrape times", async () => {
+  test("first ingest: entries listed with list hints, ids per docs/api.md, vendor and list scrape times", async () => {
     const { ingest, db } = setup();
     const run = await ingest(bundle(FOUR));
     expect(run.code).toBe(0);

@@ -208,7 +208,7 @@ describe("field rules", () => {
     expect(normaliseNpi("12345-6789")).toBeNull();
   });
 
-  test("FHIR versions per CONTRACT.md", () => {
+  test("FHIR versions per the documented mapping", () => {
     const cases: [string, string | null][] = [
       ["0.4.0", "DSTU2"],
       ["1.0.2", "DSTU2"],

@@ -1,8 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { createApp } from "../../src/app";
+import { loadConfig } from "../../src/config";
 import { type Db, openDatabase } from "../../src/db/client";
 import { applyListScrape, type ListScrape, RefusedScrapeError } from "../../src/ingest/store";
 import type { NormalisedEntry } from "../../src/ingest/types";
+import { get } from "../support/fixture";
 import { removeTempDirs, tempDir } from "./cli-helpers";
 
 afterAll(removeTempDirs);
@@ -38,14 +41,11 @@ function scrape(db: Db, entries: NormalisedEntry[], now: string, force = false) 
 }
 
 function row(db: Db, id: string) {
-  return db.sqlite
-    .query("SELECT status, fhir_version, access, last_updated, sort_key FROM entries WHERE id = ?")
-    .get(id) as {
+  return db.sqlite.query("SELECT status, fhir_version, access, last_updated FROM entries WHERE id = ?").get(id) as {
     status: string;
     fhir_version: string;
     access: string;
     last_updated: string;
-    sort_key: string;
   };
 }
 
@@ -93,15 +93,16 @@ describe("applyListScrape with probe results", () => {
     ]);
   });
 
-  test("sort keys follow the vendor name, organization, url and id", () => {
+  test("the list operation orders scraped entries by organization, entries without one last", async () => {
     const db = openDatabase(join(tempDir(), "d.sqlite"));
-    scrape(db, [...ENTRIES, { ...entry("z", ""), organizationName: null }], "2026-02-01T00:00:00.000Z");
-    const ordered = db.sqlite.query("SELECT organization_name FROM entries ORDER BY sort_key").all();
-    expect(ordered).toEqual([
-      { organization_name: "Alpha" },
-      { organization_name: "Beta" },
-      { organization_name: "Gamma" },
-      { organization_name: null },
+    scrape(db, [{ ...entry("z", ""), organizationName: null }, ...[...ENTRIES].reverse()], "2026-02-01T00:00:00.000Z");
+    const app = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+    const { body } = await get(app, "/api/v1/endpoints?vendor=acme");
+    expect(body.data.map((e: { organizationName: string | null }) => e.organizationName)).toEqual([
+      "Alpha",
+      "Beta",
+      "Gamma",
+      null,
     ]);
   });
 });

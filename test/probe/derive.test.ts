@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { accessFromCapabilities, derive, mapFhirVersion } from "../../src/probe/derive";
 import type { DocumentResult } from "../../src/probe/types";
 
-describe("fhirVersion mapping (CONTRACT.md)", () => {
+describe("fhirVersion mapping (docs/api.md)", () => {
   const cases: [unknown, string][] = [
     ["0.4.0", "DSTU2"],
     ["0.5.0", "DSTU2"],

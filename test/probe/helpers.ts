@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Db, openDatabase } from "../../src/db/client";
 
-export const FIXTURES = join(import.meta.dir, "../fixtures/probe");
+const FIXTURES = join(import.meta.dir, "../fixtures/probe");
 /** Real statements published by others; absent in a user's clone, so tests skip without it. */
-export const SHARED_CAPABILITIES = join(import.meta.dir, "../../../shared/data/capabilities");
+const SHARED_CAPABILITIES = join(import.meta.dir, "../../../shared/data/capabilities");
 export const HAS_SHARED = existsSync(SHARED_CAPABILITIES);
 
 export function fixture(name: string): string {
@@ -15,7 +15,7 @@ export function shared(name: string): string {
   return readFileSync(join(SHARED_CAPABILITIES, name), "utf8");
 }
 
-export interface SeenRequest {
+interface SeenRequest {
   path: string;
   headers: Headers;
   at: number;
@@ -114,8 +114,8 @@ export function insertEntry(db: Db, e: EntryInput): string {
   const id = (++seq).toString(16).padStart(64, "0");
   db.sqlite
     .prepare(
-      `INSERT INTO entries (id, vendor_id, url, organization_name, list_fhir_version, list_access, fhir_version, access, status, last_updated, sort_key)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?5, ?6, ?7, ?8, ?9)`,
+      `INSERT INTO entries (id, vendor_id, url, organization_name, list_fhir_version, list_access, fhir_version, access, status, last_updated)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?5, ?6, ?7, ?8)`,
     )
     .run(
       id,
@@ -126,7 +126,6 @@ export function insertEntry(db: Db, e: EntryInput): string {
       e.listAccess ?? "[]",
       e.status ?? "listed",
       e.lastUpdated ?? "2026-01-01T00:00:00.000Z",
-      `epic org ${seq}`,
     );
   return id;
 }

@@ -219,7 +219,7 @@ describe("probe results follow the manifest", () => {
 
 describe("determinism", () => {
   const entrySql =
-    "SELECT id, vendor_id, url, organization_name, npi, tenant_id, city, state, zip_code, fhir_version, access, status, last_updated, sort_key FROM entries ORDER BY id";
+    "SELECT id, vendor_id, url, organization_name, npi, tenant_id, city, state, zip_code, fhir_version, access, status, last_updated FROM entries ORDER BY id";
   const probeSql =
     "SELECT url, probed_at, probe_status, metadata_http_status, metadata_body, smart_http_status, smart_body, error_kind, fhir_version, software_name, software_version, supported_resources, smart_supported, access, smart_capabilities, grant_types FROM probes ORDER BY url";
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Db, openDatabase } from "../../src/db/client";
 import { markDatasetChanged } from "../../src/db/dataset-meta";
-import { canonicalUrl, entryId, sortKey } from "../../src/directory/identity";
+import { canonicalUrl, entryId } from "../../src/directory/identity";
 
 export interface SeedEntry {
   vendorId: string;
@@ -53,13 +53,12 @@ export function seedDatabase(
 ): Db {
   const db = openDatabase(path);
   const at = data.at ?? "2026-11-01T00:00:00.000Z";
-  const names = new Map(data.vendors.map((v) => [v.id, v.name]));
   const insertVendor = db.sqlite.prepare(
     "INSERT INTO vendors (id, name, endpoint_list_url, last_scraped_at) VALUES (?, ?, ?, ?)",
   );
   const insertEntry = db.sqlite.prepare(
-    `INSERT INTO entries (id, vendor_id, url, organization_name, npi, tenant_id, city, state, zip_code, fhir_version, access, status, last_updated, sort_key)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO entries (id, vendor_id, url, organization_name, npi, tenant_id, city, state, zip_code, fhir_version, access, status, last_updated)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertProbe = db.sqlite.prepare(
     `INSERT INTO probes (url, probed_at, probe_status, metadata_body, smart_body, fhir_version, software_name, software_version, supported_resources, smart_supported, smart_capabilities, grant_types)
@@ -91,7 +90,6 @@ export function seedDatabase(
         JSON.stringify(e.access ?? []),
         e.status ?? "listed",
         e.lastUpdated ?? at,
-        sortKey(names.get(e.vendorId)!, org, url, id),
       );
     }
     for (const p of data.probes ?? []) {

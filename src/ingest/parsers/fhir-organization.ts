@@ -2,9 +2,9 @@
 
 export type Json = Record<string, unknown>;
 
-export const NPI_SYSTEMS = new Set([
+const NPI_SYSTEMS = new Set([
   "http://hl7.org/fhir/sid/us-npi",
-  // A typo some vendors publish (CONTRACT.md).
+  // A typo some vendors publish (docs/api.md, "NPI").
   "http://hl7.org.fhir/sid/us-npi",
 ]);
 

@@ -5,8 +5,6 @@ import { isObject } from "./fhir-organization";
 import { flatItems, parseFlatJson } from "./flat-json";
 
 export { parseCsv, parseCsvRows } from "./csv";
-export { parseFhirBundle } from "./fhir-bundle";
-export { parseFlatJson } from "./flat-json";
 
 function stripBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;

@@ -1,0 +1,57 @@
+import { Database } from "bun:sqlite";
+import { expect, test } from "bun:test";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import { migrate } from "drizzle-orm/bun-sqlite/migrator";
+import { openDatabase } from "../../src/db/client";
+import { tempDbPath } from "../support/seed";
+
+const MIGRATIONS = join(import.meta.dir, "..", "..", "db", "migrations");
+
+const columns = (sqlite: Database, table: string) =>
+  (sqlite.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).map((c) => c.name);
+const indexes = (sqlite: Database) =>
+  (sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").values() as [string][]).map(([n]) => n);
+
+test("a new database has no sort_key column or index: the read model computes the list order itself", () => {
+  const db = openDatabase(tempDbPath());
+  expect(columns(db.sqlite, "entries")).not.toContain("sort_key");
+  expect(indexes(db.sqlite)).not.toContain("entries_sort_key");
+  db.sqlite.close();
+});
+
+test("a database made by the first migration loses sort_key and keeps its entries when opened", () => {
+  // Only the first migration: a database as the first release wrote it.
+  const dir = mkdtempSync(join(tmpdir(), "migrations-"));
+  try {
+    const first = join(dir, "migrations");
+    cpSync(join(MIGRATIONS, "0000_init.sql"), join(first, "0000_init.sql"), { recursive: true });
+    const journal = JSON.parse(readFileSync(join(MIGRATIONS, "meta", "_journal.json"), "utf8"));
+    journal.entries = journal.entries.slice(0, 1);
+    cpSync(join(MIGRATIONS, "meta"), join(first, "meta"), { recursive: true });
+    writeFileSync(join(first, "meta", "_journal.json"), JSON.stringify(journal));
+
+    const path = join(dir, "old.sqlite");
+    const old = new Database(path, { create: true });
+    migrate(drizzle(old), { migrationsFolder: first });
+    old.exec(`
+      INSERT INTO vendors VALUES ('v', 'Vendor', 'https://v.example/list', NULL);
+      INSERT INTO entries (id, vendor_id, url, list_fhir_version, list_access, fhir_version, access, last_updated, sort_key)
+        VALUES ('${"a".repeat(64)}', 'v', 'https://a.example/fhir', 'R4', '[]', 'R4', '[]', '2026-11-01T00:00:00.000Z', 'k');
+    `);
+    expect(columns(old, "entries")).toContain("sort_key");
+    old.close();
+
+    const db = openDatabase(path);
+    expect(columns(db.sqlite, "entries")).not.toContain("sort_key");
+    expect(indexes(db.sqlite)).not.toContain("entries_sort_key");
+    expect(db.sqlite.prepare("SELECT id, url FROM entries").all()).toEqual([
+      { id: "a".repeat(64), url: "https://a.example/fhir" },
+    ]);
+    db.sqlite.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
