@@ -74,5 +74,3 @@ export function createApp(deps: AppDeps) {
   listening.app = app;
   return app;
 }
-
-export type App = ReturnType<typeof createApp>;

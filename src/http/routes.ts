@@ -25,6 +25,8 @@ import { type DocumentDecoration, Elysia } from "elysia";
  * keeps `detail` on every route; unknown hook keys are dropped once the app has global hooks),
  * so the OpenAPI document says it too. Routes made by a third-party plugin that cannot take the
  * option (the OpenAPI plugin's /docs and /docs/json) are marked with `notRateLimited(plugin)`.
+ * A handler answers with a Response built by `jsonResponse`, `dataResponse` or with
+ * `headersFor(request)`: that is how the request id, CORS and RateLimit headers reach the client.
  */
 const RATE_LIMITED = "x-rate-limited";
 
