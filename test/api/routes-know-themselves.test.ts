@@ -34,11 +34,13 @@ describe("routes know themselves", () => {
     const post = await send("/api/v1/throwaway/x", { method: "POST" });
     expect(post.status).toBe(405);
     expect(post.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
-    expect((await post.json()).error.code).toBe("METHOD_NOT_ALLOWED");
+    expect(((await post.json()) as { error: { code: string } }).error.code).toBe("METHOD_NOT_ALLOWED");
     const del = await send("/api/v1/writable", { method: "DELETE" });
     expect(del.status).toBe(405);
     expect(del.headers.get("allow")).toBe("GET, HEAD, POST, OPTIONS");
-    expect((await del.json()).error.message).toBe("DELETE is not allowed here; use GET or POST");
+    expect(((await del.json()) as { error: { message: string } }).error.message).toBe(
+      "DELETE is not allowed here; use GET or POST",
+    );
     expect((await send("/api/v1/writable", { method: "POST" })).status).toBe(200);
     expect((await send("/api/v1/throwaway", { method: "POST" })).status).toBe(404);
     expect((await send("/api/v1/throwaway/x/y", { method: "POST" })).status).toBe(404);
@@ -77,7 +79,9 @@ describe("routes know themselves", () => {
 
   test("the OpenAPI document marks the routes that are not rate limited", async () => {
     const { send } = appWithThrowawayRoutes();
-    const doc = await (await send("/docs/json")).json();
+    const doc = (await (await send("/docs/json")).json()) as {
+      paths: Record<string, { get: Record<string, unknown> }>;
+    };
     expect(doc.paths["/health"].get["x-rate-limited"]).toBe(false);
     expect(doc.paths["/api/v1/stats"].get["x-rate-limited"]).toBeUndefined();
   });
