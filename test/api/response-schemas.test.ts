@@ -10,7 +10,7 @@ import { fixtureApp, get } from "../support/fixture";
  * the route registered (the one the OpenAPI document publishes), the first answer and the
  * cached one alike.
  */
-const { app } = fixtureApp();
+const { app } = fixtureApp({}, () => new Date("2026-11-25T12:00:00.000Z"));
 
 /** The route's registered 200 schema, with every object closed (no key the schema does not name) unless it says otherwise. */
 function schemaOf(path: string): TSchema {
