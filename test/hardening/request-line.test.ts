@@ -200,8 +200,33 @@ describe("the limiter sees the same route", () => {
           for (let i = 0; i < 4; i++) {
             const response = await rawRequest(port, requestText("GET", target, port, variant));
             expect({ variant, target, status: response.status }).toEqual({ variant, target, status: 200 });
-            expect({ variant, target, limit: response.headers["ratelimit-limit"] }).toEqual({ variant, target, limit: undefined });
+            expect({ variant, target, limit: response.headers["ratelimit-limit"] }).toEqual({
+              variant,
+              target,
+              limit: undefined,
+            });
           }
+    } finally {
+      app.stop(true);
+    }
+  });
+});
+
+describe("a request Bun left with a relative URL", () => {
+  test("is measured once, under its route, and keeps its client address", async () => {
+    const { app, port } = startApp({ RATE_LIMIT_MAX: "100" });
+    try {
+      for (let i = 0; i < 3; i++) await rawRequest(port, requestText("GET", "/health", port, "HTTP/1.0 without host"));
+      const stats = await rawRequest(port, requestText("GET", "/api/v1/stats", port, "empty host"));
+      expect(stats.headers["ratelimit-remaining"]).toBe("99");
+      // The same client, now with a Host: its count goes on.
+      const again = await rawRequest(port, requestText("GET", "/api/v1/stats", port, "plain"));
+      expect(again.headers["ratelimit-remaining"]).toBe("98");
+      await Bun.sleep(20); // metrics are recorded after the response is sent
+      const metrics = (await rawRequest(port, requestText("GET", "/metrics", port, "plain"))).body;
+      expect(metrics).toContain('http_requests_total{route="/health",method="GET",status="200"} 3');
+      expect(metrics).toContain('http_requests_total{route="/api/v1/stats",method="GET",status="200"} 2');
+      expect(metrics).not.toContain("unmatched");
     } finally {
       app.stop(true);
     }
