@@ -10,6 +10,7 @@ import { healthRoutes } from "./health/routes";
 import { cachedResponses } from "./http/cached-responses-plugin";
 import { errorsPlugin } from "./http/errors-plugin";
 import { headersPlugin } from "./http/headers-plugin";
+import { RouteTable, requestLine } from "./http/routes";
 import { ApiKeyLookup } from "./keys/store";
 import { createLogger, type Logger } from "./logger";
 import { Metrics } from "./observability/metrics";
@@ -38,10 +39,20 @@ export function createApp(deps: AppDeps) {
   });
   const metrics = new Metrics();
   const observe = requestObserver({ log, metrics });
-  const listening: { app?: { server: Server<unknown> | null } } = {};
-  const app = new Elysia({ normalize: false })
+  const listening: {
+    app?: {
+      server: Server<unknown> | null;
+      handle(request: Request): Promise<Response>;
+      routes: { method: string; path: string; hooks: unknown }[];
+    };
+  } = {};
+  const routes = new RouteTable(() => listening.app?.routes ?? []);
+  // standardHostname: false makes Elysia read the path from the first "/" after "http://",
+  // whatever the Host's length; requestLine makes every URL absolute first (src/http/routes.ts).
+  const app = new Elysia({ normalize: false, handler: { standardHostname: false } })
     .decorate("directory", directory)
-    .use(headersPlugin())
+    .use(requestLine((request) => listening.app!.handle(request)))
+    .use(headersPlugin(routes))
     .use(observability({ metrics, directory, clock }, observe))
     .use(errorsPlugin(log))
     .use(docsPlugin(packageJson.version))
@@ -63,5 +74,3 @@ export function createApp(deps: AppDeps) {
   listening.app = app;
   return app;
 }
-
-export type App = ReturnType<typeof createApp>;

@@ -6,22 +6,14 @@ import { IdLookup } from "./id-lookup";
 import { Lru } from "./lru";
 import { recordAt } from "./render";
 import { DirectorySearch, type EndpointFilter } from "./search";
-import { type EndpointRecord, FHIR_VERSIONS, type FhirVersion, type ProbeStatus } from "./types";
-
-export interface VendorRecord {
-  id: string;
-  name: string;
-  endpointCount: number;
-  endpointListUrl: string;
-  lastScrapedAt: string | null;
-}
-
-export interface StatsRecord {
-  totalEndpoints: number;
-  vendorCount: number;
-  fhirVersionCounts: Record<FhirVersion, number>;
-  lastUpdated: string | null;
-}
+import {
+  type EndpointRecord,
+  FHIR_VERSIONS,
+  type FhirVersion,
+  type ProbeStatus,
+  type StatsRecord,
+  type VendorRecord,
+} from "./types";
 
 /** A stored JSON list of strings, as canonical JSON text, with its length. */
 interface JsonList {

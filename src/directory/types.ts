@@ -1,3 +1,8 @@
+import type { Static } from "@sinclair/typebox";
+import type { EndpointRecordSchema } from "../endpoints/schemas";
+import type { StatsSchema } from "../stats/schemas";
+import type { VendorRecordSchema } from "../vendors/schemas";
+
 export const FHIR_VERSIONS = ["DSTU2", "STU3", "R4", "R4B", "R5", "UNKNOWN"] as const;
 export type FhirVersion = (typeof FHIR_VERSIONS)[number];
 /** The versions a client may filter on (UNKNOWN is not a filter value). */
@@ -12,20 +17,7 @@ export type EndpointStatus = (typeof ENDPOINT_STATUSES)[number];
 export const PROBE_STATUSES = ["success", "partial", "failed", "unchecked"] as const;
 export type ProbeStatus = (typeof PROBE_STATUSES)[number];
 
-/** An endpoint record as the API serves it (spec 2.1). */
-export interface EndpointRecord {
-  id: string;
-  url: string;
-  vendorName: string;
-  vendorId: string;
-  organizationName: string | null;
-  npi: string | null;
-  tenantId: string | null;
-  fhirVersion: FhirVersion;
-  access: Audience[];
-  city: string | null;
-  state: string | null;
-  zipCode: string | null;
-  status: EndpointStatus;
-  lastUpdated: string;
-}
+/** The records the API serves: the static types of their response schemas, never a second copy. */
+export type EndpointRecord = Static<typeof EndpointRecordSchema>;
+export type VendorRecord = Static<typeof VendorRecordSchema>;
+export type StatsRecord = Static<typeof StatsSchema>;

@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import { type TLiteral, Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import {
   AUDIENCES,
@@ -9,7 +9,9 @@ import {
 } from "../directory/types";
 import { US_STATE_CODES } from "../directory/us-states";
 
-const literals = (values: readonly string[]) => values.map((value) => t.Literal(value));
+/** One literal schema per value, typed as such, so `Static` of their union is the union of the values. */
+const literals = <const Values extends readonly string[]>(values: Values) =>
+  values.map((value) => t.Literal(value)) as unknown as { -readonly [K in keyof Values]: TLiteral<Values[K]> };
 
 /**
  * A string limited to `values`, checked by pattern. (A union of literals would validate the same,
@@ -18,9 +20,9 @@ const literals = (values: readonly string[]) => values.map((value) => t.Literal(
 const oneOf = (values: readonly string[], options: { error: string; description: string; examples: string[] }) =>
   t.String({ pattern: `^(?:${values.join("|")})$`, enum: [...values], ...options });
 
-export const PAGE_MESSAGE = "page: must be a whole number from 1 to 1000";
-export const LIMIT_MESSAGE = "limit: must be a whole number from 1 to 100";
-export const MAX_QUERY_LENGTH = 200;
+const PAGE_MESSAGE = "page: must be a whole number from 1 to 1000";
+const LIMIT_MESSAGE = "limit: must be a whole number from 1 to 100";
+const MAX_QUERY_LENGTH = 200;
 
 export const ListQuery = t.Object(
   {

@@ -1,29 +1,33 @@
 import { Elysia, t } from "elysia";
 import { jsonResponse } from "../http/json";
+import { routeOptions } from "../http/routes";
 
 /** Liveness only: never touches the database, ignores query parameters, never rate limited. */
 export const healthRoutes = (clock: () => Date) =>
-  new Elysia({ name: "health" }).get(
-    "/health",
-    ({ request }) =>
-      jsonResponse(
-        request,
-        200,
-        JSON.stringify({ success: true, data: { status: "ok", timestamp: clock().toISOString() } }),
-        { "cache-control": "no-store" },
-      ),
-    {
-      response: {
-        200: t.Object({
-          success: t.Literal(true),
-          data: t.Object({ status: t.Literal("ok"), timestamp: t.String({ format: "date-time" }) }),
-        }),
+  new Elysia({ name: "health" })
+    .use(routeOptions)
+    .get(
+      "/health",
+      ({ request }) =>
+        jsonResponse(
+          request,
+          200,
+          JSON.stringify({ success: true, data: { status: "ok", timestamp: clock().toISOString() } }),
+          { "cache-control": "no-store" },
+        ),
+      {
+        rateLimit: false,
+        response: {
+          200: t.Object({
+            success: t.Literal(true),
+            data: t.Object({ status: t.Literal("ok"), timestamp: t.String({ format: "date-time" }) }),
+          }),
+        },
+        detail: {
+          summary: "Liveness probe",
+          description:
+            "200 means the API process is running; it says nothing about the dataset's freshness. Query parameters are ignored (monitors add cache-busters). Not rate limited.",
+          tags: ["Health"],
+        },
       },
-      detail: {
-        summary: "Liveness probe",
-        description:
-          "200 means the API process is running; it says nothing about the dataset's freshness. Query parameters are ignored (monitors add cache-busters). Not rate limited.",
-        tags: ["Health"],
-      },
-    },
-  );
+    );

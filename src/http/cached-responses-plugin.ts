@@ -13,8 +13,8 @@ import { cachedResponse } from "./data-response";
 export const cachedResponses = (directory: Directory, observe: RequestObserver) =>
   new Elysia({ name: "cached-responses" }).onRequest(({ request }) => {
     if (request.method !== "GET") return;
-    const hit = cachedResponse(request, directory.current);
-    if (hit === undefined) return;
-    observe(request, hit.answer.route, hit.response.status);
-    return hit.response;
+    const response = cachedResponse(request, directory.current);
+    if (response === undefined) return;
+    observe(request, response.status);
+    return response;
   });

@@ -2,9 +2,9 @@ import type { DatasetSnapshot } from "../directory/snapshot";
 import { type Body, compress, type Encoding, MIN_COMPRESSED_BYTES, negotiateEncoding, sizeOf } from "./compression";
 import { datasetEtag, matchesIfNoneMatch } from "./conditional";
 import { JSON_CONTENT_TYPE } from "./json";
-import { knownRoute, pathOf } from "./known-routes";
-import { headersFor } from "./request-context";
+import { contextOf, headersFor } from "./request-context";
 import { answersOf, type CachedAnswer } from "./response-cache";
+import { targetOf } from "./routes";
 
 /** The dataset changes about daily: let clients and proxies reuse answers for a few minutes, then revalidate. */
 const CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=60";
@@ -42,47 +42,43 @@ export function dataResponse(
     return respond(request, etagOf(request, snapshot), encoding === null ? text : compress(text, encoding), encoding);
   }
   const answers = answersOf(snapshot);
+  const target = requestTarget(request);
   let text: Body | undefined;
-  let answer = answers.get(request.url);
+  let answer = answers.get(target);
   if (answer === undefined) {
     text = body();
-    answer = {
-      route: knownRoute(pathOf(request.url)) ?? "unmatched",
-      etag: etagOf(request, snapshot),
-      plain: new Blob([text]),
-      encoded: {},
-    };
-    answers.set(request.url, answer);
+    answer = { etag: etagOf(request, snapshot), plain: new Blob([text]), encoded: {} };
+    answers.set(target, answer);
   }
   const encoding = encodingFor(request, answer.plain);
   if (encoding !== null && answer.encoded[encoding] === undefined) {
     // A new answer object, not a changed one: the cache weighs an entry when it is stored.
     answer = { ...answer, encoded: { ...answer.encoded, [encoding]: compress(text ?? body(), encoding) } };
-    answers.set(request.url, answer);
+    answers.set(target, answer);
   }
   return respond(request, answer.etag, bodyOf(answer, encoding), encoding);
 }
 
 /**
  * The response to a request whose URL already has a cached answer in this dataset version
- * (and, when the client accepts compression, its compressed form), with the answer's route;
- * undefined otherwise. Every cached URL has passed validation when it was first built.
+ * (and, when the client accepts compression, its compressed form); undefined otherwise. Every
+ * cached URL has passed validation when it was first built.
  */
-export function cachedResponse(
-  request: Request,
-  snapshot: DatasetSnapshot,
-): { response: Response; answer: CachedAnswer } | undefined {
-  const answer = answersOf(snapshot).get(request.url);
+export function cachedResponse(request: Request, snapshot: DatasetSnapshot): Response | undefined {
+  const answer = answersOf(snapshot).get(requestTarget(request));
   if (answer === undefined) return undefined;
   const encoding = encodingFor(request, answer.plain);
   if (encoding !== null && answer.encoded[encoding] === undefined) return undefined;
-  return { response: respond(request, answer.etag, bodyOf(answer, encoding), encoding), answer };
+  return respond(request, answer.etag, bodyOf(answer, encoding), encoding);
 }
+
+/** Path and query as the request line has them: the cache key and what the ETag hashes. */
+const requestTarget = (request: Request) => contextOf(request)?.target ?? targetOf(request.url);
 
 const bodyOf = (answer: CachedAnswer, encoding: Encoding | null) =>
   encoding === null ? answer.plain : answer.encoded[encoding]!;
 
 const etagOf = (request: Request, snapshot: DatasetSnapshot) =>
-  datasetEtag(snapshot.version, snapshot.stats.lastUpdated, request.url);
+  datasetEtag(snapshot.version, snapshot.stats.lastUpdated, requestTarget(request));
 
 export const successBody = (data: unknown) => JSON.stringify({ success: true, data });

@@ -2,11 +2,8 @@ import { Elysia } from "elysia";
 import type { Logger } from "../logger";
 import { ApiError } from "./api-error";
 import { errorResponse } from "./json";
-import { knownRoute, pathOf } from "./known-routes";
 import { contextOf } from "./request-context";
 import { validationMessage } from "./validation-message";
-
-const ALLOW = "GET, HEAD, OPTIONS";
 
 /** Shapes every error into the envelope; nothing internal ever reaches the client. */
 export const errorsPlugin = (log: Logger) =>
@@ -20,10 +17,13 @@ export const errorsPlugin = (log: Logger) =>
       return errorResponse(request, 400, "VALIDATION_ERROR", validationMessage(error as never));
     }
     if (code === "NOT_FOUND") {
-      if (request.method !== "GET" && request.method !== "HEAD" && knownRoute(pathOf(request.url)) !== null) {
+      // A path some route serves, with a method it does not: 405 naming the route's methods.
+      const route = contextOf(request)?.route;
+      if (route && !route.methods.has(request.method)) {
         set.status = 405;
-        return errorResponse(request, 405, "METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use GET`, {
-          allow: ALLOW,
+        const use = [...route.methods].filter((method) => method !== "HEAD").join(" or ");
+        return errorResponse(request, 405, "METHOD_NOT_ALLOWED", `${request.method} is not allowed here; use ${use}`, {
+          allow: route.allow,
         });
       }
       set.status = 404;

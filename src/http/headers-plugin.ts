@@ -1,18 +1,17 @@
 import { Elysia } from "elysia";
 import { openContext } from "./request-context";
+import { allowHeader, pathOf, type RouteTable, targetOf } from "./routes";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const PREFLIGHT_HEADERS = {
-  "access-control-allow-origin": "*",
-  "access-control-allow-methods": "GET, HEAD, OPTIONS",
-  "access-control-allow-headers": "Authorization, X-API-Key, If-None-Match, X-Request-Id",
-  "access-control-max-age": "86400",
-};
 const EXPOSED =
   "ETag, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After";
 
-/** Opens each request's context: request id (accepted or generated), CORS, nosniff; answers CORS preflights. */
-export const headersPlugin = () =>
+/**
+ * Opens each request's context: request id (accepted or generated), its route (resolved once,
+ * here, for every later hook), CORS, nosniff; answers CORS preflights with the methods of the
+ * route asked about.
+ */
+export const headersPlugin = (routes: RouteTable) =>
   new Elysia({ name: "headers" }).onRequest(({ request }) => {
     const incoming = request.headers.get("x-request-id");
     const id = incoming !== null && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
@@ -22,7 +21,20 @@ export const headersPlugin = () =>
       "access-control-expose-headers": EXPOSED,
       "x-content-type-options": "nosniff",
     };
-    openContext(request, { id, startedAt: performance.now(), headers });
+    const url = request.url;
+    const route = routes.resolve(pathOf(url));
+    openContext(request, { id, startedAt: performance.now(), target: targetOf(url), route, headers });
     if (request.method === "OPTIONS")
-      return new Response(null, { status: 204, headers: { ...headers, ...PREFLIGHT_HEADERS } });
+      return new Response(null, {
+        status: 204,
+        headers: {
+          ...headers,
+          "access-control-allow-methods": route?.allow ?? allowedAnywhere(routes),
+          "access-control-allow-headers": "Authorization, X-API-Key, If-None-Match, X-Request-Id",
+          "access-control-max-age": "86400",
+        },
+      });
   });
+
+/** For a path no route serves: every method some route accepts. */
+const allowedAnywhere = (routes: RouteTable) => allowHeader(routes.all().flatMap((route) => [...route.methods]));

@@ -6,7 +6,7 @@ export function jsonResponse(request: Request, status: number, body: string, ext
   return new Response(body, { status, headers: { ...headersFor(request, extra), "content-type": JSON_CONTENT_TYPE } });
 }
 
-export function errorBody(code: string, message: string): string {
+function errorBody(code: string, message: string): string {
   return JSON.stringify({ success: false, error: { code, message } });
 }
 

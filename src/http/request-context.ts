@@ -1,12 +1,18 @@
+import type { RouteInfo } from "./routes";
+
 /**
- * What the hooks learn about a request (its id, when it started, who the client is, the
- * headers every response to it carries), kept beside the Request rather than in Elysia's
- * `set.headers`: merging `set.headers` into each response costs more than the route itself.
- * Response builders take these headers when they construct the Response.
+ * What the hooks learn about a request (its id, when it started, which route it is for, who the
+ * client is, the headers every response to it carries), kept beside the Request rather than in
+ * Elysia's `set.headers`: merging `set.headers` into each response costs more than the route
+ * itself. Response builders take these headers when they construct the Response.
  */
 export interface RequestContext {
   id: string;
   startedAt: number;
+  /** The request line's path and query (no Host): keys cached answers and ETags. */
+  target: string;
+  /** The registered route serving the request's path (any method), null when none does. */
+  route: RouteInfo | null;
   /** Headers for every response to this request (request id, CORS, nosniff, RateLimit-*). */
   headers: Record<string, string>;
   /** A short non-reversible client tag for logs. */

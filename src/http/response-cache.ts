@@ -4,8 +4,6 @@ import type { Encoding } from "./compression";
 
 /** One data response as built for a dataset version: enough to answer the same URL again. */
 export interface CachedAnswer {
-  /** Route pattern, for metrics and logs. */
-  route: string;
   etag: string;
   plain: Blob;
   /** Compressed forms, added as clients ask for them (by storing a new answer). */
@@ -17,7 +15,7 @@ const BYTES = 64 * 1024 * 1024;
 const weigh = (answer: CachedAnswer) =>
   answer.plain.size + (answer.encoded.gzip?.size ?? 0) + (answer.encoded.br?.size ?? 0);
 
-/** Answers already built, per dataset version (dropped with it), by request URL; bounded by count and bytes. */
+/** Answers already built, per dataset version (dropped with it), by request target (path and query); bounded by count and bytes. */
 const byVersion = new WeakMap<DatasetSnapshot, Lru<CachedAnswer>>();
 
 export function answersOf(snapshot: DatasetSnapshot): Lru<CachedAnswer> {

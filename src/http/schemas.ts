@@ -19,6 +19,3 @@ export const ErrorEnvelope = t.Object(
 
 /** Operations without parameters still reject any query parameter with 400. */
 export const NoQuery = t.Object({}, { additionalProperties: false });
-
-export const successEnvelope = <T extends Parameters<typeof t.Object>[0]["data"]>(data: T, description: string) =>
-  t.Object({ success: t.Literal(true), data }, { description });

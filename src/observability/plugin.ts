@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../directory/directory";
-import { knownRoute, pathOf } from "../http/known-routes";
 import { contextOf, headersFor } from "../http/request-context";
+import { pathOf, routeOptions } from "../http/routes";
 import type { Logger } from "../logger";
 import type { Metrics } from "./metrics";
 
@@ -12,15 +12,18 @@ export interface ObservabilityOptions {
   clock: () => Date;
 }
 
-/** Records one answered request: a JSON log line and a metrics observation. */
-export type RequestObserver = (request: Request, route: string | undefined, status: number) => void;
+/**
+ * Records one answered request: a JSON log line and a metrics observation, labelled with the
+ * pattern of the registered route serving its path ("unmatched" when none does).
+ */
+export type RequestObserver = (request: Request, status: number) => void;
 
 export function requestObserver({ log, metrics }: Pick<ObservabilityOptions, "log" | "metrics">): RequestObserver {
-  return (request, route, status) => {
+  return (request, status) => {
     const context = contextOf(request);
     const seconds = context === undefined ? 0 : (performance.now() - context.startedAt) / 1000;
     const path = pathOf(request.url);
-    const routeLabel = route || knownRoute(path) || "unmatched";
+    const routeLabel = context?.route?.pattern ?? "unmatched";
     metrics.observe(routeLabel, request.method, status, seconds);
     log.info("request", {
       requestId: context?.id,
@@ -40,10 +43,11 @@ export const observability = (
   observe: RequestObserver,
 ) =>
   new Elysia({ name: "observability" })
-    .onAfterResponse({ as: "global" }, ({ request, route, set, responseValue }) => {
+    .use(routeOptions)
+    .onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
       const status =
         responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
-      observe(request, route, status);
+      observe(request, status);
     })
     .get(
       "/metrics",
@@ -59,5 +63,5 @@ export const observability = (
           },
         );
       },
-      { detail: { hide: true } },
+      { detail: { hide: true }, rateLimit: false },
     );

@@ -11,6 +11,8 @@ export interface ClientIdentity {
   limit: number;
   /** A short non-reversible tag for logs: never the key or the full address. */
   tag: string;
+  /** An unknown or revoked key was presented: counted as the anonymous client, then refused with 401. */
+  invalidKey?: ApiError;
 }
 
 function presentedKey(request: Request): string | null {
@@ -29,8 +31,10 @@ const tagOf = (value: string) =>
   tags.getOrCompute(value, () => new Bun.CryptoHasher("sha256").update(SALT).update(value).digest("hex").slice(0, 12));
 
 /**
- * A valid API key makes the client the key, with its own limit; an unknown or revoked key is a
- * 401 (a typo must not fall back to the anonymous quota silently). Otherwise the client address.
+ * A valid API key makes the client the key, with its own limit. Otherwise the client address,
+ * with the anonymous limit; an unknown or revoked key is counted there too (guessing keys is no
+ * lane around the quota) and then refused with 401 (a typo must not fall back to the anonymous
+ * quota silently).
  */
 export function identifyClient(
   request: Request,
@@ -39,12 +43,19 @@ export function identifyClient(
   keys: ApiKeyLookup,
 ): ClientIdentity {
   const key = presentedKey(request);
+  let invalidKey: ApiError | undefined;
   if (key !== null) {
     const found = key === "" ? null : keys.find(key);
-    if (!found)
-      throw new ApiError(401, "INVALID_API_KEY", "The API key is unknown or revoked; send a valid key or none");
-    return { client: `key:${found.id}`, limit: found.rateLimit ?? config.rateLimit.maxWithKey, tag: `key:${found.id}` };
+    if (found)
+      return {
+        client: `key:${found.id}`,
+        limit: found.rateLimit ?? config.rateLimit.maxWithKey,
+        tag: `key:${found.id}`,
+      };
+    invalidKey = new ApiError(401, "INVALID_API_KEY", "The API key is unknown or revoked; send a valid key or none");
   }
   const ip = clientIp(request, server, config.trustProxy);
-  return { client: `ip:${ip}`, limit: config.rateLimit.max, tag: `ip:${tagOf(ip)}` };
+  const anonymous: ClientIdentity = { client: `ip:${ip}`, limit: config.rateLimit.max, tag: `ip:${tagOf(ip)}` };
+  if (invalidKey) anonymous.invalidKey = invalidKey;
+  return anonymous;
 }

@@ -2,7 +2,6 @@ import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { Config } from "../config";
 import { ApiError } from "../http/api-error";
-import { pathOf } from "../http/known-routes";
 import { contextOf } from "../http/request-context";
 import type { ApiKeyLookup } from "../keys/store";
 import { identifyClient } from "./client-identity";
@@ -18,24 +17,32 @@ export interface RateLimitOptions {
   onRejected?: () => void;
 }
 
-const UNLIMITED_PATHS = /^\/(?:health|docs|metrics)(?:\/|$)/;
-
 /**
- * Fixed-window limits per client (docs/api.md, "Rate limits and API keys"): every response of a limited
- * route carries the RateLimit headers; over the quota → 429 with Retry-After.
+ * Fixed-window limits per client (docs/api.md, "Rate limits and API keys"): every response of a
+ * limited route (401s included) carries the RateLimit headers; over the quota → 429 with
+ * Retry-After. A request with an unknown key counts against its address's anonymous quota (429
+ * once it is spent, 401 before).
  * `RATE_LIMIT_MAX=0` turns counting off; API keys are still checked.
  */
 export const rateLimit = ({ config, server, store, keys, clock, onRejected }: RateLimitOptions) => {
   const { windowSeconds } = config.rateLimit;
   const enabled = config.rateLimit.max > 0;
 
-  /** Identifies the client; returns what counting needs, or null when this request is not counted. */
+  /**
+   * Identifies the client; returns what counting needs, or null when this request is not
+   * counted: CORS preflights, and paths whose route opted out (`rateLimit: false`, see
+   * src/http/routes.ts). Paths no route serves are counted.
+   */
   const start = (request: Request) => {
-    if (request.method === "OPTIONS" || UNLIMITED_PATHS.test(pathOf(request.url))) return null;
+    if (request.method === "OPTIONS") return null;
     const context = contextOf(request);
+    if (context?.route?.rateLimited === false) return null;
     const identity = identifyClient(request, server(), config, keys);
     if (context) context.client = identity.tag;
-    if (!enabled) return null;
+    if (!enabled) {
+      if (identity.invalidKey) throw identity.invalidKey;
+      return null;
+    }
     const nowSeconds = clock().getTime() / 1000;
     return { context, identity, nowSeconds, window: Math.floor(nowSeconds / windowSeconds) };
   };
@@ -58,6 +65,7 @@ export const rateLimit = ({ config, server, store, keys, clock, onRejected }: Ra
         { "retry-after": reset },
       );
     }
+    if (identity.invalidKey) throw identity.invalidKey;
   };
 
   // Elysia awaits every request hook once one is async: with a synchronous store (memory) the

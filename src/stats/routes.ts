@@ -1,20 +1,9 @@
 import { Elysia, t } from "elysia";
 import type { Directory } from "../directory/directory";
-import { FHIR_VERSIONS } from "../directory/types";
 import { dataResponse, successBody } from "../http/data-response";
 import { ErrorEnvelope, NoQuery } from "../http/schemas";
 import { checkRawQuery, NO_PARAMETERS } from "../http/strict-query";
-
-const StatsSchema = t.Object({
-  totalEndpoints: t.Number({ description: "Entries in the dataset, removed ones included." }),
-  vendorCount: t.Number({ description: "Vendors in the directory (the length of /api/v1/vendors)." }),
-  fhirVersionCounts: t.Object(Object.fromEntries(FHIR_VERSIONS.map((version) => [version, t.Number()])), {
-    description: "Entries per FHIR version; every key always present.",
-  }),
-  lastUpdated: t.Union([t.String({ format: "date-time" }), t.Null()], {
-    description: "When the dataset was last written by a refresh; null for an empty dataset.",
-  }),
-});
+import { StatsSchema } from "./schemas";
 
 export const statsRoutes = (directory: Directory) =>
   new Elysia({ name: "stats", normalize: false }).get(

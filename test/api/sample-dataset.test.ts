@@ -20,7 +20,7 @@ beforeAll(async () => {
   await buildSampleDatabase(path);
   sql = new Database(path, { readonly: true });
   app = createApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
-});
+}, 60_000); // the build runs the whole pipeline: a few seconds, more on a busy machine
 
 const count = (where: string, ...params: string[]) =>
   (

@@ -108,6 +108,31 @@ describe("rate limiter under attack", () => {
     const grownMb = (process.memoryUsage().heapUsed - heapBefore) / 1e6;
     // A million retained counters take well over 50 MB; one window's worth was dropped.
     expect(grownMb).toBeLessThan(20);
+  }, 60_000);
+
+  test("MemoryRateLimitStore: 300,000 distinct clients in one window keep the map bounded, and every hit still counts", () => {
+    const store = new MemoryRateLimitStore(100_000);
+    expect(store.hit("ip:192.0.2.1", 7)).toBe(1);
+    let largestCount = 0;
+    for (let i = 0; i < 300_000; i++) largestCount = Math.max(largestCount, store.hit(`ip:rotated-${i}`, 7));
+    // 100,000 own counters plus at most 4,096 shared ones.
+    expect(store.size).toBeLessThanOrEqual(100_000 + 4096);
+    // 200,000 clients beyond the cap shared at most 4,096 counters: some counted far over one.
+    expect(largestCount).toBeGreaterThan(40);
+    // A client counted before the flood keeps its own counter.
+    expect(store.hit("ip:192.0.2.1", 7)).toBe(2);
+  });
+
+  test("TRUST_PROXY=true counts the LAST X-Forwarded-For hop (what our proxy appended); earlier hops are ignored", async () => {
+    const { request } = limitedApp({ RATE_LIMIT_MAX: "2", TRUST_PROXY: "true" });
+    // The client rotates what it writes itself; the proxy appends the same real address each time.
+    const rotated = await statuses(
+      Array.from({ length: 6 }, (_, i) => request("/api/v1/stats", { "x-forwarded-for": `10.9.8.${i}, 198.51.100.7` })),
+    );
+    expect(rotated).toEqual([200, 200, 429, 429, 429, 429]);
+    // Another real address (last hop) has its own quota.
+    expect((await request("/api/v1/stats", { "x-forwarded-for": "10.9.8.1, 198.51.100.8" })).status).toBe(200);
+    expect((await request("/api/v1/stats", { "x-forwarded-for": "198.51.100.9" })).status).toBe(200);
   });
 
   test("through the app: 20,000 forwarded addresses each get their own quota, then the next window evicts them", async () => {
@@ -116,7 +141,7 @@ describe("rate limiter under attack", () => {
     for (let start = 0; start < n; start += 1000) {
       const batch = Array.from({ length: 1000 }, (_, k) => {
         const i = start + k;
-        return request("/api/v1/stats", { "x-forwarded-for": `198.18.${i >>> 8}.${i & 255}, 10.0.0.1` });
+        return request("/api/v1/stats", { "x-forwarded-for": `10.0.0.1, 198.18.${i >>> 8}.${i & 255}` });
       });
       const got = await statuses(batch);
       expect(count(got, 200)).toBe(1000);

@@ -62,6 +62,28 @@ describe("API keys", () => {
     expect((await get(app, "/health", { headers: { "x-api-key": "edk_typo" } })).status).toBe(200);
   });
 
+  test("unknown keys count against the client's anonymous quota: 401 with RateLimit headers, then 429 with Retry-After", async () => {
+    const { app } = appWithKeys({ RATE_LIMIT_MAX: "3" });
+    const seen: { status: number; remaining: string | null; retryAfter: string | null }[] = [];
+    for (let i = 0; i < 5; i++) {
+      const { response } = await get(app, "/api/v1/stats", { headers: { "x-api-key": `edk_guess_${i}` } });
+      expect(response.headers.get("ratelimit-limit")).toBe("3");
+      expect(response.headers.get("ratelimit-policy")).toBe("3;w=60");
+      expect(response.headers.get("ratelimit-reset")).not.toBeNull();
+      seen.push({
+        status: response.status,
+        remaining: response.headers.get("ratelimit-remaining"),
+        retryAfter: response.headers.get("retry-after"),
+      });
+    }
+    expect(seen.map((s) => s.status)).toEqual([401, 401, 401, 429, 429]);
+    expect(seen.map((s) => s.remaining)).toEqual(["2", "1", "0", "0", "0"]);
+    expect(seen[0]!.retryAfter).toBeNull();
+    expect(Number(seen[3]!.retryAfter)).toBeGreaterThan(0);
+    // The same quota: a request without a key from that client is refused too.
+    expect((await get(app, "/api/v1/stats")).status).toBe(429);
+  });
+
   test("the plain key is stored only as a hash and never logged", async () => {
     const { db, app, lines } = appWithKeys();
     const { key } = createApiKey(db, { name: "secret", now: "2026-11-25T00:00:00Z" });

@@ -1,0 +1,204 @@
+import { type DocumentDecoration, Elysia } from "elysia";
+
+/**
+ * Which route a request is for: the one answer the router, the rate limiter, 405 handling, the
+ * answers cache and the metrics share.
+ *
+ * The path is the request line's, taken from `request.url` exactly where Elysia's router takes
+ * it: the app runs with `handler.standardHostname: false`, so Elysia reads the path from the
+ * first `/` after `http://` (whatever the Host's length), and a request whose URL Bun left
+ * relative (no Host, an empty or invalid one) is handled again under an absolute URL before
+ * anything reads it (`requestLine` below). `targetOf` (path and query) keys cached answers and
+ * ETags: never the Host.
+ *
+ * A route declares itself by being registered (`app.routes`): its path pattern is its metrics
+ * label, its methods make the `Allow` header of a 405 and of a CORS preflight, and it may carry
+ * route options, declared with the `routeOptions` macro (use it in the plugin, then pass the
+ * option on the route or on a guard around routes made by another plugin):
+ *
+ *   new Elysia().use(routeOptions).get("/health", handler, { rateLimit: false })
+ *   new Elysia().use(routeOptions).guard({ rateLimit: false }, (app) => app.use(somePlugin))
+ *
+ * `rateLimit: false`: not counted by the rate limiter, no RateLimit headers (liveness, docs,
+ * metrics, static assets). Every other route, and every path no route serves, is counted. The
+ * macro records the option in the route's OpenAPI `detail` as `x-rate-limited: false` (Elysia
+ * keeps `detail` on every route; unknown hook keys are dropped once the app has global hooks),
+ * so the OpenAPI document says it too. Routes made by a third-party plugin that cannot take the
+ * option (the OpenAPI plugin's /docs and /docs/json) are marked with `notRateLimited(plugin)`.
+ * A handler answers with a Response built by `jsonResponse`, `dataResponse` or with
+ * `headersFor(request)`: that is how the request id, CORS and RateLimit headers reach the client.
+ */
+const RATE_LIMITED = "x-rate-limited";
+
+export const routeOptions = new Elysia().macro({
+  rateLimit: (counted: boolean) => ({ detail: { [RATE_LIMITED]: counted } as DocumentDecoration }),
+});
+
+/** Marks every route of a plugin we do not write as `rateLimit: false`; returns the plugin. */
+export function notRateLimited<Plugin extends { routes: { hooks: unknown }[] }>(plugin: Plugin): Plugin {
+  for (const route of plugin.routes) {
+    const hooks = route.hooks as { detail?: Record<string, unknown> };
+    hooks.detail = { ...hooks.detail, [RATE_LIMITED]: false };
+  }
+  return plugin;
+}
+
+/** What every part of the app knows about a registered route. */
+export interface RouteInfo {
+  /** The path pattern as registered (`/api/v1/endpoints/:id`): the metrics and log label. */
+  readonly pattern: string;
+  /** Registered methods, plus HEAD for GET (Elysia answers HEAD with the GET route). */
+  readonly methods: ReadonlySet<string>;
+  /** The Allow header for this path: its methods and OPTIONS (answered by the CORS preflight). */
+  readonly allow: string;
+  /** False when the route opted out of rate limiting. */
+  readonly rateLimited: boolean;
+}
+
+/** Where the path starts in a request URL, as Elysia's router reads it (standardHostname: false). */
+const pathStart = (url: string) => (url.charCodeAt(0) === 47 ? 0 : url.indexOf("/", 7));
+
+/** The path of a request URL (without the query), as the router routes it. */
+export function pathOf(url: string): string {
+  const start = pathStart(url);
+  if (start === -1) return "/";
+  const query = url.indexOf("?", start + 1);
+  return query === -1 ? url.slice(start) : url.slice(start, query);
+}
+
+/** Path and query of a request URL: what the client asked for, without the Host. */
+export function targetOf(url: string): string {
+  const start = pathStart(url);
+  return start === -1 ? "/" : url.slice(start);
+}
+
+const METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+const methodRank = (method: string) => {
+  const rank = METHOD_ORDER.indexOf(method);
+  return rank === -1 ? METHOD_ORDER.length : rank;
+};
+
+/** The Allow header for a set of methods: in the usual order, OPTIONS last. */
+export function allowHeader(methods: Iterable<string>): string {
+  const sorted = [...new Set(methods)].filter((m) => m !== "OPTIONS");
+  sorted.sort((a, b) => methodRank(a) - methodRank(b) || a.localeCompare(b));
+  return [...sorted, "OPTIONS"].join(", ");
+}
+
+interface RegisteredRoute {
+  method: string;
+  path: string;
+  hooks?: unknown;
+}
+
+/** A dynamic pattern split into segments; `null` stands for a `:param` segment (one non-empty segment). */
+interface DynamicRoute {
+  segments: (string | null)[];
+  /** True when the pattern ends in `*` (matches any rest). */
+  rest: boolean;
+  info: RouteInfo;
+}
+
+/**
+ * The registered routes by path, built from `app.routes` and rebuilt when a route is added.
+ * Matching follows Elysia's router: static paths first, also with the trailing slash toggled;
+ * then patterns whose `:param` segments match one non-empty segment each.
+ */
+export class RouteTable {
+  private built = -1;
+  private statics = new Map<string, RouteInfo>();
+  private dynamics: DynamicRoute[] = [];
+
+  constructor(private readonly routes: () => readonly RegisteredRoute[]) {}
+
+  /** The route serving `path` (any method), or null when no route does. */
+  resolve(path: string): RouteInfo | null {
+    const routes = this.routes();
+    if (routes.length !== this.built) this.build(routes);
+    const found = this.statics.get(path);
+    if (found !== undefined) return found;
+    for (const route of this.dynamics) if (matches(route, path)) return route.info;
+    return null;
+  }
+
+  /** Every route (for the allowed methods of a preflight to an unknown path). */
+  all(): RouteInfo[] {
+    const routes = this.routes();
+    if (routes.length !== this.built) this.build(routes);
+    return [...new Set([...this.statics.values(), ...this.dynamics.map((route) => route.info)])];
+  }
+
+  private build(routes: readonly RegisteredRoute[]) {
+    const byPattern = new Map<string, { methods: Set<string>; rateLimited: boolean }>();
+    for (const { method, path, hooks } of routes) {
+      if (method === "WS") continue;
+      let entry = byPattern.get(path);
+      if (entry === undefined) {
+        entry = { methods: new Set(), rateLimited: true };
+        byPattern.set(path, entry);
+      }
+      entry.methods.add(method);
+      if (method === "GET") entry.methods.add("HEAD");
+      const detail = (hooks as { detail?: Record<string, unknown> } | undefined)?.detail;
+      if (detail?.[RATE_LIMITED] === false) entry.rateLimited = false;
+    }
+    const statics = new Map<string, RouteInfo>();
+    const dynamics: DynamicRoute[] = [];
+    for (const [pattern, { methods, rateLimited }] of byPattern) {
+      const info: RouteInfo = { pattern, methods, allow: allowHeader(methods), rateLimited };
+      if (!pattern.includes(":") && !pattern.includes("*")) {
+        statics.set(pattern, info);
+        const loose = pattern.endsWith("/") ? pattern.slice(0, -1) : `${pattern}/`;
+        if (loose !== "" && !byPattern.has(loose) && !statics.has(loose)) statics.set(loose, info);
+        continue;
+      }
+      const rest = pattern.endsWith("*");
+      const segments = (rest ? pattern.slice(0, -1) : pattern)
+        .split("/")
+        .slice(1)
+        .map((segment) => (segment.startsWith(":") ? null : segment));
+      if (rest) segments.pop();
+      dynamics.push({ segments, rest, info });
+    }
+    this.statics = statics;
+    this.dynamics = dynamics;
+    this.built = routes.length;
+  }
+}
+
+/** Whether `path` matches a dynamic pattern (a trailing slash allowed, as Elysia's loose paths). */
+function matches({ segments, rest }: DynamicRoute, path: string): boolean {
+  let at = 1;
+  for (let i = 0; i < segments.length; i++) {
+    if (at > path.length) return false;
+    let end = path.indexOf("/", at);
+    if (end === -1) end = path.length;
+    const segment = segments[i];
+    if (segment === null) {
+      if (end === at) return false;
+    } else if (end - at !== segment!.length || !path.startsWith(segment!, at)) return false;
+    at = end + 1;
+  }
+  if (rest) return true;
+  // All segments consumed: the path ends here, or with one trailing slash.
+  return at >= path.length;
+}
+
+/**
+ * A request whose URL Bun left relative (HTTP/1.0 without Host, an empty or invalid Host) is
+ * handled again under an absolute URL, so the router, the hooks and the handlers all read the
+ * path from the same place. The new request keeps method, headers and body; `originalOf` gives
+ * back the one the server received (for its socket address). Ordinary requests cost one
+ * character test.
+ */
+const originals = new WeakMap<Request, Request>();
+
+export const originalOf = (request: Request): Request => originals.get(request) ?? request;
+
+export const requestLine = (handle: (request: Request) => Promise<Response>) =>
+  new Elysia({ name: "request-line" }).onRequest(({ request }) => {
+    if (request.url.charCodeAt(0) !== 47) return;
+    const absolute = new Request(`http://localhost${request.url}`, request);
+    originals.set(absolute, request);
+    return handle(absolute);
+  });

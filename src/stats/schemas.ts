@@ -1,0 +1,18 @@
+import type { TNumber } from "@sinclair/typebox";
+import { t } from "elysia";
+import { FHIR_VERSIONS, type FhirVersion } from "../directory/types";
+
+/** The dataset statistics /api/v1/stats serves; `StatsRecord` is its static type. */
+export const StatsSchema = t.Object({
+  totalEndpoints: t.Number({ description: "Entries in the dataset, removed ones included." }),
+  vendorCount: t.Number({ description: "Vendors in the directory (the length of /api/v1/vendors)." }),
+  fhirVersionCounts: t.Object(
+    Object.fromEntries(FHIR_VERSIONS.map((version) => [version, t.Number()])) as Record<FhirVersion, TNumber>,
+    {
+      description: "Entries per FHIR version; every key always present.",
+    },
+  ),
+  lastUpdated: t.Union([t.String({ format: "date-time" }), t.Null()], {
+    description: "When the dataset was last written by a refresh; null for an empty dataset.",
+  }),
+});
