@@ -9,6 +9,8 @@ const KNOWN_ROUTES: [RegExp, string][] = [
   [/^\/docs$/, "/docs"],
   [/^\/docs\/json$/, "/docs/json"],
   [/^\/metrics$/, "/metrics"],
+  [/^\/$/, "/"],
+  [/^\/assets\/[^/]+$/, "/assets/:file"],
 ];
 
 export function pathOf(url: string): string {

@@ -18,7 +18,7 @@ export interface RateLimitOptions {
   onRejected?: () => void;
 }
 
-const UNLIMITED_PATHS = /^\/(?:health|docs|metrics)(?:\/|$)/;
+const UNLIMITED_PATHS = /^\/(?:(?:health|docs|metrics|assets)(?:\/|$)|$)/;
 
 /**
  * Fixed-window limits per client (CONTRACT.md "Rate limits"): every response of a limited
