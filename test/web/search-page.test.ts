@@ -228,6 +228,17 @@ describe("the search page in headless Chromium", () => {
     expect(await p.locator("#f-vendor").inputValue()).toBe("");
   }, 30_000);
 
+  it("copies a result's URL with its Copy button and says so", async () => {
+    await context!.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
+    const p = await fresh("/?query=lake");
+    const button = p.getByRole("button", { name: "Copy the URL of Lake Medical" });
+    await button.click();
+    await p
+      .locator("#copy-status", { hasText: "Copied https://fhir.lake.example/v2/r5" })
+      .waitFor({ state: "attached" });
+    expect(await p.evaluate<string>(`navigator.clipboard.readText()`)).toBe("https://fhir.lake.example/v2/r5");
+  }, 30_000);
+
   it("reads a shared link on load: /?query=mercy&state=OH&page=2", async () => {
     const p = await fresh("/?query=mercy&state=OH&page=2");
     expect(await p.locator("#f-query").inputValue()).toBe("mercy");
@@ -391,6 +402,24 @@ describe("the search page in headless Chromium", () => {
     expect(dialogs).toEqual([]);
     expect(offHost).toEqual([]);
   });
+
+  it("enforces its Content-Security-Policy: markup injected by any means could still run no inline script", async () => {
+    const p = await fresh();
+    const violations: string[] = [];
+    const onConsole = (message: { text(): string }) => {
+      if (message.text().includes("Content Security Policy")) violations.push(message.text());
+    };
+    p.on("console", onConsole);
+    // DevTools evaluation is exempt from the CSP; the markup it writes is not.
+    await p.evaluate(
+      `document.body.insertAdjacentHTML("beforeend", '<img src="data:," onload="window.__ran = 1"><script>window.__ran = 2</script>')`,
+    );
+    await p.locator("body > img").waitFor({ state: "attached" });
+    await p.waitForLoadState("networkidle");
+    p.off("console", onConsole);
+    expect(await p.evaluate(`typeof window.__ran`)).toBe("undefined");
+    expect(violations.length).toBeGreaterThan(0);
+  }, 30_000);
 
   it("explains a rejected search (400), an unknown endpoint (404), a server error (5xx) and a lost connection", async () => {
     const p = await fresh();
