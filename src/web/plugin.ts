@@ -10,7 +10,7 @@ import { type Asset, buildWebBundle, type WebBundle } from "./bundle";
  * style, no other origin, no plugins, no framing. Untrusted text in the data can therefore
  * never run, even if some code wrote it as HTML.
  */
-export const CONTENT_SECURITY_POLICY = [
+const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
@@ -34,7 +34,7 @@ const ASSET_HEADERS = { "cache-control": "public, max-age=31536000, immutable" }
 let building: Promise<WebBundle> | undefined;
 
 /** The bundle, built once per process on first use (a failed build is retried on the next request). */
-export function webBundle(): Promise<WebBundle> {
+function webBundle(): Promise<WebBundle> {
   building ??= buildWebBundle().catch((error) => {
     building = undefined;
     throw error;

@@ -6,7 +6,7 @@ import { type SeedEntry, seedDatabase, tempDbPath } from "../support/seed";
 export const HOSTILE_NAME = "<img src=x onerror=alert(1)>";
 
 /** 30 clinics in Ohio, enough for two pages of 25. */
-export const MERCY: SeedEntry[] = Array.from({ length: 30 }, (_, i) => {
+const MERCY: SeedEntry[] = Array.from({ length: 30 }, (_, i) => {
   const n = String(i + 1).padStart(2, "0");
   return {
     vendorId: "meditech",

@@ -28,7 +28,7 @@ export function problemOf(status: number, body: unknown, retryAfter: string | nu
   return { kind, status, code, detail, retryAfter: status === 429 ? retryAfterSeconds(retryAfter) : null };
 }
 
-export const OFFLINE: Problem = { kind: "offline", status: null, code: null, detail: null, retryAfter: null };
+const OFFLINE: Problem = { kind: "offline", status: null, code: null, detail: null, retryAfter: null };
 
 /** The plain sentence the page shows for a problem. */
 export function messageFor(problem: Problem, subject: "search" | "endpoint" | "overview"): string {

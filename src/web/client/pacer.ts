@@ -4,7 +4,7 @@ export const TYPING_DEBOUNCE_MS = 350;
  * As-you-type searches allowed per minute: half the anonymous quota of 60, so a fast typist
  * leaves room for opening details and paging. Searches over it wait; none is dropped.
  */
-export const TYPING_SEARCHES_PER_MINUTE = 30;
+const TYPING_SEARCHES_PER_MINUTE = 30;
 
 /** A sliding-window budget: how long the next request must wait to stay under `max` per `windowMs`. */
 export class Pacer {

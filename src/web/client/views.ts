@@ -68,7 +68,7 @@ const statusBadge = (status: string) =>
     STATUS_TEXT[status] ?? status,
   );
 
-export const copyButton = (url: string, what: string) =>
+const copyButton = (url: string, what: string) =>
   h("button", { type: "button", class: "copy", "data-copy": url, "aria-label": `Copy the URL of ${what}` }, "Copy");
 
 const place = (r: EndpointRecord) =>
