@@ -181,7 +181,7 @@ export function capabilitiesSection(c: Capabilities): HTMLElement {
               h(
                 "details",
                 {},
-                h("summary", {}, `Show all ${NUMBER.format(resources.length)}`),
+                h("summary", {}, `Show ${NUMBER.format(resources.length - RESOURCES_SHOWN)} more`),
                 chips(resources.slice(RESOURCES_SHOWN), ""),
               ),
           ),
