@@ -20,6 +20,7 @@ import { rateLimit } from "./rate-limit/plugin";
 import type { RateLimitStore } from "./rate-limit/store";
 import { statsRoutes } from "./stats/routes";
 import { vendorRoutes } from "./vendors/routes";
+import { webPage } from "./web/plugin";
 
 export interface AppDeps {
   db: Db;
@@ -70,7 +71,8 @@ export function createApp(deps: AppDeps) {
     .use(healthRoutes(clock))
     .use(endpointRoutes(directory))
     .use(vendorRoutes(directory))
-    .use(statsRoutes(directory));
+    .use(statsRoutes(directory))
+    .use(webPage());
   listening.app = app;
   return app;
 }

@@ -14,6 +14,8 @@ const ASSETS: Record<string, string> = {
 // No double quotes: the docs page copies this text unescaped into a <meta content="…"> attribute.
 const DESCRIPTION = `Where every US EHR vendor's FHIR server lives, what each supports (resources, FHIR version, SMART on FHIR) and whether it answers.
 
+To look an endpoint up without writing code, use the [search page](/).
+
 Every response is JSON in one envelope: \`{ success: true, data, meta }\` or \`{ success: false, error: { code, message } }\`.
 
 **Rate limits**: a fixed window per client (60 requests a minute anonymously, 1,000 with an API key sent as \`X-API-Key\` or \`Authorization: Bearer\`; an unknown or revoked key → 401 INVALID_API_KEY, counted against the client's anonymous quota). Every limited response carries \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` (whole seconds until the window ends) and \`RateLimit-Policy\`; a 429 adds \`Retry-After\` in seconds. \`/health\` and this page are not limited.

@@ -28,7 +28,6 @@ describe("not found", () => {
   });
 
   test.each([
-    "/",
     "/api",
     "/api/v1",
     "/api/v2/endpoints",

@@ -22,7 +22,7 @@ function appWithThrowawayRoutes(rateLimitMax = "100") {
       .get("/api/v1/throwaway/:name", ({ request, params }) => jsonResponse(request, 200, JSON.stringify(params)))
       .get("/api/v1/writable", ({ request }) => jsonResponse(request, 200, '"read"'))
       .post("/api/v1/writable", ({ request }) => jsonResponse(request, 200, '"written"'))
-      .get("/assets/:hashed", ({ request }) => jsonResponse(request, 200, "{}"), { rateLimit: false }),
+      .get("/static/:hashed", ({ request }) => jsonResponse(request, 200, "{}"), { rateLimit: false }),
   );
   const send = (path: string, init?: RequestInit) => app.handle(new Request(`http://localhost${path}`, init));
   return { app, send };
@@ -54,12 +54,12 @@ describe("routes know themselves", () => {
     await send("/api/v1/throwaway/one");
     await send("/api/v1/throwaway/two");
     await send("/api/v1/throwaway/three", { method: "PUT" });
-    await send("/assets/app.0123abcd.js");
+    await send("/static/app.0123abcd.js");
     await Bun.sleep(5); // metrics are recorded after the response is sent
     const metrics = await (await send("/metrics")).text();
     expect(metrics).toContain('http_requests_total{route="/api/v1/throwaway/:name",method="GET",status="200"} 2');
     expect(metrics).toContain('http_requests_total{route="/api/v1/throwaway/:name",method="PUT",status="405"} 1');
-    expect(metrics).toContain('http_requests_total{route="/assets/:hashed",method="GET",status="200"} 1');
+    expect(metrics).toContain('http_requests_total{route="/static/:hashed",method="GET",status="200"} 1');
     expect(metrics).not.toContain("unmatched");
   });
 
@@ -71,7 +71,7 @@ describe("routes know themselves", () => {
     expect(limited[0]!.headers.get("ratelimit-remaining")).toBe("1");
     expect(limited[2]!.headers.get("retry-after")).not.toBeNull();
     for (let i = 0; i < 5; i++) {
-      const asset = await send(`/assets/app.${i}.css`);
+      const asset = await send(`/static/app.${i}.css`);
       expect(asset.status).toBe(200);
       expect(asset.headers.get("ratelimit-limit")).toBeNull();
     }

@@ -394,11 +394,12 @@ interface Seen {
 const header = (h: Headers | Map<string, string>, name: string) =>
   h instanceof Headers ? h.get(name) : (h.get(name) ?? null);
 
-/** Answers outside the envelope the contract allows: the docs page, its assets, metrics text. */
+/** Answers outside the envelope the contract allows: the docs and search pages, their assets, metrics text. */
 function nonJsonAllowed(path: string, status: number): boolean {
   const asset = /^\/docs\/assets\/swagger-ui(-bundle)?\.(css|js)$/.test(path);
   if (asset) return status === 200 || status === 206 || status === 416; // static files honour Range
-  return status === 200 && (path === "/docs" || path === "/metrics");
+  if (/^\/assets\/main-[a-z0-9]+\.(css|js)$/.test(path)) return status === 200;
+  return status === 200 && (path === "/" || path === "/docs" || path === "/metrics");
 }
 
 /** Every problem with one response, as readable lines (empty when it is fine). */

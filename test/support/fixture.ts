@@ -3,7 +3,7 @@ import { loadConfig } from "../../src/config";
 import type { Db } from "../../src/db/client";
 import { type SeedEntry, type SeedProbe, type SeedVendor, seedDatabase, tempDbPath } from "./seed";
 
-const VENDORS: SeedVendor[] = [
+export const VENDORS: SeedVendor[] = [
   {
     id: "epic",
     name: "Epic Systems",
@@ -28,7 +28,7 @@ export const R4_METADATA = `{
 export const SMART_CONFIG = `{"authorization_endpoint":"https://a.example/oauth2/authorize","capabilities":["launch-standalone","launch-ehr","context-standalone-patient"],"grant_types_supported":["authorization_code","client_credentials"]}`;
 
 /** 4 vendors, 12 entries with hand-picked names, states and capabilities; expectations in tests are written by hand. */
-const ENTRIES: SeedEntry[] = [
+export const ENTRIES: SeedEntry[] = [
   {
     vendorId: "epic",
     url: "https://fhir.mgh.example/api/FHIR/R4/",
@@ -148,7 +148,7 @@ const ENTRIES: SeedEntry[] = [
   },
 ];
 
-const PROBES: SeedProbe[] = [
+export const PROBES: SeedProbe[] = [
   {
     url: "https://fhir.mgh.example/api/FHIR/R4",
     probeStatus: "success",
