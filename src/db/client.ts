@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
+import { fillBodyHashes } from "./probe-bodies";
 import * as schema from "./schema";
 
 export type Orm = BunSQLiteDatabase<typeof schema>;
@@ -37,6 +38,7 @@ export function openDatabase(path: string): Db {
   sqlite.exec("PRAGMA synchronous = NORMAL");
   const orm = drizzle(sqlite, { schema });
   migrate(orm, { migrationsFolder: MIGRATIONS_FOLDER });
+  fillBodyHashes(sqlite);
   return { sqlite, orm, path };
 }
 
