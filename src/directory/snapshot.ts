@@ -60,18 +60,23 @@ export interface CapabilitiesRecord {
   vendorName: string;
   lastProbed: string | null;
   probeStatus: ProbeStatus;
+  /** `url`, `vendorName`, `lastProbed` and `probeStatus` as JSON members (`,"url":…`), kept per URL. */
+  ownJson: string;
   sharedKey: string;
   shared: () => CapabilitiesShared;
 }
 
-/** A URL's probe, as a capabilities answer needs it. */
+/** A URL's probe, as a capabilities answer needs it (`rowId` -1: never probed). */
 interface UrlProbe {
   rowId: number;
-  probedAt: string;
+  probedAt: string | null;
   probeStatus: ProbeStatus;
   sharedKey: string;
   metadataBodyId: number | null;
   smartBodyId: number | null;
+  /** `ownJson` for entries of vendor `ownVendor` (entries of one URL almost always share a vendor). */
+  ownJson?: string;
+  ownVendor?: number;
 }
 
 type ProbeRefRow = [
@@ -122,7 +127,7 @@ const UNPROBED: CapabilitiesShared = {
   capabilityStatementBytes: null,
   smartConfigurationBytes: null,
 };
-const unprobed = () => UNPROBED;
+const json = (value: string | null) => (value === null ? "null" : JSON.stringify(value));
 
 /**
  * One dataset version, frozen: the list operation answers from its in-memory DirectoryData, and
@@ -141,7 +146,7 @@ export class DatasetSnapshot {
   private readonly summaryByRowId: Statement;
   private readonly bodyById: Statement;
   /** Per URL (index into the URL table), filled on first use: its probe, null when never probed. */
-  private readonly urlProbes: (UrlProbe | null | undefined)[];
+  private readonly urlProbes: (UrlProbe | undefined)[];
   /** One string per distinct body pair. */
   private readonly sharedKeys = new Map<string, string>();
 
@@ -195,16 +200,15 @@ export class DatasetSnapshot {
       probe = this.probeOf(url, this.data.probeRowIds[urlIndex]!);
       this.urlProbes[urlIndex] = probe;
     }
-    if (probe === null)
-      return {
-        endpointId: id,
-        url,
-        vendorName,
-        lastProbed: null,
-        probeStatus: "unchecked",
-        sharedKey: UNPROBED_KEY,
-        shared: unprobed,
-      };
+    const vendor = columns.vendor[ordinal]!;
+    let ownJson = probe.ownVendor === vendor ? probe.ownJson : undefined;
+    if (ownJson === undefined) {
+      ownJson = `,"url":${json(url)},"vendorName":${json(vendorName)},"lastProbed":${json(probe.probedAt)},"probeStatus":${json(probe.probeStatus)}`;
+      if (probe.ownVendor === undefined) {
+        probe.ownJson = ownJson;
+        probe.ownVendor = vendor;
+      }
+    }
     const known = probe;
     return {
       endpointId: id,
@@ -212,6 +216,7 @@ export class DatasetSnapshot {
       vendorName,
       lastProbed: known.probedAt,
       probeStatus: known.probeStatus,
+      ownJson,
       sharedKey: known.sharedKey,
       shared: () => this.sharedOf(known),
     };
@@ -221,14 +226,22 @@ export class DatasetSnapshot {
    * A URL's probe, read by the row id the index recorded for this version (no URL index walk);
    * the URL is checked, and read by it instead if they differ (VACUUM may renumber rows).
    */
-  private probeOf(url: string, rowId: number): UrlProbe | null {
+  private probeOf(url: string, rowId: number): UrlProbe {
     let row: ProbeRefRow | undefined;
     if (rowId !== -1) {
       row = this.probeByRowId.values(rowId)[0] as ProbeRefRow | undefined;
       if (row?.[0] !== url) row = undefined;
     }
     row ??= this.probeByUrl.values(url)[0] as ProbeRefRow | undefined;
-    if (row === undefined) return null;
+    if (row === undefined)
+      return {
+        rowId: -1,
+        probedAt: null,
+        probeStatus: "unchecked",
+        sharedKey: UNPROBED_KEY,
+        metadataBodyId: null,
+        smartBodyId: null,
+      };
     const [, probedAt, probeStatus, metadataBodyId, smartBodyId, metadataSha256, smartSha256, probeRowId, ...summary] =
       row;
     // The shared part is a function of the two bodies and the summary stored with them (derived
@@ -248,6 +261,7 @@ export class DatasetSnapshot {
 
   /** The summary and raw bodies of a probe: read only when no cached answer has them. */
   private sharedOf(probe: UrlProbe): CapabilitiesShared {
+    if (probe.rowId === -1) return UNPROBED;
     const [fhirVersion, softwareName, softwareVersion, resources, smartSupported, smartCapabilities, grantTypes] =
       this.summaryByRowId.values(probe.rowId)[0] as SummaryRow;
     const body = (id: number | null) =>

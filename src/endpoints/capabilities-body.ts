@@ -58,9 +58,8 @@ export class CapabilitiesCache {
 export const capabilitiesCache = new CapabilitiesCache(48 * 1024 * 1024, 8_192);
 
 /** The envelope up to and including `probeStatus`, in the order of the response schema. */
-function head({ endpointId, url, vendorName, lastProbed, probeStatus }: CapabilitiesRecord): string {
-  return `{"success":true,"data":{"endpointId":${json(endpointId)},"url":${json(url)},"vendorName":${json(vendorName)},"lastProbed":${json(lastProbed)},"probeStatus":${json(probeStatus)}`;
-}
+const head = ({ endpointId, ownJson }: CapabilitiesRecord) =>
+  `{"success":true,"data":{"endpointId":${json(endpointId)}${ownJson}`;
 
 /** Everything after `probeStatus`: the summary, then the two raw bodies, then the closing braces. */
 export function sharedPart({
@@ -96,8 +95,9 @@ export function capabilitiesBody(
 ): Uint8Array<ArrayBuffer> {
   const shared = cache.get(record.sharedKey, () => sharedPart(record.shared()));
   const text = head(record);
-  const body = new Uint8Array(text.length * 3 + shared.length);
+  // Every byte up to `at + shared.length` is written below, so the buffer need not be zeroed.
+  const body = Buffer.allocUnsafe(text.length * 3 + shared.length);
   const at = encoder.encodeInto(text, body).written;
   body.set(shared, at);
-  return body.subarray(0, at + shared.length);
+  return new Uint8Array(body.buffer, body.byteOffset, at + shared.length);
 }
