@@ -8,7 +8,7 @@ import type { Database, Statement } from "bun:sqlite";
  */
 
 /** Hex SHA-256 of a body's UTF-8 bytes: the key a body is found by. */
-export function bodySha256(body: string | Uint8Array): string {
+function bodySha256(body: string | Uint8Array): string {
   return new Bun.CryptoHasher("sha256").update(body).digest("hex");
 }
 

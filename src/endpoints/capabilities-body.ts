@@ -62,7 +62,7 @@ const head = ({ endpointId, ownJson }: CapabilitiesRecord) =>
   `{"success":true,"data":{"endpointId":${json(endpointId)}${ownJson}`;
 
 /** Everything after `probeStatus`: the summary, then the two raw bodies, then the closing braces. */
-export function sharedPart({
+function sharedPart({
   summary: s,
   capabilityStatementBytes,
   smartConfigurationBytes,
