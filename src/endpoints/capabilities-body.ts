@@ -99,5 +99,5 @@ export function capabilitiesBody(
   const body = Buffer.allocUnsafe(text.length * 3 + shared.length);
   const at = encoder.encodeInto(text, body).written;
   body.set(shared, at);
-  return new Uint8Array(body.buffer, body.byteOffset, at + shared.length);
+  return body.subarray(0, at + shared.length) as Uint8Array<ArrayBuffer>;
 }
