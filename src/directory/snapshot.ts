@@ -245,12 +245,13 @@ export class DatasetSnapshot {
     const [, probedAt, probeStatus, metadataBodyId, smartBodyId, metadataSha256, smartSha256, probeRowId, ...summary] =
       row;
     // The shared part is a function of the two bodies and the summary stored with them (derived
-    // from them alone, but by the code of the day the probe ran), so all three name it. A body's
-    // hash is filled when the database is opened after the migration that introduced it; until
-    // then its id (never reused in a file) names it.
+    // from them alone, but by the code of the day the probe ran), so all three name it: the
+    // summary by a 64-bit hash, which keeps keys short when many URLs have their own bodies. A
+    // body's SHA-256 is filled when the database is opened after the migration that introduced
+    // it; until then its id (never reused in a file) names it.
     const name = (id: number | null, sha256: string | null) =>
       id === null ? "-" : (sha256 ?? `#${id}@${this.sqlite.filename}`);
-    const key = `${name(metadataBodyId, metadataSha256)}:${name(smartBodyId, smartSha256)}:${JSON.stringify(summary)}`;
+    const key = `${name(metadataBodyId, metadataSha256)}:${name(smartBodyId, smartSha256)}:${Bun.hash(JSON.stringify(summary)).toString(36)}`;
     let sharedKey = this.sharedKeys.get(key);
     if (sharedKey === undefined) {
       sharedKey = key;
