@@ -209,12 +209,15 @@ async function measure(
   return { ...result, cpu: cpuBefore !== null && cpuAfter !== null ? (cpuAfter - cpuBefore) / wall : null };
 }
 
-/** The ceiling server stays up (idle on the same core) so it can be measured next to every shape. */
-async function startCeiling(): Promise<Started> {
+/**
+ * The ceiling server stays up (idle on the same core) so it can be measured next to every shape.
+ * `bodyBytes`: the same-size ceiling, answering a JSON of that many bytes.
+ */
+async function startCeiling(bodyBytes?: number): Promise<Started> {
   const server = startPinned(
     join(ROOT, "bench/ceiling.ts"),
     config.serverCpus,
-    { HOST: "127.0.0.1" },
+    { HOST: "127.0.0.1", CEILING_BODY_BYTES: bodyBytes ? String(Math.round(bodyBytes)) : "" },
     join(DATA, "ceiling.log"),
     freePort(),
   );
@@ -234,6 +237,33 @@ async function measureCeiling(
     `  ceiling (${label}): ${fmt(result.rps)} requests/s, p50 ${fmt(result.p50, 2)} ms, p99 ${fmt(result.p99, 2)} ms, CPU ${cpuText(result.cpu)}`,
   );
   return result;
+}
+
+/** Mean size in bytes of the answers of a random-id shape, over the first `count` sampled ids. */
+async function meanAnswerBytes(port: number, idsFile: string, suffix: string, count: number): Promise<number> {
+  const ids = readFileSync(idsFile, "utf8").split("\n").filter(Boolean).slice(0, count);
+  let bytes = 0;
+  for (const id of ids) {
+    const response = await fetch(`http://127.0.0.1:${port}/api/v1/endpoints/${id}${suffix}`);
+    bytes += (await response.arrayBuffer()).byteLength;
+  }
+  return ids.length === 0 ? 0 : bytes / ids.length;
+}
+
+/** Distinct stored bodies (CapabilityStatements and SMART configurations) against probe rows. */
+function bodyCounts(path: string): { bodies: number; bodyMb: number; probes: number } | null {
+  const db = new Database(path, { readonly: true });
+  try {
+    const [bodies, bodyBytes] = db
+      .prepare("SELECT count(*), coalesce(sum(length(CAST(body AS BLOB))), 0) FROM probe_bodies")
+      .values()[0] as [number, number];
+    const [probes] = db.prepare("SELECT count(*) FROM probes").values()[0] as [number];
+    return { bodies, bodyMb: bodyBytes / 1e6, probes };
+  } catch {
+    return null; // a database in the layout before probe_bodies
+  } finally {
+    db.close();
+  }
 }
 
 /** The commit measured, and whether the working tree differed from it (uncommitted changes are measured too). */
@@ -326,6 +356,7 @@ async function main() {
   let readyRss: number | null = null;
   let finalMemory: { rssMb: number; peakMb: number } | null = null;
   let cachedBeforeCapabilities: number | null = null;
+  let sameSize: { server: Started; bytes: number; first: Measured } | null = null;
   try {
     readyMs = await waitUntilAnswers(server, "/api/v1/endpoints", config.readyTimeoutMs);
     readyRss = memoryOf(server.pid)?.rssMb ?? null;
@@ -359,14 +390,29 @@ async function main() {
           if (cachedBeforeCapabilities !== null)
             log(`database file in the page cache: ${fmt(cachedBeforeCapabilities)} of ${fmt(dbBytes / 1e6)} MB`);
         }
+        // Capabilities answers are large (several KB): they are compared with a bare Bun.serve
+        // answering a body of their mean size, so that the bytes themselves are not counted.
+        if (shape.key === "capabilities") {
+          const bytes = await meanAnswerBytes(port, idsFile, shape.randomId!, 500);
+          const started = await startCeiling(bytes);
+          sameSize = {
+            server: started,
+            bytes,
+            first: await measureCeiling(started, lua, idsFile, `same-size, ${fmt(bytes)} bytes`),
+          };
+          row.ceilingLabel = `same-size ceiling (${fmt(bytes)} bytes)`;
+        }
+        const shapeCeiling = shape.key === "capabilities" && sameSize ? sameSize.server : ceilingServer;
         if (config.warmup > 0) await measure(server, shape.path, lua, shape, idsFile, config.warmup);
         const rounds: { result: Measured; ceiling?: Measured }[] = [];
         for (let round = 1; round <= config.rounds; round++) {
           const result = await measure(server, shape.path, lua, shape, idsFile, config.seconds);
           const ceiling = config.interleave
-            ? await measureCeiling(ceilingServer, lua, idsFile, `after ${shape.key}, round ${round}`)
-            : undefined;
-          if (ceiling) roundCeilings.push(ceiling);
+            ? await measureCeiling(shapeCeiling, lua, idsFile, `after ${shape.key}, round ${round}`)
+            : shapeCeiling !== ceilingServer
+              ? sameSize!.first
+              : undefined;
+          if (ceiling && shapeCeiling === ceilingServer) roundCeilings.push(ceiling);
           rounds.push({ result, ceiling });
         }
         row.rssMb = memoryOf(server.pid)?.rssMb ?? null;
@@ -393,6 +439,7 @@ async function main() {
     finalMemory = memoryOf(server.pid);
   } finally {
     await stop(server);
+    if (sameSize) await stop(sameSize.server);
   }
   try {
     if (!config.interleave) ceilings.push(await measureCeiling(ceilingServer, lua, idsFile, "after the run"));
@@ -436,7 +483,7 @@ async function main() {
       r ? fmt(r.rps) : "—",
       r ? fmt(r.p50, 2) : "—",
       r ? fmt(r.p99, 2) : "—",
-      fmt(ceilingOf(row)),
+      `${fmt(ceilingOf(row))}${row.ceilingLabel ? ` (${row.ceilingLabel})` : ""}`,
       r ? `${fmt((100 * r.rps) / ceilingOf(row), 1)} %` : "—",
       r ? cpuText(r.cpu) : "—",
       microsPerRequest(r),
@@ -474,6 +521,31 @@ async function main() {
             "",
           ],
         ] as [string, string, string][])),
+    ...(() => {
+      const counts = bodyCounts(dbPath);
+      const after = statSync(dbPath).size;
+      return [
+        [
+          "database file (before the server started → after the run; the server migrates an older file)",
+          `${fmt(dbBytes / 1e6)} MB → ${fmt(after / 1e6)} MB`,
+          "",
+        ],
+        [
+          "distinct stored bodies (CapabilityStatements and SMART configurations) / probe rows",
+          counts ? `${fmt(counts.bodies)} bodies (${fmt(counts.bodyMb, 1)} MB) for ${fmt(counts.probes)} probes` : "?",
+          "",
+        ],
+        ...(sameSize
+          ? ([
+              [
+                "same-size ceiling of capabilities (bare Bun.serve answering the mean capabilities answer size)",
+                `${fmt(sameSize.bytes)} bytes, ${fmt(sameSize.first.rps)} requests/s when first measured`,
+                "",
+              ],
+            ] as [string, string, string][])
+          : []),
+      ] as [string, string, string][];
+    })(),
     [
       "RSS after the run (peak)",
       finalMemory ? `${fmt(finalMemory.rssMb)} MB (peak ${fmt(finalMemory.peakMb)} MB)` : "?",

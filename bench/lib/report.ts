@@ -11,6 +11,8 @@ export interface ShapeRow {
   result: (WrkResult & { cpu: number | null }) | null;
   /** The ceiling measured right after this shape (interleaved mode). */
   ceiling?: WrkResult & { cpu: number | null };
+  /** Set when this shape is compared with another ceiling than the small fixed JSON (capabilities: same size). */
+  ceilingLabel?: string;
   rssMb: number | null;
   error: string | null;
 }

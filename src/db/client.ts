@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
+import { fillBodyHashes } from "./probe-bodies";
 import * as schema from "./schema";
 
 type Orm = BunSQLiteDatabase<typeof schema>;
@@ -12,7 +13,7 @@ export interface Db {
   path: string;
 }
 
-const MIGRATIONS_FOLDER = join(import.meta.dir, "..", "..", "db", "migrations");
+export const MIGRATIONS_FOLDER = join(import.meta.dir, "..", "..", "db", "migrations");
 
 function configure(sqlite: Database) {
   sqlite.exec("PRAGMA busy_timeout = 10000");
@@ -37,6 +38,7 @@ export function openDatabase(path: string): Db {
   sqlite.exec("PRAGMA synchronous = NORMAL");
   const orm = drizzle(sqlite, { schema });
   migrate(orm, { migrationsFolder: MIGRATIONS_FOLDER });
+  fillBodyHashes(sqlite);
   return { sqlite, orm, path };
 }
 

@@ -18,7 +18,7 @@ export function refreshEffectiveFields(sqlite: Database, urls: Iterable<string>,
       `UPDATE entries SET fhir_version = d.fv, access = d.acc, last_updated = ?1
        FROM (
          SELECT e.row_id AS rid,
-           COALESCE(CASE WHEN p.metadata_body IS NOT NULL AND p.fhir_version != 'UNKNOWN' THEN p.fhir_version END, e.list_fhir_version) AS fv,
+           COALESCE(CASE WHEN p.metadata_body_id IS NOT NULL AND p.fhir_version != 'UNKNOWN' THEN p.fhir_version END, e.list_fhir_version) AS fv,
            COALESCE(p.access, e.list_access) AS acc
          FROM temp.touched_urls t JOIN entries e ON e.url = t.url LEFT JOIN probes p ON p.url = e.url
        ) AS d

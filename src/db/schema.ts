@@ -72,30 +72,47 @@ export const entrySources = sqliteTable(
   ],
 );
 
-/** The latest probe of one distinct base URL; every entry with that URL shares it. */
-export const probes = sqliteTable("probes", {
-  url: text("url").primaryKey(),
-  probedAt: text("probed_at").notNull(),
-  probeStatus: text("probe_status").notNull(),
-  metadataHttpStatus: integer("metadata_http_status"),
-  /** The /metadata body exactly as received, when it was a JSON object; else null. */
-  metadataBody: text("metadata_body"),
-  smartHttpStatus: integer("smart_http_status"),
-  /** The /.well-known/smart-configuration body exactly as received, when it was a JSON object. */
-  smartBody: text("smart_body"),
-  errorKind: text("error_kind"),
-  durationMs: integer("duration_ms"),
-  fhirVersion: text("fhir_version").notNull().default("UNKNOWN"),
-  softwareName: text("software_name"),
-  softwareVersion: text("software_version"),
-  /** JSON array of distinct resource type names, sorted. */
-  supportedResources: text("supported_resources").notNull().default("[]"),
-  smartSupported: integer("smart_supported", { mode: "boolean" }).notNull().default(false),
-  /** JSON array of audiences derived from SMART capabilities; null when SMART data gives none. */
-  access: text("access"),
-  smartCapabilities: text("smart_capabilities").notNull().default("[]"),
-  grantTypes: text("grant_types").notNull().default("[]"),
+/**
+ * Each distinct raw body a probe kept (CapabilityStatement, SMART configuration), stored once,
+ * exactly as received, and looked up by its SHA-256 (hex of the UTF-8 bytes). Ids are never
+ * reused (AUTOINCREMENT), so an id always names the same bytes. The probe run deletes bodies no
+ * probe refers to any more.
+ */
+export const probeBodies = sqliteTable("probe_bodies", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  /** Null only between the migration that moved bodies here and the next openDatabase, which fills it. */
+  sha256: text("sha256").unique(),
+  body: text("body").notNull(),
 });
+
+/** The latest probe of one distinct base URL; every entry with that URL shares it. */
+export const probes = sqliteTable(
+  "probes",
+  {
+    url: text("url").primaryKey(),
+    probedAt: text("probed_at").notNull(),
+    probeStatus: text("probe_status").notNull(),
+    metadataHttpStatus: integer("metadata_http_status"),
+    /** The /metadata body (in probe_bodies), when it was a CapabilityStatement JSON object; else null. */
+    metadataBodyId: integer("metadata_body_id").references(() => probeBodies.id),
+    smartHttpStatus: integer("smart_http_status"),
+    /** The /.well-known/smart-configuration body (in probe_bodies), when it was a JSON object. */
+    smartBodyId: integer("smart_body_id").references(() => probeBodies.id),
+    errorKind: text("error_kind"),
+    durationMs: integer("duration_ms"),
+    fhirVersion: text("fhir_version").notNull().default("UNKNOWN"),
+    softwareName: text("software_name"),
+    softwareVersion: text("software_version"),
+    /** JSON array of distinct resource type names, sorted. */
+    supportedResources: text("supported_resources").notNull().default("[]"),
+    smartSupported: integer("smart_supported", { mode: "boolean" }).notNull().default(false),
+    /** JSON array of audiences derived from SMART capabilities; null when SMART data gives none. */
+    access: text("access"),
+    smartCapabilities: text("smart_capabilities").notNull().default("[]"),
+    grantTypes: text("grant_types").notNull().default("[]"),
+  },
+  (table) => [index("probes_metadata_body").on(table.metadataBodyId), index("probes_smart_body").on(table.smartBodyId)],
+);
 
 /** Key/value facts about the dataset: `dataset_version` (bumped by every write), `last_refresh_at`. */
 export const datasetMeta = sqliteTable("dataset_meta", {

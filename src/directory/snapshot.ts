@@ -32,36 +32,94 @@ interface CapabilitiesSummary {
   grantTypes: JsonList;
 }
 
-/** The capabilities record, with the two raw bodies kept as the exact bytes the server sent (UTF-8). */
+/** What an answer shares with every URL whose probe kept the same two bodies. */
+export interface CapabilitiesShared {
+  summary: CapabilitiesSummary;
+  /** The raw bodies, exactly the bytes the server sent (UTF-8). */
+  capabilityStatementBytes: Uint8Array<ArrayBuffer> | null;
+  smartConfigurationBytes: Uint8Array<ArrayBuffer> | null;
+}
+
+/**
+ * The capabilities of one entry: its own fields, and the part it shares with every URL whose
+ * probe kept the same CapabilityStatement and SMART configuration, named by `sharedKey` (the
+ * SHA-256 of both bodies: the summary is derived from them alone) and read by `shared()` only
+ * when no cached answer has it.
+ */
 export interface CapabilitiesRecord {
   endpointId: string;
   url: string;
   vendorName: string;
   lastProbed: string | null;
   probeStatus: ProbeStatus;
-  summary: CapabilitiesSummary;
-  capabilityStatementBytes: Uint8Array<ArrayBuffer> | null;
-  smartConfigurationBytes: Uint8Array<ArrayBuffer> | null;
+  /** `url`, `vendorName`, `lastProbed` and `probeStatus` as JSON members (`,"url":…`), kept per URL. */
+  ownJson: string;
+  sharedKey: string;
+  shared: () => CapabilitiesShared;
 }
 
-interface ProbeRow {
-  url: string;
-  probedAt: string;
+/** A URL's probe, as a capabilities answer needs it (`rowId` -1: never probed). */
+interface UrlProbe {
+  rowId: number;
+  probedAt: string | null;
   probeStatus: ProbeStatus;
-  fhirVersion: string;
-  softwareName: string | null;
-  softwareVersion: string | null;
-  supportedResources: string;
-  smartSupported: number;
-  smartCapabilities: string;
-  grantTypes: string;
-  metadataBody: Uint8Array<ArrayBuffer> | null;
-  smartBody: Uint8Array<ArrayBuffer> | null;
+  sharedKey: string;
+  metadataBodyId: number | null;
+  smartBodyId: number | null;
+  /** `ownJson` for entries of vendor `ownVendor` (entries of one URL almost always share a vendor). */
+  ownJson?: string;
+  ownVendor?: number;
 }
 
-const PROBE_COLUMNS = `url, probed_at AS probedAt, probe_status AS probeStatus, fhir_version AS fhirVersion, software_name AS softwareName,
-  software_version AS softwareVersion, supported_resources AS supportedResources, smart_supported AS smartSupported,
-  smart_capabilities AS smartCapabilities, grant_types AS grantTypes, CAST(metadata_body AS BLOB) AS metadataBody, CAST(smart_body AS BLOB) AS smartBody`;
+type ProbeRefRow = [
+  url: string,
+  probedAt: string,
+  probeStatus: ProbeStatus,
+  metadataBodyId: number | null,
+  smartBodyId: number | null,
+  metadataSha256: string | null,
+  smartSha256: string | null,
+  rowId: number,
+  fhirVersion: string,
+  softwareName: string | null,
+  softwareVersion: string | null,
+  supportedResources: string,
+  smartSupported: number,
+  smartCapabilities: string,
+  grantTypes: string,
+];
+
+type SummaryRow = [
+  fhirVersion: string,
+  softwareName: string | null,
+  softwareVersion: string | null,
+  supportedResources: string,
+  smartSupported: number,
+  smartCapabilities: string,
+  grantTypes: string,
+];
+
+const SUMMARY_COLUMNS =
+  "fhir_version, software_name, software_version, supported_resources, smart_supported, smart_capabilities, grant_types";
+const PROBE_REF = `SELECT p.url, p.probed_at, p.probe_status, p.metadata_body_id, p.smart_body_id, m.sha256, s.sha256, p.rowid,
+  ${SUMMARY_COLUMNS.replace(/(\w+)/g, "p.$1")}
+  FROM probes p LEFT JOIN probe_bodies m ON m.id = p.metadata_body_id LEFT JOIN probe_bodies s ON s.id = p.smart_body_id`;
+
+const UNPROBED_KEY = "unprobed";
+const UNPROBED: CapabilitiesShared = {
+  summary: {
+    fhirVersion: null,
+    softwareName: null,
+    softwareVersion: null,
+    supportedResources: { count: 0, json: "[]" },
+    smartSupported: false,
+    smartCapabilities: { count: 0, json: "[]" },
+    grantTypes: { count: 0, json: "[]" },
+  },
+  capabilityStatementBytes: null,
+  smartConfigurationBytes: null,
+};
+const json = (value: string | null) => (value === null ? "null" : JSON.stringify(value));
 
 /**
  * One dataset version, frozen: the list operation answers from its in-memory DirectoryData, and
@@ -77,6 +135,12 @@ export class DatasetSnapshot {
   private readonly ids: IdLookup;
   private readonly probeByUrl: Statement;
   private readonly probeByRowId: Statement;
+  private readonly summaryByRowId: Statement;
+  private readonly bodyById: Statement;
+  /** Per URL (index into the URL table), filled on first use: its probe, null when never probed. */
+  private readonly urlProbes: (UrlProbe | undefined)[];
+  /** One string per distinct body pair. */
+  private readonly sharedKeys = new Map<string, string>();
 
   /** `sqlite` must hold an open read transaction at `data.version`; the snapshot owns it from now on. */
   constructor(
@@ -89,8 +153,11 @@ export class DatasetSnapshot {
     this.vendors = this.readVendors();
     this.vendorNames = new Map(this.vendors.map((vendor) => [vendor.id, vendor.name]));
     this.stats = this.computeStats(readLastRefreshAt(sqlite));
-    this.probeByUrl = sqlite.prepare(`SELECT ${PROBE_COLUMNS} FROM probes WHERE url = ?`);
-    this.probeByRowId = sqlite.prepare(`SELECT ${PROBE_COLUMNS} FROM probes WHERE rowid = ?`);
+    this.probeByUrl = sqlite.prepare(`${PROBE_REF} WHERE p.url = ?`);
+    this.probeByRowId = sqlite.prepare(`${PROBE_REF} WHERE p.rowid = ?`);
+    this.summaryByRowId = sqlite.prepare(`SELECT ${SUMMARY_COLUMNS} FROM probes WHERE rowid = ?`);
+    this.bodyById = sqlite.prepare("SELECT CAST(body AS BLOB) FROM probe_bodies WHERE id = ?");
+    this.urlProbes = new Array(data.strings.urls.length);
   }
 
   close() {
@@ -108,42 +175,103 @@ export class DatasetSnapshot {
     return ordinal === -1 ? null : recordAt(this.data, ordinal, this.vendorNames, id);
   }
 
-  /** The probe result of an entry's URL: the entry from the columns, the probe row from the database. */
+  /**
+   * The capabilities of an entry: its own fields from the in-memory columns and its URL's probe
+   * (read once per URL and version, then kept), the shared part only named (see CapabilitiesRecord).
+   */
   capabilities(id: string): CapabilitiesRecord | null {
     const ordinal = this.ids.find(id);
     if (ordinal === -1) return null;
-    const { url, vendorName } = recordAt(this.data, ordinal, this.vendorNames, id);
-    const probe = this.probeOf(url, this.data.probeRowIds[this.data.columns.url[ordinal]!]!);
+    const { columns, strings } = this.data;
+    const urlIndex = columns.url[ordinal]!;
+    const url = strings.urls[urlIndex]!;
+    const vendorId = strings.vendorIds[columns.vendor[ordinal]!]!;
+    const vendorName = this.vendorNames.get(vendorId) ?? vendorId;
+    let probe = this.urlProbes[urlIndex];
+    if (probe === undefined) {
+      probe = this.probeOf(url, this.data.probeRowIds[urlIndex]!);
+      this.urlProbes[urlIndex] = probe;
+    }
+    const vendor = columns.vendor[ordinal]!;
+    let ownJson = probe.ownVendor === vendor ? probe.ownJson : undefined;
+    if (ownJson === undefined) {
+      ownJson = `,"url":${json(url)},"vendorName":${json(vendorName)},"lastProbed":${json(probe.probedAt)},"probeStatus":${json(probe.probeStatus)}`;
+      if (probe.ownVendor === undefined) {
+        probe.ownJson = ownJson;
+        probe.ownVendor = vendor;
+      }
+    }
+    const known = probe;
     return {
       endpointId: id,
       url,
       vendorName,
-      lastProbed: probe?.probedAt ?? null,
-      probeStatus: probe?.probeStatus ?? "unchecked",
-      summary: {
-        fhirVersion: probe?.metadataBody ? probe.fhirVersion : null,
-        softwareName: probe?.softwareName ?? null,
-        softwareVersion: probe?.softwareVersion ?? null,
-        supportedResources: jsonList(probe?.supportedResources ?? null),
-        smartSupported: probe?.smartSupported === 1,
-        smartCapabilities: jsonList(probe?.smartCapabilities ?? null),
-        grantTypes: jsonList(probe?.grantTypes ?? null),
-      },
-      capabilityStatementBytes: probe?.metadataBody ?? null,
-      smartConfigurationBytes: probe?.smartBody ?? null,
+      lastProbed: known.probedAt,
+      probeStatus: known.probeStatus,
+      ownJson,
+      sharedKey: known.sharedKey,
+      shared: () => this.sharedOf(known),
     };
   }
 
   /**
-   * A URL's probe row, read by the row id the index recorded for this version (no URL index
-   * walk); the URL is checked, and read by it instead if they differ (VACUUM may renumber rows).
+   * A URL's probe, read by the row id the index recorded for this version (no URL index walk);
+   * the URL is checked, and read by it instead if they differ (VACUUM may renumber rows).
    */
-  private probeOf(url: string, rowId: number): ProbeRow | null {
+  private probeOf(url: string, rowId: number): UrlProbe {
+    let row: ProbeRefRow | undefined;
     if (rowId !== -1) {
-      const row = this.probeByRowId.get(rowId) as ProbeRow | null;
-      if (row?.url === url) return row;
+      row = this.probeByRowId.values(rowId)[0] as ProbeRefRow | undefined;
+      if (row?.[0] !== url) row = undefined;
     }
-    return this.probeByUrl.get(url) as ProbeRow | null;
+    row ??= this.probeByUrl.values(url)[0] as ProbeRefRow | undefined;
+    if (row === undefined)
+      return {
+        rowId: -1,
+        probedAt: null,
+        probeStatus: "unchecked",
+        sharedKey: UNPROBED_KEY,
+        metadataBodyId: null,
+        smartBodyId: null,
+      };
+    const [, probedAt, probeStatus, metadataBodyId, smartBodyId, metadataSha256, smartSha256, probeRowId, ...summary] =
+      row;
+    // The shared part is a function of the two bodies and the summary stored with them (derived
+    // from them alone, but by the code of the day the probe ran), so all three name it: the
+    // summary by a 64-bit hash, which keeps keys short when many URLs have their own bodies. A
+    // body's SHA-256 is filled when the database is opened after the migration that introduced
+    // it; until then its id (never reused in a file) names it.
+    const name = (id: number | null, sha256: string | null) =>
+      id === null ? "-" : (sha256 ?? `#${id}@${this.sqlite.filename}`);
+    const key = `${name(metadataBodyId, metadataSha256)}:${name(smartBodyId, smartSha256)}:${Bun.hash(JSON.stringify(summary)).toString(36)}`;
+    let sharedKey = this.sharedKeys.get(key);
+    if (sharedKey === undefined) {
+      sharedKey = key;
+      this.sharedKeys.set(key, key);
+    }
+    return { rowId: probeRowId, probedAt, probeStatus, sharedKey, metadataBodyId, smartBodyId };
+  }
+
+  /** The summary and raw bodies of a probe: read only when no cached answer has them. */
+  private sharedOf(probe: UrlProbe): CapabilitiesShared {
+    if (probe.rowId === -1) return UNPROBED;
+    const [fhirVersion, softwareName, softwareVersion, resources, smartSupported, smartCapabilities, grantTypes] =
+      this.summaryByRowId.values(probe.rowId)[0] as SummaryRow;
+    const body = (id: number | null) =>
+      id === null ? null : ((this.bodyById.values(id)[0] as [Uint8Array<ArrayBuffer>] | undefined)?.[0] ?? null);
+    return {
+      summary: {
+        fhirVersion: probe.metadataBodyId !== null ? fhirVersion : null,
+        softwareName,
+        softwareVersion,
+        supportedResources: jsonList(resources),
+        smartSupported: smartSupported === 1,
+        smartCapabilities: jsonList(smartCapabilities),
+        grantTypes: jsonList(grantTypes),
+      },
+      capabilityStatementBytes: body(probe.metadataBodyId),
+      smartConfigurationBytes: body(probe.smartBodyId),
+    };
   }
 
   private readVendors(): VendorRecord[] {

@@ -249,7 +249,7 @@ const SEARCH_PARAMS: Record<string, string[]> = {
 interface ResourceVariant {
   /** Distinct types, sorted: what `probes.supported_resources` holds. */
   resources: string[];
-  /** CapabilityStatement JSON with `__BASE_URL__` where the server's own address goes. */
+  /** The CapabilityStatement JSON, the same bytes from every server of this variant. */
   body: string;
 }
 
@@ -300,7 +300,7 @@ function capabilityStatement(publisher: string, spec: ProfileSpec, resources: st
     publisher,
     kind: "instance",
     software: { name: spec.softwareName, version: spec.softwareVersion },
-    implementation: { description: `${publisher} FHIR API`, url: "__BASE_URL__" },
+    implementation: { description: `${publisher} FHIR API` },
     fhirVersion: FHIR_VERSION_STRINGS[spec.version],
     format: ["json", "xml"],
     rest: [
@@ -331,7 +331,11 @@ function capabilityStatement(publisher: string, spec: ProfileSpec, resources: st
   return JSON.stringify(doc);
 }
 
-/** Three resource-list variants per (vendor, version): servers of one product differ by configuration. */
+/**
+ * Three resource-list variants per (vendor, version): servers of one product release differ by
+ * configuration, and every server of a variant answers the same bytes (no server address in
+ * the statement), as real vendor releases do for thousands of tenants.
+ */
 export function buildProfile(
   seed: number,
   vendorId: string,
@@ -412,10 +416,10 @@ export function smartAccess(kind: SmartKind): string | null {
   return kind === "both" ? '["patient","provider"]' : `["${kind}"]`;
 }
 
-/** A SMART configuration JSON template with `__BASE_URL__` for the server's address. */
+/** A SMART configuration: one per vendor and kind, its endpoints on the vendor's authorization host. */
 export function smartBody(kind: SmartKind, oauthHost: string): string {
   return JSON.stringify({
-    issuer: "__BASE_URL__",
+    issuer: `https://${oauthHost}`,
     jwks_uri: `https://${oauthHost}/oauth2/jwks`,
     authorization_endpoint: `https://${oauthHost}/oauth2/authorize`,
     token_endpoint: `https://${oauthHost}/oauth2/token`,

@@ -37,7 +37,7 @@ try {
   const result = generateDataset({ ...args, log: (line) => console.log(line) });
   console.log(
     `done in ${result.seconds.toFixed(1)} s: ${result.entries.toLocaleString("en-US")} entries, ${result.urls.toLocaleString("en-US")} distinct URLs, ` +
-      `${result.probes.toLocaleString("en-US")} probes, ${result.entrySources.toLocaleString("en-US")} entry sources, ${(result.bytes / 1e6).toFixed(0)} MB`,
+      `${result.probes.toLocaleString("en-US")} probes, ${result.bodies.toLocaleString("en-US")} distinct bodies, ${result.entrySources.toLocaleString("en-US")} entry sources, ${(result.bytes / 1e6).toFixed(0)} MB`,
   );
 } catch (error) {
   console.error(error instanceof Error ? error.message : String(error));

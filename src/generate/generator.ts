@@ -1,6 +1,7 @@
 import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { openDatabase } from "../db/client";
 import { markDatasetChanged } from "../db/dataset-meta";
+import { storeBody } from "../db/probe-bodies";
 import { canonicalUrl, entryId } from "../directory/identity";
 import type { Audience } from "../directory/types";
 import {
@@ -35,6 +36,8 @@ export interface GenerateResult {
   entries: number;
   urls: number;
   probes: number;
+  /** Distinct CapabilityStatement and SMART configuration bodies (probe_bodies rows). */
+  bodies: number;
   entrySources: number;
   seconds: number;
   bytes: number;
@@ -294,7 +297,7 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
   sqlite.exec("PRAGMA threads = 2");
   const indexes = sqlite
     .prepare(
-      "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('entries', 'entry_sources')",
+      "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND tbl_name IN ('entries', 'entry_sources', 'probes')",
     )
     .all() as { name: string; sql: string }[];
   for (const { name } of indexes) sqlite.exec(`DROP INDEX "${name.replaceAll('"', '""')}"`);
@@ -314,10 +317,21 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
   );
   const insertSource = sqlite.prepare("INSERT INTO entry_sources (entry_row_id, list_id, present) VALUES (?, ?, ?)");
   const insertProbe = sqlite.prepare(
-    `INSERT INTO probes (url, probed_at, probe_status, metadata_http_status, metadata_body, smart_http_status, smart_body, error_kind,
+    `INSERT INTO probes (url, probed_at, probe_status, metadata_http_status, metadata_body_id, smart_http_status, smart_body_id, error_kind,
       duration_ms, fhir_version, software_name, software_version, supported_resources, smart_supported, access, smart_capabilities, grant_types)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+
+  // Each distinct body once (as the probe stores them); probes refer to it by id.
+  const bodyIds = new Map<string, number>();
+  const bodyId = (body: string) => {
+    let id = bodyIds.get(body);
+    if (id === undefined) {
+      id = storeBody(sqlite, body);
+      bodyIds.set(body, id);
+    }
+    return id;
+  };
 
   const listCounts = new Map<string, number>();
   const seenIds = new Set<number>();
@@ -473,9 +487,9 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
         iso(facts.probedAtMs),
         facts.outcome === "success" ? "success" : facts.outcome.startsWith("partial") ? "partial" : "failed",
         network ? null : meta ? 200 : httpError,
-        meta ? variant.body.replaceAll("__BASE_URL__", facts.url) : null,
+        meta ? bodyId(variant.body) : null,
         network ? null : smart ? 200 : meta ? 404 : httpError,
-        smart ? plan.smartBodies.get(facts.smartKind)!.replaceAll("__BASE_URL__", facts.url) : null,
+        smart ? bodyId(plan.smartBodies.get(facts.smartKind)!) : null,
         network ? rng.pick(["dns", "timeout", "refused", "tls"]) : meta && smart ? null : "http",
         network ? 10_000 : 80 + rng.int(1500),
         meta ? facts.version : "UNKNOWN",
@@ -496,7 +510,7 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
   }
   sqlite.exec("COMMIT");
   log(
-    `  ${rowId.toLocaleString("en-US")} entries, ${urls.toLocaleString("en-US")} URLs, ${probes.toLocaleString("en-US")} probes (${elapsed()}); building indexes`,
+    `  ${rowId.toLocaleString("en-US")} entries, ${urls.toLocaleString("en-US")} URLs, ${probes.toLocaleString("en-US")} probes, ${bodyIds.size.toLocaleString("en-US")} distinct bodies (${elapsed()}); building indexes`,
   );
 
   for (const { name, sql } of indexes) {
@@ -512,5 +526,13 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
   for (const suffix of ["", "-wal", "-shm"]) rmSync(out + suffix, { force: true });
   renameSync(partial, out);
   const bytes = statSync(out).size;
-  return { entries: rowId, urls, probes, entrySources: sources, seconds: (performance.now() - started) / 1000, bytes };
+  return {
+    entries: rowId,
+    urls,
+    probes,
+    bodies: bodyIds.size,
+    entrySources: sources,
+    seconds: (performance.now() - started) / 1000,
+    bytes,
+  };
 }

@@ -2,6 +2,7 @@ import type { Database, Statement } from "bun:sqlite";
 import type { Db } from "../db/client";
 import { markDatasetChanged } from "../db/dataset-meta";
 import { refreshEffectiveFields } from "../db/effective-fields";
+import { pruneBodies, storeBody } from "../db/probe-bodies";
 import type { DocumentResult, ProbeResult } from "./types";
 
 /** The parts of a ProbeResult the store keeps (a ProbeResult is one). */
@@ -34,6 +35,7 @@ export function storable(result: StorableResult): StorableResult {
 interface Statements {
   upsert: Statement;
   setStatus: Statement;
+  bodiesOf: Statement;
 }
 
 const statements = new WeakMap<Database, Statements>();
@@ -43,14 +45,14 @@ function prepared(sqlite: Database): Statements {
   if (!s) {
     s = {
       upsert: sqlite.prepare(`
-        INSERT INTO probes (url, probed_at, probe_status, metadata_http_status, metadata_body, smart_http_status, smart_body,
+        INSERT INTO probes (url, probed_at, probe_status, metadata_http_status, metadata_body_id, smart_http_status, smart_body_id,
           error_kind, duration_ms, fhir_version, software_name, software_version, supported_resources, smart_supported,
           access, smart_capabilities, grant_types)
         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
         ON CONFLICT(url) DO UPDATE SET
           probed_at = excluded.probed_at, probe_status = excluded.probe_status,
-          metadata_http_status = excluded.metadata_http_status, metadata_body = excluded.metadata_body,
-          smart_http_status = excluded.smart_http_status, smart_body = excluded.smart_body,
+          metadata_http_status = excluded.metadata_http_status, metadata_body_id = excluded.metadata_body_id,
+          smart_http_status = excluded.smart_http_status, smart_body_id = excluded.smart_body_id,
           error_kind = excluded.error_kind, duration_ms = excluded.duration_ms, fhir_version = excluded.fhir_version,
           software_name = excluded.software_name, software_version = excluded.software_version,
           supported_resources = excluded.supported_resources, smart_supported = excluded.smart_supported,
@@ -59,6 +61,7 @@ function prepared(sqlite: Database): Statements {
       setStatus: sqlite.prepare(
         `UPDATE entries SET status = ?1, last_updated = ?2 WHERE url = ?3 AND status != 'removed' AND status != ?1`,
       ),
+      bodiesOf: sqlite.prepare("SELECT metadata_body_id, smart_body_id FROM probes WHERE url = ?"),
     };
     statements.set(sqlite, s);
   }
@@ -70,26 +73,33 @@ function iso(now: Date | string): string {
 }
 
 /**
- * Stores several probe results in one transaction: the probes row of each URL (bodies exactly as
- * received), the status of the entries on it, their effective fhirVersion/access, and a new
- * dataset version. Returns the number of entries whose status changed.
+ * Stores several probe results in one transaction: the probes row of each URL (each body exactly
+ * as received, stored once in probe_bodies however many URLs serve it), the status of the entries
+ * on it, their effective fhirVersion/access, and a new dataset version. Bodies that the replaced
+ * rows referred to and no probe refers to any more are deleted. Returns the number of entries
+ * whose status changed.
  */
 export function recordProbes(db: Db, records: readonly ProbeRecord[], now: Date | string): number {
   if (records.length === 0) return 0;
   const at = iso(now);
-  const { upsert, setStatus } = prepared(db.sqlite);
+  const { upsert, setStatus, bodiesOf } = prepared(db.sqlite);
+  const sqlite = db.sqlite;
+  const body = (doc: StorableResult["metadata"]) => (doc.ok && doc.body !== null ? storeBody(sqlite, doc.body) : null);
   const write = db.sqlite.transaction(() => {
     let changed = 0;
+    const replaced = new Set<number>();
     for (const { url, result } of records) {
       const s = result.summary;
+      const before = bodiesOf.values(url)[0] as [number | null, number | null] | undefined;
+      if (before) for (const id of before) if (id !== null) replaced.add(id);
       upsert.run(
         url,
         at,
         result.probeStatus,
         result.metadata.httpStatus,
-        result.metadata.ok ? result.metadata.body : null,
+        body(result.metadata),
         result.smart.httpStatus,
-        result.smart.ok ? result.smart.body : null,
+        body(result.smart),
         result.errorKind,
         result.durationMs,
         s.fhirVersion,
@@ -103,6 +113,7 @@ export function recordProbes(db: Db, records: readonly ProbeRecord[], now: Date 
       );
       if (result.entryStatus) changed += setStatus.run(result.entryStatus, at, url).changes;
     }
+    pruneBodies(sqlite, replaced);
     refreshEffectiveFields(
       db.sqlite,
       records.map((r) => r.url),

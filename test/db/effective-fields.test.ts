@@ -12,8 +12,9 @@ function setup() {
       ('failed-probe', 'v', 'https://b.example', 'DSTU2', '["provider"]', 'UNKNOWN', '[]', 't0'),
       ('unprobed', 'v', 'https://c.example', 'R4', '[]', 'R4', '[]', 't0'),
       ('elsewhere', 'v', 'https://d.example', 'R5', '["patient"]', 'UNKNOWN', '[]', 't0');
-    INSERT INTO probes (url, probed_at, probe_status, metadata_body, fhir_version, access) VALUES
-      ('https://a.example', 't', 'success', '{}', 'STU3', '["patient","provider"]'),
+    INSERT INTO probe_bodies (id, sha256, body) VALUES (1, 'h1', '{}');
+    INSERT INTO probes (url, probed_at, probe_status, metadata_body_id, fhir_version, access) VALUES
+      ('https://a.example', 't', 'success', 1, 'STU3', '["patient","provider"]'),
       ('https://b.example', 't', 'failed', NULL, 'UNKNOWN', NULL);
   `);
   return db;

@@ -26,7 +26,8 @@ test("a database created with SQLite's default 4 KB pages keeps them and is serv
     INSERT INTO vendors VALUES ('v', 'Vendor', 'https://v.example/list', NULL);
     INSERT INTO entries (id, vendor_id, url, list_fhir_version, list_access, fhir_version, access, last_updated)
       VALUES ('${"a".repeat(64)}', 'v', 'https://a.example/fhir', 'R4', '[]', 'R4', '[]', '2026-11-01T00:00:00.000Z');
-    INSERT INTO probes (url, probed_at, probe_status, metadata_body, fhir_version) VALUES ('https://a.example/fhir', '2026-11-02T00:00:00.000Z', 'success', '{"resourceType":"CapabilityStatement","padding":"${"x".repeat(20_000)}"}', 'R4');
+    INSERT INTO probe_bodies (id, sha256, body) VALUES (1, 'h1', '{"resourceType":"CapabilityStatement","padding":"${"x".repeat(20_000)}"}');
+    INSERT INTO probes (url, probed_at, probe_status, metadata_body_id, fhir_version) VALUES ('https://a.example/fhir', '2026-11-02T00:00:00.000Z', 'success', 1, 'R4');
   `);
   const app = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
   const { status, body } = await get(app, `/api/v1/endpoints/${"a".repeat(64)}/capabilities`);

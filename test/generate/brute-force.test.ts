@@ -102,7 +102,7 @@ beforeAll(() => {
   app = createApp({ db, config });
   const raw = db.sqlite
     .prepare(
-      `SELECT e.id, e.vendor_id, v.name, e.organization_name, e.url, e.state, e.fhir_version, e.access, p.supported_resources, p.smart_body IS NOT NULL
+      `SELECT e.id, e.vendor_id, v.name, e.organization_name, e.url, e.state, e.fhir_version, e.access, p.supported_resources, p.smart_body_id IS NOT NULL
        FROM entries e JOIN vendors v ON v.id = e.vendor_id LEFT JOIN probes p ON p.url = e.url`,
     )
     .values() as [

@@ -176,12 +176,12 @@ describe("shape of the generated dataset", () => {
     // Both kinds of partial: metadata without SMART, SMART without metadata.
     expect(
       count(
-        "SELECT count(*) FROM probes WHERE probe_status = 'partial' AND metadata_body IS NOT NULL AND smart_body IS NULL",
+        "SELECT count(*) FROM probes WHERE probe_status = 'partial' AND metadata_body_id IS NOT NULL AND smart_body_id IS NULL",
       ),
     ).toBeGreaterThan(0);
     expect(
       count(
-        "SELECT count(*) FROM probes WHERE probe_status = 'partial' AND metadata_body IS NULL AND smart_body IS NOT NULL",
+        "SELECT count(*) FROM probes WHERE probe_status = 'partial' AND metadata_body_id IS NULL AND smart_body_id IS NOT NULL",
       ),
     ).toBeGreaterThan(0);
     const r4 = count("SELECT count(*) FROM entries WHERE fhir_version = 'R4'");
@@ -237,12 +237,23 @@ describe("shape of the generated dataset", () => {
   test("probes: valid JSON bodies whose resources match supported_resources; varied resource sets", () => {
     const rows = db
       .prepare(
-        "SELECT url, probe_status, metadata_body, smart_body, supported_resources, smart_supported, access, fhir_version, smart_capabilities FROM probes",
+        `SELECT p.software_name, p.probe_status, m.body, s.body, p.supported_resources, p.smart_supported, p.access, p.fhir_version, p.smart_capabilities
+         FROM probes p LEFT JOIN probe_bodies m ON m.id = p.metadata_body_id LEFT JOIN probe_bodies s ON s.id = p.smart_body_id`,
       )
-      .values() as [string, string, string | null, string | null, string, number, string | null, string, string][];
+      .values() as [
+      string | null,
+      string,
+      string | null,
+      string | null,
+      string,
+      number,
+      string | null,
+      string,
+      string,
+    ][];
     expect(rows.length).toBeGreaterThan(100);
     const sets = new Set<string>();
-    for (const [url, status, metadata, smart, resources, smartSupported, access, fhirVersion, caps] of rows) {
+    for (const [softwareName, status, metadata, smart, resources, smartSupported, access, fhirVersion, caps] of rows) {
       expect(status).toBe(
         metadata !== null && smart !== null ? "success" : metadata !== null || smart !== null ? "partial" : "failed",
       );
@@ -252,11 +263,11 @@ describe("shape of the generated dataset", () => {
         const body = JSON.parse(metadata) as {
           resourceType: string;
           fhirVersion: string;
-          implementation: { url: string };
+          software: { name: string };
           rest: { resource: { type: string }[] }[];
         };
         expect(["CapabilityStatement", "Conformance"]).toContain(body.resourceType);
-        expect(body.implementation.url).toBe(url);
+        expect(body.software.name).toBe(softwareName!);
         expect([...new Set(body.rest[0]!.resource.map((r) => r.type))].sort()).toEqual(list);
         expect(fhirVersion).not.toBe("UNKNOWN");
         sets.add(resources);
@@ -287,15 +298,45 @@ describe("shape of the generated dataset", () => {
     expect([...sets].some((s) => !(JSON.parse(s) as string[]).includes("Condition"))).toBe(true);
   });
 
+  test("bodies stored once under their SHA-256: a few statements per vendor release, each served by many URLs", () => {
+    const bodies = db.prepare("SELECT sha256, CAST(body AS BLOB) FROM probe_bodies").values() as [string, Uint8Array][];
+    for (const [sha256, body] of bodies) expect(sha256).toBe(new Bun.CryptoHasher("sha256").update(body).digest("hex"));
+    // Distinct CapabilityStatements per (vendor, software release, FHIR version): one to three.
+    const perRelease = db
+      .prepare(
+        `SELECT e.vendor_id, p.software_version, p.fhir_version, count(DISTINCT p.metadata_body_id)
+         FROM probes p JOIN entries e ON e.url = p.url WHERE p.metadata_body_id IS NOT NULL
+         GROUP BY 1, 2, 3`,
+      )
+      .values() as [string, string, string, number][];
+    expect(perRelease.length).toBeGreaterThan(20);
+    for (const [, , , statements] of perRelease) expect(statements).toBeLessThanOrEqual(3);
+    // Many URLs share each body; none of a URL's own address is in it.
+    const probed = count("SELECT count(*) FROM probes WHERE metadata_body_id IS NOT NULL");
+    const statements = count("SELECT count(DISTINCT metadata_body_id) FROM probes");
+    expect(probed / statements).toBeGreaterThan(5);
+    expect(
+      count(
+        "SELECT count(*) FROM probes p JOIN probe_bodies b ON b.id = p.metadata_body_id WHERE instr(b.body, p.url) > 0",
+      ),
+    ).toBe(0);
+    // Nothing stored that no probe refers to.
+    expect(
+      count(
+        "SELECT count(*) FROM probe_bodies b WHERE NOT EXISTS (SELECT 1 FROM probes WHERE metadata_body_id = b.id OR smart_body_id = b.id)",
+      ),
+    ).toBe(0);
+  });
+
   test("served fhirVersion, access and status follow the probe and the lists as docs/api.md says", () => {
     const mismatches = count(`
       SELECT count(*) FROM entries e LEFT JOIN probes p ON p.url = e.url
-      WHERE e.fhir_version != COALESCE(CASE WHEN p.metadata_body IS NOT NULL AND p.fhir_version != 'UNKNOWN' THEN p.fhir_version END, e.list_fhir_version)
+      WHERE e.fhir_version != COALESCE(CASE WHEN p.metadata_body_id IS NOT NULL AND p.fhir_version != 'UNKNOWN' THEN p.fhir_version END, e.list_fhir_version)
          OR e.access != COALESCE(p.access, e.list_access)`);
     expect(mismatches).toBe(0);
     expect(
       count(
-        "SELECT count(*) FROM entries e JOIN probes p ON p.url = e.url WHERE e.status = 'verified' AND p.metadata_body IS NULL",
+        "SELECT count(*) FROM entries e JOIN probes p ON p.url = e.url WHERE e.status = 'verified' AND p.metadata_body_id IS NULL",
       ),
     ).toBe(0);
     expect(

@@ -241,7 +241,7 @@ describe("kill -9 during a probe run", () => {
     expect(
       scalar(
         dbPath,
-        "SELECT COUNT(*) FROM probes WHERE probe_status != 'success' OR metadata_body IS NULL OR smart_body IS NULL OR smart_supported != 1",
+        "SELECT COUNT(*) FROM probes WHERE probe_status != 'success' OR metadata_body_id IS NULL OR smart_body_id IS NULL OR smart_supported != 1",
       ),
     ).toBe(0);
 

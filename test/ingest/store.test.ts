@@ -53,8 +53,9 @@ describe("applyListScrape with probe results", () => {
   test("a probe's FHIR version and access win over the list hints, for new entries too", () => {
     const db = openDatabase(join(tempDir(), "d.sqlite"));
     db.sqlite.run(
-      `INSERT INTO probes (url, probed_at, probe_status, metadata_body, fhir_version, access) VALUES
-       ('https://fhir.acme.test/r4/a', '2026-01-01T00:00:00.000Z', 'success', '{"resourceType":"CapabilityStatement"}', 'R4B', '["patient","provider"]')`,
+      `INSERT INTO probe_bodies (id, sha256, body) VALUES (1, 'h1', '{"resourceType":"CapabilityStatement"}');
+       INSERT INTO probes (url, probed_at, probe_status, metadata_body_id, fhir_version, access) VALUES
+       ('https://fhir.acme.test/r4/a', '2026-01-01T00:00:00.000Z', 'success', 1, 'R4B', '["patient","provider"]')`,
     );
     scrape(db, ENTRIES, "2026-02-01T00:00:00.000Z");
     expect(row(db, "id-a")).toMatchObject({ fhir_version: "R4B", access: '["patient","provider"]', status: "listed" });

@@ -5,7 +5,7 @@ import { type Db, openDatabase } from "../../src/db/client";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/probe");
 /** Real statements published by others; absent in a user's clone, so tests skip without it. */
-const SHARED_CAPABILITIES = join(import.meta.dir, "../../../shared/data/capabilities");
+export const SHARED_CAPABILITIES = join(import.meta.dir, "../../../shared/data/capabilities");
 export const HAS_SHARED = existsSync(SHARED_CAPABILITIES);
 
 export function fixture(name: string): string {
@@ -143,8 +143,12 @@ export function entry(db: Db, id: string) {
   };
 }
 
+/** The SQL of a probe row with its two bodies (from probe_bodies) as `metadata_body` and `smart_body`. */
+export const PROBE_WITH_BODIES = `SELECT p.*, m.body AS metadata_body, s.body AS smart_body FROM probes p
+  LEFT JOIN probe_bodies m ON m.id = p.metadata_body_id LEFT JOIN probe_bodies s ON s.id = p.smart_body_id`;
+
 export function probeRow(db: Db, url: string) {
-  return db.sqlite.prepare("SELECT * FROM probes WHERE url = ?1").get(url) as Record<string, unknown> | null;
+  return db.sqlite.prepare(`${PROBE_WITH_BODIES} WHERE p.url = ?1`).get(url) as Record<string, unknown> | null;
 }
 
 export function datasetVersion(db: Db): number {

@@ -2,7 +2,18 @@ import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:tes
 import { type Db, openDatabase } from "../../src/db/client";
 import { probeDue, selectDueUrls } from "../../src/probe";
 import { interleaveByHost } from "../../src/probe/due";
-import { closedPort, entry, fixture, insertEntry, json, probeRow, serve, silentListener, tempDb } from "./helpers";
+import {
+  closedPort,
+  entry,
+  fixture,
+  insertEntry,
+  json,
+  PROBE_WITH_BODIES,
+  probeRow,
+  serve,
+  silentListener,
+  tempDb,
+} from "./helpers";
 
 const R4 = fixture("r4-capability.json");
 const SMART = fixture("smart-patient.json");
@@ -153,9 +164,9 @@ describe("probeDue", () => {
 describe("where results are written", () => {
   const rows = (db: Db) =>
     db.sqlite
-      .prepare("SELECT * FROM probes ORDER BY url")
+      .prepare(`${PROBE_WITH_BODIES} ORDER BY url`)
       .all()
-      .map((r) => ({ ...(r as object), duration_ms: 0 }));
+      .map((r) => ({ ...(r as object), duration_ms: 0, metadata_body_id: 0, smart_body_id: 0 }));
 
   test("the store worker and the inline writer store the same rows", async () => {
     const other = tempDb();

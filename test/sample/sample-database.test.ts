@@ -12,6 +12,9 @@ import { buildSampleDatabase } from "../../src/sample/build";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const SAMPLE = join(ROOT, "db", "sample");
+/** The probes table with each row's two bodies (stored once in probe_bodies) as metadata_body and smart_body. */
+const PROBES = `(SELECT p.*, m.body AS metadata_body, s.body AS smart_body FROM probes p
+  LEFT JOIN probe_bodies m ON m.id = p.metadata_body_id LEFT JOIN probe_bodies s ON s.id = p.smart_body_id)`;
 
 interface Manifest {
   steps: (
@@ -185,7 +188,7 @@ describe("probe results follow the manifest", () => {
 
   test("stored bodies are the recorded answers byte for byte", () => {
     const rows = all<{ url: string; metadata_body: string | null; smart_body: string | null }>(
-      "SELECT url, metadata_body, smart_body FROM probes",
+      `SELECT url, metadata_body, smart_body FROM ${PROBES}`,
     );
     let compared = 0;
     for (const row of rows) {
@@ -202,16 +205,16 @@ describe("probe results follow the manifest", () => {
 
   test("capability statements differ in version and resources", () => {
     const rows = all<{ fhir_version: string; supported_resources: string }>(
-      "SELECT DISTINCT fhir_version, supported_resources FROM probes WHERE metadata_body IS NOT NULL",
+      `SELECT DISTINCT fhir_version, supported_resources FROM ${PROBES} WHERE metadata_body IS NOT NULL`,
     );
     expect(new Set(rows.map((r) => r.fhir_version))).toEqual(new Set(["DSTU2", "STU3", "R4", "R4B", "R5", "UNKNOWN"]));
     expect(new Set(rows.map((r) => r.supported_resources)).size).toBeGreaterThanOrEqual(10);
     const versions = all<{ v: string; n: number }>(
-      "SELECT json_extract(metadata_body, '$.fhirVersion') AS v, COUNT(*) AS n FROM probes WHERE metadata_body IS NOT NULL GROUP BY v",
+      `SELECT json_extract(metadata_body, '$.fhirVersion') AS v, COUNT(*) AS n FROM ${PROBES} WHERE metadata_body IS NOT NULL GROUP BY v`,
     );
     expect(versions.map((r) => r.v).sort()).toEqual(["0.0.82", "1.0.2", "3.0.2", "4.0.1", "4.3.0", "5.0.0"]);
     const dstu2 = column(
-      "SELECT DISTINCT json_extract(metadata_body, '$.resourceType') AS v FROM probes WHERE json_extract(metadata_body, '$.fhirVersion') = '1.0.2'",
+      `SELECT DISTINCT json_extract(metadata_body, '$.resourceType') AS v FROM ${PROBES} WHERE json_extract(metadata_body, '$.fhirVersion') = '1.0.2'`,
     );
     expect(dstu2).toEqual(["Conformance"]);
   });
@@ -220,8 +223,7 @@ describe("probe results follow the manifest", () => {
 describe("determinism", () => {
   const entrySql =
     "SELECT id, vendor_id, url, organization_name, npi, tenant_id, city, state, zip_code, fhir_version, access, status, last_updated FROM entries ORDER BY id";
-  const probeSql =
-    "SELECT url, probed_at, probe_status, metadata_http_status, metadata_body, smart_http_status, smart_body, error_kind, fhir_version, software_name, software_version, supported_resources, smart_supported, access, smart_capabilities, grant_types FROM probes ORDER BY url";
+  const probeSql = `SELECT url, probed_at, probe_status, metadata_http_status, metadata_body, smart_http_status, smart_body, error_kind, fhir_version, software_name, software_version, supported_resources, smart_supported, access, smart_capabilities, grant_types FROM ${PROBES} ORDER BY url`;
 
   test("two builds give the same entries, probe results and vendors", () => {
     expect(second.prepare(entrySql).all()).toEqual(db.prepare(entrySql).all());

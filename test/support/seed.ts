@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Db, openDatabase } from "../../src/db/client";
 import { markDatasetChanged } from "../../src/db/dataset-meta";
+import { storeBody } from "../../src/db/probe-bodies";
 import { canonicalUrl, entryId } from "../../src/directory/identity";
 
 export interface SeedEntry {
@@ -61,7 +62,7 @@ export function seedDatabase(
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertProbe = db.sqlite.prepare(
-    `INSERT INTO probes (url, probed_at, probe_status, metadata_body, smart_body, fhir_version, software_name, software_version, supported_resources, smart_supported, smart_capabilities, grant_types)
+    `INSERT INTO probes (url, probed_at, probe_status, metadata_body_id, smart_body_id, fhir_version, software_name, software_version, supported_resources, smart_supported, smart_capabilities, grant_types)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   db.sqlite.transaction(() => {
@@ -97,8 +98,8 @@ export function seedDatabase(
         canonicalUrl(p.url),
         p.probedAt ?? at,
         p.probeStatus,
-        p.metadataBody ?? null,
-        p.smartBody ?? null,
+        p.metadataBody == null ? null : storeBody(db.sqlite, p.metadataBody),
+        p.smartBody == null ? null : storeBody(db.sqlite, p.smartBody),
         p.fhirVersion ?? "UNKNOWN",
         p.softwareName ?? null,
         p.softwareVersion ?? null,

@@ -1,0 +1,69 @@
+/**
+ * In-process cost of one capabilities answer: `app.handle` on random ids of a generated database,
+ * no network. A quick before/after check of the capabilities route (work measured in process costs
+ * two to three times as much between network requests; `bun run bench` measures that).
+ *
+ *     bun bench/capabilities-inprocess.ts <database.sqlite> [--requests 50000] [--ids 2000]
+ *
+ * Opens the database through the migrations (an older file is migrated first), answers every
+ * sampled id once (warm-up), then times `--requests` answers for ids drawn at random.
+ */
+import { parseArgs } from "node:util";
+import { createApp } from "../src/app";
+import { loadConfig } from "../src/config";
+import { openDatabase } from "../src/db/client";
+
+let parsed: ReturnType<typeof parse>;
+function parse() {
+  return parseArgs({
+    allowPositionals: true,
+    options: { requests: { type: "string", default: "50000" }, ids: { type: "string", default: "2000" } },
+  });
+}
+try {
+  parsed = parse();
+} catch (error) {
+  console.error((error as Error).message);
+  process.exit(2);
+}
+const path = parsed.positionals[0];
+const requests = Number(parsed.values.requests);
+const idCount = Number(parsed.values.ids);
+if (!path || !Number.isInteger(requests) || requests < 1 || !Number.isInteger(idCount) || idCount < 1) {
+  console.error("usage: bun bench/capabilities-inprocess.ts <database.sqlite> [--requests 50000] [--ids 2000]");
+  process.exit(2);
+}
+
+const db = openDatabase(path);
+const config = loadConfig({
+  DATABASE_PATH: path,
+  RATE_LIMIT_MAX: "0",
+  LOG_LEVEL: "error",
+  INDEX_IN_PROCESS_BELOW: "0",
+});
+const app = createApp({ db, config });
+const ids = (db.sqlite.prepare("SELECT id FROM entries ORDER BY random() LIMIT ?").values(idCount) as [string][]).map(
+  ([id]) => id,
+);
+
+let bytes = 0;
+const answer = async (id: string) => {
+  const response = await app.handle(new Request(`http://localhost/api/v1/endpoints/${id}/capabilities`));
+  if (response.status !== 200) throw new Error(`${id}: ${response.status}`);
+  return (await response.arrayBuffer()).byteLength;
+};
+for (const id of ids) bytes += await answer(id);
+const meanBytes = bytes / ids.length;
+
+let state = 1;
+const started = performance.now();
+for (let i = 0; i < requests; i++) {
+  state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+  await answer(ids[state % ids.length]!);
+}
+const micros = ((performance.now() - started) * 1000) / requests;
+const rss = process.memoryUsage().rss / 1e6;
+console.log(
+  `${requests} capabilities answers over ${ids.length} random ids: ${micros.toFixed(1)} µs per request in process; mean body ${Math.round(meanBytes)} bytes; RSS ${rss.toFixed(0)} MB`,
+);
+process.exit(0);
