@@ -2,13 +2,18 @@ import type { Database, Statement } from "bun:sqlite";
 import type { Db } from "../db/client";
 import { markDatasetChanged } from "../db/dataset-meta";
 import { refreshEffectiveFields } from "../db/effective-fields";
+import { recordHistory } from "./history";
 import type { DocumentResult, ProbeResult } from "./types";
+
+/** What the store keeps of one document; the history also keeps /metadata's error class and time. */
+type StorableDocument = Pick<DocumentResult, "ok" | "httpStatus" | "body"> &
+  Partial<Pick<DocumentResult, "errorKind" | "durationMs">>;
 
 /** The parts of a ProbeResult the store keeps (a ProbeResult is one). */
 export interface StorableResult
   extends Pick<ProbeResult, "probeStatus" | "entryStatus" | "errorKind" | "durationMs" | "summary" | "access"> {
-  metadata: Pick<DocumentResult, "ok" | "httpStatus" | "body">;
-  smart: Pick<DocumentResult, "ok" | "httpStatus" | "body">;
+  metadata: StorableDocument;
+  smart: StorableDocument;
 }
 
 export interface ProbeRecord {
@@ -18,7 +23,13 @@ export interface ProbeRecord {
 
 /** A copy of a result with only what the store needs (no parsed JSON), cheap to post to a worker. */
 export function storable(result: StorableResult): StorableResult {
-  const doc = (d: StorableResult["metadata"]) => ({ ok: d.ok, httpStatus: d.httpStatus, body: d.body });
+  const doc = (d: StorableDocument) => ({
+    ok: d.ok,
+    httpStatus: d.httpStatus,
+    body: d.body,
+    errorKind: d.errorKind ?? null,
+    durationMs: d.durationMs,
+  });
   return {
     probeStatus: result.probeStatus,
     entryStatus: result.entryStatus,
@@ -71,8 +82,8 @@ function iso(now: Date | string): string {
 
 /**
  * Stores several probe results in one transaction: the probes row of each URL (bodies exactly as
- * received), the status of the entries on it, their effective fhirVersion/access, and a new
- * dataset version. Returns the number of entries whose status changed.
+ * received), the status of the entries on it, their effective fhirVersion/access, one record in
+ * the URL's availability history, and a new dataset version. Returns the number of entries whose status changed.
  */
 export function recordProbes(db: Db, records: readonly ProbeRecord[], now: Date | string): number {
   if (records.length === 0) return 0;
@@ -103,6 +114,7 @@ export function recordProbes(db: Db, records: readonly ProbeRecord[], now: Date 
       );
       if (result.entryStatus) changed += setStatus.run(result.entryStatus, at, url).changes;
     }
+    recordHistory(db.sqlite, records, at);
     refreshEffectiveFields(
       db.sqlite,
       records.map((r) => r.url),
