@@ -192,9 +192,9 @@ export function rollUp(row: HistoryRow, nowMs: number): HistoryRow | null {
     const day = dayOf(recordAt(row.records, i));
     if (day >= rawFrom) kept++;
     else {
-      let list = expired.get(day);
-      if (!list) expired.set(day, (list = []));
-      list.push(i);
+      const list = expired.get(day);
+      if (list) list.push(i);
+      else expired.set(day, [i]);
     }
   }
   const dayCount = row.days ? Math.floor(row.days.length / DAY_BYTES) : 0;
