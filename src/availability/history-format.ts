@@ -88,38 +88,52 @@ export const urlKey = (url: string): bigint => BigInt.asIntN(64, BigInt(Bun.hash
 
 export function encodeRecord(record: HistoryRecord): Uint8Array {
   const bytes = new Uint8Array(RECORD_BYTES);
-  const view = new DataView(bytes.buffer);
-  view.setUint32(0, record.at % 2 ** 32, true);
-  view.setUint16(4, Math.floor(record.at / 2 ** 32), true);
-  bytes[6] = OUTCOMES.indexOf(record.outcome) | (record.up ? 4 : 0);
-  bytes[7] = ERROR_INDEX.get(record.error) ?? 0;
-  view.setUint16(8, record.httpStatus ?? 0, true);
-  view.setUint16(10, record.smartHttpStatus ?? 0, true);
-  const ms = record.responseTimeMs;
-  view.setUint16(12, ms === null ? NO_TIME : Math.min(NO_TIME - 1, Math.max(0, Math.round(ms))), true);
+  writeRecord(bytes, 0, record);
   return bytes;
+}
+
+/** Writes `record` as record `i` of `records`. */
+export function writeRecord(records: Uint8Array, i: number, record: HistoryRecord) {
+  const o = i * RECORD_BYTES;
+  const low = record.at % 2 ** 32;
+  const high = Math.floor(record.at / 2 ** 32);
+  const ms = record.responseTimeMs;
+  const time = ms === null ? NO_TIME : Math.min(NO_TIME - 1, Math.max(0, Math.round(ms)));
+  const http = record.httpStatus ?? 0;
+  const smart = record.smartHttpStatus ?? 0;
+  records[o] = low & 0xff;
+  records[o + 1] = (low >>> 8) & 0xff;
+  records[o + 2] = (low >>> 16) & 0xff;
+  records[o + 3] = low >>> 24;
+  records[o + 4] = high & 0xff;
+  records[o + 5] = (high >>> 8) & 0xff;
+  records[o + 6] = OUTCOMES.indexOf(record.outcome) | (record.up ? 4 : 0);
+  records[o + 7] = ERROR_INDEX.get(record.error) ?? 0;
+  records[o + 8] = http & 0xff;
+  records[o + 9] = http >>> 8;
+  records[o + 10] = smart & 0xff;
+  records[o + 11] = smart >>> 8;
+  records[o + 12] = time & 0xff;
+  records[o + 13] = time >>> 8;
 }
 
 export const recordCount = (records: Uint8Array) => Math.floor(records.length / RECORD_BYTES);
 
-function viewOf(bytes: Uint8Array) {
-  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-}
+const u16 = (b: Uint8Array, o: number) => b[o]! | (b[o + 1]! << 8);
 
 /** The time of record `i` (ms). */
 export function recordAt(records: Uint8Array, i: number): number {
-  const view = viewOf(records);
   const o = i * RECORD_BYTES;
-  return view.getUint32(o, true) + view.getUint16(o + 4, true) * 2 ** 32;
+  const low = (records[o]! | (records[o + 1]! << 8) | (records[o + 2]! << 16) | (records[o + 3]! << 24)) >>> 0;
+  return low + u16(records, o + 4) * 2 ** 32;
 }
 
 export function decodeRecord(records: Uint8Array, i: number): HistoryRecord {
-  const view = viewOf(records);
   const o = i * RECORD_BYTES;
   const flags = records[o + 6]!;
-  const http = view.getUint16(o + 8, true);
-  const smart = view.getUint16(o + 10, true);
-  const ms = view.getUint16(o + 12, true);
+  const http = u16(records, o + 8);
+  const smart = u16(records, o + 10);
+  const ms = u16(records, o + 12);
   return {
     at: recordAt(records, i),
     outcome: OUTCOMES[flags & 3] ?? "failed",
@@ -134,8 +148,7 @@ export function decodeRecord(records: Uint8Array, i: number): HistoryRecord {
 /** Whether record `i` counts as up, and its response time (-1 when none): without decoding the rest. */
 export const recordUp = (records: Uint8Array, i: number) => (records[i * RECORD_BYTES + 6]! & 4) !== 0;
 export function recordTime(records: Uint8Array, i: number): number {
-  const o = i * RECORD_BYTES + 12;
-  const ms = records[o]! | (records[o + 1]! << 8);
+  const ms = u16(records, i * RECORD_BYTES + 12);
   return ms === NO_TIME ? -1 : ms;
 }
 
@@ -152,19 +165,6 @@ export function decodeDay(days: Uint8Array, i: number): DayFigures {
     medianMs: days[o + 2] === 0 ? null : codeTime(days[o + 2]!),
     p95Ms: days[o + 3] === 0 ? null : codeTime(days[o + 3]!),
   };
-}
-
-function encodeDay(days: Uint8Array, i: number, f: DayFigures) {
-  let { probes, up } = f;
-  if (probes > 255) {
-    up = Math.round((up * 255) / probes);
-    probes = 255;
-  }
-  const o = i * DAY_BYTES;
-  days[o] = probes;
-  days[o + 1] = up;
-  days[o + 2] = f.medianMs === null ? 0 : timeCode(f.medianMs);
-  days[o + 3] = f.p95Ms === null ? 0 : timeCode(f.p95Ms);
 }
 
 /** Median (mean of the two middle values when even, rounded) and p95 (nearest rank) of sorted values. */
@@ -185,74 +185,106 @@ export function rollUp(row: HistoryRow, nowMs: number): HistoryRow | null {
   const today = dayOf(nowMs);
   const rawFrom = today - RAW_DAYS;
   const dailyFrom = today - DAILY_DAYS;
-  const count = recordCount(row.records);
-  const expired = new Map<number, number[]>();
-  let kept = 0;
+  const records = row.records;
+  const count = recordCount(records);
+  let expired = 0;
+  let minDay = Number.POSITIVE_INFINITY;
+  let maxDay = Number.NEGATIVE_INFINITY;
   for (let i = 0; i < count; i++) {
-    const day = dayOf(recordAt(row.records, i));
-    if (day >= rawFrom) kept++;
-    else {
-      const list = expired.get(day);
-      if (list) list.push(i);
-      else expired.set(day, [i]);
-    }
+    const day = dayOf(recordAt(records, i));
+    if (day >= rawFrom) continue;
+    expired++;
+    if (day < minDay) minDay = day;
+    if (day > maxDay) maxDay = day;
   }
-  const dayCount = row.days ? Math.floor(row.days.length / DAY_BYTES) : 0;
+  const stored = row.days !== null && row.firstDay !== null ? Math.floor(row.days.length / DAY_BYTES) : 0;
   const keepFrom = dailyFrom * DAY_MS;
   const lastUpAt = row.lastUpAt !== null && row.lastUpAt >= keepFrom ? row.lastUpAt : null;
   const lastDownAt = row.lastDownAt !== null && row.lastDownAt >= keepFrom ? row.lastDownAt : null;
-  const daysStale = dayCount > 0 && row.firstDay! < dailyFrom;
-  if (expired.size === 0 && !daysStale && lastUpAt === row.lastUpAt && lastDownAt === row.lastDownAt) return row;
+  const daysStale = stored > 0 && row.firstDay! < dailyFrom;
+  if (expired === 0 && !daysStale && lastUpAt === row.lastUpAt && lastDownAt === row.lastDownAt) return row;
 
-  // Figures by day: the stored ones, then the expired records' (merged into a stored day, which
-  // only happens when the clock went back).
-  const figures = new Map<number, DayFigures>();
-  for (let i = 0; i < dayCount; i++) {
-    const f = decodeDay(row.days!, i);
-    if (f.probes > 0) figures.set(row.firstDay! + i, f);
-  }
-  for (const [day, indexes] of expired) {
-    const times: number[] = [];
-    let up = 0;
-    for (const i of indexes) {
-      if (!recordUp(row.records, i)) continue;
-      up++;
-      const ms = recordTime(row.records, i);
-      if (ms >= 0) times.push(ms);
-    }
-    times.sort((a, b) => a - b);
-    const { median, p95 } = medianAndP95(times);
-    const before = figures.get(day);
-    figures.set(
-      day,
-      before && before.probes >= indexes.length
-        ? { ...before, probes: before.probes + indexes.length, up: before.up + up }
-        : {
-            probes: indexes.length + (before?.probes ?? 0),
-            up: up + (before?.up ?? 0),
-            medianMs: median,
-            p95Ms: p95,
-          },
-    );
-  }
-  const keptDays = [...figures.keys()].filter((day) => day >= dailyFrom && day < rawFrom).sort((a, b) => a - b);
+  // Daily figures over [lo, hi]: the stored ones, plus the expired records' (a day both stored and
+  // expired only happens when the clock went back: counts add up, stored times stay).
+  const lo = Math.max(dailyFrom, Math.min(minDay, stored > 0 ? row.firstDay! : Number.POSITIVE_INFINITY));
+  const hi = Math.min(
+    rawFrom - 1,
+    Math.max(maxDay, stored > 0 ? row.firstDay! + stored - 1 : Number.NEGATIVE_INFINITY),
+  );
   let firstDay: number | null = null;
   let days: Uint8Array | null = null;
-  if (keptDays.length > 0) {
-    firstDay = keptDays[0]!;
-    days = new Uint8Array((keptDays.at(-1)! - firstDay + 1) * DAY_BYTES);
-    for (const day of keptDays) encodeDay(days, day - firstDay, figures.get(day)!);
+  if (hi >= lo) {
+    const span = hi - lo + 1;
+    const probes = new Int32Array(span);
+    const up = new Int32Array(span);
+    const codes = new Uint8Array(span * 2);
+    for (let i = 0; i < stored; i++) {
+      const d = row.firstDay! + i - lo;
+      if (d < 0 || d >= span) continue;
+      const o = i * DAY_BYTES;
+      probes[d] = row.days![o]!;
+      up[d] = row.days![o + 1]!;
+      codes[d * 2] = row.days![o + 2]!;
+      codes[d * 2 + 1] = row.days![o + 3]!;
+    }
+    // Response times of the expired up records, keyed day * 65536 + ms so one sort groups and orders them.
+    const keys = new Float64Array(expired);
+    let n = 0;
+    for (let i = 0; i < count; i++) {
+      const d = dayOf(recordAt(records, i)) - lo;
+      if (d < 0 || d >= span) continue;
+      probes[d]!++;
+      if (!recordUp(records, i)) continue;
+      up[d]!++;
+      const ms = recordTime(records, i);
+      if (ms >= 0) keys[n++] = d * 65_536 + ms;
+    }
+    const sorted = keys.subarray(0, n).sort();
+    for (let start = 0; start < n; ) {
+      const d = Math.floor(sorted[start]! / 65_536);
+      let end = start;
+      while (end < n && Math.floor(sorted[end]! / 65_536) === d) end++;
+      if (codes[d * 2] === 0) {
+        const k = end - start;
+        const at = (j: number) => sorted[start + j]! - d * 65_536;
+        const median = k % 2 === 1 ? at((k - 1) / 2) : Math.round((at(k / 2 - 1) + at(k / 2)) / 2);
+        codes[d * 2] = timeCode(median);
+        codes[d * 2 + 1] = timeCode(at(Math.max(0, Math.ceil(0.95 * k) - 1)));
+      }
+      start = end;
+    }
+    let first = 0;
+    let last = span - 1;
+    while (first <= last && probes[first] === 0) first++;
+    while (last >= first && probes[last] === 0) last--;
+    if (first <= last) {
+      firstDay = lo + first;
+      days = new Uint8Array((last - first + 1) * DAY_BYTES);
+      for (let d = first; d <= last; d++) {
+        let p = probes[d]!;
+        let u = up[d]!;
+        if (p > 255) {
+          u = Math.round((u * 255) / p);
+          p = 255;
+        }
+        const o = (d - first) * DAY_BYTES;
+        days[o] = p;
+        days[o + 1] = u;
+        days[o + 2] = codes[d * 2]!;
+        days[o + 3] = codes[d * 2 + 1]!;
+      }
+    }
   }
-  let records = row.records;
-  if (kept < count) {
-    records = new Uint8Array(kept * RECORD_BYTES);
+  let kept = records;
+  if (expired > 0) {
+    kept = new Uint8Array((count - expired) * RECORD_BYTES);
     let at = 0;
     for (let i = 0; i < count; i++) {
-      if (dayOf(recordAt(row.records, i)) < rawFrom) continue;
-      records.set(row.records.subarray(i * RECORD_BYTES, (i + 1) * RECORD_BYTES), at);
+      if (dayOf(recordAt(records, i)) < rawFrom) continue;
+      kept.set(records.subarray(i * RECORD_BYTES, (i + 1) * RECORD_BYTES), at);
       at += RECORD_BYTES;
     }
   }
-  if (records.length === 0 && days === null) return null;
-  return { lastAt: row.lastAt, lastUpAt, lastDownAt, records, firstDay, days };
+  if (kept.length === 0 && days === null) return null;
+  return { lastAt: row.lastAt, lastUpAt, lastDownAt, records: kept, firstDay, days };
 }

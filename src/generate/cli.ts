@@ -1,13 +1,21 @@
 import { resolve } from "node:path";
 import { generateDataset } from "./generator";
+import { MAX_HISTORY_DAYS } from "./history";
 
-const USAGE = "usage: bun run db:generate --endpoints <n> --out <path.sqlite> [--seed <n>] [--force]";
+const USAGE = `usage: bun run db:generate --endpoints <n> --out <path.sqlite> [--seed <n>] [--history-days <0-${MAX_HISTORY_DAYS}>] [--force]`;
 
-function parseArgs(argv: string[]): { endpoints: number; out: string; seed: number; force: boolean } {
+function parseArgs(argv: string[]): {
+  endpoints: number;
+  out: string;
+  seed: number;
+  force: boolean;
+  historyDays: number;
+} {
   let endpoints = Number.NaN;
   let out = "";
   let seed = 1;
   let force = false;
+  let historyDays = 0;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const [flag, inline] = arg.includes("=")
@@ -27,6 +35,9 @@ function parseArgs(argv: string[]): { endpoints: number; out: string; seed: numb
       case "--force":
         force = true;
         break;
+      case "--history-days":
+        historyDays = Number(value());
+        break;
       case "--help":
       case "-h":
         console.log(USAGE);
@@ -39,7 +50,9 @@ function parseArgs(argv: string[]): { endpoints: number; out: string; seed: numb
     throw new Error(`--endpoints must be a positive integer\n${USAGE}`);
   if (out === "") throw new Error(`--out is required\n${USAGE}`);
   if (!Number.isInteger(seed) || seed < 0) throw new Error(`--seed must be a non-negative integer\n${USAGE}`);
-  return { endpoints, out: resolve(out), seed, force };
+  if (!Number.isInteger(historyDays) || historyDays < 0 || historyDays > MAX_HISTORY_DAYS)
+    throw new Error(`--history-days must be a whole number from 0 to ${MAX_HISTORY_DAYS}\n${USAGE}`);
+  return { endpoints, out: resolve(out), seed, force, historyDays };
 }
 
 try {
