@@ -20,6 +20,17 @@ const WINDOWS = [1, 7, 30, 365] as const;
 
 type Stored = [number, number | null, number | null, Uint8Array, number | null, Uint8Array | null];
 
+const datasetTimes = new WeakMap<DatasetSnapshot, number>();
+/** When the pinned dataset version was written (ms); 0 when never. */
+function datasetTime(snapshot: DatasetSnapshot): number {
+  let ms = datasetTimes.get(snapshot);
+  if (ms === undefined) {
+    ms = snapshot.stats.lastUpdated === null ? 0 : Date.parse(snapshot.stats.lastUpdated);
+    datasetTimes.set(snapshot, ms);
+  }
+  return ms;
+}
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const ratio = (up: number, probes: number) => (probes === 0 ? null : Math.round((up / probes) * 10_000) / 10_000);
 
@@ -46,8 +57,7 @@ export function availabilityOf(snapshot: DatasetSnapshot, id: string): Availabil
     };
   }
   const [lastAt, lastUpAt, lastDownAt, records, firstDay, days] = row;
-  const datasetTime = snapshot.stats.lastUpdated === null ? 0 : Date.parse(snapshot.stats.lastUpdated);
-  const end = Math.max(datasetTime, lastAt);
+  const end = Math.max(datasetTime(snapshot), lastAt);
   const from = WINDOWS.map((d) => end - d * DAY_MS);
   const probes = [0, 0, 0, 0];
   const up = [0, 0, 0, 0];
@@ -81,11 +91,13 @@ export function availabilityOf(snapshot: DatasetSnapshot, id: string): Availabil
   times.sort((a, b) => a - b);
   const { median, p95 } = medianAndP95(times);
 
-  let order = Array.from({ length: count }, (_, i) => i);
-  if (!ordered) order = order.sort((a, b) => recordAt(records, a) - recordAt(records, b));
+  // Records are written in time order; sorted here only if a clock ever went back.
+  const order = ordered
+    ? null
+    : Array.from({ length: count }, (_, i) => i).sort((a, b) => recordAt(records, a) - recordAt(records, b));
   const recent: RecentProbe[] = [];
-  for (let k = order.length - 1; k >= 0 && recent.length < RECENT; k--) {
-    const r = decodeRecord(records, order[k]!);
+  for (let k = count - 1; k >= 0 && recent.length < RECENT; k--) {
+    const r = decodeRecord(records, order === null ? k : order[k]!);
     recent.push({
       at: iso(r.at)!,
       outcome: r.outcome,
