@@ -61,6 +61,11 @@ export interface ProbeDueOptions extends ProbeOptions, ProbeAdvancedOptions {
    * SQLite's work stays off the thread driving the requests. Default true.
    */
   writeInWorker?: boolean;
+  /**
+   * Keep availability history (append each probe, prune, sum up uptime). Default true; false
+   * only to measure what it costs (bench/probe.ts --compare).
+   */
+  history?: boolean;
 }
 
 export const DEFAULT_STALE_AFTER_MS = 24 * 60 * 60 * 1000;
@@ -95,8 +100,9 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
   };
   const total = urls.length;
   opts.onProgress?.(0, total);
+  const history = opts.history ?? true;
   if (total === 0) {
-    pruneHistory(db.sqlite, now());
+    if (history) pruneHistory(db.sqlite, now());
     return { ...summary, durationMs: Math.round(performance.now() - started) };
   }
 
@@ -109,6 +115,7 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
     batchSize: opts.batchSize ?? 50,
     intervalMs: opts.flushIntervalMs ?? 100,
     useWorker: opts.writeInWorker ?? true,
+    history,
     now,
     onError: () => stop.abort(),
   });
@@ -140,9 +147,11 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
     opts.signal?.removeEventListener("abort", onOuterAbort);
     await writer.close();
   }
-  const end = now();
-  pruneHistory(db.sqlite, end);
-  summary.uptime30d = distribution(uptimes30d(db.sqlite, probedUrls, end));
+  if (history) {
+    const end = now();
+    pruneHistory(db.sqlite, end);
+    summary.uptime30d = distribution(uptimes30d(db.sqlite, probedUrls, end));
+  }
   summary.durationMs = Math.round(performance.now() - started);
   return summary;
 }

@@ -85,7 +85,12 @@ function iso(now: Date | string): string {
  * received), the status of the entries on it, their effective fhirVersion/access, one record in
  * the URL's availability history, and a new dataset version. Returns the number of entries whose status changed.
  */
-export function recordProbes(db: Db, records: readonly ProbeRecord[], now: Date | string): number {
+export function recordProbes(
+  db: Db,
+  records: readonly ProbeRecord[],
+  now: Date | string,
+  { history = true } = {},
+): number {
   if (records.length === 0) return 0;
   const at = iso(now);
   const { upsert, setStatus } = prepared(db.sqlite);
@@ -114,7 +119,7 @@ export function recordProbes(db: Db, records: readonly ProbeRecord[], now: Date 
       );
       if (result.entryStatus) changed += setStatus.run(result.entryStatus, at, url).changes;
     }
-    recordHistory(db.sqlite, records, at);
+    if (history) recordHistory(db.sqlite, records, at);
     refreshEffectiveFields(
       db.sqlite,
       records.map((r) => r.url),
