@@ -154,8 +154,8 @@ export function recordTime(records: Uint8Array, i: number): number {
 
 // Response times on a byte: code 1 + round(ln(1 + ms) / STEP), up to 65,535 ms.
 const STEP = Math.log(65_536) / 254;
-export const timeCode = (ms: number) => Math.min(255, 1 + Math.round(Math.log(1 + Math.max(0, ms)) / STEP));
-export const codeTime = (code: number) => Math.round(Math.exp((code - 1) * STEP) - 1);
+const timeCode = (ms: number) => Math.min(255, 1 + Math.round(Math.log(1 + Math.max(0, ms)) / STEP));
+const codeTime = (code: number) => Math.round(Math.exp((code - 1) * STEP) - 1);
 
 export function decodeDay(days: Uint8Array, i: number): DayFigures {
   const o = i * DAY_BYTES;

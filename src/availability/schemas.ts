@@ -13,7 +13,7 @@ const Uptime = (window: string) =>
 
 const ERROR_KINDS = ERROR_CODES.filter((kind) => kind !== null);
 
-export const RecentProbeSchema = t.Object({
+const RecentProbeSchema = t.Object({
   at: t.String({ format: "date-time", description: "When the probe was stored (the probe run's clock)." }),
   outcome: t.Union([t.Literal("success"), t.Literal("partial"), t.Literal("failed")], {
     description: "The probe's probeStatus: success both documents, partial one, failed neither.",
@@ -61,7 +61,7 @@ const EXAMPLE = {
   ],
 };
 
-export const AvailabilitySchema = t.Object({
+const AvailabilitySchema = t.Object({
   endpointId: t.String(),
   url: t.String({ description: "The endpoint's base URL; entries sharing a URL share its availability." }),
   lastProbed: nullable(t.String({ format: "date-time" }), "The URL's newest probe; null while unchecked."),

@@ -18,7 +18,7 @@ export interface ProbeRunSummary {
   durationMs: number;
 }
 
-export interface UptimeDistribution {
+interface UptimeDistribution {
   /** ≥ 99 % */
   high: number;
   /** 90 % to < 99 % */
