@@ -2,11 +2,11 @@ import { Elysia } from "elysia";
 import type { Directory } from "../directory/directory";
 import { IdParams } from "../endpoints/schemas";
 import { ApiError } from "../http/api-error";
-import { dataResponse, successBody } from "../http/data-response";
+import { dataResponse } from "../http/data-response";
 import { ErrorEnvelope, NoQuery } from "../http/schemas";
 import { checkRawQuery, NO_PARAMETERS } from "../http/strict-query";
 import { AvailabilityResponse } from "./schemas";
-import { availabilityOf } from "./service";
+import { availabilityBody } from "./service";
 
 const notFound = (): never => {
   throw new ApiError(404, "ENDPOINT_NOT_FOUND", "No endpoint has this id");
@@ -18,7 +18,7 @@ export const availabilityRoutes = (directory: Directory) =>
     "/:id/availability",
     ({ params, request }) => {
       const snapshot = directory.current;
-      return dataResponse(request, snapshot, () => successBody(availabilityOf(snapshot, params.id) ?? notFound()), {
+      return dataResponse(request, snapshot, () => availabilityBody(snapshot, params.id) ?? notFound(), {
         cached: false,
       });
     },

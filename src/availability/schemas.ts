@@ -1,4 +1,3 @@
-import type { Static } from "@sinclair/typebox";
 import { t } from "elysia";
 import { ERROR_CODES } from "./history-format";
 
@@ -94,6 +93,3 @@ export const AvailabilityResponse = t.Object(
   { success: t.Literal(true), data: AvailabilitySchema },
   { examples: [{ success: true, data: EXAMPLE }] },
 );
-
-export type AvailabilityRecord = Static<typeof AvailabilitySchema>;
-export type RecentProbe = Static<typeof RecentProbeSchema>;

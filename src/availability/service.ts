@@ -10,7 +10,6 @@ import {
   recordUp,
   urlKey,
 } from "./history-format";
-import type { AvailabilityRecord, RecentProbe } from "./schemas";
 
 const HISTORY_SQL =
   "SELECT last_at, last_up_at, last_down_at, records, first_day, days FROM probe_history WHERE url_key = ?1";
@@ -31,30 +30,48 @@ function datasetTime(snapshot: DatasetSnapshot): number {
   return ms;
 }
 
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+/** "YYYY-MM-DDT" of a UTC day: history spans a few hundred days, so a small cache holds them all. */
+const dayPrefixes = new Map<number, string>();
+const pad = (n: number, width: number) => String(n).padStart(width, "0");
+
+/** `Date.prototype.toISOString` for times of years 1970–9999, without a Date per call (a hot path: 20+ per answer). */
+function isoTime(ms: number): string {
+  const day = Math.floor(ms / DAY_MS);
+  let prefix = dayPrefixes.get(day);
+  if (prefix === undefined) {
+    if (dayPrefixes.size >= 4_096) dayPrefixes.clear();
+    prefix = new Date(day * DAY_MS).toISOString().slice(0, 11);
+    dayPrefixes.set(day, prefix);
+  }
+  const t = ms - day * DAY_MS;
+  const h = Math.floor(t / 3_600_000);
+  const m = Math.floor((t % 3_600_000) / 60_000);
+  const sec = Math.floor((t % 60_000) / 1000);
+  return `${prefix}${pad(h, 2)}:${pad(m, 2)}:${pad(sec, 2)}.${pad(t % 1000, 3)}Z`;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : isoTime(ms));
 const ratio = (up: number, probes: number) => (probes === 0 ? null : Math.round((up / probes) * 10_000) / 10_000);
 
+const json = (value: string | null) => (value === null ? "null" : JSON.stringify(value));
+const number = (value: number | null) => (value === null ? "null" : String(value));
+const EMPTY = `"uptime":{"1d":null,"7d":null,"30d":null,"365d":null},"responseTimeMs":{"median":null,"p95":null},"lastSuccessAt":null,"lastFailureAt":null,"recent":[]}}`;
+
 /**
- * The availability of an entry's URL as of the dataset version `snapshot` pins: windows end at
- * the dataset's last write (or the URL's newest probe, if later), so the answer changes only
- * with the dataset version and its ETag holds. Null for an unknown id.
+ * The availability answer (the whole envelope, in the order of the response schema) of an
+ * entry's URL as of the dataset version `snapshot` pins: windows end at the dataset's last write
+ * (or the URL's newest probe, if later), so the answer changes only with the dataset version and
+ * its ETag holds. Null for an unknown id. Written out directly: its 20 recent probes are most of
+ * the body, and this is a hot path.
  */
-export function availabilityOf(snapshot: DatasetSnapshot, id: string): AvailabilityRecord | null {
+export function availabilityBody(snapshot: DatasetSnapshot, id: string): string | null {
   const url = snapshot.urlOf(id);
   if (url === null) return null;
+  const head = `{"success":true,"data":{"endpointId":${json(id)},"url":${json(url)},"lastProbed":`;
   const row = snapshot.statement(HISTORY_SQL).values(urlKey(url))[0] as Stored | undefined;
   if (!row) {
     const probed = snapshot.statement(PROBED_AT_SQL).values(url)[0] as [string] | undefined;
-    return {
-      endpointId: id,
-      url,
-      lastProbed: probed?.[0] ?? null,
-      uptime: { "1d": null, "7d": null, "30d": null, "365d": null },
-      responseTimeMs: { median: null, p95: null },
-      lastSuccessAt: null,
-      lastFailureAt: null,
-      recent: [],
-    };
+    return `${head}${json(probed?.[0] ?? null)},${EMPTY}`;
   }
   const [lastAt, lastUpAt, lastDownAt, records, firstDay, days] = row;
   const end = Math.max(datasetTime(snapshot), lastAt);
@@ -90,36 +107,20 @@ export function availabilityOf(snapshot: DatasetSnapshot, id: string): Availabil
   }
   times.sort((a, b) => a - b);
   const { median, p95 } = medianAndP95(times);
-
+  let body =
+    `${head}${json(iso(lastAt))},"uptime":{"1d":${number(ratio(up[0]!, probes[0]!))},"7d":${number(ratio(up[1]!, probes[1]!))},` +
+    `"30d":${number(ratio(up[2]!, probes[2]!))},"365d":${number(ratio(up[3]!, probes[3]!))}},` +
+    `"responseTimeMs":{"median":${number(median)},"p95":${number(p95)}},` +
+    `"lastSuccessAt":${json(iso(lastUpAt))},"lastFailureAt":${json(iso(lastDownAt))},"recent":[`;
   // Records are written in time order; sorted here only if a clock ever went back.
   const order = ordered
     ? null
     : Array.from({ length: count }, (_, i) => i).sort((a, b) => recordAt(records, a) - recordAt(records, b));
-  const recent: RecentProbe[] = [];
-  for (let k = count - 1; k >= 0 && recent.length < RECENT; k--) {
+  for (let k = count - 1, n = 0; k >= 0 && n < RECENT; k--, n++) {
     const r = decodeRecord(records, order === null ? k : order[k]!);
-    recent.push({
-      at: iso(r.at)!,
-      outcome: r.outcome,
-      httpStatus: r.httpStatus,
-      smartHttpStatus: r.smartHttpStatus,
-      responseTimeMs: r.responseTimeMs,
-      error: r.error,
-    });
+    body +=
+      `${n === 0 ? "" : ","}{"at":"${isoTime(r.at)}","outcome":"${r.outcome}","httpStatus":${number(r.httpStatus)},` +
+      `"smartHttpStatus":${number(r.smartHttpStatus)},"responseTimeMs":${number(r.responseTimeMs)},"error":${json(r.error)}}`;
   }
-  return {
-    endpointId: id,
-    url,
-    lastProbed: iso(lastAt),
-    uptime: {
-      "1d": ratio(up[0]!, probes[0]!),
-      "7d": ratio(up[1]!, probes[1]!),
-      "30d": ratio(up[2]!, probes[2]!),
-      "365d": ratio(up[3]!, probes[3]!),
-    },
-    responseTimeMs: { median, p95 },
-    lastSuccessAt: iso(lastUpAt),
-    lastFailureAt: iso(lastDownAt),
-    recent,
-  };
+  return `${body}]}}`;
 }

@@ -3,8 +3,11 @@
  * stopped and started between probe runs, probe runs on a fake clock, and the API route.
  */
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { FormatRegistry } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 import { createApp } from "../../src/app";
 import { DAY_MS, urlKey } from "../../src/availability/history-format";
+import { AvailabilityResponse } from "../../src/availability/schemas";
 import { loadConfig } from "../../src/config";
 import type { Db } from "../../src/db/client";
 import { probeDue } from "../../src/probe";
@@ -45,6 +48,10 @@ function flakyServer() {
   };
 }
 
+// Elysia registers TypeBox's string formats itself; a plain Value check needs date-time too.
+if (!FormatRegistry.Has("date-time"))
+  FormatRegistry.Set("date-time", (v) => /^\d{4}-\d\d-\d\dT/.test(v) && !Number.isNaN(Date.parse(v)));
+
 const flaky = flakyServer();
 const steady = flakyServer();
 afterAll(() => {
@@ -76,7 +83,10 @@ async function availability(db: Db, id: string, init?: RequestInit) {
   const app = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
   try {
     const response = await app.handle(new Request(`http://localhost/api/v1/endpoints/${id}/availability`, init));
-    return { response, body: response.status === 304 ? null : ((await response.json()) as any) };
+    const body = response.status === 304 ? null : ((await response.json()) as any);
+    // Every answer matches the documented response schema.
+    if (response.status === 200) expect(Value.Errors(AvailabilityResponse, body).First()).toBeUndefined();
+    return { response, body };
   } finally {
     app.decorator.directory.close();
   }
