@@ -7,6 +7,10 @@
  * own hostname (h<i>.bench.test) so the per-host limit does not serialise the run; connectTo
  * sends each request to one of the local ports. Results are written to a temporary SQLite file
  * exactly as `bun run probe` does. Target: ≥ 500 URLs/s at concurrency 64 with RSS < 300 MB.
+ *
+ * `--compare [--rounds 5]`: what availability history costs. Runs alternate with and without it
+ * (each into a fresh database, the same servers), and the median durations are compared.
+ * Target: with history ≤ 10 % slower (`bun bench/probe.ts --compare --urls 1000`).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,6 +31,8 @@ const { values } = parseArgs({
     /** Write results in the probing thread instead of the store worker. */
     inline: { type: "boolean", default: false },
     serve: { type: "boolean", default: false },
+    compare: { type: "boolean", default: false },
+    rounds: { type: "string", default: "5" },
   },
 });
 
@@ -111,65 +117,134 @@ async function main() {
 
   const dir = mkdtempSync(join(tmpdir(), "probe-bench-"));
   try {
-    const db = openDatabase(join(dir, "bench.sqlite"));
-    db.sqlite
-      .prepare("INSERT INTO vendors (id, name, endpoint_list_url) VALUES ('bench', 'Bench', 'https://bench.test')")
-      .run();
-    const insert = db.sqlite.prepare(
-      "INSERT INTO entries (id, vendor_id, url, last_updated) VALUES (?1, 'bench', ?2, '2026-01-01T00:00:00.000Z')",
-    );
-    db.sqlite.transaction(() => {
-      for (let i = 0; i < urlCount; i++)
-        insert.run(i.toString(16).padStart(64, "0"), `https://h${i}.bench.test/fhir/r4`);
-    })();
-
-    const connectTo = (url: URL) => {
-      const i = Number(/^h(\d+)\./.exec(url.hostname)?.[1] ?? 0);
-      return new URL(`http://127.0.0.1:${ports[i % ports.length]}/${url.hostname}${url.pathname}`);
-    };
-
-    let peakRss = process.memoryUsage().rss;
-    const sampler = setInterval(() => {
-      peakRss = Math.max(peakRss, process.memoryUsage().rss);
-    }, 25);
-    const cpuBefore = process.cpuUsage();
-    const summary = await probeDue(db, {
-      concurrency,
-      allowPrivate: true,
-      connectTo,
-      timeoutMs: 10_000,
-      writeInWorker: !values.inline,
-    });
-    const cpu = process.cpuUsage(cpuBefore);
-    clearInterval(sampler);
-    peakRss = Math.max(peakRss, process.memoryUsage().rss);
-
-    const verified = (
-      db.sqlite.prepare("SELECT COUNT(*) AS n FROM entries WHERE status = 'verified'").get() as { n: number }
-    ).n;
-    const perSecond = summary.probed / (summary.durationMs / 1000);
-    const result = {
-      urls: urlCount,
-      concurrency,
-      servers: ports.length,
-      serverDelayMs: Number(values.delay),
-      metadataBytes: METADATA.length,
-      writes: values.inline ? "inline" : "worker",
-      ...summary,
-      verifiedEntries: verified,
-      urlsPerSecond: Math.round(perSecond),
-      peakRssMB: Math.round(peakRss / 1024 / 1024),
-      /** CPU time of the probing process (all its threads) during the run. */
-      cpuUserMs: Math.round(cpu.user / 1000),
-      cpuSystemMs: Math.round(cpu.system / 1000),
-    };
-    console.log(JSON.stringify(result, null, 2));
-    const ok = summary.success === urlCount && perSecond >= 500 && peakRss < 300 * 1024 * 1024;
-    console.log(ok ? "PASS: ≥ 500 URLs/s and RSS < 300 MB" : "FAIL: below target");
-    db.sqlite.close();
-    process.exitCode = ok ? 0 : 1;
+    if (values.compare) await compare(dir, ports, urlCount, concurrency);
+    else await single(dir, ports, urlCount, concurrency);
   } finally {
     child.kill();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A fresh database with `urlCount` entries, one URL each. */
+function freshDatabase(path: string, urlCount: number) {
+  const db = openDatabase(path);
+  db.sqlite
+    .prepare("INSERT INTO vendors (id, name, endpoint_list_url) VALUES ('bench', 'Bench', 'https://bench.test')")
+    .run();
+  const insert = db.sqlite.prepare(
+    "INSERT INTO entries (id, vendor_id, url, last_updated) VALUES (?1, 'bench', ?2, '2026-01-01T00:00:00.000Z')",
+  );
+  db.sqlite.transaction(() => {
+    for (let i = 0; i < urlCount; i++) insert.run(i.toString(16).padStart(64, "0"), `https://h${i}.bench.test/fhir/r4`);
+  })();
+  return db;
+}
+
+/** Sends h<i>.bench.test to one of the local ports. */
+function connectToPorts(ports: number[]) {
+  return (url: URL) => {
+    const i = Number(/^h(\d+)\./.exec(url.hostname)?.[1] ?? 0);
+    return new URL(`http://127.0.0.1:${ports[i % ports.length]}/${url.hostname}${url.pathname}`);
+  };
+}
+
+async function compare(dir: string, ports: number[], urlCount: number, concurrency: number) {
+  const rounds = Number(values.rounds);
+  const times: Record<"with" | "without", number[]> = { with: [], without: [] };
+  /** CPU ms of this process (all threads) per run: steadier than wall time on a shared machine. */
+  const cpuMs: Record<"with" | "without", number[]> = { with: [], without: [] };
+  for (let round = 0; round < rounds; round++) {
+    // Alternate which goes first, so a neighbour's load does not favour one side.
+    const order: ("with" | "without")[] = round % 2 === 0 ? ["with", "without"] : ["without", "with"];
+    for (const side of order) {
+      const path = join(dir, `compare-${round}-${side}.sqlite`);
+      const db = freshDatabase(path, urlCount);
+      const cpuBefore = process.cpuUsage();
+      const summary = await probeDue(db, {
+        concurrency,
+        allowPrivate: true,
+        connectTo: connectToPorts(ports),
+        timeoutMs: 10_000,
+        writeInWorker: !values.inline,
+        history: side === "with",
+      });
+      const cpu = process.cpuUsage(cpuBefore);
+      db.sqlite.close();
+      if (summary.success !== urlCount) throw new Error(`${side}: ${summary.success} of ${urlCount} succeeded`);
+      times[side].push(summary.durationMs);
+      cpuMs[side].push(Math.round((cpu.user + cpu.system) / 1000));
+      console.log(`round ${round + 1} ${side} history: ${summary.durationMs} ms, CPU ${cpuMs[side].at(-1)} ms`);
+    }
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const withMs = median(times.with);
+  const withoutMs = median(times.without);
+  const slower = (withMs / withoutMs - 1) * 100;
+  const cpuMore = (median(cpuMs.with) / median(cpuMs.without) - 1) * 100;
+  console.log(
+    JSON.stringify(
+      {
+        urls: urlCount,
+        concurrency,
+        rounds,
+        medianWithMs: withMs,
+        medianWithoutMs: withoutMs,
+        slowerPercent: Math.round(slower * 10) / 10,
+        medianCpuWithMs: median(cpuMs.with),
+        medianCpuWithoutMs: median(cpuMs.without),
+        moreCpuPercent: Math.round(cpuMore * 10) / 10,
+        times,
+      },
+      null,
+      2,
+    ),
+  );
+  const ok = slower <= 10;
+  console.log(ok ? "PASS: with history ≤ 10 % slower" : "FAIL: with history more than 10 % slower");
+  process.exitCode = ok ? 0 : 1;
+}
+
+async function single(dir: string, ports: number[], urlCount: number, concurrency: number) {
+  const db = freshDatabase(join(dir, "bench.sqlite"), urlCount);
+  const connectTo = connectToPorts(ports);
+  let peakRss = process.memoryUsage().rss;
+  const sampler = setInterval(() => {
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }, 25);
+  const cpuBefore = process.cpuUsage();
+  const summary = await probeDue(db, {
+    concurrency,
+    allowPrivate: true,
+    connectTo,
+    timeoutMs: 10_000,
+    writeInWorker: !values.inline,
+  });
+  const cpu = process.cpuUsage(cpuBefore);
+  clearInterval(sampler);
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+
+  const verified = (
+    db.sqlite.prepare("SELECT COUNT(*) AS n FROM entries WHERE status = 'verified'").get() as { n: number }
+  ).n;
+  const perSecond = summary.probed / (summary.durationMs / 1000);
+  const result = {
+    urls: urlCount,
+    concurrency,
+    servers: ports.length,
+    serverDelayMs: Number(values.delay),
+    metadataBytes: METADATA.length,
+    writes: values.inline ? "inline" : "worker",
+    ...summary,
+    verifiedEntries: verified,
+    urlsPerSecond: Math.round(perSecond),
+    peakRssMB: Math.round(peakRss / 1024 / 1024),
+    /** CPU time of the probing process (all its threads) during the run. */
+    cpuUserMs: Math.round(cpu.user / 1000),
+    cpuSystemMs: Math.round(cpu.system / 1000),
+  };
+  console.log(JSON.stringify(result, null, 2));
+  const ok = summary.success === urlCount && perSecond >= 500 && peakRss < 300 * 1024 * 1024;
+  console.log(ok ? "PASS: ≥ 500 URLs/s and RSS < 300 MB" : "FAIL: below target");
+  db.sqlite.close();
+  process.exitCode = ok ? 0 : 1;
 }

@@ -22,6 +22,8 @@ const num = envNumber;
 const config = {
   endpoints: Math.round(num("BENCH_ENDPOINTS", 1_000_000)),
   seed: Math.round(num("BENCH_SEED", 1)),
+  /** Days of availability history generated with the dataset (the availability shape reads it). */
+  historyDays: Math.round(num("BENCH_HISTORY_DAYS", 400)),
   seconds: Math.round(num("BENCH_SECONDS", 5)),
   /** Each shape is measured this many times, each followed by a ceiling measurement; the round with the median ratio is reported. */
   rounds: Math.max(1, Math.round(num("BENCH_ROUNDS", 3))),
@@ -40,7 +42,10 @@ const config = {
 const DATA = join(ROOT, "bench", "data");
 const dbPath = env.BENCH_DB
   ? resolve(env.BENCH_DB)
-  : join(DATA, `endpoints-${config.endpoints}-seed${config.seed}.sqlite`);
+  : join(
+      DATA,
+      `endpoints-${config.endpoints}-seed${config.seed}${config.historyDays > 0 ? `-history${config.historyDays}` : ""}.sqlite`,
+    );
 
 interface Shape {
   key: string;
@@ -80,6 +85,12 @@ const SHAPES: Shape[] = [
     path: "/api/v1/endpoints/<id>/capabilities",
     randomId: "/capabilities",
   },
+  {
+    key: "availability",
+    label: "availability by id (random)",
+    path: "/api/v1/endpoints/<id>/availability",
+    randomId: "/availability",
+  },
   { key: "vendors", label: "vendors", path: "/api/v1/vendors" },
   { key: "stats", label: "stats", path: "/api/v1/stats" },
 ];
@@ -110,6 +121,8 @@ async function ensureDatabase(): Promise<number | null> {
       dbPath,
       "--seed",
       String(config.seed),
+      "--history-days",
+      String(config.historyDays),
     ],
     {
       stdout: "inherit",

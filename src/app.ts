@@ -1,6 +1,7 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
 import packageJson from "../package.json";
+import { availabilityRoutes } from "./availability/routes";
 import type { Config } from "./config";
 import type { Db } from "./db/client";
 import { Directory } from "./directory/directory";
@@ -70,6 +71,7 @@ export function createApp(deps: AppDeps) {
     .use(cachedResponses(directory, observe))
     .use(healthRoutes(clock))
     .use(endpointRoutes(directory))
+    .use(availabilityRoutes(directory))
     .use(vendorRoutes(directory))
     .use(statsRoutes(directory))
     .use(webPage());

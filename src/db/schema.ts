@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /** One row per EHR vendor. Filled from the vendor registry (`db/vendors.json`). */
 export const vendors = sqliteTable("vendors", {
@@ -129,3 +129,31 @@ export const apiKeys = sqliteTable("api_keys", {
   createdAt: text("created_at").notNull(),
   revokedAt: text("revoked_at"),
 });
+
+/**
+ * Availability history, one row per probed URL (src/availability/history-format.ts has the
+ * layout): the raw record of every probe of the last 30 days, packed, and daily figures for the
+ * 400 days before them, packed. Written with the probes, pruned by the probe run.
+ */
+export const probeHistory = sqliteTable(
+  "probe_history",
+  {
+    /** A 64-bit hash of the URL (signed), also the rowid. */
+    urlKey: integer("url_key").primaryKey(),
+    /** Newest probe, in ms since the epoch. */
+    lastAt: integer("last_at").notNull(),
+    /** Newest probe whose /metadata returned a CapabilityStatement (ms), within the kept history. */
+    lastUpAt: integer("last_up_at"),
+    /** Newest probe whose /metadata did not (ms), within the kept history. */
+    lastDownAt: integer("last_down_at"),
+    /** The UTC day (days since the epoch) the row was last rolled up and pruned as of. */
+    prunedDay: integer("pruned_day").notNull(),
+    /** Raw records, 14 bytes each, in the order written. */
+    records: blob("records").notNull(),
+    /** The UTC day of the first daily figure. */
+    firstDay: integer("first_day"),
+    /** Daily figures, 4 bytes per day from firstDay. */
+    days: blob("days"),
+  },
+  (table) => [index("probe_history_pruned_day").on(table.prunedDay)],
+);

@@ -141,6 +141,7 @@ export class DatasetSnapshot {
   private readonly urlProbes: (UrlProbe | undefined)[];
   /** One string per distinct body pair. */
   private readonly sharedKeys = new Map<string, string>();
+  private readonly statements = new Map<string, Statement>();
 
   /** `sqlite` must hold an open read transaction at `data.version`; the snapshot owns it from now on. */
   constructor(
@@ -173,6 +174,22 @@ export class DatasetSnapshot {
   endpoint(id: string): EndpointRecord | null {
     const ordinal = this.ids.find(id);
     return ordinal === -1 ? null : recordAt(this.data, ordinal, this.vendorNames, id);
+  }
+
+  /** The URL of an entry (the get-by-id lookup, without building the record); null for an unknown id. */
+  urlOf(id: string): string | null {
+    const ordinal = this.ids.find(id);
+    return ordinal === -1 ? null : this.data.strings.urls[this.data.columns.url[ordinal]!]!;
+  }
+
+  /** A statement on the connection pinned at this version (prepared once per snapshot), for features that read more of it. */
+  statement(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.sqlite.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
   }
 
   /**

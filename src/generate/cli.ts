@@ -5,21 +5,24 @@
 import { resolve } from "node:path";
 import { parseCli } from "../cli/args";
 import { generateDataset } from "./generator";
+import { MAX_HISTORY_DAYS } from "./history";
 
 const { values, fail } = parseCli({
   command: "bun run db:generate",
-  synopsis: ["--endpoints <n> --out <path.sqlite> [--seed <n>] [--force]"],
+  synopsis: [`--endpoints <n> --out <path.sqlite> [--seed <n>] [--history-days <0-${MAX_HISTORY_DAYS}>] [--force]`],
   description: "Writes a deterministic synthetic dataset of n entries (the same seed gives the same file).",
   options: {
     endpoints: { type: "string" },
     out: { type: "string" },
     seed: { type: "string" },
     force: { type: "boolean" },
+    "history-days": { type: "string" },
   },
   optionHelp: [
     ["--endpoints <n>", "how many entries (underscores allowed: 1_000_000)"],
     ["--out <path.sqlite>", "the file to write"],
     ["--seed <n>", "the random seed (default 1)"],
+    ["--history-days <n>", `days of availability history per probed URL (default 0, at most ${MAX_HISTORY_DAYS})`],
     ["--force", "replace an existing file"],
   ],
   exitStatus: [[1, "failed"]],
@@ -30,7 +33,10 @@ if (values.endpoints === undefined || !Number.isInteger(endpoints) || endpoints 
 if (!values.out) fail("--out is required");
 const seed = values.seed === undefined ? 1 : Number(values.seed);
 if (!Number.isInteger(seed) || seed < 0) fail("--seed must be a non-negative integer");
-const args = { endpoints, out: resolve(values.out ?? ""), seed, force: values.force === true };
+const historyDays = values["history-days"] === undefined ? 0 : Number(values["history-days"]);
+if (!Number.isInteger(historyDays) || historyDays < 0 || historyDays > MAX_HISTORY_DAYS)
+  fail(`--history-days must be a whole number from 0 to ${MAX_HISTORY_DAYS}`);
+const args = { endpoints, out: resolve(values.out ?? ""), seed, force: values.force === true, historyDays };
 
 try {
   console.log(`generating ${args.endpoints.toLocaleString("en-US")} entries (seed ${args.seed}) into ${args.out}`);

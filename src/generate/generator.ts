@@ -14,6 +14,7 @@ import {
   smartBody,
   type Version,
 } from "./capabilities";
+import { writeHistory } from "./history";
 import { practiceName, systemName } from "./names";
 import { STATES, type StatePlaces } from "./places";
 import { hashLabel, npi as makeNpi, Rng, WeightedPicker } from "./prng";
@@ -29,6 +30,8 @@ export interface GenerateOptions {
   seed?: number;
   /** Replace an existing file at `out`. */
   force?: boolean;
+  /** Days of availability history per probed URL (0: none). */
+  historyDays?: number;
   log?: (line: string) => void;
 }
 
@@ -512,6 +515,11 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
   log(
     `  ${rowId.toLocaleString("en-US")} entries, ${urls.toLocaleString("en-US")} URLs, ${probes.toLocaleString("en-US")} probes, ${bodyIds.size.toLocaleString("en-US")} distinct bodies (${elapsed()}); building indexes`,
   );
+
+  if (options.historyDays) {
+    const rows = writeHistory(sqlite, { days: options.historyDays, seed, now: GENERATED_AT_MS });
+    log(`  ${rows.toLocaleString("en-US")} URLs with ${options.historyDays} days of history (${elapsed()})`);
+  }
 
   for (const { name, sql } of indexes) {
     sqlite.exec(sql);

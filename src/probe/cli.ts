@@ -11,7 +11,11 @@ import { ProgressReporter } from "./progress";
 import { type ProbeRunSummary, probeDue } from "./run";
 
 export function formatSummary(s: ProbeRunSummary): string {
-  return `probed ${s.probed} URLs in ${formatDuration(s.durationMs)}: ${s.success} success, ${s.partial} partial, ${s.failed} failed (${s.unresponsive} unresponsive)`;
+  const u = s.uptime30d;
+  return (
+    `probed ${s.probed} URLs in ${formatDuration(s.durationMs)}: ${s.success} success, ${s.partial} partial, ${s.failed} failed (${s.unresponsive} unresponsive)\n` +
+    `answered (CapabilityStatement): ${s.answered} of ${s.probed} URLs; uptime over 30 days: ≥ 99 % ${u.high}, 90–99 % ${u.medium}, < 90 % ${u.low}, never ${u.never}`
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Db } from "../db/client";
 import { interleaveByHost, selectDueUrls } from "./due";
+import { pruneHistory, uptimes30d } from "./history";
 import { PROBE_DEFAULTS, type ProbeAdvancedOptions, type ProbeOptions, Prober } from "./prober";
 import { BatchWriter } from "./writer";
 
@@ -10,7 +11,33 @@ export interface ProbeRunSummary {
   failed: number;
   /** URLs whose server could not be reached at all (also counted in `failed`). */
   unresponsive: number;
+  /** URLs whose /metadata returned a CapabilityStatement in this run. */
+  answered: number;
+  /** The run's URLs by their uptime over the 30 days up to the end of the run. */
+  uptime30d: UptimeDistribution;
   durationMs: number;
+}
+
+interface UptimeDistribution {
+  /** ≥ 99 % */
+  high: number;
+  /** 90 % to < 99 % */
+  medium: number;
+  /** above 0 and < 90 % */
+  low: number;
+  /** never answered in the 30 days */
+  never: number;
+}
+
+function distribution(uptimes: readonly (number | null)[]): UptimeDistribution {
+  const d: UptimeDistribution = { high: 0, medium: 0, low: 0, never: 0 };
+  for (const u of uptimes) {
+    if (u === null || u === 0) d.never++;
+    else if (u >= 0.99) d.high++;
+    else if (u >= 0.9) d.medium++;
+    else d.low++;
+  }
+  return d;
 }
 
 export interface ProbeDueOptions extends ProbeOptions, ProbeAdvancedOptions {
@@ -34,6 +61,11 @@ export interface ProbeDueOptions extends ProbeOptions, ProbeAdvancedOptions {
    * SQLite's work stays off the thread driving the requests. Default true.
    */
   writeInWorker?: boolean;
+  /**
+   * Keep availability history (append each probe, prune, sum up uptime). Default true; false
+   * only to measure what it costs (bench/probe.ts --compare).
+   */
+  history?: boolean;
 }
 
 export const DEFAULT_STALE_AFTER_MS = 24 * 60 * 60 * 1000;
@@ -41,7 +73,9 @@ export const DEFAULT_STALE_AFTER_MS = 24 * 60 * 60 * 1000;
 /**
  * Probes every distinct URL that is due (never probed, or probed longer ago than staleAfterMs),
  * writing results as they arrive. With `signal` aborted, stops starting URLs, drops the ones in
- * flight (the next run probes them) and returns what was stored.
+ * flight (the next run probes them) and returns what was stored. At the end, rolls up the
+ * availability history of URLs it did not probe (history retention) and sums up the 30-day
+ * uptime of the URLs it did.
  */
 export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<ProbeRunSummary> {
   const started = performance.now();
@@ -54,10 +88,23 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
       limit: opts.limit,
     }),
   );
-  const summary: ProbeRunSummary = { probed: 0, success: 0, partial: 0, failed: 0, unresponsive: 0, durationMs: 0 };
+  const summary: ProbeRunSummary = {
+    probed: 0,
+    success: 0,
+    partial: 0,
+    failed: 0,
+    unresponsive: 0,
+    answered: 0,
+    uptime30d: { high: 0, medium: 0, low: 0, never: 0 },
+    durationMs: 0,
+  };
   const total = urls.length;
   opts.onProgress?.(0, total);
-  if (total === 0) return { ...summary, durationMs: Math.round(performance.now() - started) };
+  const history = opts.history ?? true;
+  if (total === 0) {
+    if (history) pruneHistory(db.sqlite, now());
+    return { ...summary, durationMs: Math.round(performance.now() - started) };
+  }
 
   const stop = new AbortController();
   const onOuterAbort = () => stop.abort();
@@ -68,6 +115,7 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
     batchSize: opts.batchSize ?? 50,
     intervalMs: opts.flushIntervalMs ?? 100,
     useWorker: opts.writeInWorker ?? true,
+    history,
     now,
     onError: () => stop.abort(),
   });
@@ -77,6 +125,7 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
   const workers = Math.min(total, 2 * Math.floor(opts.concurrency ?? PROBE_DEFAULTS.concurrency));
   let next = 0;
   let done = 0;
+  const probedUrls: string[] = [];
   const work = async () => {
     while (next < total && !stop.signal.aborted) {
       const url = urls[next++]!;
@@ -86,6 +135,8 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
       summary.probed++;
       summary[result.probeStatus]++;
       if (result.entryStatus === "unresponsive") summary.unresponsive++;
+      if (result.metadata.ok) summary.answered++;
+      probedUrls.push(url);
       done++;
       opts.onProgress?.(done, total);
     }
@@ -95,6 +146,11 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
   } finally {
     opts.signal?.removeEventListener("abort", onOuterAbort);
     await writer.close();
+  }
+  if (history) {
+    const end = now();
+    pruneHistory(db.sqlite, end);
+    summary.uptime30d = distribution(uptimes30d(db.sqlite, probedUrls, end));
   }
   summary.durationMs = Math.round(performance.now() - started);
   return summary;

@@ -1,7 +1,7 @@
 /**
  * A worker thread that owns its own connection and writes probe results, so SQLite's work
  * (and its disk waits) stay off the thread that drives the HTTP requests.
- * Messages in: {type:"open", path} | {type:"write", id, records, at} | {type:"close"}.
+ * Messages in: {type:"open", path} | {type:"write", id, records, at, history} | {type:"close"}.
  * Messages out: {type:"opened"} | {type:"written", id} | {type:"error", id?, message} | {type:"closed"}.
  */
 import { type Db, openDatabase } from "../db/client";
@@ -11,7 +11,7 @@ declare const self: Worker;
 
 type Message =
   | { type: "open"; path: string }
-  | { type: "write"; id: number; records: ProbeRecord[]; at: string }
+  | { type: "write"; id: number; records: ProbeRecord[]; at: string; history: boolean }
   | { type: "close" };
 
 let db: Db | null = null;
@@ -24,7 +24,7 @@ self.onmessage = (event: MessageEvent<Message>) => {
       self.postMessage({ type: "opened" });
     } else if (message.type === "write") {
       if (!db) throw new Error("store worker: write before open");
-      recordProbes(db, message.records, message.at);
+      recordProbes(db, message.records, message.at, { history: message.history });
       self.postMessage({ type: "written", id: message.id });
     } else if (message.type === "close") {
       db?.sqlite.close();

@@ -3,13 +3,18 @@ import type { Db } from "../db/client";
 import { markDatasetChanged } from "../db/dataset-meta";
 import { refreshEffectiveFields } from "../db/effective-fields";
 import { pruneBodies, storeBody } from "../db/probe-bodies";
+import { recordHistory } from "./history";
 import type { DocumentResult, ProbeResult } from "./types";
+
+/** What the store keeps of one document; the history also keeps /metadata's error class and time. */
+type StorableDocument = Pick<DocumentResult, "ok" | "httpStatus" | "body"> &
+  Partial<Pick<DocumentResult, "errorKind" | "durationMs">>;
 
 /** The parts of a ProbeResult the store keeps (a ProbeResult is one). */
 export interface StorableResult
   extends Pick<ProbeResult, "probeStatus" | "entryStatus" | "errorKind" | "durationMs" | "summary" | "access"> {
-  metadata: Pick<DocumentResult, "ok" | "httpStatus" | "body">;
-  smart: Pick<DocumentResult, "ok" | "httpStatus" | "body">;
+  metadata: StorableDocument;
+  smart: StorableDocument;
 }
 
 export interface ProbeRecord {
@@ -19,7 +24,13 @@ export interface ProbeRecord {
 
 /** A copy of a result with only what the store needs (no parsed JSON), cheap to post to a worker. */
 export function storable(result: StorableResult): StorableResult {
-  const doc = (d: StorableResult["metadata"]) => ({ ok: d.ok, httpStatus: d.httpStatus, body: d.body });
+  const doc = (d: StorableDocument) => ({
+    ok: d.ok,
+    httpStatus: d.httpStatus,
+    body: d.body,
+    errorKind: d.errorKind ?? null,
+    durationMs: d.durationMs,
+  });
   return {
     probeStatus: result.probeStatus,
     entryStatus: result.entryStatus,
@@ -75,11 +86,16 @@ function iso(now: Date | string): string {
 /**
  * Stores several probe results in one transaction: the probes row of each URL (each body exactly
  * as received, stored once in probe_bodies however many URLs serve it), the status of the entries
- * on it, their effective fhirVersion/access, and a new dataset version. Bodies that the replaced
- * rows referred to and no probe refers to any more are deleted. Returns the number of entries
- * whose status changed.
+ * on it, their effective fhirVersion/access, one record in the URL's availability history, and a
+ * new dataset version. Bodies that the replaced rows referred to and no probe refers to any more
+ * are deleted. Returns the number of entries whose status changed.
  */
-export function recordProbes(db: Db, records: readonly ProbeRecord[], now: Date | string): number {
+export function recordProbes(
+  db: Db,
+  records: readonly ProbeRecord[],
+  now: Date | string,
+  { history = true } = {},
+): number {
   if (records.length === 0) return 0;
   const at = iso(now);
   const { upsert, setStatus, bodiesOf } = prepared(db.sqlite);
@@ -114,6 +130,7 @@ export function recordProbes(db: Db, records: readonly ProbeRecord[], now: Date 
       if (result.entryStatus) changed += setStatus.run(result.entryStatus, at, url).changes;
     }
     pruneBodies(sqlite, replaced);
+    if (history) recordHistory(db.sqlite, records, at);
     refreshEffectiveFields(
       db.sqlite,
       records.map((r) => r.url),

@@ -9,9 +9,12 @@ interface Sink {
 }
 
 class InlineSink implements Sink {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly history: boolean,
+  ) {}
   write(batch: ProbeRecord[], at: string) {
-    recordProbes(this.db, batch, at);
+    recordProbes(this.db, batch, at, { history: this.history });
   }
   async drain() {}
 }
@@ -27,6 +30,7 @@ class WorkerSink implements Sink {
 
   constructor(
     path: string,
+    private readonly history: boolean,
     private readonly onError: (error: Error) => void,
   ) {
     this.worker = new Worker(new URL("./store-worker.ts", import.meta.url).href);
@@ -54,7 +58,7 @@ class WorkerSink implements Sink {
   write(batch: ProbeRecord[], at: string) {
     if (this.failure) throw this.failure;
     this.pending++;
-    this.worker.postMessage({ type: "write", id: this.nextId++, records: batch, at });
+    this.worker.postMessage({ type: "write", id: this.nextId++, records: batch, at, history: this.history });
   }
 
   private settle() {
@@ -103,6 +107,8 @@ export interface WriterOptions {
   intervalMs: number;
   /** Write through a worker thread (only for a database file). */
   useWorker: boolean;
+  /** Also append each result to its URL's availability history (default true). */
+  history?: boolean;
   now: () => Date;
   /** Called once with the first write error; the run then stops. */
   onError: (error: unknown) => void;
@@ -125,7 +131,9 @@ export class BatchWriter {
     private readonly options: WriterOptions,
   ) {
     const file = db.path !== "" && db.path !== ":memory:" && !db.path.startsWith("file::memory:");
-    this.sink = options.useWorker && file ? new WorkerSink(db.path, (e) => this.fail(e)) : new InlineSink(db);
+    const history = options.history ?? true;
+    this.sink =
+      options.useWorker && file ? new WorkerSink(db.path, history, (e) => this.fail(e)) : new InlineSink(db, history);
   }
 
   add(record: ProbeRecord) {

@@ -11,6 +11,7 @@ describe("API documentation", () => {
     expect(Object.keys(body.paths).sort()).toEqual([
       "/api/v1/endpoints",
       "/api/v1/endpoints/{id}",
+      "/api/v1/endpoints/{id}/availability",
       "/api/v1/endpoints/{id}/capabilities",
       "/api/v1/stats",
       "/api/v1/vendors",

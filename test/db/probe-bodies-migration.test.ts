@@ -118,7 +118,7 @@ function fillOldLayout(sqlite: Database) {
       );
     }
     for (let n = 0; n < 5_000; n++) {
-      const [vendorId, vendorName] = rng.pick(vendors);
+      const [vendorId] = rng.pick(vendors);
       const url = urls[rng.int(urls.length)]!;
       const organization = `Clinic ${n}`;
       const id = entryId(vendorId, url, null, organization);

@@ -79,7 +79,11 @@ describe("bodies stored once", () => {
       urls.map((url) => ({ url, result: result(url, R4, SMART) })),
       "2026-11-25T10:00:00.000Z",
     );
-    recordProbes(ctx.db, [{ url: "https://d.example", result: result("https://d.example", "{}", "{}") }], "t2");
+    recordProbes(
+      ctx.db,
+      [{ url: "https://d.example", result: result("https://d.example", "{}", "{}") }],
+      "2026-11-25T12:00:00.000Z",
+    );
     expect(bodies()).toEqual(["{}", R4, SMART].sort());
     expect(new Set(urls.map((url) => ref(url).join()))).toEqual(new Set([ref(urls[0]!).join()]));
     const [metadata, smart] = ref("https://d.example");
@@ -94,16 +98,16 @@ describe("bodies stored once", () => {
         { url: a, result: result(a, R4, SMART) },
         { url: b, result: result(b, R4, null) },
       ],
-      "t1",
+      "2026-11-25T11:00:00.000Z",
     );
     expect(bodies()).toEqual([R4, SMART].sort());
 
     // a moves to another statement and loses SMART: SMART goes, R4 stays (b still serves it).
-    recordProbes(ctx.db, [{ url: a, result: result(a, OTHER_R4, null) }], "t2");
+    recordProbes(ctx.db, [{ url: a, result: result(a, OTHER_R4, null) }], "2026-11-25T12:00:00.000Z");
     expect(bodies()).toEqual([OTHER_R4, R4].sort());
 
     // b fails: R4 goes.
-    recordProbes(ctx.db, [{ url: b, result: result(b, null, null) }], "t3");
+    recordProbes(ctx.db, [{ url: b, result: result(b, null, null) }], "2026-11-25T13:00:00.000Z");
     expect(bodies()).toEqual([OTHER_R4]);
     expect(ref(b)).toEqual([null, null]);
 
@@ -114,13 +118,17 @@ describe("bodies stored once", () => {
         { url: a, result: result(a, null, null) },
         { url: b, result: result(b, OTHER_R4, null) },
       ],
-      "t4",
+      "2026-11-25T14:00:00.000Z",
     );
     expect(bodies()).toEqual([OTHER_R4]);
   });
 
   test("a full sweep deletes every body no probe refers to", () => {
-    recordProbes(ctx.db, [{ url: "https://a.example", result: result("https://a.example", R4, SMART) }], "t1");
+    recordProbes(
+      ctx.db,
+      [{ url: "https://a.example", result: result("https://a.example", R4, SMART) }],
+      "2026-11-25T11:00:00.000Z",
+    );
     ctx.db.sqlite.run("INSERT INTO probe_bodies (sha256, body) VALUES ('x', '{\"orphan\":true}')");
     expect(pruneBodies(ctx.db.sqlite)).toBe(1);
     expect(bodies()).toEqual([R4, SMART].sort());

@@ -1,0 +1,37 @@
+import { Elysia } from "elysia";
+import type { Directory } from "../directory/directory";
+import { IdParams } from "../endpoints/schemas";
+import { ApiError } from "../http/api-error";
+import { dataResponse } from "../http/data-response";
+import { ErrorEnvelope, NoQuery } from "../http/schemas";
+import { checkRawQuery, NO_PARAMETERS } from "../http/strict-query";
+import { AvailabilityResponse } from "./schemas";
+import { availabilityBody } from "./service";
+
+const notFound = (): never => {
+  throw new ApiError(404, "ENDPOINT_NOT_FOUND", "No endpoint has this id");
+};
+
+/** `GET /api/v1/endpoints/:id/availability`: built per request (ids are read at random), ETag per dataset version and id. */
+export const availabilityRoutes = (directory: Directory) =>
+  new Elysia({ name: "availability", prefix: "/api/v1/endpoints", normalize: false }).get(
+    "/:id/availability",
+    ({ params, request }) => {
+      const snapshot = directory.current;
+      return dataResponse(request, snapshot, () => availabilityBody(snapshot, params.id) ?? notFound(), {
+        cached: false,
+      });
+    },
+    {
+      params: IdParams,
+      query: NoQuery,
+      transform: ({ request }) => checkRawQuery(request.url, NO_PARAMETERS),
+      response: { 200: AvailabilityResponse, 400: ErrorEnvelope, 404: ErrorEnvelope, 429: ErrorEnvelope },
+      detail: {
+        summary: "Get an endpoint's availability history",
+        description:
+          "Does the endpoint's URL usually answer, and how fast: uptime over 1, 7, 30 and 365 days (probes whose /metadata returned a CapabilityStatement ÷ probes in the window), /metadata response times over 30 days, the last success and failure, and the last 20 probes. Entries sharing a URL share it. Every probe is kept 30 days, then as daily figures for 400 days. No query parameters (any → 400 VALIDATION_ERROR); unknown id → 404 ENDPOINT_NOT_FOUND.",
+        tags: ["Endpoints"],
+      },
+    },
+  );
