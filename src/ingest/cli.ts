@@ -2,6 +2,7 @@
  * bun run ingest                                    every list of every vendor, over the network
  * bun run ingest --vendor <id>                      every list of one vendor
  * bun run ingest --vendor <id> --file <path> [--list <listId>] [--access patient|provider]
+ * bun run ingest --bundled                          every list's bundled copy (db/national/), offline
  * Options: --force (accept an empty list or one that lost more than half of its entries),
  *          --timeout <ms> (per request, default 30000), --registry <file> (another vendor registry).
  * DATABASE_PATH (default db/directory.sqlite) is created and migrated, empty, when missing.
@@ -11,12 +12,12 @@ import { parseArgs } from "node:util";
 import { openDatabase } from "../db/client";
 import type { Audience } from "../directory/types";
 import { ingestAll, ingestFile, ingestVendor, type ListSummary } from "./index";
-import { formatSummaryTable, progressLine } from "./summary-table";
+import { coverageLine, formatSummaryTable, progressLine } from "./summary-table";
 
 function usage(message: string): never {
   console.error(`ingest: ${message}`);
   console.error(
-    "usage: bun run ingest [--vendor <id> [--file <path> [--list <listId>] [--access patient|provider]]] [--force] [--timeout <ms>] [--registry <file>]",
+    "usage: bun run ingest [--bundled | --vendor <id> [--file <path> [--list <listId>] [--access patient|provider]]] [--force] [--timeout <ms>] [--registry <file>]",
   );
   process.exit(2);
 }
@@ -33,6 +34,7 @@ function readOptions() {
         force: { type: "boolean", default: false },
         timeout: { type: "string" },
         registry: { type: "string" },
+        bundled: { type: "boolean", default: false },
       },
       strict: true,
       allowPositionals: false,
@@ -45,6 +47,7 @@ function readOptions() {
 async function main(): Promise<number> {
   const options = readOptions();
   if (options.file && !options.vendor) usage("--file needs --vendor");
+  if (options.bundled && (options.vendor || options.file)) usage("--bundled reads every list: no --vendor or --file");
   if ((options.list || options.access) && !options.file) usage("--list and --access go with --file");
   if (options.access && options.access !== "patient" && options.access !== "provider")
     usage("--access must be patient or provider");
@@ -55,8 +58,19 @@ async function main(): Promise<number> {
   const log = (line: string) => console.log(line);
   const network = { force: options.force, timeoutMs: options.timeout ? Number(options.timeout) : undefined, log };
   let summaries: ListSummary[];
+  let coverage: string;
   try {
-    if (options.file) {
+    if (options.bundled) {
+      const { readBundle } = await import("../national/bundle");
+      const { ingestBundledLists } = await import("../national/build");
+      const started = performance.now();
+      let previous = started;
+      summaries = await ingestBundledLists(db, readBundle(), (summary, _file, index, total) => {
+        log(progressLine(index, total, summary, performance.now() - previous));
+        previous = performance.now();
+      });
+      log(`all bundled lists in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    } else if (options.file) {
       const started = performance.now();
       const summary = await ingestFile(db, {
         vendorId: options.vendor!,
@@ -72,6 +86,7 @@ async function main(): Promise<number> {
     } else {
       summaries = await ingestAll(db, network);
     }
+    coverage = coverageLine(db.sqlite);
   } catch (error) {
     console.error(`ingest: ${(error as Error).message}`);
     return 1;
@@ -80,6 +95,8 @@ async function main(): Promise<number> {
   }
   console.log("");
   console.log(formatSummaryTable(summaries));
+  console.log("");
+  console.log(coverage);
   return summaries.every((s) => s.ok) ? 0 : 1;
 }
 

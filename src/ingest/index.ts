@@ -27,6 +27,10 @@ export interface ListSummary {
   unchanged: number;
   removed: number;
   skipped: number;
+  /** Where the list was read from: the developer's own list, Lantern's copy, a local file or the bundled copy. */
+  source: string;
+  /** Published URLs repaired and accepted (missing scheme, junk before it). */
+  repaired: number;
 }
 
 export { detectFormat, parseList } from "./parsers";
@@ -35,8 +39,14 @@ export type { ListDefinition, ListFormat, VendorDefinition } from "./types";
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
-function failure(vendorId: string, listId: string, error: string, skipped = 0): ListSummary {
-  return { vendorId, listId, ok: false, error, added: 0, updated: 0, unchanged: 0, removed: 0, skipped };
+function failure(vendorId: string, listId: string, source: string, error: string, skipped = 0): ListSummary {
+  const counts = { added: 0, updated: 0, unchanged: 0, removed: 0, repaired: 0 };
+  return { vendorId, listId, source, ok: false, error, ...counts, skipped };
+}
+
+/** The source column of the summary: a registry list's source, else how it was read. */
+function sourceOf(list: ListDefinition, readFrom?: "file" | "bundled"): string {
+  return readFrom ?? list.source ?? "developer";
 }
 
 function describe(error: unknown): string {
@@ -50,6 +60,7 @@ interface PreparedList {
   format: ListFormat;
   entries: NormalisedEntry[];
   skipped: number;
+  repaired: number;
 }
 
 async function prepareList(
@@ -58,8 +69,17 @@ async function prepareList(
   load: () => Promise<ParseResult>,
 ): Promise<PreparedList> {
   const parsed = await load();
-  const normalised = normaliseEntries(parsed.entries, { vendorId: vendor.id, listFhirVersion: list.fhirVersion });
-  return { format: parsed.format, entries: normalised.entries, skipped: parsed.skipped + normalised.invalid };
+  const normalised = normaliseEntries(parsed.entries, {
+    vendorId: vendor.id,
+    listFhirVersion: list.fhirVersion,
+    defaultFhirVersion: vendor.defaultFhirVersion ?? null,
+  });
+  return {
+    format: parsed.format,
+    entries: normalised.entries,
+    skipped: parsed.skipped + normalised.invalid,
+    repaired: normalised.repaired,
+  };
 }
 
 /** Parses (via `load`), normalises and stores one list; every failure becomes a summary, nothing is thrown. */
@@ -68,13 +88,14 @@ async function scrapeList(
   vendor: VendorDefinition,
   list: ListDefinition,
   load: () => Promise<ParseResult>,
-  options: { force?: boolean; now?: string },
+  options: { force?: boolean; now?: string; readFrom?: "file" | "bundled" },
 ): Promise<ListSummary> {
+  const source = sourceOf(list, options.readFrom);
   let prepared: PreparedList;
   try {
     prepared = await prepareList(vendor, list, load);
   } catch (error) {
-    return failure(vendor.id, list.id, describe(error));
+    return failure(vendor.id, list.id, source, describe(error));
   }
   // The parsed body is garbage by now; collecting it before the write keeps the peak memory of
   // a 100 MB list well under a gigabyte.
@@ -94,9 +115,17 @@ async function scrapeList(
       now: options.now ?? new Date().toISOString(),
       force: options.force ?? false,
     });
-    return { vendorId: vendor.id, listId: list.id, ok: true, ...counts, skipped: prepared.skipped };
+    return {
+      vendorId: vendor.id,
+      listId: list.id,
+      source,
+      ok: true,
+      ...counts,
+      skipped: prepared.skipped,
+      repaired: prepared.repaired,
+    };
   } catch (error) {
-    return failure(vendor.id, list.id, describe(error), prepared.skipped);
+    return failure(vendor.id, list.id, source, describe(error), prepared.skipped);
   }
 }
 
@@ -117,7 +146,20 @@ export async function ingestFile(
     }
     return parseList(content, list.columns);
   };
-  return scrapeList(db, vendor, list, load, opts);
+  return scrapeList(db, vendor, list, load, { ...opts, readFrom: "file" });
+}
+
+/** Ingests one registry list from its content in memory (the bundled national lists). */
+export async function ingestContent(
+  db: Db,
+  opts: { vendorId: string; listId: string; content: string; force?: boolean; now?: string },
+  registry: VendorDefinition[] = loadRegistry(),
+): Promise<ListSummary> {
+  const vendor = findVendor(registry, opts.vendorId);
+  const list = vendor.lists.find((l) => l.id === opts.listId);
+  if (!list) throw new Error(`vendor ${vendor.id} has no list ${opts.listId}`);
+  const load = async () => parseList(opts.content, list.columns);
+  return scrapeList(db, vendor, list, load, { ...opts, readFrom: "bundled" });
 }
 
 interface NetworkOptions {

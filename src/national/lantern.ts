@@ -1,0 +1,44 @@
+/** ONC Lantern's maintained copies of the certified developers' published endpoint lists. */
+export const LANTERN_REPOSITORY = "onc-healthit/lantern-back-end";
+export const LANTERN_PATH = "resources/prod_resources";
+/** The branch `refresh` reads Lantern's copies from (raw files over HTTPS). */
+export const LANTERN_BRANCH = "main";
+
+export const lanternRawUrl = (fileName: string) =>
+  `https://raw.githubusercontent.com/${LANTERN_REPOSITORY}/${LANTERN_BRANCH}/${LANTERN_PATH}/${encodeURIComponent(fileName)}`;
+
+/** `[{FormatType, URL, EndpointName, FileName}]`: each certified developer's list URL (CHPLEndpointResourcesList.json). */
+export interface ChplListItem {
+  FormatType: string;
+  URL: string;
+  EndpointName: string;
+  FileName: string;
+}
+
+/** CHPLProductsInfo.json: per list URL, the developer's certified products. */
+export interface ChplProductsItem {
+  listSourceURL: string;
+  softwareProducts:
+    | {
+        developer: { id: number; name: string };
+        certificationStatus: { name: string };
+        criteriaMet: { number: string }[];
+      }[]
+    | null;
+}
+
+/** MANIFEST.json of the shared copy: source repository, commit, per file its last change and rows. */
+export interface LanternManifest {
+  repository: string;
+  path: string;
+  commit: string;
+  files: Record<string, { lastChangedCommit: string; lastChangedAt: string; rows: number }>;
+}
+
+/**
+ * Files that are not one EHR developer's list: an aggregator's compiled list (1Up), payers'
+ * patient-access APIs (Medicare_…, MedicaidState…).
+ */
+export function isAggregatorOrPayer(fileName: string): boolean {
+  return /^(1Up|Medicare_|MedicaidState)/.test(fileName);
+}
