@@ -132,9 +132,18 @@ async function scrapeList(
 /** Ingests one list from a file; its format is detected from the content. */
 export async function ingestFile(
   db: Db,
-  opts: { vendorId: string; file: string; listId?: string; access?: Audience; force?: boolean; now?: string },
+  opts: {
+    vendorId: string;
+    file: string;
+    listId?: string;
+    access?: Audience;
+    force?: boolean;
+    now?: string;
+    /** Another registry than the configured one (the sample dataset has its own). */
+    registry?: VendorDefinition[];
+  },
 ): Promise<ListSummary> {
-  const registry = loadRegistry();
+  const registry = opts.registry ?? loadRegistry();
   const vendor = findVendor(registry, opts.vendorId);
   const list = fileList(registry, vendor, opts.file, opts.listId, opts.access);
   const load = async () => {
@@ -198,8 +207,7 @@ export async function ingestAll(db: Db, opts: NetworkOptions): Promise<ListSumma
 }
 
 /** Upserts every vendor and list of the registry (names, list URLs, audiences); scrape times are kept. */
-export function syncVendorRegistry(db: Db): void {
-  const registry = loadRegistry();
+export function syncVendorRegistry(db: Db, registry: VendorDefinition[] = loadRegistry()): void {
   const { sqlite } = db;
   sqlite
     .transaction(() => {

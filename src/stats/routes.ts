@@ -6,7 +6,10 @@ import { ErrorEnvelope, NoQuery } from "../http/schemas";
 import { checkRawQuery, NO_PARAMETERS } from "../http/strict-query";
 
 const StatsSchema = t.Object({
-  totalEndpoints: t.Number({ description: "Entries in the dataset, removed ones included." }),
+  totalEndpoints: t.Number({
+    description:
+      "Entries in the directory now; entries removed from their vendor's list are not counted (here or in fhirVersionCounts).",
+  }),
   vendorCount: t.Number({ description: "Vendors in the directory (the length of /api/v1/vendors)." }),
   fhirVersionCounts: t.Object(Object.fromEntries(FHIR_VERSIONS.map((version) => [version, t.Number()])), {
     description: "Entries per FHIR version; every key always present.",
