@@ -30,6 +30,8 @@ const sha256 = (text: string) => new Bun.CryptoHasher("sha256").update(text).dig
 export function packBundle(
   files: Map<string, string>,
   manifest: LanternManifest,
+  /** zstd level: 19 for the committed bundle (smallest), lower for a quick one. */
+  level = 19,
 ): { archive: Uint8Array; provenance: Provenance } {
   const names = [...files.keys()].sort();
   const provenanceFiles: Record<string, ProvenanceFile> = {};
@@ -45,7 +47,7 @@ export function packBundle(
       .at(-1) ?? "";
   const json = JSON.stringify(Object.fromEntries(names.map((n) => [n, files.get(n)!])));
   return {
-    archive: Bun.zstdCompressSync(Buffer.from(json), { level: 19 }),
+    archive: Bun.zstdCompressSync(Buffer.from(json), { level }),
     provenance: {
       repository: manifest.repository,
       path: manifest.path,
