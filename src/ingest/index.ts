@@ -99,7 +99,7 @@ async function scrapeList(
   }
   // The parsed body is garbage by now; collecting it before the write keeps the peak memory of
   // a 100 MB list well under a gigabyte.
-  Bun.gc(true);
+  if (prepared.entries.length >= 10_000) Bun.gc(true);
   try {
     const counts = applyListScrape(db, {
       vendor: { id: vendor.id, name: vendor.name, endpointListUrl: vendor.endpointListUrl },
