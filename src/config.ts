@@ -56,6 +56,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: oneOf(env, "LOG_LEVEL", ["debug", "info", "warn", "error"] as const, "info"),
     datasetPollMs: integer(env, "DATASET_POLL_MS", 2000, 10),
     indexDir: env.INDEX_DIR || null,
-    indexInProcessBelow: integer(env, "INDEX_IN_PROCESS_BELOW", 50_000, 0),
+    indexInProcessBelow: integer(env, "INDEX_IN_PROCESS_BELOW", 20_000, 0),
   };
 }
