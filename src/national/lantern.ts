@@ -1,8 +1,11 @@
 /** ONC Lantern's maintained copies of the certified developers' published endpoint lists. */
 export const LANTERN_REPOSITORY = "onc-healthit/lantern-back-end";
 export const LANTERN_PATH = "resources/prod_resources";
-/** The branch `refresh` reads Lantern's copies from (raw files over HTTPS). */
-export const LANTERN_BRANCH = "main";
+/**
+ * The ref `refresh` reads Lantern's copies at (raw files over HTTPS): `HEAD`, which GitHub's raw
+ * file host resolves to the repository's default branch, so the maintained copy is always read.
+ */
+export const LANTERN_BRANCH = "HEAD";
 
 export const lanternRawUrl = (fileName: string) =>
   `https://raw.githubusercontent.com/${LANTERN_REPOSITORY}/${LANTERN_BRANCH}/${LANTERN_PATH}/${encodeURIComponent(fileName)}`;

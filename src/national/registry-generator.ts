@@ -143,7 +143,7 @@ export function generateRegistry(input: GeneratorInput): VendorDefinition[] {
       if (own) {
         own.bundledFile = item.FileName;
         // A list the developer publishes only as a web page is read from Lantern's copy instead.
-        if (own.manual) {
+        if (own.manual || own.source === "lantern") {
           delete own.manual;
           Object.assign(own, { url: lanternRawUrl(item.FileName), format: "lantern-json", source: "lantern" });
         }

@@ -4,7 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type ServerProcess, startServer } from "../support/server-process";
 
-// biome-ignore lint/suspicious/noExplicitAny: JSON bodies read loosely, as a client would
 const json = async (url: string): Promise<any> => (await fetch(url)).json();
 const dir = mkdtempSync(join(tmpdir(), "national-start-"));
 let server: ServerProcess | undefined;

@@ -37,7 +37,7 @@ describe("the national vendor registry (db/vendors.json)", () => {
       id: "greenway-r4",
       source: "lantern",
       format: "lantern-json",
-      url: "https://raw.githubusercontent.com/onc-healthit/lantern-back-end/main/resources/prod_resources/Greenway_Health_LLC_EndpointSources.json",
+      url: "https://raw.githubusercontent.com/onc-healthit/lantern-back-end/HEAD/resources/prod_resources/Greenway_Health_LLC_EndpointSources.json",
     });
     expect(greenway.lists[0]!.manual).toBeUndefined();
     // Epic's own list stays the developer's.
