@@ -43,6 +43,7 @@ export const KNOWN_FILES: Record<string, string> = {
 const DISPLAY_NAMES: Record<string, string> = {
   "Better Day™ Health": "Better Day Health",
   "Infor-Med Medical Information Systems Inc.": "Infor-Med",
+  "Welligent, Part of the ContinuumCloud": "Welligent",
 };
 
 const LEGAL_SUFFIX =
