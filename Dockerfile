@@ -40,6 +40,8 @@ RUN case "${TARGETARCH}" in \
 
 # ---------------------------------------------------------------------------------------------
 # The application: code and data files owned by root (read-only to the app), the database on /data.
+# On first boot (no /data/directory.sqlite) the server builds the national directory from the
+# bundled real lists in db/national/, offline, before it listens; db/sample/ is the demo (db:sample).
 FROM base AS app
 ENV PORT=3000 \
     HOST=0.0.0.0 \
@@ -49,6 +51,7 @@ COPY --from=supercronic /usr/local/bin/supercronic /usr/local/bin/supercronic
 COPY package.json ./
 COPY src ./src
 COPY db/migrations ./db/migrations
+COPY db/national ./db/national
 COPY db/sample ./db/sample
 COPY db/vendors.json ./db/vendors.json
 # The refresh, daily at 04:17 UTC. On a LiteFS replica (/litefs/.primary exists) it does nothing:

@@ -85,7 +85,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: oneOf(env, "LOG_LEVEL", ["debug", "info", "warn", "error"] as const, "info"),
     datasetPollMs: integer(env, "DATASET_POLL_MS", 2000, 10),
     indexDir: env.INDEX_DIR || null,
-    indexInProcessBelow: integer(env, "INDEX_IN_PROCESS_BELOW", 50_000, 0),
+    indexInProcessBelow: integer(env, "INDEX_IN_PROCESS_BELOW", 20_000, 0),
     allowPrivateNetwork: boolean(env, "ALLOW_PRIVATE_NETWORK"),
     ingestMaxBytes: integer(env, "INGEST_MAX_BYTES", 100_000_000, 1),
     registryPath: env.INGEST_REGISTRY || DEFAULT_REGISTRY_PATH,

@@ -11,9 +11,17 @@ const config = loadConfig();
 const log = createLogger(config.logLevel);
 
 if (!existsSync(config.databasePath)) {
-  log.info("no database yet: building the bundled sample dataset", { path: config.databasePath });
-  const { buildSampleDatabase } = await import("./sample/build");
-  await buildSampleDatabase(config.databasePath, { log: (line) => log.info(line) });
+  // The national directory: the real published lists bundled under db/national/, unprobed
+  // (`bun run probe` fills in capabilities; `bun run db:sample` builds the demo dataset instead).
+  log.info("no database yet: building the national directory from the bundled lists", { path: config.databasePath });
+  const { buildNationalDatabase } = await import("./national/build");
+  try {
+    await buildNationalDatabase(config.databasePath, { log: (line) => log.info(line) });
+  } catch (error) {
+    log.error("could not build the national directory", { error: (error as Error).message });
+    log.flush();
+    process.exit(1);
+  }
 }
 
 const db = openDatabase(config.databasePath);

@@ -133,12 +133,16 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
     after = rows[rows.length - 1]![0];
   }
 
-  const order = listOrder(
-    raw,
-    n,
-    tables.vendorIds.values.map((id) => vendorNames.get(id) ?? id),
-    tables.organizationNames.values,
-    tables.urls.values,
+  const { order, listed } = listedFirst(
+    listOrder(
+      raw,
+      n,
+      tables.vendorIds.values.map((id) => vendorNames.get(id) ?? id),
+      tables.organizationNames.values,
+      tables.urls.values,
+    ),
+    raw.status,
+    tables.statuses.values.indexOf("removed"),
   );
   const columns = emptyColumns(n);
   for (const key of Object.keys(columns) as (keyof EntryColumns)[]) {
@@ -151,11 +155,28 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
     ...Object.fromEntries(Object.entries(tables).map(([name, interner]) => [name, interner.values])),
     nameWords: [] as string[],
   } as Record<StringTable, string[]>;
-  const facets = buildFacets(columns, strings, probes, n);
-  const { nameWords, postings } = buildPostings(columns.organizationName, strings.organizationNames);
+  const facets = buildFacets(columns, strings, probes, n, listed);
+  const { nameWords, postings } = buildPostings(
+    columns.organizationName.subarray(0, listed),
+    strings.organizationNames,
+  );
   strings.nameWords = nameWords;
   const probeRowIds = Int32Array.from(strings.urls, (url) => probes.get(url)?.rowId ?? -1);
-  return { version, size: n, columns, strings, facets, postings, probeRowIds, ids: buildIdIndex(columns.id) };
+  return { version, size: n, listed, columns, strings, facets, postings, probeRowIds, ids: buildIdIndex(columns.id) };
+}
+
+/**
+ * The list order with the removed entries moved after all others (each part keeps its order):
+ * the listings show ordinals [0, listed), get by id finds every entry.
+ */
+function listedFirst(order: Int32Array, status: Int32Array, removed: number): { order: Int32Array; listed: number } {
+  if (removed === -1) return { order, listed: order.length };
+  const out = new Int32Array(order.length);
+  let front = 0;
+  for (const row of order) if (status[row] !== removed) out[front++] = row;
+  let back = front;
+  for (const row of order) if (status[row] === removed) out[back++] = row;
+  return { order: out, listed: front };
 }
 
 const HEX = new Int8Array(128).fill(-1);
@@ -227,6 +248,7 @@ function buildFacets(
   strings: Record<StringTable, string[]>,
   probes: Map<string, ProbeFacts>,
   size: number,
+  listed: number,
 ): DirectoryData["facets"] {
   const facets = {
     vendor: new Map(),
@@ -261,7 +283,8 @@ function buildFacets(
     });
     return { smart: probe?.smart === true, resources };
   });
-  for (let i = 0; i < size; i++) {
+  // Removed entries (ordinals from `listed` on) match no filter: they leave the listings.
+  for (let i = 0; i < listed; i++) {
     setBit(vendor[columns.vendor[i]!]!, i);
     if (columns.state[i]! >= 0) setBit(state[columns.state[i]!]!, i);
     setBit(fhirVersion[columns.fhirVersion[i]!]!, i);

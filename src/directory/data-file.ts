@@ -22,6 +22,7 @@ interface Header {
   magic: string;
   version: number;
   size: number;
+  listed: number;
   strings: DirectoryData["strings"];
   facets: [Facet, string, string][];
   sections: Section[];
@@ -60,6 +61,7 @@ export async function writeDataFile(path: string, data: DirectoryData): Promise<
     magic: MAGIC,
     version: data.version,
     size: data.size,
+    listed: data.listed,
     strings: data.strings,
     facets,
     sections,
@@ -114,6 +116,7 @@ function parseDataFile(path: string, buffer: ArrayBuffer): DirectoryData {
   return {
     version: header.version,
     size: header.size,
+    listed: header.listed,
     columns,
     strings: header.strings,
     facets,

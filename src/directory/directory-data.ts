@@ -2,7 +2,7 @@ import type { Bitset } from "./bitset";
 import type { IdIndex } from "./id-lookup";
 
 /** Bumped whenever the shape of DirectoryData changes, so older index files are rebuilt. */
-export const DATA_FORMAT = 4;
+export const DATA_FORMAT = 5;
 
 /** Names of the string tables the per-entry columns point into. */
 export const STRING_TABLES = [
@@ -50,6 +50,11 @@ export type Facet = "vendor" | "state" | "fhirVersion" | "access" | "smart" | "r
 export interface DirectoryData {
   version: number;
   size: number;
+  /**
+   * Entries the listings show: ordinals [0, listed) are the entries not `removed`, in list
+   * order; removed ones follow them, reachable by id only (no facet bit, no name posting).
+   */
+  listed: number;
   columns: EntryColumns;
   strings: Record<StringTable, string[]>;
   /** Facet → value → bitset of ordinals. `smart` has the values "true" and "false". */

@@ -48,7 +48,7 @@ export class Directory {
     options: DirectoryOptions = {},
   ) {
     this.indexDir = options.indexDir ?? defaultIndexDir(path);
-    this.inProcessBelow = options.buildInProcessBelow ?? 50_000;
+    this.inProcessBelow = options.buildInProcessBelow ?? 20_000;
     this.snapshot = this.openSync();
   }
 

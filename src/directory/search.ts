@@ -35,11 +35,12 @@ export class DirectorySearch {
   search(filter: EndpointFilter, offset: number, limit: number): SearchResult {
     const sets = this.filterSets(filter);
     if (sets === null) return { total: 0, ordinals: [] };
-    const { size } = this.data;
+    // Without filters: every entry not removed, which are the first `listed` ordinals.
+    const { listed } = this.data;
     if (sets.length === 0) {
       const ordinals: number[] = [];
-      for (let i = offset; i < Math.min(offset + limit, size); i++) ordinals.push(i);
-      return { total: size, ordinals };
+      for (let i = offset; i < Math.min(offset + limit, listed); i++) ordinals.push(i);
+      return { total: listed, ordinals };
     }
     if (sets.length === 1) {
       const bits = sets[0]!;

@@ -309,7 +309,7 @@ export class DatasetSnapshot {
         return [version, bits ? countBits(bits) : 0];
       }),
     ) as Record<FhirVersion, number>;
-    return { totalEndpoints: this.data.size, vendorCount: this.vendors.length, fhirVersionCounts, lastUpdated };
+    return { totalEndpoints: this.data.listed, vendorCount: this.vendors.length, fhirVersionCounts, lastUpdated };
   }
 }
 

@@ -145,7 +145,7 @@ export const EndpointRecordSchema = t.Object(
     zipCode: nullableString("5-digit ZIP or ZIP+4 as published.", "02114"),
     status: t.Union(literals(ENDPOINT_STATUSES), {
       description:
-        "listed: published by the vendor; verified: the last probe returned a CapabilityStatement; unresponsive: the last probe could not reach the server; removed: gone from the vendor's list (kept, still answers by id). HTTP errors (401, 403, 5xx) do not change it.",
+        "listed: published by the vendor; verified: the last probe returned a CapabilityStatement; unresponsive: the last probe could not reach the server; removed: gone from the vendor's list (no longer in the list operation, vendor counts or stats; still answers by id and capabilities). HTTP errors (401, 403, 5xx) do not change it.",
     }),
     lastUpdated: t.String({ format: "date-time", description: "When this entry's data last changed." }),
   },

@@ -1,12 +1,13 @@
 /**
  * `bun run ingest`: fetches vendor lists (or reads one saved list) and stores them. The usage text
  * below (`--help`) lists the options.
- */ import { parseCli } from "../cli/args";
+ */
+import { parseCli } from "../cli/args";
 import { loadConfig } from "../config";
 import { openDatabase } from "../db/client";
 import type { Audience } from "../directory/types";
 import { ingestAll, ingestFile, ingestVendor, type ListSummary } from "./index";
-import { formatSummaryTable, progressLine } from "./summary-table";
+import { coverageLine, formatSummaryTable, progressLine } from "./summary-table";
 
 const INGEST_CLI = {
   command: "bun run ingest",
@@ -14,9 +15,11 @@ const INGEST_CLI = {
     "[--force] [--timeout <ms>] [--registry <file>]",
     "--vendor <id> [--force] [--timeout <ms>] [--registry <file>]",
     "--vendor <id> --file <path> [--list <listId>] [--access patient|provider] [--force] [--registry <file>]",
+    "--bundled [--force]",
   ],
   description: `Fetches the endpoint lists of every vendor of the registry (or of one vendor) and stores them;
-with --file, ingests one saved list of one vendor instead, offline.`,
+with --file, ingests one saved list of one vendor instead, offline; with --bundled, every list's bundled
+copy (db/national/), offline.`,
   options: {
     vendor: { type: "string" },
     file: { type: "string" },
@@ -25,6 +28,7 @@ with --file, ingests one saved list of one vendor instead, offline.`,
     force: { type: "boolean" },
     timeout: { type: "string" },
     registry: { type: "string" },
+    bundled: { type: "boolean" },
   },
   optionHelp: [
     ["--vendor <id>", "only this vendor's lists"],
@@ -37,6 +41,7 @@ with --file, ingests one saved list of one vendor instead, offline.`,
     ["--force", "accept an empty list or one that lost more than half of its entries"],
     ["--timeout <ms>", "per request (default 30000)"],
     ["--registry <file>", "another vendor registry (default INGEST_REGISTRY, else db/vendors.json)"],
+    ["--bundled", "ingest every list's bundled copy (db/national/), offline"],
   ],
   environment: `DATABASE_PATH (default db/directory.sqlite; created and migrated, empty, when missing),
 INGEST_REGISTRY (the vendor registry, default db/vendors.json), INGEST_MAX_BYTES (the most bytes read of one
@@ -47,6 +52,7 @@ list, default 100000000), ALLOW_PRIVATE_NETWORK=true (tests only: lets list fetc
 async function main(): Promise<number> {
   const { values: options, fail } = parseCli(INGEST_CLI);
   if (options.file && !options.vendor) fail("--file needs --vendor");
+  if (options.bundled && (options.vendor || options.file)) fail("--bundled reads every list: no --vendor or --file");
   if ((options.list || options.access) && !options.file) fail("--list and --access go with --file");
   if (options.access && options.access !== "patient" && options.access !== "provider")
     fail("--access must be patient or provider");
@@ -66,8 +72,19 @@ async function main(): Promise<number> {
     maxBytes: config.ingestMaxBytes,
   };
   let summaries: ListSummary[];
+  let coverage: string;
   try {
-    if (options.file) {
+    if (options.bundled) {
+      const { readBundle } = await import("../national/bundle");
+      const { ingestBundledLists } = await import("../national/build");
+      const started = performance.now();
+      let previous = started;
+      summaries = await ingestBundledLists(db, readBundle(), (summary, _file, index, total) => {
+        log(progressLine(index, total, summary, performance.now() - previous));
+        previous = performance.now();
+      });
+      log(`all bundled lists in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    } else if (options.file) {
       const started = performance.now();
       const summary = await ingestFile(db, {
         vendorId: options.vendor!,
@@ -85,6 +102,7 @@ async function main(): Promise<number> {
     } else {
       summaries = await ingestAll(db, network);
     }
+    coverage = coverageLine(db.sqlite);
   } catch (error) {
     console.error(`ingest: ${(error as Error).message}`);
     return 1;
@@ -93,6 +111,8 @@ async function main(): Promise<number> {
   }
   console.log("");
   console.log(formatSummaryTable(summaries));
+  console.log("");
+  console.log(coverage);
   return summaries.every((s) => s.ok) ? 0 : 1;
 }
 

@@ -29,14 +29,24 @@ export interface ListSummary {
   unchanged: number;
   removed: number;
   skipped: number;
+  /** Where the list was read from: the developer's own list, Lantern's copy, a local file or the bundled copy. */
+  source: string;
+  /** Published URLs repaired and accepted (missing scheme, junk before it). */
+  repaired: number;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** The default of `maxBytes` (loadConfig's INGEST_MAX_BYTES). */
 const DEFAULT_MAX_BYTES = 100_000_000;
 
-function failure(vendorId: string, listId: string, error: string, skipped = 0): ListSummary {
-  return { vendorId, listId, ok: false, error, added: 0, updated: 0, unchanged: 0, removed: 0, skipped };
+function failure(vendorId: string, listId: string, source: string, error: string, skipped = 0): ListSummary {
+  const counts = { added: 0, updated: 0, unchanged: 0, removed: 0, repaired: 0 };
+  return { vendorId, listId, source, ok: false, error, ...counts, skipped };
+}
+
+/** The source column of the summary: a registry list's source, else how it was read. */
+function sourceOf(list: ListDefinition, readFrom?: "file" | "bundled"): string {
+  return readFrom ?? list.source ?? "developer";
 }
 
 function describe(error: unknown): string {
@@ -50,6 +60,7 @@ interface PreparedList {
   format: ListFormat;
   entries: NormalisedEntry[];
   skipped: number;
+  repaired: number;
 }
 
 async function prepareList(
@@ -58,8 +69,17 @@ async function prepareList(
   load: () => Promise<ParseResult>,
 ): Promise<PreparedList> {
   const parsed = await load();
-  const normalised = normaliseEntries(parsed.entries, { vendorId: vendor.id, listFhirVersion: list.fhirVersion });
-  return { format: parsed.format, entries: normalised.entries, skipped: parsed.skipped + normalised.invalid };
+  const normalised = normaliseEntries(parsed.entries, {
+    vendorId: vendor.id,
+    listFhirVersion: list.fhirVersion,
+    defaultFhirVersion: vendor.defaultFhirVersion ?? null,
+  });
+  return {
+    format: parsed.format,
+    entries: normalised.entries,
+    skipped: parsed.skipped + normalised.invalid,
+    repaired: normalised.repaired,
+  };
 }
 
 /** Parses (via `load`), normalises and stores one list; every failure becomes a summary, nothing is thrown. */
@@ -68,17 +88,18 @@ async function scrapeList(
   vendor: VendorDefinition,
   list: ListDefinition,
   load: () => Promise<ParseResult>,
-  options: { force?: boolean; now?: string },
+  options: { force?: boolean; now?: string; readFrom?: "file" | "bundled" },
 ): Promise<ListSummary> {
+  const source = sourceOf(list, options.readFrom);
   let prepared: PreparedList;
   try {
     prepared = await prepareList(vendor, list, load);
   } catch (error) {
-    return failure(vendor.id, list.id, describe(error));
+    return failure(vendor.id, list.id, source, describe(error));
   }
   // The parsed body is garbage by now; collecting it before the write keeps the peak memory of
   // a 100 MB list well under a gigabyte.
-  Bun.gc(true);
+  if (prepared.entries.length >= 10_000) Bun.gc(true);
   try {
     const counts = applyListScrape(db, {
       vendor: { id: vendor.id, name: vendor.name, endpointListUrl: vendor.endpointListUrl },
@@ -94,9 +115,17 @@ async function scrapeList(
       now: options.now ?? new Date().toISOString(),
       force: options.force ?? false,
     });
-    return { vendorId: vendor.id, listId: list.id, ok: true, ...counts, skipped: prepared.skipped };
+    return {
+      vendorId: vendor.id,
+      listId: list.id,
+      source,
+      ok: true,
+      ...counts,
+      skipped: prepared.skipped,
+      repaired: prepared.repaired,
+    };
   } catch (error) {
-    return failure(vendor.id, list.id, describe(error), prepared.skipped);
+    return failure(vendor.id, list.id, source, describe(error), prepared.skipped);
   }
 }
 
@@ -114,14 +143,29 @@ export async function ingestFile(
     maxBytes?: number;
     /** Another vendor registry file (default: the configured one). */
     registryPath?: string;
+    /** Another registry than the configured one, already loaded (the sample dataset has its own). */
+    registry?: VendorDefinition[];
   },
 ): Promise<ListSummary> {
-  const registry = loadRegistry(opts.registryPath);
+  const registry = opts.registry ?? loadRegistry(opts.registryPath);
   const vendor = findVendor(registry, opts.vendorId);
   const list = fileList(registry, vendor, opts.file, opts.listId, opts.access);
   const load = async () =>
     parseList(decodeListBody(await readListFile(opts.file, opts.maxBytes ?? DEFAULT_MAX_BYTES)), list.columns);
-  return scrapeList(db, vendor, list, load, opts);
+  return scrapeList(db, vendor, list, load, { ...opts, readFrom: "file" });
+}
+
+/** Ingests one registry list from its content in memory (the bundled national lists). */
+export async function ingestContent(
+  db: Db,
+  opts: { vendorId: string; listId: string; content: string; force?: boolean; now?: string },
+  registry: VendorDefinition[] = loadRegistry(),
+): Promise<ListSummary> {
+  const vendor = findVendor(registry, opts.vendorId);
+  const list = vendor.lists.find((l) => l.id === opts.listId);
+  if (!list) throw new Error(`vendor ${vendor.id} has no list ${opts.listId}`);
+  const load = async () => parseList(opts.content, list.columns);
+  return scrapeList(db, vendor, list, load, { ...opts, readFrom: "bundled" });
 }
 
 interface NetworkOptions {
@@ -171,8 +215,7 @@ export async function ingestAll(db: Db, opts: NetworkOptions): Promise<ListSumma
 }
 
 /** Upserts every vendor and list of the registry (names, list URLs, audiences); scrape times are kept. */
-export function syncVendorRegistry(db: Db, registryPath?: string): void {
-  const registry = loadRegistry(registryPath);
+export function syncVendorRegistry(db: Db, registry: VendorDefinition[] = loadRegistry()): void {
   const { sqlite } = db;
   sqlite
     .transaction(() => {

@@ -1,5 +1,6 @@
 import { canonicalUrl, entryId } from "../directory/identity";
 import type { FhirVersion } from "../directory/types";
+import { enrichEntry, repairPublishedUrl } from "./enrich";
 import { fhirVersionFromString, fhirVersionFromUrl } from "./fhir-version";
 import { tenantIdFromUrl } from "./tenant-rules";
 import type { NormalisedEntry, RawEntry } from "./types";
@@ -44,6 +45,8 @@ export interface NormaliseContext {
   vendorId: string;
   /** The version of a version-specific list, which wins over every other hint. */
   listFhirVersion: FhirVersion | null;
+  /** The developer's one FHIR version (registry), for entries no hint gives a version. */
+  defaultFhirVersion?: FhirVersion | null;
 }
 
 export interface NormaliseResult {
@@ -52,6 +55,8 @@ export interface NormaliseResult {
   invalid: number;
   /** Raw items that collapsed into an earlier item with the same id. */
   duplicates: number;
+  /** Items whose published URL was repaired (src/ingest/enrich/url-repair.ts) and then accepted. */
+  repaired: number;
 }
 
 /** Normalises every raw item of one list (docs/api.md, "Records"); duplicates collapse to the first. */
@@ -59,13 +64,20 @@ export function normaliseEntries(raw: RawEntry[], context: NormaliseContext): No
   const byId = new Map<string, NormalisedEntry>();
   let invalid = 0;
   let duplicates = 0;
-  for (const item of raw) {
+  let repaired = 0;
+  for (const published of raw) {
+    // Repair runs before validation: a repaired URL is then checked like any other.
+    const repair = typeof published.url === "string" ? repairPublishedUrl(published.url) : null;
+    const item = repair?.repaired ? { ...published, url: repair.url } : published;
     const entry = normaliseEntry(item, context);
     if (entry === null) invalid++;
     else if (byId.has(entry.id)) duplicates++;
-    else byId.set(entry.id, entry);
+    else {
+      if (repair?.repaired) repaired++;
+      byId.set(entry.id, enrichEntry(entry, context.defaultFhirVersion ?? null));
+    }
   }
-  return { entries: [...byId.values()], invalid, duplicates };
+  return { entries: [...byId.values()], invalid, duplicates, repaired };
 }
 
 function normaliseEntry(item: RawEntry, context: NormaliseContext): NormalisedEntry | null {

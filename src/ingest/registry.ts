@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { loadConfig } from "../config";
 import { AUDIENCES, FHIR_VERSIONS } from "../directory/types";
-import { LIST_FORMATS, type ListDefinition, type VendorDefinition } from "./types";
+import { LIST_FORMATS, LIST_SOURCES, type ListDefinition, type VendorDefinition } from "./types";
 
 export { DEFAULT_REGISTRY_PATH } from "../config";
 
@@ -15,6 +15,10 @@ function checkList(fail: (message: string) => never, vendorId: string, list: Lis
   if (list.audience !== null && !AUDIENCES.includes(list.audience))
     fail(`${where}: audience must be patient, provider or null`);
   if (list.fhirVersion !== null && !FHIR_VERSIONS.includes(list.fhirVersion)) fail(`${where}: unknown fhirVersion`);
+  if (list.source !== undefined && !LIST_SOURCES.includes(list.source))
+    fail(`${where}: source must be one of ${LIST_SOURCES.join(", ")}`);
+  if (list.bundledFile !== undefined && !/^[A-Za-z0-9_().-]+\.json$/.test(list.bundledFile))
+    fail(`${where}: bundledFile must be a plain .json file name`);
 }
 
 /**
@@ -38,6 +42,9 @@ export function loadRegistry(path = loadConfig().registryPath): VendorDefinition
     if (typeof vendor.name !== "string" || vendor.name === "") fail(`vendor ${vendor.id}: name missing`);
     if (typeof vendor.endpointListUrl !== "string") fail(`vendor ${vendor.id}: endpointListUrl missing`);
     if (!Array.isArray(vendor.lists)) fail(`vendor ${vendor.id}: lists missing`);
+    const fallback = vendor.defaultFhirVersion;
+    if (fallback !== undefined && fallback !== null && !FHIR_VERSIONS.includes(fallback))
+      fail(`vendor ${vendor.id}: unknown defaultFhirVersion`);
     for (const list of vendor.lists) {
       checkList(fail, vendor.id, list);
       if (listIds.has(list.id)) fail(`list id ${list.id} used twice`);

@@ -1,6 +1,20 @@
+import type { Database } from "bun:sqlite";
 import type { ListSummary } from "./index";
 
-const COLUMNS = ["vendor", "list", "result", "added", "updated", "unchanged", "removed", "skipped"] as const;
+const COLUMNS = [
+  "vendor",
+  "list",
+  "result",
+  "added",
+  "updated",
+  "unchanged",
+  "removed",
+  "skipped",
+  "repaired",
+  "source",
+] as const;
+const FIRST_NUMBER = 3;
+const LAST_NUMBER = 8;
 
 /** The per-list summary the CLI prints at the end, as an aligned text table. */
 export function formatSummaryTable(summaries: ListSummary[]): string {
@@ -13,11 +27,13 @@ export function formatSummaryTable(summaries: ListSummary[]): string {
     String(s.unchanged),
     String(s.removed),
     String(s.skipped),
+    String(s.repaired),
+    s.source,
   ]);
   const widths = COLUMNS.map((title, i) => Math.max(title.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: readonly string[]) =>
     cells
-      .map((cell, i) => (i >= 3 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+      .map((cell, i) => (i >= FIRST_NUMBER && i <= LAST_NUMBER ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
       .join("  ")
       .trimEnd();
   const failures = summaries.filter((s) => !s.ok).map((s) => `  ${s.listId}: ${s.error}`);
@@ -33,7 +49,19 @@ export function formatSummaryTable(summaries: ListSummary[]): string {
 export function progressLine(index: number, total: number, summary: ListSummary, ms: number): string {
   const where = `[${index}/${total}] ${summary.vendorId} / ${summary.listId}`;
   const seconds = `${(ms / 1000).toFixed(1)}s`;
-  if (!summary.ok) return `${where}: FAILED, ${summary.error} (${seconds})`;
-  const { added, updated, unchanged, removed, skipped } = summary;
-  return `${where}: ok, ${added} added, ${updated} updated, ${unchanged} unchanged, ${removed} removed, ${skipped} skipped (${seconds})`;
+  if (!summary.ok) return `${where}: FAILED, ${summary.error} (${summary.source}, ${seconds})`;
+  const { added, updated, unchanged, removed, skipped, repaired } = summary;
+  return `${where}: ok, ${added} added, ${updated} updated, ${unchanged} unchanged, ${removed} removed, ${skipped} skipped, ${repaired} repaired (${summary.source}, ${seconds})`;
+}
+
+/** How much of the served directory (entries not removed) has a state and a FHIR version. */
+export function coverageLine(sqlite: Database): string {
+  const row = sqlite
+    .prepare(
+      `SELECT COUNT(*) AS n, COALESCE(SUM(state IS NOT NULL), 0) AS state, COALESCE(SUM(fhir_version != 'UNKNOWN'), 0) AS version
+       FROM entries WHERE status != 'removed'`,
+    )
+    .get() as { n: number; state: number; version: number };
+  const percent = (part: number) => (row.n === 0 ? "0.0" : ((100 * part) / row.n).toFixed(1));
+  return `${row.n} entries in the directory: state known for ${row.state} (${percent(row.state)} %), fhirVersion for ${row.version} (${percent(row.version)} %)`;
 }

@@ -58,13 +58,28 @@ export interface ListDefinition {
   columns?: CsvColumns;
   /** The vendor publishes this list only as a web page: ingest it with `--file`. */
   manual?: boolean;
+  /**
+   * Where `url` points: the developer's own list ("developer", the default) or ONC Lantern's
+   * maintained copy of it ("lantern"), for developers that publish only web pages.
+   */
+  source?: ListSource;
+  /** The file of the bundled national lists (db/national/) that holds this list's copy. */
+  bundledFile?: string;
 }
+
+export const LIST_SOURCES = ["developer", "lantern"] as const;
+type ListSource = (typeof LIST_SOURCES)[number];
 
 export interface VendorDefinition {
   id: string;
   name: string;
   endpointListUrl: string;
   lists: ListDefinition[];
+  /**
+   * The one FHIR version this developer's certified API serves, for entries whose list, item
+   * and URL name none (docs/api-data.md, "Enrichment").
+   */
+  defaultFhirVersion?: FhirVersion | null;
 }
 
 /** Thrown when a list body cannot be read at all (not JSON, no known shape, HTML page…). */

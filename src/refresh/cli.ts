@@ -9,6 +9,7 @@ import { openDatabase } from "../db/client";
 import { buildIndexFile } from "../directory/build-cli";
 import { defaultIndexDir } from "../directory/directory";
 import { ingestAll, ingestVendor, type ListSummary, syncVendorRegistry } from "../ingest/index";
+import { loadRegistry } from "../ingest/registry";
 import { formatSummaryTable } from "../ingest/summary-table";
 import { formatSummary, interruptSignal, runProbe } from "../probe/cli";
 import { PROBE_CLI, probeCliOptions } from "../probe/cli-options";
@@ -44,7 +45,7 @@ async function main(): Promise<number> {
   let ingestError: string | null = null;
   const db = openDatabase(databasePath);
   try {
-    syncVendorRegistry(db, config.registryPath);
+    syncVendorRegistry(db, loadRegistry(config.registryPath));
     const network = {
       force: values.force === true,
       registryPath: config.registryPath,

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { openDatabase } from "../db/client";
 import { ingestFile, syncVendorRegistry } from "../ingest";
+import { loadRegistry } from "../ingest/registry";
 import { probeDue } from "../probe";
 import { loadManifest, SAMPLE_DIR } from "./manifest";
 import { startAnswerServer } from "./server";
@@ -28,13 +29,15 @@ export async function buildSampleDatabase(path: string, opts: BuildSampleOptions
   const log = opts.log ?? (() => {});
   const sampleDir = opts.sampleDir ?? SAMPLE_DIR;
   const manifest = await loadManifest(sampleDir);
+  // The demo keeps the registry it was recorded with (db/sample/vendors.json), not the national one.
+  const registry = loadRegistry(join(sampleDir, "vendors.json"));
   mkdirSync(dirname(path), { recursive: true });
   const temp = join(dirname(path), `.${basename(path)}.building-${process.pid}-${++builds}`);
   removeDatabaseFiles(temp);
   try {
     const db = openDatabase(temp);
     try {
-      await syncVendorRegistry(db);
+      await syncVendorRegistry(db, registry);
       const server = await startAnswerServer(manifest, sampleDir);
       try {
         for (const step of manifest.steps) {
@@ -46,6 +49,7 @@ export async function buildSampleDatabase(path: string, opts: BuildSampleOptions
               access: step.access,
               force: step.force,
               now: step.now,
+              registry,
             });
             if (!summary.ok)
               throw new Error(

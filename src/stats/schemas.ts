@@ -4,7 +4,10 @@ import { FHIR_VERSIONS, type FhirVersion } from "../directory/types";
 
 /** The dataset statistics /api/v1/stats serves; `StatsRecord` is its static type. */
 export const StatsSchema = t.Object({
-  totalEndpoints: t.Number({ description: "Entries in the dataset, removed ones included." }),
+  totalEndpoints: t.Number({
+    description:
+      "Entries in the directory now; entries removed from their vendor's list are not counted (here or in fhirVersionCounts).",
+  }),
   vendorCount: t.Number({ description: "Vendors in the directory (the length of /api/v1/vendors)." }),
   fhirVersionCounts: t.Object(
     Object.fromEntries(FHIR_VERSIONS.map((version) => [version, t.Number()])) as Record<FhirVersion, TNumber>,

@@ -4,7 +4,9 @@ import { t } from "elysia";
 export const VendorRecordSchema = t.Object({
   id: t.String({ description: "Vendor id; the `vendor` filter value of the list operation.", examples: ["epic"] }),
   name: t.String({ description: "Display name.", examples: ["Epic Systems"] }),
-  endpointCount: t.Number({ description: "Entries of this vendor in the dataset, removed ones included." }),
+  endpointCount: t.Number({
+    description: "Entries of this vendor in the directory now; entries removed from its lists are not counted.",
+  }),
   endpointListUrl: t.String({
     format: "uri",
     description: "The public page or file where the vendor publishes its endpoint list, as a person would open it.",

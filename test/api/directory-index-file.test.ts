@@ -28,7 +28,7 @@ describe("directory index built in a child process and kept on disk", async () =
     for (const query of [
       "limit=100&page=1",
       "limit=100&page=7",
-      "limit=100&page=26",
+      "limit=100&page=25",
       "state=CA&fhirVersion=R4",
       "query=st%20mary",
       "hasResource=Patient,Observation&smartSupported=true",

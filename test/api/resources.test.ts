@@ -36,11 +36,14 @@ describe("GET /api/v1/endpoints/:id", () => {
     expect((await get(app, `/api/v1/endpoints/${id}`)).status).toBe(200);
   });
 
-  test("a removed entry still answers by id", async () => {
-    const removed = (await get(app, "/api/v1/endpoints?vendor=epic")).body.data.find(
-      (e: { status: string }) => e.status === "removed",
-    );
-    expect((await get(app, `/api/v1/endpoints/${removed.id}`)).body.data.status).toBe("removed");
+  test("a removed entry is in no listing but still answers by id and capabilities", async () => {
+    const { id } = db.sqlite.prepare("SELECT id FROM entries WHERE status = 'removed'").get() as { id: string };
+    const listed = (await get(app, "/api/v1/endpoints?vendor=epic&limit=100")).body.data as { id: string }[];
+    expect(listed.map((e) => e.id)).not.toContain(id);
+    expect((await get(app, `/api/v1/endpoints/${id}`)).body.data).toMatchObject({ id, status: "removed" });
+    const capabilities = await get(app, `/api/v1/endpoints/${id}/capabilities`);
+    expect(capabilities.status).toBe(200);
+    expect(capabilities.body.data).toMatchObject({ endpointId: id, probeStatus: "unchecked" });
   });
 });
 
@@ -117,11 +120,12 @@ describe("GET /api/v1/vendors", () => {
       "MEDITECH",
       "Oracle Health",
     ]);
-    expect(body.data.map((v: { endpointCount: number }) => v.endpointCount)).toEqual([3, 5, 2, 2]);
+    // Epic has five entries, one of them removed: it is not counted.
+    expect(body.data.map((v: { endpointCount: number }) => v.endpointCount)).toEqual([3, 4, 2, 2]);
     expect(body.data[1]).toEqual({
       id: "epic",
       name: "Epic Systems",
-      endpointCount: 5,
+      endpointCount: 4,
       endpointListUrl: "https://open.epic.com/MyApps/Endpoints",
       lastScrapedAt: "2026-11-20T10:00:00.000Z",
     });
@@ -139,9 +143,10 @@ describe("GET /api/v1/stats", () => {
   test("totals, vendor count, every FHIR version key, last refresh", async () => {
     const { body } = await get(app, "/api/v1/stats");
     expect(body.data).toEqual({
-      totalEndpoints: 12,
+      // The removed entry (UNKNOWN) is not counted.
+      totalEndpoints: 11,
       vendorCount: 4,
-      fhirVersionCounts: { DSTU2: 1, STU3: 1, R4: 7, R4B: 1, R5: 1, UNKNOWN: 1 },
+      fhirVersionCounts: { DSTU2: 1, STU3: 1, R4: 7, R4B: 1, R5: 1, UNKNOWN: 0 },
       lastUpdated: "2026-11-21T09:00:00.000Z",
     });
   });

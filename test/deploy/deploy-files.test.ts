@@ -236,7 +236,14 @@ describe("Dockerfile", () => {
   test("the final image holds what the runtime needs, from files the build context keeps", () => {
     const fromContext = copies(finalStage).filter((c) => c.from === null);
     const sources = fromContext.flatMap((c) => c.sources);
-    expect(sources.sort()).toEqual(["db/migrations", "db/sample", "db/vendors.json", "package.json", "src"]);
+    expect(sources.sort()).toEqual([
+      "db/migrations",
+      "db/national",
+      "db/sample",
+      "db/vendors.json",
+      "package.json",
+      "src",
+    ]);
     for (const source of sources) {
       expect(existsSync(join(ROOT, source))).toBe(true);
       expect({ source, ignored: dockerignored(source) }).toEqual({ source, ignored: false });
@@ -246,6 +253,9 @@ describe("Dockerfile", () => {
       "db/migrations/0000_init.sql",
       "db/migrations/meta/_journal.json",
       "db/sample/manifest.json",
+      "db/national/lists.json.zst",
+      "db/national/provenance.json",
+      "src/ingest/enrich/zip-places.tsv.gz",
       "package-lock.json",
       "litefs.yml",
     ]) {
@@ -356,6 +366,8 @@ describe("litefs.yml", () => {
     expect(seed!["if-candidate"]).toBe(true);
     const seedScript = scriptOf(shellWords(seed!.cmd));
     expectShellSyntax(seedScript);
+    expect(seedScript).toContain("bun run db:national");
+    expect(packageJson.scripts["db:national"]).toBe("bun src/national/build-cli.ts");
     expect(seedScript).toContain("litefs import -name directory.sqlite");
     expect(seedScript.startsWith("test -e /litefs/directory.sqlite ||")).toBe(true);
 

@@ -31,7 +31,7 @@ describe("vendor registry (db/vendors.json)", () => {
       expect(ids).toContain(id);
     }
     for (const vendor of registry) {
-      expect(vendor.endpointListUrl).toMatch(/^https:\/\//);
+      expect(vendor.endpointListUrl).toMatch(/^https?:\/\//);
       expect(vendor.lists.length).toBeGreaterThan(0);
     }
   });
@@ -107,12 +107,14 @@ describe("ingestFile", () => {
     expect(summary).toEqual({
       vendorId: "acme",
       listId: "acme-file-acme-export-2026",
+      source: "file",
       ok: true,
       added: 4,
       updated: 0,
       unchanged: 0,
       removed: 0,
       skipped: 0,
+      repaired: 0,
     });
     expect(db.sqlite.query("SELECT url, format, audience FROM vendor_lists").get()).toEqual({
       url: `file://${file.replaceAll(" ", "%20")}`,

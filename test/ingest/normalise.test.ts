@@ -40,12 +40,14 @@ describe("Oracle Health fixture, normalised", () => {
     expect(byName("Riverside Health")?.tenantId).toBe("ec2458f2-1e24-41c8-b71b-0e701af7583d");
   });
 
-  test("the endpoint-fhir-version extension gives the version; unknown state → null; lost ZIP zero restored", () => {
+  test("the endpoint-fhir-version extension gives the version; lost ZIP zero restored; an unknown state comes from the ZIP", () => {
     const hilltop = byName("Hilltop Pediatrics");
     expect(hilltop?.listFhirVersion).toBe("STU3");
     expect(hilltop?.tenantId).toBeNull();
-    expect(hilltop?.state).toBeNull();
     expect(hilltop?.zipCode).toBe("01841");
+    // "ZZ" names no state; 01841 is in Massachusetts. The published city stays.
+    expect(hilltop?.state).toBe("MA");
+    expect(hilltop?.city).toBe("Springfield");
   });
 
   test("a version-specific list's version wins over every other hint", () => {

@@ -33,7 +33,7 @@ interface Manifest {
   servers: Record<string, string>;
 }
 const manifest = JSON.parse(readFileSync(join(SAMPLE, "manifest.json"), "utf8")) as Manifest;
-const registry = JSON.parse(readFileSync(join(ROOT, "db", "vendors.json"), "utf8")) as {
+const registry = JSON.parse(readFileSync(join(SAMPLE, "vendors.json"), "utf8")) as {
   vendors: { id: string; name: string }[];
 };
 

@@ -1,0 +1,30 @@
+/**
+ * `bun run db:national [--out <path>]`: builds the national directory from the bundled lists
+ * (db/national/) into a new database file (default DATABASE_PATH, else db/directory.sqlite),
+ * replacing any file there, and prints what it holds. What `start` does on its own when there
+ * is no database; the LiteFS primary runs it to seed the cluster.
+ * Exit status: 0 built, 1 failed (nothing written), 2 usage error.
+ */
+import { parseArgs } from "node:util";
+import { describeSampleDatabase } from "../sample/cli";
+import { buildNationalDatabase } from "./build";
+
+function readOptions() {
+  try {
+    return parseArgs({ args: Bun.argv.slice(2), options: { out: { type: "string" } }, strict: true }).values;
+  } catch (error) {
+    console.error(`db:national: ${(error as Error).message}\nusage: bun run db:national [--out <path>]`);
+    process.exit(2);
+  }
+}
+
+const out = readOptions().out ?? (process.env.DATABASE_PATH || "db/directory.sqlite");
+const started = performance.now();
+try {
+  await buildNationalDatabase(out, { log: (line) => console.log(line) });
+} catch (error) {
+  console.error(`db:national failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+}
+console.log(`national directory written to ${out} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+for (const line of describeSampleDatabase(out)) console.log(`  ${line}`);

@@ -1,0 +1,136 @@
+import { describe, expect, test } from "bun:test";
+import { enrichEntry, repairPublishedUrl } from "../../src/ingest/enrich";
+import { fhirVersionOfUrl } from "../../src/ingest/enrich/fhir-version";
+import { placeOfZip, stateOfNamePrefix } from "../../src/ingest/enrich/place";
+import { normaliseEntries } from "../../src/ingest/normalise";
+import type { NormalisedEntry, RawEntry } from "../../src/ingest/types";
+
+const raw = (url: string, more: Partial<RawEntry> = {}): RawEntry => ({
+  url,
+  organizationName: null,
+  npi: null,
+  city: null,
+  state: null,
+  zipCode: null,
+  fhirVersion: null,
+  ...more,
+});
+
+describe("published URL repair", () => {
+  test.each([
+    [
+      ": https://fhirserver.astronautehr.com:9443/fhir-server/api/v4/",
+      "https://fhirserver.astronautehr.com:9443/fhir-server/api/v4/",
+    ],
+    ['"https://a.example/fhir', "https://a.example/fhir"],
+    ["fhir.footholdtechnology.com/cgc", "https://fhir.footholdtechnology.com/cgc"],
+    ["beta.cyfluentchart.com/FHIRapi/", "https://beta.cyfluentchart.com/FHIRapi/"],
+  ])("%p → %p", (published, repaired) => {
+    expect(repairPublishedUrl(published)).toEqual({ url: repaired, repaired: true });
+  });
+
+  test.each([
+    "https://fine.example/fhir",
+    "see https://a.example/fhir",
+    "ftp://a.example/fhir",
+    "localhost/fhir",
+    "not a url",
+    "",
+  ])("%p is left as published", (published) => {
+    expect(repairPublishedUrl(published)).toEqual({ url: published, repaired: false });
+  });
+
+  test("normalisation counts repaired URLs it accepted and still skips what it cannot use", () => {
+    const result = normaliseEntries(
+      [
+        raw("fhir.footholdtechnology.com/cgc"),
+        raw(": https://b.example/r4"),
+        raw("not a url"),
+        raw("https://c.example"),
+      ],
+      { vendorId: "acme", listFhirVersion: null },
+    );
+    expect(result.entries.map((e) => e.url)).toEqual([
+      "https://fhir.footholdtechnology.com/cgc",
+      "https://b.example/r4",
+      "https://c.example",
+    ]);
+    expect(result).toMatchObject({ repaired: 2, invalid: 1 });
+  });
+});
+
+describe("state and city", () => {
+  test("from a ZIP or ZIP+4; unknown ZIP → null", () => {
+    expect(placeOfZip("02114")).toEqual({ state: "MA", city: "Boston" });
+    expect(placeOfZip("32073-3035")).toMatchObject({ state: "FL" });
+    expect(placeOfZip("00000")).toBeNull();
+    expect(placeOfZip(null)).toBeNull();
+  });
+
+  test('from an "XX - Name" prefix when XX is a USPS code', () => {
+    expect(stateOfNamePrefix("NC - Sollus Pediatrics")).toBe("NC");
+    expect(stateOfNamePrefix("PR - Clinica")).toBe("PR");
+    expect(stateOfNamePrefix("ZZ - Somewhere")).toBeNull();
+    expect(stateOfNamePrefix("NC-Sollus")).toBeNull();
+    expect(stateOfNamePrefix("Sollus Pediatrics")).toBeNull();
+  });
+
+  const entry = (more: Partial<NormalisedEntry>): NormalisedEntry => ({
+    id: "x",
+    url: "https://a.example",
+    organizationName: null,
+    npi: null,
+    tenantId: null,
+    city: null,
+    state: null,
+    zipCode: null,
+    listFhirVersion: "UNKNOWN",
+    ...more,
+  });
+
+  test("published values win; the ZIP comes before the name prefix; the name stays as published", () => {
+    expect(enrichEntry(entry({ state: "TX", zipCode: "02114" }), null)).toMatchObject({ state: "TX", city: null });
+    expect(enrichEntry(entry({ city: "Somerville", zipCode: "02114" }), null)).toMatchObject({
+      state: "MA",
+      city: "Somerville",
+    });
+    expect(enrichEntry(entry({ organizationName: "NC - X", zipCode: "02114" }), null).state).toBe("MA");
+    expect(enrichEntry(entry({ organizationName: "NC - X" }), null)).toMatchObject({
+      state: "NC",
+      city: null,
+      organizationName: "NC - X",
+    });
+  });
+});
+
+describe("fhirVersion before a probe", () => {
+  test.each([
+    ["https://fhir-myrecord.cerner.com/r4/abc", "R4"],
+    ["https://api.platform.athenahealth.com/fhir/r4", "R4"],
+    ["https://epicproxy.et1043.epichosted.com/FHIRProxy/api/FHIR/DSTU2/", "DSTU2"],
+    ["https://mtrestapis.achosp.org:443/v2/argonaut/v1", "DSTU2"],
+    ["https://mtrestapis.achosp.org:443/v1/uscore/R4", "R4"],
+    ["https://fhir.netsmartcloud.com/uscore/v1", "R4"],
+    ["https://fhirserver.astronautehr.com:9443/fhir-server/api/v4", "R4"],
+    ["https://api.prod.1life.com/fhir/4.0", "R4"],
+    ["https://fhir.cozeva.com/4_0_0", "R4"],
+    ["https://fhir.example/fhir/3.0.2", "STU3"],
+    ["https://app.meldrx.com/api/fhir/7b595cb8", null],
+    ["https://fhir.example/v4/x", null],
+  ])("%p → %p", (url, version) => {
+    expect(fhirVersionOfUrl(url)).toBe(version as never);
+  });
+
+  test("the developer's one version only when nothing else names one", () => {
+    const list = (url: string, listFhirVersion: "DSTU2" | null = null) =>
+      normaliseEntries([raw(url)], { vendorId: "acme", listFhirVersion, defaultFhirVersion: "R4" }).entries[0]!
+        .listFhirVersion;
+    expect(list("https://a.example/fhir")).toBe("R4");
+    expect(list("https://a.example/v2/argonaut/v1")).toBe("DSTU2");
+    expect(list("https://a.example/fhir", "DSTU2")).toBe("DSTU2");
+    expect(
+      normaliseEntries([raw("https://a.example/fhir")], { vendorId: "acme", listFhirVersion: null }).entries[0]!
+        .listFhirVersion,
+    ).toBe("UNKNOWN");
+  });
+});
