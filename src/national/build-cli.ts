@@ -5,20 +5,21 @@
  * is no database; the LiteFS primary runs it to seed the cluster.
  * Exit status: 0 built, 1 failed (nothing written), 2 usage error.
  */
-import { parseArgs } from "node:util";
+import { parseCli } from "../cli/args";
+import { loadConfig } from "../config";
 import { describeSampleDatabase } from "../sample/cli";
 import { buildNationalDatabase } from "./build";
 
-function readOptions() {
-  try {
-    return parseArgs({ args: Bun.argv.slice(2), options: { out: { type: "string" } }, strict: true }).values;
-  } catch (error) {
-    console.error(`db:national: ${(error as Error).message}\nusage: bun run db:national [--out <path>]`);
-    process.exit(2);
-  }
-}
-
-const out = readOptions().out ?? (process.env.DATABASE_PATH || "db/directory.sqlite");
+const { values } = parseCli({
+  command: "bun run db:national",
+  synopsis: ["[--out <path>]"],
+  description: "Builds the national directory from the bundled lists (db/national/) into a new database file.",
+  options: { out: { type: "string" } },
+  optionHelp: [["--out <path>", "the file to write (default DATABASE_PATH); an existing file is replaced"]],
+  environment: "DATABASE_PATH (default db/directory.sqlite).",
+  exitStatus: [[1, "failed (nothing written)"]],
+});
+const out = values.out ?? loadConfig().databasePath;
 const started = performance.now();
 try {
   await buildNationalDatabase(out, { log: (line) => console.log(line) });

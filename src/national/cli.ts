@@ -9,24 +9,23 @@
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
+import { parseCli } from "../cli/args";
 import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../ingest/registry";
 import { LISTS_FILE, NATIONAL_DIR, PROVENANCE_FILE, packBundle } from "./bundle";
 import type { ChplListItem, ChplProductsItem, LanternManifest } from "./lantern";
 import { formatRegistry, generateRegistry } from "./registry-generator";
 
-function usage(message: string): never {
-  console.error(`national:generate: ${message}`);
-  console.error("usage: bun run national:generate [--lantern <dir>]");
-  process.exit(2);
-}
-
 function options() {
-  try {
-    return parseArgs({ args: Bun.argv.slice(2), options: { lantern: { type: "string" } }, strict: true }).values;
-  } catch (error) {
-    return usage((error as Error).message);
-  }
+  return parseCli({
+    command: "bun run national:generate",
+    synopsis: ["[--lantern <dir>]"],
+    description: "Regenerates db/vendors.json and the bundled national lists (db/national/) from Lantern's lists.",
+    options: { lantern: { type: "string" } },
+    optionHelp: [
+      ["--lantern <dir>", "the folder with MANIFEST.json and prod_resources/ (default ../shared/data/lantern)"],
+    ],
+    exitStatus: [[1, "failed"]],
+  }).values;
 }
 
 function main() {

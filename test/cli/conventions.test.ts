@@ -16,6 +16,8 @@ const TOOLS = [
   ["src/generate/cli.ts", "bun run db:generate"],
   ["src/directory/build-cli.ts", "bun src/directory/build-cli.ts"],
   ["src/sample/generate.ts", "bun src/sample/generate.ts"],
+  ["src/national/build-cli.ts", "bun run db:national"],
+  ["src/national/cli.ts", "bun run national:generate"],
 ] as const;
 
 async function run(script: string, args: string[], databasePath: string) {
