@@ -6,6 +6,7 @@ import type { Db } from "./db/client";
 import { Directory } from "./directory/directory";
 import { docsPlugin } from "./docs/plugin";
 import { endpointRoutes } from "./endpoints/routes";
+import { exportRoutes } from "./export/routes";
 import { healthRoutes } from "./health/routes";
 import { cachedResponses } from "./http/cached-responses-plugin";
 import { errorsPlugin } from "./http/errors-plugin";
@@ -58,6 +59,7 @@ export function createApp(deps: AppDeps) {
     .use(cachedResponses(directory, observe))
     .use(healthRoutes(clock))
     .use(endpointRoutes(directory))
+    .use(exportRoutes(directory))
     .use(vendorRoutes(directory))
     .use(statsRoutes(directory));
   listening.app = app;

@@ -4,6 +4,7 @@ const KNOWN_ROUTES: [RegExp, string][] = [
   [/^\/api\/v1\/endpoints$/, "/api/v1/endpoints"],
   [/^\/api\/v1\/endpoints\/[^/]+$/, "/api/v1/endpoints/:id"],
   [/^\/api\/v1\/endpoints\/[^/]+\/capabilities$/, "/api/v1/endpoints/:id/capabilities"],
+  [/^\/api\/v1\/export$/, "/api/v1/export"],
   [/^\/api\/v1\/vendors$/, "/api/v1/vendors"],
   [/^\/api\/v1\/stats$/, "/api/v1/stats"],
   [/^\/docs$/, "/docs"],
