@@ -233,3 +233,34 @@ describe("validation", () => {
     expect(post.headers.get("allow")).toContain("GET");
   });
 });
+
+describe("OpenAPI", () => {
+  test("documents the route: format and the list's filters, no paging, an example of each format", async () => {
+    const body = (await (await app.handle(new Request("http://localhost/docs/json"))).json()) as {
+      paths: Record<string, { get: unknown }>;
+    };
+    const operation = body.paths["/api/v1/export"]!.get as {
+      description: string;
+      parameters: { name: string; required: boolean }[];
+      responses: Record<string, { content?: Record<string, { example?: unknown }> }>;
+    };
+    const names = operation.parameters.map((p) => p.name).sort();
+    expect(names).toEqual([
+      "access",
+      "fhirVersion",
+      "format",
+      "hasResource",
+      "query",
+      "smartSupported",
+      "state",
+      "vendor",
+    ]);
+    expect(operation.parameters.find((p) => p.name === "format")!.required).toBe(true);
+    const content = operation.responses["200"]!.content!;
+    expect(Object.keys(content).sort()).toEqual(["application/fhir+json", "application/x-ndjson", "text/csv"]);
+    for (const type of Object.keys(content)) expect(content[type]!.example).toBeTruthy();
+    expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(["200", "304", "400", "429"]));
+    for (const format of ["format=csv", "format=ndjson", "format=fhir"])
+      expect(operation.description).toContain(format);
+  });
+});
