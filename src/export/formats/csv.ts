@@ -12,10 +12,11 @@ export function csvField(value: string): string {
   return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 
-function cell(value: EndpointRecord[keyof EndpointRecord]): string {
-  if (value === null) return "";
-  if (Array.isArray(value)) return csvField(value.join("|"));
-  return csvField(value);
+const text = (value: string | null) => (value === null ? "" : NEEDS_QUOTES.test(value) ? csvField(value) : value);
+
+/** One row, fields in CSV_COLUMNS order (direct reads: a loop over the column names costs twice as much). */
+function row(r: EndpointRecord): string {
+  return `${r.id},${text(r.url)},${text(r.vendorName)},${text(r.vendorId)},${text(r.organizationName)},${text(r.npi)},${text(r.tenantId)},${r.fhirVersion},${r.access.join("|")},${text(r.city)},${text(r.state)},${text(r.zipCode)},${r.status},${text(r.lastUpdated)}\r\n`;
 }
 
 /**
@@ -26,13 +27,9 @@ export function csvWriter(): ExportWriter {
   return {
     begin: () => `${CSV_COLUMNS.join(",")}\r\n`,
     write(records: readonly EndpointRecord[]) {
-      let text = "";
-      for (const record of records) {
-        let row = cell(record[CSV_COLUMNS[0]!]);
-        for (let i = 1; i < CSV_COLUMNS.length; i++) row += `,${cell(record[CSV_COLUMNS[i]!])}`;
-        text += `${row}\r\n`;
-      }
-      return text;
+      const rows: string[] = new Array(records.length);
+      for (let i = 0; i < records.length; i++) rows[i] = row(records[i]!);
+      return rows.join("");
     },
     end: () => "",
   };

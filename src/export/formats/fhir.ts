@@ -27,10 +27,13 @@ const CONNECTION_TYPE =
 const PAYLOAD_TYPE =
   '[{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/endpoint-payload-type","code":"any","display":"Any"}]}]';
 
-const sha256 = (text: string) => new Bun.CryptoHasher("sha256").update(text).digest("hex");
+const sha256 = (text: string) => Bun.SHA256.hash(text, "hex") as string;
 
 /** A resource id for a URL's Endpoint: the SHA-256 of the URL (stable across dataset versions). */
 export const fhirEndpointId = (url: string) => sha256(url);
+
+/** Endpoint ids of recent URLs: entries sharing a URL (one per practice behind it) are often near each other. */
+const RECENT_URLS = 4096;
 
 interface Organization {
   id: string;
@@ -72,6 +75,16 @@ function organizationJson({ id, record, endpointIds }: Organization): string {
  */
 export function fhirWriter(timestamp: string | null): ExportWriter {
   const written = new Set<string>();
+  let recent = new Map<string, string>();
+  const endpointIdOf = (url: string) => {
+    let id = recent.get(url);
+    if (id === undefined) {
+      id = fhirEndpointId(url);
+      if (recent.size >= RECENT_URLS) recent = new Map();
+      recent.set(url, id);
+    }
+    return id;
+  };
   let run: string | null = null;
   let organizations = new Map<string, Organization>();
   let first = true;
@@ -95,31 +108,25 @@ export function fhirWriter(timestamp: string | null): ExportWriter {
     begin: () =>
       `{"resourceType":"Bundle","type":"collection"${timestamp === null ? "" : `,"timestamp":"${timestamp}"`},"entry":[`,
     write(records: readonly EndpointRecord[]) {
-      let text = "";
+      const parts: string[] = [];
       for (const record of records) {
-        const endpointId = fhirEndpointId(record.url);
+        const endpointId = endpointIdOf(record.url);
         if (!written.has(record.url)) {
           written.add(record.url);
-          text += item(endpointJson(record, endpointId));
+          parts.push(item(endpointJson(record, endpointId)));
         }
         const runKey = `${record.vendorId}\n${record.organizationName?.toLowerCase() ?? "\u0001"}`;
         if (runKey !== run) {
-          text += flush();
+          parts.push(flush());
           run = runKey;
         }
-        const key = JSON.stringify([
-          record.vendorId,
-          record.organizationName,
-          record.npi,
-          record.city,
-          record.state,
-          record.zipCode,
-        ]);
+        // Separated by NUL, null written as SOH: neither occurs in a published name or place.
+        const key = `${record.vendorId}\0${record.organizationName ?? "\u0001"}\0${record.npi ?? "\u0001"}\0${record.city ?? "\u0001"}\0${record.state ?? "\u0001"}\0${record.zipCode ?? "\u0001"}`;
         const organization = organizations.get(key);
         if (organization) organization.endpointIds.push(endpointId);
         else organizations.set(key, { id: sha256(`Organization\n${key}`), record, endpointIds: [endpointId] });
       }
-      return text;
+      return parts.join("");
     },
     end: () => `${flush()}]}`,
   };

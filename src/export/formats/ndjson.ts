@@ -9,9 +9,9 @@ export function ndjsonWriter(): ExportWriter {
   return {
     begin: () => "",
     write(records: readonly EndpointRecord[]) {
-      let text = "";
-      for (const record of records) text += `${JSON.stringify(record)}\n`;
-      return text;
+      const lines: string[] = new Array(records.length);
+      for (let i = 0; i < records.length; i++) lines[i] = `${JSON.stringify(records[i])}\n`;
+      return lines.join("");
     },
     end: () => "",
   };
