@@ -36,6 +36,13 @@ const CHUNK = 256;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
+ * Every this many bytes sent, an export asks for a garbage collection (asynchronous). An export
+ * leaves only garbage behind (records, text, chunks), but a heap as large as the read model's
+ * lets it pile up to hundreds of MB before collecting on its own.
+ */
+const COLLECT_EVERY_BYTES = 8 * 1024 * 1024;
+
+/**
  * Every entry the list operation would page through for `filter`, in its order, rendered by
  * `writer` as a byte stream produced while it is read: each pull renders at most CHUNK entries
  * after giving the event loop a turn (other requests are answered between chunks), and only
@@ -56,6 +63,7 @@ export function exportStream(
   let index = 0;
   let exhausted = false;
   let started = false;
+  let sinceCollect = 0;
 
   const nextRecords = (): EndpointRecord[] => {
     if (index >= page.length) {
@@ -88,7 +96,15 @@ export function exportStream(
           slot.progress(offset - (page.length - index), Math.max(total, 0));
           const done = records.length === 0 || (exhausted && index >= page.length);
           if (done) text += writer.end();
-          if (text !== "") controller.enqueue(encoder.encode(text));
+          if (text !== "") {
+            const bytes = encoder.encode(text);
+            controller.enqueue(bytes);
+            sinceCollect += bytes.length;
+            if (sinceCollect >= COLLECT_EVERY_BYTES) {
+              sinceCollect = 0;
+              Bun.gc(false);
+            }
+          }
           if (done) {
             page = [];
             controller.close();
