@@ -25,7 +25,7 @@ import { runWrk, writeLuaScripts, wrkInstalled } from "./lib/wrk";
 const ROOT = resolve(import.meta.dir, "..");
 const DATA = join(ROOT, "bench", "data");
 
-export const EXPORT_TARGETS = {
+const EXPORT_TARGETS = {
   seconds: { ndjson: 10, csv: 10, fhir: 20 } as Record<string, number>,
   ttfbMs: 200,
   rssGrowthMb: 64,

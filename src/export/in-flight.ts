@@ -53,11 +53,6 @@ export class InFlightExports {
     };
   }
 
-  /** How many exports this client has in flight. */
-  count(client: string): number {
-    return this.running.get(client)?.size ?? 0;
-  }
-
   /** Whole seconds until the first of this client's exports is expected to finish, at its pace so far. */
   retryAfterSeconds(client: string): number {
     let soonest = Number.POSITIVE_INFINITY;

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { LIST_INTEGER_KEYS, ListQuery } from "../endpoints/schemas";
 
-export const EXPORT_FORMATS = ["csv", "ndjson", "fhir"] as const;
+const EXPORT_FORMATS = ["csv", "ndjson", "fhir"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /**

@@ -3,12 +3,12 @@ import { EndpointRecordSchema } from "../../endpoints/schemas";
 import type { ExportWriter } from "./writer";
 
 /** The Endpoint record's fields in the spec's order (the record schema declares them in that order). */
-export const CSV_COLUMNS = Object.keys(EndpointRecordSchema.properties) as (keyof EndpointRecord)[];
+const CSV_COLUMNS = Object.keys(EndpointRecordSchema.properties) as (keyof EndpointRecord)[];
 
 const NEEDS_QUOTES = /[",\r\n]/;
 
 /** One RFC 4180 field: quoted (inner quotes doubled) when it holds a quote, comma, CR or LF. */
-export function csvField(value: string): string {
+function csvField(value: string): string {
   return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
 }
 

@@ -1,11 +1,11 @@
 import type { EndpointRecord, EndpointStatus, FhirVersion } from "../../directory/types";
 import type { ExportWriter } from "./writer";
 
-export const NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi";
-export const FHIR_VERSION_EXTENSION = "http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version";
+const NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi";
+const FHIR_VERSION_EXTENSION = "http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version";
 
 /** Our status → FHIR Endpoint.status. listed: published by the vendor, not yet probed, so taken as active. */
-export const FHIR_ENDPOINT_STATUS: Record<EndpointStatus, string> = {
+const FHIR_ENDPOINT_STATUS: Record<EndpointStatus, string> = {
   listed: "active",
   verified: "active",
   unresponsive: "error",
@@ -13,7 +13,7 @@ export const FHIR_ENDPOINT_STATUS: Record<EndpointStatus, string> = {
 };
 
 /** Our release → the FHIR version code of the `endpoint-fhir-version` extension (none for UNKNOWN). */
-export const FHIR_VERSION_CODE: Record<FhirVersion, string | null> = {
+const FHIR_VERSION_CODE: Record<FhirVersion, string | null> = {
   DSTU2: "1.0.2",
   STU3: "3.0.2",
   R4: "4.0.1",
@@ -30,7 +30,7 @@ const PAYLOAD_TYPE =
 const sha256 = (text: string) => Bun.SHA256.hash(text, "hex") as string;
 
 /** A resource id for a URL's Endpoint: the SHA-256 of the URL (stable across dataset versions). */
-export const fhirEndpointId = (url: string) => sha256(url);
+const fhirEndpointId = (url: string) => sha256(url);
 
 /** Endpoint ids of recent URLs: entries sharing a URL (one per practice behind it) are often near each other. */
 const RECENT_URLS = 4096;
