@@ -14,7 +14,7 @@
  * BENCH_EXPORT_FILTER (default `vendor=epic`) and BENCH_EXPORT_RESULTS (default
  * bench/EXPORT-RESULTS.md; standalone runs only).
  */
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { envNumber } from "./lib/env";
@@ -248,6 +248,10 @@ async function main() {
     );
     if ((await generate.exited) !== 0) throw new Error("dataset generation failed");
   }
+  // Index files are named by dataset version alone: another database at the same version must
+  // not find this one's, so the directory starts empty (as in `bun run bench`).
+  const indexDir = join(DATA, "export-server-index");
+  rmSync(indexDir, { recursive: true, force: true });
   const serverLog = join(DATA, "export-server.log");
   writeFileSync(serverLog, "");
   const server: Started = startPinned(
