@@ -7,6 +7,7 @@ import type { Db } from "./db/client";
 import { Directory } from "./directory/directory";
 import { docsPlugin } from "./docs/plugin";
 import { endpointRoutes } from "./endpoints/routes";
+import { exportRoutes } from "./export/routes";
 import { healthRoutes } from "./health/routes";
 import { cachedResponses } from "./http/cached-responses-plugin";
 import { errorsPlugin } from "./http/errors-plugin";
@@ -72,6 +73,7 @@ export function createApp(deps: AppDeps) {
     .use(healthRoutes(clock))
     .use(endpointRoutes(directory))
     .use(availabilityRoutes(directory))
+    .use(exportRoutes(directory))
     .use(vendorRoutes(directory))
     .use(statsRoutes(directory))
     .use(webPage());

@@ -92,4 +92,4 @@ export class DirectorySearch {
   }
 }
 
-const filterKey = (filter: EndpointFilter) => JSON.stringify(filter);
+export const filterKey = (filter: EndpointFilter) => JSON.stringify(filter);

@@ -22,7 +22,8 @@ export const notADeveloper = (file: string) => /^(1Up|Medicare_|MedicaidState)/.
  * The (URL, organization) key of a published Lantern item, computed here without the code under
  * test: the URL trimmed, junk before the scheme dropped, `https://` added to a bare host name;
  * scheme and host lowercased, trailing `/` dropped; the organization is the 10-digit NPI when
- * published, else the lowercased name with whitespace collapsed. Null when there is no http(s) URL.
+ * published, else the lowercased name with whitespace collapsed. Null when there is no http(s) URL,
+ * or when it holds whitespace, a control character or a backslash (parsers disagree on those).
  */
 export function publishedKey(item: { URL?: string; OrganizationName?: string; NPIID?: string }): string | null {
   let url = (item.URL ?? "").trim();
@@ -30,7 +31,7 @@ export function publishedKey(item: { URL?: string; OrganizationName?: string; NP
   if (at > 0 && /^[\s:;,'"]+$/.test(url.slice(0, at))) url = url.slice(at);
   if (at === -1 && /^[a-z0-9.-]+\.[a-z]{2,}(:\d+)?(\/\S*)?$/i.test(url)) url = `https://${url}`;
   const match = /^(https?):\/\/([^/?#\s]+)(.*)$/i.exec(url);
-  if (!match) return null;
+  if (!match || /[\s\p{Cc}\\]/u.test(url)) return null;
   const canonical = `${match[1]!.toLowerCase()}://${match[2]!.toLowerCase()}${match[3]!.replace(/\/+$/, "")}`;
   const npi = (item.NPIID ?? "").trim();
   const name = (item.OrganizationName ?? "").replace(/\s+/g, " ").trim().toLowerCase();
