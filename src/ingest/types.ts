@@ -77,7 +77,7 @@ export interface VendorDefinition {
   lists: ListDefinition[];
   /**
    * The one FHIR version this developer's certified API serves, for entries whose list, item
-   * and URL name none (docs/api-data.md, "Enrichment").
+   * and URL name none (docs/api.md, "Enrichment at ingest").
    */
   defaultFhirVersion?: FhirVersion | null;
 }

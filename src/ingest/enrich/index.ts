@@ -6,7 +6,7 @@ import { placeOfZip, stateOfNamePrefix } from "./place";
 export { repairPublishedUrl } from "./url-repair";
 
 /**
- * Fills in what a list leaves out, from what it does say (docs/api-data.md, "Enrichment"):
+ * Fills in what a list leaves out, from what it does say (docs/api.md, "Enrichment at ingest"):
  * state (and city, when the list gives none) from the ZIP code; else state from a `"XX - Name"`
  * prefix; fhirVersion, while no hint gave one, from the URL's version pattern, else from the
  * developer's one version as the registry records it. Published values always win.
