@@ -32,6 +32,8 @@ export const FORMATS: Record<ExportFormat, FormatInfo> = {
 const PAGE = 4096;
 /** Entries rendered into one chunk of the body (about 40–120 KB of text, depending on the format). */
 const CHUNK = 256;
+/** Chunks rendered at most in one pull when the writer holds entries back (see pull). */
+const MAX_CHUNKS_PER_PULL = 64;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -91,11 +93,20 @@ export function exportStream(
             started = true;
             text = writer.begin();
           }
-          const records = nextRecords();
-          text += writer.write(records);
+          // A writer may hold entries back (the FHIR writer gathers an organization's URLs), so a
+          // chunk can render to nothing: render on, up to a bound, so that every pull enqueues
+          // bytes (a pull that enqueues nothing leaves the response waiting).
+          let done = false;
+          for (let chunks = 0; !done && (text === "" || chunks === 0) && chunks < MAX_CHUNKS_PER_PULL; chunks++) {
+            const records = nextRecords();
+            text += writer.write(records);
+            done = records.length === 0 || (exhausted && index >= page.length);
+          }
           slot.progress(offset - (page.length - index), Math.max(total, 0));
-          const done = records.length === 0 || (exhausted && index >= page.length);
           if (done) text += writer.end();
+          // Still nothing after the bound: JSON whitespace keeps the response moving (CSV and
+          // NDJSON writers never hold entries back).
+          if (text === "" && !done) text = " ";
           if (text !== "") {
             const bytes = encoder.encode(text);
             controller.enqueue(bytes);

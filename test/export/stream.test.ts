@@ -1,0 +1,73 @@
+/**
+ * The export stream itself, below HTTP: a writer that holds entries back (as the FHIR writer does
+ * while it gathers an organization's URLs) must not leave the response waiting. Every read of the
+ * stream yields bytes promptly, and the whole body arrives.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Db, openDatabase } from "../../src/db/client";
+import { Directory } from "../../src/directory/directory";
+import type { EndpointRecord } from "../../src/directory/types";
+import { exportStream } from "../../src/export/service";
+import { generateDataset } from "../../src/generate/generator";
+
+let dir: string;
+let db: Db;
+let directory: Directory;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "export-stream-"));
+  const path = join(dir, "directory.sqlite");
+  generateDataset({ endpoints: 6_000, out: path, seed: 5 });
+  db = openDatabase(path);
+  directory = new Directory(db.path, db.sqlite, { buildInProcessBelow: 1_000_000 });
+});
+
+afterAll(() => {
+  directory?.close();
+  db?.sqlite.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A writer that writes nothing until the end, then one line per entry. */
+function holdingWriter() {
+  const held: string[] = [];
+  return {
+    begin: () => "",
+    write(records: readonly EndpointRecord[]) {
+      for (const record of records) held.push(record.id);
+      return "";
+    },
+    end: () => `${held.join("\n")}\n`,
+  };
+}
+
+test("a writer that holds every entry back until the end: each read yields bytes at once, the whole body arrives", async () => {
+  const snapshot = directory.current;
+  const { total } = snapshot.list({ queryWords: [] }, 0, 1);
+  expect(total).toBeGreaterThan(5_000);
+  let released = 0;
+  const slot = { progress: () => {}, release: () => released++ };
+  const reader = exportStream(snapshot, { queryWords: [] }, holdingWriter(), slot).getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let reads = 0;
+  for (;;) {
+    const next = await Promise.race([
+      reader.read(),
+      Bun.sleep(2_000).then(() => {
+        throw new Error(`read ${reads + 1} yielded nothing within 2 s`);
+      }),
+    ]);
+    if (next.done) break;
+    reads++;
+    expect(next.value.length).toBeGreaterThan(0);
+    text += decoder.decode(next.value, { stream: true });
+  }
+  const ids = text.trim().split(/\s+/);
+  expect(ids.length).toBe(total);
+  expect(new Set(ids).size).toBe(total);
+  expect(released).toBeGreaterThan(0);
+});
