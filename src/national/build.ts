@@ -1,6 +1,5 @@
-import { mkdirSync, renameSync, rmSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
-import { type Db, openDatabase } from "../db/client";
+import { buildDatabaseFile } from "../db/build-file";
+import type { Db } from "../db/client";
 import { ingestContent, type ListSummary, syncVendorRegistry } from "../ingest";
 import { loadRegistry } from "../ingest/registry";
 import { NATIONAL_DIR, type Provenance, readBundle } from "./bundle";
@@ -15,12 +14,6 @@ export interface NationalBuildResult {
   summaries: ListSummary[];
   entries: number;
   asOf: string;
-}
-
-let builds = 0;
-
-function removeDatabaseFiles(path: string) {
-  for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${path}${suffix}`, { force: true });
 }
 
 /**
@@ -73,33 +66,17 @@ export async function buildNationalDatabase(
 ): Promise<NationalBuildResult> {
   const log = opts.log ?? (() => {});
   const bundle = readBundle(opts.dir ?? NATIONAL_DIR);
-  mkdirSync(dirname(path), { recursive: true });
-  const temp = join(dirname(path), `.${basename(path)}.building-${process.pid}-${++builds}`);
-  removeDatabaseFiles(temp);
-  let summaries: ListSummary[];
-  let entries = 0;
-  try {
-    const db = openDatabase(temp);
-    try {
-      syncVendorRegistry(db);
-      summaries = await ingestBundledLists(db, bundle, (summary, file) => {
-        if (!summary.ok)
-          throw new Error(
-            `bundled list ${file} (${summary.vendorId} / ${summary.listId}) was not ingested: ${summary.error}`,
-          );
-      });
-      entries = (db.sqlite.prepare("SELECT COUNT(*) AS n FROM entries").get() as { n: number }).n;
-      db.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-      db.sqlite.exec("PRAGMA journal_mode = DELETE");
-    } finally {
-      db.sqlite.close();
-    }
-    for (const suffix of ["-wal", "-shm", "-journal"]) rmSync(`${path}${suffix}`, { force: true });
-    renameSync(temp, path);
-  } catch (error) {
-    removeDatabaseFiles(temp);
-    throw error;
-  }
+  const { summaries, entries } = await buildDatabaseFile(path, async (db) => {
+    syncVendorRegistry(db);
+    const summaries = await ingestBundledLists(db, bundle, (summary, file) => {
+      if (!summary.ok)
+        throw new Error(
+          `bundled list ${file} (${summary.vendorId} / ${summary.listId}) was not ingested: ${summary.error}`,
+        );
+    });
+    const entries = (db.sqlite.prepare("SELECT COUNT(*) AS n FROM entries").get() as { n: number }).n;
+    return { summaries, entries };
+  });
   log(`national: ${summaries.length} bundled lists, ${entries} entries, as of ${bundle.provenance.asOf}`);
   return { summaries, entries, asOf: bundle.provenance.asOf };
 }

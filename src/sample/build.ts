@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
-import { openDatabase } from "../db/client";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { buildDatabaseFile } from "../db/build-file";
 import { ingestFile, syncVendorRegistry } from "../ingest";
 import { loadRegistry } from "../ingest/registry";
 import { probeDue } from "../probe";
@@ -11,12 +11,6 @@ export interface BuildSampleOptions {
   log?: (line: string) => void;
   /** Where the lists, answers and manifest are (default db/sample/). */
   sampleDir?: string;
-}
-
-let builds = 0;
-
-function removeDatabaseFiles(path: string) {
-  for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${path}${suffix}`, { force: true });
 }
 
 /**
@@ -31,63 +25,46 @@ export async function buildSampleDatabase(path: string, opts: BuildSampleOptions
   const manifest = await loadManifest(sampleDir);
   // The demo keeps the registry it was recorded with (db/sample/vendors.json), not the national one.
   const registry = loadRegistry(join(sampleDir, "vendors.json"));
-  mkdirSync(dirname(path), { recursive: true });
-  const temp = join(dirname(path), `.${basename(path)}.building-${process.pid}-${++builds}`);
-  removeDatabaseFiles(temp);
-  try {
-    const db = openDatabase(temp);
+  await buildDatabaseFile(path, async (db) => {
+    await syncVendorRegistry(db, registry);
+    const server = await startAnswerServer(manifest, sampleDir);
     try {
-      await syncVendorRegistry(db, registry);
-      const server = await startAnswerServer(manifest, sampleDir);
-      try {
-        for (const step of manifest.steps) {
-          if (step.action === "ingest") {
-            const summary = await ingestFile(db, {
-              vendorId: step.vendorId,
-              listId: step.listId,
-              file: join(sampleDir, step.file),
-              access: step.access,
-              force: step.force,
-              now: step.now,
-              registry,
-            });
-            if (!summary.ok)
-              throw new Error(
-                `sample list ${step.file} (${step.vendorId} / ${step.listId}) was not ingested: ${summary.error}`,
-              );
-            const { added, updated, unchanged, removed, skipped } = summary;
-            log(
-              `sample: ${step.file}: ${added} added, ${updated} updated, ${unchanged} unchanged, ${removed} removed, ${skipped} skipped`,
+      for (const step of manifest.steps) {
+        if (step.action === "ingest") {
+          const summary = await ingestFile(db, {
+            vendorId: step.vendorId,
+            listId: step.listId,
+            file: join(sampleDir, step.file),
+            access: step.access,
+            force: step.force,
+            now: step.now,
+            registry,
+          });
+          if (!summary.ok)
+            throw new Error(
+              `sample list ${step.file} (${step.vendorId} / ${step.listId}) was not ingested: ${summary.error}`,
             );
-          } else {
-            const at = new Date(step.now);
-            const summary = await probeDue(db, {
-              connectTo: server.connectTo,
-              allowPrivate: true,
-              timeoutMs: 5_000,
-              concurrency: 32,
-              now: () => at,
-            });
-            log(
-              `sample: probed ${summary.probed} URLs: ${summary.success} success, ${summary.partial} partial, ${summary.failed} failed (${summary.unresponsive} unresponsive)`,
-            );
-          }
+          const { added, updated, unchanged, removed, skipped } = summary;
+          log(
+            `sample: ${step.file}: ${added} added, ${updated} updated, ${unchanged} unchanged, ${removed} removed, ${skipped} skipped`,
+          );
+        } else {
+          const at = new Date(step.now);
+          const summary = await probeDue(db, {
+            connectTo: server.connectTo,
+            allowPrivate: true,
+            timeoutMs: 5_000,
+            concurrency: 32,
+            now: () => at,
+          });
+          log(
+            `sample: probed ${summary.probed} URLs: ${summary.success} success, ${summary.partial} partial, ${summary.failed} failed (${summary.unresponsive} unresponsive)`,
+          );
         }
-      } finally {
-        await server.stop();
       }
-      // One self-contained file: no WAL beside it when it is renamed into place.
-      db.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-      db.sqlite.exec("PRAGMA journal_mode = DELETE");
     } finally {
-      db.sqlite.close();
+      await server.stop();
     }
-    // A WAL or shared-memory file left by an earlier database at `path` must not meet the new one.
-    for (const suffix of ["-wal", "-shm", "-journal"]) rmSync(`${path}${suffix}`, { force: true });
-    renameSync(temp, path);
-  } catch (error) {
-    removeDatabaseFiles(temp);
-    throw error;
-  }
+  });
   if (!existsSync(path)) throw new Error(`sample database was not written to ${path}`);
 }
