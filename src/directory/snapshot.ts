@@ -43,8 +43,8 @@ export interface CapabilitiesShared {
 /**
  * The capabilities of one entry: its own fields, and the part it shares with every URL whose
  * probe kept the same CapabilityStatement and SMART configuration, named by `sharedKey` (the
- * SHA-256 of both bodies: the summary is derived from them alone) and read by `shared()` only
- * when no cached answer has it.
+ * SHA-256 of both bodies and a hash of the stored summary derived from them) and read by
+ * `shared()` only when no cached answer has it.
  */
 export interface CapabilitiesRecord {
   endpointId: string;

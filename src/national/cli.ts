@@ -1,8 +1,8 @@
 /**
- * bun run national:generate [--lantern <dir>]
+ * bun run national:generate --lantern <dir>
  *
  * Regenerates, from a copy of ONC Lantern's lists (a folder holding MANIFEST.json and
- * prod_resources/, default ../shared/data/lantern): db/vendors.json (every certified developer
+ * prod_resources/): db/vendors.json (every certified developer
  * with a list file; the vendors already registered keep their ids and lists) and the bundled
  * lists db/national/lists.json.zst with db/national/provenance.json.
  * Exit status: 0 done, 1 failed, 2 usage error.
@@ -16,20 +16,21 @@ import type { ChplListItem, ChplProductsItem, LanternManifest } from "./lantern"
 import { formatRegistry, generateRegistry } from "./registry-generator";
 
 function options() {
-  return parseCli({
+  const { values, fail } = parseCli({
     command: "bun run national:generate",
-    synopsis: ["[--lantern <dir>]"],
+    synopsis: ["--lantern <dir>"],
     description: "Regenerates db/vendors.json and the bundled national lists (db/national/) from Lantern's lists.",
     options: { lantern: { type: "string" } },
     optionHelp: [
-      ["--lantern <dir>", "the folder with MANIFEST.json and prod_resources/ (default ../shared/data/lantern)"],
+      ["--lantern <dir>", "the folder with MANIFEST.json and prod_resources/ (a copy of Lantern's resources)"],
     ],
     exitStatus: [[1, "failed"]],
-  }).values;
+  });
+  return values.lantern ?? fail("--lantern is required");
 }
 
 function main() {
-  const lantern = options().lantern ?? join(import.meta.dir, "..", "..", "..", "shared", "data", "lantern");
+  const lantern = options();
   const resources = join(lantern, "prod_resources");
   const read = <T>(file: string) => JSON.parse(readFileSync(file, "utf8")) as T;
   const manifest = read<LanternManifest>(join(lantern, "MANIFEST.json"));
