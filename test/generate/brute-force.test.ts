@@ -12,7 +12,7 @@ import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { type Db, openDatabase } from "../../src/db/client";
 import { generateDataset } from "../../src/generate/generator";
-import { Rng } from "../../src/generate/prng";
+import { type Combo, combinations } from "../support/filter-combinations";
 
 interface Row {
   id: string;
@@ -27,18 +27,6 @@ interface Row {
   smart: boolean;
   /** Folded words of the organization name. */
   nameWords: string[];
-}
-
-interface Combo {
-  query?: string;
-  vendor?: string;
-  state?: string;
-  fhirVersion?: string;
-  access?: string;
-  hasResource?: string;
-  smartSupported?: string;
-  page?: number;
-  limit?: number;
 }
 
 const N = 10_000;
@@ -140,76 +128,6 @@ afterAll(() => {
   db?.sqlite.close();
   rmSync(dir, { recursive: true, force: true });
 });
-
-const VALUES = {
-  query: [
-    "health",
-    "clin",
-    "CLÍNICA",
-    "clinica",
-    "san jose",
-    "st. mary's",
-    "o'brien",
-    "magnolia cardio",
-    "müller",
-    "muller",
-    "fam med",
-    "ped",
-    '100%_*"(:',
-    "   ",
-    "dr zo",
-    "z",
-    "riverside family medicine",
-  ],
-  vendor: ["epic", "oracle-health", "athenahealth", "eclinicalworks", "nextgen", "canvas", "elation", "no-such-vendor"],
-  state: ["CA", "TX", "NY", "PR", "GU", "AS", "WY"],
-  fhirVersion: ["DSTU2", "STU3", "R4", "R4B", "R5"],
-  access: ["patient", "provider"],
-  hasResource: [
-    "Patient",
-    "Patient,Observation,Condition",
-    "Condition , Goal",
-    "MedicationOrder",
-    "ImagingStudy,Specimen",
-    "Observation,Patient,Observation",
-    "NoSuchResource",
-  ],
-  smartSupported: ["true", "false"],
-} as const;
-type Key = keyof typeof VALUES;
-const KEYS = Object.keys(VALUES) as Key[];
-
-function combinations(): Combo[] {
-  const combos: Combo[] = [
-    {},
-    { page: 2 },
-    { limit: 100 },
-    { page: 100, limit: 100 },
-    { page: 101, limit: 100 },
-    { page: 1000, limit: 100 },
-  ];
-  // Every value alone, on page 1 and a later page.
-  for (const key of KEYS)
-    for (const value of VALUES[key]) combos.push({ [key]: value }, { [key]: value, page: 3, limit: 7 });
-  // Every pair of filters with values drawn at random; then random combinations of three to seven.
-  const rng = new Rng(20261126);
-  for (let i = 0; i < KEYS.length; i++) {
-    for (let j = i + 1; j < KEYS.length; j++) {
-      for (let n = 0; n < 4; n++)
-        combos.push({ [KEYS[i]!]: rng.pick(VALUES[KEYS[i]!]), [KEYS[j]!]: rng.pick(VALUES[KEYS[j]!]) });
-    }
-  }
-  for (let n = 0; n < 250; n++) {
-    const combo: Combo = {};
-    const size = 3 + rng.int(5);
-    for (const key of [...KEYS].sort(() => rng.next() - 0.5).slice(0, size))
-      (combo as Record<string, string>)[key] = rng.pick(VALUES[key]);
-    if (rng.chance(0.4)) combo.limit = rng.pick([1, 10, 50, 100]);
-    if (rng.chance(0.4)) combo.page = 1 + rng.int(4);
-    combos.push(combo);
-  }
-  return combos;
-}
 
 test("every filter combination: same ids, same order, same meta.total as brute force", async () => {
   const combos = combinations();
