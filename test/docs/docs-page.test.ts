@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
+import { ARTIFACTS, chromiumRuns, launchChromium } from "../support/chromium";
 import { fixtureDb } from "../support/fixture";
 import { type ServerProcess, startServer } from "../support/server-process";
 
@@ -11,10 +11,8 @@ import { type ServerProcess, startServer } from "../support/server-process";
  * every request that is not for the local server aborted. On a developer machine without
  * Chromium the test is skipped; in CI (CI set) it always runs, so a missing browser fails it.
  */
-const CHROMIUM = "/usr/bin/chromium";
-const ARTIFACTS = join(import.meta.dir, "..", "..", "test-artifacts");
 const SCREENSHOT = join(ARTIFACTS, "docs-page.png");
-const runs = existsSync(CHROMIUM) || Boolean(process.env.CI);
+const runs = chromiumRuns;
 
 const EXPECTED_OPERATIONS = [
   "GET /api/v1/endpoints",
@@ -37,24 +35,7 @@ beforeAll(async () => {
   const db = fixtureDb();
   db.sqlite.close();
   server = await startServer({ DATABASE_PATH: db.path, RATE_LIMIT_MAX: "0" });
-  profileDir = mkdtempSync(join(tmpdir(), "docs-page-chromium-"));
-  // A new, empty profile directory (Playwright's way of passing --user-data-dir).
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    // Playwright adds --headless itself; the rest keep Chromium from calling home.
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-    viewport: { width: 1280, height: 900 },
-    serviceWorkers: "block",
-  });
+  ({ context, profileDir } = await launchChromium("docs-page", { width: 1280, height: 900 }));
 }, 60_000);
 
 afterAll(async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
+import { ARTIFACTS, chromiumRuns, launchChromium } from "../support/chromium";
 import { type ServerProcess, startServer } from "../support/server-process";
 import { HOSTILE_NAME, pageFixtureDb } from "./page-fixture";
 
@@ -10,9 +10,7 @@ import { HOSTILE_NAME, pageFixtureDb } from "./page-fixture";
  * The search page in headless Chromium (Debian's, driven by playwright-core), against real
  * server processes on 127.0.0.1, every other host cut off. Skipped without Chromium, except in CI.
  */
-const CHROMIUM = "/usr/bin/chromium";
-const ARTIFACTS = join(import.meta.dir, "..", "..", "test-artifacts");
-const runs = existsSync(CHROMIUM) || Boolean(process.env.CI);
+const runs = chromiumRuns;
 const it = runs ? test : test.skip;
 
 let server: ServerProcess | undefined;
@@ -37,22 +35,7 @@ beforeAll(async () => {
     startServer({ DATABASE_PATH: db.path, RATE_LIMIT_MAX: "3", RATE_LIMIT_WINDOW_SECONDS: "86400" }),
   ]);
   base = new URL(server.baseUrl).origin;
-  profileDir = mkdtempSync(join(tmpdir(), "search-page-chromium-"));
-  context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-    viewport: { width: 1400, height: 900 },
-    serviceWorkers: "block",
-  });
+  ({ context, profileDir } = await launchChromium("search-page", { width: 1400, height: 900 }));
   await context.route("**", async (route) => {
     const url = route.request().url();
     if (new URL(url).hostname !== "127.0.0.1") {
