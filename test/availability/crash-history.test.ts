@@ -8,29 +8,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decodeRecord, RECORD_BYTES, urlKey } from "../../src/availability/history-format";
+import { slowFhirServers } from "../probe/helpers";
 import { seedDatabase } from "../support/seed";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const dir = mkdtempSync(join(tmpdir(), "crash-history-"));
 const CAPABILITY = JSON.stringify({ resourceType: "CapabilityStatement", fhirVersion: "4.0.1", rest: [] });
 const SMART = JSON.stringify({ token_endpoint: "https://auth.example/token", capabilities: ["launch-standalone"] });
-const servers = Array.from({ length: 8 }, () =>
-  Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    async fetch(request) {
-      await Bun.sleep(25);
-      const path = new URL(request.url).pathname;
-      if (path.endsWith("/metadata"))
-        return new Response(CAPABILITY, { headers: { "content-type": "application/json" } });
-      if (path.endsWith("/smart-configuration"))
-        return new Response(SMART, { headers: { "content-type": "application/json" } });
-      return new Response("not found", { status: 404 });
-    },
-  }),
-);
+const servers = slowFhirServers(CAPABILITY, SMART);
 afterAll(() => {
-  for (const s of servers) s.stop(true);
+  servers.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -61,7 +48,7 @@ test("kill -9 mid-run: one history record per stored probe, none without one; th
   const dbPath = join(dir, "directory.sqlite");
   const entries = Array.from({ length: URLS }, (_, i) => ({
     vendorId: "epic",
-    url: `http://127.0.0.1:${servers[i % servers.length]!.port}/fhir/site${i}/r4`,
+    url: servers.siteUrl(i),
     organizationName: `Site ${i}`,
   }));
   seedDatabase(dbPath, { vendors: [{ id: "epic", name: "Epic Systems" }], entries }).sqlite.close();

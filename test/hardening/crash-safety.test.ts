@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
+import { slowFhirServers } from "../probe/helpers";
 import { seedDatabase } from "../support/seed";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -178,25 +179,10 @@ const SMART = JSON.stringify({
 });
 
 describe("kill -9 during a probe run", () => {
-  // Eight local FHIR servers (the prober allows 2 requests per host), each answering after a short
-  // delay so that the run takes a couple of seconds.
-  const servers = Array.from({ length: 8 }, () =>
-    Bun.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      async fetch(request) {
-        await Bun.sleep(25);
-        const path = new URL(request.url).pathname;
-        if (path.endsWith("/metadata"))
-          return new Response(CAPABILITY, { headers: { "content-type": "application/fhir+json" } });
-        if (path.endsWith("/.well-known/smart-configuration"))
-          return new Response(SMART, { headers: { "content-type": "application/json" } });
-        return new Response("not found", { status: 404 });
-      },
-    }),
-  );
+  // Eight slow local FHIR servers: the run takes a couple of seconds, long enough to kill.
+  const servers = slowFhirServers(CAPABILITY, SMART);
   afterAll(() => {
-    for (const s of servers) s.stop(true);
+    servers.stop();
   });
 
   test("mid-run: every stored result is whole, the API serves them, the next run probes only the rest", async () => {
@@ -205,7 +191,7 @@ describe("kill -9 during a probe run", () => {
     const dbPath = join(dir, "directory.sqlite");
     const entries = Array.from({ length: URLS }, (_, i) => ({
       vendorId: "epic",
-      url: `http://127.0.0.1:${servers[i % servers.length]!.port}/fhir/site${i}/r4`,
+      url: servers.siteUrl(i),
       organizationName: `Site ${i}`,
       fhirVersion: "UNKNOWN",
     }));

@@ -157,3 +157,33 @@ export function datasetVersion(db: Db): number {
   };
   return Number(row.value);
 }
+
+/**
+ * `count` local FHIR servers that answer /metadata and the SMART configuration after `delayMs`
+ * (the prober sends at most 2 requests per host, so several hosts let a run go in parallel, and
+ * the delay makes it last long enough to be interrupted). Each is a host of `siteUrl(i)`.
+ */
+export function slowFhirServers(capabilityStatement: string, smartConfiguration: string, count = 8, delayMs = 25) {
+  const servers = Array.from({ length: count }, () =>
+    Bun.serve({
+      hostname: "127.0.0.1",
+      port: 0,
+      async fetch(request) {
+        await Bun.sleep(delayMs);
+        const path = new URL(request.url).pathname;
+        if (path.endsWith("/metadata"))
+          return new Response(capabilityStatement, { headers: { "content-type": "application/fhir+json" } });
+        if (path.endsWith("/.well-known/smart-configuration"))
+          return new Response(smartConfiguration, { headers: { "content-type": "application/json" } });
+        return new Response("not found", { status: 404 });
+      },
+    }),
+  );
+  return {
+    /** The base URL of site `i`, spread over the servers. */
+    siteUrl: (i: number) => `http://127.0.0.1:${servers[i % servers.length]!.port}/fhir/site${i}/r4`,
+    stop: () => {
+      for (const server of servers) server.stop(true);
+    },
+  };
+}
