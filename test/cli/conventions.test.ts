@@ -3,8 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_REGISTRY_PATH, loadConfig } from "../../src/config";
-
-const ROOT = join(import.meta.dir, "..", "..");
+import { runScript } from "../support/run-script";
 
 /** Every command-line tool of the project, as it is run. */
 const TOOLS = [
@@ -20,20 +19,8 @@ const TOOLS = [
   ["src/national/cli.ts", "bun run national:generate"],
 ] as const;
 
-async function run(script: string, args: string[], databasePath: string) {
-  const proc = Bun.spawn([process.execPath, script, ...args], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_PATH: databasePath },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { stdout, stderr, code };
-}
+const run = (script: string, args: string[], databasePath: string) =>
+  runScript(script, args, { DATABASE_PATH: databasePath });
 
 describe("every CLI parses its arguments the same way", () => {
   for (const [script, command] of TOOLS) {

@@ -16,10 +16,10 @@ import { generateDataset } from "../../src/generate/generator";
 import { fhirVersionOfUrl } from "../../src/ingest/enrich/fhir-version";
 import { findVendor, loadRegistry } from "../../src/ingest/registry";
 import { fixtureApp } from "../support/fixture";
+import { runScript } from "../support/run-script";
 import { bundleValidator } from "./fhir-schema";
 import { type AppOf, exportText, type FhirBundle, type ListRecord, pageThroughList } from "./helpers";
 
-const ROOT = join(import.meta.dir, "..", "..");
 const NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi";
 
 let dir: string;
@@ -198,17 +198,11 @@ describe("round trip through our own ingest", () => {
       const file = join(dir, `${vendor}.fhir.json`);
       writeFileSync(file, (await exportText(app, `format=fhir&vendor=${vendor}`)).text);
       const target = join(dir, `${vendor}-roundtrip.sqlite`);
-      const ingest = Bun.spawn([process.execPath, "src/ingest/cli.ts", "--vendor", vendor, "--file", file], {
-        cwd: ROOT,
-        env: { ...process.env, DATABASE_PATH: target },
-        stdout: "pipe",
-        stderr: "pipe",
-      });
-      const [exitCode, stdout, stderr] = await Promise.all([
-        ingest.exited,
-        new Response(ingest.stdout).text(),
-        new Response(ingest.stderr).text(),
-      ]);
+      const {
+        code: exitCode,
+        stdout,
+        stderr,
+      } = await runScript("src/ingest/cli.ts", ["--vendor", vendor, "--file", file], { DATABASE_PATH: target });
       expect({ exitCode, stderr }).toEqual({ exitCode: 0, stderr: "" });
       expect(stdout).toContain(vendor);
       const copy = new Database(target, { readonly: true });

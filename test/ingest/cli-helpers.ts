@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { REPO_ROOT } from "./helpers";
+import { runScript } from "../support/run-script";
 
 export interface Org {
   key: string;
@@ -106,17 +106,7 @@ export interface CliRun {
 
 /** Runs `bun src/ingest/cli.ts` as a real subprocess (asynchronously: test servers keep answering). */
 export async function runCli(args: string[], env: { DATABASE_PATH: string } & Record<string, string>): Promise<CliRun> {
-  const proc = Bun.spawn([process.execPath, "src/ingest/cli.ts", ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
+  const { code, stdout, stderr } = await runScript("src/ingest/cli.ts", args, env);
   return { code, output: stdout + stderr };
 }
 

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 
-export const REPO_ROOT = join(import.meta.dir, "..", "..");
+const REPO_ROOT = join(import.meta.dir, "..", "..");
 const FIXTURES = join(REPO_ROOT, "test", "fixtures", "ingest");
 /** Real vendor lists, present next to the repository in development only. */
 export const SHARED_LISTS = join(import.meta.dir, "../../../shared/data/vendor-lists");

@@ -7,25 +7,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../../src/db/client";
+import { runScript } from "../support/run-script";
 
-const ROOT = join(import.meta.dir, "..", "..");
 const dir = mkdtempSync(join(tmpdir(), "keys-names-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function keys(dbPath: string, ...args: string[]) {
-  const proc = Bun.spawn([process.execPath, "src/keys/cli.ts", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_PATH: dbPath },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { code, stdout, stderr };
-}
+const keys = (dbPath: string, ...args: string[]) => runScript("src/keys/cli.ts", args, { DATABASE_PATH: dbPath });
 
 function storedNames(dbPath: string): string[] {
   const db = openDatabase(dbPath);

@@ -5,26 +5,15 @@ import { dirname, join } from "node:path";
 import { indexFileName } from "../../src/directory/build-cli";
 import { parseDuration } from "../../src/probe/duration";
 import { ProgressReporter } from "../../src/probe/progress";
+import { runScript } from "../support/run-script";
 import { fixture, insertEntry, json, serve, tempDb } from "./helpers";
 
 const REPO_ROOT = join(import.meta.dir, "../..");
 const R4 = fixture("r4-capability.json");
 const SMART = fixture("smart-patient.json");
 
-async function run(script: string, args: string[], env: Record<string, string>) {
-  const proc = Bun.spawn([process.execPath, script, ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ALLOW_PRIVATE_NETWORK: "true", ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
-  return { stdout, stderr, code };
-}
+const run = (script: string, args: string[], env: Record<string, string>) =>
+  runScript(script, args, { ALLOW_PRIVATE_NETWORK: "true", ...env });
 
 function count(path: string, sql: string): number {
   const db = new Database(path, { readonly: true });

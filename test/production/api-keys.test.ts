@@ -1,15 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
 import { createApiKey, revokeApiKey } from "../../src/keys/store";
 import { createLogger } from "../../src/logger";
 import { fixtureDb, get } from "../support/fixture";
+import { runScript } from "../support/run-script";
 import { startServer } from "../support/server-process";
-
-const ROOT = join(import.meta.dir, "..", "..");
 
 function appWithKeys(env: Record<string, string> = {}) {
   const db = fixtureDb();
@@ -101,19 +99,7 @@ describe("API keys", () => {
 });
 
 describe("bun run keys", () => {
-  const run = async (dbPath: string, ...args: string[]) => {
-    const child = Bun.spawn([process.execPath, join(ROOT, "src/keys/cli.ts"), ...args], {
-      env: { ...process.env, DATABASE_PATH: dbPath },
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const [stdout, stderr, code] = await Promise.all([
-      new Response(child.stdout).text(),
-      new Response(child.stderr).text(),
-      child.exited,
-    ]);
-    return { stdout, stderr, code };
-  };
+  const run = (dbPath: string, ...args: string[]) => runScript("src/keys/cli.ts", args, { DATABASE_PATH: dbPath });
 
   test("create prints the key once; list shows it without the key; revoke stops it working on a running server", async () => {
     const db = fixtureDb();
