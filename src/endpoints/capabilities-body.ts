@@ -1,19 +1,25 @@
 import type { CapabilitiesRecord, CapabilitiesShared } from "../directory/snapshot";
+import type { Body } from "../http/compression";
 
 const NULL = Buffer.from("null");
 const BETWEEN = Buffer.from(',"smartConfiguration":');
 const END = Buffer.from("}}");
 const encoder = new TextEncoder();
+/** Strict: a stored body that is not valid UTF-8 (or starts with a BOM) stays bytes. */
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 const json = (value: string | null) => (value === null ? "null" : JSON.stringify(value));
 
+/** Bytes a part holds: its UTF-16 units count twice, whatever the engine stores. */
+const weightOf = (part: Body) => (typeof part === "string" ? part.length * 2 : part.length);
+
 /**
- * Encoded shared parts of capabilities answers (summary and both raw bodies, as bytes), keyed by
- * the pair of bodies they come from, least recently used first out, bounded by count and bytes.
- * Most URLs serve one of a few statements per vendor release, so a few entries answer most ids.
+ * Shared parts of capabilities answers (summary and both raw bodies), keyed by the pair of bodies
+ * they come from, least recently used first out, bounded by count and bytes. Most URLs serve one
+ * of a few statements per vendor release, so a few entries answer most ids.
  */
 export class CapabilitiesCache {
-  private readonly parts = new Map<string, Uint8Array<ArrayBuffer>>();
+  private readonly parts = new Map<string, Body>();
   private total = 0;
 
   constructor(
@@ -21,7 +27,7 @@ export class CapabilitiesCache {
     readonly maxEntries: number,
   ) {}
 
-  /** Bytes held (the sum of the parts' lengths). */
+  /** Bytes held (strings counted at two bytes a unit). */
   get bytes() {
     return this.total;
   }
@@ -31,7 +37,7 @@ export class CapabilitiesCache {
   }
 
   /** The part under `key`, built and kept on a miss (unless it alone exceeds the bound). */
-  get(key: string, build: () => Uint8Array<ArrayBuffer>): Uint8Array<ArrayBuffer> {
+  get(key: string, build: () => Body): Body {
     const found = this.parts.get(key);
     if (found !== undefined) {
       this.parts.delete(key);
@@ -39,14 +45,15 @@ export class CapabilitiesCache {
       return found;
     }
     const part = build();
-    if (part.length > this.maxBytes) return part;
-    while (this.parts.size > 0 && (this.parts.size >= this.maxEntries || this.total + part.length > this.maxBytes)) {
+    const weight = weightOf(part);
+    if (weight > this.maxBytes) return part;
+    while (this.parts.size > 0 && (this.parts.size >= this.maxEntries || this.total + weight > this.maxBytes)) {
       const [oldest, value] = this.parts.entries().next().value!;
       this.parts.delete(oldest);
-      this.total -= value.length;
+      this.total -= weightOf(value);
     }
     this.parts.set(key, part);
-    this.total += part.length;
+    this.total += weight;
     return part;
   }
 }
@@ -61,12 +68,13 @@ export const capabilitiesCache = new CapabilitiesCache(48 * 1024 * 1024, 8_192);
 const head = ({ endpointId, ownJson }: CapabilitiesRecord) =>
   `{"success":true,"data":{"endpointId":${json(endpointId)}${ownJson}`;
 
-/** Everything after `probeStatus`: the summary, then the two raw bodies, then the closing braces. */
-function sharedPart({
-  summary: s,
-  capabilityStatementBytes,
-  smartConfigurationBytes,
-}: CapabilitiesShared): Uint8Array<ArrayBuffer> {
+/**
+ * Everything after `probeStatus`: the summary, then the two raw bodies, then the closing braces.
+ * As text when the bytes are valid UTF-8 (the probe stores what it decoded, so they are): an
+ * answer is then one concatenation, which the Response encodes back to exactly these bytes,
+ * without allocating and copying a buffer per request. As bytes otherwise.
+ */
+function sharedPart({ summary: s, capabilityStatementBytes, smartConfigurationBytes }: CapabilitiesShared): Body {
   const text =
     `,"summary":{"fhirVersion":${json(s.fhirVersion)},"softwareName":${json(s.softwareName)},` +
     `"softwareVersion":${json(s.softwareVersion)},"supportedResourceCount":${s.supportedResources.count},"supportedResources":${s.supportedResources.json},` +
@@ -79,7 +87,12 @@ function sharedPart({
     part.set(piece, at);
     at += piece.length;
   }
-  return part.slice(0, at);
+  const bytes = part.slice(0, at);
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return bytes;
+  }
 }
 
 /**
@@ -87,14 +100,12 @@ function sharedPart({
  * that kept the same two bodies (from `cache`, built on a miss), in which the CapabilityStatement
  * and SMART configuration are the exact bytes the server sent (stored only when they parsed as
  * a JSON object), so clients get them raw and unmodified, key order and number formatting
- * included. They are never decoded into strings on the way. One copy of the shared part per answer.
+ * included. They are never parsed on the way.
  */
-export function capabilitiesBody(
-  record: CapabilitiesRecord,
-  cache: CapabilitiesCache = capabilitiesCache,
-): Uint8Array<ArrayBuffer> {
+export function capabilitiesBody(record: CapabilitiesRecord, cache: CapabilitiesCache = capabilitiesCache): Body {
   const shared = cache.get(record.sharedKey, () => sharedPart(record.shared()));
   const text = head(record);
+  if (typeof shared === "string") return text + shared;
   // Every byte up to `at + shared.length` is written below, so the buffer need not be zeroed.
   const body = Buffer.allocUnsafe(text.length * 3 + shared.length);
   const at = encoder.encodeInto(text, body).written;

@@ -3,7 +3,7 @@ import { brotliCompressSync, constants } from "node:zlib";
 export type Encoding = "br" | "gzip";
 
 /** Smaller bodies are sent as they are. */
-export const MIN_COMPRESSED_BYTES = 1024;
+const MIN_COMPRESSED_BYTES = 1024;
 
 /** The encoding to use for this client, brotli preferred; null when it accepts neither. */
 export function negotiateEncoding(request: Request): Encoding | null {
@@ -31,5 +31,13 @@ export function compress(body: Body, encoding: Encoding): Blob {
   ]);
 }
 
-export const sizeOf = (body: Blob | Body) =>
+const sizeOf = (body: Blob | Body) =>
   body instanceof Blob ? body.size : typeof body === "string" ? Buffer.byteLength(body) : body.length;
+
+/**
+ * Whether a body is too small to be worth compressing. A string's UTF-8 length is at least its
+ * length in UTF-16 units, so a long one is decided without measuring it (which would flatten a
+ * concatenated string and scan it once more before the Response encodes it).
+ */
+export const isSmall = (body: Blob | Body) =>
+  typeof body === "string" && body.length >= MIN_COMPRESSED_BYTES ? false : sizeOf(body) < MIN_COMPRESSED_BYTES;

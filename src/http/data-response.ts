@@ -1,5 +1,5 @@
 import type { DatasetSnapshot } from "../directory/snapshot";
-import { type Body, compress, type Encoding, MIN_COMPRESSED_BYTES, negotiateEncoding, sizeOf } from "./compression";
+import { type Body, compress, type Encoding, isSmall, negotiateEncoding } from "./compression";
 import { datasetEtag, matchesIfNoneMatch } from "./conditional";
 import { JSON_CONTENT_TYPE } from "./json";
 import { contextOf, headersFor } from "./request-context";
@@ -19,8 +19,7 @@ function respond(request: Request, etag: string, body: Blob | Body, encoding: En
 }
 
 /** The encoding to send `plain` in to this client: null when it accepts none or the body is small. */
-const encodingFor = (request: Request, plain: Blob | Body) =>
-  sizeOf(plain) < MIN_COMPRESSED_BYTES ? null : negotiateEncoding(request);
+const encodingFor = (request: Request, plain: Blob | Body) => (isSmall(plain) ? null : negotiateEncoding(request));
 
 /**
  * A 200 data response with the dataset ETag (compressed when the client accepts it), or a

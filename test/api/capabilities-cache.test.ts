@@ -8,6 +8,7 @@ import { Directory } from "../../src/directory/directory";
 import { canonicalUrl, entryId } from "../../src/directory/identity";
 import type { DatasetSnapshot } from "../../src/directory/snapshot";
 import { CapabilitiesCache, capabilitiesBody, capabilitiesCache } from "../../src/endpoints/capabilities-body";
+import type { Body } from "../../src/http/compression";
 import { seedDatabase, tempDbPath } from "../support/seed";
 
 const URLS = 40;
@@ -44,7 +45,12 @@ afterAll(() => {
 });
 
 const tailOf = (i: number) => Buffer.from(`"capabilityStatement":${statement(i)},"smartConfiguration":${SMART}}}`);
-const endsWith = (body: Uint8Array, tail: Buffer) => Buffer.from(body.subarray(body.length - tail.length)).equals(tail);
+/** The bytes a client receives for a body (text is sent as UTF-8). */
+const bytesOf = (body: Body) => (typeof body === "string" ? Buffer.from(body, "utf8") : Buffer.from(body));
+const endsWith = (body: Body, tail: Buffer) => {
+  const bytes = bytesOf(body);
+  return bytes.subarray(bytes.length - tail.length).equals(tail);
+};
 
 test("never holds more bytes or entries than its bounds; evicted parts are built again, byte-exact", () => {
   const cache = new CapabilitiesCache(100_000, 1_000);
@@ -77,7 +83,44 @@ test("URLs with the same bodies share one part; the process-wide cache is bounde
   const shared = capabilitiesBody(other, cache);
   expect(cache.size).toBe(1);
   expect(endsWith(shared, tailOf(0))).toBe(true);
-  expect(JSON.parse(Buffer.from(shared).toString()).data.url).toBe(SHARED_URL);
-  expect(JSON.parse(Buffer.from(own).toString()).data.url).toBe("https://fhir0.example/r4");
+  expect(JSON.parse(bytesOf(shared).toString()).data.url).toBe(SHARED_URL);
+  expect(JSON.parse(bytesOf(own).toString()).data.url).toBe("https://fhir0.example/r4");
   expect(capabilitiesCache.maxBytes).toBe(48 * 1024 * 1024);
+});
+
+test("a stored body that is not valid UTF-8 is still answered with exactly its bytes", () => {
+  // Not what the probe writes (it stores decoded text), but a database may hold such a body.
+  const raw = Buffer.concat([
+    Buffer.from('{"resourceType":"CapabilityStatement","name":"'),
+    Buffer.from([0xff, 0xc3]),
+    Buffer.from('"}'),
+  ]);
+  const path = tempDbPath();
+  const own = seedDatabase(path, {
+    vendors: [{ id: "v", name: "Vendor" }],
+    entries: [{ vendorId: "v", url: "https://odd.example/r4", organizationName: "https://odd.example/r4" }],
+    probes: [{ url: "https://odd.example/r4", probeStatus: "success", metadataBody: "{}", smartBody: null }],
+  });
+  own.sqlite.prepare("UPDATE probe_bodies SET body = ?").run(raw);
+  const dir = new Directory(own.path, own.sqlite);
+  try {
+    const id = entryId("v", canonicalUrl("https://odd.example/r4"), null, "https://odd.example/r4");
+    const body = capabilitiesBody(dir.current.capabilities(id)!, new CapabilitiesCache(1_000_000, 10));
+    expect(typeof body).not.toBe("string");
+    expect(
+      endsWith(
+        body,
+        Buffer.concat([Buffer.from('"capabilityStatement":'), raw, Buffer.from(',"smartConfiguration":null}}')]),
+      ),
+    ).toBe(true);
+  } finally {
+    dir.close();
+    own.sqlite.close();
+  }
+});
+
+test("bodies that are valid UTF-8 come back as text that encodes to the very same bytes", () => {
+  const body = capabilitiesBody(snapshot.capabilities(ids[1]!)!, new CapabilitiesCache(1_000_000, 10));
+  expect(typeof body).toBe("string");
+  expect(endsWith(body, tailOf(1))).toBe(true);
 });
