@@ -1,5 +1,6 @@
 import { closeSync, openSync, readFileSync } from "node:fs";
 import type { Subprocess } from "bun";
+import { RUNTIME_ENV } from "../../src/runtime-env";
 
 export interface Started {
   proc: Subprocess;
@@ -30,7 +31,8 @@ export function startPinned(
   const log = openSync(logPath, "a");
   const startedAt = performance.now();
   const proc = Bun.spawn(["taskset", "-c", cpus, process.execPath, script], {
-    env: { ...process.env, ...env, PORT: String(port) },
+    // Run as `npm start` and the image run it (the ceiling too, so both get the same allocator).
+    env: { ...process.env, ...RUNTIME_ENV, ...env, PORT: String(port) },
     stdout: log,
     stderr: log,
   });

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import packageJson from "../../package.json";
+import { RUNTIME_ENV, runtimeEnvPrefix } from "../../src/runtime-env";
 import { fixtureDb } from "../support/fixture";
 
 /**
@@ -215,7 +216,9 @@ describe("Dockerfile", () => {
     expect(["root", "0", "0:0"]).not.toContain(user!);
     expect(finalStage.instructions.at(-1)?.keyword).toBe("CMD");
     expect(JSON.parse(effective(finalStage, "CMD")!.args)).toEqual(["bun", "src/index.ts"]);
-    expect(JSON.parse(effective(finalStage, "CMD")!.args).join(" ")).toBe(packageJson.scripts.start);
+    expect(`${runtimeEnvPrefix()} ${JSON.parse(effective(finalStage, "CMD")!.args).join(" ")}`).toBe(
+      packageJson.scripts.start,
+    );
     expect(effective(finalStage, "ENTRYPOINT")).toBeUndefined();
   });
 
@@ -275,10 +278,11 @@ describe("Dockerfile", () => {
     }
   });
 
-  test("the database lives on /data, owned by the app's user", () => {
+  test("the database lives on /data, owned by the app's user; the runtime settings are those of npm start", () => {
     const env = effective(finalStage, "ENV")!.args;
     expect(env).toContain("DATABASE_PATH=/data/directory.sqlite");
     expect(env).toContain("PORT=3000");
+    for (const [name, value] of Object.entries(RUNTIME_ENV)) expect(env).toContain(`${name}=${value}`);
     const app = stageByName("app")!;
     const run = app.instructions
       .filter((i) => i.keyword === "RUN")
