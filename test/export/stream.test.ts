@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Db, openDatabase } from "../../src/db/client";
 import { Directory } from "../../src/directory/directory";
-import type { EndpointRecord } from "../../src/directory/types";
+import type { ByteBuffer } from "../../src/export/formats/bytes";
 import { exportStream } from "../../src/export/service";
 import { generateDataset } from "../../src/generate/generator";
 
@@ -31,16 +31,15 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A writer that writes nothing until the end, then one line per entry. */
+/** A writer that writes nothing until the end, then one line per entry (its list position). */
 function holdingWriter() {
-  const held: string[] = [];
+  const held: number[] = [];
   return {
-    begin: () => "",
-    write(records: readonly EndpointRecord[]) {
-      for (const record of records) held.push(record.id);
-      return "";
+    begin: () => {},
+    write(ordinals: readonly number[], from: number, to: number) {
+      for (let i = from; i < to; i++) held.push(ordinals[i]!);
     },
-    end: () => `${held.join("\n")}\n`,
+    end: (out: ByteBuffer) => out.text(`${held.join("\n")}\n`),
   };
 }
 

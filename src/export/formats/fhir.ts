@@ -1,4 +1,6 @@
-import type { EndpointRecord, EndpointStatus, FhirVersion } from "../../directory/types";
+import { lookup, type RecordSource } from "../../directory/render";
+import type { EndpointStatus, FhirVersion } from "../../directory/types";
+import { type ByteBuffer, encodeTable } from "./bytes";
 import type { ExportWriter } from "./writer";
 
 const NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi";
@@ -27,38 +29,15 @@ const CONNECTION_TYPE =
 const PAYLOAD_TYPE =
   '[{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/endpoint-payload-type","code":"any","display":"Any"}]}]';
 
-const sha256 = (text: string) => Bun.SHA256.hash(text, "hex") as string;
+/** Written for a null member of an organization's key: neither it nor NUL occurs in a published name or place. */
+const NULL_PART = "\u0001";
 
-/** A resource id for a URL's Endpoint: the SHA-256 of the URL (stable across dataset versions). */
-const fhirEndpointId = (url: string) => sha256(url);
-
-/** Endpoint ids of recent URLs: entries sharing a URL (one per practice behind it) are often near each other. */
-const RECENT_URLS = 4096;
-
+/** An organization of the current run: its id, the entry it was first seen in, the URLs it publishes. */
 interface Organization {
   id: string;
-  record: EndpointRecord;
-  endpointIds: string[];
-}
-
-function endpointJson(record: EndpointRecord, id: string): string {
-  const version = FHIR_VERSION_CODE[record.fhirVersion];
-  const extension =
-    version === null ? "" : `"extension":[{"url":"${FHIR_VERSION_EXTENSION}","valueCode":"${version}"}],`;
-  return `{"resource":{"resourceType":"Endpoint","id":"${id}",${extension}"status":"${FHIR_ENDPOINT_STATUS[record.status]}","connectionType":${CONNECTION_TYPE},"payloadType":${PAYLOAD_TYPE},"address":${JSON.stringify(record.url)}}}`;
-}
-
-function organizationJson({ id, record, endpointIds }: Organization): string {
-  let json = `{"resource":{"resourceType":"Organization","id":"${id}"`;
-  if (record.npi !== null) json += `,"identifier":[{"system":"${NPI_SYSTEM}","value":"${record.npi}"}]`;
-  if (record.organizationName !== null) json += `,"name":${JSON.stringify(record.organizationName)}`;
-  const address: string[] = [];
-  if (record.city !== null) address.push(`"city":${JSON.stringify(record.city)}`);
-  if (record.state !== null) address.push(`"state":${JSON.stringify(record.state)}`);
-  if (record.zipCode !== null) address.push(`"postalCode":${JSON.stringify(record.zipCode)}`);
-  if (address.length > 0) json += `,"address":[{${address.join(",")}}]`;
-  json += `,"endpoint":[${endpointIds.map((endpointId) => `{"reference":"Endpoint/${endpointId}"}`).join(",")}]}}`;
-  return json;
+  ordinal: number;
+  /** Indexes into the URL table, one per entry, in list order. */
+  urls: number[];
 }
 
 /**
@@ -66,68 +45,174 @@ function organizationJson({ id, record, endpointIds }: Organization): string {
  * Endpoint per distinct URL (first seen in list order; its status and version from that entry)
  * and an Organization per organization of a vendor (same vendor, name, NPI, city, state and
  * ZIP) with one `endpoint` reference per URL it publishes. Our own ingest reads it back into
- * the same entries (same ids).
+ * the same entries (same ids). Resource ids are SHA-256 hashes: of the URL for an Endpoint, of
+ * the organization's key for an Organization (stable across dataset versions).
  *
  * Streaming: the entries of one organization are adjacent in list order up to other
  * organizations of the same vendor and (case-insensitive) name, so organizations are collected
- * per such run and written when it ends; URLs already written are remembered as references to
- * the read model's own strings.
+ * per such run and written when it ends; the URLs already written are one bit each.
  */
-export function fhirWriter(timestamp: string | null): ExportWriter {
-  const written = new Set<string>();
-  let recent = new Map<string, string>();
-  const endpointIdOf = (url: string) => {
-    let id = recent.get(url);
-    if (id === undefined) {
-      id = fhirEndpointId(url);
-      if (recent.size >= RECENT_URLS) recent = new Map();
-      recent.set(url, id);
-    }
-    return id;
+export function fhirWriter({ data }: RecordSource, timestamp: string | null): ExportWriter {
+  const { columns: c, strings: s } = data;
+  const written = new Uint8Array((s.urls.length >> 3) + 1);
+  const hash = new Uint8Array(32);
+  const endpointId = (out: ByteBuffer, urlIndex: number) => {
+    Bun.SHA256.hash(s.urls[urlIndex]!, hash);
+    out.hex(hash, 0, 32);
   };
-  let run: string | null = null;
-  let organizations = new Map<string, Organization>();
+  // Per status and version: the Endpoint's members between its id and its address.
+  const statuses = s.statuses.map((status) => FHIR_ENDPOINT_STATUS[status as EndpointStatus]);
+  const extensions = s.fhirVersions.map((version) => {
+    const code = FHIR_VERSION_CODE[version as FhirVersion];
+    return code === null ? "" : `"extension":[{"url":"${FHIR_VERSION_EXTENSION}","valueCode":"${code}"}],`;
+  });
+  const middles = extensions.map((extension) =>
+    encodeTable(statuses, (out, status) =>
+      out.ascii(
+        `",${extension}"status":"${status}","connectionType":${CONNECTION_TYPE},"payloadType":${PAYLOAD_TYPE},"address":`,
+      ),
+    ),
+  );
+
   let first = true;
-
-  const item = (json: string) => {
-    if (first) {
-      first = false;
-      return json;
-    }
-    return `,${json}`;
+  const item = (out: ByteBuffer) => {
+    if (first) first = false;
+    else out.ascii(",");
   };
 
-  const flush = () => {
-    let text = "";
-    for (const organization of organizations.values()) text += item(organizationJson(organization));
-    organizations = new Map();
-    return text;
+  // The current run: a vendor and an organization name (case-insensitive; NULL_PART for none).
+  let runVendor = -1;
+  let runName = -2;
+  let runFolded = "";
+  let organizations: Organization[] = [];
+
+  const sameRun = (vendor: number, name: number) => {
+    if (vendor !== runVendor) return false;
+    if (name === runName) return true;
+    const folded = name < 0 ? NULL_PART : s.organizationNames[name]!.toLowerCase();
+    return folded === runFolded;
+  };
+
+  /** The organization of an entry among the run's: same name, NPI, city, state and ZIP (same vendor by the run). */
+  const organizationOf = (o: number): Organization | undefined => {
+    const name = lookup(s.organizationNames, c.organizationName[o]!);
+    const npi = c.npi[o]!;
+    const city = lookup(s.cities, c.city[o]!);
+    const state = lookup(s.states, c.state[o]!);
+    const zipCode = lookup(s.zipCodes, c.zipCode[o]!);
+    for (const organization of organizations) {
+      const p = organization.ordinal;
+      if (
+        c.npi[p] === npi &&
+        lookup(s.organizationNames, c.organizationName[p]!) === name &&
+        lookup(s.cities, c.city[p]!) === city &&
+        lookup(s.states, c.state[p]!) === state &&
+        lookup(s.zipCodes, c.zipCode[p]!) === zipCode
+      )
+        return organization;
+    }
+    return undefined;
+  };
+
+  /** The organization's key, as its id hashes it (vendor, name, NPI, city, state, ZIP; NUL-separated). */
+  const organizationKey = (o: number) => {
+    const npi = c.npi[o]!;
+    return [
+      s.vendorIds[c.vendor[o]!]!,
+      lookup(s.organizationNames, c.organizationName[o]!) ?? NULL_PART,
+      npi === 0 ? NULL_PART : String(npi),
+      lookup(s.cities, c.city[o]!) ?? NULL_PART,
+      lookup(s.states, c.state[o]!) ?? NULL_PART,
+      lookup(s.zipCodes, c.zipCode[o]!) ?? NULL_PART,
+    ].join("\0");
+  };
+
+  const writeOrganization = (out: ByteBuffer, { id, ordinal: o, urls }: Organization) => {
+    item(out);
+    out.ascii(`{"resource":{"resourceType":"Organization","id":"${id}"`);
+    const npi = c.npi[o]!;
+    if (npi !== 0) {
+      out.ascii(`,"identifier":[{"system":"${NPI_SYSTEM}","value":"`);
+      out.integer(npi);
+      out.ascii('"}]');
+    }
+    const name = lookup(s.organizationNames, c.organizationName[o]!);
+    if (name !== null) {
+      out.ascii(',"name":');
+      out.json(name);
+    }
+    const city = lookup(s.cities, c.city[o]!);
+    const state = lookup(s.states, c.state[o]!);
+    const zipCode = lookup(s.zipCodes, c.zipCode[o]!);
+    if (city !== null || state !== null || zipCode !== null) {
+      out.ascii(',"address":[{');
+      let comma = false;
+      for (const [member, value] of [
+        ["city", city],
+        ["state", state],
+        ["postalCode", zipCode],
+      ] as const) {
+        if (value === null) continue;
+        out.ascii(comma ? `,"${member}":` : `"${member}":`);
+        out.json(value);
+        comma = true;
+      }
+      out.ascii("}]");
+    }
+    out.ascii(',"endpoint":[');
+    for (let i = 0; i < urls.length; i++) {
+      out.ascii(i === 0 ? '{"reference":"Endpoint/' : ',{"reference":"Endpoint/');
+      endpointId(out, urls[i]!);
+      out.ascii('"}');
+    }
+    out.ascii("]}}");
+  };
+
+  const flush = (out: ByteBuffer) => {
+    for (const organization of organizations) writeOrganization(out, organization);
+    organizations = [];
+  };
+
+  const entry = (out: ByteBuffer, o: number) => {
+    const url = c.url[o]!;
+    if ((written[url >> 3]! & (1 << (url & 7))) === 0) {
+      written[url >> 3]! |= 1 << (url & 7);
+      item(out);
+      out.ascii('{"resource":{"resourceType":"Endpoint","id":"');
+      endpointId(out, url);
+      out.copy(middles[c.fhirVersion[o]!]![c.status[o]!]!);
+      out.json(s.urls[url]!);
+      out.ascii("}}");
+    }
+    const vendor = c.vendor[o]!;
+    const name = c.organizationName[o]!;
+    if (!sameRun(vendor, name)) {
+      flush(out);
+      runVendor = vendor;
+      runName = name;
+      runFolded = name < 0 ? NULL_PART : s.organizationNames[name]!.toLowerCase();
+    }
+    const organization = organizationOf(o);
+    if (organization) organization.urls.push(url);
+    else
+      organizations.push({
+        id: Bun.SHA256.hash(`Organization\n${organizationKey(o)}`, "hex") as string,
+        ordinal: o,
+        urls: [url],
+      });
   };
 
   return {
-    begin: () =>
-      `{"resourceType":"Bundle","type":"collection"${timestamp === null ? "" : `,"timestamp":"${timestamp}"`},"entry":[`,
-    write(records: readonly EndpointRecord[]) {
-      const parts: string[] = [];
-      for (const record of records) {
-        const endpointId = endpointIdOf(record.url);
-        if (!written.has(record.url)) {
-          written.add(record.url);
-          parts.push(item(endpointJson(record, endpointId)));
-        }
-        const runKey = `${record.vendorId}\n${record.organizationName?.toLowerCase() ?? "\u0001"}`;
-        if (runKey !== run) {
-          parts.push(flush());
-          run = runKey;
-        }
-        // Separated by NUL, null written as SOH: neither occurs in a published name or place.
-        const key = `${record.vendorId}\0${record.organizationName ?? "\u0001"}\0${record.npi ?? "\u0001"}\0${record.city ?? "\u0001"}\0${record.state ?? "\u0001"}\0${record.zipCode ?? "\u0001"}`;
-        const organization = organizations.get(key);
-        if (organization) organization.endpointIds.push(endpointId);
-        else organizations.set(key, { id: sha256(`Organization\n${key}`), record, endpointIds: [endpointId] });
-      }
-      return parts.join("");
+    begin: (out) =>
+      out.text(
+        `{"resourceType":"Bundle","type":"collection"${timestamp === null ? "" : `,"timestamp":"${timestamp}"`},"entry":[`,
+      ),
+    write(ordinals, from, to, out) {
+      for (let i = from; i < to; i++) entry(out, ordinals[i]!);
     },
-    end: () => `${flush()}]}`,
+    end(out) {
+      flush(out);
+      out.ascii("]}");
+    },
   };
 }
