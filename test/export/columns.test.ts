@@ -13,7 +13,7 @@ import { openDatabase } from "../../src/db/client";
 import { Directory } from "../../src/directory/directory";
 import type { EndpointFilter } from "../../src/directory/search";
 import type { EndpointRecord } from "../../src/directory/types";
-import { ByteBuffer } from "../../src/export/formats/bytes";
+import { ByteBuffer, equalFolded } from "../../src/export/formats/bytes";
 import type { ExportWriter } from "../../src/export/formats/writer";
 import { FORMATS } from "../../src/export/service";
 import { generateDataset } from "../../src/generate/generator";
@@ -172,8 +172,46 @@ describe("ByteBuffer", () => {
   };
 
   test("json writes exactly JSON.stringify, lone surrogates and separators included", () => {
-    for (const value of [...AWKWARD, "\u0000\u001f", "\ud800", "a\udc00b", "\ud83c", "plain ascii ~"])
+    for (const value of [
+      ...AWKWARD,
+      "\u0000\u0008\u000c\u001b\u001f",
+      "\ud800",
+      "a\udc00b",
+      "\ud83c",
+      "\ud83c\udfe5\ud83c",
+      "\udc00\ud800",
+      "2-byte ß, 3-byte €, 4-byte 𝄞",
+      "plain ascii ~",
+    ])
       expect(written((out) => out.json(value))).toBe(JSON.stringify(value));
+  });
+
+  test("utf8 writes TextEncoder's bytes; csv quotes exactly the fields RFC 4180 needs quoted", () => {
+    const strings = [...AWKWARD, "\ud800", "a\udc00b", "\ud83c\udfe5\ud83c", "2-byte ß, 3-byte €, 4-byte 𝄞"];
+    const decoded = (fill: (out: ByteBuffer) => void) => {
+      const out = new ByteBuffer(4);
+      fill(out);
+      return Buffer.from(out.bytes.subarray(0, out.length));
+    };
+    for (const value of strings) {
+      expect(decoded((out) => out.utf8(value))).toEqual(Buffer.from(new TextEncoder().encode(value)));
+      const quoted = /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+      expect(decoded((out) => out.csv(value))).toEqual(Buffer.from(new TextEncoder().encode(quoted)));
+    }
+  });
+
+  test("equalFolded compares as toLowerCase does, beyond ASCII too", () => {
+    const pairs = [
+      ["Acme Clinic", "ACME clinic"],
+      ["Acme", "Acme "],
+      ["a", "b"],
+      ["ÄRZTE Haus", "ärzte haus"],
+      ["Straße", "STRASSE"],
+      ["İstanbul", "i̇stanbul"],
+      ["İ", "I"],
+      ["", ""],
+    ];
+    for (const [a, b] of pairs) expect(equalFolded(a!, b!)).toBe(a!.toLowerCase() === b!.toLowerCase());
   });
 
   test("integer writes String(n); hex writes lowercase pairs", () => {

@@ -39,7 +39,7 @@ function holdingWriter() {
     write(ordinals: readonly number[], from: number, to: number) {
       for (let i = from; i < to; i++) held.push(ordinals[i]!);
     },
-    end: (out: ByteBuffer) => out.text(`${held.join("\n")}\n`),
+    end: (out: ByteBuffer) => out.utf8(`${held.join("\n")}\n`),
   };
 }
 

@@ -5,19 +5,12 @@ import { type ByteBuffer, encodeTable } from "./bytes";
 import type { ExportWriter } from "./writer";
 
 /** The Endpoint record's fields in the spec's order (the record schema declares them in that order). */
-export const CSV_COLUMNS = Object.keys(EndpointRecordSchema.properties) as (keyof EndpointRecord)[];
+const CSV_COLUMNS = Object.keys(EndpointRecordSchema.properties) as (keyof EndpointRecord)[];
 
-const NEEDS_QUOTES = /[",\r\n]/;
-
-/** One RFC 4180 field: quoted (inner quotes doubled) when it holds a quote, comma, CR or LF. */
-export function csvField(value: string): string {
-  return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
-}
-
-/** A field that may be null: an empty cell for null. */
+/** A field after its comma: RFC 4180 (quoted, inner quotes doubled, when it holds a quote, comma, CR or LF); an empty cell for null. */
 function field(out: ByteBuffer, value: string | null) {
   out.ascii(",");
-  if (value !== null) out.csv(value, csvField);
+  if (value !== null) out.csv(value);
 }
 
 /**
@@ -59,7 +52,7 @@ export function csvWriter({ data, vendorNames }: RecordSource): ExportWriter {
   };
 
   return {
-    begin: (out) => out.text(`${CSV_COLUMNS.join(",")}\r\n`),
+    begin: (out) => out.utf8(`${CSV_COLUMNS.join(",")}\r\n`),
     write(ordinals, from, to, out) {
       for (let i = from; i < to; i++) row(out, ordinals[i]!);
     },

@@ -1,9 +1,10 @@
 import { lookup, type RecordSource } from "../../directory/render";
 import type { EndpointStatus, FhirVersion } from "../../directory/types";
-import { type ByteBuffer, encodeTable } from "./bytes";
+import { ByteBuffer, encodeTable, equalFolded } from "./bytes";
 import type { ExportWriter } from "./writer";
 
 const NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi";
+const IDENTIFIER = `,"identifier":[{"system":"${NPI_SYSTEM}","value":"`;
 const FHIR_VERSION_EXTENSION = "http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version";
 
 /** Our status → FHIR Endpoint.status. listed: published by the vendor, not yet probed, so taken as active. */
@@ -32,12 +33,54 @@ const PAYLOAD_TYPE =
 /** Written for a null member of an organization's key: neither it nor NUL occurs in a published name or place. */
 const NULL_PART = "\u0001";
 
-/** An organization of the current run: its id, the entry it was first seen in, the URLs it publishes. */
-interface Organization {
-  id: string;
-  ordinal: number;
-  /** Indexes into the URL table, one per entry, in list order. */
-  urls: number[];
+/**
+ * Int32 keys to int32 values (an open-addressing table in typed arrays), emptied in constant time
+ * by a generation stamp: the organizations of a run by the hash of their key, run after run,
+ * with nothing left for the collector (a Map allocates on every clear).
+ */
+class IntTable {
+  private keys = new Int32Array(1024);
+  private values = new Int32Array(1024);
+  private stamps = new Uint32Array(1024);
+  private generation = 1;
+  private count = 0;
+
+  clear() {
+    this.generation++;
+    this.count = 0;
+  }
+
+  /** The value of `key`, -1 when absent. */
+  get(key: number): number {
+    const mask = this.keys.length - 1;
+    for (let i = key & mask; this.stamps[i] === this.generation; i = (i + 1) & mask)
+      if (this.keys[i] === key) return this.values[i]!;
+    return -1;
+  }
+
+  set(key: number, value: number) {
+    const mask = this.keys.length - 1;
+    let i = key & mask;
+    for (; this.stamps[i] === this.generation; i = (i + 1) & mask)
+      if (this.keys[i] === key) {
+        this.values[i] = value;
+        return;
+      }
+    this.keys[i] = key;
+    this.values[i] = value;
+    this.stamps[i] = this.generation;
+    if (++this.count * 2 > this.keys.length) this.grow();
+  }
+
+  private grow() {
+    const { keys, values, stamps, generation } = this;
+    this.keys = new Int32Array(keys.length * 2);
+    this.values = new Int32Array(keys.length * 2);
+    this.stamps = new Uint32Array(keys.length * 2);
+    this.generation = 1;
+    this.count = 0;
+    for (let i = 0; i < keys.length; i++) if (stamps[i] === generation) this.set(keys[i]!, values[i]!);
+  }
 }
 
 /**
@@ -83,56 +126,110 @@ export function fhirWriter({ data }: RecordSource, timestamp: string | null): Ex
   // The current run: a vendor and an organization name (case-insensitive; NULL_PART for none).
   let runVendor = -1;
   let runName = -2;
-  let runFolded = "";
-  let organizations: Organization[] = [];
+  /** Whether two organization names (indexes, -1 for none) are the same case-insensitively. */
+  const sameName = (a: number, b: number) =>
+    a === b || (a >= 0 && b >= 0 && equalFolded(s.organizationNames[a]!, s.organizationNames[b]!));
 
-  const sameRun = (vendor: number, name: number) => {
-    if (vendor !== runVendor) return false;
-    if (name === runName) return true;
-    const folded = name < 0 ? NULL_PART : s.organizationNames[name]!.toLowerCase();
-    return folded === runFolded;
+  // The run's organizations, in order of appearance, kept in reused arrays (nothing per entry
+  // for the collector): organization k was first seen in entry ordinals[k]; its URLs are a
+  // linked list through urlPool/nextPool from firstUrl[k] to lastUrl[k]. byKey finds an
+  // organization by a hash of its key columns, colliding ones chained through nextInBucket
+  // (a string table holds each value once, so an equal index is an equal value).
+  const ordinals: number[] = [];
+  const firstUrl: number[] = [];
+  const lastUrl: number[] = [];
+  const nextInBucket: number[] = [];
+  let urlPool = new Int32Array(1024);
+  let nextPool = new Int32Array(1024);
+  let pooled = 0;
+  const byKey = new IntTable();
+
+  const keyHash = (o: number) => {
+    let h = Math.imul(c.organizationName[o]! ^ 0x2545f491, 0x9e3779b1);
+    h = Math.imul(h ^ c.city[o]!, 0x85ebca6b);
+    h = Math.imul(h ^ c.state[o]!, 0xc2b2ae35);
+    h = Math.imul(h ^ c.zipCode[o]!, 0x27d4eb2f);
+    return h ^ (c.npi[o]! % 0x100000000);
   };
+  const sameOrganization = (o: number, p: number) =>
+    c.npi[p] === c.npi[o] &&
+    c.organizationName[p] === c.organizationName[o] &&
+    c.city[p] === c.city[o] &&
+    c.state[p] === c.state[o] &&
+    c.zipCode[p] === c.zipCode[o];
 
-  /** The organization of an entry among the run's: same name, NPI, city, state and ZIP (same vendor by the run). */
-  const organizationOf = (o: number): Organization | undefined => {
-    const name = lookup(s.organizationNames, c.organizationName[o]!);
-    const npi = c.npi[o]!;
-    const city = lookup(s.cities, c.city[o]!);
-    const state = lookup(s.states, c.state[o]!);
-    const zipCode = lookup(s.zipCodes, c.zipCode[o]!);
-    for (const organization of organizations) {
-      const p = organization.ordinal;
-      if (
-        c.npi[p] === npi &&
-        lookup(s.organizationNames, c.organizationName[p]!) === name &&
-        lookup(s.cities, c.city[p]!) === city &&
-        lookup(s.states, c.state[p]!) === state &&
-        lookup(s.zipCodes, c.zipCode[p]!) === zipCode
-      )
-        return organization;
+  /** A pooled URL cell, at the end of nothing yet. */
+  const cell = (url: number) => {
+    if (pooled === urlPool.length) {
+      const urls = new Int32Array(pooled * 2);
+      urls.set(urlPool);
+      urlPool = urls;
+      const next = new Int32Array(pooled * 2);
+      next.set(nextPool);
+      nextPool = next;
     }
-    return undefined;
+    urlPool[pooled] = url;
+    nextPool[pooled] = -1;
+    return pooled++;
   };
 
-  /** The organization's key, as its id hashes it (vendor, name, NPI, city, state, ZIP; NUL-separated). */
-  const organizationKey = (o: number) => {
+  /** The organization's id: the SHA-256 of its key (vendor, name, NPI, city, state, ZIP; NUL-separated). */
+  // Written as UTF-8 bytes into a reused buffer, no string built: null parts as NULL_PART.
+  const key = new ByteBuffer(1024);
+  const keyPart = (value: string | null) => {
+    key.ascii("\0");
+    if (value === null) key.ascii(NULL_PART);
+    else key.utf8(value);
+  };
+  // One view of the key buffer per key length, made once (a view per organization is garbage).
+  const keyViews: Uint8Array[] = [];
+  let keyViewsOf = key.bytes;
+  const keyView = () => {
+    if (keyViewsOf !== key.bytes) {
+      keyViews.length = 0;
+      keyViewsOf = key.bytes;
+    }
+    let view = keyViews[key.length];
+    if (view === undefined) {
+      view = key.bytes.subarray(0, key.length);
+      keyViews[key.length] = view;
+    }
+    return view;
+  };
+  const organizationId = (out: ByteBuffer, o: number) => {
+    key.clear();
+    key.ascii("Organization\n");
+    key.utf8(s.vendorIds[c.vendor[o]!]!);
+    keyPart(lookup(s.organizationNames, c.organizationName[o]!));
     const npi = c.npi[o]!;
-    return [
-      s.vendorIds[c.vendor[o]!]!,
-      lookup(s.organizationNames, c.organizationName[o]!) ?? NULL_PART,
-      npi === 0 ? NULL_PART : String(npi),
-      lookup(s.cities, c.city[o]!) ?? NULL_PART,
-      lookup(s.states, c.state[o]!) ?? NULL_PART,
-      lookup(s.zipCodes, c.zipCode[o]!) ?? NULL_PART,
-    ].join("\0");
+    key.ascii("\0");
+    if (npi === 0) key.ascii(NULL_PART);
+    else key.integer(npi);
+    keyPart(lookup(s.cities, c.city[o]!));
+    keyPart(lookup(s.states, c.state[o]!));
+    keyPart(lookup(s.zipCodes, c.zipCode[o]!));
+    Bun.SHA256.hash(keyView(), hash);
+    out.hex(hash, 0, 32);
   };
 
-  const writeOrganization = (out: ByteBuffer, { id, ordinal: o, urls }: Organization) => {
+  /** One member of the address (`member` written with its quotes and colon); whether a member was written so far. */
+  const addressMember = (out: ByteBuffer, comma: boolean, member: string, value: string | null) => {
+    if (value === null) return comma;
+    if (comma) out.ascii(",");
+    out.ascii(member);
+    out.json(value);
+    return true;
+  };
+
+  const writeOrganization = (out: ByteBuffer, k: number) => {
+    const o = ordinals[k]!;
     item(out);
-    out.ascii(`{"resource":{"resourceType":"Organization","id":"${id}"`);
+    out.ascii('{"resource":{"resourceType":"Organization","id":"');
+    organizationId(out, o);
+    out.ascii('"');
     const npi = c.npi[o]!;
     if (npi !== 0) {
-      out.ascii(`,"identifier":[{"system":"${NPI_SYSTEM}","value":"`);
+      out.ascii(IDENTIFIER);
       out.integer(npi);
       out.ascii('"}]');
     }
@@ -146,31 +243,27 @@ export function fhirWriter({ data }: RecordSource, timestamp: string | null): Ex
     const zipCode = lookup(s.zipCodes, c.zipCode[o]!);
     if (city !== null || state !== null || zipCode !== null) {
       out.ascii(',"address":[{');
-      let comma = false;
-      for (const [member, value] of [
-        ["city", city],
-        ["state", state],
-        ["postalCode", zipCode],
-      ] as const) {
-        if (value === null) continue;
-        out.ascii(comma ? `,"${member}":` : `"${member}":`);
-        out.json(value);
-        comma = true;
-      }
+      const comma = addressMember(out, addressMember(out, false, '"city":', city), '"state":', state);
+      addressMember(out, comma, '"postalCode":', zipCode);
       out.ascii("}]");
     }
     out.ascii(',"endpoint":[');
-    for (let i = 0; i < urls.length; i++) {
-      out.ascii(i === 0 ? '{"reference":"Endpoint/' : ',{"reference":"Endpoint/');
-      endpointId(out, urls[i]!);
+    for (let u = firstUrl[k]!; u !== -1; u = nextPool[u]!) {
+      out.ascii(u === firstUrl[k] ? '{"reference":"Endpoint/' : ',{"reference":"Endpoint/');
+      endpointId(out, urlPool[u]!);
       out.ascii('"}');
     }
     out.ascii("]}}");
   };
 
   const flush = (out: ByteBuffer) => {
-    for (const organization of organizations) writeOrganization(out, organization);
-    organizations = [];
+    for (let k = 0; k < ordinals.length; k++) writeOrganization(out, k);
+    ordinals.length = 0;
+    firstUrl.length = 0;
+    lastUrl.length = 0;
+    nextInBucket.length = 0;
+    pooled = 0;
+    byKey.clear();
   };
 
   const entry = (out: ByteBuffer, o: number) => {
@@ -186,25 +279,33 @@ export function fhirWriter({ data }: RecordSource, timestamp: string | null): Ex
     }
     const vendor = c.vendor[o]!;
     const name = c.organizationName[o]!;
-    if (!sameRun(vendor, name)) {
+    // A new run: another vendor, or a name that differs from the run's first beyond letter case.
+    if (vendor !== runVendor || !sameName(name, runName)) {
       flush(out);
       runVendor = vendor;
       runName = name;
-      runFolded = name < 0 ? NULL_PART : s.organizationNames[name]!.toLowerCase();
     }
-    const organization = organizationOf(o);
-    if (organization) organization.urls.push(url);
-    else
-      organizations.push({
-        id: Bun.SHA256.hash(`Organization\n${organizationKey(o)}`, "hex") as string,
-        ordinal: o,
-        urls: [url],
-      });
+    const key = keyHash(o);
+    const head = byKey.get(key);
+    let k = head;
+    while (k !== -1 && !sameOrganization(o, ordinals[k]!)) k = nextInBucket[k]!;
+    const u = cell(url);
+    if (k !== -1) {
+      nextPool[lastUrl[k]!] = u;
+      lastUrl[k] = u;
+    } else {
+      k = ordinals.length;
+      ordinals.push(o);
+      firstUrl.push(u);
+      lastUrl.push(u);
+      nextInBucket.push(head);
+      byKey.set(key, k);
+    }
   };
 
   return {
     begin: (out) =>
-      out.text(
+      out.utf8(
         `{"resourceType":"Bundle","type":"collection"${timestamp === null ? "" : `,"timestamp":"${timestamp}"`},"entry":[`,
       ),
     write(ordinals, from, to, out) {

@@ -1,4 +1,3 @@
-import type { RecordSource } from "../../directory/render";
 import type { ByteBuffer } from "./bytes";
 
 /**
@@ -14,6 +13,3 @@ export interface ExportWriter {
   write(ordinals: readonly number[], from: number, to: number, out: ByteBuffer): void;
   end(out: ByteBuffer): void;
 }
-
-/** Creates a format's writer for one export of a dataset version. */
-export type WriterFactory = (source: RecordSource, timestamp: string | null) => ExportWriter;
