@@ -15,7 +15,7 @@ import type { Server } from "bun";
 import { type Db, openDatabase } from "../../src/db/client";
 import { Directory } from "../../src/directory/directory";
 import type { ExportFormat } from "../../src/export/schemas";
-import { compressor, exportStream, FORMATS } from "../../src/export/service";
+import { exportStream, FORMATS } from "../../src/export/service";
 import { generateDataset } from "../../src/generate/generator";
 
 let dir: string;
@@ -51,9 +51,9 @@ beforeAll(() => {
         },
       };
       const snapshot = directory.current;
-      const body = exportStream(snapshot, { queryWords: [] }, FORMATS[format].writer(snapshot), slot);
       const gzip = url.searchParams.get("gzip") === "1";
-      return new Response(gzip ? body.pipeThrough(compressor("gzip")) : body, {
+      const writer = FORMATS[format].writer(snapshot);
+      return new Response(exportStream(snapshot, { queryWords: [] }, writer, slot, gzip ? "gzip" : null), {
         headers: gzip ? { "content-encoding": "gzip" } : {},
       });
     },
