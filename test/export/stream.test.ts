@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { type Db, openDatabase } from "../../src/db/client";
 import { Directory } from "../../src/directory/directory";
 import type { ByteBuffer } from "../../src/export/formats/bytes";
-import { exportStream } from "../../src/export/service";
+import { exportStream, FORMATS } from "../../src/export/service";
 import { generateDataset } from "../../src/generate/generator";
 
 let dir: string;
@@ -70,3 +70,29 @@ test("a writer that holds every entry back until the end: each read yields bytes
   expect(new Set(ids).size).toBe(total);
   expect(released).toBeGreaterThan(0);
 });
+
+for (const encoding of [null, "gzip", "br"] as const) {
+  test(`a reader that stops reading holds the export (${encoding ?? "plain"}): rendering stops far before the end, and resumes`, async () => {
+    const snapshot = directory.current;
+    const progress = { done: 0, total: 0, released: 0 };
+    const slot = {
+      progress: (done: number, total: number) => Object.assign(progress, { done, total }),
+      release: () => progress.released++,
+    };
+    const writer = FORMATS.ndjson.writer(snapshot);
+    const reader = exportStream(snapshot, { queryWords: [] }, writer, slot, encoding).getReader();
+    expect((await reader.read()).done).toBe(false);
+    // Wait until rendering stops moving.
+    let previous = -1;
+    for (let unchanged = 0; unchanged < 5; previous = progress.done) {
+      await Bun.sleep(50);
+      unchanged = progress.done === previous ? unchanged + 1 : 0;
+    }
+    expect(progress.total).toBeGreaterThan(5_000);
+    expect(progress.done).toBeLessThan(progress.total / 2);
+    // Reading on delivers the rest.
+    while (!(await reader.read()).done);
+    expect(progress.done).toBe(progress.total);
+    expect(progress.released).toBeGreaterThan(0);
+  });
+}
