@@ -96,3 +96,23 @@ for (const encoding of [null, "gzip", "br"] as const) {
     expect(progress.released).toBeGreaterThan(0);
   });
 }
+
+for (const encoding of [null, "gzip", "br"] as const) {
+  test(`a reader that cancels stops the rendering: the slot is given back, and the render loop ends (${encoding ?? "plain"})`, async () => {
+    const snapshot = directory.current;
+    const progress = { done: 0, total: 0, released: 0 };
+    const slot = {
+      progress: (done: number, total: number) => Object.assign(progress, { done, total }),
+      release: () => progress.released++,
+    };
+    const writer = FORMATS.fhir.writer(snapshot);
+    const reader = exportStream(snapshot, { queryWords: [] }, writer, slot, encoding).getReader();
+    expect((await reader.read()).done).toBe(false);
+    await reader.cancel();
+    expect(progress.released).toBe(1);
+    // The render loop gives the slot back once more when it ends (release is idempotent).
+    for (let attempt = 0; attempt < 100 && progress.released < 2; attempt++) await Bun.sleep(20);
+    expect(progress.released).toBe(2);
+    expect(progress.done).toBeLessThan(progress.total);
+  });
+}
