@@ -11,8 +11,9 @@
  * with BENCH_SHAPES not listing `export`). Targets (1M entries): NDJSON and CSV ≤ 10 s, FHIR
  * ≤ 20 s, time to first byte ≤ 200 ms, RSS growth ≤ 64 MB during an export, /health and a cached
  * list p99 ≤ 50 ms while two exports run. Knobs: those of bench/README.md, plus
- * BENCH_EXPORT_FILTER (default `vendor=epic`) and BENCH_EXPORT_RESULTS (default
- * bench/EXPORT-RESULTS.md; standalone runs only).
+ * BENCH_EXPORT_FILTER (default `vendor=epic`), BENCH_EXPORT_RESULTS (default
+ * bench/EXPORT-RESULTS.md; standalone runs only) and BENCH_INDEX_DIR (the server's index
+ * directory, emptied first; default bench/data/export-server-index).
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
@@ -115,31 +116,36 @@ export async function runExportShapes(options: ExportBenchOptions): Promise<{ ma
   const scale = options.endpoints / 1_000_000;
   const rows: string[][] = [];
   let missed = 0;
-  for (const format of ["ndjson", "csv", "fhir"]) {
-    for (const query of [`format=${format}`, `format=${format}&${filter}`]) {
-      const run = await timeExport(options, query);
-      const problems: string[] = [];
-      if (run.error) problems.push(run.error);
-      else {
-        const limit = EXPORT_TARGETS.seconds[format]! * Math.max(scale, 0.001);
-        if (!query.includes("&") && run.seconds > limit) problems.push(`> ${fmt(limit, 1)} s`);
-        if (run.ttfbMs > EXPORT_TARGETS.ttfbMs) problems.push(`TTFB > ${EXPORT_TARGETS.ttfbMs} ms`);
-        if (run.rssPeakMb - run.rssBeforeMb > EXPORT_TARGETS.rssGrowthMb)
-          problems.push(`RSS growth > ${EXPORT_TARGETS.rssGrowthMb} MB`);
-      }
-      missed += problems.length;
-      rows.push([
-        query,
-        fmt(run.bytes / 1e6, 1),
-        fmt(run.seconds, 2),
-        fmt(run.bytes / 1e6 / run.seconds, 1),
-        fmt(run.ttfbMs, 1),
-        run.cpuSeconds === null ? "?" : fmt(run.cpuSeconds, 2),
-        `${fmt(run.rssBeforeMb)} → ${fmt(run.rssPeakMb)} (+${fmt(run.rssPeakMb - run.rssBeforeMb)})`,
-        problems.length === 0 ? "ok" : `**MISSED**: ${problems.join("; ")}`,
-      ]);
-      options.log(`export ${query}: ${rows.at(-1)!.slice(1).join(" | ")}`);
+  // Each format unfiltered and filtered, then NDJSON compressed (the same body through gzip:
+  // memory and first byte checked, its time is the compressor's).
+  const shapes: { query: string; label: string; encoding?: string }[] = [];
+  for (const format of ["ndjson", "csv", "fhir"])
+    for (const query of [`format=${format}`, `format=${format}&${filter}`]) shapes.push({ query, label: query });
+  shapes.push({ query: "format=ndjson", label: "format=ndjson, gzip", encoding: "gzip" });
+  for (const { query, label, encoding } of shapes) {
+    const format = query.slice("format=".length).split("&")[0]!;
+    const run = await timeExport(options, query, encoding ? { headers: { "accept-encoding": encoding } } : {});
+    const problems: string[] = [];
+    if (run.error) problems.push(run.error);
+    else {
+      const limit = EXPORT_TARGETS.seconds[format]! * Math.max(scale, 0.001);
+      if (!query.includes("&") && !encoding && run.seconds > limit) problems.push(`> ${fmt(limit, 1)} s`);
+      if (run.ttfbMs > EXPORT_TARGETS.ttfbMs) problems.push(`TTFB > ${EXPORT_TARGETS.ttfbMs} ms`);
+      if (run.rssPeakMb - run.rssBeforeMb > EXPORT_TARGETS.rssGrowthMb)
+        problems.push(`RSS growth > ${EXPORT_TARGETS.rssGrowthMb} MB`);
     }
+    missed += problems.length;
+    rows.push([
+      label,
+      fmt(run.bytes / 1e6, 1),
+      fmt(run.seconds, 2),
+      fmt(run.bytes / 1e6 / run.seconds, 1),
+      fmt(run.ttfbMs, 1),
+      run.cpuSeconds === null ? "?" : fmt(run.cpuSeconds, 2),
+      `${fmt(run.rssBeforeMb)} → ${fmt(run.rssPeakMb)} (+${fmt(run.rssPeakMb - run.rssBeforeMb)})`,
+      problems.length === 0 ? "ok" : `**MISSED**: ${problems.join("; ")}`,
+    ]);
+    options.log(`export ${label}: ${rows.at(-1)!.slice(1).join(" | ")}`);
   }
   const headers = ["export", "MB", "seconds", "MB/s", "TTFB ms", "server CPU s", "server RSS MB", "target"];
   const align: ("l" | "r")[] = ["l", "r", "r", "r", "r", "r", "r", "l"];
@@ -216,7 +222,7 @@ export async function runExportShapes(options: ExportBenchOptions): Promise<{ ma
   const markdown = [
     "## Export",
     "",
-    `One client reads each export as a stream (no compression). Targets, stated for 1,000,000 entries and scaled to ${fmt(options.endpoints)}: NDJSON and CSV ≤ 10 s, FHIR ≤ 20 s (unfiltered); time to first byte ≤ ${EXPORT_TARGETS.ttfbMs} ms; server RSS growth ≤ ${EXPORT_TARGETS.rssGrowthMb} MB during an export.`,
+    `One client reads each export as a stream (no compression, but for the last row: NDJSON through gzip, MB compressed; no time target). Targets, stated for 1,000,000 entries and scaled to ${fmt(options.endpoints)}: NDJSON and CSV ≤ 10 s, FHIR ≤ 20 s (unfiltered); time to first byte ≤ ${EXPORT_TARGETS.ttfbMs} ms; server RSS growth ≤ ${EXPORT_TARGETS.rssGrowthMb} MB during an export.`,
     "",
     table(headers, rows, align),
     "",
@@ -259,7 +265,9 @@ async function main() {
   }
   // Index files are named by dataset version alone: another database at the same version must
   // not find this one's, so the directory starts empty (as in `bun run bench`).
-  const indexDir = join(DATA, "export-server-index");
+  const indexDir = process.env.BENCH_INDEX_DIR
+    ? resolve(process.env.BENCH_INDEX_DIR)
+    : join(DATA, "export-server-index");
   rmSync(indexDir, { recursive: true, force: true });
   const serverLog = join(DATA, "export-server.log");
   writeFileSync(serverLog, "");
@@ -270,7 +278,7 @@ async function main() {
       DATABASE_PATH: dbPath,
       HOST: "127.0.0.1",
       RATE_LIMIT_MAX: "100000000",
-      INDEX_DIR: join(DATA, "export-server-index"),
+      INDEX_DIR: indexDir,
     },
     serverLog,
     freePort(),

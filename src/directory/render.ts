@@ -1,15 +1,27 @@
 import type { DirectoryData } from "./directory-data";
 import type { Audience, EndpointRecord, EndpointStatus, FhirVersion } from "./types";
 
-const ACCESS: Audience[][] = [[], ["patient"], ["provider"], ["patient", "provider"]];
+/**
+ * What a record is made of: the read model and the vendor names. Renderers that write records
+ * straight from the columns (the export) read this; `recordAt` stays the one definition of a
+ * record, and their tests compare their output with it entry by entry.
+ */
+export interface RecordSource {
+  data: DirectoryData;
+  vendorNames: ReadonlyMap<string, string>;
+}
 
-const lookup = (table: string[], index: number) => (index < 0 ? null : table[index]!);
+/** `access` of a record per value of the access column (bit 1: patient, bit 2: provider). */
+export const ACCESS: Audience[][] = [[], ["patient"], ["provider"], ["patient", "provider"]];
+
+/** A string-table value at an index of a column; -1 is null. */
+export const lookup = (table: readonly string[], index: number) => (index < 0 ? null : table[index]!);
 
 /** The endpoint record at a list position, from the in-memory columns (`knownId`: its id, when the caller has it). */
 export function recordAt(
   data: DirectoryData,
   ordinal: number,
-  vendorNames: Map<string, string>,
+  vendorNames: ReadonlyMap<string, string>,
   knownId?: string,
 ): EndpointRecord {
   const { columns: c, strings: s } = data;

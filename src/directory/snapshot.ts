@@ -4,7 +4,7 @@ import { countBits } from "./bitset";
 import type { DirectoryData } from "./directory-data";
 import { IdLookup } from "./id-lookup";
 import { Lru } from "./lru";
-import { recordAt } from "./render";
+import { type RecordSource, recordAt } from "./render";
 import { DirectorySearch, type EndpointFilter } from "./search";
 import {
   type EndpointRecord,
@@ -168,6 +168,14 @@ export class DatasetSnapshot {
   list(filter: EndpointFilter, offset: number, limit: number): { total: number; records: EndpointRecord[] } {
     const { total, ordinals } = this.search.search(filter, offset, limit);
     return { total, records: ordinals.map((ordinal) => recordAt(this.data, ordinal, this.vendorNames)) };
+  }
+
+  /**
+   * The columns and vendor names records are made of, for renderers that write many records
+   * without building them (the export pages through `search` and renders from these).
+   */
+  get recordSource(): RecordSource {
+    return { data: this.data, vendorNames: this.vendorNames };
   }
 
   /** The record of an id, from the in-memory columns. */

@@ -10,7 +10,7 @@ import { ErrorEnvelope } from "../http/schemas";
 import { checkRawQuery } from "../http/strict-query";
 import { InFlightExports } from "./in-flight";
 import { EXPORT_QUERY_KEYS, ExportQuery, PAGING_KEYS } from "./schemas";
-import { compressor, exportStream, FORMATS } from "./service";
+import { exportStream, FORMATS } from "./service";
 
 /** Same policy as the other data answers: reusable for a few minutes, then revalidated with the ETag. */
 const CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=60";
@@ -84,8 +84,10 @@ export const exportRoutes = (directory: Directory, inFlight = new InFlightExport
           { "retry-after": seconds },
         );
       }
-      const body = exportStream(snapshot, filter, format.writer(snapshot), slot);
-      return new Response(encoding === null ? body : body.pipeThrough(compressor(encoding)), { status: 200, headers });
+      return new Response(exportStream(snapshot, filter, format.writer(snapshot), slot, encoding), {
+        status: 200,
+        headers,
+      });
     },
     {
       query: ExportQuery,

@@ -1,9 +1,9 @@
-import { Duplex } from "node:stream";
+import type { Transform } from "node:stream";
 import { constants, createBrotliCompress, createGzip } from "node:zlib";
 import type { EndpointFilter } from "../directory/search";
 import type { DatasetSnapshot } from "../directory/snapshot";
-import type { EndpointRecord } from "../directory/types";
 import type { Encoding } from "../http/compression";
+import { ByteBuffer } from "./formats/bytes";
 import { csvWriter } from "./formats/csv";
 import { fhirWriter } from "./formats/fhir";
 import { ndjsonWriter } from "./formats/ndjson";
@@ -19,129 +19,150 @@ export interface FormatInfo {
 }
 
 export const FORMATS: Record<ExportFormat, FormatInfo> = {
-  csv: { contentType: "text/csv; charset=utf-8", extension: "csv", writer: () => csvWriter() },
-  ndjson: { contentType: "application/x-ndjson", extension: "ndjson", writer: () => ndjsonWriter() },
+  csv: {
+    contentType: "text/csv; charset=utf-8",
+    extension: "csv",
+    writer: (snapshot) => csvWriter(snapshot.recordSource),
+  },
+  ndjson: {
+    contentType: "application/x-ndjson",
+    extension: "ndjson",
+    writer: (snapshot) => ndjsonWriter(snapshot.recordSource),
+  },
   fhir: {
     contentType: "application/fhir+json",
     extension: "fhir.json",
-    writer: (snapshot) => fhirWriter(snapshot.stats.lastUpdated),
+    writer: (snapshot) => fhirWriter(snapshot.recordSource, snapshot.stats.lastUpdated),
   },
 };
 
-/** Entries read from the read model per list call (one filter intersection each). */
+/** Entries read from the read model per search (one filter intersection each). */
 const PAGE = 4096;
-/** Entries rendered into one chunk of the body (about 40–120 KB of text, depending on the format). */
+/** Entries rendered between two turns of the event loop (about 40–120 KB, depending on the format). */
 const CHUNK = 256;
-/** Chunks rendered at most in one pull when the writer holds entries back (see pull). */
-const MAX_CHUNKS_PER_PULL = 64;
+/** The render buffer's first size; it grows when a chunk needs more. */
+const BUFFER_BYTES = 256 * 1024;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * Every this many bytes sent, an export asks for a garbage collection (asynchronous). An export
- * leaves only garbage behind (records, text, chunks), but a heap as large as the read model's
- * lets it pile up to hundreds of MB before collecting on its own.
+ * Sinks that copy what they are written (into the socket, or their own buffer while the client
+ * is slow): Bun.serve's response sinks. Into these the export writes one reused buffer.
  */
-const COLLECT_EVERY_BYTES = 8 * 1024 * 1024;
+const COPYING_SINK = /^\[object ReadableHTTPS?ResponseSinkController\]$/;
 
 /**
  * Every entry the list operation would page through for `filter`, in its order, rendered by
- * `writer` as a byte stream produced while it is read: each pull renders at most CHUNK entries
- * after giving the event loop a turn (other requests are answered between chunks), and only
- * one PAGE of records is held at a time, so memory does not grow with the export. The entries
- * come from the snapshot's own list operation, page by page: the same filter, the same order,
- * the same records.
+ * `writer` as a byte stream produced while it is read, compressed when `encoding` is given. The
+ * entries come from the snapshot's own search, page by page: the same filter, the same order as
+ * the list.
+ *
+ * A direct stream: the body is rendered into one byte buffer and written into the consumer's
+ * sink, CHUNK entries at a time, with a turn of the event loop between chunks (other requests
+ * are answered meanwhile). Nothing per entry or per chunk is left for the garbage collector:
+ * the writers render from the columns; Bun.serve's sink copies what it is written (into the
+ * socket, or its own buffer while the client is slow) and the compressor has read a chunk when
+ * its write completes, so the buffer is reused. Only other consumers (a reader,
+ * `Response.text()`), which may keep what they are given, get a copy of each chunk. A write to
+ * a consumer that is behind returns a promise: awaiting it holds the export at the client's
+ * pace, so a slow or stalled client never makes the server buffer the export. A client that
+ * goes away cancels the stream, which stops rendering at the next chunk.
  */
 export function exportStream(
   snapshot: DatasetSnapshot,
   filter: EndpointFilter,
   writer: ExportWriter,
   slot: ExportSlot,
+  encoding: Encoding | null = null,
 ): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let total = -1;
-  let offset = 0;
-  let page: EndpointRecord[] = [];
-  let index = 0;
-  let exhausted = false;
-  let started = false;
-  let sinceCollect = 0;
-
-  const nextRecords = (): EndpointRecord[] => {
-    if (index >= page.length) {
-      if (exhausted) return [];
-      const result = snapshot.list(filter, offset, PAGE);
-      total = result.total;
-      page = result.records;
-      offset += page.length;
-      index = 0;
-      if (page.length < PAGE) exhausted = true;
-      if (page.length === 0) return [];
-    }
-    const slice = page.slice(index, index + CHUNK);
-    index += slice.length;
-    return slice;
-  };
-
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        try {
-          if (started) await nextTurn();
-          let text = "";
-          if (!started) {
-            started = true;
-            text = writer.begin();
+  let cancelled = false;
+  let compressor: Transform | null = null;
+  return new ReadableStream<Uint8Array>({
+    type: "direct",
+    async pull(controller) {
+      const out = new ByteBuffer(BUFFER_BYTES);
+      const copying = COPYING_SINK.test(Object.prototype.toString.call(controller));
+      /** Hands bytes to the consumer: a promise while it is behind, resolved once it has drained. */
+      const deliver = (bytes: Uint8Array): Promise<unknown> | null => {
+        const written = controller.write(bytes);
+        const flushed = controller.flush();
+        if (written instanceof Promise) return written;
+        return flushed instanceof Promise ? flushed : null;
+      };
+      let compressed: Promise<void> | null = null;
+      if (encoding !== null) {
+        const stream = createCompressor(encoding);
+        compressor = stream;
+        // Its output chunks are fresh buffers (a fifth of the text or less): handed on as they
+        // come, the compressor paused while the consumer is behind.
+        stream.on("data", (chunk: Uint8Array) => {
+          if (cancelled) return;
+          const waiting = deliver(chunk);
+          if (waiting !== null) {
+            stream.pause();
+            void waiting.then(() => stream.resume());
           }
-          // A writer may hold entries back (the FHIR writer gathers an organization's URLs), so a
-          // chunk can render to nothing: render on, up to a bound, so that every pull enqueues
-          // bytes (a pull that enqueues nothing leaves the response waiting).
-          let done = false;
-          for (let chunks = 0; !done && (text === "" || chunks === 0) && chunks < MAX_CHUNKS_PER_PULL; chunks++) {
-            const records = nextRecords();
-            text += writer.write(records);
-            done = records.length === 0 || (exhausted && index >= page.length);
+        });
+        compressed = new Promise((resolve, reject) => {
+          stream.on("end", resolve);
+          stream.on("error", reject);
+          stream.on("close", resolve);
+        });
+      }
+      const send = async () => {
+        if (out.length === 0 || cancelled) return;
+        const view = out.bytes.subarray(0, out.length);
+        if (compressor !== null) {
+          const stream = compressor;
+          // Completes once the compressor has consumed the bytes (and its output is taken).
+          await new Promise<void>((resolve, reject) =>
+            stream.write(view, (error) => (error ? reject(error) : resolve())),
+          );
+        } else await deliver(copying ? view : out.bytes.slice(0, out.length));
+        out.clear();
+      };
+      try {
+        writer.begin(out);
+        let offset = 0;
+        for (;;) {
+          const { total, ordinals } = snapshot.search.search(filter, offset, PAGE);
+          for (let from = 0; from < ordinals.length && !cancelled; from += CHUNK) {
+            const to = Math.min(from + CHUNK, ordinals.length);
+            writer.write(ordinals, from, to, out);
+            slot.progress(offset + to, total);
+            await send();
+            await nextTurn();
           }
-          slot.progress(offset - (page.length - index), Math.max(total, 0));
-          if (done) text += writer.end();
-          // Still nothing after the bound: JSON whitespace keeps the response moving (CSV and
-          // NDJSON writers never hold entries back).
-          if (text === "" && !done) text = " ";
-          if (text !== "") {
-            const bytes = encoder.encode(text);
-            controller.enqueue(bytes);
-            sinceCollect += bytes.length;
-            if (sinceCollect >= COLLECT_EVERY_BYTES) {
-              sinceCollect = 0;
-              Bun.gc(false);
-            }
-          }
-          if (done) {
-            page = [];
-            controller.close();
-            slot.release();
-          }
-        } catch (error) {
-          slot.release();
-          throw error;
+          offset += ordinals.length;
+          if (ordinals.length < PAGE || cancelled) break;
         }
-      },
-      cancel() {
-        page = [];
+        if (!cancelled) {
+          writer.end(out);
+          await send();
+          if (compressor !== null) {
+            compressor.end();
+            await compressed;
+          }
+          controller.close();
+        }
+      } finally {
+        compressor?.destroy();
         slot.release();
-      },
+      }
     },
-    { highWaterMark: 0 },
-  );
+    cancel() {
+      cancelled = true;
+      compressor?.destroy();
+      slot.release();
+    },
+  });
 }
 
 /** A streaming compressor: brotli at quality 3 or gzip at level 5 (both about 60–80 MB/s of text here). */
-export function compressor(encoding: Encoding): ReadableWritablePair<Uint8Array, Uint8Array> {
-  const stream =
-    encoding === "br"
-      ? createBrotliCompress({
-          params: { [constants.BROTLI_PARAM_QUALITY]: 3, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
-        })
-      : createGzip({ level: 5 });
-  return Duplex.toWeb(stream) as unknown as ReadableWritablePair<Uint8Array, Uint8Array>;
+function createCompressor(encoding: Encoding): Transform {
+  return encoding === "br"
+    ? createBrotliCompress({
+        params: { [constants.BROTLI_PARAM_QUALITY]: 3, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
+      })
+    : createGzip({ level: 5 });
 }

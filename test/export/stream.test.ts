@@ -9,8 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Db, openDatabase } from "../../src/db/client";
 import { Directory } from "../../src/directory/directory";
-import type { EndpointRecord } from "../../src/directory/types";
-import { exportStream } from "../../src/export/service";
+import type { ByteBuffer } from "../../src/export/formats/bytes";
+import { exportStream, FORMATS } from "../../src/export/service";
 import { generateDataset } from "../../src/generate/generator";
 
 let dir: string;
@@ -31,16 +31,15 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A writer that writes nothing until the end, then one line per entry. */
+/** A writer that writes nothing until the end, then one line per entry (its list position). */
 function holdingWriter() {
-  const held: string[] = [];
+  const held: number[] = [];
   return {
-    begin: () => "",
-    write(records: readonly EndpointRecord[]) {
-      for (const record of records) held.push(record.id);
-      return "";
+    begin: () => {},
+    write(ordinals: readonly number[], from: number, to: number) {
+      for (let i = from; i < to; i++) held.push(ordinals[i]!);
     },
-    end: () => `${held.join("\n")}\n`,
+    end: (out: ByteBuffer) => out.utf8(`${held.join("\n")}\n`),
   };
 }
 
@@ -71,3 +70,49 @@ test("a writer that holds every entry back until the end: each read yields bytes
   expect(new Set(ids).size).toBe(total);
   expect(released).toBeGreaterThan(0);
 });
+
+for (const encoding of [null, "gzip", "br"] as const) {
+  test(`a reader that stops reading holds the export (${encoding ?? "plain"}): rendering stops far before the end, and resumes`, async () => {
+    const snapshot = directory.current;
+    const progress = { done: 0, total: 0, released: 0 };
+    const slot = {
+      progress: (done: number, total: number) => Object.assign(progress, { done, total }),
+      release: () => progress.released++,
+    };
+    const writer = FORMATS.ndjson.writer(snapshot);
+    const reader = exportStream(snapshot, { queryWords: [] }, writer, slot, encoding).getReader();
+    expect((await reader.read()).done).toBe(false);
+    // Wait until rendering stops moving.
+    let previous = -1;
+    for (let unchanged = 0; unchanged < 5; previous = progress.done) {
+      await Bun.sleep(50);
+      unchanged = progress.done === previous ? unchanged + 1 : 0;
+    }
+    expect(progress.total).toBeGreaterThan(5_000);
+    expect(progress.done).toBeLessThan(progress.total / 2);
+    // Reading on delivers the rest.
+    while (!(await reader.read()).done);
+    expect(progress.done).toBe(progress.total);
+    expect(progress.released).toBeGreaterThan(0);
+  });
+}
+
+for (const encoding of [null, "gzip", "br"] as const) {
+  test(`a reader that cancels stops the rendering: the slot is given back, and the render loop ends (${encoding ?? "plain"})`, async () => {
+    const snapshot = directory.current;
+    const progress = { done: 0, total: 0, released: 0 };
+    const slot = {
+      progress: (done: number, total: number) => Object.assign(progress, { done, total }),
+      release: () => progress.released++,
+    };
+    const writer = FORMATS.fhir.writer(snapshot);
+    const reader = exportStream(snapshot, { queryWords: [] }, writer, slot, encoding).getReader();
+    expect((await reader.read()).done).toBe(false);
+    await reader.cancel();
+    expect(progress.released).toBe(1);
+    // The render loop gives the slot back once more when it ends (release is idempotent).
+    for (let attempt = 0; attempt < 100 && progress.released < 2; attempt++) await Bun.sleep(20);
+    expect(progress.released).toBe(2);
+    expect(progress.done).toBeLessThan(progress.total);
+  });
+}

@@ -1,36 +1,61 @@
+import { ACCESS, lookup, type RecordSource } from "../../directory/render";
 import type { EndpointRecord } from "../../directory/types";
 import { EndpointRecordSchema } from "../../endpoints/schemas";
+import { type ByteBuffer, encodeTable } from "./bytes";
 import type { ExportWriter } from "./writer";
 
 /** The Endpoint record's fields in the spec's order (the record schema declares them in that order). */
 const CSV_COLUMNS = Object.keys(EndpointRecordSchema.properties) as (keyof EndpointRecord)[];
 
-const NEEDS_QUOTES = /[",\r\n]/;
-
-/** One RFC 4180 field: quoted (inner quotes doubled) when it holds a quote, comma, CR or LF. */
-function csvField(value: string): string {
-  return NEEDS_QUOTES.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
-}
-
-const text = (value: string | null) => (value === null ? "" : NEEDS_QUOTES.test(value) ? csvField(value) : value);
-
-/** One row, fields in CSV_COLUMNS order (direct reads: a loop over the column names costs twice as much). */
-function row(r: EndpointRecord): string {
-  return `${r.id},${text(r.url)},${text(r.vendorName)},${text(r.vendorId)},${text(r.organizationName)},${text(r.npi)},${text(r.tenantId)},${r.fhirVersion},${r.access.join("|")},${text(r.city)},${text(r.state)},${text(r.zipCode)},${r.status},${text(r.lastUpdated)}\r\n`;
+/** A field after its comma: RFC 4180 (quoted, inner quotes doubled, when it holds a quote, comma, CR or LF); an empty cell for null. */
+function field(out: ByteBuffer, value: string | null) {
+  out.ascii(",");
+  if (value !== null) out.csv(value);
 }
 
 /**
  * RFC 4180: a header row of the record's field names, then one row per entry, CRLF line
- * ends; `access` joined with `|`; an empty cell for null.
+ * ends; `access` joined with `|`; an empty cell for null. Fields in CSV_COLUMNS order, written
+ * straight from the columns.
  */
-export function csvWriter(): ExportWriter {
+export function csvWriter({ data, vendorNames }: RecordSource): ExportWriter {
+  const { columns: c, strings: s } = data;
+  const vendors = encodeTable(s.vendorIds, (out, id) => {
+    field(out, vendorNames.get(id) ?? id);
+    field(out, id);
+  });
+  const versions = encodeTable(s.fhirVersions, field);
+  const access = encodeTable(
+    ACCESS.map((audiences) => audiences.join("|")),
+    field,
+  );
+  const statuses = encodeTable(s.statuses, field);
+  const { urls, organizationNames, tenantIds, cities, states, zipCodes, lastUpdated } = s;
+
+  const row = (out: ByteBuffer, o: number) => {
+    out.hex(c.id, o * 32, 32);
+    field(out, urls[c.url[o]!]!);
+    out.copy(vendors[c.vendor[o]!]!);
+    field(out, lookup(organizationNames, c.organizationName[o]!));
+    out.ascii(",");
+    const npi = c.npi[o]!;
+    if (npi !== 0) out.integer(npi);
+    field(out, lookup(tenantIds, c.tenantId[o]!));
+    out.copy(versions[c.fhirVersion[o]!]!);
+    out.copy(access[c.access[o]!]!);
+    field(out, lookup(cities, c.city[o]!));
+    field(out, lookup(states, c.state[o]!));
+    field(out, lookup(zipCodes, c.zipCode[o]!));
+    out.copy(statuses[c.status[o]!]!);
+    field(out, lastUpdated[c.lastUpdated[o]!]!);
+    out.ascii("\r\n");
+  };
+
   return {
-    begin: () => `${CSV_COLUMNS.join(",")}\r\n`,
-    write(records: readonly EndpointRecord[]) {
-      const rows: string[] = new Array(records.length);
-      for (let i = 0; i < records.length; i++) rows[i] = row(records[i]!);
-      return rows.join("");
+    begin: (out) => out.utf8(`${CSV_COLUMNS.join(",")}\r\n`),
+    write(ordinals, from, to, out) {
+      for (let i = from; i < to; i++) row(out, ordinals[i]!);
     },
-    end: () => "",
+    end: () => {},
   };
 }

@@ -1,12 +1,15 @@
-import type { EndpointRecord } from "../../directory/types";
+import type { ByteBuffer } from "./bytes";
 
 /**
- * Turns the export's records into text, in slices: `begin`, then `write` for consecutive runs
- * of records in list order, then `end`. A writer keeps only what its format needs between
- * slices (never the records themselves), so memory does not grow with the export.
+ * Renders the export's entries as bytes, in slices: `begin`, then `write` for consecutive runs
+ * of list positions (ordinals) in list order, then `end`, each appending to `out`. A writer reads
+ * the entries straight from the read model's columns (no record objects, no intermediate
+ * strings) and keeps only what its format needs between slices, so memory does not grow with
+ * the export. Its output equals what `recordAt` and the format's string functions give; the
+ * tests compare both for every entry of a dataset.
  */
 export interface ExportWriter {
-  begin(): string;
-  write(records: readonly EndpointRecord[]): string;
-  end(): string;
+  begin(out: ByteBuffer): void;
+  write(ordinals: readonly number[], from: number, to: number, out: ByteBuffer): void;
+  end(out: ByteBuffer): void;
 }
