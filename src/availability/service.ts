@@ -28,85 +28,95 @@ const SMART = ascii(`,"smartHttpStatus":`);
 const TIME = ascii(`,"responseTimeMs":`);
 const ERROR = ERROR_CODES.map((kind) => ascii(`,"error":${kind === null ? "null" : JSON.stringify(kind)}}`));
 const NO_ERROR = ERROR[0]!;
+/** A record's response time when no response arrived (history-format.ts). */
+const NO_RESPONSE_TIME = 0xffff;
 /** 10000-01-01T00:00:00.000Z: later times (never written by a probe) take Date's slower path. */
 const FAST_TIME_END = 253_402_300_800_000;
 
 /** The body is written here, then copied out: one buffer for every request (the handler is synchronous). */
 let buf = new Uint8Array(16_384);
-let pos = 0;
 
-function put(bytes: Uint8Array) {
-  buf.set(bytes, pos);
-  pos += bytes.length;
+/** Each writer takes the buffer and position and returns the position after what it wrote. */
+function put(b: Uint8Array, p: number, bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length; i++) b[p + i] = bytes[i]!;
+  return p + bytes.length;
 }
 
-/** Writes any text as UTF-8 (ids and URLs: the buffer was sized for 3 bytes per UTF-16 unit). */
-function putText(text: string) {
-  pos += encoder.encodeInto(text, buf.subarray(pos)).written;
+/**
+ * `JSON.stringify(text)` as UTF-8: printable ASCII without `"` or `\` (ids, almost every URL)
+ * copied as is, anything else through JSON.stringify and the encoder (the buffer holds 3 bytes
+ * per UTF-16 unit).
+ */
+function putJsonString(b: Uint8Array, p: number, text: string): number {
+  b[p] = 34;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 32 || c > 126 || c === 34 || c === 92)
+      return p + encoder.encodeInto(JSON.stringify(text), b.subarray(p)).written;
+    b[p + 1 + i] = c;
+  }
+  b[p + 1 + text.length] = 34;
+  return p + 2 + text.length;
 }
 
-const json = (value: string) => JSON.stringify(value);
-
-function putUint(n: number) {
-  if (n >= 10) {
-    const digits = n >= 10_000 ? 5 : n >= 1_000 ? 4 : n >= 100 ? 3 : 2;
-    for (let i = pos + digits - 1; i >= pos; i--) {
-      buf[i] = 48 + (n % 10);
-      n = Math.floor(n / 10);
-    }
-    pos += digits;
-  } else buf[pos++] = 48 + n;
+/** "00" to "99". */
+const TWO = new Uint8Array(200);
+for (let n = 0; n < 100; n++) {
+  TWO[2 * n] = 48 + Math.floor(n / 10);
+  TWO[2 * n + 1] = 48 + (n % 10);
 }
 
-function put2(n: number) {
-  buf[pos++] = 48 + Math.floor(n / 10);
-  buf[pos++] = 48 + (n % 10);
+function put2(b: Uint8Array, p: number, n: number): number {
+  b[p] = TWO[2 * n]!;
+  b[p + 1] = TWO[2 * n + 1]!;
+  return p + 2;
 }
 
-/** A u16 of the index (NO_VALUE: null) as a JSON integer. */
-function putU16(value: number) {
-  if (value === NO_VALUE) put(NULL);
-  else putUint(value);
+function putUint(b: Uint8Array, p: number, n: number): number {
+  if (n < 10) {
+    b[p] = 48 + n;
+    return p + 1;
+  }
+  const digits = n >= 10_000 ? 5 : n >= 1_000 ? 4 : n >= 100 ? 3 : 2;
+  for (let i = p + digits - 1; i >= p; i--) {
+    b[i] = 48 + (n % 10);
+    n = (n / 10) | 0;
+  }
+  return p + digits;
 }
 
-/** A record's u16 status or time, where `none` means null. */
-function putOr(value: number, none: number) {
-  if (value === none) put(NULL);
-  else putUint(value);
-}
+/** A u16 where `none` means null, as a JSON integer. */
+const putOr = (b: Uint8Array, p: number, value: number, none: number) =>
+  value === none ? put(b, p, NULL) : putUint(b, p, value);
 
 /** An uptime in ten-thousandths as `String(k / 10000)` prints it: 0, 1, 0.5, 0.9667, 0.0004. */
-function putRatio(k: number) {
-  if (k === NO_VALUE) return put(NULL);
+function putRatio(b: Uint8Array, p: number, k: number): number {
+  if (k === NO_VALUE) return put(b, p, NULL);
   if (k === 0 || k === 10_000) {
-    buf[pos++] = k === 0 ? 48 : 49;
-    return;
+    b[p] = k === 0 ? 48 : 49;
+    return p + 1;
   }
-  buf[pos++] = 48;
-  buf[pos++] = 46;
+  b[p] = 48;
+  b[p + 1] = 46;
   let digits = 4;
   while (k % 10 === 0) {
     k /= 10;
     digits--;
   }
-  for (let i = pos + digits - 1; i >= pos; i--) {
-    buf[i] = 48 + (k % 10);
-    k = Math.floor(k / 10);
+  for (let i = p + 1 + digits; i > p + 1; i--) {
+    b[i] = 48 + (k % 10);
+    k = (k / 10) | 0;
   }
-  pos += digits;
+  return p + 2 + digits;
 }
 
-/**
- * `"<Date.prototype.toISOString>"` of `ms`, without a Date: the civil date from the day number
- * (Howard Hinnant's days_from_civil inverse), digits written straight into the buffer.
- */
-function putIso(ms: number) {
-  if (!(ms >= 0 && ms < FAST_TIME_END)) {
-    putText(json(new Date(ms).toISOString()));
-    return;
-  }
-  const day = Math.floor(ms / DAY_MS);
-  let t = ms - day * DAY_MS;
+/** `"YYYY-MM-DD` (with the opening quote) of the days from 1970 on that fit here, filled on first use. */
+const CACHED_DAYS = 65_536;
+const DAY_TEXT = new Uint8Array(CACHED_DAYS * 11);
+const dayKnown = new Uint8Array(CACHED_DAYS);
+
+/** The civil date of a day number (Howard Hinnant's civil_from_days), written as `"YYYY-MM-DD`. */
+function writeDay(b: Uint8Array, p: number, day: number) {
   const z = day + 719_468;
   const era = Math.floor(z / 146_097);
   const doe = z - era * 146_097;
@@ -116,41 +126,48 @@ function putIso(ms: number) {
   const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
   const m = mp < 10 ? mp + 3 : mp - 9;
   const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
-  const b = buf;
-  let p = pos;
-  b[p++] = 34;
-  b[p++] = 48 + Math.floor(y / 1000);
-  b[p++] = 48 + (Math.floor(y / 100) % 10);
-  b[p++] = 48 + (Math.floor(y / 10) % 10);
-  b[p++] = 48 + (y % 10);
-  b[p++] = 45;
-  pos = p;
-  put2(m);
-  buf[pos++] = 45;
-  put2(d);
-  buf[pos++] = 84;
-  const h = Math.floor(t / 3_600_000);
-  t -= h * 3_600_000;
-  const min = Math.floor(t / 60_000);
-  t -= min * 60_000;
-  const sec = Math.floor(t / 1000);
-  t -= sec * 1000;
-  put2(h);
-  buf[pos++] = 58;
-  put2(min);
-  buf[pos++] = 58;
-  put2(sec);
-  buf[pos++] = 46;
-  buf[pos++] = 48 + Math.floor(t / 100);
-  put2(t % 100);
-  buf[pos++] = 90;
-  buf[pos++] = 34;
+  b[p] = 34;
+  put2(b, p + 1, Math.floor(y / 100));
+  put2(b, p + 3, y % 100);
+  b[p + 5] = 45;
+  put2(b, p + 6, m);
+  b[p + 8] = 45;
+  put2(b, p + 9, d);
 }
 
-function putTime(ms: number) {
-  if (ms === NO_TIME) put(NULL);
-  else putIso(ms);
+/** `"<Date.prototype.toISOString>"` of `ms`, without a Date. */
+function putIso(b: Uint8Array, p: number, ms: number): number {
+  if (!(ms >= 0 && ms < FAST_TIME_END)) return putJsonString(b, p, new Date(ms).toISOString());
+  const day = Math.floor(ms / DAY_MS);
+  if (day < CACHED_DAYS) {
+    if (dayKnown[day] === 0) {
+      writeDay(DAY_TEXT, day * 11, day);
+      dayKnown[day] = 1;
+    }
+    for (let i = 0, o = day * 11; i < 11; i++) b[p + i] = DAY_TEXT[o + i]!;
+  } else writeDay(b, p, day);
+  let t = ms - day * DAY_MS;
+  const h = (t / 3_600_000) | 0;
+  t -= h * 3_600_000;
+  const min = (t / 60_000) | 0;
+  t -= min * 60_000;
+  const sec = (t / 1000) | 0;
+  t -= sec * 1000;
+  b[p + 11] = 84;
+  put2(b, p + 12, h);
+  b[p + 14] = 58;
+  put2(b, p + 15, min);
+  b[p + 17] = 58;
+  put2(b, p + 18, sec);
+  b[p + 20] = 46;
+  b[p + 21] = 48 + ((t / 100) | 0);
+  put2(b, p + 22, t % 100);
+  b[p + 24] = 90;
+  b[p + 25] = 34;
+  return p + 26;
 }
+
+const putTime = (b: Uint8Array, p: number, ms: number) => (ms === NO_TIME ? put(b, p, NULL) : putIso(b, p, ms));
 
 /**
  * The availability answer (the whole envelope, UTF-8, in the order of the response schema) of
@@ -161,53 +178,50 @@ function putTime(ms: number) {
 export function availabilityBody(snapshot: DatasetSnapshot, id: string): Uint8Array<ArrayBuffer> | null {
   const u = snapshot.urlIndexOf(id);
   if (u === -1) return null;
-  const idJson = json(id);
-  const urlJson = json(snapshot.urlAt(u));
+  const url = snapshot.urlAt(u);
   const { offsets, bytes } = snapshot.availability;
   const start = offsets[u]!;
   const end = offsets[u + 1]!;
-  const probedAt =
-    start < end && bytes[start] === KIND_PROBED_AT ? json(decoder.decode(bytes.subarray(start + 1, end))) : "";
-  const need = 8_192 + 3 * (idJson.length + urlJson.length + probedAt.length);
+  const probedAt = start < end && bytes[start] === KIND_PROBED_AT ? decoder.decode(bytes.subarray(start + 1, end)) : "";
+  const need = 8_192 + 6 * (id.length + url.length + probedAt.length);
   if (buf.length < need) buf = new Uint8Array(need * 2);
-  pos = 0;
-  put(HEAD);
-  putText(idJson);
-  put(URL_KEY);
-  putText(urlJson);
-  put(LAST_PROBED);
+  const b = buf;
+  let p = put(b, 0, HEAD);
+  p = putJsonString(b, p, id);
+  p = put(b, p, URL_KEY);
+  p = putJsonString(b, p, url);
+  p = put(b, p, LAST_PROBED);
   if (start === end || bytes[start] === KIND_PROBED_AT) {
-    if (start === end) put(NULL);
-    else putText(probedAt);
-    put(EMPTY);
-    return buf.slice(0, pos);
+    p = start === end ? put(b, p, NULL) : putJsonString(b, p, probedAt);
+    p = put(b, p, EMPTY);
+    return b.slice(0, p);
   }
-  putIso(readU48(bytes, start + AT.lastProbed));
+  p = putIso(b, p, readU48(bytes, start + AT.lastProbed));
   for (let w = 0; w < 4; w++) {
-    put(UPTIME[w]!);
-    putRatio(readU16(bytes, start + AT.uptime + 2 * w));
+    p = put(b, p, UPTIME[w]!);
+    p = putRatio(b, p, readU16(bytes, start + AT.uptime + 2 * w));
   }
-  put(MEDIAN);
-  putU16(readU16(bytes, start + AT.median));
-  put(P95);
-  putU16(readU16(bytes, start + AT.p95));
-  put(LAST_SUCCESS);
-  putTime(readU48(bytes, start + AT.lastSuccess));
-  put(LAST_FAILURE);
-  putTime(readU48(bytes, start + AT.lastFailure));
-  put(RECENT_OPEN);
+  p = put(b, p, MEDIAN);
+  p = putOr(b, p, readU16(bytes, start + AT.median), NO_VALUE);
+  p = put(b, p, P95);
+  p = putOr(b, p, readU16(bytes, start + AT.p95), NO_VALUE);
+  p = put(b, p, LAST_SUCCESS);
+  p = putTime(b, p, readU48(bytes, start + AT.lastSuccess));
+  p = put(b, p, LAST_FAILURE);
+  p = putTime(b, p, readU48(bytes, start + AT.lastFailure));
+  p = put(b, p, RECENT_OPEN);
   const count = bytes[start + AT.count]!;
   for (let n = 0, o = start + HISTORY_HEADER; n < count; n++, o += RECORD_BYTES) {
-    put(n === 0 ? RECORD_OPEN : NEXT_RECORD_OPEN);
-    putIso(readU48(bytes, o));
-    put(OUTCOME[bytes[o + 6]! & 3]!);
-    putOr(readU16(bytes, o + 8), 0);
-    put(SMART);
-    putOr(readU16(bytes, o + 10), 0);
-    put(TIME);
-    putOr(readU16(bytes, o + 12), 0xffff);
-    put(ERROR[bytes[o + 7]!] ?? NO_ERROR);
+    p = put(b, p, n === 0 ? RECORD_OPEN : NEXT_RECORD_OPEN);
+    p = putIso(b, p, readU48(bytes, o));
+    p = put(b, p, OUTCOME[bytes[o + 6]! & 3]!);
+    p = putOr(b, p, readU16(bytes, o + 8), 0);
+    p = put(b, p, SMART);
+    p = putOr(b, p, readU16(bytes, o + 10), 0);
+    p = put(b, p, TIME);
+    p = putOr(b, p, readU16(bytes, o + 12), NO_RESPONSE_TIME);
+    p = put(b, p, ERROR[bytes[o + 7]!] ?? NO_ERROR);
   }
-  put(END);
-  return buf.slice(0, pos);
+  p = put(b, p, END);
+  return b.slice(0, p);
 }
