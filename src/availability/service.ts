@@ -33,7 +33,11 @@ const NO_RESPONSE_TIME = 0xffff;
 /** 10000-01-01T00:00:00.000Z: later times (never written by a probe) take Date's slower path. */
 const FAST_TIME_END = 253_402_300_800_000;
 
-/** The body is written here, then copied out: one buffer for every request (the handler is synchronous). */
+/**
+ * Every body is written here: one buffer for all requests. The answer is a view of it, valid
+ * until the next call: the route hands it straight to `new Response` (and to the compressor),
+ * which copy it synchronously, so no answer is allocated twice.
+ */
 let buf = new Uint8Array(16_384);
 
 /** Each writer takes the buffer and position and returns the position after what it wrote. */
@@ -173,7 +177,8 @@ const putTime = (b: Uint8Array, p: number, ms: number) => (ms === NO_TIME ? put(
  * The availability answer (the whole envelope, UTF-8, in the order of the response schema) of
  * an entry's URL as of the dataset version `snapshot` pins, from the answers the version's index
  * holds (index-data.ts): no database read. Null for an unknown id. Written byte by byte into one
- * buffer: its 20 recent probes are most of the body, and this is a hot path.
+ * shared buffer: its 20 recent probes are most of the body, and this is a hot path. The bytes
+ * returned are overwritten by the next call: copy them (a Response does) before calling again.
  */
 export function availabilityBody(snapshot: DatasetSnapshot, id: string): Uint8Array<ArrayBuffer> | null {
   const u = snapshot.urlIndexOf(id);
@@ -194,7 +199,7 @@ export function availabilityBody(snapshot: DatasetSnapshot, id: string): Uint8Ar
   if (start === end || bytes[start] === KIND_PROBED_AT) {
     p = start === end ? put(b, p, NULL) : putJsonString(b, p, probedAt);
     p = put(b, p, EMPTY);
-    return b.slice(0, p);
+    return b.subarray(0, p) as Uint8Array<ArrayBuffer>;
   }
   p = putIso(b, p, readU48(bytes, start + AT.lastProbed));
   for (let w = 0; w < 4; w++) {
@@ -223,5 +228,5 @@ export function availabilityBody(snapshot: DatasetSnapshot, id: string): Uint8Ar
     p = put(b, p, ERROR[bytes[o + 7]!] ?? NO_ERROR);
   }
   p = put(b, p, END);
-  return b.slice(0, p);
+  return b.subarray(0, p) as Uint8Array<ArrayBuffer>;
 }

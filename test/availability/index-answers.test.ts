@@ -8,9 +8,12 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createApp } from "../../src/app";
 import { encodeRecord, RECORD_BYTES, urlKey } from "../../src/availability/history-format";
 import { AT, historyEntry } from "../../src/availability/index-data";
 import { availabilityBody } from "../../src/availability/service";
+import { loadConfig } from "../../src/config";
+import { openDatabase } from "../../src/db/client";
 import { readLastRefreshAt } from "../../src/db/dataset-meta";
 import { buildDirectoryData } from "../../src/directory/build-data";
 import { readDataFileSync, writeDataFile } from "../../src/directory/data-file";
@@ -92,6 +95,37 @@ for (const viaFile of [false, true]) {
     }
   }, 60_000);
 }
+
+test("through the route: an answer keeps its bytes after the next ones are built (bodies share one buffer)", async () => {
+  const db = openDatabase(path);
+  const app = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
+  try {
+    const lastUpdated = readLastRefreshAt(db.sqlite);
+    // Entries of different URLs with history: answers of different lengths and contents.
+    const entries = db.sqlite
+      .prepare("SELECT e.id, e.url FROM entries e JOIN probes p ON p.url = e.url GROUP BY e.url LIMIT 6")
+      .values() as [string, string][];
+    const get = (id: string, encoding?: string) =>
+      app.handle(
+        new Request(`http://localhost/api/v1/endpoints/${id}/availability`, {
+          headers: encoding ? { "accept-encoding": encoding } : {},
+        }),
+      );
+    const plain = [];
+    for (const [id] of entries) plain.push(await get(id));
+    const gzipped = [];
+    for (const [id] of entries) gzipped.push(await get(id, "gzip"));
+    for (const [i, [id, url]] of entries.entries()) {
+      const expected = referenceBody(db.sqlite, id, url, lastUpdated);
+      expect(await plain[i]!.text()).toBe(expected);
+      expect(gzipped[i]!.headers.get("content-encoding")).toBe("gzip");
+      expect(decoder.decode(Bun.gunzipSync(new Uint8Array(await gzipped[i]!.arrayBuffer())))).toBe(expected);
+    }
+  } finally {
+    app.decorator.directory.close();
+    db.sqlite.close();
+  }
+});
 
 /** A stand-in snapshot with one URL whose index entry is `entry`. */
 const oneUrl = (entry: Uint8Array) =>
