@@ -32,13 +32,13 @@ export interface AvailabilityData {
 }
 
 export const KIND_PROBED_AT = 0;
-export const KIND_HISTORY = 1;
+const KIND_HISTORY = 1;
 export const NO_TIME = 2 ** 48 - 1;
 export const NO_VALUE = 0xffff;
 /** Byte offsets inside a KIND_HISTORY entry. */
 export const AT = { lastProbed: 1, lastSuccess: 7, lastFailure: 13, uptime: 19, median: 27, p95: 29, count: 31 };
 export const HISTORY_HEADER = 32;
-export const RECENT = 20;
+const RECENT = 20;
 const WINDOWS = [1, 7, 30, 365] as const;
 
 const HISTORY_SQL =
@@ -46,7 +46,7 @@ const HISTORY_SQL =
 const CHUNK = 5_000;
 type HistoryScan = [bigint, bigint, bigint | null, bigint | null, Uint8Array, bigint | null, Uint8Array | null];
 
-export function writeU48(out: Uint8Array, o: number, value: number) {
+function writeU48(out: Uint8Array, o: number, value: number) {
   const low = value % 2 ** 32;
   const high = Math.floor(value / 2 ** 32);
   out[o] = low & 0xff;
