@@ -142,7 +142,6 @@ export class DatasetSnapshot {
   private readonly urlProbes: (UrlProbe | undefined)[];
   /** One string per distinct body pair. */
   private readonly sharedKeys = new Map<string, string>();
-  private readonly statements = new Map<string, Statement>();
 
   /** `sqlite` must hold an open read transaction at `data.version`; the snapshot owns it from now on. */
   constructor(
@@ -197,16 +196,6 @@ export class DatasetSnapshot {
   /** The availability answers of this version, per URL (src/availability/index-data.ts). */
   get availability(): AvailabilityData {
     return this.data.availability;
-  }
-
-  /** A statement on the connection pinned at this version (prepared once per snapshot), for features that read more of it. */
-  statement(sql: string): Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.sqlite.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
   }
 
   /**
