@@ -1,126 +1,232 @@
 import type { DatasetSnapshot } from "../directory/snapshot";
-import {
-  DAY_BYTES,
-  DAY_MS,
-  decodeRecord,
-  medianAndP95,
-  recordAt,
-  recordCount,
-  recordTime,
-  recordUp,
-  urlKey,
-} from "./history-format";
+import { DAY_MS, ERROR_CODES, RECORD_BYTES } from "./history-format";
+import { AT, HISTORY_HEADER, KIND_PROBED_AT, NO_TIME, NO_VALUE, readU16, readU48 } from "./index-data";
 
-const HISTORY_SQL =
-  "SELECT last_at, last_up_at, last_down_at, records, first_day, days FROM probe_history WHERE url_key = ?1";
-const PROBED_AT_SQL = "SELECT probed_at FROM probes WHERE url = ?1";
-const RECENT = 20;
-const WINDOWS = [1, 7, 30, 365] as const;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const ascii = (text: string) => encoder.encode(text);
 
-type Stored = [number, number | null, number | null, Uint8Array, number | null, Uint8Array | null];
-
-const datasetTimes = new WeakMap<DatasetSnapshot, number>();
-/** When the pinned dataset version was written (ms); 0 when never. */
-function datasetTime(snapshot: DatasetSnapshot): number {
-  let ms = datasetTimes.get(snapshot);
-  if (ms === undefined) {
-    ms = snapshot.stats.lastUpdated === null ? 0 : Date.parse(snapshot.stats.lastUpdated);
-    datasetTimes.set(snapshot, ms);
-  }
-  return ms;
-}
-
-/** "YYYY-MM-DDT" of a UTC day: history spans a few hundred days, so a small cache holds them all. */
-const dayPrefixes = new Map<number, string>();
-const pad = (n: number, width: number) => String(n).padStart(width, "0");
-
-/** `Date.prototype.toISOString` for times of years 1970–9999, without a Date per call (a hot path: 20+ per answer). */
-function isoTime(ms: number): string {
-  const day = Math.floor(ms / DAY_MS);
-  let prefix = dayPrefixes.get(day);
-  if (prefix === undefined) {
-    if (dayPrefixes.size >= 4_096) dayPrefixes.clear();
-    prefix = new Date(day * DAY_MS).toISOString().slice(0, 11);
-    dayPrefixes.set(day, prefix);
-  }
-  const t = ms - day * DAY_MS;
-  const h = Math.floor(t / 3_600_000);
-  const m = Math.floor((t % 3_600_000) / 60_000);
-  const sec = Math.floor((t % 60_000) / 1000);
-  return `${prefix}${pad(h, 2)}:${pad(m, 2)}:${pad(sec, 2)}.${pad(t % 1000, 3)}Z`;
-}
-
-const iso = (ms: number | null) => (ms === null ? null : isoTime(ms));
-const ratio = (up: number, probes: number) => (probes === 0 ? null : Math.round((up / probes) * 10_000) / 10_000);
-
-const json = (value: string | null) => (value === null ? "null" : JSON.stringify(value));
-const number = (value: number | null) => (value === null ? "null" : String(value));
-const EMPTY = `"uptime":{"1d":null,"7d":null,"30d":null,"365d":null},"responseTimeMs":{"median":null,"p95":null},"lastSuccessAt":null,"lastFailureAt":null,"recent":[]}}`;
+const HEAD = ascii(`{"success":true,"data":{"endpointId":`);
+const URL_KEY = ascii(`,"url":`);
+const LAST_PROBED = ascii(`,"lastProbed":`);
+const NULL = ascii("null");
+const EMPTY = ascii(
+  `,"uptime":{"1d":null,"7d":null,"30d":null,"365d":null},"responseTimeMs":{"median":null,"p95":null},"lastSuccessAt":null,"lastFailureAt":null,"recent":[]}}`,
+);
+const UPTIME = [`,"uptime":{"1d":`, `,"7d":`, `,"30d":`, `,"365d":`].map(ascii);
+const MEDIAN = ascii(`},"responseTimeMs":{"median":`);
+const P95 = ascii(`,"p95":`);
+const LAST_SUCCESS = ascii(`},"lastSuccessAt":`);
+const LAST_FAILURE = ascii(`,"lastFailureAt":`);
+const RECENT_OPEN = ascii(`,"recent":[`);
+const END = ascii("]}}");
+const RECORD_OPEN = ascii(`{"at":`);
+const NEXT_RECORD_OPEN = ascii(`,{"at":`);
+/** By the record's flags & 3 (3 is not written; read as failed, like decodeRecord). */
+const OUTCOME = ["failed", "partial", "success", "failed"].map((o) => ascii(`,"outcome":"${o}","httpStatus":`));
+const SMART = ascii(`,"smartHttpStatus":`);
+const TIME = ascii(`,"responseTimeMs":`);
+const ERROR = ERROR_CODES.map((kind) => ascii(`,"error":${kind === null ? "null" : JSON.stringify(kind)}}`));
+const NO_ERROR = ERROR[0]!;
+/** A record's response time when no response arrived (history-format.ts). */
+const NO_RESPONSE_TIME = 0xffff;
+/** 10000-01-01T00:00:00.000Z: later times (never written by a probe) take Date's slower path. */
+const FAST_TIME_END = 253_402_300_800_000;
 
 /**
- * The availability answer (the whole envelope, in the order of the response schema) of an
- * entry's URL as of the dataset version `snapshot` pins: windows end at the dataset's last write
- * (or the URL's newest probe, if later), so the answer changes only with the dataset version and
- * its ETag holds. Null for an unknown id. Written out directly: its 20 recent probes are most of
- * the body, and this is a hot path.
+ * Every body is written here: one buffer for all requests. The answer is a view of it, valid
+ * until the next call: the route hands it straight to `new Response` (and to the compressor),
+ * which copy it synchronously, so no answer is allocated twice.
  */
-export function availabilityBody(snapshot: DatasetSnapshot, id: string): string | null {
-  const url = snapshot.urlOf(id);
-  if (url === null) return null;
-  const head = `{"success":true,"data":{"endpointId":${json(id)},"url":${json(url)},"lastProbed":`;
-  const row = snapshot.statement(HISTORY_SQL).values(urlKey(url))[0] as Stored | undefined;
-  if (!row) {
-    const probed = snapshot.statement(PROBED_AT_SQL).values(url)[0] as [string] | undefined;
-    return `${head}${json(probed?.[0] ?? null)},${EMPTY}`;
+let buf = new Uint8Array(16_384);
+
+/** Each writer takes the buffer and position and returns the position after what it wrote. */
+function put(b: Uint8Array, p: number, bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length; i++) b[p + i] = bytes[i]!;
+  return p + bytes.length;
+}
+
+/**
+ * `JSON.stringify(text)` as UTF-8: printable ASCII without `"` or `\` (ids, almost every URL)
+ * copied as is, anything else through JSON.stringify and the encoder (the buffer holds 3 bytes
+ * per UTF-16 unit).
+ */
+function putJsonString(b: Uint8Array, p: number, text: string): number {
+  b[p] = 34;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 32 || c > 126 || c === 34 || c === 92)
+      return p + encoder.encodeInto(JSON.stringify(text), b.subarray(p)).written;
+    b[p + 1 + i] = c;
   }
-  const [lastAt, lastUpAt, lastDownAt, records, firstDay, days] = row;
-  const end = Math.max(datasetTime(snapshot), lastAt);
-  const from = WINDOWS.map((d) => end - d * DAY_MS);
-  const probes = [0, 0, 0, 0];
-  const up = [0, 0, 0, 0];
-  const times: number[] = [];
-  const count = recordCount(records);
-  let ordered = true;
-  let previous = -1;
-  for (let i = 0; i < count; i++) {
-    const at = recordAt(records, i);
-    if (at < previous) ordered = false;
-    previous = at;
-    const isUp = recordUp(records, i);
-    for (let w = 0; w < WINDOWS.length; w++) {
-      if (at <= from[w]!) continue;
-      probes[w]!++;
-      if (isUp) up[w]!++;
+  b[p + 1 + text.length] = 34;
+  return p + 2 + text.length;
+}
+
+/** "00" to "99". */
+const TWO = new Uint8Array(200);
+for (let n = 0; n < 100; n++) {
+  TWO[2 * n] = 48 + Math.floor(n / 10);
+  TWO[2 * n + 1] = 48 + (n % 10);
+}
+
+function put2(b: Uint8Array, p: number, n: number): number {
+  b[p] = TWO[2 * n]!;
+  b[p + 1] = TWO[2 * n + 1]!;
+  return p + 2;
+}
+
+function putUint(b: Uint8Array, p: number, n: number): number {
+  if (n < 10) {
+    b[p] = 48 + n;
+    return p + 1;
+  }
+  const digits = n >= 10_000 ? 5 : n >= 1_000 ? 4 : n >= 100 ? 3 : 2;
+  for (let i = p + digits - 1; i >= p; i--) {
+    b[i] = 48 + (n % 10);
+    n = (n / 10) | 0;
+  }
+  return p + digits;
+}
+
+/** A u16 where `none` means null, as a JSON integer. */
+const putOr = (b: Uint8Array, p: number, value: number, none: number) =>
+  value === none ? put(b, p, NULL) : putUint(b, p, value);
+
+/** An uptime in ten-thousandths as `String(k / 10000)` prints it: 0, 1, 0.5, 0.9667, 0.0004. */
+function putRatio(b: Uint8Array, p: number, k: number): number {
+  if (k === NO_VALUE) return put(b, p, NULL);
+  if (k === 0 || k === 10_000) {
+    b[p] = k === 0 ? 48 : 49;
+    return p + 1;
+  }
+  b[p] = 48;
+  b[p + 1] = 46;
+  let digits = 4;
+  while (k % 10 === 0) {
+    k /= 10;
+    digits--;
+  }
+  for (let i = p + 1 + digits; i > p + 1; i--) {
+    b[i] = 48 + (k % 10);
+    k = (k / 10) | 0;
+  }
+  return p + 2 + digits;
+}
+
+/** `"YYYY-MM-DD` (with the opening quote) of the days from 1970 on that fit here, filled on first use. */
+const CACHED_DAYS = 65_536;
+const DAY_TEXT = new Uint8Array(CACHED_DAYS * 11);
+const dayKnown = new Uint8Array(CACHED_DAYS);
+
+/** The civil date of a day number (Howard Hinnant's civil_from_days), written as `"YYYY-MM-DD`. */
+function writeDay(b: Uint8Array, p: number, day: number) {
+  const z = day + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1_460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const m = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (m <= 2 ? 1 : 0);
+  b[p] = 34;
+  put2(b, p + 1, Math.floor(y / 100));
+  put2(b, p + 3, y % 100);
+  b[p + 5] = 45;
+  put2(b, p + 6, m);
+  b[p + 8] = 45;
+  put2(b, p + 9, d);
+}
+
+/** `"<Date.prototype.toISOString>"` of `ms`, without a Date. */
+function putIso(b: Uint8Array, p: number, ms: number): number {
+  if (!(ms >= 0 && ms < FAST_TIME_END)) return putJsonString(b, p, new Date(ms).toISOString());
+  const day = Math.floor(ms / DAY_MS);
+  if (day < CACHED_DAYS) {
+    if (dayKnown[day] === 0) {
+      writeDay(DAY_TEXT, day * 11, day);
+      dayKnown[day] = 1;
     }
-    if (isUp && at > from[2]!) {
-      const ms = recordTime(records, i);
-      if (ms >= 0) times.push(ms);
-    }
+    for (let i = 0, o = day * 11; i < 11; i++) b[p + i] = DAY_TEXT[o + i]!;
+  } else writeDay(b, p, day);
+  let t = ms - day * DAY_MS;
+  const h = (t / 3_600_000) | 0;
+  t -= h * 3_600_000;
+  const min = (t / 60_000) | 0;
+  t -= min * 60_000;
+  const sec = (t / 1000) | 0;
+  t -= sec * 1000;
+  b[p + 11] = 84;
+  put2(b, p + 12, h);
+  b[p + 14] = 58;
+  put2(b, p + 15, min);
+  b[p + 17] = 58;
+  put2(b, p + 18, sec);
+  b[p + 20] = 46;
+  b[p + 21] = 48 + ((t / 100) | 0);
+  put2(b, p + 22, t % 100);
+  b[p + 24] = 90;
+  b[p + 25] = 34;
+  return p + 26;
+}
+
+const putTime = (b: Uint8Array, p: number, ms: number) => (ms === NO_TIME ? put(b, p, NULL) : putIso(b, p, ms));
+
+/**
+ * The availability answer (the whole envelope, UTF-8, in the order of the response schema) of
+ * an entry's URL as of the dataset version `snapshot` pins, from the answers the version's index
+ * holds (index-data.ts): no database read. Null for an unknown id. Written byte by byte into one
+ * shared buffer: its 20 recent probes are most of the body, and this is a hot path. The bytes
+ * returned are overwritten by the next call: copy them (a Response does) before calling again.
+ */
+export function availabilityBody(snapshot: DatasetSnapshot, id: string): Uint8Array<ArrayBuffer> | null {
+  const u = snapshot.urlIndexOf(id);
+  if (u === -1) return null;
+  const url = snapshot.urlAt(u);
+  const { offsets, bytes } = snapshot.availability;
+  const start = offsets[u]!;
+  const end = offsets[u + 1]!;
+  const probedAt = start < end && bytes[start] === KIND_PROBED_AT ? decoder.decode(bytes.subarray(start + 1, end)) : "";
+  const need = 8_192 + 6 * (id.length + url.length + probedAt.length);
+  if (buf.length < need) buf = new Uint8Array(need * 2);
+  const b = buf;
+  let p = put(b, 0, HEAD);
+  p = putJsonString(b, p, id);
+  p = put(b, p, URL_KEY);
+  p = putJsonString(b, p, url);
+  p = put(b, p, LAST_PROBED);
+  if (start === end || bytes[start] === KIND_PROBED_AT) {
+    p = start === end ? put(b, p, NULL) : putJsonString(b, p, probedAt);
+    p = put(b, p, EMPTY);
+    return b.subarray(0, p) as Uint8Array<ArrayBuffer>;
   }
-  // Before the raw records: daily figures of whole UTC days inside the 365-day window.
-  if (days !== null && firstDay !== null) {
-    for (let i = 0, o = 0; o < days.length; i++, o += DAY_BYTES) {
-      if ((firstDay + i) * DAY_MS <= from[3]!) continue;
-      probes[3]! += days[o]!;
-      up[3]! += days[o + 1]!;
-    }
+  p = putIso(b, p, readU48(bytes, start + AT.lastProbed));
+  for (let w = 0; w < 4; w++) {
+    p = put(b, p, UPTIME[w]!);
+    p = putRatio(b, p, readU16(bytes, start + AT.uptime + 2 * w));
   }
-  times.sort((a, b) => a - b);
-  const { median, p95 } = medianAndP95(times);
-  let body =
-    `${head}${json(iso(lastAt))},"uptime":{"1d":${number(ratio(up[0]!, probes[0]!))},"7d":${number(ratio(up[1]!, probes[1]!))},` +
-    `"30d":${number(ratio(up[2]!, probes[2]!))},"365d":${number(ratio(up[3]!, probes[3]!))}},` +
-    `"responseTimeMs":{"median":${number(median)},"p95":${number(p95)}},` +
-    `"lastSuccessAt":${json(iso(lastUpAt))},"lastFailureAt":${json(iso(lastDownAt))},"recent":[`;
-  // Records are written in time order; sorted here only if a clock ever went back.
-  const order = ordered
-    ? null
-    : Array.from({ length: count }, (_, i) => i).sort((a, b) => recordAt(records, a) - recordAt(records, b));
-  for (let k = count - 1, n = 0; k >= 0 && n < RECENT; k--, n++) {
-    const r = decodeRecord(records, order === null ? k : order[k]!);
-    body +=
-      `${n === 0 ? "" : ","}{"at":"${isoTime(r.at)}","outcome":"${r.outcome}","httpStatus":${number(r.httpStatus)},` +
-      `"smartHttpStatus":${number(r.smartHttpStatus)},"responseTimeMs":${number(r.responseTimeMs)},"error":${json(r.error)}}`;
+  p = put(b, p, MEDIAN);
+  p = putOr(b, p, readU16(bytes, start + AT.median), NO_VALUE);
+  p = put(b, p, P95);
+  p = putOr(b, p, readU16(bytes, start + AT.p95), NO_VALUE);
+  p = put(b, p, LAST_SUCCESS);
+  p = putTime(b, p, readU48(bytes, start + AT.lastSuccess));
+  p = put(b, p, LAST_FAILURE);
+  p = putTime(b, p, readU48(bytes, start + AT.lastFailure));
+  p = put(b, p, RECENT_OPEN);
+  const count = bytes[start + AT.count]!;
+  for (let n = 0, o = start + HISTORY_HEADER; n < count; n++, o += RECORD_BYTES) {
+    p = put(b, p, n === 0 ? RECORD_OPEN : NEXT_RECORD_OPEN);
+    p = putIso(b, p, readU48(bytes, o));
+    p = put(b, p, OUTCOME[bytes[o + 6]! & 3]!);
+    p = putOr(b, p, readU16(bytes, o + 8), 0);
+    p = put(b, p, SMART);
+    p = putOr(b, p, readU16(bytes, o + 10), 0);
+    p = put(b, p, TIME);
+    p = putOr(b, p, readU16(bytes, o + 12), NO_RESPONSE_TIME);
+    p = put(b, p, ERROR[bytes[o + 7]!] ?? NO_ERROR);
   }
-  return `${body}]}}`;
+  p = put(b, p, END);
+  return b.subarray(0, p) as Uint8Array<ArrayBuffer>;
 }

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
-import { readDatasetVersion } from "../db/dataset-meta";
+import { buildAvailabilityData } from "../availability/index-data";
+import { readDatasetVersion, readLastRefreshAt } from "../db/dataset-meta";
 import { type Bitset, createBitset, setBit } from "./bitset";
 import type { DirectoryData, EntryColumns, Facet, StringTable } from "./directory-data";
 import { buildIdIndex, compareIds } from "./id-lookup";
@@ -27,16 +28,17 @@ class Interner {
 
 interface ProbeFacts {
   rowId: number;
+  probedAt: string;
   resources: string[];
   smart: boolean;
 }
 
 function readProbeFacts(sqlite: Database): Map<string, ProbeFacts> {
   const facts = new Map<string, ProbeFacts>();
-  for (const [rowId, url, resources, smart] of sqlite
-    .prepare("SELECT rowid, url, supported_resources, smart_supported FROM probes")
-    .values() as [number, string, string, number][]) {
-    facts.set(url, { rowId, resources: JSON.parse(resources) as string[], smart: smart === 1 });
+  for (const [rowId, url, resources, smart, probedAt] of sqlite
+    .prepare("SELECT rowid, url, supported_resources, smart_supported, probed_at FROM probes")
+    .values() as [number, string, string, number, string][]) {
+    facts.set(url, { rowId, probedAt, resources: JSON.parse(resources) as string[], smart: smart === 1 });
   }
   return facts;
 }
@@ -162,7 +164,24 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
   );
   strings.nameWords = nameWords;
   const probeRowIds = Int32Array.from(strings.urls, (url) => probes.get(url)?.rowId ?? -1);
-  return { version, size: n, listed, columns, strings, facets, postings, probeRowIds, ids: buildIdIndex(columns.id) };
+  const availability = buildAvailabilityData(
+    sqlite,
+    strings.urls,
+    (url) => probes.get(url)?.probedAt ?? null,
+    readLastRefreshAt(sqlite),
+  );
+  return {
+    version,
+    size: n,
+    listed,
+    columns,
+    strings,
+    facets,
+    postings,
+    probeRowIds,
+    ids: buildIdIndex(columns.id),
+    availability,
+  };
 }
 
 /**

@@ -43,6 +43,7 @@ function sectionsOf(data: DirectoryData): [string, AnyArray][] {
     ["probeRowIds", data.probeRowIds],
   );
   out.push(["ids:order", data.ids.order], ["ids:heads", data.ids.heads], ["ids:starts", data.ids.starts]);
+  out.push(["availability:offsets", data.availability.offsets], ["availability:bytes", data.availability.bytes]);
   return out;
 }
 
@@ -129,6 +130,10 @@ function parseDataFile(path: string, buffer: ArrayBuffer): DirectoryData {
       order: arrays.get("ids:order") as Int32Array,
       heads: arrays.get("ids:heads") as Uint32Array,
       starts: arrays.get("ids:starts") as Int32Array,
+    },
+    availability: {
+      offsets: arrays.get("availability:offsets") as Uint32Array,
+      bytes: arrays.get("availability:bytes") as Uint8Array,
     },
   };
 }

@@ -1,8 +1,9 @@
+import type { AvailabilityData } from "../availability/index-data";
 import type { Bitset } from "./bitset";
 import type { IdIndex } from "./id-lookup";
 
 /** Bumped whenever the shape of DirectoryData changes, so older index files are rebuilt. */
-export const DATA_FORMAT = 5;
+export const DATA_FORMAT = 6;
 
 /** Names of the string tables the per-entry columns point into. */
 export const STRING_TABLES = [
@@ -65,4 +66,6 @@ export interface DirectoryData {
   probeRowIds: Int32Array;
   /** Get-by-id's search tables (IdLookup): no database read. */
   ids: IdIndex;
+  /** Per URL (index into `strings.urls`): its availability answer's ingredients, so the route reads no database. */
+  availability: AvailabilityData;
 }

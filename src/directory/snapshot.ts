@@ -1,4 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
+import type { AvailabilityData } from "../availability/index-data";
 import { readLastRefreshAt } from "../db/dataset-meta";
 import { countBits } from "./bitset";
 import type { DirectoryData } from "./directory-data";
@@ -141,7 +142,6 @@ export class DatasetSnapshot {
   private readonly urlProbes: (UrlProbe | undefined)[];
   /** One string per distinct body pair. */
   private readonly sharedKeys = new Map<string, string>();
-  private readonly statements = new Map<string, Statement>();
 
   /** `sqlite` must hold an open read transaction at `data.version`; the snapshot owns it from now on. */
   constructor(
@@ -190,14 +190,20 @@ export class DatasetSnapshot {
     return ordinal === -1 ? null : this.data.strings.urls[this.data.columns.url[ordinal]!]!;
   }
 
-  /** A statement on the connection pinned at this version (prepared once per snapshot), for features that read more of it. */
-  statement(sql: string): Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.sqlite.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
+  /** The index of an entry's URL in the URL table; -1 for an unknown id. */
+  urlIndexOf(id: string): number {
+    const ordinal = this.ids.find(id);
+    return ordinal === -1 ? -1 : this.data.columns.url[ordinal]!;
+  }
+
+  /** The URL at `index` of the URL table. */
+  urlAt(index: number): string {
+    return this.data.strings.urls[index]!;
+  }
+
+  /** The availability answers of this version, per URL (src/availability/index-data.ts). */
+  get availability(): AvailabilityData {
+    return this.data.availability;
   }
 
   /**
