@@ -1,34 +1,17 @@
 /**
  * The FHIR Bundle rendered from record objects, as the export first did it: the reference the
- * column renderer (src/export/formats/fhir.ts) must equal byte for byte.
+ * column renderer (src/export/formats/fhir.ts) must equal byte for byte. The code lists and
+ * URLs are the renderer's own: this checks the rendering, the FHIR schema test checks the codes.
  */
-import type { EndpointRecord, EndpointStatus, FhirVersion } from "../../src/directory/types";
-
-const NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi";
-const FHIR_VERSION_EXTENSION = "http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version";
-
-/** Our status → FHIR Endpoint.status. listed: published by the vendor, not yet probed, so taken as active. */
-const FHIR_ENDPOINT_STATUS: Record<EndpointStatus, string> = {
-  listed: "active",
-  verified: "active",
-  unresponsive: "error",
-  removed: "off",
-};
-
-/** Our release → the FHIR version code of the `endpoint-fhir-version` extension (none for UNKNOWN). */
-const FHIR_VERSION_CODE: Record<FhirVersion, string | null> = {
-  DSTU2: "1.0.2",
-  STU3: "3.0.2",
-  R4: "4.0.1",
-  R4B: "4.3.0",
-  R5: "5.0.0",
-  UNKNOWN: null,
-};
-
-const CONNECTION_TYPE =
-  '{"system":"http://terminology.hl7.org/CodeSystem/endpoint-connection-type","code":"hl7-fhir-rest"}';
-const PAYLOAD_TYPE =
-  '[{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/endpoint-payload-type","code":"any","display":"Any"}]}]';
+import type { EndpointRecord } from "../../src/directory/types";
+import {
+  CONNECTION_TYPE,
+  FHIR_ENDPOINT_STATUS,
+  FHIR_VERSION_CODE,
+  FHIR_VERSION_EXTENSION,
+  NPI_SYSTEM,
+  PAYLOAD_TYPE,
+} from "../../src/export/formats/fhir";
 
 const sha256 = (text: string) => Bun.SHA256.hash(text, "hex") as string;
 

@@ -1,14 +1,14 @@
 import { lookup, type RecordSource } from "../../directory/render";
 import type { EndpointStatus, FhirVersion } from "../../directory/types";
-import { ByteBuffer, encodeTable, equalFolded } from "./bytes";
+import { ByteBuffer, encodeTable, equalFolded } from "../../http/byte-buffer";
 import type { ExportWriter } from "./writer";
 
-const NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi";
+export const NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi";
 const IDENTIFIER = `,"identifier":[{"system":"${NPI_SYSTEM}","value":"`;
-const FHIR_VERSION_EXTENSION = "http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version";
+export const FHIR_VERSION_EXTENSION = "http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version";
 
 /** Our status → FHIR Endpoint.status. listed: published by the vendor, not yet probed, so taken as active. */
-const FHIR_ENDPOINT_STATUS: Record<EndpointStatus, string> = {
+export const FHIR_ENDPOINT_STATUS: Record<EndpointStatus, string> = {
   listed: "active",
   verified: "active",
   unresponsive: "error",
@@ -16,7 +16,7 @@ const FHIR_ENDPOINT_STATUS: Record<EndpointStatus, string> = {
 };
 
 /** Our release → the FHIR version code of the `endpoint-fhir-version` extension (none for UNKNOWN). */
-const FHIR_VERSION_CODE: Record<FhirVersion, string | null> = {
+export const FHIR_VERSION_CODE: Record<FhirVersion, string | null> = {
   DSTU2: "1.0.2",
   STU3: "3.0.2",
   R4: "4.0.1",
@@ -25,9 +25,9 @@ const FHIR_VERSION_CODE: Record<FhirVersion, string | null> = {
   UNKNOWN: null,
 };
 
-const CONNECTION_TYPE =
+export const CONNECTION_TYPE =
   '{"system":"http://terminology.hl7.org/CodeSystem/endpoint-connection-type","code":"hl7-fhir-rest"}';
-const PAYLOAD_TYPE =
+export const PAYLOAD_TYPE =
   '[{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/endpoint-payload-type","code":"any","display":"Any"}]}]';
 
 /** Written for a null member of an organization's key: neither it nor NUL occurs in a published name or place. */
