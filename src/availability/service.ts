@@ -1,4 +1,5 @@
 import type { DatasetSnapshot } from "../directory/snapshot";
+import { ByteBuffer } from "../http/byte-buffer";
 import { DAY_MS, ERROR_CODES, RECORD_BYTES } from "./history-format";
 import { AT, HISTORY_HEADER, KIND_PROBED_AT, NO_TIME, NO_VALUE, readU16, readU48 } from "./index-data";
 
@@ -38,30 +39,7 @@ const FAST_TIME_END = 253_402_300_800_000;
  * until the next call: the route hands it straight to `new Response` (and to the compressor),
  * which copy it synchronously, so no answer is allocated twice.
  */
-let buf = new Uint8Array(16_384);
-
-/** Each writer takes the buffer and position and returns the position after what it wrote. */
-function put(b: Uint8Array, p: number, bytes: Uint8Array): number {
-  for (let i = 0; i < bytes.length; i++) b[p + i] = bytes[i]!;
-  return p + bytes.length;
-}
-
-/**
- * `JSON.stringify(text)` as UTF-8: printable ASCII without `"` or `\` (ids, almost every URL)
- * copied as is, anything else through JSON.stringify and the encoder (the buffer holds 3 bytes
- * per UTF-16 unit).
- */
-function putJsonString(b: Uint8Array, p: number, text: string): number {
-  b[p] = 34;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 32 || c > 126 || c === 34 || c === 92)
-      return p + encoder.encodeInto(JSON.stringify(text), b.subarray(p)).written;
-    b[p + 1 + i] = c;
-  }
-  b[p + 1 + text.length] = 34;
-  return p + 2 + text.length;
-}
+const out = new ByteBuffer(16_384);
 
 /** "00" to "99". */
 const TWO = new Uint8Array(200);
@@ -76,30 +54,16 @@ function put2(b: Uint8Array, p: number, n: number): number {
   return p + 2;
 }
 
-function putUint(b: Uint8Array, p: number, n: number): number {
-  if (n < 10) {
-    b[p] = 48 + n;
-    return p + 1;
-  }
-  const digits = n >= 10_000 ? 5 : n >= 1_000 ? 4 : n >= 100 ? 3 : 2;
-  for (let i = p + digits - 1; i >= p; i--) {
-    b[i] = 48 + (n % 10);
-    n = (n / 10) | 0;
-  }
-  return p + digits;
-}
-
 /** A u16 where `none` means null, as a JSON integer. */
-const putOr = (b: Uint8Array, p: number, value: number, none: number) =>
-  value === none ? put(b, p, NULL) : putUint(b, p, value);
+const putOr = (value: number, none: number) => (value === none ? out.copy(NULL) : out.integer(value));
 
 /** An uptime in ten-thousandths as `String(k / 10000)` prints it: 0, 1, 0.5, 0.9667, 0.0004. */
-function putRatio(b: Uint8Array, p: number, k: number): number {
-  if (k === NO_VALUE) return put(b, p, NULL);
-  if (k === 0 || k === 10_000) {
-    b[p] = k === 0 ? 48 : 49;
-    return p + 1;
-  }
+function putRatio(k: number) {
+  if (k === NO_VALUE) return out.copy(NULL);
+  if (k === 0 || k === 10_000) return out.integer(k / 10_000);
+  out.reserve(6);
+  const b = out.bytes;
+  const p = out.length;
   b[p] = 48;
   b[p + 1] = 46;
   let digits = 4;
@@ -111,7 +75,7 @@ function putRatio(b: Uint8Array, p: number, k: number): number {
     b[i] = 48 + (k % 10);
     k = (k / 10) | 0;
   }
-  return p + 2 + digits;
+  out.length = p + 2 + digits;
 }
 
 /** `"YYYY-MM-DD` (with the opening quote) of the days from 1970 on that fit here, filled on first use. */
@@ -140,8 +104,11 @@ function writeDay(b: Uint8Array, p: number, day: number) {
 }
 
 /** `"<Date.prototype.toISOString>"` of `ms`, without a Date. */
-function putIso(b: Uint8Array, p: number, ms: number): number {
-  if (!(ms >= 0 && ms < FAST_TIME_END)) return putJsonString(b, p, new Date(ms).toISOString());
+function putIso(ms: number) {
+  if (!(ms >= 0 && ms < FAST_TIME_END)) return out.json(new Date(ms).toISOString());
+  out.reserve(26);
+  const b = out.bytes;
+  const p = out.length;
   const day = Math.floor(ms / DAY_MS);
   if (day < CACHED_DAYS) {
     if (dayKnown[day] === 0) {
@@ -168,10 +135,10 @@ function putIso(b: Uint8Array, p: number, ms: number): number {
   put2(b, p + 22, t % 100);
   b[p + 24] = 90;
   b[p + 25] = 34;
-  return p + 26;
+  out.length = p + 26;
 }
 
-const putTime = (b: Uint8Array, p: number, ms: number) => (ms === NO_TIME ? put(b, p, NULL) : putIso(b, p, ms));
+const putTime = (ms: number) => (ms === NO_TIME ? out.copy(NULL) : putIso(ms));
 
 /**
  * The availability answer (the whole envelope, UTF-8, in the order of the response schema) of
@@ -188,45 +155,44 @@ export function availabilityBody(snapshot: DatasetSnapshot, id: string): Uint8Ar
   const start = offsets[u]!;
   const end = offsets[u + 1]!;
   const probedAt = start < end && bytes[start] === KIND_PROBED_AT ? decoder.decode(bytes.subarray(start + 1, end)) : "";
-  const need = 8_192 + 6 * (id.length + url.length + probedAt.length);
-  if (buf.length < need) buf = new Uint8Array(need * 2);
-  const b = buf;
-  let p = put(b, 0, HEAD);
-  p = putJsonString(b, p, id);
-  p = put(b, p, URL_KEY);
-  p = putJsonString(b, p, url);
-  p = put(b, p, LAST_PROBED);
+  out.clear();
+  out.copy(HEAD);
+  out.json(id);
+  out.copy(URL_KEY);
+  out.json(url);
+  out.copy(LAST_PROBED);
   if (start === end || bytes[start] === KIND_PROBED_AT) {
-    p = start === end ? put(b, p, NULL) : putJsonString(b, p, probedAt);
-    p = put(b, p, EMPTY);
-    return b.subarray(0, p) as Uint8Array<ArrayBuffer>;
+    if (start === end) out.copy(NULL);
+    else out.json(probedAt);
+    out.copy(EMPTY);
+    return out.bytes.subarray(0, out.length);
   }
-  p = putIso(b, p, readU48(bytes, start + AT.lastProbed));
+  putIso(readU48(bytes, start + AT.lastProbed));
   for (let w = 0; w < 4; w++) {
-    p = put(b, p, UPTIME[w]!);
-    p = putRatio(b, p, readU16(bytes, start + AT.uptime + 2 * w));
+    out.copy(UPTIME[w]!);
+    putRatio(readU16(bytes, start + AT.uptime + 2 * w));
   }
-  p = put(b, p, MEDIAN);
-  p = putOr(b, p, readU16(bytes, start + AT.median), NO_VALUE);
-  p = put(b, p, P95);
-  p = putOr(b, p, readU16(bytes, start + AT.p95), NO_VALUE);
-  p = put(b, p, LAST_SUCCESS);
-  p = putTime(b, p, readU48(bytes, start + AT.lastSuccess));
-  p = put(b, p, LAST_FAILURE);
-  p = putTime(b, p, readU48(bytes, start + AT.lastFailure));
-  p = put(b, p, RECENT_OPEN);
+  out.copy(MEDIAN);
+  putOr(readU16(bytes, start + AT.median), NO_VALUE);
+  out.copy(P95);
+  putOr(readU16(bytes, start + AT.p95), NO_VALUE);
+  out.copy(LAST_SUCCESS);
+  putTime(readU48(bytes, start + AT.lastSuccess));
+  out.copy(LAST_FAILURE);
+  putTime(readU48(bytes, start + AT.lastFailure));
+  out.copy(RECENT_OPEN);
   const count = bytes[start + AT.count]!;
   for (let n = 0, o = start + HISTORY_HEADER; n < count; n++, o += RECORD_BYTES) {
-    p = put(b, p, n === 0 ? RECORD_OPEN : NEXT_RECORD_OPEN);
-    p = putIso(b, p, readU48(bytes, o));
-    p = put(b, p, OUTCOME[bytes[o + 6]! & 3]!);
-    p = putOr(b, p, readU16(bytes, o + 8), 0);
-    p = put(b, p, SMART);
-    p = putOr(b, p, readU16(bytes, o + 10), 0);
-    p = put(b, p, TIME);
-    p = putOr(b, p, readU16(bytes, o + 12), NO_RESPONSE_TIME);
-    p = put(b, p, ERROR[bytes[o + 7]!] ?? NO_ERROR);
+    out.copy(n === 0 ? RECORD_OPEN : NEXT_RECORD_OPEN);
+    putIso(readU48(bytes, o));
+    out.copy(OUTCOME[bytes[o + 6]! & 3]!);
+    putOr(readU16(bytes, o + 8), 0);
+    out.copy(SMART);
+    putOr(readU16(bytes, o + 10), 0);
+    out.copy(TIME);
+    putOr(readU16(bytes, o + 12), NO_RESPONSE_TIME);
+    out.copy(ERROR[bytes[o + 7]!] ?? NO_ERROR);
   }
-  p = put(b, p, END);
-  return b.subarray(0, p) as Uint8Array<ArrayBuffer>;
+  out.copy(END);
+  return out.bytes.subarray(0, out.length);
 }

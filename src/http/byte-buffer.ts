@@ -1,5 +1,5 @@
 /**
- * A growable byte buffer the export renders into: UTF-8 text written straight from the read
+ * A growable byte buffer the export and the availability answers render into: UTF-8 text written straight from the read
  * model's strings, with nothing allocated on the way (no string, no view, no result object:
  * garbage is what made the export's memory grow). The bytes are exactly those of the string
  * functions they stand for (`JSON.stringify`, the CSV quoting, `TextEncoder`); the tests

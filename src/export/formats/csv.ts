@@ -1,7 +1,7 @@
 import { ACCESS, lookup, type RecordSource } from "../../directory/render";
 import type { EndpointRecord } from "../../directory/types";
 import { EndpointRecordSchema } from "../../endpoints/schemas";
-import { type ByteBuffer, encodeTable } from "./bytes";
+import { type ByteBuffer, encodeTable } from "../../http/byte-buffer";
 import type { ExportWriter } from "./writer";
 
 /** The Endpoint record's fields in the spec's order (the record schema declares them in that order). */

@@ -1,5 +1,5 @@
 import { ACCESS, lookup, type RecordSource } from "../../directory/render";
-import { type ByteBuffer, encodeTable } from "./bytes";
+import { type ByteBuffer, encodeTable } from "../../http/byte-buffer";
 import type { ExportWriter } from "./writer";
 
 /**

@@ -1,4 +1,4 @@
-import type { ByteBuffer } from "./bytes";
+import type { ByteBuffer } from "../../http/byte-buffer";
 
 /**
  * Renders the export's entries as bytes, in slices: `begin`, then `write` for consecutive runs
