@@ -184,12 +184,6 @@ export class DatasetSnapshot {
     return ordinal === -1 ? null : recordAt(this.data, ordinal, this.vendorNames, id);
   }
 
-  /** The URL of an entry (the get-by-id lookup, without building the record); null for an unknown id. */
-  urlOf(id: string): string | null {
-    const ordinal = this.ids.find(id);
-    return ordinal === -1 ? null : this.data.strings.urls[this.data.columns.url[ordinal]!]!;
-  }
-
   /** The index of an entry's URL in the URL table; -1 for an unknown id. */
   urlIndexOf(id: string): number {
     const ordinal = this.ids.find(id);
