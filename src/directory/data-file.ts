@@ -1,4 +1,4 @@
-import { readFileSync, renameSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, renameSync } from "node:fs";
 import type { Bitset } from "./bitset";
 import { DATA_FORMAT, type DirectoryData, type EntryColumns, type Facet, STRING_TABLES } from "./directory-data";
 
@@ -79,27 +79,52 @@ export async function writeDataFile(path: string, data: DirectoryData): Promise<
   renameSync(temp, path);
 }
 
+/**
+ * Reads a data file: the header, then the arrays into a buffer of their own. The arrays are views
+ * of that buffer for as long as the version is served, so it must not hold the header's JSON
+ * (tens of MB at a million entries, parsed once and of no use afterwards).
+ */
 export async function readDataFile(path: string): Promise<DirectoryData> {
-  return parseDataFile(path, await Bun.file(path).arrayBuffer());
+  const file = Bun.file(path);
+  const headerLength = Number(new DataView(await file.slice(0, 8).arrayBuffer()).getBigUint64(0, true));
+  const header = await file.slice(8, 8 + headerLength).arrayBuffer();
+  const body = await file.slice(align8(8 + headerLength)).arrayBuffer();
+  return parseDataFile(path, new Uint8Array(header), body);
 }
 
 export function readDataFileSync(path: string): DirectoryData {
-  const bytes = readFileSync(path);
-  const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
-  return parseDataFile(
-    path,
-    (whole ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)) as ArrayBuffer,
-  );
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    const length = new Uint8Array(8);
+    readExactly(fd, length, 0);
+    const headerLength = Number(new DataView(length.buffer).getBigUint64(0, true));
+    const header = new Uint8Array(headerLength);
+    readExactly(fd, header, 8);
+    const start = align8(8 + headerLength);
+    const body = new Uint8Array(Math.max(0, size - start));
+    readExactly(fd, body, start);
+    return parseDataFile(path, header, body.buffer);
+  } finally {
+    closeSync(fd);
+  }
 }
 
-function parseDataFile(path: string, buffer: ArrayBuffer): DirectoryData {
-  const headerLength = Number(new DataView(buffer).getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 8, headerLength))) as Header;
+function readExactly(fd: number, into: Uint8Array, position: number) {
+  for (let done = 0; done < into.length; ) {
+    const read = readSync(fd, into, done, into.length - done, position + done);
+    if (read === 0) throw new Error("the data file ends early");
+    done += read;
+  }
+}
+
+/** `body`: the file from the first 8-byte boundary after the header on (the arrays). */
+function parseDataFile(path: string, headerBytes: Uint8Array, body: ArrayBuffer): DirectoryData {
+  const header = JSON.parse(new TextDecoder().decode(headerBytes)) as Header;
   if (header.magic !== MAGIC) throw new Error(`${path} is not a directory index file`);
-  const start = align8(8 + headerLength);
   const arrays = new Map<string, AnyArray>();
   for (const section of header.sections)
-    arrays.set(section.name, new ARRAY_TYPES[section.type](buffer, start + section.offset, section.length));
+    arrays.set(section.name, new ARRAY_TYPES[section.type](body, section.offset, section.length));
   const columns = Object.fromEntries(
     [...arrays].filter(([name]) => name.startsWith("column:")).map(([name, array]) => [name.slice(7), array]),
   ) as unknown as EntryColumns;

@@ -1,10 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
 import { markDatasetChanged } from "../../src/db/dataset-meta";
 import { indexFileName } from "../../src/directory/build-cli";
+import { readDataFile, readDataFileSync } from "../../src/directory/data-file";
 import { buildSampleDatabase } from "../../src/sample/build";
 import { get } from "../support/fixture";
 import { tempDbPath } from "../support/seed";
@@ -50,6 +51,25 @@ describe("directory index built in a child process and kept on disk", async () =
     const again = createApp({ db: openDatabase(path), config: loadConfig({ INDEX_IN_PROCESS_BELOW: "0" }) });
     expect(again.decorator.directory.current.stats.totalEndpoints).toBeGreaterThan(2000);
     expect(statSync(file).mtimeMs).toBe(before);
+  });
+
+  test("a file cut short or not ours is refused, read either way", async () => {
+    const file = `${indexDir}/${readdirSync(indexDir)[0]}`;
+    const bytes = readFileSync(file);
+    const cut = `${path}.cut.bin`;
+    writeFileSync(cut, bytes.subarray(0, bytes.length - 4096));
+    expect(() => readDataFileSync(cut)).toThrow();
+    await expect(readDataFile(cut)).rejects.toThrow();
+    const other = `${path}.other.bin`;
+    writeFileSync(
+      other,
+      Buffer.concat([bytes.subarray(0, 8), Buffer.from(`{"magic":"something else"`), bytes.subarray(33)]),
+    );
+    expect(() => readDataFileSync(other)).toThrow();
+    await expect(readDataFile(other)).rejects.toThrow();
+    // The whole file reads back to the version it was written for.
+    expect(readDataFileSync(file).version).toBe(viaFile.decorator.directory.current.version);
+    expect((await readDataFile(file)).version).toBe(viaFile.decorator.directory.current.version);
   });
 
   test("capabilities stay right when probe rows were renumbered behind the index file (as VACUUM may)", async () => {
