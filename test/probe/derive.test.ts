@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { accessFromCapabilities, derive, mapFhirVersion } from "../../src/probe/derive";
 import type { DocumentResult } from "../../src/probe/types";
+import { documentResult } from "./helpers";
 
 describe("fhirVersion mapping (docs/api.md)", () => {
   const cases: [unknown, string][] = [
@@ -70,21 +71,7 @@ describe("access from SMART capabilities", () => {
   });
 });
 
-function doc(partial: Partial<DocumentResult>): DocumentResult {
-  return {
-    ok: false,
-    httpStatus: null,
-    body: null,
-    json: null,
-    errorKind: null,
-    errorMessage: null,
-    finalUrl: "",
-    redirects: 0,
-    requests: 1,
-    durationMs: 1,
-    ...partial,
-  };
-}
+const doc = (partial: Partial<DocumentResult>) => documentResult({ durationMs: 1, ...partial });
 const statement = {
   resourceType: "Conformance",
   fhirVersion: "1.0.2",

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Db, openDatabase } from "../../src/db/client";
+import type { DocumentResult } from "../../src/probe/types";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/probe");
 /** Real statements published by others; absent in a user's clone, so tests skip without it. */
@@ -185,5 +186,22 @@ export function slowFhirServers(capabilityStatement: string, smartConfiguration:
     stop: () => {
       for (const server of servers) server.stop(true);
     },
+  };
+}
+
+/** A fetched document's result for tests: nothing fetched yet, one request, unless `partial` says otherwise. */
+export function documentResult(partial: Partial<DocumentResult>): DocumentResult {
+  return {
+    ok: false,
+    httpStatus: null,
+    body: null,
+    json: null,
+    errorKind: null,
+    errorMessage: null,
+    finalUrl: "",
+    redirects: 0,
+    requests: 1,
+    durationMs: 1,
+    ...partial,
   };
 }

@@ -1,26 +1,12 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { recordProbe, recordProbes } from "../../src/probe";
 import type { DocumentResult, ProbeResult } from "../../src/probe/types";
-import { datasetVersion, entry, fixture, insertEntry, probeRow, tempDb } from "./helpers";
+import { datasetVersion, documentResult, entry, fixture, insertEntry, probeRow, tempDb } from "./helpers";
 
 const R4 = fixture("r4-capability.json");
 const SMART = fixture("smart-patient.json");
 
-function doc(partial: Partial<DocumentResult>): DocumentResult {
-  return {
-    ok: false,
-    httpStatus: null,
-    body: null,
-    json: null,
-    errorKind: null,
-    errorMessage: null,
-    finalUrl: "",
-    redirects: 0,
-    requests: 1,
-    durationMs: 3,
-    ...partial,
-  };
-}
+const doc = (partial: Partial<DocumentResult>) => documentResult({ durationMs: 3, ...partial });
 
 function success(url: string): ProbeResult {
   return {
