@@ -38,7 +38,7 @@ export const docsPlugin = (version: string) =>
         const type = Object.hasOwn(ASSETS, params.file) ? ASSETS[params.file] : undefined;
         if (!type) return errorResponse(request, 404, "NOT_FOUND", "No such route; see /docs");
         return new Response(Bun.file(join(ASSET_DIR, params.file)), {
-          headers: headersFor(request, { "content-type": type, "cache-control": "public, max-age=86400" }),
+          headers: headersFor(request, undefined, { "content-type": type, "cache-control": "public, max-age=86400" }),
         });
       },
       { detail: { hide: true }, rateLimit: false },
@@ -46,7 +46,7 @@ export const docsPlugin = (version: string) =>
     // The OpenAPI plugin builds its own responses: give them the common headers through `set`
     // (a hook local to the docs routes, so the API's routes do not pay for it).
     .onBeforeHandle(({ request, set }) => {
-      Object.assign(set.headers, headersFor(request));
+      for (const [name, value] of headersFor(request)) set.headers[name] = value;
     })
     .use(
       notRateLimited(

@@ -64,13 +64,15 @@ export const exportRoutes = (directory: Directory, inFlight = new InFlightExport
       const filter = toEndpointFilter(query);
       const format = FORMATS[query.format as keyof typeof FORMATS];
       const etag = datasetEtag(snapshot.version, snapshot.stats.lastUpdated, etagTarget(query.format, filter));
-      const headers = headersFor(request, { etag, "cache-control": CACHE_CONTROL, vary: "Accept-Encoding" });
+      const headers = headersFor(request, undefined, { etag, "cache-control": CACHE_CONTROL, vary: "Accept-Encoding" });
       if (matchesIfNoneMatch(request, etag)) return new Response(null, { status: 304, headers });
-      headers["content-type"] = format.contentType;
-      headers["content-disposition"] =
-        `attachment; filename="endpoint-directory-v${snapshot.version}.${format.extension}"`;
+      headers.set("content-type", format.contentType);
+      headers.set(
+        "content-disposition",
+        `attachment; filename="endpoint-directory-v${snapshot.version}.${format.extension}"`,
+      );
       const encoding = negotiateEncoding(request);
-      if (encoding !== null) headers["content-encoding"] = encoding;
+      if (encoding !== null) headers.set("content-encoding", encoding);
       if (request.method === "HEAD") return new Response(null, { status: 200, headers });
 
       const client = contextOf(request)?.client ?? "unidentified";

@@ -2,19 +2,26 @@ import type { DatasetSnapshot } from "../directory/snapshot";
 import { type Body, compress, type Encoding, isSmall, negotiateEncoding } from "./compression";
 import { datasetEtag, matchesIfNoneMatch } from "./conditional";
 import { JSON_CONTENT_TYPE } from "./json";
-import { contextOf, headersFor } from "./request-context";
+import { contextOf, headersFor, headerTemplate } from "./request-context";
 import { answersOf, type CachedAnswer } from "./response-cache";
 import { targetOf } from "./routes";
 
 /** The dataset changes about daily: let clients and proxies reuse answers for a few minutes, then revalidate. */
 const CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=60";
 
+const NOT_MODIFIED = headerTemplate({ "cache-control": CACHE_CONTROL, vary: "Accept-Encoding" });
+const DATA = headerTemplate({
+  "cache-control": CACHE_CONTROL,
+  vary: "Accept-Encoding",
+  "content-type": JSON_CONTENT_TYPE,
+});
+
 /** The 200 (or bodiless 304) for a body, its ETag and the encoding chosen for this client. */
 function respond(request: Request, etag: string, body: Blob | Body, encoding: Encoding | null): Response {
-  const headers = headersFor(request, { etag, "cache-control": CACHE_CONTROL, vary: "Accept-Encoding" });
-  if (matchesIfNoneMatch(request, etag)) return new Response(null, { status: 304, headers });
-  headers["content-type"] = JSON_CONTENT_TYPE;
-  if (encoding) headers["content-encoding"] = encoding;
+  if (matchesIfNoneMatch(request, etag))
+    return new Response(null, { status: 304, headers: headersFor(request, NOT_MODIFIED, { etag }) });
+  const headers = headersFor(request, DATA, { etag });
+  if (encoding) headers.set("content-encoding", encoding);
   return new Response(body, { status: 200, headers });
 }
 

@@ -1,10 +1,12 @@
 import { Elysia } from "elysia";
-import { openContext } from "./request-context";
+import { headersFor, headerTemplate, openContext } from "./request-context";
 import { allowHeader, pathOf, type RouteTable, targetOf } from "./routes";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const EXPOSED =
-  "ETag, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After";
+const PREFLIGHT = headerTemplate({
+  "access-control-allow-headers": "Authorization, X-API-Key, If-None-Match, X-Request-Id",
+  "access-control-max-age": "86400",
+});
 
 /**
  * Opens each request's context: request id (accepted or generated), its route (resolved once,
@@ -15,24 +17,15 @@ export const headersPlugin = (routes: RouteTable) =>
   new Elysia({ name: "headers" }).onRequest(({ request }) => {
     const incoming = request.headers.get("x-request-id");
     const id = incoming !== null && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-    const headers = {
-      "x-request-id": id,
-      "access-control-allow-origin": "*",
-      "access-control-expose-headers": EXPOSED,
-      "x-content-type-options": "nosniff",
-    };
     const url = request.url;
     const route = routes.resolve(pathOf(url));
-    openContext(request, { id, startedAt: performance.now(), target: targetOf(url), route, headers });
+    openContext(request, { id, startedAt: performance.now(), target: targetOf(url), route });
     if (request.method === "OPTIONS")
       return new Response(null, {
         status: 204,
-        headers: {
-          ...headers,
+        headers: headersFor(request, PREFLIGHT, {
           "access-control-allow-methods": route?.allow ?? allowedAnywhere(routes),
-          "access-control-allow-headers": "Authorization, X-API-Key, If-None-Match, X-Request-Id",
-          "access-control-max-age": "86400",
-        },
+        }),
       });
   });
 

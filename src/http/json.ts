@@ -1,9 +1,11 @@
-import { headersFor } from "./request-context";
+import { headersFor, headerTemplate } from "./request-context";
 
 export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
+const JSON_HEADERS = headerTemplate({ "content-type": JSON_CONTENT_TYPE });
+
 export function jsonResponse(request: Request, status: number, body: string, extra?: Record<string, string>): Response {
-  return new Response(body, { status, headers: { ...headersFor(request, extra), "content-type": JSON_CONTENT_TYPE } });
+  return new Response(body, { status, headers: headersFor(request, JSON_HEADERS, extra) });
 }
 
 function errorBody(code: string, message: string): string {

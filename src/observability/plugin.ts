@@ -56,7 +56,7 @@ export const observability = (
         return new Response(
           metrics.render({ entries: stats.totalEndpoints, version, lastRefreshAt: stats.lastUpdated }, clock()),
           {
-            headers: headersFor(request, {
+            headers: headersFor(request, undefined, {
               "content-type": "text/plain; version=0.0.4; charset=utf-8",
               "cache-control": "no-store",
             }),

@@ -50,12 +50,13 @@ export const rateLimit = ({ config, server, store, keys, clock, onRejected }: Ra
   /** Sets the RateLimit headers for the request's count in its window; throws 429 over the quota. */
   const settle = ({ context, identity, nowSeconds, window }: NonNullable<ReturnType<typeof start>>, count: number) => {
     const reset = String(Math.max(1, Math.ceil((window + 1) * windowSeconds - nowSeconds)));
-    if (context) {
-      context.headers["ratelimit-limit"] = String(identity.limit);
-      context.headers["ratelimit-remaining"] = String(Math.max(0, identity.limit - count));
-      context.headers["ratelimit-reset"] = reset;
-      context.headers["ratelimit-policy"] = `${identity.limit};w=${windowSeconds}`;
-    }
+    if (context)
+      context.rateLimit = {
+        limit: String(identity.limit),
+        remaining: String(Math.max(0, identity.limit - count)),
+        reset,
+        policy: `${identity.limit};w=${windowSeconds}`,
+      };
     if (count > identity.limit) {
       onRejected?.();
       throw new ApiError(

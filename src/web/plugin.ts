@@ -44,11 +44,11 @@ function webBundle(): Promise<WebBundle> {
 }
 
 function serve(request: Request, asset: Asset, extra: Record<string, string>): Response {
-  const headers = headersFor(request, { ...extra, etag: asset.etag, vary: "Accept-Encoding" });
+  const headers = headersFor(request, undefined, { ...extra, etag: asset.etag, vary: "Accept-Encoding" });
   if (matchesIfNoneMatch(request, asset.etag)) return new Response(null, { status: 304, headers });
   const encoding = negotiateEncoding(request);
-  headers["content-type"] = asset.contentType;
-  if (encoding) headers["content-encoding"] = encoding;
+  headers.set("content-type", asset.contentType);
+  if (encoding) headers.set("content-encoding", encoding);
   return new Response(encoding ? asset.encoded[encoding] : asset.plain, { headers });
 }
 
