@@ -12,16 +12,21 @@ const notFound = (): never => {
   throw new ApiError(404, "ENDPOINT_NOT_FOUND", "No endpoint has this id");
 };
 
-/** `GET /api/v1/endpoints/:id/availability`: built per request (ids are read at random), ETag per dataset version and id. */
-export const availabilityRoutes = (directory: Directory) =>
+/**
+ * An entry's availability, by id: what the route below returns, and what the direct route
+ * (src/http/direct-routes.ts) returns for the same request. Built per request (ids are read at
+ * random), ETag per dataset version and id.
+ */
+export const availabilityAnswer = (directory: Directory) => (request: Request, id: string) => {
+  const snapshot = directory.current;
+  return dataResponse(request, snapshot, () => availabilityBody(snapshot, id) ?? notFound(), { cached: false });
+};
+
+/** `GET /api/v1/endpoints/:id/availability`. */
+export const availabilityRoutes = (directory: Directory, answer = availabilityAnswer(directory)) =>
   new Elysia({ name: "availability", prefix: "/api/v1/endpoints", normalize: false }).get(
     "/:id/availability",
-    ({ params, request }) => {
-      const snapshot = directory.current;
-      return dataResponse(request, snapshot, () => availabilityBody(snapshot, params.id) ?? notFound(), {
-        cached: false,
-      });
-    },
+    ({ params, request }) => answer(request, params.id),
     {
       params: IdParams,
       query: NoQuery,

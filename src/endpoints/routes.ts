@@ -22,7 +22,25 @@ const notFound = (): never => {
 };
 const errors = { 400: ErrorEnvelope, 404: ErrorEnvelope, 429: ErrorEnvelope };
 
-export const endpointRoutes = (directory: Directory) =>
+/**
+ * The answers of an entry and of its capabilities, by id: what the routes below return, and what
+ * the direct routes (src/http/direct-routes.ts) return for the same requests. Built per request
+ * (ids are read at random), with an ETag per dataset version and URL.
+ */
+export const endpointAnswers = (directory: Directory) => ({
+  entry(request: Request, id: string): Response {
+    const snapshot = directory.current;
+    return dataResponse(request, snapshot, () => successBody(snapshot.endpoint(id) ?? notFound()), { cached: false });
+  },
+  capabilities(request: Request, id: string): Response {
+    const snapshot = directory.current;
+    return dataResponse(request, snapshot, () => capabilitiesBody(snapshot.capabilities(id) ?? notFound()), {
+      cached: false,
+    });
+  },
+});
+
+export const endpointRoutes = (directory: Directory, answers = endpointAnswers(directory)) =>
   new Elysia({ name: "endpoints", prefix: "/api/v1/endpoints", normalize: false })
     .get(
       "",
@@ -52,44 +70,26 @@ export const endpointRoutes = (directory: Directory) =>
         },
       },
     )
-    .get(
-      "/:id",
-      ({ params, request }) => {
-        const snapshot = directory.current;
-        return dataResponse(request, snapshot, () => successBody(snapshot.endpoint(params.id) ?? notFound()), {
-          cached: false,
-        });
+    .get("/:id", ({ params, request }) => answers.entry(request, params.id), {
+      params: IdParams,
+      query: NoQuery,
+      transform: ({ request }) => checkRawQuery(request.url, NO_PARAMETERS),
+      response: { 200: EndpointResponse, ...errors },
+      detail: {
+        summary: "Get one endpoint",
+        description: "Removed endpoints still answer. Unknown id → 404 ENDPOINT_NOT_FOUND.",
+        tags: ["Endpoints"],
       },
-      {
-        params: IdParams,
-        query: NoQuery,
-        transform: ({ request }) => checkRawQuery(request.url, NO_PARAMETERS),
-        response: { 200: EndpointResponse, ...errors },
-        detail: {
-          summary: "Get one endpoint",
-          description: "Removed endpoints still answer. Unknown id → 404 ENDPOINT_NOT_FOUND.",
-          tags: ["Endpoints"],
-        },
+    })
+    .get("/:id/capabilities", ({ params, request }) => answers.capabilities(request, params.id), {
+      params: IdParams,
+      query: NoQuery,
+      transform: ({ request }) => checkRawQuery(request.url, NO_PARAMETERS),
+      response: { 200: CapabilitiesResponse, ...errors },
+      detail: {
+        summary: "Get an endpoint's probed capabilities",
+        description:
+          "The probe result of the endpoint's URL (entries sharing a URL share it): a summary plus the raw CapabilityStatement and SMART configuration, unmodified. Unknown id → 404 ENDPOINT_NOT_FOUND.",
+        tags: ["Endpoints"],
       },
-    )
-    .get(
-      "/:id/capabilities",
-      ({ params, request }) => {
-        const snapshot = directory.current;
-        return dataResponse(request, snapshot, () => capabilitiesBody(snapshot.capabilities(params.id) ?? notFound()), {
-          cached: false,
-        });
-      },
-      {
-        params: IdParams,
-        query: NoQuery,
-        transform: ({ request }) => checkRawQuery(request.url, NO_PARAMETERS),
-        response: { 200: CapabilitiesResponse, ...errors },
-        detail: {
-          summary: "Get an endpoint's probed capabilities",
-          description:
-            "The probe result of the endpoint's URL (entries sharing a URL share it): a summary plus the raw CapabilityStatement and SMART configuration, unmodified. Unknown id → 404 ENDPOINT_NOT_FOUND.",
-          tags: ["Endpoints"],
-        },
-      },
-    );
+    });

@@ -9,17 +9,25 @@ const PREFLIGHT = headerTemplate({
 });
 
 /**
- * Opens each request's context: request id (accepted or generated), its route (resolved once,
- * here, for every later hook), CORS, nosniff; answers CORS preflights with the methods of the
+ * Opens a request's context: its id (accepted or generated) and its route (resolved once, here,
+ * for every later step). Returns the route.
+ */
+export function openRequest(request: Request, routes: RouteTable) {
+  const incoming = request.headers.get("x-request-id");
+  const id = incoming !== null && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
+  const url = request.url;
+  const route = routes.resolve(pathOf(url));
+  openContext(request, { id, startedAt: performance.now(), target: targetOf(url), route });
+  return route;
+}
+
+/**
+ * Opens each request's context (`openRequest`); answers CORS preflights with the methods of the
  * route asked about.
  */
 export const headersPlugin = (routes: RouteTable) =>
   new Elysia({ name: "headers" }).onRequest(({ request }) => {
-    const incoming = request.headers.get("x-request-id");
-    const id = incoming !== null && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-    const url = request.url;
-    const route = routes.resolve(pathOf(url));
-    openContext(request, { id, startedAt: performance.now(), target: targetOf(url), route });
+    const route = openRequest(request, routes);
     if (request.method === "OPTIONS")
       return new Response(null, {
         status: 204,

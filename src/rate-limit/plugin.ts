@@ -23,8 +23,10 @@ export interface RateLimitOptions {
  * Retry-After. A request with an unknown key counts against its address's anonymous quota (429
  * once it is spent, 401 before).
  * `RATE_LIMIT_MAX=0` turns counting off; API keys are still checked.
+ * Returns the Elysia plugin that counts every request, and `countNow`, the same count for the
+ * direct routes (src/http/direct-routes.ts), which exist only with a store that answers at once.
  */
-export const rateLimit = ({ config, server, store, keys, clock, onRejected }: RateLimitOptions) => {
+export const rateLimiter = ({ config, server, store, keys, clock, onRejected }: RateLimitOptions) => {
   const { windowSeconds } = config.rateLimit;
   const enabled = config.rateLimit.max > 0;
 
@@ -69,18 +71,32 @@ export const rateLimit = ({ config, server, store, keys, clock, onRejected }: Ra
     if (identity.invalidKey) throw identity.invalidKey;
   };
 
+  /** Counts a request at once, when the store answers at once (memory); null for Redis. */
+  const countNow = store.synchronous
+    ? (request: Request) => {
+        const counting = start(request);
+        if (counting !== null)
+          settle(counting, store.hit(counting.identity.client, counting.window, windowSeconds) as number);
+      }
+    : null;
+
   // Elysia awaits every request hook once one is async: with a synchronous store (memory) the
   // hook stays synchronous, so the whole request path does; Redis needs the async one.
   const plugin = new Elysia({ name: "rate-limit" });
-  if (store.synchronous) {
-    return plugin.onRequest(({ request }) => {
+  if (countNow !== null)
+    return {
+      countNow,
+      // A block body: Elysia reads `=> f(…)` as maybe asynchronous and would await the hook.
+      plugin: plugin.onRequest(({ request }) => {
+        countNow(request);
+      }),
+    };
+  return {
+    countNow,
+    plugin: plugin.onRequest(async ({ request }) => {
       const counting = start(request);
       if (counting !== null)
-        settle(counting, store.hit(counting.identity.client, counting.window, windowSeconds) as number);
-    });
-  }
-  return plugin.onRequest(async ({ request }) => {
-    const counting = start(request);
-    if (counting !== null) settle(counting, await store.hit(counting.identity.client, counting.window, windowSeconds));
-  });
+        settle(counting, await store.hit(counting.identity.client, counting.window, windowSeconds));
+    }),
+  };
 };
