@@ -5,6 +5,7 @@ import { toEndpointFilter } from "../endpoints/filter";
 import { ApiError, validationError } from "../http/api-error";
 import { negotiateEncoding } from "../http/compression";
 import { datasetEtag, matchesIfNoneMatch } from "../http/conditional";
+import { DATASET_ANSWER } from "../http/data-response";
 import { contextOf, headersFor } from "../http/request-context";
 import { ErrorEnvelope } from "../http/schemas";
 import { checkRawQuery } from "../http/strict-query";
@@ -13,7 +14,6 @@ import { EXPORT_QUERY_KEYS, ExportQuery, PAGING_KEYS } from "./schemas";
 import { exportStream, FORMATS } from "./service";
 
 /** Same policy as the other data answers: reusable for a few minutes, then revalidated with the ETag. */
-const CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=60";
 const ACCEPTED_KEYS: ReadonlySet<string> = new Set([...EXPORT_QUERY_KEYS, ...PAGING_KEYS]);
 
 const CSV_EXAMPLE = `id,url,vendorName,vendorId,organizationName,npi,tenantId,fhirVersion,access,city,state,zipCode,status,lastUpdated
@@ -64,7 +64,7 @@ export const exportRoutes = (directory: Directory, inFlight = new InFlightExport
       const filter = toEndpointFilter(query);
       const format = FORMATS[query.format as keyof typeof FORMATS];
       const etag = datasetEtag(snapshot.version, snapshot.stats.lastUpdated, etagTarget(query.format, filter));
-      const headers = headersFor(request, undefined, { etag, "cache-control": CACHE_CONTROL, vary: "Accept-Encoding" });
+      const headers = headersFor(request, DATASET_ANSWER, { etag });
       if (matchesIfNoneMatch(request, etag)) return new Response(null, { status: 304, headers });
       headers.set("content-type", format.contentType);
       headers.set(

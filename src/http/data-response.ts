@@ -6,20 +6,22 @@ import { contextOf, headersFor, headerTemplate } from "./request-context";
 import { answersOf, type CachedAnswer } from "./response-cache";
 import { targetOf } from "./routes";
 
-/** The dataset changes about daily: let clients and proxies reuse answers for a few minutes, then revalidate. */
-const CACHE_CONTROL = "public, max-age=300, stale-while-revalidate=60";
-
-const NOT_MODIFIED = headerTemplate({ "cache-control": CACHE_CONTROL, vary: "Accept-Encoding" });
-const DATA = headerTemplate({
-  "cache-control": CACHE_CONTROL,
+/**
+ * What every answer with a dataset ETag carries (data responses, exports, their 304s): the
+ * dataset changes about daily, so clients and proxies may reuse it for a few minutes, then
+ * revalidate; its body may be compressed.
+ */
+const REVALIDATED = {
+  "cache-control": "public, max-age=300, stale-while-revalidate=60",
   vary: "Accept-Encoding",
-  "content-type": JSON_CONTENT_TYPE,
-});
+};
+export const DATASET_ANSWER = headerTemplate(REVALIDATED);
+const DATA = headerTemplate({ ...REVALIDATED, "content-type": JSON_CONTENT_TYPE });
 
 /** The 200 (or bodiless 304) for a body, its ETag and the encoding chosen for this client. */
 function respond(request: Request, etag: string, body: Blob | Body, encoding: Encoding | null): Response {
   if (matchesIfNoneMatch(request, etag))
-    return new Response(null, { status: 304, headers: headersFor(request, NOT_MODIFIED, { etag }) });
+    return new Response(null, { status: 304, headers: headersFor(request, DATASET_ANSWER, { etag }) });
   const headers = headersFor(request, DATA, { etag });
   if (encoding) headers.set("content-encoding", encoding);
   return new Response(body, { status: 200, headers });
