@@ -1,16 +1,9 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../directory/directory";
-import { IdParams } from "../endpoints/schemas";
-import { ApiError } from "../http/api-error";
+import { BY_ID, ERROR_RESPONSES, notFound } from "../endpoints/routes";
 import { dataResponse } from "../http/data-response";
-import { ErrorEnvelope, NoQuery } from "../http/schemas";
-import { checkRawQuery, NO_PARAMETERS } from "../http/strict-query";
 import { AvailabilityResponse } from "./schemas";
 import { availabilityBody } from "./service";
-
-const notFound = (): never => {
-  throw new ApiError(404, "ENDPOINT_NOT_FOUND", "No endpoint has this id");
-};
 
 /**
  * An entry's availability, by id: what the route below returns, and what the direct route
@@ -28,10 +21,8 @@ export const availabilityRoutes = (directory: Directory, answer = availabilityAn
     "/:id/availability",
     ({ params, request }) => answer(request, params.id),
     {
-      params: IdParams,
-      query: NoQuery,
-      transform: ({ request }) => checkRawQuery(request.url, NO_PARAMETERS),
-      response: { 200: AvailabilityResponse, 400: ErrorEnvelope, 404: ErrorEnvelope, 429: ErrorEnvelope },
+      ...BY_ID,
+      response: { 200: AvailabilityResponse, ...ERROR_RESPONSES },
       detail: {
         summary: "Get an endpoint's availability history",
         description:

@@ -17,10 +17,18 @@ import {
   ListResponse,
 } from "./schemas";
 
-const notFound = (): never => {
+/** An id no entry has: 404 ENDPOINT_NOT_FOUND, from every by-id route. */
+export const notFound = (): never => {
   throw new ApiError(404, "ENDPOINT_NOT_FOUND", "No endpoint has this id");
 };
-const errors = { 400: ErrorEnvelope, 404: ErrorEnvelope, 429: ErrorEnvelope };
+export const ERROR_RESPONSES = { 400: ErrorEnvelope, 404: ErrorEnvelope, 429: ErrorEnvelope };
+
+/** What every by-id route checks: the id, and no query parameters at all. */
+export const BY_ID = {
+  params: IdParams,
+  query: NoQuery,
+  transform: ({ request }: { request: Request }) => checkRawQuery(request.url, NO_PARAMETERS),
+};
 
 /**
  * The answers of an entry and of its capabilities, by id: what the routes below return, and what
@@ -61,7 +69,7 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
           checkRawQuery(request.url, LIST_QUERY_KEYS, LIST_INTEGER_MESSAGES);
           integerParams(query, LIST_INTEGER_KEYS);
         },
-        response: { 200: ListResponse, ...errors },
+        response: { 200: ListResponse, ...ERROR_RESPONSES },
         detail: {
           summary: "List endpoints",
           description:
@@ -71,10 +79,8 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
       },
     )
     .get("/:id", ({ params, request }) => answers.entry(request, params.id), {
-      params: IdParams,
-      query: NoQuery,
-      transform: ({ request }) => checkRawQuery(request.url, NO_PARAMETERS),
-      response: { 200: EndpointResponse, ...errors },
+      ...BY_ID,
+      response: { 200: EndpointResponse, ...ERROR_RESPONSES },
       detail: {
         summary: "Get one endpoint",
         description: "Removed endpoints still answer. Unknown id → 404 ENDPOINT_NOT_FOUND.",
@@ -82,10 +88,8 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
       },
     })
     .get("/:id/capabilities", ({ params, request }) => answers.capabilities(request, params.id), {
-      params: IdParams,
-      query: NoQuery,
-      transform: ({ request }) => checkRawQuery(request.url, NO_PARAMETERS),
-      response: { 200: CapabilitiesResponse, ...errors },
+      ...BY_ID,
+      response: { 200: CapabilitiesResponse, ...ERROR_RESPONSES },
       detail: {
         summary: "Get an endpoint's probed capabilities",
         description:
