@@ -46,7 +46,8 @@ export const ERROR_CODES: readonly (ErrorKind | null)[] = [
 ];
 const ERROR_INDEX = new Map(ERROR_CODES.map((kind, i) => [kind, i]));
 const OUTCOMES: readonly ProbeOutcomeStatus[] = ["failed", "partial", "success"];
-const NO_TIME = 0xffff;
+/** A record's response time when no response arrived. */
+export const NO_RESPONSE_TIME = 0xffff;
 
 export const dayOf = (ms: number) => Math.floor(ms / DAY_MS);
 
@@ -86,6 +87,26 @@ export interface HistoryRow {
 /** The history key of a URL: a 64-bit hash, signed to fit SQLite's integer (the row id). */
 export const urlKey = (url: string): bigint => BigInt.asIntN(64, BigInt(Bun.hash.wyhash(url)));
 
+/** Little-endian unsigned integers of 16 and 48 bits: the records' fields and the index's answers. */
+export const readU16 = (b: Uint8Array, o: number) => b[o]! | (b[o + 1]! << 8);
+
+export const readU48 = (b: Uint8Array, o: number) =>
+  ((b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0) + readU16(b, o + 4) * 2 ** 32;
+
+export function writeU16(b: Uint8Array, o: number, value: number) {
+  b[o] = value & 0xff;
+  b[o + 1] = value >>> 8;
+}
+
+export function writeU48(b: Uint8Array, o: number, value: number) {
+  const low = value % 2 ** 32;
+  b[o] = low & 0xff;
+  b[o + 1] = (low >>> 8) & 0xff;
+  b[o + 2] = (low >>> 16) & 0xff;
+  b[o + 3] = low >>> 24;
+  writeU16(b, o + 4, Math.floor(value / 2 ** 32));
+}
+
 export function encodeRecord(record: HistoryRecord): Uint8Array {
   const bytes = new Uint8Array(RECORD_BYTES);
   writeRecord(bytes, 0, record);
@@ -95,45 +116,30 @@ export function encodeRecord(record: HistoryRecord): Uint8Array {
 /** Writes `record` as record `i` of `records`. */
 export function writeRecord(records: Uint8Array, i: number, record: HistoryRecord) {
   const o = i * RECORD_BYTES;
-  const low = record.at % 2 ** 32;
-  const high = Math.floor(record.at / 2 ** 32);
   const ms = record.responseTimeMs;
-  const time = ms === null ? NO_TIME : Math.min(NO_TIME - 1, Math.max(0, Math.round(ms)));
-  const http = record.httpStatus ?? 0;
-  const smart = record.smartHttpStatus ?? 0;
-  records[o] = low & 0xff;
-  records[o + 1] = (low >>> 8) & 0xff;
-  records[o + 2] = (low >>> 16) & 0xff;
-  records[o + 3] = low >>> 24;
-  records[o + 4] = high & 0xff;
-  records[o + 5] = (high >>> 8) & 0xff;
+  writeU48(records, o, record.at);
   records[o + 6] = OUTCOMES.indexOf(record.outcome) | (record.up ? 4 : 0);
   records[o + 7] = ERROR_INDEX.get(record.error) ?? 0;
-  records[o + 8] = http & 0xff;
-  records[o + 9] = http >>> 8;
-  records[o + 10] = smart & 0xff;
-  records[o + 11] = smart >>> 8;
-  records[o + 12] = time & 0xff;
-  records[o + 13] = time >>> 8;
+  writeU16(records, o + 8, record.httpStatus ?? 0);
+  writeU16(records, o + 10, record.smartHttpStatus ?? 0);
+  writeU16(
+    records,
+    o + 12,
+    ms === null ? NO_RESPONSE_TIME : Math.min(NO_RESPONSE_TIME - 1, Math.max(0, Math.round(ms))),
+  );
 }
 
 export const recordCount = (records: Uint8Array) => Math.floor(records.length / RECORD_BYTES);
 
-const u16 = (b: Uint8Array, o: number) => b[o]! | (b[o + 1]! << 8);
-
 /** The time of record `i` (ms). */
-export function recordAt(records: Uint8Array, i: number): number {
-  const o = i * RECORD_BYTES;
-  const low = (records[o]! | (records[o + 1]! << 8) | (records[o + 2]! << 16) | (records[o + 3]! << 24)) >>> 0;
-  return low + u16(records, o + 4) * 2 ** 32;
-}
+export const recordAt = (records: Uint8Array, i: number): number => readU48(records, i * RECORD_BYTES);
 
 export function decodeRecord(records: Uint8Array, i: number): HistoryRecord {
   const o = i * RECORD_BYTES;
   const flags = records[o + 6]!;
-  const http = u16(records, o + 8);
-  const smart = u16(records, o + 10);
-  const ms = u16(records, o + 12);
+  const http = readU16(records, o + 8);
+  const smart = readU16(records, o + 10);
+  const ms = readU16(records, o + 12);
   return {
     at: recordAt(records, i),
     outcome: OUTCOMES[flags & 3] ?? "failed",
@@ -141,15 +147,15 @@ export function decodeRecord(records: Uint8Array, i: number): HistoryRecord {
     error: ERROR_CODES[records[o + 7]!] ?? null,
     httpStatus: http === 0 ? null : http,
     smartHttpStatus: smart === 0 ? null : smart,
-    responseTimeMs: ms === NO_TIME ? null : ms,
+    responseTimeMs: ms === NO_RESPONSE_TIME ? null : ms,
   };
 }
 
 /** Whether record `i` counts as up, and its response time (-1 when none): without decoding the rest. */
 export const recordUp = (records: Uint8Array, i: number) => (records[i * RECORD_BYTES + 6]! & 4) !== 0;
 export function recordTime(records: Uint8Array, i: number): number {
-  const ms = u16(records, i * RECORD_BYTES + 12);
-  return ms === NO_TIME ? -1 : ms;
+  const ms = readU16(records, i * RECORD_BYTES + 12);
+  return ms === NO_RESPONSE_TIME ? -1 : ms;
 }
 
 // Response times on a byte: code 1 + round(ln(1 + ms) / STEP), up to 65,535 ms.

@@ -23,6 +23,8 @@ import {
   recordTime,
   recordUp,
   urlKey,
+  writeU16,
+  writeU48,
 } from "./history-format";
 
 export interface AvailabilityData {
@@ -46,27 +48,8 @@ const HISTORY_SQL =
 const CHUNK = 5_000;
 type HistoryScan = [bigint, bigint, bigint | null, bigint | null, Uint8Array, bigint | null, Uint8Array | null];
 
-function writeU48(out: Uint8Array, o: number, value: number) {
-  const low = value % 2 ** 32;
-  const high = Math.floor(value / 2 ** 32);
-  out[o] = low & 0xff;
-  out[o + 1] = (low >>> 8) & 0xff;
-  out[o + 2] = (low >>> 16) & 0xff;
-  out[o + 3] = low >>> 24;
-  out[o + 4] = high & 0xff;
-  out[o + 5] = (high >>> 8) & 0xff;
-}
-
-export const readU48 = (b: Uint8Array, o: number) =>
-  ((b[o]! | (b[o + 1]! << 8) | (b[o + 2]! << 16) | (b[o + 3]! << 24)) >>> 0) + (b[o + 4]! | (b[o + 5]! << 8)) * 2 ** 32;
-
-export const readU16 = (b: Uint8Array, o: number) => b[o]! | (b[o + 1]! << 8);
-
-function writeU16(out: Uint8Array, o: number, value: number | null) {
-  const v = value === null ? NO_VALUE : value;
-  out[o] = v & 0xff;
-  out[o + 1] = v >>> 8;
-}
+/** A u16 field of an answer, `NO_VALUE` for null. */
+const writeU16OrNone = (out: Uint8Array, o: number, value: number | null) => writeU16(out, o, value ?? NO_VALUE);
 
 /**
  * The KIND_HISTORY entry of one probe_history row as of a dataset written at `datasetMs` (0 when
@@ -121,9 +104,9 @@ export function historyEntry(
   writeU48(out, AT.lastSuccess, lastUpAt ?? NO_TIME);
   writeU48(out, AT.lastFailure, lastDownAt ?? NO_TIME);
   for (let w = 0; w < WINDOWS.length; w++)
-    writeU16(out, AT.uptime + 2 * w, probes[w] === 0 ? null : Math.round((up[w]! / probes[w]!) * 10_000));
-  writeU16(out, AT.median, median);
-  writeU16(out, AT.p95, p95);
+    writeU16OrNone(out, AT.uptime + 2 * w, probes[w] === 0 ? null : Math.round((up[w]! / probes[w]!) * 10_000));
+  writeU16OrNone(out, AT.median, median);
+  writeU16OrNone(out, AT.p95, p95);
   out[AT.count] = recent;
   // Records are written in time order; sorted here only if a clock ever went back.
   const order = ordered

@@ -1,7 +1,7 @@
 import type { DatasetSnapshot } from "../directory/snapshot";
 import { ByteBuffer } from "../http/byte-buffer";
-import { DAY_MS, ERROR_CODES, RECORD_BYTES } from "./history-format";
-import { AT, HISTORY_HEADER, KIND_PROBED_AT, NO_TIME, NO_VALUE, readU16, readU48 } from "./index-data";
+import { DAY_MS, ERROR_CODES, NO_RESPONSE_TIME, RECORD_BYTES, readU16, readU48 } from "./history-format";
+import { AT, HISTORY_HEADER, KIND_PROBED_AT, NO_TIME, NO_VALUE } from "./index-data";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -29,8 +29,6 @@ const SMART = ascii(`,"smartHttpStatus":`);
 const TIME = ascii(`,"responseTimeMs":`);
 const ERROR = ERROR_CODES.map((kind) => ascii(`,"error":${kind === null ? "null" : JSON.stringify(kind)}}`));
 const NO_ERROR = ERROR[0]!;
-/** A record's response time when no response arrived (history-format.ts). */
-const NO_RESPONSE_TIME = 0xffff;
 /** 10000-01-01T00:00:00.000Z: later times (never written by a probe) take Date's slower path. */
 const FAST_TIME_END = 253_402_300_800_000;
 
