@@ -11,6 +11,7 @@ export interface Logger {
   flush(): void;
 }
 
+/** Where log lines go: `write` takes one line without its newline. */
 export type LineWriter = { write(line: string): void; flush(): void };
 
 /**
@@ -30,9 +31,10 @@ function bufferedStdout(): LineWriter {
   setInterval(flush, 100).unref();
   return {
     write(line) {
-      if (used + line.length * 3 > buffer.length) flush();
-      if (line.length * 3 > buffer.length) return void process.stdout.write(line);
+      if (used + line.length * 3 + 1 > buffer.length) flush();
+      if (line.length * 3 + 1 > buffer.length) return void process.stdout.write(`${line}\n`);
       used += encoder.encodeInto(line, buffer.subarray(used)).written;
+      buffer[used++] = 10;
     },
     flush,
   };
@@ -52,15 +54,16 @@ function isoClock(): () => string {
   };
 }
 
-/** One JSON object per line: time, level, message, then the fields. */
+/**
+ * One JSON object per line: time, level, message, then the fields. The line is one
+ * `JSON.stringify`: a flat string, which encodes into the buffer at a fraction of the cost of
+ * one pieced together (every request writes one).
+ */
 export function createLogger(level: LogLevel, writer: LineWriter = bufferedStdout()): Logger {
   const now = isoClock();
   const emit = (at: LogLevel) => (message: string, fields?: Record<string, unknown>) => {
     if (LEVELS[at] < LEVELS[level]) return;
-    const rest = fields === undefined ? "{}" : JSON.stringify(fields);
-    writer.write(
-      `{"time":"${now()}","level":"${at}","message":${JSON.stringify(message)}${rest === "{}" ? "" : `,${rest.slice(1, -1)}`}}\n`,
-    );
+    writer.write(JSON.stringify({ time: now(), level: at, message, ...fields }));
     if (at === "error") writer.flush();
   };
   return {
