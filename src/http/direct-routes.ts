@@ -4,6 +4,7 @@ import type { RequestObserver } from "../observability/plugin";
 import { errorResponseFor } from "./errors-plugin";
 import { openRequest } from "./headers-plugin";
 import type { RouteTable } from "./routes";
+import { atTurnEnd } from "./turn-end";
 
 /** An answer by id: what a route's handler returns for `GET <pattern>` with this `:id`. */
 export type AnswerById = (request: Request, id: string) => Response;
@@ -23,7 +24,8 @@ export interface DirectRouteSteps {
  * handed to Bun's router for the server to call straight: the same steps the app's hooks take
  * (`openRequest`, the rate limiter's count, the route's own answer, `errorResponseFor`, the
  * request's log line and metrics), in one function instead of Elysia's hook chain, which cost
- * as much again as the answer (bench/README.md, "Where the rest goes").
+ * as much again as the answer (bench/README.md, "Where the rest goes"). The response goes back
+ * at the end of the event loop's turn, with the others of the turn (`atTurnEnd`).
  *
  * A direct route takes only the plain form of its request: GET, an absolute URL, no query
  * string, an id that needs no decoding. Anything else (HEAD, a query to refuse, a relative
@@ -35,12 +37,13 @@ export function directRoutes(
   steps: DirectRouteSteps,
   answers: Record<string, AnswerById>,
 ): Record<string, { GET: (request: BunRequest) => Response | Promise<Response> }> {
-  const serve = (answer: AnswerById) => (request: BunRequest) => {
+  const serve = (pattern: string, answer: AnswerById) => (request: BunRequest) => {
     const url = request.url;
     const id = request.params.id ?? "";
     if (request.method !== "GET" || url.charCodeAt(0) === 47 || url.includes("?") || id.includes("%"))
       return steps.app(request);
-    openRequest(request, steps.routes);
+    // Bun's router matched the pattern: the route is known without resolving the path.
+    openRequest(request, steps.routes, steps.routes.declared(pattern));
     let response: Response;
     try {
       steps.countNow(request);
@@ -49,7 +52,9 @@ export function directRoutes(
       response = errorResponseFor(request, error, steps.log);
     }
     steps.observe(request, response.status);
-    return response;
+    return atTurnEnd(response);
   };
-  return Object.fromEntries(Object.entries(answers).map(([pattern, answer]) => [pattern, { GET: serve(answer) }]));
+  return Object.fromEntries(
+    Object.entries(answers).map(([pattern, answer]) => [pattern, { GET: serve(pattern, answer) }]),
+  );
 }

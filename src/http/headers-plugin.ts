@@ -10,13 +10,12 @@ const PREFLIGHT = headerTemplate({
 
 /**
  * Opens a request's context: its id (accepted or generated) and its route (resolved once, here,
- * for every later step). Returns the route.
+ * for every later step, unless the caller already knows it). Returns the route.
  */
-export function openRequest(request: Request, routes: RouteTable) {
+export function openRequest(request: Request, routes: RouteTable, route = routes.resolve(pathOf(request.url))) {
   const incoming = request.headers.get("x-request-id");
   const id = incoming !== null && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
   const url = request.url;
-  const route = routes.resolve(pathOf(url));
   openContext(request, { id, startedAt: performance.now(), target: targetOf(url), route });
   return route;
 }

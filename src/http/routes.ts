@@ -108,6 +108,7 @@ export class RouteTable {
   private built = -1;
   private statics = new Map<string, RouteInfo>();
   private dynamics: DynamicRoute[] = [];
+  private patterns = new Map<string, RouteInfo>();
 
   constructor(private readonly routes: () => readonly RegisteredRoute[]) {}
 
@@ -119,6 +120,13 @@ export class RouteTable {
     if (found !== undefined) return found;
     for (const route of this.dynamics) if (matches(route, path)) return route.info;
     return null;
+  }
+
+  /** The route registered under `pattern` (a path as the app declares it), or null. */
+  declared(pattern: string): RouteInfo | null {
+    const routes = this.routes();
+    if (routes.length !== this.built) this.build(routes);
+    return this.patterns.get(pattern) ?? null;
   }
 
   /** Every route (for the allowed methods of a preflight to an unknown path). */
@@ -144,8 +152,10 @@ export class RouteTable {
     }
     const statics = new Map<string, RouteInfo>();
     const dynamics: DynamicRoute[] = [];
+    const patterns = new Map<string, RouteInfo>();
     for (const [pattern, { methods, rateLimited }] of byPattern) {
       const info: RouteInfo = { pattern, methods, allow: allowHeader(methods), rateLimited };
+      patterns.set(pattern, info);
       if (!pattern.includes(":") && !pattern.includes("*")) {
         statics.set(pattern, info);
         const loose = pattern.endsWith("/") ? pattern.slice(0, -1) : `${pattern}/`;
@@ -162,6 +172,7 @@ export class RouteTable {
     }
     this.statics = statics;
     this.dynamics = dynamics;
+    this.patterns = patterns;
     this.built = routes.length;
   }
 }

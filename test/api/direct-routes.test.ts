@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
+import { atTurnEnd } from "../../src/http/turn-end";
 import { MemoryRateLimitStore } from "../../src/rate-limit/memory-store";
 import type { RateLimitStore } from "../../src/rate-limit/store";
 import { fixtureDb } from "../support/fixture";
@@ -89,5 +90,52 @@ describe("the direct routes answer exactly as the app does", () => {
     }
     // 2xx, 3xx (304), 4xx (400, 401, 404, 429) all compared.
     expect(statuses).toBe((1 << 2) | (1 << 3) | (1 << 4));
+  });
+});
+
+describe("responses go back at the end of the event loop's turn", () => {
+  test("those of one turn are delivered together, after the turn, each to its own caller", async () => {
+    const built = [new Response("a"), new Response("b"), new Response("c")];
+    const delivered: Response[] = [];
+    const promises = built.map((response) => atTurnEnd(response).then((it) => delivered.push(it)));
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+    expect(delivered).toEqual([]);
+    await Promise.all(promises);
+    expect(delivered).toEqual(built);
+    expect(delivered.map((response, i) => response === built[i])).toEqual([true, true, true]);
+    // A response of a later turn waits for that turn's end.
+    const later = new Response("d");
+    let seen: Response | undefined;
+    const pending = atTurnEnd(later).then((it) => {
+      seen = it;
+    });
+    await Promise.resolve();
+    expect(seen).toBeUndefined();
+    await pending;
+    expect(seen).toBe(later);
+  });
+
+  test("many clients at once each get the answer to their own request", async () => {
+    const app = createApp({ db: fixtureDb(), config: loadConfig({ ...env, RATE_LIMIT_MAX: "100000" }), clock });
+    app.listen({ port: 0, hostname: "127.0.0.1" });
+    try {
+      const base = `http://127.0.0.1:${app.server!.port}/api/v1/endpoints`;
+      const list = (await (await fetch(`${base}?limit=100`)).json()) as { data: { id: string }[] };
+      const paths = list.data.flatMap(({ id }) => [id, `${id}/capabilities`, `${id}/availability`]);
+      const one = new Map<string, string>();
+      for (const path of paths) one.set(path, await (await fetch(`${base}/${path}`)).text());
+      const all = [...paths, ...paths, ...paths];
+      const together = await Promise.all(
+        all.map(async (path) => {
+          const response = await fetch(`${base}/${path}`);
+          return { path, status: response.status, body: await response.text() };
+        }),
+      );
+      expect(together.length).toBeGreaterThan(30);
+      for (const { path, status, body } of together)
+        expect({ path, status, body }).toEqual({ path, status: 200, body: one.get(path)! });
+    } finally {
+      app.stop();
+    }
   });
 });
