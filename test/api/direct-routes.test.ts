@@ -115,25 +115,35 @@ describe("responses go back at the end of the event loop's turn", () => {
     expect(seen).toBe(later);
   });
 
-  test("many clients at once each get the answer to their own request", async () => {
+  test("many clients at once each get the answer to their own request (by id, and cached lists)", async () => {
     const app = createApp({ db: fixtureDb(), config: loadConfig({ ...env, RATE_LIMIT_MAX: "100000" }), clock });
     app.listen({ port: 0, hostname: "127.0.0.1" });
     try {
-      const base = `http://127.0.0.1:${app.server!.port}/api/v1/endpoints`;
-      const list = (await (await fetch(`${base}?limit=100`)).json()) as { data: { id: string }[] };
-      const paths = list.data.flatMap(({ id }) => [id, `${id}/capabilities`, `${id}/availability`]);
+      const root = `http://127.0.0.1:${app.server!.port}/api/v1`;
+      const list = (await (await fetch(`${root}/endpoints?limit=100`)).json()) as { data: { id: string }[] };
+      const urls = [
+        ...list.data.flatMap(({ id }) => [
+          `endpoints/${id}`,
+          `endpoints/${id}/capabilities`,
+          `endpoints/${id}/availability`,
+        ]),
+        ...[1, 2, 3, 4, 5].map((page) => `endpoints?limit=2&page=${page}`),
+        "vendors",
+        "stats",
+      ].map((path) => `${root}/${path}`);
+      // Asked once each first: the lists' answers are cached from then on.
       const one = new Map<string, string>();
-      for (const path of paths) one.set(path, await (await fetch(`${base}/${path}`)).text());
-      const all = [...paths, ...paths, ...paths];
+      for (const url of urls) one.set(url, await (await fetch(url)).text());
+      const all = [...urls, ...urls, ...urls];
       const together = await Promise.all(
-        all.map(async (path) => {
-          const response = await fetch(`${base}/${path}`);
-          return { path, status: response.status, body: await response.text() };
+        all.map(async (url) => {
+          const response = await fetch(url);
+          return { url, status: response.status, body: await response.text() };
         }),
       );
       expect(together.length).toBeGreaterThan(30);
-      for (const { path, status, body } of together)
-        expect({ path, status, body }).toEqual({ path, status: 200, body: one.get(path)! });
+      for (const { url, status, body } of together)
+        expect({ url, status, body }).toEqual({ url, status: 200, body: one.get(url)! });
     } finally {
       app.stop();
     }
