@@ -39,5 +39,8 @@ const sizeOf = (body: Blob | Body) =>
  * length in UTF-16 units, so a long one is decided without measuring it (which would flatten a
  * concatenated string and scan it once more before the Response encodes it).
  */
-export const isSmall = (body: Blob | Body) =>
-  typeof body === "string" && body.length >= MIN_COMPRESSED_BYTES ? false : sizeOf(body) < MIN_COMPRESSED_BYTES;
+export const isSmall = (body: Blob | Body) => smallerThan(body, MIN_COMPRESSED_BYTES);
+
+/** Whether a body is under `bytes` in UTF-8; a string is measured only when its length cannot tell. */
+export const smallerThan = (body: Blob | Body, bytes: number) =>
+  typeof body === "string" && body.length >= bytes ? false : sizeOf(body) < bytes;
