@@ -41,7 +41,7 @@ RUN case "${TARGETARCH}" in \
 # ---------------------------------------------------------------------------------------------
 # The application: code and data files owned by root (read-only to the app), the database on /data.
 # On first boot (no /data/directory.sqlite) the server builds the national directory from the
-# bundled real lists in db/national/, offline, before it listens; db/sample/ is the demo (db:sample).
+# bundled real lists in db/national/, offline, before it listens; db/sample/ is the demo (`bun run data:sample` builds it in a checkout).
 FROM base AS app
 # MIMALLOC_PURGE_DELAY: the allocator keeps freed memory 1 s before returning it (src/runtime-env.ts).
 ENV PORT=3000 \

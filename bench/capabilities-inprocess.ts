@@ -1,7 +1,7 @@
 /**
  * In-process cost of one capabilities answer: `app.handle` on random ids of a generated database,
  * no network. A quick before/after check of the capabilities route (work measured in process costs
- * two to three times as much between network requests; `bun run bench` measures that).
+ * two to three times as much between network requests; `bun run bench:http` measures that).
  *
  *     bun bench/capabilities-inprocess.ts <database.sqlite> [--requests 50000] [--ids 2000]
  *
@@ -9,9 +9,10 @@
  * sampled id once (warm-up), then times `--requests` answers for ids drawn at random.
  */
 import { parseArgs } from "node:util";
-import { createApp } from "../src/app";
 import { loadConfig } from "../src/config";
 import { openDatabase } from "../src/db/client";
+import { openDirectory } from "../src/directory/directory";
+import { createApp } from "../src/server/app";
 
 let parsed: ReturnType<typeof parse>;
 function parse() {
@@ -41,7 +42,7 @@ const config = loadConfig({
   LOG_LEVEL: "error",
   INDEX_IN_PROCESS_BELOW: "0",
 });
-const app = createApp({ db, config });
+const app = createApp({ directory: openDirectory(db, config), db, config });
 const ids = (db.sqlite.prepare("SELECT id FROM entries ORDER BY random() LIMIT ?").values(idCount) as [string][]).map(
   ([id]) => id,
 );

@@ -1,5 +1,5 @@
 /**
- * The ceiling of `bun run bench`: a bare Bun.serve answering every request with a fixed JSON,
+ * The ceiling of `bun run bench:http`: a bare Bun.serve answering every request with a fixed JSON,
  * run under the same conditions as the API (same core, same load generator). What the API
  * reaches is reported as a share of this. By default the JSON is small (~80 bytes);
  * `CEILING_BODY_BYTES=<n>` pads it to n bytes, the same-size ceiling of a shape whose answers are

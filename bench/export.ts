@@ -7,7 +7,7 @@
  *     bun bench/export.ts                       # on bench/data/endpoints-1000000-seed1.sqlite (generated when missing)
  *     BENCH_ENDPOINTS=20000 bun bench/export.ts # smoke run on a small generated dataset
  *
- * `bun run bench` runs the same shapes against its server after the query shapes (skip them
+ * `bun run bench:http` runs the same shapes against its server after the query shapes (skip them
  * with BENCH_SHAPES not listing `export`). Targets (1M entries): NDJSON and CSV ≤ 10 s, FHIR
  * ≤ 20 s, time to first byte ≤ 200 ms, RSS growth ≤ 64 MB during an export, /health and a cached
  * list p99 ≤ 50 ms while two exports run. Knobs: those of bench/README.md, plus
@@ -234,7 +234,7 @@ export async function runExportShapes(options: ExportBenchOptions): Promise<{ ma
   return { markdown, missed };
 }
 
-/** Standalone: the dataset, a server pinned like `bun run bench` starts it, the shapes, a report. */
+/** Standalone: the dataset, a server pinned like `bun run bench:http` starts it, the shapes, a report. */
 async function main() {
   if (!wrkInstalled()) {
     console.error("wrk is not installed. On Debian/Ubuntu: sudo apt-get update && sudo apt-get install -y wrk");
@@ -251,7 +251,7 @@ async function main() {
     const generate = Bun.spawn(
       [
         process.execPath,
-        join(ROOT, "src/generate/cli.ts"),
+        join(ROOT, "tools/generate/cli.ts"),
         "--endpoints",
         String(endpoints),
         "--out",
@@ -264,7 +264,7 @@ async function main() {
     if ((await generate.exited) !== 0) throw new Error("dataset generation failed");
   }
   // Index files are named by dataset version alone: another database at the same version must
-  // not find this one's, so the directory starts empty (as in `bun run bench`).
+  // not find this one's, so the directory starts empty (as in `bun run bench:http`).
   const indexDir = process.env.BENCH_INDEX_DIR
     ? resolve(process.env.BENCH_INDEX_DIR)
     : join(DATA, "export-server-index");

@@ -11,10 +11,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { DAY_MS } from "../src/availability/history-format";
 import { openDatabase } from "../src/db/client";
-import { recordHistory } from "../src/probe/history";
-import type { ProbeRecord } from "../src/probe/store";
+import { DAY_MS } from "../src/db/history-format";
+import { recordHistory } from "../src/pipeline/probe/history";
+import type { ProbeRecord } from "../src/pipeline/probe/store";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),

@@ -89,7 +89,7 @@ interface Measure {
 async function measure(file: string, dbPath: string): Promise<Measure> {
   const args = [
     process.execPath,
-    "src/ingest/cli.ts",
+    "src/pipeline/ingest/cli.ts",
     "--vendor",
     "oracle-health",
     "--file",

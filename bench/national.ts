@@ -81,7 +81,7 @@ try {
   }
 
   const ingestPath = join(dir, "ingest.sqlite");
-  const command = [bun, join(ROOT, "src/ingest/cli.ts"), "--bundled"];
+  const command = [bun, join(ROOT, "src/pipeline/ingest/cli.ts"), "--bundled"];
   console.log(
     `ingest --bundled into a new database: ${(await timed(command, { DATABASE_PATH: ingestPath })).toFixed(1)} s`,
   );

@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { openDatabase } from "../src/db/client";
-import { probeDue } from "../src/probe";
+import { probeDue } from "../src/pipeline/probe";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),

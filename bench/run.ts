@@ -1,5 +1,5 @@
 /**
- * `bun run bench`: the 1M-entry benchmark of the list, get, capabilities, vendors and stats operations.
+ * `bun run bench:http`: the 1M-entry benchmark of the list, get, capabilities, vendors and stats operations.
  *
  * Builds (or reuses) the generated database under bench/data/, measures a bare Bun.serve
  * (bench/ceiling.ts) as the ceiling, starts our server (src/index.ts) on the same core, drives
@@ -115,7 +115,7 @@ async function ensureDatabase(): Promise<number | null> {
   const proc = Bun.spawn(
     [
       process.execPath,
-      join(ROOT, "src/generate/cli.ts"),
+      join(ROOT, "tools/generate/cli.ts"),
       "--endpoints",
       String(config.endpoints),
       "--out",

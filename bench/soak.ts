@@ -5,7 +5,7 @@
  *   node_modules/.bin/bun bench/soak.ts                    # 10 minutes
  *   SOAK_SECONDS=60 node_modules/.bin/bun bench/soak.ts    # quick mode
  *
- * 1. Dataset: a generated one (`bun src/generate/cli.ts --endpoints SOAK_ENDPOINTS`, default
+ * 1. Dataset: a generated one (`bun tools/generate/cli.ts --endpoints SOAK_ENDPOINTS`, default
  *    100,000, cached in bench/data/), copied to a temp dir because the refresh writes to it.
  * 2. Server: `bun src/index.ts` pinned to CPU 0 (taskset), rate limiting on with a quota never
  *    reached, request logs at info (as in production) read from a pipe and counted.
@@ -98,7 +98,7 @@ function prepareDataset(work: string): string {
     const gen = Bun.spawnSync(
       [
         process.execPath,
-        join(ROOT, "src/generate/cli.ts"),
+        join(ROOT, "tools/generate/cli.ts"),
         "--endpoints",
         String(config.endpoints),
         "--out",
@@ -423,7 +423,7 @@ async function main() {
       "",
       "## Set-up",
       "",
-      `- Dataset: ${entries.toLocaleString("en-US")} generated entries (\`bun src/generate/cli.ts --endpoints ${config.endpoints} --seed 1\`), a copy in a temp dir.`,
+      `- Dataset: ${entries.toLocaleString("en-US")} generated entries (\`bun tools/generate/cli.ts --endpoints ${config.endpoints} --seed 1\`), a copy in a temp dir.`,
       `- Server: \`bun src/index.ts\` pinned to CPU ${config.serverCpus}, \`LOG_LEVEL=${config.logLevel}\` (one JSON line per request, as in production, read from a pipe and counted: error lines and anything on stderr fail the run), rate limiting on with a quota never reached, \`DATASET_POLL_MS\` default (2 s). Ready in ${fmt(readyMs)} ms.`,
       `- Load: wrk (1 thread, pinned to CPU ${config.loadCpus}) rotating through ${paths.length} distinct URLs that all answer 200: list pages with every filter and page sizes up to 100, by id, capabilities, vendors, stats, health.`,
       given === null

@@ -1,10 +1,11 @@
 import { existsSync } from "node:fs";
-import { createApp } from "./app";
 import { loadConfig } from "./config";
 import { openDatabase } from "./db/client";
+import { openDirectory } from "./directory/directory";
 import { createLogger } from "./logger";
-import { MemoryRateLimitStore } from "./rate-limit/memory-store";
-import { RedisRateLimitStore } from "./rate-limit/redis-store";
+import { createApp } from "./server/app";
+import { MemoryRateLimitStore } from "./server/rate-limit/memory-store";
+import { RedisRateLimitStore } from "./server/rate-limit/redis-store";
 
 const startedAt = performance.now();
 const config = loadConfig();
@@ -12,9 +13,9 @@ const log = createLogger(config.logLevel);
 
 if (!existsSync(config.databasePath)) {
   // The national directory: the real published lists bundled under db/national/, unprobed
-  // (`bun run probe` fills in capabilities; `bun run db:sample` builds the demo dataset instead).
+  // (`bun run probe` fills in capabilities; `bun run data:sample` builds the demo dataset instead).
   log.info("no database yet: building the national directory from the bundled lists", { path: config.databasePath });
-  const { buildNationalDatabase } = await import("./national/build");
+  const { buildNationalDatabase } = await import("./pipeline/national/build");
   try {
     await buildNationalDatabase(config.databasePath, { log: (line) => log.info(line) });
   } catch (error) {
@@ -26,8 +27,8 @@ if (!existsSync(config.databasePath)) {
 
 const db = openDatabase(config.databasePath);
 const redis = config.redisUrl ? new RedisRateLimitStore(config.redisUrl, log) : null;
-const app = createApp({ db, config, log, rateLimitStore: redis ?? new MemoryRateLimitStore() });
-const { directory } = app.decorator;
+const directory = openDirectory(db, config);
+const app = createApp({ directory, db, config, log, rateLimitStore: redis ?? new MemoryRateLimitStore() });
 directory.watch(config.datasetPollMs, (error) =>
   log.error("dataset reload failed; still serving the previous version", { error: String(error) }),
 );

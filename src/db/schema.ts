@@ -131,7 +131,7 @@ export const apiKeys = sqliteTable("api_keys", {
 });
 
 /**
- * Availability history, one row per probed URL (src/availability/history-format.ts has the
+ * Availability history, one row per probed URL (src/db/history-format.ts has the
  * layout): the raw record of every probe of the last 30 days, packed, and daily figures for the
  * 400 days before them, packed. Written with the probes, pruned by the probe run.
  */

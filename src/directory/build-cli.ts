@@ -1,8 +1,8 @@
 /**
  * Builds the directory index file of a dataset version. The server runs this as a child process
- * (its memory and event loop stay untouched); refresh and db:generate call buildIndexFile at
+ * (its memory and event loop stay untouched); refresh and data:generate-1m call buildIndexFile at
  * their end so that the server only has to load the file.
- *   bun src/directory/build-cli.ts <database> <out-file> <expected-version>
+ *   bun run db:index <database> <out-file> <expected-version>
  * Exit 0: written; 3: the database is at another version now (the caller re-pins and retries).
  */
 import { Database } from "bun:sqlite";
@@ -45,7 +45,7 @@ export async function buildIndexFile(
 
 if (import.meta.main) {
   const { positionals, fail } = parseCli({
-    command: "bun src/directory/build-cli.ts",
+    command: "bun run db:index",
     synopsis: ["<database> <out-file> <expected-version>"],
     description: "Writes the directory index file of the database, if it is still at the expected dataset version.",
     options: {},

@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
-import { buildAvailabilityData } from "../availability/index-data";
 import { readDatasetVersion, readLastRefreshAt } from "../db/dataset-meta";
+import { buildAvailabilityData } from "./availability-data";
 import { type Bitset, createBitset, setBit } from "./bitset";
 import type { DirectoryData, EntryColumns, Facet, StringTable } from "./directory-data";
 import { buildIdIndex, compareIds } from "./id-lookup";

@@ -1,4 +1,4 @@
-import type { AvailabilityData } from "../availability/index-data";
+import type { AvailabilityData } from "./availability-data";
 import type { Bitset } from "./bitset";
 import type { IdIndex } from "./id-lookup";
 

@@ -1,7 +1,8 @@
 import type { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { openReader } from "../db/client";
+import type { Config } from "../config";
+import { type Db, openReader } from "../db/client";
 import { readDatasetVersion } from "../db/dataset-meta";
 import { indexFileName, VERSION_MOVED } from "./build-cli";
 import { buildDirectoryData } from "./build-data";
@@ -163,4 +164,12 @@ export class Directory {
     const keep = new Set([current, ...versions.slice(0, KEEP_FILES)].map(indexFileName));
     for (const name of files) if (!keep.has(name)) rmSync(join(this.indexDir, name), { force: true });
   }
+}
+
+/** The Directory of a database, as configured: src/index.ts builds it and hands it to createApp. */
+export function openDirectory(db: Db, config: Pick<Config, "indexDir" | "indexInProcessBelow">): Directory {
+  return new Directory(db.path, db.sqlite, {
+    indexDir: config.indexDir ?? undefined,
+    buildInProcessBelow: config.indexInProcessBelow,
+  });
 }

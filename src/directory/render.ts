@@ -1,5 +1,6 @@
+import type { EndpointRecord } from "../model/endpoints";
+import type { Audience, EndpointStatus, FhirVersion } from "../model/types";
 import type { DirectoryData } from "./directory-data";
-import type { Audience, EndpointRecord, EndpointStatus, FhirVersion } from "./types";
 
 /**
  * What a record is made of: the read model and the vendor names. Renderers that write records

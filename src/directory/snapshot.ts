@@ -1,20 +1,16 @@
 import type { Database, Statement } from "bun:sqlite";
-import type { AvailabilityData } from "../availability/index-data";
 import { readLastRefreshAt } from "../db/dataset-meta";
+import type { EndpointRecord } from "../model/endpoints";
+import type { StatsRecord } from "../model/stats";
+import { FHIR_VERSIONS, type FhirVersion, type ProbeStatus } from "../model/types";
+import type { VendorRecord } from "../model/vendors";
+import type { AvailabilityData } from "./availability-data";
 import { countBits } from "./bitset";
 import type { DirectoryData } from "./directory-data";
 import { IdLookup } from "./id-lookup";
 import { Lru } from "./lru";
 import { type RecordSource, recordAt } from "./render";
 import { DirectorySearch, type EndpointFilter } from "./search";
-import {
-  type EndpointRecord,
-  FHIR_VERSIONS,
-  type FhirVersion,
-  type ProbeStatus,
-  type StatsRecord,
-  type VendorRecord,
-} from "./types";
 
 /** A stored JSON list of strings, as canonical JSON text, with its length. */
 interface JsonList {
@@ -195,7 +191,7 @@ export class DatasetSnapshot {
     return this.data.strings.urls[index]!;
   }
 
-  /** The availability answers of this version, per URL (src/availability/index-data.ts). */
+  /** The availability answers of this version, per URL (src/directory/availability-data.ts). */
   get availability(): AvailabilityData {
     return this.data.availability;
   }

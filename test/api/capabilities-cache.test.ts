@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Db } from "../../src/db/client";
 import { Directory } from "../../src/directory/directory";
-import { canonicalUrl, entryId } from "../../src/directory/identity";
 import type { DatasetSnapshot } from "../../src/directory/snapshot";
-import { CapabilitiesCache, capabilitiesBody, capabilitiesCache } from "../../src/endpoints/capabilities-body";
-import type { Body } from "../../src/http/compression";
+import { canonicalUrl, entryId } from "../../src/model/identity";
+import { CapabilitiesCache, capabilitiesBody, capabilitiesCache } from "../../src/server/endpoints/capabilities-body";
+import type { Body } from "../../src/server/http/compression";
 import { seedDatabase, tempDbPath } from "../support/seed";
 
 const URLS = 40;

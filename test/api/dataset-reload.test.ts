@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { markDatasetChanged } from "../../src/db/dataset-meta";
-import { canonicalUrl, entryId } from "../../src/directory/identity";
+import { canonicalUrl, entryId } from "../../src/model/identity";
+import { createTestApp } from "../support/app";
 import { fixtureApp, get } from "../support/fixture";
 
 function addEntry(db: ReturnType<typeof fixtureApp>["db"], name: string, at: string) {
@@ -28,7 +28,7 @@ describe("a refresh switches the served dataset without a restart", () => {
     // The fixture's 12 entries but its removed one.
     expect((await get(app, "/api/v1/stats")).body.data.totalEndpoints).toBe(11);
 
-    expect(await app.decorator.directory.refreshIfChanged()).toBe(true);
+    expect(await app.directory.refreshIfChanged()).toBe(true);
     const after = await get(app, "/api/v1/endpoints?vendor=meditech");
     expect(after.body.data.map((e: { organizationName: string }) => e.organizationName)).toEqual([
       "Lake Medical",
@@ -43,13 +43,13 @@ describe("a refresh switches the served dataset without a restart", () => {
     expect(
       (await get(app, "/api/v1/vendors")).body.data.find((v: { id: string }) => v.id === "meditech").endpointCount,
     ).toBe(3);
-    expect(await app.decorator.directory.refreshIfChanged()).toBe(false);
+    expect(await app.directory.refreshIfChanged()).toBe(false);
   });
 
   test("the ETag stays the same while the dataset does", async () => {
     const { app } = fixtureApp();
     const a = await get(app, "/api/v1/vendors");
-    await app.decorator.directory.refreshIfChanged();
+    await app.directory.refreshIfChanged();
     const b = await get(app, "/api/v1/vendors");
     expect(b.response.headers.get("etag")).toBe(a.response.headers.get("etag"));
   });
@@ -61,10 +61,10 @@ describe("two datasets at the same version number", () => {
     const { app: b, db } = fixtureApp();
     addEntry(db, "Zephyr Clinic", "2026-11-23T00:00:00.000Z");
     db.sqlite.prepare("UPDATE dataset_meta SET value = '1' WHERE key = 'dataset_version'").run();
-    const bFresh = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+    const bFresh = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
     const first = await get(a, "/api/v1/stats");
     const second = await get(bFresh, "/api/v1/stats");
-    expect(bFresh.decorator.directory.current.version).toBe(a.decorator.directory.current.version);
+    expect(bFresh.directory.current.version).toBe(a.directory.current.version);
     expect(first.body.data.totalEndpoints).toBe(11);
     expect(second.body.data.totalEndpoints).toBe(12);
     expect(second.response.headers.get("etag")).not.toBe(first.response.headers.get("etag"));

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
-import { atTurnEnd, canWait } from "../../src/http/turn-end";
-import { MemoryRateLimitStore } from "../../src/rate-limit/memory-store";
-import type { RateLimitStore } from "../../src/rate-limit/store";
+import { atTurnEnd, canWait } from "../../src/server/http/turn-end";
+import { MemoryRateLimitStore } from "../../src/server/rate-limit/memory-store";
+import type { RateLimitStore } from "../../src/server/rate-limit/store";
+import { createTestApp } from "../support/app";
 import { fixtureDb } from "../support/fixture";
 
 // Two servers on the same data: one serves the by-id routes through Bun's router
-// (src/http/direct-routes.ts); the other counts in a store that answers through a Promise, as
+// (src/server/fast-lane/direct-routes.ts); the other counts in a store that answers through a Promise, as
 // Redis does, so it has no direct routes and answers every request through Elysia's hooks. Both
 // get the same requests in the same order and read the same clock, so every status, body and
 // header must be the same.
@@ -30,8 +30,8 @@ async function answer(response: Response) {
 }
 
 describe("the direct routes answer exactly as the app does", () => {
-  const served = createApp({ db: fixtureDb(), config: loadConfig(env), clock });
-  const reference = createApp({ db: fixtureDb(), config: loadConfig(env), clock, rateLimitStore: awaitedStore() });
+  const served = createTestApp({ db: fixtureDb(), config: loadConfig(env), clock });
+  const reference = createTestApp({ db: fixtureDb(), config: loadConfig(env), clock, rateLimitStore: awaitedStore() });
   let direct: string;
   let app: string;
   let ids: string[];
@@ -128,7 +128,7 @@ describe("responses go back at the end of the event loop's turn", () => {
   });
 
   test("many clients at once each get the answer to their own request (by id, and cached lists)", async () => {
-    const app = createApp({ db: fixtureDb(), config: loadConfig({ ...env, RATE_LIMIT_MAX: "100000" }), clock });
+    const app = createTestApp({ db: fixtureDb(), config: loadConfig({ ...env, RATE_LIMIT_MAX: "100000" }), clock });
     app.listen({ port: 0, hostname: "127.0.0.1" });
     try {
       const root = `http://127.0.0.1:${app.server!.port}/api/v1`;

@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
 import { markDatasetChanged } from "../../src/db/dataset-meta";
 import { indexFileName } from "../../src/directory/build-cli";
 import { readDataFile, readDataFileSync } from "../../src/directory/data-file";
-import { buildSampleDatabase } from "../../src/sample/build";
+import { buildSampleDatabase } from "../../tools/sample/build";
+import { createTestApp } from "../support/app";
 import { get } from "../support/fixture";
 import { tempDbPath } from "../support/seed";
 
@@ -15,14 +15,14 @@ describe("directory index built in a child process and kept on disk", async () =
   const path = tempDbPath("sample.sqlite");
   await buildSampleDatabase(path);
   const indexDir = `${path}.index`;
-  const viaFile = createApp({
+  const viaFile = createTestApp({
     db: openDatabase(path),
     config: loadConfig({ RATE_LIMIT_MAX: "0", INDEX_IN_PROCESS_BELOW: "0" }),
   });
-  const inline = createApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+  const inline = createTestApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
 
   test("the file holds the current version", () => {
-    expect(readdirSync(indexDir)).toEqual([indexFileName(viaFile.decorator.directory.current.version)]);
+    expect(readdirSync(indexDir)).toEqual([indexFileName(viaFile.directory.current.version)]);
   });
 
   test("answers equal those of the in-process index, for every page and several filters", async () => {
@@ -48,8 +48,8 @@ describe("directory index built in a child process and kept on disk", async () =
   test("a second start reuses the file instead of rebuilding", () => {
     const file = `${indexDir}/${readdirSync(indexDir)[0]}`;
     const before = statSync(file).mtimeMs;
-    const again = createApp({ db: openDatabase(path), config: loadConfig({ INDEX_IN_PROCESS_BELOW: "0" }) });
-    expect(again.decorator.directory.current.stats.totalEndpoints).toBeGreaterThan(2000);
+    const again = createTestApp({ db: openDatabase(path), config: loadConfig({ INDEX_IN_PROCESS_BELOW: "0" }) });
+    expect(again.directory.current.stats.totalEndpoints).toBeGreaterThan(2000);
     expect(statSync(file).mtimeMs).toBe(before);
   });
 
@@ -68,8 +68,8 @@ describe("directory index built in a child process and kept on disk", async () =
     expect(() => readDataFileSync(other)).toThrow();
     await expect(readDataFile(other)).rejects.toThrow();
     // The whole file reads back to the version it was written for.
-    expect(readDataFileSync(file).version).toBe(viaFile.decorator.directory.current.version);
-    expect((await readDataFile(file)).version).toBe(viaFile.decorator.directory.current.version);
+    expect(readDataFileSync(file).version).toBe(viaFile.directory.current.version);
+    expect((await readDataFile(file)).version).toBe(viaFile.directory.current.version);
   });
 
   test("capabilities stay right when probe rows were renumbered behind the index file (as VACUUM may)", async () => {
@@ -85,7 +85,7 @@ describe("directory index built in a child process and kept on disk", async () =
     const writer = openDatabase(path);
     writer.sqlite.run("UPDATE probes SET rowid = -rowid");
     writer.sqlite.run("UPDATE probes SET rowid = 1 - rowid");
-    const again = createApp({
+    const again = createTestApp({
       db: openDatabase(path),
       config: loadConfig({ RATE_LIMIT_MAX: "0", INDEX_IN_PROCESS_BELOW: "0" }),
     });
@@ -102,12 +102,12 @@ describe("directory index built in a child process and kept on disk", async () =
         writer.sqlite.prepare("UPDATE entries SET organization_name = ? WHERE row_id = 1").run(`Renamed Clinic ${i}`);
         markDatasetChanged(writer.sqlite, `2026-11-2${i}T00:00:00.000Z`);
       })();
-      expect(await viaFile.decorator.directory.refreshIfChanged()).toBe(true);
+      expect(await viaFile.directory.refreshIfChanged()).toBe(true);
       const { body } = await get(viaFile, `/api/v1/endpoints?query=renamed%20clinic%20${i}`);
       expect(body.meta.total).toBe(1);
     }
     const files = readdirSync(indexDir).sort();
     expect(files.length).toBe(2);
-    expect(existsSync(`${indexDir}/${indexFileName(viaFile.decorator.directory.current.version)}`)).toBe(true);
+    expect(existsSync(`${indexDir}/${indexFileName(viaFile.directory.current.version)}`)).toBe(true);
   });
 });

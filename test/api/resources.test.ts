@@ -154,7 +154,7 @@ describe("GET /api/v1/stats", () => {
 
 describe("GET /health", () => {
   test("ok with the server time, even with the database closed", async () => {
-    app.decorator.directory.close();
+    app.directory.close();
     db.sqlite.close();
     const before = Date.now();
     const { status, body } = await get(app, "/health");

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
-import { jsonResponse } from "../../src/http/json";
-import { routeOptions } from "../../src/http/routes";
+import { jsonResponse } from "../../src/server/http/json";
+import { routeOptions } from "../../src/server/http/routes";
+import { createTestApp } from "../support/app";
 import { fixtureDb } from "../support/fixture";
 
 /**
@@ -11,7 +11,7 @@ import { fixtureDb } from "../support/fixture";
  * and rate limiting to follow it: no list of paths is kept beside the routes.
  */
 function appWithThrowawayRoutes(rateLimitMax = "100") {
-  const app = createApp({
+  const app = createTestApp({
     db: fixtureDb(),
     config: loadConfig({ RATE_LIMIT_MAX: rateLimitMax, LOG_LEVEL: "error" }),
     clock: () => new Date("2026-11-25T12:00:10.000Z"),

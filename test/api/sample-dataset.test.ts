@@ -1,9 +1,9 @@
 import { Database } from "bun:sqlite";
 import { beforeAll, describe, expect, test } from "bun:test";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
-import { buildSampleDatabase } from "../../src/sample/build";
+import { buildSampleDatabase } from "../../tools/sample/build";
+import { createTestApp } from "../support/app";
 import { get } from "../support/fixture";
 import { listOrderKey } from "../support/list-order";
 import { tempDbPath } from "../support/seed";
@@ -12,14 +12,14 @@ import { tempDbPath } from "../support/seed";
  * The API over the bundled sample dataset, each answer checked against plain SQL over the same
  * file (not the directory index the API uses).
  */
-let app: ReturnType<typeof createApp>;
+let app: ReturnType<typeof createTestApp>;
 let sql: Database;
 
 beforeAll(async () => {
   const path = tempDbPath("sample.sqlite");
   await buildSampleDatabase(path);
   sql = new Database(path, { readonly: true });
-  app = createApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+  app = createTestApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
 }, 60_000); // the build runs the whole pipeline: a few seconds, more on a busy machine
 
 /** Entries matching `where`, removed ones aside (they leave the listings, the counts and stats). */

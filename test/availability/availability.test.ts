@@ -5,13 +5,13 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { FormatRegistry } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
-import { createApp } from "../../src/app";
-import { DAY_MS, urlKey } from "../../src/availability/history-format";
-import { AvailabilityResponse } from "../../src/availability/schemas";
 import { loadConfig } from "../../src/config";
 import type { Db } from "../../src/db/client";
-import { probeDue } from "../../src/probe";
+import { DAY_MS, urlKey } from "../../src/db/history-format";
+import { probeDue } from "../../src/pipeline/probe";
+import { AvailabilityResponse } from "../../src/server/availability/schemas";
 import { fixture, insertEntry, tempDb } from "../probe/helpers";
+import { createTestApp } from "../support/app";
 
 const R4 = fixture("r4-capability.json");
 const SMART = fixture("smart-patient.json");
@@ -80,7 +80,7 @@ async function runAt(db: Db, day: number, writeInWorker = true) {
 }
 
 async function availability(db: Db, id: string, init?: RequestInit) {
-  const app = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
+  const app = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
   try {
     const response = await app.handle(new Request(`http://localhost/api/v1/endpoints/${id}/availability`, init));
     const body = response.status === 304 ? null : ((await response.json()) as any);
@@ -88,7 +88,7 @@ async function availability(db: Db, id: string, init?: RequestInit) {
     if (response.status === 200) expect(Value.Errors(AvailabilityResponse, body).First()).toBeUndefined();
     return { response, body };
   } finally {
-    app.decorator.directory.close();
+    app.directory.close();
   }
 }
 
@@ -195,7 +195,7 @@ describe("availability of a server that goes down and comes back", () => {
     const missing = await availability(ctx.db, "f".repeat(64));
     expect(missing.response.status).toBe(404);
     expect(missing.body.error.code).toBe("ENDPOINT_NOT_FOUND");
-    const app = createApp({ db: ctx.db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
+    const app = createTestApp({ db: ctx.db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
     try {
       const bad = await app.handle(new Request(`http://localhost/api/v1/endpoints/${id}/availability?window=7d`));
       expect(bad.status).toBe(400);
@@ -204,7 +204,7 @@ describe("availability of a server that goes down and comes back", () => {
         message: "window: unknown parameter",
       });
     } finally {
-      app.decorator.directory.close();
+      app.directory.close();
     }
   });
 });

@@ -7,7 +7,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { decodeRecord, RECORD_BYTES, urlKey } from "../../src/availability/history-format";
+import { decodeRecord, RECORD_BYTES, urlKey } from "../../src/db/history-format";
 import { slowFhirServers } from "../probe/helpers";
 import { seedDatabase } from "../support/seed";
 
@@ -53,7 +53,7 @@ test("kill -9 mid-run: one history record per stored probe, none without one; th
   }));
   seedDatabase(dbPath, { vendors: [{ id: "epic", name: "Epic Systems" }], entries }).sqlite.close();
   const probe = () =>
-    Bun.spawn([process.execPath, join(ROOT, "src/probe/cli.ts"), "--concurrency", "16", "--timeout", "5s"], {
+    Bun.spawn([process.execPath, join(ROOT, "src/pipeline/probe/cli.ts"), "--concurrency", "16", "--timeout", "5s"], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_PATH: dbPath, ALLOW_PRIVATE_NETWORK: "true" },
       stdout: "pipe",

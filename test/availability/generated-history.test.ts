@@ -1,13 +1,13 @@
-/** `db:generate --history-days`: history the route can be measured on, deterministic, with the shapes real hosts have. */
+/** `data:generate-1m --history-days`: history the route can be measured on, deterministic, with the shapes real hosts have. */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
-import { generateDataset } from "../../src/generate/generator";
+import { generateDataset } from "../../tools/generate/generator";
+import { createTestApp } from "../support/app";
 
 const dir = mkdtempSync(join(tmpdir(), "generated-history-"));
 const a = join(dir, "a.sqlite");
@@ -40,7 +40,7 @@ test("every probed URL has 400 days of history, the same bytes for the same seed
 
 test("through the route: the newest record is the probe, and hosts differ (steady, slow, with outages, down)", async () => {
   const db = openDatabase(a);
-  const app = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
+  const app = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
   try {
     const ids = db.sqlite
       .prepare("SELECT e.id FROM entries e JOIN probes p ON p.url = e.url GROUP BY e.url")
@@ -69,7 +69,7 @@ test("through the route: the newest record is the probe, and hosts differ (stead
     expect(never).toBeGreaterThan(0);
     expect(slow).toBeGreaterThan(0);
   } finally {
-    app.decorator.directory.close();
+    app.directory.close();
     db.sqlite.close();
   }
 }, 60_000);

@@ -1,19 +1,12 @@
 /** The stored history, written through recordProbes with chosen results and read through the route. */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { createApp } from "../../src/app";
-import {
-  DAY_MS,
-  decodeDay,
-  decodeRecord,
-  encodeRecord,
-  type HistoryRecord,
-  rollUp,
-} from "../../src/availability/history-format";
 import { loadConfig } from "../../src/config";
-import { recordProbes } from "../../src/probe";
-import { pruneHistory } from "../../src/probe/history";
-import type { StorableResult } from "../../src/probe/store";
+import { DAY_MS, decodeDay, decodeRecord, encodeRecord, type HistoryRecord, rollUp } from "../../src/db/history-format";
+import { recordProbes } from "../../src/pipeline/probe";
+import { pruneHistory } from "../../src/pipeline/probe/history";
+import type { StorableResult } from "../../src/pipeline/probe/store";
 import { datasetVersion, insertEntry, tempDb } from "../probe/helpers";
+import { createTestApp } from "../support/app";
 
 const SUMMARY = {
   fhirVersion: "R4" as const,
@@ -55,12 +48,12 @@ beforeEach(() => {
 afterEach(() => ctx.cleanup());
 
 async function availability(id: string) {
-  const app = createApp({ db: ctx.db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
+  const app = createTestApp({ db: ctx.db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
   try {
     const response = await app.handle(new Request(`http://localhost/api/v1/endpoints/${id}/availability`));
     return ((await response.json()) as any).data;
   } finally {
-    app.decorator.directory.close();
+    app.directory.close();
   }
 }
 

@@ -8,17 +8,17 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp } from "../../src/app";
-import { encodeRecord, RECORD_BYTES, urlKey } from "../../src/availability/history-format";
-import { AT, historyEntry } from "../../src/availability/index-data";
-import { availabilityBody } from "../../src/availability/service";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
 import { readLastRefreshAt } from "../../src/db/dataset-meta";
+import { encodeRecord, RECORD_BYTES, urlKey } from "../../src/db/history-format";
+import { AT, historyEntry } from "../../src/directory/availability-data";
 import { buildDirectoryData } from "../../src/directory/build-data";
 import { readDataFileSync, writeDataFile } from "../../src/directory/data-file";
 import { DatasetSnapshot } from "../../src/directory/snapshot";
-import { generateDataset } from "../../src/generate/generator";
+import { availabilityBody } from "../../src/server/availability/service";
+import { generateDataset } from "../../tools/generate/generator";
+import { createTestApp } from "../support/app";
 import { referenceBody } from "./reference-body";
 
 const dir = mkdtempSync(join(tmpdir(), "availability-index-"));
@@ -98,7 +98,7 @@ for (const viaFile of [false, true]) {
 
 test("through the route: an answer keeps its bytes after the next ones are built (bodies share one buffer)", async () => {
   const db = openDatabase(path);
-  const app = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
+  const app = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
   try {
     const lastUpdated = readLastRefreshAt(db.sqlite);
     // Entries of different URLs with history: answers of different lengths and contents.
@@ -122,7 +122,7 @@ test("through the route: an answer keeps its bytes after the next ones are built
       expect(decoder.decode(Bun.gunzipSync(new Uint8Array(await gzipped[i]!.arrayBuffer())))).toBe(expected);
     }
   } finally {
-    app.decorator.directory.close();
+    app.directory.close();
     db.sqlite.close();
   }
 });

@@ -1,7 +1,7 @@
 /**
  * The availability answer computed straight from the database, the way the route computed it
  * before answers were precomputed into the directory index: the oracle the index is checked
- * against. Kept deliberately independent of src/availability/index-data.ts and service.ts.
+ * against. Kept deliberately independent of src/directory/availability-data.ts and service.ts.
  */
 import type { Database } from "bun:sqlite";
 import {
@@ -14,7 +14,7 @@ import {
   recordTime,
   recordUp,
   urlKey,
-} from "../../src/availability/history-format";
+} from "../../src/db/history-format";
 
 const HISTORY_SQL =
   "SELECT last_at, last_up_at, last_down_at, records, first_day, days FROM probe_history WHERE url_key = ?1";

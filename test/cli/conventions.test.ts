@@ -7,16 +7,16 @@ import { runScript } from "../support/run-script";
 
 /** Every command-line tool of the project, as it is run. */
 const TOOLS = [
-  ["src/ingest/cli.ts", "bun run ingest"],
-  ["src/probe/cli.ts", "bun run probe"],
-  ["src/refresh/cli.ts", "bun run refresh"],
-  ["src/keys/cli.ts", "bun run keys"],
-  ["src/sample/cli.ts", "bun run db:sample"],
-  ["src/generate/cli.ts", "bun run db:generate"],
-  ["src/directory/build-cli.ts", "bun src/directory/build-cli.ts"],
-  ["src/sample/generate.ts", "bun src/sample/generate.ts"],
-  ["src/national/build-cli.ts", "bun run db:national"],
-  ["src/national/cli.ts", "bun run national:generate"],
+  ["src/pipeline/ingest/cli.ts", "bun run ingest"],
+  ["src/pipeline/probe/cli.ts", "bun run probe"],
+  ["src/pipeline/refresh/cli.ts", "bun run refresh"],
+  ["src/server/keys/cli.ts", "bun run keys"],
+  ["tools/sample/cli.ts", "bun run data:sample"],
+  ["tools/generate/cli.ts", "bun run data:generate-1m"],
+  ["src/directory/build-cli.ts", "bun run db:index"],
+  ["tools/sample/generate.ts", "bun run data:sample-lists"],
+  ["src/pipeline/national/build-cli.ts", "bun run db:national"],
+  ["src/pipeline/national/cli.ts", "bun run data:national-bundle"],
 ] as const;
 
 const run = (script: string, args: string[], databasePath: string) =>

@@ -1,8 +1,8 @@
 import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
+import { createTestApp } from "../support/app";
 import { get } from "../support/fixture";
 import { tempDbPath } from "../support/seed";
 
@@ -29,7 +29,7 @@ test("a database created with SQLite's default 4 KB pages keeps them and is serv
     INSERT INTO probe_bodies (id, sha256, body) VALUES (1, 'h1', '{"resourceType":"CapabilityStatement","padding":"${"x".repeat(20_000)}"}');
     INSERT INTO probes (url, probed_at, probe_status, metadata_body_id, fhir_version) VALUES ('https://a.example/fhir', '2026-11-02T00:00:00.000Z', 'success', 1, 'R4');
   `);
-  const app = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+  const app = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
   const { status, body } = await get(app, `/api/v1/endpoints/${"a".repeat(64)}/capabilities`);
   expect(status).toBe(200);
   expect(body.data.capabilityStatement.padding.length).toBe(20_000);

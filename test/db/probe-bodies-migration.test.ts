@@ -14,11 +14,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { type Db, MIGRATIONS_FOLDER, openDatabase } from "../../src/db/client";
-import { entryId } from "../../src/directory/identity";
-import { Rng } from "../../src/generate/prng";
+import { entryId } from "../../src/model/identity";
+import { Rng } from "../../tools/generate/prng";
+import { createTestApp } from "../support/app";
 
 /**
  * A database written in the layout before bodies moved to probe_bodies (each probe row carrying
@@ -32,7 +32,7 @@ const IDS = 2_000;
 let dir: string;
 let before: Database;
 let db: Db;
-let app: ReturnType<typeof createApp>;
+let app: ReturnType<typeof createTestApp>;
 
 /** Bodies as servers send them: key order, number spellings, whitespace, escapes and non-ASCII kept. */
 function bodyPool(rng: Rng): string[] {
@@ -153,7 +153,7 @@ beforeAll(() => {
   copyFileSync(path, join(dir, "before.sqlite"));
   before = new Database(join(dir, "before.sqlite"), { readonly: true });
   db = openDatabase(path);
-  app = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
+  app = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
 }, 60_000);
 
 afterAll(() => {

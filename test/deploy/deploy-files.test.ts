@@ -258,7 +258,7 @@ describe("Dockerfile", () => {
       "db/sample/manifest.json",
       "db/national/lists.json.zst",
       "db/national/provenance.json",
-      "src/ingest/enrich/zip-places.tsv.gz",
+      "src/pipeline/ingest/enrich/zip-places.tsv.gz",
       "package-lock.json",
       "litefs.yml",
     ]) {
@@ -303,7 +303,7 @@ describe("Dockerfile", () => {
     const script = command.join(" ");
     expectShellSyntax(script);
     expect(script).toContain("bun run refresh");
-    expect(packageJson.scripts.refresh).toBe("bun src/refresh/cli.ts");
+    expect(packageJson.scripts.refresh).toBe("bun src/pipeline/refresh/cli.ts");
   });
 
   test("the LiteFS target mounts as root with litefs.yml and copies the litefs binary", () => {
@@ -371,7 +371,7 @@ describe("litefs.yml", () => {
     const seedScript = scriptOf(shellWords(seed!.cmd));
     expectShellSyntax(seedScript);
     expect(seedScript).toContain("bun run db:national");
-    expect(packageJson.scripts["db:national"]).toBe("bun src/national/build-cli.ts");
+    expect(packageJson.scripts["db:national"]).toBe("bun src/pipeline/national/build-cli.ts");
     expect(seedScript).toContain("litefs import -name directory.sqlite");
     expect(seedScript.startsWith("test -e /litefs/directory.sqlite ||")).toBe(true);
 

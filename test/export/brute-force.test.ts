@@ -8,10 +8,10 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { type Db, openDatabase } from "../../src/db/client";
-import { generateDataset } from "../../src/generate/generator";
+import { generateDataset } from "../../tools/generate/generator";
+import { createTestApp } from "../support/app";
 import { type Combo, combinations } from "../support/filter-combinations";
 import {
   type AppOf,
@@ -51,11 +51,11 @@ beforeAll(() => {
   const path = join(dir, "directory.sqlite");
   generateDataset({ endpoints: 10_000, out: path, seed: 11 });
   db = openDatabase(path);
-  app = createApp({ db, config: loadConfig({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
+  app = createTestApp({ db, config: loadConfig({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
 });
 
 afterAll(() => {
-  app?.decorator.directory.close();
+  app?.directory.close();
   db?.sqlite.close();
   rmSync(dir, { recursive: true, force: true });
 });

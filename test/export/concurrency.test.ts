@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateDataset } from "../../src/generate/generator";
+import { generateDataset } from "../../tools/generate/generator";
 import { type ServerProcess, startServer } from "../support/server-process";
 
 let dir: string;

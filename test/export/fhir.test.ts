@@ -9,12 +9,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ValidateFunction } from "ajv";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { type Db, openDatabase } from "../../src/db/client";
-import { generateDataset } from "../../src/generate/generator";
-import { fhirVersionOfUrl } from "../../src/ingest/enrich/fhir-version";
-import { findVendor, loadRegistry } from "../../src/ingest/registry";
+import { fhirVersionOfUrl } from "../../src/pipeline/ingest/enrich/fhir-version";
+import { findVendor, loadRegistry } from "../../src/pipeline/ingest/registry";
+import { generateDataset } from "../../tools/generate/generator";
+import { createTestApp } from "../support/app";
 import { fixtureApp } from "../support/fixture";
 import { runScript } from "../support/run-script";
 import { bundleValidator } from "./fhir-schema";
@@ -33,14 +33,14 @@ beforeAll(async () => {
   const path = join(dir, "generated.sqlite");
   generateDataset({ endpoints: 4_000, out: path, seed: 7 });
   db = openDatabase(path);
-  app = createApp({ db, config: loadConfig({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
+  app = createTestApp({ db, config: loadConfig({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
   validate = await bundleValidator();
 });
 
 afterAll(() => {
-  app?.decorator.directory.close();
+  app?.directory.close();
   db?.sqlite.close();
-  fixture.app.decorator.directory.close();
+  fixture.app.directory.close();
   fixture.db.sqlite.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -202,7 +202,9 @@ describe("round trip through our own ingest", () => {
         code: exitCode,
         stdout,
         stderr,
-      } = await runScript("src/ingest/cli.ts", ["--vendor", vendor, "--file", file], { DATABASE_PATH: target });
+      } = await runScript("src/pipeline/ingest/cli.ts", ["--vendor", vendor, "--file", file], {
+        DATABASE_PATH: target,
+      });
       expect({ exitCode, stderr }).toEqual({ exitCode: 0, stderr: "" });
       expect(stdout).toContain(vendor);
       const copy = new Database(target, { readonly: true });

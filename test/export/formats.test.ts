@@ -4,8 +4,8 @@
  */
 import { afterAll, describe, expect, test } from "bun:test";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
+import { createTestApp } from "../support/app";
 import { ENTRIES, PROBES, VENDORS } from "../support/fixture";
 import { seedDatabase, tempDbPath } from "../support/seed";
 import { exportText, type ListRecord, pageThroughList, parseCsv, SPEC_FIELDS } from "./helpers";
@@ -40,10 +40,10 @@ const db = seedDatabase(tempDbPath(), {
   probes: PROBES,
   at: "2026-11-21T09:00:00.000Z",
 });
-const app = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
+const app = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
 
 afterAll(() => {
-  app.decorator.directory.close();
+  app.directory.close();
   db.sqlite.close();
 });
 
@@ -116,7 +116,7 @@ describe("NDJSON", () => {
 
 describe("download headers and caching", () => {
   test("attachment with the dataset version in the file name, for each format", async () => {
-    const version = app.decorator.directory.current.version;
+    const version = app.directory.current.version;
     for (const [format, name] of [
       ["csv", `endpoint-directory-v${version}.csv`],
       ["ndjson", `endpoint-directory-v${version}.ndjson`],

@@ -1,9 +1,9 @@
-import type { createApp } from "../../src/app";
+import type { createTestApp } from "../support/app";
 
 type App = { handle(request: Request): Promise<Response> };
 
 export type { App };
-export type AppOf = ReturnType<typeof createApp>;
+export type AppOf = ReturnType<typeof createTestApp>;
 
 export interface ListRecord {
   id: string;

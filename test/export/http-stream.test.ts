@@ -14,9 +14,9 @@ import { gunzipSync } from "node:zlib";
 import type { Server } from "bun";
 import { type Db, openDatabase } from "../../src/db/client";
 import { Directory } from "../../src/directory/directory";
-import type { ExportFormat } from "../../src/export/schemas";
-import { exportStream, FORMATS } from "../../src/export/service";
-import { generateDataset } from "../../src/generate/generator";
+import type { ExportFormat } from "../../src/server/export/schemas";
+import { exportStream, FORMATS } from "../../src/server/export/service";
+import { generateDataset } from "../../tools/generate/generator";
 
 let dir: string;
 let db: Db;

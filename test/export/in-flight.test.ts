@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { InFlightExports } from "../../src/export/in-flight";
+import { InFlightExports } from "../../src/server/export/in-flight";
 
 test("two slots per client; a released slot is free again; other clients have their own", () => {
   const limiter = new InFlightExports(2);

@@ -1,9 +1,9 @@
 /**
  * The FHIR Bundle rendered from record objects, as the export first did it: the reference the
- * column renderer (src/export/formats/fhir.ts) must equal byte for byte. The code lists and
+ * column renderer (src/server/export/formats/fhir.ts) must equal byte for byte. The code lists and
  * URLs are the renderer's own: this checks the rendering, the FHIR schema test checks the codes.
  */
-import type { EndpointRecord } from "../../src/directory/types";
+import type { EndpointRecord } from "../../src/model/endpoints";
 import {
   CONNECTION_TYPE,
   FHIR_ENDPOINT_STATUS,
@@ -11,7 +11,7 @@ import {
   FHIR_VERSION_EXTENSION,
   NPI_SYSTEM,
   PAYLOAD_TYPE,
-} from "../../src/export/formats/fhir";
+} from "../../src/server/export/formats/fhir";
 
 const sha256 = (text: string) => Bun.SHA256.hash(text, "hex") as string;
 

@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Db, openDatabase } from "../../src/db/client";
 import { Directory } from "../../src/directory/directory";
-import { exportStream, FORMATS } from "../../src/export/service";
-import { generateDataset } from "../../src/generate/generator";
-import type { ByteBuffer } from "../../src/http/byte-buffer";
+import { exportStream, FORMATS } from "../../src/server/export/service";
+import type { ByteBuffer } from "../../src/server/http/byte-buffer";
+import { generateDataset } from "../../tools/generate/generator";
 
 let dir: string;
 let db: Db;

@@ -8,10 +8,10 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { type Db, openDatabase } from "../../src/db/client";
-import { generateDataset } from "../../src/generate/generator";
+import { generateDataset } from "../../tools/generate/generator";
+import { createTestApp } from "../support/app";
 import { type Combo, combinations } from "../support/filter-combinations";
 
 interface Row {
@@ -32,7 +32,7 @@ interface Row {
 const N = 10_000;
 let dir: string;
 let db: Db;
-let app: ReturnType<typeof createApp>;
+let app: ReturnType<typeof createTestApp>;
 let sorted: Row[];
 
 function fold(text: string): string {
@@ -87,7 +87,7 @@ beforeAll(() => {
   generateDataset({ endpoints: N, out: path, seed: 11 });
   db = openDatabase(path);
   const config = loadConfig({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" });
-  app = createApp({ db, config });
+  app = createTestApp({ db, config });
   const raw = db.sqlite
     .prepare(
       `SELECT e.id, e.vendor_id, v.name, e.organization_name, e.url, e.state, e.fhir_version, e.access, p.supported_resources, p.smart_body_id IS NOT NULL
@@ -124,7 +124,7 @@ beforeAll(() => {
 });
 
 afterAll(() => {
-  app?.decorator.directory.close();
+  app?.directory.close();
   db?.sqlite.close();
   rmSync(dir, { recursive: true, force: true });
 });

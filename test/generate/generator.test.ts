@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { canonicalUrl, entryId } from "../../src/directory/identity";
-import { generateDataset } from "../../src/generate/generator";
-import { STATES } from "../../src/generate/places";
+import { canonicalUrl, entryId } from "../../src/model/identity";
+import { generateDataset } from "../../tools/generate/generator";
+import { STATES } from "../../tools/generate/places";
 
 const N = 10_000;
 let dir: string;

@@ -9,10 +9,10 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
 import { slowFhirServers } from "../probe/helpers";
+import { createTestApp } from "../support/app";
 import { seedDatabase } from "../support/seed";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -68,7 +68,7 @@ const fileSize = (path: string) => (existsSync(path) ? statSync(path).size : 0);
 /** The API over the database file, as a fresh server process would open it. */
 async function api(path: string) {
   const db = openDatabase(path);
-  const app = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
+  const app = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
   const get = async (target: string) => {
     const response = await app.handle(new Request(`http://localhost${target}`));
     return { status: response.status, body: (await response.json()) as any };
@@ -76,7 +76,7 @@ async function api(path: string) {
   return {
     get,
     close: () => {
-      app.decorator.directory.close();
+      app.directory.close();
       db.sqlite.close();
     },
   };
@@ -106,7 +106,11 @@ describe("kill -9 during an ingest", () => {
     const dbPath = join(dir, "directory.sqlite");
     const env = { DATABASE_PATH: dbPath };
     const ingest = (file: string) =>
-      spawnCli("src/ingest/cli.ts", ["--vendor", "meditech", "--file", file, "--list", "meditech-endpoints"], env);
+      spawnCli(
+        "src/pipeline/ingest/cli.ts",
+        ["--vendor", "meditech", "--file", file, "--list", "meditech-endpoints"],
+        env,
+      );
     const alpha = writeList(dir, "alpha.json", "Alpha");
     const bravo = writeList(dir, "bravo.json", "Bravo");
 
@@ -197,7 +201,7 @@ describe("kill -9 during a probe run", () => {
     }));
     seedDatabase(dbPath, { vendors: [{ id: "epic", name: "Epic Systems" }], entries }).sqlite.close();
     const env = { DATABASE_PATH: dbPath, ALLOW_PRIVATE_NETWORK: "true" };
-    const probe = () => spawnCli("src/probe/cli.ts", ["--concurrency", "16", "--timeout", "5s"], env);
+    const probe = () => spawnCli("src/pipeline/probe/cli.ts", ["--concurrency", "16", "--timeout", "5s"], env);
 
     const child = probe();
     const reader = new Database(dbPath, { readonly: true });

@@ -12,10 +12,10 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { brotliDecompressSync } from "node:zlib";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
-import { ingestFile } from "../../src/ingest";
+import { ingestFile } from "../../src/pipeline/ingest";
+import { createTestApp } from "../support/app";
 import { fixtureApp, fixtureDb } from "../support/fixture";
 import { type ServerProcess, startServer } from "../support/server-process";
 
@@ -987,7 +987,7 @@ describe("hostile items in a vendor list never reach the API", () => {
     const summary = await ingestFile(db, { vendorId: "meditech", file });
     expect(summary).toMatchObject({ ok: true, added: 1, skipped: 5 });
 
-    const app = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
+    const app = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
     const response = await app.handle(new Request("http://localhost/api/v1/endpoints?limit=100"));
     expect(response.status).toBe(200);
     const body = await response.text();

@@ -5,10 +5,10 @@
  * numeric spellings of private addresses.
  */
 import { afterAll, describe, expect, test } from "bun:test";
-import { fetchAndParseList } from "../../src/ingest/fetch-list";
-import type { ListDefinition } from "../../src/ingest/types";
-import { probeUrl } from "../../src/probe";
-import { BlockedError, type LookupFn, resolveAndCheck } from "../../src/probe/guard";
+import { fetchAndParseList } from "../../src/pipeline/ingest/fetch-list";
+import type { ListDefinition } from "../../src/pipeline/ingest/types";
+import { probeUrl } from "../../src/pipeline/probe";
+import { BlockedError, type LookupFn, resolveAndCheck } from "../../src/pipeline/probe/guard";
 import { serve } from "../probe/helpers";
 
 const CAPABILITY = '{"resourceType":"CapabilityStatement","fhirVersion":"4.0.1"}';

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/logger";
-import { MemoryRateLimitStore } from "../../src/rate-limit/memory-store";
-import { RedisRateLimitStore } from "../../src/rate-limit/redis-store";
+import { MemoryRateLimitStore } from "../../src/server/rate-limit/memory-store";
+import { RedisRateLimitStore } from "../../src/server/rate-limit/redis-store";
+import { createTestApp } from "../support/app";
 import { fixtureDb } from "../support/fixture";
 import { type RedisProcess, redisAvailable, startRedis } from "../support/redis-server";
 import { type ServerProcess, startServer } from "../support/server-process";
@@ -12,7 +12,7 @@ import { type ServerProcess, startServer } from "../support/server-process";
 function limitedApp(env: Record<string, string>, startAt = "2026-11-25T12:00:10.000Z") {
   let now = Date.parse(startAt);
   const store = new MemoryRateLimitStore();
-  const app = createApp({
+  const app = createTestApp({
     db: fixtureDb(),
     config: loadConfig({ RATE_LIMIT_WINDOW_SECONDS: "60", LOG_LEVEL: "error", ...env }),
     clock: () => new Date(now),
@@ -218,7 +218,7 @@ describe.skipIf(!redisAvailable && !process.env.REDIS_TEST_URL)(
       const prefix = `hardening-${crypto.randomUUID()}`;
       const stores = [0, 1, 2].map(() => new RedisRateLimitStore(url, log, prefix));
       const apps = stores.map((store) =>
-        createApp({
+        createTestApp({
           db: fixtureDb(),
           config: loadConfig({ RATE_LIMIT_MAX: "120", RATE_LIMIT_WINDOW_SECONDS: "600", LOG_LEVEL: "error" }),
           rateLimitStore: store,

@@ -44,7 +44,7 @@ async function ingest(dbPath: string, file: string): Promise<number> {
   const proc = Bun.spawn(
     [
       process.execPath,
-      join(ROOT, "src/ingest/cli.ts"),
+      join(ROOT, "src/pipeline/ingest/cli.ts"),
       "--vendor",
       "meditech",
       "--file",

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
+import { createTestApp } from "../support/app";
 import { fixtureDb } from "../support/fixture";
 
 /**
@@ -72,7 +72,7 @@ function requestText(method: string, target: string, port: number, variant: stri
 }
 
 function startApp(env: Record<string, string>) {
-  const app = createApp({
+  const app = createTestApp({
     db: fixtureDb(),
     config: loadConfig({ LOG_LEVEL: "error", RATE_LIMIT_WINDOW_SECONDS: "3600", ...env }),
     clock: () => new Date("2026-11-25T12:00:10.000Z"),

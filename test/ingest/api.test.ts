@@ -1,8 +1,8 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { openDatabase } from "../../src/db/client";
-import { ingestFile, syncVendorRegistry } from "../../src/ingest";
-import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../src/ingest/registry";
+import { ingestFile, syncVendorRegistry } from "../../src/pipeline/ingest";
+import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../src/pipeline/ingest/registry";
 import { bundle, FOUR, removeTempDirs, tempDir, writeFile, writeRegistry } from "./cli-helpers";
 import { fixture } from "./helpers";
 

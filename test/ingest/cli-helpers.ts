@@ -104,9 +104,9 @@ export interface CliRun {
   output: string;
 }
 
-/** Runs `bun src/ingest/cli.ts` as a real subprocess (asynchronously: test servers keep answering). */
+/** Runs `bun src/pipeline/ingest/cli.ts` as a real subprocess (asynchronously: test servers keep answering). */
 export async function runCli(args: string[], env: { DATABASE_PATH: string } & Record<string, string>): Promise<CliRun> {
-  const { code, stdout, stderr } = await runScript("src/ingest/cli.ts", args, env);
+  const { code, stdout, stderr } = await runScript("src/pipeline/ingest/cli.ts", args, env);
   return { code, output: stdout + stderr };
 }
 

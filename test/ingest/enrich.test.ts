@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { enrichEntry, repairPublishedUrl } from "../../src/ingest/enrich";
-import { fhirVersionOfUrl } from "../../src/ingest/enrich/fhir-version";
-import { placeOfZip, stateOfNamePrefix } from "../../src/ingest/enrich/place";
-import { normaliseEntries } from "../../src/ingest/normalise";
-import type { NormalisedEntry, RawEntry } from "../../src/ingest/types";
+import { enrichEntry, repairPublishedUrl } from "../../src/pipeline/ingest/enrich";
+import { fhirVersionOfUrl } from "../../src/pipeline/ingest/enrich/fhir-version";
+import { placeOfZip, stateOfNamePrefix } from "../../src/pipeline/ingest/enrich/place";
+import { normaliseEntries } from "../../src/pipeline/ingest/normalise";
+import type { NormalisedEntry, RawEntry } from "../../src/pipeline/ingest/types";
 
 const raw = (url: string, more: Partial<RawEntry> = {}): RawEntry => ({
   url,

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { normaliseEntries } from "../../src/ingest/normalise";
-import type { RawEntry } from "../../src/ingest/types";
+import { normaliseEntries } from "../../src/pipeline/ingest/normalise";
+import type { RawEntry } from "../../src/pipeline/ingest/types";
 import { query, removeTempDirs, runCli, tempDir, writeFile } from "./cli-helpers";
 
 const raw = (url: string, organizationName: string | null = "Clinic"): RawEntry => ({

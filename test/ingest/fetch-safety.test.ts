@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { fetchAndParseList, ListFetchError } from "../../src/ingest/fetch-list";
-import type { ListDefinition } from "../../src/ingest/types";
-import type { LookupFn } from "../../src/probe/guard";
+import { fetchAndParseList, ListFetchError } from "../../src/pipeline/ingest/fetch-list";
+import type { ListDefinition } from "../../src/pipeline/ingest/types";
+import type { LookupFn } from "../../src/pipeline/probe/guard";
 import { bundle, FOUR, query, removeTempDirs, runCli, snapshot, tempDir, writeFile } from "./cli-helpers";
 
 type Handler = (request: Request) => Response | Promise<Response>;

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { fhirVersionFromString, fhirVersionFromUrl } from "../../src/ingest/fhir-version";
-import { normaliseEntries, normaliseNpi, normaliseZip } from "../../src/ingest/normalise";
-import { parseList } from "../../src/ingest/parsers";
-import { tenantIdFromUrl } from "../../src/ingest/tenant-rules";
-import { stateCode } from "../../src/ingest/us-states";
+import { fhirVersionFromString, fhirVersionFromUrl } from "../../src/pipeline/ingest/fhir-version";
+import { normaliseEntries, normaliseNpi, normaliseZip } from "../../src/pipeline/ingest/normalise";
+import { parseList } from "../../src/pipeline/ingest/parsers";
+import { tenantIdFromUrl } from "../../src/pipeline/ingest/tenant-rules";
+import { stateCode } from "../../src/pipeline/ingest/us-states";
 import { expectedId, fixture } from "./helpers";
 
 const parsed = (name: string) => parseList(readFileSync(fixture(name), "utf8")).entries;

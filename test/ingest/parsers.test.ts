@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { detectFormat, parseCsv, parseCsvRows, parseList } from "../../src/ingest/parsers";
-import { UnparseableListError } from "../../src/ingest/types";
+import { detectFormat, parseCsv, parseCsvRows, parseList } from "../../src/pipeline/ingest/parsers";
+import { UnparseableListError } from "../../src/pipeline/ingest/types";
 import { fixture } from "./helpers";
 
 const read = (name: string) => readFileSync(fixture(name), "utf8");

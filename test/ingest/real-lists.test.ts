@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { normaliseEntries } from "../../src/ingest/normalise";
-import { parseList } from "../../src/ingest/parsers";
+import { normaliseEntries } from "../../src/pipeline/ingest/normalise";
+import { parseList } from "../../src/pipeline/ingest/parsers";
 import { hasSharedLists, SHARED_LISTS } from "./helpers";
 
 function ingestable(file: string, vendorId: string) {

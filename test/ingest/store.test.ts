@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { type Db, openDatabase } from "../../src/db/client";
-import { applyListScrape, type ListScrape, RefusedScrapeError } from "../../src/ingest/store";
-import type { NormalisedEntry } from "../../src/ingest/types";
+import { applyListScrape, type ListScrape, RefusedScrapeError } from "../../src/pipeline/ingest/store";
+import type { NormalisedEntry } from "../../src/pipeline/ingest/types";
+import { createTestApp } from "../support/app";
 import { get } from "../support/fixture";
 import { removeTempDirs, tempDir } from "./cli-helpers";
 
@@ -97,7 +97,7 @@ describe("applyListScrape with probe results", () => {
   test("the list operation orders scraped entries by organization, entries without one last", async () => {
     const db = openDatabase(join(tempDir(), "d.sqlite"));
     scrape(db, [{ ...entry("z", ""), organizationName: null }, ...[...ENTRIES].reverse()], "2026-02-01T00:00:00.000Z");
-    const app = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+    const app = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
     const { body } = await get(app, "/api/v1/endpoints?vendor=acme");
     expect(body.data.map((e: { organizationName: string | null }) => e.organizationName)).toEqual([
       "Alpha",

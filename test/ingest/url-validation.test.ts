@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { loadConfig } from "../../src/config";
-import { validateEndpointUrl } from "../../src/ingest/url-validation";
+import { validateEndpointUrl } from "../../src/pipeline/ingest/url-validation";
 
 const reasonOf = (raw: string) => {
   const result = validateEndpointUrl(raw);

@@ -8,7 +8,7 @@ const dir = mkdtempSync(join(tmpdir(), "national-ingest-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 test("ingest --bundled reads every bundled list; the summary names each list's source and the state and fhirVersion coverage", async () => {
-  const child = Bun.spawn([process.execPath, join(ROOT, "src/ingest/cli.ts"), "--bundled"], {
+  const child = Bun.spawn([process.execPath, join(ROOT, "src/pipeline/ingest/cli.ts"), "--bundled"], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_PATH: join(dir, "d.sqlite") },
     stdout: "pipe",
@@ -27,9 +27,12 @@ test("ingest --bundled reads every bundled list; the summary names each list's s
   expect(Number(coverage![1])).toBeGreaterThan(40_000);
   expect(Number(coverage![3])).toBeGreaterThanOrEqual(40);
   expect(Number(coverage![5])).toBeGreaterThanOrEqual(85);
-  const usage = Bun.spawnSync([process.execPath, join(ROOT, "src/ingest/cli.ts"), "--bundled", "--vendor", "epic"], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_PATH: join(dir, "d.sqlite") },
-  });
+  const usage = Bun.spawnSync(
+    [process.execPath, join(ROOT, "src/pipeline/ingest/cli.ts"), "--bundled", "--vendor", "epic"],
+    {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_PATH: join(dir, "d.sqlite") },
+    },
+  );
   expect(usage.exitCode).toBe(2);
 }, 180_000);

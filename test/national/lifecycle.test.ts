@@ -2,11 +2,11 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
-import { ingestFile } from "../../src/ingest";
-import { readBundle } from "../../src/national/bundle";
+import { ingestFile } from "../../src/pipeline/ingest";
+import { readBundle } from "../../src/pipeline/ingest/bundle";
+import { createTestApp } from "../support/app";
 import { get } from "../support/fixture";
 
 type Item = { URL: string; OrganizationName: string; NPIID: string; OrganizationZipCode: string };
@@ -78,7 +78,7 @@ describe("a developer's real list, an older copy then the current one (same list
   });
 
   test("the removed entries leave the listings and still answer by id", async () => {
-    const app = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+    const app = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
     const removed = db.sqlite.prepare("SELECT id FROM entries WHERE status = 'removed'").all() as { id: string }[];
     const listed = (
       db.sqlite.prepare("SELECT COUNT(*) AS n FROM entries WHERE status != 'removed'").get() as { n: number }
@@ -90,6 +90,6 @@ describe("a developer's real list, an older copy then the current one (same list
     expect((await get(app, "/api/v1/stats")).body.data.totalEndpoints).toBe(listed);
     for (const { id } of removed)
       expect((await get(app, `/api/v1/endpoints/${id}`)).body.data).toMatchObject({ id, status: "removed" });
-    app.decorator.directory.close();
+    app.directory.close();
   });
 });

@@ -3,11 +3,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
-import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../src/ingest/registry";
-import { buildNationalDatabase } from "../../src/national/build";
 import {
   LISTS_FILE,
   NATIONAL_DIR,
@@ -15,7 +12,10 @@ import {
   type Provenance,
   packBundle,
   readBundle,
-} from "../../src/national/bundle";
+} from "../../src/pipeline/ingest/bundle";
+import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../src/pipeline/ingest/registry";
+import { buildNationalDatabase } from "../../src/pipeline/national/build";
+import { createTestApp } from "../support/app";
 import { get } from "../support/fixture";
 import { hasLantern, LANTERN, LANTERN_FILES, publishedKey, readJson } from "./helpers";
 
@@ -94,7 +94,7 @@ describe("building the national directory from the bundle", () => {
   });
 
   test('athenahealth\'s "XX - Name": state from the prefix, the name as published, found by its words', async () => {
-    const app = createApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+    const app = createTestApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
     const { body } = await get(app, "/api/v1/endpoints?vendor=athenahealth&query=sollus%20pediatrics");
     expect(body.data).toHaveLength(1);
     expect(body.data[0]).toMatchObject({ organizationName: "NC - Sollus Pediatrics", state: "NC", status: "listed" });
@@ -108,7 +108,7 @@ describe("building the national directory from the bundle", () => {
     expect(oracle.filter((e) => e.zipCode !== null).every((e) => e.state !== null && e.city !== null)).toBe(true);
     const capabilities = await get(app, `/api/v1/endpoints/${body.data[0].id}/capabilities`);
     expect(capabilities.body.data).toMatchObject({ probeStatus: "unchecked", lastProbed: null });
-    app.decorator.directory.close();
+    app.directory.close();
   });
 
   test("published URLs repaired where the intent is plain: missing scheme, junk before it", () => {

@@ -1,9 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../src/ingest/registry";
-import type { ChplListItem, ChplProductsItem } from "../../src/national/lantern";
-import { displayName, formatRegistry, generateRegistry, vendorSlug } from "../../src/national/registry-generator";
+import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../src/pipeline/ingest/registry";
+import type { ChplListItem, ChplProductsItem } from "../../src/pipeline/national/lantern";
+import {
+  displayName,
+  formatRegistry,
+  generateRegistry,
+  vendorSlug,
+} from "../../src/pipeline/national/registry-generator";
 import { type ChplItem, hasLantern, LANTERN_FILES, notADeveloper, ROOT, readJson } from "./helpers";
 
 const registry = loadRegistry(DEFAULT_REGISTRY_PATH);

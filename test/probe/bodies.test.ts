@@ -6,11 +6,11 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { pruneBodies } from "../../src/db/probe-bodies";
-import { probeDue, recordProbes } from "../../src/probe";
-import type { DocumentResult, ProbeResult } from "../../src/probe/types";
+import type { DocumentResult, ProbeResult } from "../../src/model/probe";
+import { probeDue, recordProbes } from "../../src/pipeline/probe";
+import { createTestApp } from "../support/app";
 import { fixture, HAS_SHARED, insertEntry, SHARED_CAPABILITIES, serve, tempDb } from "./helpers";
 
 const R4 = fixture("r4-capability.json");
@@ -165,7 +165,7 @@ describe.skipIf(!HAS_SHARED)("real statements from ../shared/data/capabilities",
       const distinct = new Set([...statements, ...smartFiles].map((name) => bytesOf(name).toString("hex")));
       expect(bodies().length).toBe(distinct.size);
 
-      const app = createApp({ db: ctx.db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
+      const app = createTestApp({ db: ctx.db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
       for (const [path, { metadata, smart }] of expected) {
         const response = await app.handle(
           new Request(`http://localhost/api/v1/endpoints/${ids.get(path)}/capabilities`),

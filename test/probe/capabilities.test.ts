@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { probeUrl } from "../../src/probe";
+import { probeUrl } from "../../src/pipeline/probe";
 import { fixture, HAS_SHARED, json, serve, shared } from "./helpers";
 
 const SMART_CERNER = "authorization_cerner_smart_response.json";

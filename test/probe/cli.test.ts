@@ -3,8 +3,8 @@ import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:tes
 import { existsSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { indexFileName } from "../../src/directory/build-cli";
-import { parseDuration } from "../../src/probe/duration";
-import { ProgressReporter } from "../../src/probe/progress";
+import { parseDuration } from "../../src/pipeline/probe/duration";
+import { ProgressReporter } from "../../src/pipeline/probe/progress";
 import { runScript } from "../support/run-script";
 import { fixture, insertEntry, json, serve, tempDb } from "./helpers";
 
@@ -44,7 +44,7 @@ describe("bun run probe", () => {
     for (let i = 0; i < 5; i++) insertEntry(ctx.db, { url: `${server.url}/site${i}` });
     insertEntry(ctx.db, { url: `${server.url}/auth/x`, vendorId: "other" });
     ctx.db.sqlite.close();
-    const first = await run("src/probe/cli.ts", [], { DATABASE_PATH: ctx.path });
+    const first = await run("src/pipeline/probe/cli.ts", [], { DATABASE_PATH: ctx.path });
     expect(first.code).toBe(0);
     expect(first.stdout).toContain("probed 6 URLs");
     expect(first.stdout).toContain("5 success, 0 partial, 1 failed (0 unresponsive)");
@@ -54,13 +54,14 @@ describe("bun run probe", () => {
     expect(count(ctx.path, "SELECT COUNT(*) AS n FROM entries WHERE status = 'verified'")).toBe(5);
 
     // Fresh results are not due again; --stale-after 0 makes everything due; --vendor and --limit narrow it.
-    expect((await run("src/probe/cli.ts", [], { DATABASE_PATH: ctx.path })).stdout).toContain("probed 0 URLs");
+    expect((await run("src/pipeline/probe/cli.ts", [], { DATABASE_PATH: ctx.path })).stdout).toContain("probed 0 URLs");
     expect(
-      (await run("src/probe/cli.ts", ["--stale-after", "0", "--vendor", "other"], { DATABASE_PATH: ctx.path })).stdout,
+      (await run("src/pipeline/probe/cli.ts", ["--stale-after", "0", "--vendor", "other"], { DATABASE_PATH: ctx.path }))
+        .stdout,
     ).toContain("probed 1 URLs");
     expect(
       (
-        await run("src/probe/cli.ts", ["--stale-after", "0", "--limit", "2", "--concurrency", "4"], {
+        await run("src/pipeline/probe/cli.ts", ["--stale-after", "0", "--limit", "2", "--concurrency", "4"], {
           DATABASE_PATH: ctx.path,
         })
       ).stdout,
@@ -69,11 +70,11 @@ describe("bun run probe", () => {
 
   test("usage errors exit 2", async () => {
     for (const args of [["--stale-after", "soon"], ["--limit", "0"], ["--concurrency", "x"], ["--bogus"]]) {
-      const r = await run("src/probe/cli.ts", args, { DATABASE_PATH: ctx.path });
+      const r = await run("src/pipeline/probe/cli.ts", args, { DATABASE_PATH: ctx.path });
       expect(r.code).toBe(2);
       expect(r.stderr).toContain("Usage: bun run probe");
     }
-    const help = await run("src/probe/cli.ts", ["--help"], { DATABASE_PATH: ctx.path });
+    const help = await run("src/pipeline/probe/cli.ts", ["--help"], { DATABASE_PATH: ctx.path });
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("--stale-after");
   });
@@ -89,7 +90,7 @@ describe("bun run probe", () => {
       const urls = slow.flatMap((s) => Array.from({ length: 6 }, (_, i) => `${s.url}/site${i}`));
       for (const url of urls) insertEntry(ctx.db, { url });
       ctx.db.sqlite.close();
-      const proc = Bun.spawn([process.execPath, "src/probe/cli.ts"], {
+      const proc = Bun.spawn([process.execPath, "src/pipeline/probe/cli.ts"], {
         cwd: REPO_ROOT,
         env: { ...process.env, ALLOW_PRIVATE_NETWORK: "true", DATABASE_PATH: ctx.path },
         stdout: "ignore",
@@ -102,7 +103,7 @@ describe("bun run probe", () => {
       const kept = count(ctx.path, "SELECT COUNT(*) AS n FROM probes");
       expect(kept).toBeGreaterThanOrEqual(8);
       expect(kept).toBeLessThan(48);
-      const rest = await run("src/probe/cli.ts", [], { DATABASE_PATH: ctx.path });
+      const rest = await run("src/pipeline/probe/cli.ts", [], { DATABASE_PATH: ctx.path });
       expect(rest.code).toBe(0);
       expect(rest.stdout).toContain(`probed ${48 - kept} URLs`);
       expect(count(ctx.path, "SELECT COUNT(*) AS n FROM probes")).toBe(48);
@@ -169,7 +170,7 @@ describe("bun run refresh", () => {
         }),
       );
       ctx.db.sqlite.close();
-      const r = await run("src/refresh/cli.ts", [], {
+      const r = await run("src/pipeline/refresh/cli.ts", [], {
         DATABASE_PATH: ctx.path,
         INGEST_REGISTRY: registry,
         INDEX_IN_PROCESS_BELOW: "0",

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { accessFromCapabilities, derive, mapFhirVersion } from "../../src/probe/derive";
-import type { DocumentResult } from "../../src/probe/types";
+import type { DocumentResult } from "../../src/model/probe";
+import { accessFromCapabilities, derive, mapFhirVersion } from "../../src/pipeline/probe/derive";
 import { documentResult } from "./helpers";
 
 describe("fhirVersion mapping (docs/api.md)", () => {

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
-import { Prober, probeUrl } from "../../src/probe";
+import { Prober, probeUrl } from "../../src/pipeline/probe";
 import { closedPort, fixture, json, serve, silentListener } from "./helpers";
 
 const R4 = fixture("r4-capability.json");

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../src/config";
-import { probeUrl } from "../../src/probe";
-import { BlockedError, DnsError, InvalidUrlError, resolveAndCheck } from "../../src/probe/guard";
-import { blockedAddressReason } from "../../src/probe/ip";
+import { probeUrl } from "../../src/pipeline/probe";
+import { BlockedError, DnsError, InvalidUrlError, resolveAndCheck } from "../../src/pipeline/probe/guard";
+import { blockedAddressReason } from "../../src/pipeline/probe/ip";
 import { serve } from "./helpers";
 
 const guardOn = { allowPrivate: false };

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Db, openDatabase } from "../../src/db/client";
-import type { DocumentResult } from "../../src/probe/types";
+import type { DocumentResult } from "../../src/model/probe";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/probe");
 /** Real statements published by others; absent in a user's clone, so tests skip without it. */

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { documentUrl } from "../../src/probe/fetch";
-import { classifyFetchError, parseRetryAfter } from "../../src/probe/http-errors";
+import { documentUrl } from "../../src/pipeline/probe/fetch";
+import { classifyFetchError, parseRetryAfter } from "../../src/pipeline/probe/http-errors";
 
 test("Retry-After: seconds or an HTTP date", () => {
   const now = Date.parse("2026-11-25T10:00:00Z");

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { HostLimiter } from "../../src/probe/limiter";
+import { HostLimiter } from "../../src/pipeline/probe/limiter";
 
 /** Runs one task per entry of `hosts`; returns the order in which tasks started. */
 async function startOrder(limiter: HostLimiter, hosts: string[], perTaskMs: number): Promise<string[]> {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { type Db, openDatabase } from "../../src/db/client";
-import { probeDue, selectDueUrls } from "../../src/probe";
-import { interleaveByHost } from "../../src/probe/due";
+import { probeDue, selectDueUrls } from "../../src/pipeline/probe";
+import { interleaveByHost } from "../../src/pipeline/probe/due";
 import {
   closedPort,
   entry,

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { recordProbe, recordProbes } from "../../src/probe";
-import type { DocumentResult, ProbeResult } from "../../src/probe/types";
+import type { DocumentResult, ProbeResult } from "../../src/model/probe";
+import { recordProbe, recordProbes } from "../../src/pipeline/probe";
 import { datasetVersion, documentResult, entry, fixture, insertEntry, probeRow, tempDb } from "./helpers";
 
 const R4 = fixture("r4-capability.json");

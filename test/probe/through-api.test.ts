@@ -3,9 +3,9 @@
  * come back byte-for-byte as the servers sent them (the API splices the stored text).
  */
 import { afterAll, afterEach, beforeEach, expect, test } from "bun:test";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
-import { probeDue } from "../../src/probe";
+import { probeDue } from "../../src/pipeline/probe";
+import { createTestApp } from "../support/app";
 import { fixture, HAS_SHARED, insertEntry, json, serve, shared, tempDb } from "./helpers";
 
 const R4 = fixture("r4-capability.json");
@@ -32,7 +32,7 @@ beforeEach(() => {
 afterEach(() => ctx.cleanup());
 
 async function capabilities(id: string) {
-  const app = createApp({ db: ctx.db, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+  const app = createTestApp({ db: ctx.db, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
   const response = await app.handle(new Request(`http://localhost/api/v1/endpoints/${id}/capabilities`));
   return { status: response.status, text: await response.text() };
 }
@@ -67,7 +67,7 @@ test.skipIf(!HAS_SHARED)("a real Epic DSTU2 Conformance: byte-for-byte through t
 test("a statement with non-ASCII text and odd formatting: the same bytes, plain and gzip", async () => {
   const id = insertEntry(ctx.db, { url: `${server.url}/unicode` });
   await probeDue(ctx.db, { allowPrivate: true, timeoutMs: 2000 });
-  const app = createApp({ db: ctx.db, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+  const app = createTestApp({ db: ctx.db, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
   const path = `http://localhost/api/v1/endpoints/${id}/capabilities`;
   const plain = Buffer.from(await (await app.handle(new Request(path))).arrayBuffer());
   const zipped = await app.handle(new Request(path, { headers: { "accept-encoding": "gzip" } }));

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
-import { createApiKey, revokeApiKey } from "../../src/keys/store";
 import { createLogger } from "../../src/logger";
+import { createApiKey, revokeApiKey } from "../../src/server/keys/store";
+import { createTestApp } from "../support/app";
 import { fixtureDb, get } from "../support/fixture";
 import { runScript } from "../support/run-script";
 import { startServer } from "../support/server-process";
@@ -13,7 +13,11 @@ function appWithKeys(env: Record<string, string> = {}) {
   const db = fixtureDb();
   const lines: string[] = [];
   const log = createLogger("info", { write: (line) => lines.push(line), flush: () => {} });
-  const app = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "2", RATE_LIMIT_MAX_WITH_KEY: "5", ...env }), log });
+  const app = createTestApp({
+    db,
+    config: loadConfig({ RATE_LIMIT_MAX: "2", RATE_LIMIT_MAX_WITH_KEY: "5", ...env }),
+    log,
+  });
   return { db, app, lines };
 }
 
@@ -99,7 +103,8 @@ describe("API keys", () => {
 });
 
 describe("bun run keys", () => {
-  const run = (dbPath: string, ...args: string[]) => runScript("src/keys/cli.ts", args, { DATABASE_PATH: dbPath });
+  const run = (dbPath: string, ...args: string[]) =>
+    runScript("src/server/keys/cli.ts", args, { DATABASE_PATH: dbPath });
 
   test("create prints the key once; list shows it without the key; revoke stops it working on a running server", async () => {
     const db = fixtureDb();

@@ -4,17 +4,17 @@
  * headers), still be rate limited, logged and counted, and never outlive its dataset version.
  */
 import { expect, test } from "bun:test";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { markDatasetChanged } from "../../src/db/dataset-meta";
 import { createLogger } from "../../src/logger";
+import { createTestApp } from "../support/app";
 import { fixtureDb } from "../support/fixture";
 
 function appWithLog(env: Record<string, string> = {}) {
   const lines: string[] = [];
   const log = createLogger("info", { write: (line) => lines.push(line), flush: () => {} });
   const db = fixtureDb();
-  const app = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "5", ...env }), log });
+  const app = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "5", ...env }), log });
   return {
     app,
     db,
@@ -75,7 +75,7 @@ test("after a refresh writes a new dataset version, the same URL answers from th
     "UPDATE entries SET organization_name = 'Valley Regional Hospital' WHERE organization_name = 'Valley Regional'",
   );
   markDatasetChanged(db.sqlite, "2026-11-26T00:00:00.000Z");
-  expect(await app.decorator.directory.refreshIfChanged()).toBe(true);
+  expect(await app.directory.refreshIfChanged()).toBe(true);
   const after = (await (await app.handle(new Request(path))).json()) as { data: { organizationName: string }[] };
   expect(after.data.map((e) => e.organizationName)).toEqual(["Valley Regional Hospital"]);
 });

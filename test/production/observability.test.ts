@@ -1,13 +1,13 @@
 import { describe, expect, test } from "bun:test";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/logger";
+import { createTestApp } from "../support/app";
 import { fixtureDb, get } from "../support/fixture";
 
 function appWithLog() {
   const lines: string[] = [];
   const log = createLogger("info", { write: (line) => lines.push(line), flush: () => {} });
-  const app = createApp({
+  const app = createTestApp({
     db: fixtureDb(),
     config: loadConfig({ RATE_LIMIT_MAX: "2" }),
     log,

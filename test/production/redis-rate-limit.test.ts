@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { createLogger } from "../../src/logger";
-import { RedisRateLimitStore } from "../../src/rate-limit/redis-store";
+import { RedisRateLimitStore } from "../../src/server/rate-limit/redis-store";
+import { createTestApp } from "../support/app";
 import { fixtureDb, get } from "../support/fixture";
 import { type RedisProcess, redisAvailable, startRedis } from "../support/redis-server";
 
@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 function instance(store: RedisRateLimitStore, max: number) {
-  return createApp({
+  return createTestApp({
     db: fixtureDb(),
     config: loadConfig({ RATE_LIMIT_MAX: String(max), RATE_LIMIT_WINDOW_SECONDS: "600" }),
     rateLimitStore: store,

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { buildSampleDatabase } from "../../src/sample/build";
+import { buildSampleDatabase } from "../../tools/sample/build";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const SAMPLE = join(ROOT, "db", "sample");
@@ -233,7 +233,7 @@ describe("determinism", () => {
   });
 
   test("the generator reproduces the committed sample files byte for byte", async () => {
-    const { generateSample } = await import("../../src/sample/generate");
+    const { generateSample } = await import("../../tools/sample/generate");
     const files = generateSample();
     const onDisk = (sub: string): string[] =>
       readdirSync(join(SAMPLE, sub), { withFileTypes: true }).flatMap((d) =>
@@ -273,10 +273,10 @@ describe("building", () => {
     check.close();
   }, 30_000);
 
-  test("`bun run db:sample --out` builds in under 20 s and prints a summary", () => {
+  test("`bun run data:sample --out` builds in under 20 s and prints a summary", () => {
     const out = join(dir, "cli", "directory.sqlite");
     const started = performance.now();
-    const result = Bun.spawnSync([process.execPath, join(ROOT, "src", "sample", "cli.ts"), "--out", out], {
+    const result = Bun.spawnSync([process.execPath, join(ROOT, "tools", "sample", "cli.ts"), "--out", out], {
       cwd: ROOT,
       env: { ...process.env },
     });
@@ -292,7 +292,7 @@ describe("building", () => {
 
   test("DATABASE_PATH is the default target of the CLI", () => {
     const out = join(dir, "env", "directory.sqlite");
-    const result = Bun.spawnSync([process.execPath, join(ROOT, "src", "sample", "cli.ts")], {
+    const result = Bun.spawnSync([process.execPath, join(ROOT, "tools", "sample", "cli.ts")], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_PATH: out },
     });

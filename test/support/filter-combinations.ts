@@ -1,4 +1,4 @@
-import { Rng } from "../../src/generate/prng";
+import { Rng } from "../../tools/generate/prng";
 
 /**
  * The filter combinations the list's brute-force test sends (and the export's, which must give

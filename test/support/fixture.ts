@@ -1,6 +1,6 @@
-import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import type { Db } from "../../src/db/client";
+import { createTestApp } from "./app";
 import { type SeedEntry, type SeedProbe, type SeedVendor, seedDatabase, tempDbPath } from "./seed";
 
 export const VENDORS: SeedVendor[] = [
@@ -209,7 +209,7 @@ export function fixtureDb(): Db {
 
 export function fixtureApp(env: Record<string, string> = {}, clock?: () => Date) {
   const db = fixtureDb();
-  const app = createApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", ...env }), clock });
+  const app = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", ...env }), clock });
   return { db, app };
 }
 

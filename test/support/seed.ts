@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { type Db, openDatabase } from "../../src/db/client";
 import { markDatasetChanged } from "../../src/db/dataset-meta";
 import { storeBody } from "../../src/db/probe-bodies";
-import { canonicalUrl, entryId } from "../../src/directory/identity";
+import { canonicalUrl, entryId } from "../../src/model/identity";
 
 export interface SeedEntry {
   vendorId: string;

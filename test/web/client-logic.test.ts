@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { messageFor, type Problem, problemOf, retryAfterSeconds } from "../../src/web/client/api";
-import { Pacer } from "../../src/web/client/pacer";
-import { emptyFilters, listUrl, normaliseFilter, pageUrl, parseState } from "../../src/web/client/state";
+import { messageFor, type Problem, problemOf, retryAfterSeconds } from "../../src/server/web/client/api";
+import { Pacer } from "../../src/server/web/client/pacer";
+import { emptyFilters, listUrl, normaliseFilter, pageUrl, parseState } from "../../src/server/web/client/state";
 
 describe("the address bar and the search it carries", () => {
   test("a shared link reads back into the same state and the same address", () => {

@@ -75,7 +75,7 @@ describe("serving the search page", () => {
     expect(await again.text()).toBe("");
   });
 
-  test("the script is the real bundle of src/web/client: it carries the page's own messages", async () => {
+  test("the script is the real bundle of src/server/web/client: it carries the page's own messages", async () => {
     const { app } = fixtureApp();
     const script = (await assetPaths(app)).find((p) => p.endsWith(".js"))!;
     const text = await (await fetchRaw(app, script)).text();

@@ -1,0 +1,25 @@
+import { Database } from "bun:sqlite";
+
+function counts(sqlite: Database, sql: string): string {
+  const rows = sqlite.prepare(sql).all() as { k: string; n: number }[];
+  return rows.map((r) => `${r.k} ${r.n}`).join(", ");
+}
+
+/** What a built database file holds, in a few lines (`data:sample` and `db:national` print them). */
+export function describeDatabase(path: string): string[] {
+  const sqlite = new Database(path, { readonly: true });
+  try {
+    const total = (sqlite.prepare("SELECT COUNT(*) AS n FROM entries").get() as { n: number }).n;
+    const vendors = (sqlite.prepare("SELECT COUNT(DISTINCT vendor_id) AS n FROM entries").get() as { n: number }).n;
+    const urls = (sqlite.prepare("SELECT COUNT(DISTINCT url) AS n FROM entries").get() as { n: number }).n;
+    return [
+      `entries ${total} (${vendors} vendors, ${urls} distinct URLs)`,
+      `status: ${counts(sqlite, "SELECT status AS k, COUNT(*) AS n FROM entries GROUP BY status ORDER BY status")}`,
+      `fhirVersion: ${counts(sqlite, "SELECT fhir_version AS k, COUNT(*) AS n FROM entries GROUP BY fhir_version ORDER BY fhir_version")}`,
+      `probeStatus: ${counts(sqlite, "SELECT COALESCE(p.probe_status, 'unchecked') AS k, COUNT(*) AS n FROM entries e LEFT JOIN probes p ON p.url = e.url GROUP BY k ORDER BY k")}`,
+      `access: ${counts(sqlite, "SELECT access AS k, COUNT(*) AS n FROM entries GROUP BY access ORDER BY access")}`,
+    ];
+  } finally {
+    sqlite.close();
+  }
+}

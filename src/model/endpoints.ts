@@ -1,0 +1,211 @@
+import type { Static } from "@sinclair/typebox";
+import { type TLiteral, Type } from "@sinclair/typebox";
+import { t } from "elysia";
+import { AUDIENCES, ENDPOINT_STATUSES, FHIR_VERSIONS, FILTERABLE_FHIR_VERSIONS, PROBE_STATUSES } from "./types";
+import { US_STATE_CODES } from "./us-states";
+
+/** One literal schema per value, typed as such, so `Static` of their union is the union of the values. */
+const literals = <const Values extends readonly string[]>(values: Values) =>
+  values.map((value) => t.Literal(value)) as unknown as { -readonly [K in keyof Values]: TLiteral<Values[K]> };
+
+/**
+ * A string limited to `values`, checked by pattern. (A union of literals would validate the same,
+ * but the OpenAPI plugin turns it into a bare enum and drops its description.)
+ */
+const oneOf = (values: readonly string[], options: { error: string; description: string; examples: string[] }) =>
+  t.String({ pattern: `^(?:${values.join("|")})$`, enum: [...values], ...options });
+
+const PAGE_MESSAGE = "page: must be a whole number from 1 to 1000";
+const LIMIT_MESSAGE = "limit: must be a whole number from 1 to 100";
+const MAX_QUERY_LENGTH = 200;
+
+export const ListQuery = t.Object(
+  {
+    query: t.Optional(
+      t.String({
+        maxLength: MAX_QUERY_LENGTH,
+        error: `query: must be at most ${MAX_QUERY_LENGTH} characters`,
+        description:
+          'Keyword search across organization name. Case- and accent-insensitive; split into words on anything that is not a letter or digit; every word must be the prefix of some word of the name (`mass gen` finds "Massachusetts General Hospital"). Characters such as `% _ * " ( :` are plain text. Empty or whitespace-only means no filter. At most 200 characters.',
+        examples: ["mass gen"],
+      }),
+    ),
+    vendor: t.Optional(
+      t.String({
+        maxLength: 100,
+        error: "vendor: must be a vendor id of at most 100 characters",
+        description: "Exact match on vendor id (see /api/v1/vendors).",
+        examples: ["epic"],
+      }),
+    ),
+    state: t.Optional(
+      oneOf(US_STATE_CODES, {
+        error: "state: must be a two-letter uppercase USPS state, district or territory code such as CA",
+        description: "Two-letter USPS state, district or territory code, uppercase.",
+        examples: ["CA"],
+      }),
+    ),
+    fhirVersion: t.Optional(
+      oneOf(FILTERABLE_FHIR_VERSIONS, {
+        error: `fhirVersion: must be one of ${FILTERABLE_FHIR_VERSIONS.join(", ")}`,
+        description: "FHIR version of the endpoint.",
+        examples: ["R4"],
+      }),
+    ),
+    access: t.Optional(
+      oneOf(AUDIENCES, {
+        error: "access: must be patient or provider",
+        description: "Audience the endpoint serves.",
+        examples: ["patient"],
+      }),
+    ),
+    hasResource: t.Optional(
+      t.String({
+        maxLength: 1300,
+        error: "hasResource: must be a comma-separated list of at most 20 FHIR resource type names",
+        description:
+          "Comma-separated FHIR resource type names (each `^[A-Z][A-Za-z]{1,63}$`, spaces around commas ignored, at most 20); only endpoints whose server supports all of them. A well-formed name no server supports matches nothing.",
+        examples: ["Patient,Observation"],
+      }),
+    ),
+    smartSupported: t.Optional(
+      oneOf(["true", "false"], {
+        error: "smartSupported: must be true or false",
+        description: "`true`: only endpoints whose probe returned a SMART configuration; `false`: only the others.",
+        examples: ["true"],
+      }),
+    ),
+    page: t.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1000,
+        default: 1,
+        error: PAGE_MESSAGE,
+        description: "1-based page number, 1 to 1000.",
+        examples: [1],
+      }),
+    ),
+    limit: t.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100,
+        default: 25,
+        error: LIMIT_MESSAGE,
+        description: "Results per page, 1 to 100.",
+        examples: [25],
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+// page and limit are TypeBox's own Integer, not Elysia's t.Integer/t.Numeric: those carry a
+// string-to-number transform that Elysia runs twice a request; the route's transform hook
+// turns the (already digit-checked) strings into numbers before validation instead.
+export const LIST_QUERY_KEYS = new Set(Object.keys(ListQuery.properties));
+export const LIST_INTEGER_MESSAGES = { page: PAGE_MESSAGE, limit: LIMIT_MESSAGE };
+export const LIST_INTEGER_KEYS = Object.keys(LIST_INTEGER_MESSAGES);
+
+const nullableString = (description: string, example: string | null) =>
+  t.Union([t.String(), t.Null()], { description, examples: [example] });
+
+export const EndpointRecordSchema = t.Object(
+  {
+    id: t.String({
+      description:
+        "64 lowercase hex characters: SHA-256 of `vendorId \\n canonicalUrl \\n orgKey` (orgKey = NPI, else lowercased organization name, else empty). Stable across refreshes.",
+      pattern: "^[0-9a-f]{64}$",
+    }),
+    url: t.String({
+      description: "FHIR base URL; scheme and host lowercased, no trailing slash.",
+      examples: ["https://fhir.example.org/r4"],
+    }),
+    vendorName: t.String({ description: "EHR vendor display name.", examples: ["Epic Systems"] }),
+    vendorId: t.String({ description: "Vendor id; the value of the `vendor` filter.", examples: ["epic"] }),
+    organizationName: nullableString("Healthcare organization name.", "Massachusetts General Hospital"),
+    npi: nullableString("10-digit National Provider Identifier, when the vendor published one.", "1234567893"),
+    tenantId: nullableString(
+      "Tenant or practice id read from the URL by per-vendor rules; null where the URL carries none.",
+      null,
+    ),
+    fhirVersion: t.Union(literals(FHIR_VERSIONS), {
+      description: "From the probed CapabilityStatement; before a probe, from what the list says; else UNKNOWN.",
+    }),
+    access: t.Array(t.Union(literals(AUDIENCES)), {
+      description:
+        '`[]`, `["patient"]`, `["provider"]` or `["patient","provider"]`: from SMART capabilities, else from the list\'s audience.',
+    }),
+    city: nullableString("City.", "Boston"),
+    state: nullableString("USPS two-letter code.", "MA"),
+    zipCode: nullableString("5-digit ZIP or ZIP+4 as published.", "02114"),
+    status: t.Union(literals(ENDPOINT_STATUSES), {
+      description:
+        "listed: published by the vendor; verified: the last probe returned a CapabilityStatement; unresponsive: the last probe could not reach the server; removed: gone from the vendor's list (no longer in the list operation, vendor counts or stats; still answers by id and capabilities). HTTP errors (401, 403, 5xx) do not change it.",
+    }),
+    lastUpdated: t.String({ format: "date-time", description: "When this entry's data last changed." }),
+  },
+  { description: "One organization's FHIR endpoint as a vendor publishes it." },
+);
+
+export const ListResponse = t.Object({
+  success: t.Literal(true),
+  data: t.Array(EndpointRecordSchema),
+  meta: t.Object({
+    total: t.Number({ description: "Matching entries before pagination." }),
+    page: t.Number(),
+    limit: t.Number(),
+  }),
+});
+
+export const EndpointResponse = t.Object({ success: t.Literal(true), data: EndpointRecordSchema });
+
+export const IdParams = t.Object({
+  id: t.String({ description: "Endpoint id from the list response.", examples: ["0f1e…"] }),
+});
+
+export const CapabilitiesResponse = t.Object({
+  success: t.Literal(true),
+  data: t.Object({
+    endpointId: t.String(),
+    url: t.String(),
+    vendorName: t.String(),
+    lastProbed: t.Union([t.String({ format: "date-time" }), t.Null()], {
+      description: "When the endpoint's URL was last probed; null while unchecked.",
+    }),
+    probeStatus: t.Union(literals(PROBE_STATUSES), {
+      description:
+        "success: both probes returned data; partial: exactly one did; failed: neither; unchecked: not probed yet.",
+    }),
+    summary: t.Object(
+      {
+        fhirVersion: t.Union([t.String(), t.Null()]),
+        softwareName: t.Union([t.String(), t.Null()]),
+        softwareVersion: t.Union([t.String(), t.Null()]),
+        supportedResourceCount: t.Number(),
+        supportedResources: t.Array(t.String(), { description: "Distinct rest[].resource[].type values, sorted." }),
+        smartSupported: t.Boolean(),
+        smartCapabilities: t.Array(t.String(), {
+          description: "`capabilities` of the SMART configuration, as published.",
+        }),
+        grantTypes: t.Array(t.String(), {
+          description: "`grant_types_supported` of the SMART configuration, as published.",
+        }),
+      },
+      {
+        description:
+          "Every key is always present: strings null when unknown, arrays [], supportedResourceCount 0, smartSupported false.",
+      },
+    ),
+    capabilityStatement: t.Union([t.Object({}, { additionalProperties: true }), t.Null()], {
+      description:
+        "The CapabilityStatement (or DSTU2 Conformance) exactly as /metadata returned it; null when that probe returned no JSON.",
+    }),
+    smartConfiguration: t.Union([t.Object({}, { additionalProperties: true }), t.Null()], {
+      description:
+        "The SMART configuration exactly as /.well-known/smart-configuration returned it; null when it returned no JSON.",
+    }),
+  }),
+});
+
+/** The record the API serves: the static type of its response schema, never a second copy. */
+export type EndpointRecord = Static<typeof EndpointRecordSchema>;

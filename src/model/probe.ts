@@ -1,0 +1,84 @@
+import type { Audience, FhirVersion } from "./types";
+
+/**
+ * Why one document (`/metadata` or `/.well-known/smart-configuration`) could not be used.
+ * The first group means the server was never reached; the rest mean it answered, but not
+ * with what we asked for, or we refused to go where it pointed.
+ */
+export const UNREACHABLE_ERROR_KINDS = ["dns", "refused", "tls", "timeout", "network"] as const;
+type UnreachableErrorKind = (typeof UNREACHABLE_ERROR_KINDS)[number];
+
+export type ErrorKind =
+  | UnreachableErrorKind
+  /** Not an http(s) URL, or a URL that does not parse. */
+  | "invalid_url"
+  /** The SSRF guard refused the address (loopback, private, link-local, ...). */
+  | "blocked"
+  /** More redirects than allowed, or a redirect loop. */
+  | "too_many_redirects"
+  /** A redirect without a usable Location, or to a scheme other than http(s). */
+  | "bad_redirect"
+  /** The server answered with a non-2xx status. */
+  | "http_status"
+  /** Headers arrived, the body did not finish within the time-out. */
+  | "body_timeout"
+  /** The body was larger than the cap. */
+  | "body_too_large"
+  /** The body is not JSON. */
+  | "invalid_json"
+  /** JSON, but not an object. */
+  | "not_json_object"
+  /** A JSON object, but not a CapabilityStatement / Conformance resource. */
+  | "not_capability_statement"
+  /** A JSON object without any SMART configuration field. */
+  | "not_smart_configuration";
+
+/** What fetching one document produced. */
+export interface DocumentResult {
+  /** The document was fetched and is what we expected (2xx, JSON object of the right kind). */
+  ok: boolean;
+  /** Status of the last HTTP response, or null when no response arrived. */
+  httpStatus: number | null;
+  /** The body text exactly as received (decoded, BOM dropped) when `ok`; else null. */
+  body: string | null;
+  /** The parsed body when `ok`. Not stored; derive.ts reads it. */
+  json: Record<string, unknown> | null;
+  errorKind: ErrorKind | null;
+  errorMessage: string | null;
+  /** The URL that produced the last response (after redirects). */
+  finalUrl: string;
+  redirects: number;
+  /** HTTP requests sent for this document (redirect hops, Accept fall-backs, the retry). */
+  requests: number;
+  durationMs: number;
+}
+
+export interface ProbeSummary {
+  fhirVersion: FhirVersion;
+  softwareName: string | null;
+  softwareVersion: string | null;
+  supportedResourceCount: number;
+  supportedResources: string[];
+  smartSupported: boolean;
+  smartCapabilities: string[];
+  grantTypes: string[];
+}
+
+export type ProbeOutcomeStatus = "success" | "partial" | "failed";
+
+/** The result of probing one base URL. */
+export interface ProbeResult {
+  url: string;
+  startedAt: string;
+  durationMs: number;
+  probeStatus: ProbeOutcomeStatus;
+  /** What the entries on this URL become: `verified`, `unresponsive`, or null (unchanged). */
+  entryStatus: "verified" | "unresponsive" | null;
+  /** The error of the metadata document, else of the SMART document, else null. */
+  errorKind: ErrorKind | null;
+  metadata: DocumentResult;
+  smart: DocumentResult;
+  summary: ProbeSummary;
+  /** Audiences derived from SMART capabilities; null when SMART gives none. */
+  access: Audience[] | null;
+}

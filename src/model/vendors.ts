@@ -1,0 +1,21 @@
+import type { Static } from "@sinclair/typebox";
+import { t } from "elysia";
+
+/** One vendor as /api/v1/vendors serves it; `VendorRecord` is its static type. */
+export const VendorRecordSchema = t.Object({
+  id: t.String({ description: "Vendor id; the `vendor` filter value of the list operation.", examples: ["epic"] }),
+  name: t.String({ description: "Display name.", examples: ["Epic Systems"] }),
+  endpointCount: t.Number({
+    description: "Entries of this vendor in the directory now; entries removed from its lists are not counted.",
+  }),
+  endpointListUrl: t.String({
+    format: "uri",
+    description: "The public page or file where the vendor publishes its endpoint list, as a person would open it.",
+  }),
+  lastScrapedAt: t.Union([t.String({ format: "date-time" }), t.Null()], {
+    description: "ISO 8601 time of the last successful scrape of any of the vendor's lists; null if never scraped.",
+  }),
+});
+
+/** The record the API serves: the static type of its response schema, never a second copy. */
+export type VendorRecord = Static<typeof VendorRecordSchema>;

@@ -1,0 +1,25 @@
+import type { FhirVersion } from "../../../model/types";
+import { fhirVersionFromUrl } from "../fhir-version";
+
+/**
+ * Path patterns of real published URLs that name their FHIR version other than by a plain
+ * `/r4/` segment (which fhirVersionFromUrl reads): MEDITECH's Argonaut (DSTU2) and US Core (R4)
+ * paths, IBM FHIR Server's `/api/v4/`, version numbers as segments (`/fhir/4.0`, `/4_0_0`).
+ */
+const PATTERNS: [RegExp, FhirVersion][] = [
+  [/\/argonaut(?=\/|$)/i, "DSTU2"],
+  [/\/uscore(?=\/|$)/i, "R4"],
+  [/\/fhir-server\/api\/v4(?=\/|$)/i, "R4"],
+  [/\/(?:fhir\/)?4[._]0(?:[._][01])?(?=\/|$)/i, "R4"],
+  [/\/(?:fhir\/)?3[._]0(?:[._][12])?(?=\/|$)/i, "STU3"],
+  [/\/(?:fhir\/)?1[._]0[._]2(?=\/|$)/i, "DSTU2"],
+];
+
+/** The version a URL's path names, in any of the patterns seen in published lists, else null. */
+export function fhirVersionOfUrl(url: string): FhirVersion | null {
+  const plain = fhirVersionFromUrl(url);
+  if (plain !== null) return plain;
+  const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "").replace(/[?#].*$/, "");
+  for (const [pattern, version] of PATTERNS) if (pattern.test(path)) return version;
+  return null;
+}

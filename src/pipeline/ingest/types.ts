@@ -1,0 +1,88 @@
+import type { Audience, FhirVersion } from "../../model/types";
+
+export const LIST_FORMATS = ["fhir-bundle", "lantern-json", "csv"] as const;
+export type ListFormat = (typeof LIST_FORMATS)[number];
+
+/** One item of a vendor list as published, before normalisation. */
+export interface RawEntry {
+  url: string;
+  organizationName: string | null;
+  npi: string | null;
+  city: string | null;
+  state: string | null;
+  zipCode: string | null;
+  /** A version the item itself states (an `endpoint-fhir-version` extension, a column): "4.0.1", "R4"… */
+  fhirVersion: string | null;
+}
+
+export interface ParseResult {
+  format: ListFormat;
+  entries: RawEntry[];
+  /** Items that could not be read (no URL, broken reference…); never fatal to the rest of the list. */
+  skipped: number;
+  /** The `next` link of a paged FHIR searchset Bundle. */
+  nextPageUrl?: string;
+}
+
+/** An entry ready to be stored: every field as the API serves it, plus the list hints. */
+export interface NormalisedEntry {
+  id: string;
+  url: string;
+  organizationName: string | null;
+  npi: string | null;
+  tenantId: string | null;
+  city: string | null;
+  state: string | null;
+  zipCode: string | null;
+  listFhirVersion: FhirVersion;
+}
+
+/** CSV column of a field: a header name (case-insensitive) or a 0-based index. */
+export type CsvColumn = string | number;
+export interface CsvColumns {
+  url: CsvColumn;
+  organizationName?: CsvColumn;
+  npi?: CsvColumn;
+  city?: CsvColumn;
+  state?: CsvColumn;
+  zipCode?: CsvColumn;
+  fhirVersion?: CsvColumn;
+}
+
+export interface ListDefinition {
+  id: string;
+  url: string;
+  format: ListFormat;
+  audience: Audience | null;
+  fhirVersion: FhirVersion | null;
+  columns?: CsvColumns;
+  /** The vendor publishes this list only as a web page: ingest it with `--file`. */
+  manual?: boolean;
+  /**
+   * Where `url` points: the developer's own list ("developer", the default) or ONC Lantern's
+   * maintained copy of it ("lantern"), for developers that publish only web pages.
+   */
+  source?: ListSource;
+  /** The file of the bundled national lists (db/national/) that holds this list's copy. */
+  bundledFile?: string;
+}
+
+export const LIST_SOURCES = ["developer", "lantern"] as const;
+type ListSource = (typeof LIST_SOURCES)[number];
+
+export interface VendorDefinition {
+  id: string;
+  name: string;
+  endpointListUrl: string;
+  lists: ListDefinition[];
+  /**
+   * The one FHIR version this developer's certified API serves, for entries whose list, item
+   * and URL name none (docs/api.md, "Enrichment at ingest").
+   */
+  defaultFhirVersion?: FhirVersion | null;
+}
+
+/** Thrown when a list body cannot be read at all (not JSON, no known shape, HTML page…). */
+export class UnparseableListError extends Error {
+  override name = "UnparseableListError";
+}

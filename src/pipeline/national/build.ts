@@ -1,0 +1,43 @@
+import { buildDatabaseFile } from "../../db/build-file";
+import { type ListSummary, syncVendorRegistry } from "../ingest";
+import { ingestBundledLists, NATIONAL_DIR, readBundle } from "../ingest/bundle";
+
+export interface BuildNationalOptions {
+  log?: (line: string) => void;
+  /** Where the bundle is (default db/national/). */
+  dir?: string;
+}
+
+export interface NationalBuildResult {
+  summaries: ListSummary[];
+  entries: number;
+  asOf: string;
+}
+
+/**
+ * Builds the national directory into `path` from the bundled real lists, offline, through the
+ * ingest code: the vendor registry, then every list with a bundled copy (ingestBundledLists),
+ * entries `listed` and unprobed. The database is built in a temporary file beside `path` and
+ * renamed into place only when complete; any failure (a missing or corrupt bundled file, a list
+ * that does not ingest) leaves nothing.
+ */
+export async function buildNationalDatabase(
+  path: string,
+  opts: BuildNationalOptions = {},
+): Promise<NationalBuildResult> {
+  const log = opts.log ?? (() => {});
+  const bundle = readBundle(opts.dir ?? NATIONAL_DIR);
+  const { summaries, entries } = await buildDatabaseFile(path, async (db) => {
+    syncVendorRegistry(db);
+    const summaries = await ingestBundledLists(db, bundle, (summary, file) => {
+      if (!summary.ok)
+        throw new Error(
+          `bundled list ${file} (${summary.vendorId} / ${summary.listId}) was not ingested: ${summary.error}`,
+        );
+    });
+    const entries = (db.sqlite.prepare("SELECT COUNT(*) AS n FROM entries").get() as { n: number }).n;
+    return { summaries, entries };
+  });
+  log(`national: ${summaries.length} bundled lists, ${entries} entries, as of ${bundle.provenance.asOf}`);
+  return { summaries, entries, asOf: bundle.provenance.asOf };
+}

@@ -1,0 +1,188 @@
+import type { FhirVersion } from "../../model/types";
+import type { ListDefinition, VendorDefinition } from "../ingest/types";
+import { type ChplListItem, type ChplProductsItem, isAggregatorOrPayer, lanternRawUrl } from "./lantern";
+
+/** The vendors of the registry before it covered every certified developer: their ids stay. */
+const KNOWN_DEVELOPERS: Record<string, string> = {
+  "athenahealth, Inc.": "athenahealth",
+  "drchrono Inc.": "drchrono",
+  "eClinicalWorks, LLC": "eclinicalworks",
+  "Epic Systems Corporation": "epic",
+  "Greenway Health, LLC": "greenway",
+  "MEDENT - Community Computer Service, Inc.": "medent",
+  MEDHOST: "medhost",
+  "Medical Information Technology, Inc. (MEDITECH)": "meditech",
+  Nextech: "nextech",
+  "NextGen Healthcare": "nextgen",
+  "Cerner Corporation": "oracle-health",
+  "Practice Fusion": "practice-fusion",
+  Veradigm: "veradigm",
+};
+
+/**
+ * Lantern files that are a copy of a list the registry already reads from the developer: the
+ * bundled copy is ingested as that list (same list id, so a later refresh of the developer's own
+ * list replaces it entry by entry).
+ */
+const KNOWN_FILES: Record<string, string> = {
+  "athenahealth_Inc_EndpointSources.json": "athenahealth-r4",
+  "eClinicalWorks_LLC_EndpointSources.json": "eclinicalworks-r4",
+  "Epic_Systems_Corporation_1_EndpointSources.json": "epic-r4",
+  "Greenway_Health_LLC_EndpointSources.json": "greenway-r4",
+  "MEDENT_Community_Computer_Service_Inc_EndpointSources.json": "medent-r4",
+  "MEDHOST_EndpointSources.json": "medhost-r4",
+  "Medical_Information_Technology_Inc_MEDITECH_1_EndpointSources.json": "meditech-endpoints",
+  "Nextech_1_EndpointSources.json": "nextech-r4",
+  "NextGen_Healthcare_1_EndpointSources.json": "nextgen-practices",
+  "Cerner_Corporation_1_EndpointSources.json": "oracle-health-soarian-patient-r4",
+  "Practice_Fusion_EndpointSources.json": "practice-fusion-r4",
+  "Veradigm_EndpointSources.json": "veradigm-r4",
+};
+
+/** Display names where the cleaned legal name is not what people call the developer. */
+const DISPLAY_NAMES: Record<string, string> = {
+  "Better Day™ Health": "Better Day Health",
+  "Infor-Med Medical Information Systems Inc.": "Infor-Med",
+  "Welligent, Part of the ContinuumCloud": "Welligent",
+};
+
+const LEGAL_SUFFIX =
+  /[\s,]+(inc|incorporated|llc|l\.l\.c|ltd|limited|corp|corporation|co|company|pllc|llp|lp|oü|bv|b\.v|gmbh|intl)\.?$/i;
+
+/** The developer's name without legal suffixes ("Elation Health, Inc." → "Elation Health"). */
+export function displayName(developer: string): string {
+  const override = DISPLAY_NAMES[developer];
+  if (override) return override;
+  let name = developer.replace(/[™®©]/g, "").trim();
+  for (let previous = ""; previous !== name; ) {
+    previous = name;
+    name = name.replace(LEGAL_SUFFIX, "").replace(/[\s,]+$/, "");
+  }
+  return name;
+}
+
+/** Lowercase ASCII words of the cleaned name joined by `-` ("Doc-tor.com" → "doc-tor-com"). */
+export function vendorSlug(developer: string): string {
+  return displayName(developer)
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/&/g, " and ")
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "");
+}
+
+/** `<vendor>-lantern`, with the file's `_N` suffix when it has one (`Azalea_Health_1_…` → `-lantern-1`). */
+function lanternListId(vendorId: string, fileName: string): string {
+  const suffix = /_(\d+)_?EndpointSources\.json$/.exec(fileName)?.[1];
+  return suffix ? `${vendorId}-lantern-${suffix}` : `${vendorId}-lantern`;
+}
+
+/**
+ * The developer's one FHIR version: R4 when one of its products is certified to the
+ * standardized API criterion 170.315 (g)(10), which requires FHIR R4 (US Core); else none.
+ */
+function defaultVersionOf(developer: string, lists: ChplListItem[], products: ChplProductsItem[]): FhirVersion | null {
+  const urls = new Set(lists.filter((l) => l.EndpointName === developer).map((l) => l.URL));
+  const g10 = products.some(
+    (p) =>
+      urls.has(p.listSourceURL) &&
+      (p.softwareProducts ?? []).some((s) => s.criteriaMet.some((c) => c.number === "170.315 (g)(10)")),
+  );
+  return g10 ? "R4" : null;
+}
+
+export interface GeneratorInput {
+  chplLists: ChplListItem[];
+  chplProducts: ChplProductsItem[];
+  /** Files present in the Lantern copy. */
+  files: Set<string>;
+  /** The registry as it is: vendors of KNOWN_DEVELOPERS keep their lists. */
+  current: VendorDefinition[];
+}
+
+/**
+ * The registry of every CHPL developer with a list file: one vendor per developer (its several
+ * lists are lists of that vendor), aggregators and payers left out. Deterministic: the same input
+ * always gives the same registry, vendors ordered by id.
+ */
+export function generateRegistry(input: GeneratorInput): VendorDefinition[] {
+  const byDeveloper = new Map<string, ChplListItem[]>();
+  for (const item of input.chplLists) {
+    if (!input.files.has(item.FileName) || isAggregatorOrPayer(item.FileName)) continue;
+    const items = byDeveloper.get(item.EndpointName) ?? [];
+    if (!items.some((i) => i.FileName === item.FileName)) items.push(item);
+    byDeveloper.set(item.EndpointName, items);
+  }
+  const vendors = new Map<string, VendorDefinition>();
+  for (const [id] of Object.entries(KNOWN_DEVELOPERS).map(([, id]) => [id])) {
+    const current = input.current.find((v) => v.id === id);
+    if (!current) continue;
+    // Lists an earlier run added from Lantern's files are made again below (regeneration is idempotent).
+    const own = new Set(Object.values(KNOWN_FILES));
+    const lists = current.lists.filter((l) => l.source !== "lantern" || own.has(l.id));
+    vendors.set(id!, { ...structuredClone(current), lists: structuredClone(lists) });
+  }
+  for (const [developer, items] of [...byDeveloper].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const id = KNOWN_DEVELOPERS[developer] ?? vendorSlug(developer);
+    const known = vendors.get(id);
+    if (!known && KNOWN_DEVELOPERS[developer]) throw new Error(`vendor ${id} missing from the current registry`);
+    if (!known && vendors.has(id)) throw new Error(`two developers make the vendor id ${id}`);
+    const vendor: VendorDefinition = known ?? {
+      id,
+      name: displayName(developer),
+      endpointListUrl: items[0]!.URL,
+      lists: [],
+    };
+    const defaultFhirVersion = defaultVersionOf(developer, input.chplLists, input.chplProducts);
+    if (defaultFhirVersion) vendor.defaultFhirVersion = defaultFhirVersion;
+    else delete vendor.defaultFhirVersion;
+    for (const item of [...items].sort((a, b) => (a.FileName < b.FileName ? -1 : 1))) {
+      const ownListId = KNOWN_FILES[item.FileName];
+      const own = ownListId ? vendor.lists.find((l) => l.id === ownListId) : undefined;
+      if (ownListId && !own) throw new Error(`${item.FileName}: vendor ${id} has no list ${ownListId}`);
+      if (own) {
+        own.bundledFile = item.FileName;
+        // A list the developer publishes only as a web page is read from Lantern's copy instead.
+        if (own.manual || own.source === "lantern") {
+          delete own.manual;
+          Object.assign(own, { url: lanternRawUrl(item.FileName), format: "lantern-json", source: "lantern" });
+        }
+        continue;
+      }
+      const list: ListDefinition = {
+        id: lanternListId(id, item.FileName),
+        url: lanternRawUrl(item.FileName),
+        format: "lantern-json",
+        audience: null,
+        fhirVersion: null,
+        source: "lantern",
+        bundledFile: item.FileName,
+      };
+      if (vendor.lists.some((l) => l.id === list.id)) throw new Error(`list id ${list.id} twice`);
+      vendor.lists.push(list);
+    }
+    vendors.set(id, vendor);
+  }
+  return [...vendors.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+/** The registry file's text: one vendor object per block, one list per line. */
+export function formatRegistry(vendors: VendorDefinition[]): string {
+  const blocks = vendors.map((vendor) => {
+    const { lists, ...fields } = vendor;
+    const head = Object.entries(fields)
+      .map(([key, value]) => `      ${JSON.stringify(key)}: ${JSON.stringify(value)}`)
+      .join(",\n");
+    const fieldsOf = (object: object) =>
+      Object.entries(object)
+        .map(
+          ([key, value]) =>
+            `${JSON.stringify(key)}: ${JSON.stringify(value).replace(/,"/g, ', "').replace(/":/g, '": ')}`,
+        )
+        .join(", ");
+    const rows = lists.map((list) => `        { ${fieldsOf(list)} }`);
+    return `    {\n${head},\n      "lists": [\n${rows.join(",\n")}\n      ]\n    }`;
+  });
+  return `{\n  "vendors": [\n${blocks.join(",\n")}\n  ]\n}\n`;
+}

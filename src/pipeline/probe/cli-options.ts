@@ -1,0 +1,58 @@
+import { type CliDefinition, type OptionsConfig, wholeNumber } from "../../cli/args";
+import { parseDuration } from "./duration";
+import { DEFAULT_STALE_AFTER_MS } from "./run";
+
+export interface ProbeCliOptions {
+  staleAfterMs: number;
+  vendorId?: string;
+  limit?: number;
+  concurrency?: number;
+  timeoutMs?: number;
+}
+
+/** The options of `bun run probe`, also accepted by `bun run refresh`. */
+export const PROBE_CLI = {
+  command: "bun run probe",
+  synopsis: ["[options]"],
+  description: `Probes every distinct endpoint URL that is due (never probed, or probed longer ago than
+--stale-after): GET {base}/metadata and {base}/.well-known/smart-configuration.`,
+  options: {
+    "stale-after": { type: "string" },
+    vendor: { type: "string" },
+    limit: { type: "string" },
+    concurrency: { type: "string" },
+    timeout: { type: "string" },
+  },
+  optionHelp: [
+    ["--stale-after <duration>", "re-probe URLs probed longer ago than this (default 24h; e.g. 30m, 24h, 7d, 0)"],
+    ["--vendor <id>", "only endpoints of this vendor"],
+    ["--limit <n>", "at most n URLs"],
+    ["--concurrency <n>", "requests in flight in all (default 16; at most 2 per host)"],
+    ["--timeout <duration>", "per-request time-out (default 10s)"],
+  ],
+  environment: `DATABASE_PATH (default db/directory.sqlite), ALLOW_PRIVATE_NETWORK=true lets
+requests reach private addresses (tests only), PROBE_CONTACT_URL is named in the User-Agent.`,
+  exitStatus: [
+    [1, "failed"],
+    [130, "interrupted"],
+  ],
+} as const satisfies CliDefinition<OptionsConfig>;
+
+/** The probe options from parsed values; throws on a bad value. */
+export function probeCliOptions(values: {
+  "stale-after"?: string;
+  vendor?: string;
+  limit?: string;
+  concurrency?: string;
+  timeout?: string;
+}): ProbeCliOptions {
+  const options: ProbeCliOptions = {
+    staleAfterMs: values["stale-after"] !== undefined ? parseDuration(values["stale-after"]) : DEFAULT_STALE_AFTER_MS,
+    vendorId: values.vendor,
+    limit: wholeNumber(values.limit, "--limit"),
+    concurrency: wholeNumber(values.concurrency, "--concurrency"),
+    timeoutMs: values.timeout !== undefined ? parseDuration(values.timeout) : undefined,
+  };
+  if (options.timeoutMs !== undefined && options.timeoutMs <= 0) throw new Error("--timeout must be more than 0");
+  return options;
+}

@@ -1,0 +1,82 @@
+/**
+ * `bun run probe`: probes the endpoints that are due and stores the results as they arrive.
+ * Ctrl-C stops cleanly (results so far are kept; a second Ctrl-C quits at once).
+ */
+import { parseCli } from "../../cli/args";
+import { loadConfig } from "../../config";
+import { openDatabase } from "../../db/client";
+import { PROBE_CLI, type ProbeCliOptions, probeCliOptions } from "./cli-options";
+import { formatDuration } from "./duration";
+import { ProgressReporter } from "./progress";
+import { type ProbeRunSummary, probeDue } from "./run";
+
+export function formatSummary(s: ProbeRunSummary): string {
+  const u = s.uptime30d;
+  return (
+    `probed ${s.probed} URLs in ${formatDuration(s.durationMs)}: ${s.success} success, ${s.partial} partial, ${s.failed} failed (${s.unresponsive} unresponsive)\n` +
+    `answered (CapabilityStatement): ${s.answered} of ${s.probed} URLs; uptime over 30 days: ≥ 99 % ${u.high}, 90–99 % ${u.medium}, < 90 % ${u.low}, never ${u.never}`
+  );
+}
+
+/**
+ * Runs the probe step with parsed options; shared with `bun run refresh`. `allowPrivateNetwork`
+ * (loadConfig) lets requests reach private addresses.
+ */
+export async function runProbe(
+  options: ProbeCliOptions,
+  databasePath: string,
+  signal: AbortSignal | undefined,
+  allowPrivateNetwork: boolean,
+): Promise<ProbeRunSummary> {
+  const db = openDatabase(databasePath);
+  try {
+    const progress = new ProgressReporter(process.stderr);
+    const summary = await probeDue(db, {
+      staleAfterMs: options.staleAfterMs,
+      vendorId: options.vendorId,
+      limit: options.limit,
+      concurrency: options.concurrency,
+      timeoutMs: options.timeoutMs,
+      allowPrivate: allowPrivateNetwork,
+      signal,
+      onProgress: (done, total) => progress.update(done, total),
+    });
+    progress.finish();
+    return summary;
+  } finally {
+    db.sqlite.close();
+  }
+}
+
+/** Aborts on the first SIGINT/SIGTERM, exits on the second. */
+export function interruptSignal(): AbortSignal {
+  const controller = new AbortController();
+  const onSignal = (name: string) => {
+    if (controller.signal.aborted) process.exit(130);
+    process.stderr.write(`\n${name}: stopping; results so far are kept (again to quit at once)\n`);
+    controller.abort();
+  };
+  process.on("SIGINT", () => onSignal("SIGINT"));
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+  return controller.signal;
+}
+
+async function main() {
+  const { values, check } = parseCli(PROBE_CLI);
+  const options = check(() => probeCliOptions(values));
+  const config = loadConfig();
+  const signal = interruptSignal();
+  const summary = await runProbe(options, config.databasePath, signal, config.allowPrivateNetwork);
+  process.stdout.write(`${formatSummary(summary)}\n`);
+  return signal.aborted ? 130 : 0;
+}
+
+if (import.meta.main) {
+  main().then(
+    (code) => process.exit(code),
+    (error) => {
+      process.stderr.write(`probe failed: ${(error as Error).stack ?? error}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,162 @@
+/**
+ * Availability history, written with the probes: every probe appends one raw record to its URL's
+ * `probe_history` row, inside the same transaction as the probes row, and rolls that row up as
+ * of the probe's time (records older than 30 days become daily figures, figures older than 400
+ * days go). Rows of URLs the run did not probe are rolled up by `pruneHistory` at the end of the
+ * run. Layout and rules: src/server/availability/history-format.ts.
+ */
+import type { Database, Statement } from "bun:sqlite";
+import { markDatasetChanged } from "../../db/dataset-meta";
+import {
+  DAY_MS,
+  dayOf,
+  encodeRecord,
+  type HistoryRow,
+  RECORD_BYTES,
+  recordAt,
+  recordCount,
+  recordUp,
+  rollUp,
+  urlKey,
+} from "../../db/history-format";
+import type { ProbeRecord } from "./store";
+
+interface Statements {
+  read: Statement;
+  write: Statement;
+  remove: Statement;
+  due: Statement;
+}
+
+const statements = new WeakMap<Database, Statements>();
+
+function prepared(sqlite: Database): Statements {
+  let s = statements.get(sqlite);
+  if (!s) {
+    s = {
+      read: sqlite.prepare(
+        "SELECT last_at, last_up_at, last_down_at, records, first_day, days FROM probe_history WHERE url_key = ?1",
+      ),
+      write: sqlite.prepare(
+        `INSERT INTO probe_history (url_key, last_at, last_up_at, last_down_at, pruned_day, records, first_day, days)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+         ON CONFLICT(url_key) DO UPDATE SET last_at = excluded.last_at, last_up_at = excluded.last_up_at,
+           last_down_at = excluded.last_down_at, pruned_day = excluded.pruned_day, records = excluded.records,
+           first_day = excluded.first_day, days = excluded.days`,
+      ),
+      remove: sqlite.prepare("DELETE FROM probe_history WHERE url_key = ?1"),
+      due: sqlite.prepare("SELECT url_key FROM probe_history WHERE pruned_day < ?1 LIMIT ?2").safeIntegers(true),
+    };
+    statements.set(sqlite, s);
+  }
+  return s;
+}
+
+type Stored = [number, number | null, number | null, Uint8Array, number | null, Uint8Array | null];
+
+function readRow(s: Statements, key: bigint): HistoryRow | null {
+  const row = s.read.values(key)[0] as Stored | undefined;
+  if (!row) return null;
+  const [lastAt, lastUpAt, lastDownAt, records, firstDay, days] = row;
+  return { lastAt, lastUpAt, lastDownAt, records, firstDay, days };
+}
+
+function writeRow(s: Statements, key: bigint, row: HistoryRow, prunedDay: number) {
+  s.write.run(key, row.lastAt, row.lastUpAt, row.lastDownAt, prunedDay, row.records, row.firstDay, row.days);
+}
+
+/** Appends one record per probe result to its URL's history (call inside the probes' transaction). */
+export function recordHistory(sqlite: Database, records: readonly ProbeRecord[], at: string) {
+  const s = prepared(sqlite);
+  const ms = Date.parse(at);
+  for (const { url, result } of records) {
+    const up = result.metadata.ok;
+    const record = encodeRecord({
+      at: ms,
+      outcome: result.probeStatus,
+      up,
+      error: up ? null : (result.metadata.errorKind ?? null),
+      httpStatus: result.metadata.httpStatus,
+      smartHttpStatus: result.smart.httpStatus,
+      responseTimeMs: result.metadata.httpStatus === null ? null : (result.metadata.durationMs ?? null),
+    });
+    const key = urlKey(url);
+    const before = readRow(s, key);
+    const appended = new Uint8Array((before?.records.length ?? 0) + RECORD_BYTES);
+    if (before) appended.set(before.records);
+    appended.set(record, appended.length - RECORD_BYTES);
+    const row: HistoryRow = {
+      lastAt: Math.max(ms, before?.lastAt ?? ms),
+      lastUpAt: up ? Math.max(ms, before?.lastUpAt ?? ms) : (before?.lastUpAt ?? null),
+      lastDownAt: up ? (before?.lastDownAt ?? null) : Math.max(ms, before?.lastDownAt ?? ms),
+      records: appended,
+      firstDay: before?.firstDay ?? null,
+      days: before?.days ?? null,
+    };
+    const rolled = rollUp(row, ms);
+    if (rolled) writeRow(s, key, rolled, dayOf(ms));
+    else s.remove.run(key);
+  }
+}
+
+export interface PruneResult {
+  /** Rows rolled up or trimmed. */
+  changed: number;
+  /** Rows deleted (no history left in the kept windows). */
+  deleted: number;
+}
+
+/**
+ * Rolls up, as of `now`, every history row not yet pruned today (URLs this run did not probe:
+ * removed entries, other vendors, URLs no longer due), in transactions of `chunk` rows. A
+ * transaction that changes what the API would answer also bumps the dataset version, so ETags
+ * follow.
+ */
+export function pruneHistory(sqlite: Database, now: Date, chunk = 2_000): PruneResult {
+  const s = prepared(sqlite);
+  const nowMs = now.getTime();
+  const today = dayOf(nowMs);
+  const at = now.toISOString();
+  const result: PruneResult = { changed: 0, deleted: 0 };
+  const step = sqlite.transaction(() => {
+    const keys = (s.due.values(today, chunk) as [bigint][]).map(([key]) => key);
+    let changed = false;
+    for (const key of keys) {
+      const row = readRow(s, key)!;
+      const rolled = rollUp(row, nowMs);
+      if (rolled === null) {
+        s.remove.run(key);
+        result.deleted++;
+        changed = true;
+        continue;
+      }
+      if (rolled !== row) {
+        result.changed++;
+        changed = true;
+      }
+      writeRow(s, key, rolled, today);
+    }
+    if (changed) markDatasetChanged(sqlite, at);
+    return keys.length;
+  });
+  while (step.immediate() === chunk) {}
+  return result;
+}
+
+/** 30-day uptime of each URL as of `now` (null: no probe in the window), for the run summary. */
+export function uptimes30d(sqlite: Database, urls: readonly string[], now: Date): (number | null)[] {
+  const s = prepared(sqlite);
+  const from = now.getTime() - 30 * DAY_MS;
+  return urls.map((url) => {
+    const row = readRow(s, urlKey(url));
+    if (!row) return null;
+    let probes = 0;
+    let up = 0;
+    for (let i = 0; i < recordCount(row.records); i++) {
+      if (recordAt(row.records, i) <= from) continue;
+      probes++;
+      if (recordUp(row.records, i)) up++;
+    }
+    return probes === 0 ? null : up / probes;
+  });
+}

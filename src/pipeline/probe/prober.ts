@@ -1,0 +1,115 @@
+import type { ProbeResult } from "../../model/probe";
+import { derive } from "./derive";
+import { type FetcherConfig, fetchDocument } from "./fetch";
+import { DnsCache, type LookupFn } from "./guard";
+import { HostLimiter } from "./limiter";
+import { defaultUserAgent } from "./user-agent";
+
+export interface ProbeOptions {
+  /** Per-request time-out in ms, covering DNS, connect, headers and the whole body. Default 10 000. */
+  timeoutMs?: number;
+  /** Body cap in bytes; a larger body fails the document. Default 5 MB. */
+  maxBodyBytes?: number;
+  /** Requests in flight in all. Default 16. */
+  concurrency?: number;
+  /** Requests in flight per host (host:port). Default 2. */
+  perHostConcurrency?: number;
+  /**
+   * Let requests reach loopback/private/link-local/... addresses. Default false; the CLIs pass
+   * `allowPrivateNetwork` of loadConfig() (ALLOW_PRIVATE_NETWORK=true).
+   */
+  allowPrivate?: boolean;
+  /** Default `EndpointDirectory/<version> (+<contact URL>)`. */
+  userAgent?: string;
+  /**
+   * Rewrites where a request is actually sent (e.g. https://fhir.vendor.com/x →
+   * http://127.0.0.1:PORT/fhir.vendor.com/x) while results are stored under the original URL.
+   * The guard checks the rewritten address, so loopback targets need `allowPrivate`.
+   */
+  connectTo?: (url: URL) => URL;
+}
+
+/** Knobs for tests and special runs; not needed in normal use. */
+export interface ProbeAdvancedOptions {
+  /** Addresses let through even with the guard on. */
+  allowAddresses?: readonly string[];
+  /** Hostname resolution (default node:dns lookup, all addresses). */
+  lookup?: LookupFn;
+  /** Extra trusted CA certificates (PEM). */
+  ca?: string | string[];
+  /** Longest Retry-After honoured for the one retry of a 429/503. Default 30 000 ms. */
+  maxRetryAfterMs?: number;
+  /** Wait before that retry when no Retry-After is sent. Default 1 000 ms. */
+  defaultRetryDelayMs?: number;
+  /** Maximum redirects followed. Default 3. */
+  maxRedirects?: number;
+  /** Aborts every request in flight. */
+  signal?: AbortSignal;
+}
+
+export const PROBE_DEFAULTS = {
+  timeoutMs: 10_000,
+  maxBodyBytes: 5 * 1024 * 1024,
+  concurrency: 16,
+  perHostConcurrency: 2,
+  maxRedirects: 3,
+  maxRetryAfterMs: 30_000,
+  defaultRetryDelayMs: 1_000,
+} as const;
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number, got ${value}`);
+  return value;
+}
+
+/** A probing session: one limiter and one DNS cache shared by every URL probed through it. */
+export class Prober {
+  readonly config: FetcherConfig;
+
+  constructor(options: ProbeOptions & ProbeAdvancedOptions = {}) {
+    const concurrency = Math.floor(positive(options.concurrency, PROBE_DEFAULTS.concurrency, "concurrency"));
+    const perHost = Math.floor(
+      positive(options.perHostConcurrency, PROBE_DEFAULTS.perHostConcurrency, "perHostConcurrency"),
+    );
+    this.config = {
+      timeoutMs: positive(options.timeoutMs, PROBE_DEFAULTS.timeoutMs, "timeoutMs"),
+      maxBodyBytes: positive(options.maxBodyBytes, PROBE_DEFAULTS.maxBodyBytes, "maxBodyBytes"),
+      maxRedirects: options.maxRedirects ?? PROBE_DEFAULTS.maxRedirects,
+      userAgent: options.userAgent ?? defaultUserAgent(),
+      allowPrivate: options.allowPrivate ?? false,
+      allowAddresses: options.allowAddresses,
+      lookup: options.lookup,
+      connectTo: options.connectTo,
+      limiter: new HostLimiter(concurrency, perHost),
+      dns: new DnsCache(),
+      maxRetryAfterMs: options.maxRetryAfterMs ?? PROBE_DEFAULTS.maxRetryAfterMs,
+      defaultRetryDelayMs: options.defaultRetryDelayMs ?? PROBE_DEFAULTS.defaultRetryDelayMs,
+      ca: options.ca,
+      signal: options.signal,
+    };
+  }
+
+  /** Fetches both documents of one base URL (in parallel) and derives the result. Never throws. */
+  async probe(url: string): Promise<ProbeResult> {
+    const startedAt = new Date().toISOString();
+    const started = performance.now();
+    const [metadata, smart] = await Promise.all([
+      fetchDocument(url, "metadata", this.config),
+      fetchDocument(url, "smart", this.config),
+    ]);
+    const derived = derive(metadata, smart);
+    return {
+      url,
+      startedAt,
+      durationMs: Math.round(performance.now() - started),
+      probeStatus: derived.probeStatus,
+      entryStatus: derived.entryStatus,
+      errorKind: derived.errorKind,
+      metadata,
+      smart,
+      summary: derived.summary,
+      access: derived.access,
+    };
+  }
+}

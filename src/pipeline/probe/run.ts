@@ -1,0 +1,157 @@
+import type { Db } from "../../db/client";
+import { interleaveByHost, selectDueUrls } from "./due";
+import { pruneHistory, uptimes30d } from "./history";
+import { PROBE_DEFAULTS, type ProbeAdvancedOptions, type ProbeOptions, Prober } from "./prober";
+import { BatchWriter } from "./writer";
+
+export interface ProbeRunSummary {
+  probed: number;
+  success: number;
+  partial: number;
+  failed: number;
+  /** URLs whose server could not be reached at all (also counted in `failed`). */
+  unresponsive: number;
+  /** URLs whose /metadata returned a CapabilityStatement in this run. */
+  answered: number;
+  /** The run's URLs by their uptime over the 30 days up to the end of the run. */
+  uptime30d: UptimeDistribution;
+  durationMs: number;
+}
+
+interface UptimeDistribution {
+  /** ≥ 99 % */
+  high: number;
+  /** 90 % to < 99 % */
+  medium: number;
+  /** above 0 and < 90 % */
+  low: number;
+  /** never answered in the 30 days */
+  never: number;
+}
+
+function distribution(uptimes: readonly (number | null)[]): UptimeDistribution {
+  const d: UptimeDistribution = { high: 0, medium: 0, low: 0, never: 0 };
+  for (const u of uptimes) {
+    if (u === null || u === 0) d.never++;
+    else if (u >= 0.99) d.high++;
+    else if (u >= 0.9) d.medium++;
+    else d.low++;
+  }
+  return d;
+}
+
+export interface ProbeDueOptions extends ProbeOptions, ProbeAdvancedOptions {
+  vendorId?: string;
+  /** At most this many URLs. */
+  limit?: number;
+  /** A URL probed longer ago than this is due again. Default 24 h. */
+  staleAfterMs?: number;
+  now?: () => Date;
+  onProgress?: (done: number, total: number) => void;
+  /** Results are written in transactions of at most this many URLs. Default 50. */
+  batchSize?: number;
+  /**
+   * A result is written on the next tick when the writer is idle; while results stream in,
+   * at most one transaction per this many ms (or per batchSize results). Default 100 ms, so a
+   * killed run loses the requests in flight and at most the last 100 ms of results.
+   */
+  flushIntervalMs?: number;
+  /**
+   * Write results through a worker thread with its own connection (database files only), so
+   * SQLite's work stays off the thread driving the requests. Default true.
+   */
+  writeInWorker?: boolean;
+  /**
+   * Keep availability history (append each probe, prune, sum up uptime). Default true; false
+   * only to measure what it costs (bench/probe.ts --compare).
+   */
+  history?: boolean;
+}
+
+export const DEFAULT_STALE_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Probes every distinct URL that is due (never probed, or probed longer ago than staleAfterMs),
+ * writing results as they arrive. With `signal` aborted, stops starting URLs, drops the ones in
+ * flight (the next run probes them) and returns what was stored. At the end, rolls up the
+ * availability history of URLs it did not probe (history retention) and sums up the 30-day
+ * uptime of the URLs it did.
+ */
+export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<ProbeRunSummary> {
+  const started = performance.now();
+  const now = opts.now ?? (() => new Date());
+  const urls = interleaveByHost(
+    selectDueUrls(db, {
+      now: now(),
+      staleAfterMs: opts.staleAfterMs ?? DEFAULT_STALE_AFTER_MS,
+      vendorId: opts.vendorId,
+      limit: opts.limit,
+    }),
+  );
+  const summary: ProbeRunSummary = {
+    probed: 0,
+    success: 0,
+    partial: 0,
+    failed: 0,
+    unresponsive: 0,
+    answered: 0,
+    uptime30d: { high: 0, medium: 0, low: 0, never: 0 },
+    durationMs: 0,
+  };
+  const total = urls.length;
+  opts.onProgress?.(0, total);
+  const history = opts.history ?? true;
+  if (total === 0) {
+    if (history) pruneHistory(db.sqlite, now());
+    return { ...summary, durationMs: Math.round(performance.now() - started) };
+  }
+
+  const stop = new AbortController();
+  const onOuterAbort = () => stop.abort();
+  opts.signal?.addEventListener("abort", onOuterAbort, { once: true });
+  if (opts.signal?.aborted) stop.abort();
+  const prober = new Prober({ ...opts, signal: stop.signal });
+  const writer = new BatchWriter(db, {
+    batchSize: opts.batchSize ?? 50,
+    intervalMs: opts.flushIntervalMs ?? 100,
+    useWorker: opts.writeInWorker ?? true,
+    history,
+    now,
+    onError: () => stop.abort(),
+  });
+
+  // Each URL fetches its two documents in parallel, so twice as many URL workers as request slots
+  // keep the limiter busy while some workers wait for a busy host.
+  const workers = Math.min(total, 2 * Math.floor(opts.concurrency ?? PROBE_DEFAULTS.concurrency));
+  let next = 0;
+  let done = 0;
+  const probedUrls: string[] = [];
+  const work = async () => {
+    while (next < total && !stop.signal.aborted) {
+      const url = urls[next++]!;
+      const result = await prober.probe(url);
+      if (stop.signal.aborted) return;
+      writer.add({ url, result });
+      summary.probed++;
+      summary[result.probeStatus]++;
+      if (result.entryStatus === "unresponsive") summary.unresponsive++;
+      if (result.metadata.ok) summary.answered++;
+      probedUrls.push(url);
+      done++;
+      opts.onProgress?.(done, total);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: workers }, work));
+  } finally {
+    opts.signal?.removeEventListener("abort", onOuterAbort);
+    await writer.close();
+  }
+  if (history) {
+    const end = now();
+    pruneHistory(db.sqlite, end);
+    summary.uptime30d = distribution(uptimes30d(db.sqlite, probedUrls, end));
+  }
+  summary.durationMs = Math.round(performance.now() - started);
+  return summary;
+}

@@ -1,0 +1,148 @@
+import type { Database, Statement } from "bun:sqlite";
+import type { Db } from "../../db/client";
+import { markDatasetChanged } from "../../db/dataset-meta";
+import { refreshEffectiveFields } from "../../db/effective-fields";
+import { pruneBodies, storeBody } from "../../db/probe-bodies";
+import type { DocumentResult, ProbeResult } from "../../model/probe";
+import { recordHistory } from "./history";
+
+/** What the store keeps of one document; the history also keeps /metadata's error class and time. */
+type StorableDocument = Pick<DocumentResult, "ok" | "httpStatus" | "body"> &
+  Partial<Pick<DocumentResult, "errorKind" | "durationMs">>;
+
+/** The parts of a ProbeResult the store keeps (a ProbeResult is one). */
+export interface StorableResult
+  extends Pick<ProbeResult, "probeStatus" | "entryStatus" | "errorKind" | "durationMs" | "summary" | "access"> {
+  metadata: StorableDocument;
+  smart: StorableDocument;
+}
+
+export interface ProbeRecord {
+  url: string;
+  result: StorableResult;
+}
+
+/** A copy of a result with only what the store needs (no parsed JSON), cheap to post to a worker. */
+export function storable(result: StorableResult): StorableResult {
+  const doc = (d: StorableDocument) => ({
+    ok: d.ok,
+    httpStatus: d.httpStatus,
+    body: d.body,
+    errorKind: d.errorKind ?? null,
+    durationMs: d.durationMs,
+  });
+  return {
+    probeStatus: result.probeStatus,
+    entryStatus: result.entryStatus,
+    errorKind: result.errorKind,
+    durationMs: result.durationMs,
+    summary: result.summary,
+    access: result.access,
+    metadata: doc(result.metadata),
+    smart: doc(result.smart),
+  };
+}
+
+interface Statements {
+  upsert: Statement;
+  setStatus: Statement;
+  bodiesOf: Statement;
+}
+
+const statements = new WeakMap<Database, Statements>();
+
+function prepared(sqlite: Database): Statements {
+  let s = statements.get(sqlite);
+  if (!s) {
+    s = {
+      upsert: sqlite.prepare(`
+        INSERT INTO probes (url, probed_at, probe_status, metadata_http_status, metadata_body_id, smart_http_status, smart_body_id,
+          error_kind, duration_ms, fhir_version, software_name, software_version, supported_resources, smart_supported,
+          access, smart_capabilities, grant_types)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+        ON CONFLICT(url) DO UPDATE SET
+          probed_at = excluded.probed_at, probe_status = excluded.probe_status,
+          metadata_http_status = excluded.metadata_http_status, metadata_body_id = excluded.metadata_body_id,
+          smart_http_status = excluded.smart_http_status, smart_body_id = excluded.smart_body_id,
+          error_kind = excluded.error_kind, duration_ms = excluded.duration_ms, fhir_version = excluded.fhir_version,
+          software_name = excluded.software_name, software_version = excluded.software_version,
+          supported_resources = excluded.supported_resources, smart_supported = excluded.smart_supported,
+          access = excluded.access, smart_capabilities = excluded.smart_capabilities, grant_types = excluded.grant_types`),
+      // `removed` entries keep their status; lastUpdated moves only with a change.
+      setStatus: sqlite.prepare(
+        `UPDATE entries SET status = ?1, last_updated = ?2 WHERE url = ?3 AND status != 'removed' AND status != ?1`,
+      ),
+      bodiesOf: sqlite.prepare("SELECT metadata_body_id, smart_body_id FROM probes WHERE url = ?"),
+    };
+    statements.set(sqlite, s);
+  }
+  return s;
+}
+
+function iso(now: Date | string): string {
+  return typeof now === "string" ? now : now.toISOString();
+}
+
+/**
+ * Stores several probe results in one transaction: the probes row of each URL (each body exactly
+ * as received, stored once in probe_bodies however many URLs serve it), the status of the entries
+ * on it, their effective fhirVersion/access, one record in the URL's availability history, and a
+ * new dataset version. Bodies that the replaced rows referred to and no probe refers to any more
+ * are deleted. Returns the number of entries whose status changed.
+ */
+export function recordProbes(
+  db: Db,
+  records: readonly ProbeRecord[],
+  now: Date | string,
+  { history = true } = {},
+): number {
+  if (records.length === 0) return 0;
+  const at = iso(now);
+  const { upsert, setStatus, bodiesOf } = prepared(db.sqlite);
+  const sqlite = db.sqlite;
+  const body = (doc: StorableResult["metadata"]) => (doc.ok && doc.body !== null ? storeBody(sqlite, doc.body) : null);
+  const write = db.sqlite.transaction(() => {
+    let changed = 0;
+    const replaced = new Set<number>();
+    for (const { url, result } of records) {
+      const s = result.summary;
+      const before = bodiesOf.values(url)[0] as [number | null, number | null] | undefined;
+      if (before) for (const id of before) if (id !== null) replaced.add(id);
+      upsert.run(
+        url,
+        at,
+        result.probeStatus,
+        result.metadata.httpStatus,
+        body(result.metadata),
+        result.smart.httpStatus,
+        body(result.smart),
+        result.errorKind,
+        result.durationMs,
+        s.fhirVersion,
+        s.softwareName,
+        s.softwareVersion,
+        JSON.stringify(s.supportedResources),
+        s.smartSupported ? 1 : 0,
+        result.access ? JSON.stringify(result.access) : null,
+        JSON.stringify(s.smartCapabilities),
+        JSON.stringify(s.grantTypes),
+      );
+      if (result.entryStatus) changed += setStatus.run(result.entryStatus, at, url).changes;
+    }
+    pruneBodies(sqlite, replaced);
+    if (history) recordHistory(db.sqlite, records, at);
+    refreshEffectiveFields(
+      db.sqlite,
+      records.map((r) => r.url),
+      at,
+    );
+    markDatasetChanged(db.sqlite, at);
+    return changed;
+  });
+  return write.immediate();
+}
+
+/** Stores one probe result under `url` (see recordProbes). */
+export function recordProbe(db: Db, url: string, result: StorableResult, now: Date | string): number {
+  return recordProbes(db, [{ url, result }], now);
+}

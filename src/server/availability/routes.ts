@@ -1,0 +1,33 @@
+import { Elysia } from "elysia";
+import type { Directory } from "../../directory/directory";
+import { BY_ID, ERROR_RESPONSES, notFound } from "../endpoints/routes";
+import { dataResponse } from "../fast-lane/data-response";
+import { AvailabilityResponse } from "./schemas";
+import { availabilityBody } from "./service";
+
+/**
+ * An entry's availability, by id: what the route below returns, and what the direct route
+ * (src/server/fast-lane/direct-routes.ts) returns for the same request. Built per request (ids are read at
+ * random), ETag per dataset version and id.
+ */
+export const availabilityAnswer = (directory: Directory) => (request: Request, id: string) => {
+  const snapshot = directory.current;
+  return dataResponse(request, snapshot, () => availabilityBody(snapshot, id) ?? notFound(), { cached: false });
+};
+
+/** `GET /api/v1/endpoints/:id/availability`. */
+export const availabilityRoutes = (directory: Directory, answer = availabilityAnswer(directory)) =>
+  new Elysia({ name: "availability", prefix: "/api/v1/endpoints", normalize: false }).get(
+    "/:id/availability",
+    ({ params, request }) => answer(request, params.id),
+    {
+      ...BY_ID,
+      response: { 200: AvailabilityResponse, ...ERROR_RESPONSES },
+      detail: {
+        summary: "Get an endpoint's availability history",
+        description:
+          "Does the endpoint's URL usually answer, and how fast: uptime over 1, 7, 30 and 365 days (probes whose /metadata returned a CapabilityStatement ÷ probes in the window), /metadata response times over 30 days, the last success and failure, and the last 20 probes. Entries sharing a URL share it. Every probe is kept 30 days, then as daily figures for 400 days. No query parameters (any → 400 VALIDATION_ERROR); unknown id → 404 ENDPOINT_NOT_FOUND.",
+        tags: ["Endpoints"],
+      },
+    },
+  );

@@ -1,0 +1,114 @@
+import type { CapabilitiesRecord, CapabilitiesShared } from "../../directory/snapshot";
+import type { Body } from "../http/compression";
+
+const NULL = Buffer.from("null");
+const BETWEEN = Buffer.from(',"smartConfiguration":');
+const END = Buffer.from("}}");
+const encoder = new TextEncoder();
+/** Strict: a stored body that is not valid UTF-8 (or starts with a BOM) stays bytes. */
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+const json = (value: string | null) => (value === null ? "null" : JSON.stringify(value));
+
+/** Bytes a part holds: its UTF-16 units count twice, whatever the engine stores. */
+const weightOf = (part: Body) => (typeof part === "string" ? part.length * 2 : part.length);
+
+/**
+ * Shared parts of capabilities answers (summary and both raw bodies), keyed by the pair of bodies
+ * they come from, least recently used first out, bounded by count and bytes. Most URLs serve one
+ * of a few statements per vendor release, so a few entries answer most ids.
+ */
+export class CapabilitiesCache {
+  private readonly parts = new Map<string, Body>();
+  private total = 0;
+
+  constructor(
+    readonly maxBytes: number,
+    readonly maxEntries: number,
+  ) {}
+
+  /** Bytes held (strings counted at two bytes a unit). */
+  get bytes() {
+    return this.total;
+  }
+
+  get size() {
+    return this.parts.size;
+  }
+
+  /** The part under `key`, built and kept on a miss (unless it alone exceeds the bound). */
+  get(key: string, build: () => Body): Body {
+    const found = this.parts.get(key);
+    if (found !== undefined) {
+      this.parts.delete(key);
+      this.parts.set(key, found);
+      return found;
+    }
+    const part = build();
+    const weight = weightOf(part);
+    if (weight > this.maxBytes) return part;
+    while (this.parts.size > 0 && (this.parts.size >= this.maxEntries || this.total + weight > this.maxBytes)) {
+      const [oldest, value] = this.parts.entries().next().value!;
+      this.parts.delete(oldest);
+      this.total -= weightOf(value);
+    }
+    this.parts.set(key, part);
+    this.total += weight;
+    return part;
+  }
+}
+
+/**
+ * The process-wide cache: 48 MB holds the shared parts of a few thousand distinct body pairs
+ * (a 1M-entry dataset has a few hundred), well inside the server's RSS target.
+ */
+export const capabilitiesCache = new CapabilitiesCache(48 * 1024 * 1024, 8_192);
+
+/** The envelope up to and including `probeStatus`, in the order of the response schema. */
+const head = ({ endpointId, ownJson }: CapabilitiesRecord) =>
+  `{"success":true,"data":{"endpointId":${json(endpointId)}${ownJson}`;
+
+/**
+ * Everything after `probeStatus`: the summary, then the two raw bodies, then the closing braces.
+ * As text when the bytes are valid UTF-8 (the probe stores what it decoded, so they are): an
+ * answer is then one concatenation, which the Response encodes back to exactly these bytes,
+ * without allocating and copying a buffer per request. As bytes otherwise.
+ */
+function sharedPart({ summary: s, capabilityStatementBytes, smartConfigurationBytes }: CapabilitiesShared): Body {
+  const text =
+    `,"summary":{"fhirVersion":${json(s.fhirVersion)},"softwareName":${json(s.softwareName)},` +
+    `"softwareVersion":${json(s.softwareVersion)},"supportedResourceCount":${s.supportedResources.count},"supportedResources":${s.supportedResources.json},` +
+    `"smartSupported":${s.smartSupported},"smartCapabilities":${s.smartCapabilities.json},"grantTypes":${s.grantTypes.json}},"capabilityStatement":`;
+  const statement = capabilityStatementBytes ?? NULL;
+  const smart = smartConfigurationBytes ?? NULL;
+  const part = new Uint8Array(text.length * 3 + statement.length + BETWEEN.length + smart.length + END.length);
+  let at = encoder.encodeInto(text, part).written;
+  for (const piece of [statement, BETWEEN, smart, END]) {
+    part.set(piece, at);
+    at += piece.length;
+  }
+  const bytes = part.slice(0, at);
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return bytes;
+  }
+}
+
+/**
+ * The capabilities envelope: the entry's own fields, then the part it shares with every URL
+ * that kept the same two bodies (from `cache`, built on a miss), in which the CapabilityStatement
+ * and SMART configuration are the exact bytes the server sent (stored only when they parsed as
+ * a JSON object), so clients get them raw and unmodified, key order and number formatting
+ * included. They are never parsed on the way.
+ */
+export function capabilitiesBody(record: CapabilitiesRecord, cache: CapabilitiesCache = capabilitiesCache): Body {
+  const shared = cache.get(record.sharedKey, () => sharedPart(record.shared()));
+  const text = head(record);
+  if (typeof shared === "string") return text + shared;
+  // Every byte up to `at + shared.length` is written below, so the buffer need not be zeroed.
+  const body = Buffer.allocUnsafe(text.length * 3 + shared.length);
+  const at = encoder.encodeInto(text, body).written;
+  body.set(shared, at);
+  return body.subarray(0, at + shared.length) as Uint8Array<ArrayBuffer>;
+}

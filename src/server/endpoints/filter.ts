@@ -1,0 +1,32 @@
+import type { Static } from "elysia";
+import type { EndpointFilter } from "../../directory/search";
+import { words } from "../../directory/text";
+import type { ListQuery } from "../../model/endpoints";
+import { validationError } from "../http/api-error";
+
+const RESOURCE_TYPE = /^[A-Z][A-Za-z]{1,63}$/;
+const MAX_RESOURCE_TYPES = 20;
+
+function parseResourceTypes(raw: string): string[] {
+  const names = raw.split(",").map((name) => name.trim());
+  if (names.length > MAX_RESOURCE_TYPES)
+    throw validationError(`hasResource: at most ${MAX_RESOURCE_TYPES} resource types`);
+  for (const name of names) {
+    if (name === "") throw validationError("hasResource: empty resource type name (check the commas)");
+    if (!RESOURCE_TYPE.test(name))
+      throw validationError(`hasResource: "${name.slice(0, 64)}" is not a FHIR resource type name`);
+  }
+  return [...new Set(names)];
+}
+
+/** Turns a validated list query into the filter the directory index answers. */
+export function toEndpointFilter(query: Static<typeof ListQuery>): EndpointFilter {
+  const filter: EndpointFilter = { queryWords: query.query === undefined ? [] : words(query.query) };
+  if (query.vendor !== undefined) filter.vendor = query.vendor;
+  if (query.state !== undefined) filter.state = query.state;
+  if (query.fhirVersion !== undefined) filter.fhirVersion = query.fhirVersion;
+  if (query.access !== undefined) filter.access = query.access;
+  if (query.hasResource !== undefined) filter.hasResource = parseResourceTypes(query.hasResource);
+  if (query.smartSupported !== undefined) filter.smartSupported = query.smartSupported === "true";
+  return filter;
+}

@@ -1,0 +1,319 @@
+import { lookup, type RecordSource } from "../../../directory/render";
+import type { EndpointStatus, FhirVersion } from "../../../model/types";
+import { ByteBuffer, encodeTable, equalFolded } from "../../http/byte-buffer";
+import type { ExportWriter } from "./writer";
+
+export const NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi";
+const IDENTIFIER = `,"identifier":[{"system":"${NPI_SYSTEM}","value":"`;
+export const FHIR_VERSION_EXTENSION = "http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version";
+
+/** Our status → FHIR Endpoint.status. listed: published by the vendor, not yet probed, so taken as active. */
+export const FHIR_ENDPOINT_STATUS: Record<EndpointStatus, string> = {
+  listed: "active",
+  verified: "active",
+  unresponsive: "error",
+  removed: "off",
+};
+
+/** Our release → the FHIR version code of the `endpoint-fhir-version` extension (none for UNKNOWN). */
+export const FHIR_VERSION_CODE: Record<FhirVersion, string | null> = {
+  DSTU2: "1.0.2",
+  STU3: "3.0.2",
+  R4: "4.0.1",
+  R4B: "4.3.0",
+  R5: "5.0.0",
+  UNKNOWN: null,
+};
+
+export const CONNECTION_TYPE =
+  '{"system":"http://terminology.hl7.org/CodeSystem/endpoint-connection-type","code":"hl7-fhir-rest"}';
+export const PAYLOAD_TYPE =
+  '[{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/endpoint-payload-type","code":"any","display":"Any"}]}]';
+
+/** Written for a null member of an organization's key: neither it nor NUL occurs in a published name or place. */
+const NULL_PART = "\u0001";
+
+/**
+ * Int32 keys to int32 values (an open-addressing table in typed arrays), emptied in constant time
+ * by a generation stamp: the organizations of a run by the hash of their key, run after run,
+ * with nothing left for the collector (a Map allocates on every clear).
+ */
+class IntTable {
+  private keys = new Int32Array(1024);
+  private values = new Int32Array(1024);
+  private stamps = new Uint32Array(1024);
+  private generation = 1;
+  private count = 0;
+
+  clear() {
+    this.generation++;
+    this.count = 0;
+  }
+
+  /** The value of `key`, -1 when absent. */
+  get(key: number): number {
+    const mask = this.keys.length - 1;
+    for (let i = key & mask; this.stamps[i] === this.generation; i = (i + 1) & mask)
+      if (this.keys[i] === key) return this.values[i]!;
+    return -1;
+  }
+
+  set(key: number, value: number) {
+    const mask = this.keys.length - 1;
+    let i = key & mask;
+    for (; this.stamps[i] === this.generation; i = (i + 1) & mask)
+      if (this.keys[i] === key) {
+        this.values[i] = value;
+        return;
+      }
+    this.keys[i] = key;
+    this.values[i] = value;
+    this.stamps[i] = this.generation;
+    if (++this.count * 2 > this.keys.length) this.grow();
+  }
+
+  private grow() {
+    const { keys, values, stamps, generation } = this;
+    this.keys = new Int32Array(keys.length * 2);
+    this.values = new Int32Array(keys.length * 2);
+    this.stamps = new Uint32Array(keys.length * 2);
+    this.generation = 1;
+    this.count = 0;
+    for (let i = 0; i < keys.length; i++) if (stamps[i] === generation) this.set(keys[i]!, values[i]!);
+  }
+}
+
+/**
+ * One FHIR R4 Bundle of type `collection`, the shape vendors publish their lists in: an
+ * Endpoint per distinct URL (first seen in list order; its status and version from that entry)
+ * and an Organization per organization of a vendor (same vendor, name, NPI, city, state and
+ * ZIP) with one `endpoint` reference per URL it publishes. Our own ingest reads it back into
+ * the same entries (same ids). Resource ids are SHA-256 hashes: of the URL for an Endpoint, of
+ * the organization's key for an Organization (stable across dataset versions).
+ *
+ * Streaming: the entries of one organization are adjacent in list order up to other
+ * organizations of the same vendor and (case-insensitive) name, so organizations are collected
+ * per such run and written when it ends; the URLs already written are one bit each.
+ */
+export function fhirWriter({ data }: RecordSource, timestamp: string | null): ExportWriter {
+  const { columns: c, strings: s } = data;
+  const written = new Uint8Array((s.urls.length >> 3) + 1);
+  const hash = new Uint8Array(32);
+  const endpointId = (out: ByteBuffer, urlIndex: number) => {
+    Bun.SHA256.hash(s.urls[urlIndex]!, hash);
+    out.hex(hash, 0, 32);
+  };
+  // Per status and version: the Endpoint's members between its id and its address.
+  const statuses = s.statuses.map((status) => FHIR_ENDPOINT_STATUS[status as EndpointStatus]);
+  const extensions = s.fhirVersions.map((version) => {
+    const code = FHIR_VERSION_CODE[version as FhirVersion];
+    return code === null ? "" : `"extension":[{"url":"${FHIR_VERSION_EXTENSION}","valueCode":"${code}"}],`;
+  });
+  const middles = extensions.map((extension) =>
+    encodeTable(statuses, (out, status) =>
+      out.ascii(
+        `",${extension}"status":"${status}","connectionType":${CONNECTION_TYPE},"payloadType":${PAYLOAD_TYPE},"address":`,
+      ),
+    ),
+  );
+
+  let first = true;
+  const item = (out: ByteBuffer) => {
+    if (first) first = false;
+    else out.ascii(",");
+  };
+
+  // The current run: a vendor and an organization name (case-insensitive; NULL_PART for none).
+  let runVendor = -1;
+  let runName = -2;
+  /** Whether two organization names (indexes, -1 for none) are the same case-insensitively. */
+  const sameName = (a: number, b: number) =>
+    a === b || (a >= 0 && b >= 0 && equalFolded(s.organizationNames[a]!, s.organizationNames[b]!));
+
+  // The run's organizations, in order of appearance, kept in reused arrays (nothing per entry
+  // for the collector): organization k was first seen in entry ordinals[k]; its URLs are a
+  // linked list through urlPool/nextPool from firstUrl[k] to lastUrl[k]. byKey finds an
+  // organization by a hash of its key columns, colliding ones chained through nextInBucket
+  // (a string table holds each value once, so an equal index is an equal value).
+  const ordinals: number[] = [];
+  const firstUrl: number[] = [];
+  const lastUrl: number[] = [];
+  const nextInBucket: number[] = [];
+  let urlPool = new Int32Array(1024);
+  let nextPool = new Int32Array(1024);
+  let pooled = 0;
+  const byKey = new IntTable();
+
+  const keyHash = (o: number) => {
+    let h = Math.imul(c.organizationName[o]! ^ 0x2545f491, 0x9e3779b1);
+    h = Math.imul(h ^ c.city[o]!, 0x85ebca6b);
+    h = Math.imul(h ^ c.state[o]!, 0xc2b2ae35);
+    h = Math.imul(h ^ c.zipCode[o]!, 0x27d4eb2f);
+    return h ^ (c.npi[o]! % 0x100000000);
+  };
+  const sameOrganization = (o: number, p: number) =>
+    c.npi[p] === c.npi[o] &&
+    c.organizationName[p] === c.organizationName[o] &&
+    c.city[p] === c.city[o] &&
+    c.state[p] === c.state[o] &&
+    c.zipCode[p] === c.zipCode[o];
+
+  /** A pooled URL cell, at the end of nothing yet. */
+  const cell = (url: number) => {
+    if (pooled === urlPool.length) {
+      const urls = new Int32Array(pooled * 2);
+      urls.set(urlPool);
+      urlPool = urls;
+      const next = new Int32Array(pooled * 2);
+      next.set(nextPool);
+      nextPool = next;
+    }
+    urlPool[pooled] = url;
+    nextPool[pooled] = -1;
+    return pooled++;
+  };
+
+  /** The organization's id: the SHA-256 of its key (vendor, name, NPI, city, state, ZIP; NUL-separated). */
+  // Written as UTF-8 bytes into a reused buffer, no string built: null parts as NULL_PART.
+  const key = new ByteBuffer(1024);
+  const keyPart = (value: string | null) => {
+    key.ascii("\0");
+    if (value === null) key.ascii(NULL_PART);
+    else key.utf8(value);
+  };
+  // One view of the key buffer per key length, made once (a view per organization is garbage).
+  const keyViews: Uint8Array[] = [];
+  let keyViewsOf = key.bytes;
+  const keyView = () => {
+    if (keyViewsOf !== key.bytes) {
+      keyViews.length = 0;
+      keyViewsOf = key.bytes;
+    }
+    let view = keyViews[key.length];
+    if (view === undefined) {
+      view = key.bytes.subarray(0, key.length);
+      keyViews[key.length] = view;
+    }
+    return view;
+  };
+  const organizationId = (out: ByteBuffer, o: number) => {
+    key.clear();
+    key.ascii("Organization\n");
+    key.utf8(s.vendorIds[c.vendor[o]!]!);
+    keyPart(lookup(s.organizationNames, c.organizationName[o]!));
+    const npi = c.npi[o]!;
+    key.ascii("\0");
+    if (npi === 0) key.ascii(NULL_PART);
+    else key.integer(npi);
+    keyPart(lookup(s.cities, c.city[o]!));
+    keyPart(lookup(s.states, c.state[o]!));
+    keyPart(lookup(s.zipCodes, c.zipCode[o]!));
+    Bun.SHA256.hash(keyView(), hash);
+    out.hex(hash, 0, 32);
+  };
+
+  /** One member of the address (`member` written with its quotes and colon); whether a member was written so far. */
+  const addressMember = (out: ByteBuffer, comma: boolean, member: string, value: string | null) => {
+    if (value === null) return comma;
+    if (comma) out.ascii(",");
+    out.ascii(member);
+    out.json(value);
+    return true;
+  };
+
+  const writeOrganization = (out: ByteBuffer, k: number) => {
+    const o = ordinals[k]!;
+    item(out);
+    out.ascii('{"resource":{"resourceType":"Organization","id":"');
+    organizationId(out, o);
+    out.ascii('"');
+    const npi = c.npi[o]!;
+    if (npi !== 0) {
+      out.ascii(IDENTIFIER);
+      out.integer(npi);
+      out.ascii('"}]');
+    }
+    const name = lookup(s.organizationNames, c.organizationName[o]!);
+    if (name !== null) {
+      out.ascii(',"name":');
+      out.json(name);
+    }
+    const city = lookup(s.cities, c.city[o]!);
+    const state = lookup(s.states, c.state[o]!);
+    const zipCode = lookup(s.zipCodes, c.zipCode[o]!);
+    if (city !== null || state !== null || zipCode !== null) {
+      out.ascii(',"address":[{');
+      const comma = addressMember(out, addressMember(out, false, '"city":', city), '"state":', state);
+      addressMember(out, comma, '"postalCode":', zipCode);
+      out.ascii("}]");
+    }
+    out.ascii(',"endpoint":[');
+    for (let u = firstUrl[k]!; u !== -1; u = nextPool[u]!) {
+      out.ascii(u === firstUrl[k] ? '{"reference":"Endpoint/' : ',{"reference":"Endpoint/');
+      endpointId(out, urlPool[u]!);
+      out.ascii('"}');
+    }
+    out.ascii("]}}");
+  };
+
+  const flush = (out: ByteBuffer) => {
+    for (let k = 0; k < ordinals.length; k++) writeOrganization(out, k);
+    ordinals.length = 0;
+    firstUrl.length = 0;
+    lastUrl.length = 0;
+    nextInBucket.length = 0;
+    pooled = 0;
+    byKey.clear();
+  };
+
+  const entry = (out: ByteBuffer, o: number) => {
+    const url = c.url[o]!;
+    if ((written[url >> 3]! & (1 << (url & 7))) === 0) {
+      written[url >> 3]! |= 1 << (url & 7);
+      item(out);
+      out.ascii('{"resource":{"resourceType":"Endpoint","id":"');
+      endpointId(out, url);
+      out.copy(middles[c.fhirVersion[o]!]![c.status[o]!]!);
+      out.json(s.urls[url]!);
+      out.ascii("}}");
+    }
+    const vendor = c.vendor[o]!;
+    const name = c.organizationName[o]!;
+    // A new run: another vendor, or a name that differs from the run's first beyond letter case.
+    if (vendor !== runVendor || !sameName(name, runName)) {
+      flush(out);
+      runVendor = vendor;
+      runName = name;
+    }
+    const key = keyHash(o);
+    const head = byKey.get(key);
+    let k = head;
+    while (k !== -1 && !sameOrganization(o, ordinals[k]!)) k = nextInBucket[k]!;
+    const u = cell(url);
+    if (k !== -1) {
+      nextPool[lastUrl[k]!] = u;
+      lastUrl[k] = u;
+    } else {
+      k = ordinals.length;
+      ordinals.push(o);
+      firstUrl.push(u);
+      lastUrl.push(u);
+      nextInBucket.push(head);
+      byKey.set(key, k);
+    }
+  };
+
+  return {
+    begin: (out) =>
+      out.utf8(
+        `{"resourceType":"Bundle","type":"collection"${timestamp === null ? "" : `,"timestamp":"${timestamp}"`},"entry":[`,
+      ),
+    write(ordinals, from, to, out) {
+      for (let i = from; i < to; i++) entry(out, ordinals[i]!);
+    },
+    end(out) {
+      flush(out);
+      out.ascii("]}");
+    },
+  };
+}

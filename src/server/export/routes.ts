@@ -1,0 +1,123 @@
+import { Elysia } from "elysia";
+import type { Directory } from "../../directory/directory";
+import { filterKey } from "../../directory/search";
+import { toEndpointFilter } from "../endpoints/filter";
+import { DATASET_ANSWER } from "../fast-lane/data-response";
+import { ApiError, validationError } from "../http/api-error";
+import { negotiateEncoding } from "../http/compression";
+import { datasetEtag, matchesIfNoneMatch } from "../http/conditional";
+import { contextOf, headersFor } from "../http/request-context";
+import { ErrorEnvelope } from "../http/schemas";
+import { checkRawQuery } from "../http/strict-query";
+import { InFlightExports } from "./in-flight";
+import { EXPORT_QUERY_KEYS, ExportQuery, PAGING_KEYS } from "./schemas";
+import { exportStream, FORMATS } from "./service";
+
+/** Same policy as the other data answers: reusable for a few minutes, then revalidated with the ETag. */
+const ACCEPTED_KEYS: ReadonlySet<string> = new Set([...EXPORT_QUERY_KEYS, ...PAGING_KEYS]);
+
+const CSV_EXAMPLE = `id,url,vendorName,vendorId,organizationName,npi,tenantId,fhirVersion,access,city,state,zipCode,status,lastUpdated
+536e0e08…,https://mychart.stmaryshospital.com/FHIR/api/FHIR/R4,Epic Systems,epic,St. Mary's Hospital,,,R4,patient|provider,Charleston,WV,25398,verified,2026-11-03T04:00:00.000Z
+cbf191d7…,https://fhir-ehr.cerner.com/r4/868d371e-…,Oracle Health,oracle-health,"Clinic ""Norte"", Main St.",1234567893,868d371e-…,R4,provider,Atlanta,GA,30368,unresponsive,2026-11-03T04:00:00.000Z
+`;
+
+const NDJSON_EXAMPLE = `{"id":"536e0e08…","url":"https://mychart.stmaryshospital.com/FHIR/api/FHIR/R4","vendorName":"Epic Systems","vendorId":"epic","organizationName":"St. Mary's Hospital","npi":null,"tenantId":null,"fhirVersion":"R4","access":["patient","provider"],"city":"Charleston","state":"WV","zipCode":"25398","status":"verified","lastUpdated":"2026-11-03T04:00:00.000Z"}
+{"id":"cbf191d7…","url":"https://fhir-ehr.cerner.com/r4/868d371e-…","vendorName":"Oracle Health","vendorId":"oracle-health","organizationName":"Clinic \\"Norte\\", Main St.","npi":"1234567893","tenantId":"868d371e-…","fhirVersion":"R4","access":["provider"],"city":"Atlanta","state":"GA","zipCode":"30368","status":"unresponsive","lastUpdated":"2026-11-03T04:00:00.000Z"}
+`;
+
+const FHIR_EXAMPLE = `{"resourceType":"Bundle","type":"collection","timestamp":"2026-11-04T09:00:00.000Z","entry":[
+{"resource":{"resourceType":"Endpoint","id":"9b1c…","extension":[{"url":"http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version","valueCode":"4.0.1"}],"status":"active","connectionType":{"system":"http://terminology.hl7.org/CodeSystem/endpoint-connection-type","code":"hl7-fhir-rest"},"payloadType":[{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/endpoint-payload-type","code":"any","display":"Any"}]}],"address":"https://mychart.stmaryshospital.com/FHIR/api/FHIR/R4"}},
+{"resource":{"resourceType":"Organization","id":"4f0a…","name":"St. Mary's Hospital","address":[{"city":"Charleston","state":"WV","postalCode":"25398"}],"endpoint":[{"reference":"Endpoint/9b1c…"}]}}]}`;
+
+const fence = (text: string) => `\`\`\`\n${text.trimEnd()}\n\`\`\``;
+
+const DESCRIPTION = `Every endpoint matching the list operation's filters (the same parameters, validated the same way; no \`page\` or \`limit\`), in the list's order, as one download: the entries the list would page through, removed entries excluded as there. Streamed as it is produced; gzip or br when the client accepts it.
+
+The file name in \`Content-Disposition\` carries the dataset version. The \`ETag\` depends on the dataset version, the format and the filters (not on their order in the URL): send it back in \`If-None-Match\` for a 304. An export counts as one request against the rate limit; a client may run at most 2 exports at a time, a third gets 429 with \`Retry-After\` (when one of the running exports is expected to finish at its pace so far).
+
+**format=csv** (\`text/csv; charset=utf-8\`, RFC 4180, CRLF line ends): a header row of the Endpoint record's fields in the record's order, \`access\` joined with \`|\`, an empty cell for null; a field holding a quote, comma or line break is quoted, its quotes doubled.
+
+${fence(CSV_EXAMPLE)}
+
+**format=ndjson** (\`application/x-ndjson\`): one Endpoint record per line, exactly as the list returns it.
+
+${fence(NDJSON_EXAMPLE)}
+
+**format=fhir** (\`application/fhir+json\`): one FHIR R4 \`Bundle\` of type \`collection\`, the shape vendors publish their lists in: an \`Endpoint\` per distinct URL (\`address\`; \`status\` active for listed and verified, error for unresponsive; \`connectionType\` hl7-fhir-rest; \`payloadType\` any; the FHIR version in the \`endpoint-fhir-version\` extension, none when unknown; status and version from the URL's first entry in list order) and an \`Organization\` per organization of a vendor (same name, NPI, city, state and ZIP: \`name\`, NPI \`identifier\` with system http://hl7.org/fhir/sid/us-npi, \`address\` city/state/postalCode, one \`endpoint\` reference per URL it publishes). Resource ids are SHA-256 hashes, stable across dataset versions. Our own \`ingest\` reads the file back into the same entries.
+
+${fence(FHIR_EXAMPLE)}`;
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { "application/json": { schema: ErrorEnvelope } },
+});
+
+/** The ETag's target: the format and the parsed filter, so equivalent URLs (another parameter order) share it. */
+const etagTarget = (format: string, filter: object) =>
+  `http://export/api/v1/export?format=${format}&filter=${encodeURIComponent(filterKey(filter as never))}`;
+
+export const exportRoutes = (directory: Directory, inFlight = new InFlightExports(2)) =>
+  new Elysia({ name: "export", normalize: false }).get(
+    "/api/v1/export",
+    ({ query, request }) => {
+      const snapshot = directory.current;
+      const filter = toEndpointFilter(query);
+      const format = FORMATS[query.format as keyof typeof FORMATS];
+      const etag = datasetEtag(snapshot.version, snapshot.stats.lastUpdated, etagTarget(query.format, filter));
+      const headers = headersFor(request, DATASET_ANSWER, { etag });
+      if (matchesIfNoneMatch(request, etag)) return new Response(null, { status: 304, headers });
+      headers.set("content-type", format.contentType);
+      headers.set(
+        "content-disposition",
+        `attachment; filename="endpoint-directory-v${snapshot.version}.${format.extension}"`,
+      );
+      const encoding = negotiateEncoding(request);
+      if (encoding !== null) headers.set("content-encoding", encoding);
+      if (request.method === "HEAD") return new Response(null, { status: 200, headers });
+
+      const client = contextOf(request)?.client ?? "unidentified";
+      const slot = inFlight.acquire(client);
+      if (slot === null) {
+        const seconds = String(inFlight.retryAfterSeconds(client));
+        throw new ApiError(
+          429,
+          "TOO_MANY_REQUESTS",
+          `At most ${inFlight.perClient} exports at a time per client; retry after ${seconds} s`,
+          { "retry-after": seconds },
+        );
+      }
+      return new Response(exportStream(snapshot, filter, format.writer(snapshot), slot, encoding), {
+        status: 200,
+        headers,
+      });
+    },
+    {
+      query: ExportQuery,
+      transform: ({ request, query }) => {
+        checkRawQuery(request.url, ACCEPTED_KEYS);
+        for (const name of PAGING_KEYS)
+          if (query[name as keyof typeof query] !== undefined)
+            throw validationError(`${name}: the export has no pages; it returns every matching entry`);
+      },
+      // The answer is a streamed file, not JSON: its responses are described here (a `response`
+      // schema would replace them in the OpenAPI document).
+      detail: {
+        summary: "Export endpoints (CSV, NDJSON, FHIR Bundle)",
+        description: DESCRIPTION,
+        tags: ["Endpoints"],
+        responses: {
+          200: {
+            description: "The export file, streamed; `Content-Disposition: attachment` names it.",
+            content: {
+              "text/csv": { schema: { type: "string" }, example: CSV_EXAMPLE },
+              "application/x-ndjson": { schema: { type: "string" }, example: NDJSON_EXAMPLE },
+              "application/fhir+json": { schema: { type: "object" }, example: JSON.parse(FHIR_EXAMPLE) },
+            },
+          },
+          304: { description: "The client already has this export (its ETag was sent in If-None-Match)." },
+          400: errorResponse("Invalid parameters: VALIDATION_ERROR naming the first offending parameter."),
+          429: errorResponse("Rate limit reached, or two exports of this client already running; see Retry-After."),
+        },
+      },
+    },
+  );

@@ -1,0 +1,168 @@
+import type { Transform } from "node:stream";
+import { constants, createBrotliCompress, createGzip } from "node:zlib";
+import type { EndpointFilter } from "../../directory/search";
+import type { DatasetSnapshot } from "../../directory/snapshot";
+import { ByteBuffer } from "../http/byte-buffer";
+import type { Encoding } from "../http/compression";
+import { csvWriter } from "./formats/csv";
+import { fhirWriter } from "./formats/fhir";
+import { ndjsonWriter } from "./formats/ndjson";
+import type { ExportWriter } from "./formats/writer";
+import type { ExportSlot } from "./in-flight";
+import type { ExportFormat } from "./schemas";
+
+export interface FormatInfo {
+  contentType: string;
+  /** File name extension of the download. */
+  extension: string;
+  writer(snapshot: DatasetSnapshot): ExportWriter;
+}
+
+export const FORMATS: Record<ExportFormat, FormatInfo> = {
+  csv: {
+    contentType: "text/csv; charset=utf-8",
+    extension: "csv",
+    writer: (snapshot) => csvWriter(snapshot.recordSource),
+  },
+  ndjson: {
+    contentType: "application/x-ndjson",
+    extension: "ndjson",
+    writer: (snapshot) => ndjsonWriter(snapshot.recordSource),
+  },
+  fhir: {
+    contentType: "application/fhir+json",
+    extension: "fhir.json",
+    writer: (snapshot) => fhirWriter(snapshot.recordSource, snapshot.stats.lastUpdated),
+  },
+};
+
+/** Entries read from the read model per search (one filter intersection each). */
+const PAGE = 4096;
+/** Entries rendered between two turns of the event loop (about 40–120 KB, depending on the format). */
+const CHUNK = 256;
+/** The render buffer's first size; it grows when a chunk needs more. */
+const BUFFER_BYTES = 256 * 1024;
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * Sinks that copy what they are written (into the socket, or their own buffer while the client
+ * is slow): Bun.serve's response sinks. Into these the export writes one reused buffer.
+ */
+const COPYING_SINK = /^\[object ReadableHTTPS?ResponseSinkController\]$/;
+
+/**
+ * Every entry the list operation would page through for `filter`, in its order, rendered by
+ * `writer` as a byte stream produced while it is read, compressed when `encoding` is given. The
+ * entries come from the snapshot's own search, page by page: the same filter, the same order as
+ * the list.
+ *
+ * A direct stream: the body is rendered into one byte buffer and written into the consumer's
+ * sink, CHUNK entries at a time, with a turn of the event loop between chunks (other requests
+ * are answered meanwhile). Nothing per entry or per chunk is left for the garbage collector:
+ * the writers render from the columns; Bun.serve's sink copies what it is written (into the
+ * socket, or its own buffer while the client is slow) and the compressor has read a chunk when
+ * its write completes, so the buffer is reused. Only other consumers (a reader,
+ * `Response.text()`), which may keep what they are given, get a copy of each chunk. A write to
+ * a consumer that is behind returns a promise: awaiting it holds the export at the client's
+ * pace, so a slow or stalled client never makes the server buffer the export. A client that
+ * goes away cancels the stream, which stops rendering at the next chunk.
+ */
+export function exportStream(
+  snapshot: DatasetSnapshot,
+  filter: EndpointFilter,
+  writer: ExportWriter,
+  slot: ExportSlot,
+  encoding: Encoding | null = null,
+): ReadableStream<Uint8Array> {
+  let cancelled = false;
+  let compressor: Transform | null = null;
+  return new ReadableStream<Uint8Array>({
+    type: "direct",
+    async pull(controller) {
+      const out = new ByteBuffer(BUFFER_BYTES);
+      const copying = COPYING_SINK.test(Object.prototype.toString.call(controller));
+      /** Hands bytes to the consumer: a promise while it is behind, resolved once it has drained. */
+      const deliver = (bytes: Uint8Array): Promise<unknown> | null => {
+        const written = controller.write(bytes);
+        const flushed = controller.flush();
+        if (written instanceof Promise) return written;
+        return flushed instanceof Promise ? flushed : null;
+      };
+      let compressed: Promise<void> | null = null;
+      if (encoding !== null) {
+        const stream = createCompressor(encoding);
+        compressor = stream;
+        // Its output chunks are fresh buffers (a fifth of the text or less): handed on as they
+        // come, the compressor paused while the consumer is behind.
+        stream.on("data", (chunk: Uint8Array) => {
+          if (cancelled) return;
+          const waiting = deliver(chunk);
+          if (waiting !== null) {
+            stream.pause();
+            void waiting.then(() => stream.resume());
+          }
+        });
+        compressed = new Promise((resolve, reject) => {
+          stream.on("end", resolve);
+          stream.on("error", reject);
+          stream.on("close", resolve);
+        });
+      }
+      const send = async () => {
+        if (out.length === 0 || cancelled) return;
+        const view = out.bytes.subarray(0, out.length);
+        if (compressor !== null) {
+          const stream = compressor;
+          // Completes once the compressor has consumed the bytes (and its output is taken).
+          await new Promise<void>((resolve, reject) =>
+            stream.write(view, (error) => (error ? reject(error) : resolve())),
+          );
+        } else await deliver(copying ? view : out.bytes.slice(0, out.length));
+        out.clear();
+      };
+      try {
+        writer.begin(out);
+        let offset = 0;
+        for (;;) {
+          const { total, ordinals } = snapshot.search.search(filter, offset, PAGE);
+          for (let from = 0; from < ordinals.length && !cancelled; from += CHUNK) {
+            const to = Math.min(from + CHUNK, ordinals.length);
+            writer.write(ordinals, from, to, out);
+            slot.progress(offset + to, total);
+            await send();
+            await nextTurn();
+          }
+          offset += ordinals.length;
+          if (ordinals.length < PAGE || cancelled) break;
+        }
+        if (!cancelled) {
+          writer.end(out);
+          await send();
+          if (compressor !== null) {
+            compressor.end();
+            await compressed;
+          }
+          controller.close();
+        }
+      } finally {
+        compressor?.destroy();
+        slot.release();
+      }
+    },
+    cancel() {
+      cancelled = true;
+      compressor?.destroy();
+      slot.release();
+    },
+  });
+}
+
+/** A streaming compressor: brotli at quality 3 or gzip at level 5 (both about 60–80 MB/s of text here). */
+function createCompressor(encoding: Encoding): Transform {
+  return encoding === "br"
+    ? createBrotliCompress({
+        params: { [constants.BROTLI_PARAM_QUALITY]: 3, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
+      })
+    : createGzip({ level: 5 });
+}

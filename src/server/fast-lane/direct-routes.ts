@@ -1,0 +1,60 @@
+import type { BunRequest } from "bun";
+import type { Logger } from "../../logger";
+import { errorResponseFor } from "../http/errors-plugin";
+import { openRequest } from "../http/headers-plugin";
+import type { RouteTable } from "../http/routes";
+import { atTurnEnd } from "../http/turn-end";
+import type { RequestObserver } from "../observability/plugin";
+
+/** An answer by id: what a route's handler returns for `GET <pattern>` with this `:id`. */
+export type AnswerById = (request: Request, id: string) => Response;
+
+export interface DirectRouteSteps {
+  routes: RouteTable;
+  /** The rate limiter's count for the request (throws its 429 or 401). */
+  countNow: (request: Request) => void;
+  observe: RequestObserver;
+  log: Logger;
+  /** The app, for every request a direct route does not take. */
+  app: (request: Request) => Promise<Response>;
+}
+
+/**
+ * The read routes clients call at random by id (an entry, its capabilities, its availability),
+ * handed to Bun's router for the server to call straight: the same steps the app's hooks take
+ * (`openRequest`, the rate limiter's count, the route's own answer, `errorResponseFor`, the
+ * request's log line and metrics), in one function instead of Elysia's hook chain, which cost
+ * as much again as the answer (bench/README.md, "Where the rest goes"). The response goes back
+ * at the end of the event loop's turn, with the others of the turn (`atTurnEnd`).
+ *
+ * A direct route takes only the plain form of its request: GET, an absolute URL, no query
+ * string, an id that needs no decoding. Anything else (HEAD, a query to refuse, a relative
+ * request line, a percent-encoded id) goes to the app unchanged, before anything is counted, so
+ * every answer, error and header stays the app's own. Registered only with a rate-limit store
+ * that answers at once (memory): with Redis every request goes through the app.
+ */
+export function directRoutes(
+  steps: DirectRouteSteps,
+  answers: Record<string, AnswerById>,
+): Record<string, { GET: (request: BunRequest) => Response | Promise<Response> }> {
+  const serve = (pattern: string, answer: AnswerById) => (request: BunRequest) => {
+    const url = request.url;
+    const id = request.params.id ?? "";
+    if (request.method !== "GET" || url.charCodeAt(0) === 47 || url.includes("?") || id.includes("%"))
+      return steps.app(request);
+    // Bun's router matched the pattern: the route is known without resolving the path.
+    openRequest(request, steps.routes, steps.routes.declared(pattern));
+    let response: Response;
+    try {
+      steps.countNow(request);
+      response = answer(request, id);
+    } catch (error) {
+      response = errorResponseFor(request, error, steps.log);
+    }
+    steps.observe(request, response.status);
+    return atTurnEnd(response);
+  };
+  return Object.fromEntries(
+    Object.entries(answers).map(([pattern, answer]) => [pattern, { GET: serve(pattern, answer) }]),
+  );
+}

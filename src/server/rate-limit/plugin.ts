@@ -1,0 +1,102 @@
+import type { Server } from "bun";
+import { Elysia } from "elysia";
+import type { Config } from "../../config";
+import { ApiError } from "../http/api-error";
+import { contextOf } from "../http/request-context";
+import type { ApiKeyLookup } from "../keys/store";
+import { identifyClient } from "./client-identity";
+import type { RateLimitStore } from "./store";
+
+export interface RateLimitOptions {
+  config: Config;
+  /** The listening server (for socket addresses), null when not listening (app.handle in tests). */
+  server: () => Server<unknown> | null;
+  store: RateLimitStore;
+  keys: ApiKeyLookup;
+  clock: () => Date;
+  onRejected?: () => void;
+}
+
+/**
+ * Fixed-window limits per client (docs/api.md, "Rate limits and API keys"): every response of a
+ * limited route (401s included) carries the RateLimit headers; over the quota → 429 with
+ * Retry-After. A request with an unknown key counts against its address's anonymous quota (429
+ * once it is spent, 401 before).
+ * `RATE_LIMIT_MAX=0` turns counting off; API keys are still checked.
+ * Returns the Elysia plugin that counts every request, and `countNow`, the same count for the
+ * direct routes (src/server/fast-lane/direct-routes.ts), which exist only with a store that answers at once.
+ */
+export const rateLimiter = ({ config, server, store, keys, clock, onRejected }: RateLimitOptions) => {
+  const { windowSeconds } = config.rateLimit;
+  const enabled = config.rateLimit.max > 0;
+
+  /**
+   * Identifies the client; returns what counting needs, or null when this request is not
+   * counted: CORS preflights, and paths whose route opted out (`rateLimit: false`, see
+   * src/server/http/routes.ts). Paths no route serves are counted.
+   */
+  const start = (request: Request) => {
+    if (request.method === "OPTIONS") return null;
+    const context = contextOf(request);
+    if (context?.route?.rateLimited === false) return null;
+    const identity = identifyClient(request, server(), config, keys);
+    if (context) context.client = identity.tag;
+    if (!enabled) {
+      if (identity.invalidKey) throw identity.invalidKey;
+      return null;
+    }
+    const nowSeconds = clock().getTime() / 1000;
+    return { context, identity, nowSeconds, window: Math.floor(nowSeconds / windowSeconds) };
+  };
+
+  /** Sets the RateLimit headers for the request's count in its window; throws 429 over the quota. */
+  const settle = ({ context, identity, nowSeconds, window }: NonNullable<ReturnType<typeof start>>, count: number) => {
+    const reset = String(Math.max(1, Math.ceil((window + 1) * windowSeconds - nowSeconds)));
+    if (context)
+      context.rateLimit = {
+        limit: String(identity.limit),
+        remaining: String(Math.max(0, identity.limit - count)),
+        reset,
+        policy: `${identity.limit};w=${windowSeconds}`,
+      };
+    if (count > identity.limit) {
+      onRejected?.();
+      throw new ApiError(
+        429,
+        "TOO_MANY_REQUESTS",
+        `Rate limit of ${identity.limit} requests per ${windowSeconds} s exceeded; retry after ${reset} s`,
+        { "retry-after": reset },
+      );
+    }
+    if (identity.invalidKey) throw identity.invalidKey;
+  };
+
+  /** Counts a request at once, when the store answers at once (memory); null for Redis. */
+  const countNow = store.synchronous
+    ? (request: Request) => {
+        const counting = start(request);
+        if (counting !== null)
+          settle(counting, store.hit(counting.identity.client, counting.window, windowSeconds) as number);
+      }
+    : null;
+
+  // Elysia awaits every request hook once one is async: with a synchronous store (memory) the
+  // hook stays synchronous, so the whole request path does; Redis needs the async one.
+  const plugin = new Elysia({ name: "rate-limit" });
+  if (countNow !== null)
+    return {
+      countNow,
+      // A block body: Elysia reads `=> f(…)` as maybe asynchronous and would await the hook.
+      plugin: plugin.onRequest(({ request }) => {
+        countNow(request);
+      }),
+    };
+  return {
+    countNow,
+    plugin: plugin.onRequest(async ({ request }) => {
+      const counting = start(request);
+      if (counting !== null)
+        settle(counting, await store.hit(counting.identity.client, counting.window, windowSeconds));
+    }),
+  };
+};

@@ -1,0 +1,380 @@
+import "./style.css";
+import type { EndpointRecord } from "../../../model/endpoints";
+import { FHIR_VERSIONS, FILTERABLE_FHIR_VERSIONS } from "../../../model/types";
+import { US_STATES } from "../../../model/us-states";
+import { type Answer, getJson, messageFor, type Problem } from "./api";
+import { byId, clear, h } from "./dom";
+import { Pacer, TYPING_DEBOUNCE_MS } from "./pacer";
+import {
+  emptyFilters,
+  endpointUrl,
+  FILTER_KEYS,
+  type Filters,
+  listUrl,
+  pageUrl,
+  parseState,
+  type SearchState,
+  sameFilters,
+} from "./state";
+import {
+  type Availability,
+  availabilitySection,
+  barChart,
+  type Capabilities,
+  capabilitiesSection,
+  count,
+  formatDate,
+  pagerLinks,
+  rawLinks,
+  recordSection,
+  resultRow,
+  resultsSummary,
+  type Stats,
+  type Vendor,
+} from "./views";
+
+const form = byId<HTMLFormElement>("search");
+const controls = Object.fromEntries(FILTER_KEYS.map((key) => [key, byId(`f-${key}`)])) as Record<
+  keyof Filters,
+  HTMLInputElement | HTMLSelectElement
+>;
+const message = byId("message");
+const results = byId("results");
+const summary = byId("summary");
+const list = byId("list");
+const pager = byId("pager");
+const detail = byId("detail");
+const copyStatus = byId("copy-status");
+
+let state = parseState(location.search);
+
+// ---- requests -------------------------------------------------------------------------------
+
+/** Answers already received this visit (the dataset changes about daily): Back and paging back cost nothing. */
+const answers = new Map<string, Answer<unknown>>();
+const ANSWERS_KEPT = 100;
+
+async function get<T>(path: string, signal?: AbortSignal): Promise<Answer<T>> {
+  const kept = answers.get(path);
+  if (kept) return kept as Answer<T>;
+  const answer = await getJson<T>(path, signal);
+  if (answer.ok) {
+    answers.set(path, answer);
+    if (answers.size > ANSWERS_KEPT) answers.delete(answers.keys().next().value!);
+  }
+  return answer;
+}
+
+/** After a 429, automatic searches wait until the server's Retry-After has passed. */
+let blockedUntil = 0;
+let retryTimer: ReturnType<typeof setTimeout> | undefined;
+let lastProblem: Problem | null = null;
+
+function showMessage(text: string | null) {
+  message.textContent = text ?? "";
+  message.hidden = text === null;
+}
+
+function showProblem(problem: Problem, subject: "search" | "endpoint") {
+  lastProblem = problem;
+  showMessage(messageFor(problem, subject));
+  if (problem.kind === "rate-limited") {
+    const wait = (problem.retryAfter ?? 60) * 1000;
+    blockedUntil = Date.now() + wait;
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(() => {
+      blockedUntil = 0;
+      void render();
+    }, wait);
+  }
+}
+
+// ---- the form -------------------------------------------------------------------------------
+
+function option(value: string, text: string) {
+  return h("option", { value }, text);
+}
+
+/** A value from the address bar that the list lacks still shows (the API judges it). */
+function ensureOption(select: HTMLSelectElement, value: string) {
+  if (value !== "" && ![...select.options].some((o) => o.value === value)) select.append(option(value, value));
+}
+
+function writeForm(filters: Filters) {
+  for (const key of FILTER_KEYS) {
+    const control = controls[key];
+    if (control instanceof HTMLSelectElement) ensureOption(control, filters[key]);
+    control.value = filters[key];
+  }
+}
+
+function readForm(): Filters {
+  const filters = emptyFilters();
+  for (const key of FILTER_KEYS) filters[key] = controls[key].value;
+  return filters;
+}
+
+const stateSelect = controls.state as HTMLSelectElement;
+for (const [code, name] of Object.entries(US_STATES)) stateSelect.append(option(code, `${name} (${code})`));
+for (const version of FILTERABLE_FHIR_VERSIONS) controls.fhirVersion.append(option(version, version));
+
+// ---- navigation -----------------------------------------------------------------------------
+
+type Mode = "push" | "typing" | "detail";
+
+/** Moves to a state: a history entry per search (a burst of typing is one entry), then renders. */
+function go(next: SearchState, mode: Mode, focus = false) {
+  const url = pageUrl(next);
+  const typing = mode === "typing";
+  if (typing && history.state?.typing) history.replaceState({ typing }, "", url);
+  else history.pushState({ typing, fromResults: mode === "detail" }, "", url);
+  state = next;
+  void render(focus);
+}
+
+let typingTimer: ReturnType<typeof setTimeout> | undefined;
+const pacer = new Pacer();
+
+function searchAsTyped() {
+  clearTimeout(typingTimer);
+  const filters = readForm();
+  if (state.id === null && sameFilters(filters, state.filters)) return;
+  const now = Date.now();
+  const wait = Math.max(pacer.delay(now), blockedUntil - now);
+  if (wait > 0) {
+    typingTimer = setTimeout(searchAsTyped, wait);
+    return;
+  }
+  pacer.record(now);
+  go({ filters, page: 1, id: null }, "typing");
+}
+
+for (const key of ["query", "hasResource"] as const)
+  controls[key].addEventListener("input", () => {
+    clearTimeout(typingTimer);
+    typingTimer = setTimeout(searchAsTyped, TYPING_DEBOUNCE_MS);
+  });
+
+for (const key of FILTER_KEYS)
+  if (controls[key] instanceof HTMLSelectElement)
+    controls[key].addEventListener("change", () => {
+      clearTimeout(typingTimer);
+      go({ filters: readForm(), page: 1, id: null }, "push");
+    });
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  clearTimeout(typingTimer);
+  const filters = readForm();
+  if (state.id === null && sameFilters(filters, state.filters) && lastProblem === null) return;
+  go({ filters, page: sameFilters(filters, state.filters) ? state.page : 1, id: null }, "push");
+});
+
+byId("clear").addEventListener("click", () => {
+  clearTimeout(typingTimer);
+  writeForm(emptyFilters());
+  go({ filters: emptyFilters(), page: 1, id: null }, "push");
+  controls.query.focus();
+});
+
+document.addEventListener("click", (event) => {
+  const target = event.target as Element;
+  const copy = target.closest<HTMLButtonElement>("button[data-copy]");
+  if (copy) return void copyUrl(copy);
+  const link = target.closest("a[data-nav]");
+  if (!link || event.defaultPrevented || event.button !== 0) return;
+  if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  event.preventDefault();
+  if (link.getAttribute("data-nav") === "back" && history.state?.fromResults) return history.back();
+  const next = parseState(new URL(link.getAttribute("href") ?? "/", location.href).search);
+  writeForm(next.filters);
+  go(next, next.id !== null ? "detail" : "push", true);
+});
+
+window.addEventListener("popstate", () => {
+  clearTimeout(typingTimer);
+  state = parseState(location.search);
+  writeForm(state.filters);
+  void render(true);
+});
+
+window.addEventListener("online", () => {
+  if (lastProblem?.kind === "offline") void render();
+  if (!overviewLoaded) void loadOverview();
+});
+
+// ---- copy -----------------------------------------------------------------------------------
+
+function copyByHand(text: string): boolean {
+  const area = h("textarea", { readonly: "", class: "offscreen", "aria-hidden": "true" });
+  area.value = text;
+  document.body.append(area);
+  area.select();
+  let copied = false;
+  try {
+    copied = document.execCommand("copy");
+  } catch {
+    copied = false;
+  }
+  area.remove();
+  return copied;
+}
+
+async function copyUrl(button: HTMLButtonElement) {
+  const url = button.getAttribute("data-copy") ?? "";
+  let copied = false;
+  try {
+    await navigator.clipboard.writeText(url);
+    copied = true;
+  } catch {
+    copied = copyByHand(url);
+  }
+  copyStatus.textContent = copied ? `Copied ${url}` : "Could not copy; select the URL and copy it by hand.";
+  button.textContent = copied ? "Copied" : "Not copied";
+  setTimeout(() => {
+    button.textContent = "Copy";
+  }, 2000);
+}
+
+// ---- rendering ------------------------------------------------------------------------------
+
+let renderCount = 0;
+let inFlight: AbortController | null = null;
+
+async function render(focus = false) {
+  const turn = ++renderCount;
+  inFlight?.abort();
+  const controller = new AbortController();
+  inFlight = controller;
+  document.title = state.id ? "Endpoint: Endpoint Directory" : "Endpoint Directory: find a FHIR endpoint";
+  try {
+    if (state.id !== null) await showDetail(state.id, () => turn === renderCount, controller.signal, focus);
+    else await showResults(state, () => turn === renderCount, controller.signal, focus);
+  } catch (error) {
+    if (!controller.signal.aborted) throw error;
+  }
+}
+
+async function showResults(current: SearchState, isCurrent: () => boolean, signal: AbortSignal, focus: boolean) {
+  detail.hidden = true;
+  results.hidden = false;
+  results.setAttribute("aria-busy", "true");
+  const answer = await get<EndpointRecord[]>(listUrl(current), signal);
+  if (!isCurrent()) return;
+  results.removeAttribute("aria-busy");
+  if (!answer.ok) {
+    showProblem(answer.problem, "search");
+    clear(list);
+    clear(pager);
+    summary.textContent = "";
+    return;
+  }
+  lastProblem = null;
+  showMessage(null);
+  const total = answer.meta?.total ?? answer.data.length;
+  list.replaceChildren(...answer.data.map((record) => resultRow(record, current)));
+  pager.replaceChildren(...pagerLinks(current, total).filter((c): c is HTMLElement => c instanceof HTMLElement));
+  summary.textContent = resultsSummary(current, total, answer.data.length);
+  if (focus) byId("results-heading").focus();
+}
+
+async function showDetail(id: string, isCurrent: () => boolean, signal: AbortSignal, focus: boolean) {
+  results.hidden = true;
+  detail.hidden = false;
+  const back = h(
+    "a",
+    { href: pageUrl({ ...state, id: null }), "data-nav": "back", class: "back" },
+    "‹ Back to results",
+  );
+  detail.replaceChildren(back, h("p", { class: "muted", "aria-live": "polite" }, "Loading the endpoint…"));
+  const [record, capabilities, availability] = await Promise.all([
+    get<EndpointRecord>(endpointUrl(id), signal),
+    get<Capabilities>(endpointUrl(id, "/capabilities"), signal),
+    get<Availability>(endpointUrl(id, "/availability"), signal),
+  ]);
+  if (!isCurrent()) return;
+  if (!record.ok) {
+    showProblem(record.problem, "endpoint");
+    detail.replaceChildren(back);
+    return;
+  }
+  lastProblem = null;
+  showMessage(null);
+  const r = record.data;
+  const heading = h("h2", { id: "detail-heading", tabindex: "-1" }, r.organizationName ?? "No organization name");
+  document.title = `${r.organizationName ?? r.url}: Endpoint Directory`;
+  detail.replaceChildren(
+    back,
+    heading,
+    h("p", { class: "vendor" }, r.vendorName),
+    recordSection(r),
+    capabilities.ok
+      ? capabilitiesSection(capabilities.data)
+      : h("p", { class: "note" }, `Capabilities: ${messageFor(capabilities.problem, "endpoint")}`),
+    // The availability route may not exist on this server (404): then the section is left out.
+    availability.ok
+      ? availabilitySection(availability.data)
+      : availability.problem.kind === "not-found"
+        ? ""
+        : h("p", { class: "note" }, `Availability: ${messageFor(availability.problem, "endpoint")}`),
+    rawLinks(id, availability.ok),
+  );
+  if (focus) heading.focus();
+}
+
+// ---- the dataset overview -------------------------------------------------------------------
+
+let overviewLoaded = false;
+
+async function loadOverview() {
+  const [stats, vendors] = await Promise.all([get<Stats>("/api/v1/stats"), get<Vendor[]>("/api/v1/vendors")]);
+  const text = byId("overview-summary");
+  if (vendors.ok) {
+    const select = controls.vendor as HTMLSelectElement;
+    const chosen = state.filters.vendor;
+    select.replaceChildren(
+      option("", "Any vendor"),
+      ...vendors.data.map((v) => option(v.id, `${v.name} (${count(v.endpointCount, "endpoint")})`)),
+    );
+    ensureOption(select, chosen);
+    select.value = chosen;
+    const largest = [...vendors.data]
+      .filter((v) => v.endpointCount > 0)
+      .sort((a, b) => b.endpointCount - a.endpointCount)
+      .slice(0, 8);
+    byId("vendors-chart").replaceChildren(
+      barChart(
+        largest.map((v) => ({
+          label: v.name,
+          value: v.endpointCount,
+          href: pageUrl({ filters: { ...emptyFilters(), vendor: v.id }, page: 1, id: null }),
+        })),
+        "Largest vendors by endpoints",
+      ),
+    );
+  }
+  if (stats.ok) {
+    const s = stats.data;
+    text.textContent = `${count(s.totalEndpoints, "endpoint")} from ${count(s.vendorCount, "vendor")}; updated ${formatDate(s.lastUpdated)}.`;
+    byId("versions-chart").replaceChildren(
+      barChart(
+        FHIR_VERSIONS.filter((v) => (s.fhirVersionCounts[v] ?? 0) > 0).map((v) => ({
+          label: v === "UNKNOWN" ? "Unknown" : v,
+          value: s.fhirVersionCounts[v] ?? 0,
+          href: FILTERABLE_FHIR_VERSIONS.includes(v as never)
+            ? pageUrl({ filters: { ...emptyFilters(), fhirVersion: v }, page: 1, id: null })
+            : undefined,
+        })),
+        "Endpoints by FHIR version",
+      ),
+    );
+  }
+  const problem = !stats.ok ? stats.problem : !vendors.ok ? vendors.problem : null;
+  if (problem) text.textContent = `The overview is not available: ${messageFor(problem, "overview")}`;
+  overviewLoaded = problem === null;
+}
+
+writeForm(state.filters);
+history.replaceState({ typing: false }, "", location.href);
+void render();
+void loadOverview();

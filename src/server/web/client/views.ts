@@ -1,0 +1,298 @@
+import type { EndpointRecord } from "../../../model/endpoints";
+import { type Child, h, svg } from "./dom";
+import { endpointUrl, MAX_PAGE, PAGE_SIZE, pageCount, pageUrl, type SearchState } from "./state";
+
+export interface Vendor {
+  id: string;
+  name: string;
+  endpointCount: number;
+}
+
+export interface Stats {
+  totalEndpoints: number;
+  vendorCount: number;
+  fhirVersionCounts: Record<string, number>;
+  lastUpdated: string | null;
+}
+
+export interface Capabilities {
+  lastProbed: string | null;
+  probeStatus: string;
+  summary: {
+    fhirVersion: string | null;
+    softwareName: string | null;
+    softwareVersion: string | null;
+    supportedResourceCount: number;
+    supportedResources: string[];
+    smartSupported: boolean;
+    smartCapabilities: string[];
+    grantTypes: string[];
+  };
+}
+
+export interface Availability {
+  uptime: Record<"1d" | "7d" | "30d" | "365d", number | null>;
+  responseTimeMs: { median: number | null; p95: number | null };
+  lastSuccessAt: string | null;
+  lastFailureAt: string | null;
+  recent: {
+    at: string;
+    outcome: string;
+    httpStatus: number | null;
+    responseTimeMs: number | null;
+    error: string | null;
+  }[];
+}
+
+const NUMBER = new Intl.NumberFormat("en-US");
+const STATUS_TEXT: Record<string, string> = {
+  verified: "Verified",
+  listed: "Listed, not verified",
+  unresponsive: "Unresponsive",
+  removed: "Removed from the vendor's list",
+};
+const NO_NAME = "No organization name";
+
+export const count = (n: number, one: string, many = `${one}s`) => `${NUMBER.format(n)} ${n === 1 ? one : many}`;
+
+export function formatDate(iso: string | null): string {
+  if (iso === null) return "never";
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}
+
+const statusBadge = (status: string) =>
+  h(
+    "span",
+    { class: `status status-${Object.hasOwn(STATUS_TEXT, status) ? status : "other"}` },
+    STATUS_TEXT[status] ?? status,
+  );
+
+const copyButton = (url: string, what: string) =>
+  h("button", { type: "button", class: "copy", "data-copy": url, "aria-label": `Copy the URL of ${what}` }, "Copy");
+
+const place = (r: EndpointRecord) =>
+  [r.city, [r.state, r.zipCode].filter(Boolean).join(" ")].filter(Boolean).join(", ");
+
+/** One result row: organization (a link to its detail), vendor, URL with copy button, FHIR version, status. */
+export function resultRow(record: EndpointRecord, state: SearchState): HTMLLIElement {
+  const name = record.organizationName ?? NO_NAME;
+  const where = place(record);
+  return h(
+    "li",
+    { class: "result" },
+    h(
+      "div",
+      { class: "result-main" },
+      h(
+        "h3",
+        { class: `org${record.organizationName === null ? " unnamed" : ""}` },
+        h("a", { href: pageUrl({ ...state, id: record.id }), "data-nav": "detail" }, name),
+      ),
+      h("p", { class: "vendor" }, record.vendorName, where ? ` · ${where}` : ""),
+    ),
+    h("div", { class: "url-line" }, h("code", { class: "url" }, record.url), copyButton(record.url, name)),
+    h(
+      "dl",
+      { class: "facts" },
+      h("div", {}, h("dt", {}, "FHIR"), h("dd", {}, record.fhirVersion)),
+      h("div", {}, h("dt", {}, "Status"), h("dd", {}, statusBadge(record.status))),
+    ),
+  );
+}
+
+/** Previous / page n of m / next, as links carrying the whole search. */
+export function pagerLinks(state: SearchState, total: number): Child[] {
+  const pages = pageCount(total);
+  if (total <= PAGE_SIZE && state.page === 1) return [];
+  const link = (page: number, text: string, rel: string, enabled: boolean) =>
+    enabled
+      ? h("a", { href: pageUrl({ ...state, page, id: null }), rel, "data-nav": "page" }, text)
+      : h("span", { class: "disabled", "aria-disabled": "true" }, text);
+  return [
+    link(state.page - 1, "‹ Previous", "prev", state.page > 1),
+    h("span", { class: "page-of" }, `Page ${NUMBER.format(state.page)} of ${NUMBER.format(pages)}`),
+    link(state.page + 1, "Next ›", "next", state.page < Math.min(pages, MAX_PAGE)),
+  ];
+}
+
+export function resultsSummary(state: SearchState, total: number, shown: number): string {
+  if (total === 0) return "No endpoint matches this search.";
+  const matches = `${count(total, "endpoint")} ${total === 1 ? "matches" : "match"}`;
+  if (shown === 0) return `${matches}; page ${state.page} is past the last page, ${pageCount(total)}.`;
+  const first = (state.page - 1) * PAGE_SIZE + 1;
+  return `${matches}. Showing ${NUMBER.format(first)}–${NUMBER.format(first + shown - 1)}, page ${state.page} of ${pageCount(total)}.`;
+}
+
+const row = (label: string, ...value: Child[]) => h("div", {}, h("dt", {}, label), h("dd", {}, ...value));
+const chips = (values: string[], none: string) =>
+  values.length === 0
+    ? h("span", { class: "muted" }, none)
+    : h("ul", { class: "chips" }, ...values.map((value) => h("li", {}, value)));
+
+export function recordSection(r: EndpointRecord): HTMLElement {
+  return h(
+    "section",
+    { "aria-labelledby": "record-heading" },
+    h("h3", { id: "record-heading" }, "Record"),
+    h(
+      "dl",
+      { class: "pairs" },
+      row("FHIR base URL", h("code", { class: "url" }, r.url), " ", copyButton(r.url, r.organizationName ?? NO_NAME)),
+      row("Vendor", r.vendorName),
+      row("Organization", r.organizationName ?? h("span", { class: "muted" }, "not published")),
+      r.npi !== null && row("NPI", r.npi),
+      r.tenantId !== null && row("Tenant", h("code", {}, r.tenantId)),
+      row("FHIR version", r.fhirVersion),
+      row("Audience", r.access.length ? r.access.join(", ") : h("span", { class: "muted" }, "not stated")),
+      row("Location", place(r) || h("span", { class: "muted" }, "not published")),
+      row("Status", statusBadge(r.status)),
+      row("Last updated", formatDate(r.lastUpdated)),
+      row("Id", h("code", { class: "id" }, r.id)),
+    ),
+  );
+}
+
+const RESOURCES_SHOWN = 24;
+
+export function capabilitiesSection(c: Capabilities): HTMLElement {
+  const s = c.summary;
+  const software = [s.softwareName, s.softwareVersion].filter(Boolean).join(" ");
+  const resources = s.supportedResources;
+  return h(
+    "section",
+    { "aria-labelledby": "capabilities-heading" },
+    h("h3", { id: "capabilities-heading" }, "Capabilities"),
+    c.probeStatus === "unchecked"
+      ? h("p", { class: "muted" }, "Not probed yet.")
+      : h(
+          "dl",
+          { class: "pairs" },
+          row("Last probe", `${formatDate(c.lastProbed)}: ${c.probeStatus}`),
+          row("Software", software || h("span", { class: "muted" }, "not reported")),
+          row("FHIR version", s.fhirVersion ?? h("span", { class: "muted" }, "not reported")),
+          row("SMART on FHIR", s.smartSupported ? "Supported" : "No SMART configuration found"),
+          row("SMART capabilities", chips(s.smartCapabilities, "none published")),
+          row("Grant types", chips(s.grantTypes, "none published")),
+          row(
+            `Resources (${NUMBER.format(s.supportedResourceCount)})`,
+            chips(resources.slice(0, RESOURCES_SHOWN), "none reported"),
+            resources.length > RESOURCES_SHOWN &&
+              h(
+                "details",
+                {},
+                h("summary", {}, `Show ${NUMBER.format(resources.length - RESOURCES_SHOWN)} more`),
+                chips(resources.slice(RESOURCES_SHOWN), ""),
+              ),
+          ),
+        ),
+  );
+}
+
+const percent = (value: number | null) => (value === null ? "no probes" : `${(value * 100).toFixed(2)} %`);
+const ms = (value: number | null) => (value === null ? "–" : `${NUMBER.format(value)} ms`);
+
+export function availabilitySection(a: Availability): HTMLElement {
+  const windows = ["1d", "7d", "30d", "365d"] as const;
+  return h(
+    "section",
+    { "aria-labelledby": "availability-heading", id: "availability" },
+    h("h3", { id: "availability-heading" }, "Availability"),
+    h(
+      "dl",
+      { class: "uptime" },
+      ...windows.map((w) => h("div", {}, h("dt", {}, `Uptime ${w}`), h("dd", {}, percent(a.uptime[w] ?? null)))),
+    ),
+    h(
+      "dl",
+      { class: "pairs" },
+      row("Response time, 30 days", `median ${ms(a.responseTimeMs.median)}, p95 ${ms(a.responseTimeMs.p95)}`),
+      row("Last success", formatDate(a.lastSuccessAt)),
+      row("Last failure", formatDate(a.lastFailureAt)),
+    ),
+    a.recent.length > 0 &&
+      h(
+        "div",
+        { class: "scroll" },
+        h(
+          "table",
+          {},
+          h("caption", {}, "Recent probes, newest first"),
+          h(
+            "thead",
+            {},
+            h("tr", {}, ...["When", "Outcome", "HTTP", "Time", "Error"].map((t) => h("th", { scope: "col" }, t))),
+          ),
+          h(
+            "tbody",
+            {},
+            ...a.recent.map((p) =>
+              h(
+                "tr",
+                {},
+                h("td", {}, formatDate(p.at)),
+                h("td", {}, p.outcome),
+                h("td", {}, p.httpStatus === null ? "–" : String(p.httpStatus)),
+                h("td", {}, ms(p.responseTimeMs)),
+                h("td", {}, p.error ?? ""),
+              ),
+            ),
+          ),
+        ),
+      ),
+  );
+}
+
+export function rawLinks(id: string, withAvailability: boolean): HTMLElement {
+  const links: [string, string][] = [
+    ["The record", endpointUrl(id)],
+    [
+      "Capabilities, with the CapabilityStatement and SMART configuration as published",
+      endpointUrl(id, "/capabilities"),
+    ],
+  ];
+  if (withAvailability) links.push(["Availability", endpointUrl(id, "/availability")]);
+  return h(
+    "section",
+    { "aria-labelledby": "raw-heading" },
+    h("h3", { id: "raw-heading" }, "Raw JSON"),
+    h("ul", { class: "raw" }, ...links.map(([text, href]) => h("li", {}, h("a", { href }, text)))),
+  );
+}
+
+export interface Bar {
+  label: string;
+  value: number;
+  href?: string;
+}
+
+/** Horizontal bars as inline SVG (attributes only: no inline style, as the page's CSP demands). */
+export function barChart(bars: Bar[], name: string): SVGElement {
+  const rowHeight = 24;
+  const labelWidth = 112;
+  const barWidth = 150;
+  const width = labelWidth + barWidth + 56;
+  const max = Math.max(1, ...bars.map((bar) => bar.value));
+  const chart = svg("svg", {
+    viewBox: `0 0 ${width} ${bars.length * rowHeight}`,
+    width: "100%",
+    role: "img",
+    "aria-label": `${name}: ${bars.map((bar) => `${bar.label} ${NUMBER.format(bar.value)}`).join(", ")}`,
+    class: "bars",
+  });
+  bars.forEach((bar, i) => {
+    const y = i * rowHeight;
+    const length = Math.max(bar.value > 0 ? 2 : 0, Math.round((bar.value / max) * barWidth));
+    const label = bar.label.length > 16 ? `${bar.label.slice(0, 15)}…` : bar.label;
+    const group = svg(
+      "g",
+      {},
+      svg("title", {}, `${bar.label}: ${NUMBER.format(bar.value)}`),
+      svg("text", { x: labelWidth - 6, y: y + 16, "text-anchor": "end", class: "bar-label" }, label),
+      svg("rect", { x: labelWidth, y: y + 4, width: length, height: 16, rx: 2, class: "bar" }),
+      svg("text", { x: labelWidth + length + 5, y: y + 16, class: "bar-value" }, NUMBER.format(bar.value)),
+    );
+    chart.appendChild(bar.href ? svg("a", { href: bar.href, "data-nav": "filter" }, group) : group);
+  });
+  return chart;
+}
