@@ -39,7 +39,7 @@ export function clientIp(request: Request, server: Server<unknown> | null, trust
  * `[::1]:80`), as is an IPv6 zone (`%eth0`); an IPv4-mapped IPv6 address (`::ffff:1.2.3.4`) is
  * the IPv4 address; IPv6 is lowercased and compressed as RFC 5952 says.
  */
-export function canonicalIp(text: string): string | null {
+function canonicalIp(text: string): string | null {
   if (text.length > LONGEST_ADDRESS) return null;
   let address = text.trim();
   if (address.startsWith("[")) {

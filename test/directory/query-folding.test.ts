@@ -15,7 +15,7 @@ const NAMES = [
   "\uFB01eld Hospital", // "ﬁeld": the fi ligature in the stored name
   "\uFF2E\uFF4F\uFF52\uFF54\uFF48 Clinic \uFF17", // "Ｎｏｒｔｈ Clinic ７": fullwidth letters and digit
   "Hôpital Sainte-Justine",
-];
+] as const;
 
 describe("query folds compatibility forms as well as case and accents", () => {
   const db = seedDatabase(tempDbPath(), {
@@ -54,7 +54,7 @@ describe("query folds compatibility forms as well as case and accents", () => {
     ["\uFF2E\uFF2F\uFF32\uFF34\uFF28", [NAMES[2]]],
     ["hopital", [NAMES[3]]],
     ["HO\u0302PITAL", [NAMES[3]]], // a combining circumflex
-  ])("query=%p finds %p", async (query, expected) => {
+  ] as [string, string[]][])("query=%p finds %p", async (query, expected) => {
     expect(await found(query)).toEqual(expected);
   });
 });
