@@ -583,7 +583,7 @@ async function main() {
   const md = [
     "# Benchmark results",
     "",
-    `Written by \`bun run bench\` on ${new Date().toISOString()}.`,
+    `Written by \`bun run bench:http\` on ${new Date().toISOString()}.`,
     "",
     `- dataset: ${fmt(config.endpoints)} generated entries (seed ${config.seed}), ${fmt(dbBytes / 1e6)} MB on disk in ${fmt(dbPageSize / 1024)} KB pages${generationSeconds !== null ? `, generated in ${fmt(generationSeconds, 1)} s by this run` : ""}`,
     `- code: ${revision()}`,
