@@ -49,3 +49,10 @@ export function openReader(path: string): Database {
   sqlite.exec("PRAGMA query_only = ON");
   return sqlite;
 }
+
+/** A read-only connection that waits up to `busyTimeoutMs` for a writer (the index build's). */
+export function openReadOnly(path: string, busyTimeoutMs: number): Database {
+  const sqlite = new Database(path, { readonly: true });
+  sqlite.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
+  return sqlite;
+}

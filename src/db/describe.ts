@@ -1,5 +1,20 @@
 import { Database } from "bun:sqlite";
 
+/** How many entries the database holds, removed ones included. */
+export function countEntries(sqlite: Database): number {
+  return (sqlite.prepare("SELECT COUNT(*) FROM entries").values()[0] as [number])[0];
+}
+
+/** Of the served entries (not removed): how many, how many with a state, how many with a FHIR version. */
+export function entryCoverage(sqlite: Database): { n: number; state: number; version: number } {
+  return sqlite
+    .prepare(
+      `SELECT COUNT(*) AS n, COALESCE(SUM(state IS NOT NULL), 0) AS state, COALESCE(SUM(fhir_version != 'UNKNOWN'), 0) AS version
+       FROM entries WHERE status != 'removed'`,
+    )
+    .get() as { n: number; state: number; version: number };
+}
+
 function counts(sqlite: Database, sql: string): string {
   const rows = sqlite.prepare(sql).all() as { k: string; n: number }[];
   return rows.map((r) => `${r.k} ${r.n}`).join(", ");

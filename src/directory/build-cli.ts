@@ -5,10 +5,10 @@
  *   bun run db:index <database> <out-file> <expected-version>
  * Exit 0: written; 3: the database is at another version now (the caller re-pins and retries).
  */
-import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseCli } from "../cli/args";
+import { openReadOnly } from "../db/client";
 import { readDatasetVersion } from "../db/dataset-meta";
 import { buildDirectoryData } from "./build-data";
 import { writeDataFile } from "./data-file";
@@ -24,9 +24,8 @@ export async function buildIndexFile(
   out: { dir: string } | { file: string },
   expectedVersion?: number,
 ): Promise<string | null> {
-  const sqlite = new Database(databasePath, { readonly: true });
+  const sqlite = openReadOnly(databasePath, 10_000);
   try {
-    sqlite.exec("PRAGMA busy_timeout = 10000");
     sqlite.exec("BEGIN");
     const version = readDatasetVersion(sqlite);
     if (expectedVersion !== undefined && version !== expectedVersion) return null;

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { readDatasetVersion, readLastRefreshAt } from "../db/dataset-meta";
+import { countEntries } from "../db/describe";
 import { buildAvailabilityData } from "./availability-data";
 import { type Bitset, createBitset, setBit } from "./bitset";
 import type { DirectoryData, EntryColumns, Facet, StringTable } from "./directory-data";
@@ -87,7 +88,7 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
   const version = readDatasetVersion(sqlite);
   const vendorNames = new Map(sqlite.prepare("SELECT id, name FROM vendors").values() as [string, string][]);
   const probes = readProbeFacts(sqlite);
-  const size = (sqlite.prepare("SELECT COUNT(*) FROM entries").values()[0] as [number])[0];
+  const size = countEntries(sqlite);
   const tables = Object.fromEntries(
     (
       [

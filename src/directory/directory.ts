@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Config } from "../config";
 import { type Db, openReader } from "../db/client";
 import { readDatasetVersion } from "../db/dataset-meta";
+import { countEntries } from "../db/describe";
 import { indexFileName, VERSION_MOVED } from "./build-cli";
 import { buildDirectoryData } from "./build-data";
 import { readDataFile, readDataFileSync } from "./data-file";
@@ -93,7 +94,7 @@ export class Directory {
     try {
       sqlite.exec("BEGIN");
       const version = readDatasetVersion(sqlite);
-      const size = (sqlite.prepare("SELECT COUNT(*) FROM entries").values()[0] as [number])[0];
+      const size = countEntries(sqlite);
       if (size < this.inProcessBelow)
         return { sqlite, snapshot: new DatasetSnapshot(sqlite, buildDirectoryData(sqlite)) };
       const file = join(this.indexDir, indexFileName(version));

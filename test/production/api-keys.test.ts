@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { loadConfig } from "../../src/config";
+import { createApiKey, revokeApiKey } from "../../src/db/api-keys";
 import { openDatabase } from "../../src/db/client";
 import { createLogger } from "../../src/logger";
-import { createApiKey, revokeApiKey } from "../../src/server/keys/store";
 import { createTestApp } from "../support/app";
 import { fixtureDb, get } from "../support/fixture";
 import { runScript } from "../support/run-script";

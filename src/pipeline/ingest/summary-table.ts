@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { entryCoverage } from "../../db/describe";
 import type { ListSummary } from "./index";
 
 const COLUMNS = [
@@ -56,12 +57,7 @@ export function progressLine(index: number, total: number, summary: ListSummary,
 
 /** How much of the served directory (entries not removed) has a state and a FHIR version. */
 export function coverageLine(sqlite: Database): string {
-  const row = sqlite
-    .prepare(
-      `SELECT COUNT(*) AS n, COALESCE(SUM(state IS NOT NULL), 0) AS state, COALESCE(SUM(fhir_version != 'UNKNOWN'), 0) AS version
-       FROM entries WHERE status != 'removed'`,
-    )
-    .get() as { n: number; state: number; version: number };
+  const row = entryCoverage(sqlite);
   const percent = (part: number) => (row.n === 0 ? "0.0" : ((100 * part) / row.n).toFixed(1));
   return `${row.n} entries in the directory: state known for ${row.state} (${percent(row.state)} %), fhirVersion for ${row.version} (${percent(row.version)} %)`;
 }

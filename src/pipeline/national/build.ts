@@ -1,4 +1,5 @@
 import { buildDatabaseFile } from "../../db/build-file";
+import { countEntries } from "../../db/describe";
 import { type ListSummary, syncVendorRegistry } from "../ingest";
 import { ingestBundledLists, NATIONAL_DIR, readBundle } from "../ingest/bundle";
 
@@ -35,7 +36,7 @@ export async function buildNationalDatabase(
           `bundled list ${file} (${summary.vendorId} / ${summary.listId}) was not ingested: ${summary.error}`,
         );
     });
-    const entries = (db.sqlite.prepare("SELECT COUNT(*) AS n FROM entries").get() as { n: number }).n;
+    const entries = countEntries(db.sqlite);
     return { summaries, entries };
   });
   log(`national: ${summaries.length} bundled lists, ${entries} entries, as of ${bundle.provenance.asOf}`);

@@ -6,6 +6,7 @@
 import { parseCli } from "../../cli/args";
 import { type Config, loadConfig } from "../../config";
 import { openDatabase } from "../../db/client";
+import { countEntries } from "../../db/describe";
 import { buildIndexFile } from "../../directory/build-cli";
 import { defaultIndexDir } from "../../directory/directory";
 import { ingestAll, ingestVendor, type ListSummary, syncVendorRegistry } from "../ingest/index";
@@ -84,7 +85,7 @@ async function main(): Promise<number> {
 /** A large dataset's index file, which the server would otherwise build itself before it can switch. */
 async function prebuildIndex(databasePath: string, config: Config) {
   const db = openDatabase(databasePath);
-  const entries = (db.sqlite.prepare("SELECT COUNT(*) FROM entries").values()[0] as [number])[0];
+  const entries = countEntries(db.sqlite);
   db.sqlite.close();
   if (entries < config.indexInProcessBelow) return;
   console.log(

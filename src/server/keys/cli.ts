@@ -4,8 +4,8 @@
  */
 import { parseCli } from "../../cli/args";
 import { loadConfig } from "../../config";
+import { createApiKey, keyNameProblem, listApiKeys, printableKeyName, revokeApiKey } from "../../db/api-keys";
 import { openDatabase } from "../../db/client";
-import { createApiKey, keyNameProblem, listApiKeys, printableKeyName, revokeApiKey } from "./store";
 
 const { values, positionals, fail } = parseCli({
   command: "bun run keys",

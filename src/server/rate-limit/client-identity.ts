@@ -1,9 +1,9 @@
 import type { Server } from "bun";
 import type { Config } from "../../config";
+import type { ApiKeyLookup } from "../../db/api-keys";
 import { Lru } from "../../directory/lru";
 import { ApiError } from "../http/api-error";
 import { clientGroup, clientIp } from "../http/client-ip";
-import type { ApiKeyLookup } from "../keys/store";
 
 export interface ClientIdentity {
   /**

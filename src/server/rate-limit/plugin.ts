@@ -1,9 +1,9 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { Config } from "../../config";
+import type { ApiKeyLookup } from "../../db/api-keys";
 import { ApiError } from "../http/api-error";
 import { contextOf } from "../http/request-context";
-import type { ApiKeyLookup } from "../keys/store";
 import { identifyClient } from "./client-identity";
 import type { RateLimitStore } from "./store";
 

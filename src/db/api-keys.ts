@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { and, asc, eq, isNull } from "drizzle-orm";
-import type { Db } from "../../db/client";
-import { apiKeys } from "../../db/schema";
+import type { Db } from "./client";
+import { apiKeys } from "./schema";
 
 export interface ApiKeyInfo {
   id: string;
