@@ -13,9 +13,10 @@ import { exportRoutes } from "./export/routes";
 import { cachedResponses } from "./fast-lane/cached-responses-plugin";
 import { directRoutes } from "./fast-lane/direct-routes";
 import { healthRoutes } from "./health/routes";
+import { absoluteUrls } from "./http/absolute-url";
 import { errorsPlugin } from "./http/errors-plugin";
-import { headersPlugin } from "./http/headers-plugin";
-import { RouteTable, requestLine } from "./http/routes";
+import { openRequestsAndPreflights } from "./http/open-request";
+import { RouteTable } from "./http/route-table";
 import { Metrics } from "./observability/metrics";
 import { observability, requestObserver } from "./observability/plugin";
 import { MemoryRateLimitStore } from "./rate-limit/memory-store";
@@ -42,17 +43,18 @@ export function createApp(deps: AppDeps) {
   const { directory } = deps;
   const metrics = new Metrics();
   const observe = requestObserver({ log, metrics });
-  const listening: {
+  // The app itself, once built: the limiter, the route table and the direct routes call back into it.
+  const self: {
     app?: {
       server: Server<unknown> | null;
       handle(request: Request): Promise<Response>;
       routes: { method: string; path: string; hooks: unknown }[];
     };
   } = {};
-  const routes = new RouteTable(() => listening.app?.routes ?? []);
+  const routes = new RouteTable(() => self.app?.routes ?? []);
   const limiter = rateLimiter({
     config: deps.config,
-    server: () => listening.app?.server ?? null,
+    server: () => self.app?.server ?? null,
     store: deps.rateLimitStore ?? new MemoryRateLimitStore(),
     keys: new ApiKeyLookup(deps.db.sqlite),
     clock,
@@ -64,7 +66,7 @@ export function createApp(deps: AppDeps) {
     limiter.countNow === null
       ? {}
       : directRoutes(
-          { routes, countNow: limiter.countNow, observe, log, app: (request) => listening.app!.handle(request) },
+          { routes, countNow: limiter.countNow, observe, log, app: (request) => self.app!.handle(request) },
           {
             "/api/v1/endpoints/:id": entries.entry,
             "/api/v1/endpoints/:id/capabilities": entries.capabilities,
@@ -72,11 +74,11 @@ export function createApp(deps: AppDeps) {
           },
         );
   // standardHostname: false makes Elysia read the path from the first "/" after "http://",
-  // whatever the Host's length; requestLine makes every URL absolute first (src/server/http/routes.ts).
+  // whatever the Host's length; absoluteUrls makes every URL absolute first (src/server/http/absolute-url.ts).
   // `serve.routes`: Bun's router calls the direct routes itself when the app listens.
   const app = new Elysia({ normalize: false, handler: { standardHostname: false }, serve: { routes: direct } })
-    .use(requestLine((request) => listening.app!.handle(request)))
-    .use(headersPlugin(routes))
+    .use(absoluteUrls((request) => self.app!.handle(request)))
+    .use(openRequestsAndPreflights(routes))
     .use(observability({ metrics, directory, clock }, observe))
     .use(errorsPlugin(log))
     .use(docsPlugin(packageJson.version))
@@ -94,6 +96,6 @@ export function createApp(deps: AppDeps) {
   for (const pattern of Object.keys(direct))
     if (!app.routes.some((route) => route.method === "GET" && route.path === pattern))
       throw new Error(`direct route ${pattern} is not a GET route of the app`);
-  listening.app = app;
+  self.app = app;
   return app;
 }

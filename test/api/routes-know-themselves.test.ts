@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { loadConfig } from "../../src/config";
 import { jsonResponse } from "../../src/server/http/json";
-import { routeOptions } from "../../src/server/http/routes";
+import { routeOptions } from "../../src/server/http/route-options";
 import { createTestApp } from "../support/app";
 import { fixtureDb } from "../support/fixture";
 

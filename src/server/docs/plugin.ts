@@ -3,7 +3,7 @@ import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { errorResponse } from "../http/json";
 import { headersFor } from "../http/request-context";
-import { notRateLimited, routeOptions } from "../http/routes";
+import { notRateLimited, routeOptions } from "../http/route-options";
 
 const ASSET_DIR = dirname(Bun.resolveSync("swagger-ui-dist/package.json", import.meta.dir));
 const ASSETS: Record<string, string> = {

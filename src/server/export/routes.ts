@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
 import { filterKey } from "../../directory/search";
 import { toEndpointFilter } from "../endpoints/filter";
-import { DATASET_ANSWER } from "../fast-lane/data-response";
+import { DATASET_ANSWER_HEADERS } from "../fast-lane/data-response";
 import { ApiError, validationError } from "../http/api-error";
 import { negotiateEncoding } from "../http/compression";
 import { datasetEtag, matchesIfNoneMatch } from "../http/conditional";
@@ -64,7 +64,7 @@ export const exportRoutes = (directory: Directory, inFlight = new InFlightExport
       const filter = toEndpointFilter(query);
       const format = FORMATS[query.format as keyof typeof FORMATS];
       const etag = datasetEtag(snapshot.version, snapshot.stats.lastUpdated, etagTarget(query.format, filter));
-      const headers = headersFor(request, DATASET_ANSWER, { etag });
+      const headers = headersFor(request, DATASET_ANSWER_HEADERS, { etag });
       if (matchesIfNoneMatch(request, etag)) return new Response(null, { status: 304, headers });
       headers.set("content-type", format.contentType);
       headers.set(

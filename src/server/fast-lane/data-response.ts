@@ -3,7 +3,7 @@ import { type Body, compress, type Encoding, isSmall, negotiateEncoding } from "
 import { datasetEtag, matchesIfNoneMatch } from "../http/conditional";
 import { JSON_CONTENT_TYPE } from "../http/json";
 import { contextOf, headersFor, headerTemplate } from "../http/request-context";
-import { targetOf } from "../http/routes";
+import { targetOf } from "../http/request-target";
 import { answersOf, type CachedAnswer } from "./response-cache";
 
 /**
@@ -15,13 +15,13 @@ const REVALIDATED = {
   "cache-control": "public, max-age=300, stale-while-revalidate=60",
   vary: "Accept-Encoding",
 };
-export const DATASET_ANSWER = headerTemplate(REVALIDATED);
+export const DATASET_ANSWER_HEADERS = headerTemplate(REVALIDATED);
 const DATA = headerTemplate({ ...REVALIDATED, "content-type": JSON_CONTENT_TYPE });
 
 /** The 200 (or bodiless 304) for a body, its ETag and the encoding chosen for this client. */
 function respond(request: Request, etag: string, body: Blob | Body, encoding: Encoding | null): Response {
   if (matchesIfNoneMatch(request, etag))
-    return new Response(null, { status: 304, headers: headersFor(request, DATASET_ANSWER, { etag }) });
+    return new Response(null, { status: 304, headers: headersFor(request, DATASET_ANSWER_HEADERS, { etag }) });
   const headers = headersFor(request, DATA, { etag });
   if (encoding) headers.set("content-encoding", encoding);
   return new Response(body, { status: 200, headers });

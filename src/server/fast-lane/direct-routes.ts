@@ -1,8 +1,8 @@
 import type { BunRequest } from "bun";
 import type { Logger } from "../../logger";
 import { errorResponseFor } from "../http/errors-plugin";
-import { openRequest } from "../http/headers-plugin";
-import type { RouteTable } from "../http/routes";
+import { openRequest } from "../http/open-request";
+import type { RouteTable } from "../http/route-table";
 import type { RequestObserver } from "../observability/plugin";
 
 /** An answer by id: what a route's handler returns for `GET <pattern>` with this `:id`. */

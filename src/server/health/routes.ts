@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { jsonResponse } from "../http/json";
-import { routeOptions } from "../http/routes";
+import { routeOptions } from "../http/route-options";
 
 /** Liveness only: never touches the database, ignores query parameters, never rate limited. */
 export const healthRoutes = (clock: () => Date) =>

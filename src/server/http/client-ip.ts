@@ -1,7 +1,7 @@
 import { isIP } from "node:net";
 import type { Server } from "bun";
 import type { TrustProxy } from "../../config";
-import { originalOf } from "./routes";
+import { originalOf } from "./absolute-url";
 
 /**
  * The longest text read as an address: an IPv6 address in full with an embedded IPv4 tail, a

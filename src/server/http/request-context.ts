@@ -1,4 +1,4 @@
-import type { RouteInfo } from "./routes";
+import type { RouteInfo } from "./route-table";
 
 /** The RateLimit header values of a counted request (docs/api.md, "Rate limits and API keys"). */
 interface RateLimitHeaders {

@@ -2,7 +2,8 @@ import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
 import type { Logger } from "../../logger";
 import { contextOf, headersFor } from "../http/request-context";
-import { pathOf, routeOptions } from "../http/routes";
+import { pathOf } from "../http/request-target";
+import { routeOptions } from "../http/route-options";
 import type { Metrics } from "./metrics";
 
 export interface ObservabilityOptions {

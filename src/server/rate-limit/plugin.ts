@@ -33,7 +33,7 @@ export const rateLimiter = ({ config, server, store, keys, clock, onRejected }: 
   /**
    * Identifies the client; returns what counting needs, or null when this request is not
    * counted: CORS preflights, and paths whose route opted out (`rateLimit: false`, see
-   * src/server/http/routes.ts). Paths no route serves are counted.
+   * src/server/http/route-options.ts). Paths no route serves are counted.
    */
   const start = (request: Request) => {
     if (request.method === "OPTIONS") return null;

@@ -3,7 +3,7 @@ import { negotiateEncoding } from "../http/compression";
 import { matchesIfNoneMatch } from "../http/conditional";
 import { errorResponse } from "../http/json";
 import { headersFor } from "../http/request-context";
-import { routeOptions } from "../http/routes";
+import { routeOptions } from "../http/route-options";
 import { type Asset, buildWebBundle, type WebBundle } from "./bundle";
 
 /**

@@ -1,6 +1,8 @@
 import { Elysia } from "elysia";
+import { allowHeader } from "./allow";
 import { headersFor, headerTemplate, openContext } from "./request-context";
-import { allowHeader, pathOf, type RouteTable, targetOf } from "./routes";
+import { pathOf, targetOf } from "./request-target";
+import type { RouteTable } from "./route-table";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const PREFLIGHT = headerTemplate({
@@ -24,8 +26,8 @@ export function openRequest(request: Request, routes: RouteTable, route = routes
  * Opens each request's context (`openRequest`); answers CORS preflights with the methods of the
  * route asked about.
  */
-export const headersPlugin = (routes: RouteTable) =>
-  new Elysia({ name: "headers" }).onRequest(({ request }) => {
+export const openRequestsAndPreflights = (routes: RouteTable) =>
+  new Elysia({ name: "open-requests-and-preflights" }).onRequest(({ request }) => {
     const route = openRequest(request, routes);
     if (request.method === "OPTIONS")
       return new Response(null, {

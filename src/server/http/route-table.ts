@@ -1,48 +1,18 @@
-import { type DocumentDecoration, Elysia } from "elysia";
+import { allowHeader } from "./allow";
+import { RATE_LIMITED } from "./route-options";
 
 /**
  * Which route a request is for: the one answer the router, the rate limiter, 405 handling, the
- * answers cache and the metrics share.
- *
- * The path is the request line's, taken from `request.url` exactly where Elysia's router takes
- * it: the app runs with `handler.standardHostname: false`, so Elysia reads the path from the
- * first `/` after `http://` (whatever the Host's length), and a request whose URL Bun left
- * relative (no Host, an empty or invalid one) is handled again under an absolute URL before
- * anything reads it (`requestLine` below). `targetOf` (path and query) keys cached answers and
- * ETags: never the Host.
+ * answers cache and the metrics share. It mirrors Elysia's matching (`RouteTable.resolve`) from
+ * the request line's path (`pathOf`, request-target.ts), resolved once per request by
+ * `openRequest` (open-request.ts).
  *
  * A route declares itself by being registered (`app.routes`): its path pattern is its metrics
- * label, its methods make the `Allow` header of a 405 and of a CORS preflight, and it may carry
- * route options, declared with the `routeOptions` macro (use it in the plugin, then pass the
- * option on the route or on a guard around routes made by another plugin):
- *
- *   new Elysia().use(routeOptions).get("/health", handler, { rateLimit: false })
- *   new Elysia().use(routeOptions).guard({ rateLimit: false }, (app) => app.use(somePlugin))
- *
- * `rateLimit: false`: not counted by the rate limiter, no RateLimit headers (liveness, docs,
- * metrics, static assets). Every other route, and every path no route serves, is counted. The
- * macro records the option in the route's OpenAPI `detail` as `x-rate-limited: false` (Elysia
- * keeps `detail` on every route; unknown hook keys are dropped once the app has global hooks),
- * so the OpenAPI document says it too. Routes made by a third-party plugin that cannot take the
- * option (the OpenAPI plugin's /docs and /docs/json) are marked with `notRateLimited(plugin)`.
+ * label, its methods make the `Allow` header of a 405 and of a CORS preflight (allow.ts), and
+ * its route options (route-options.ts) say whether the rate limiter counts it.
  * A handler answers with a Response built by `jsonResponse`, `dataResponse` or with
  * `headersFor(request)`: that is how the request id, CORS and RateLimit headers reach the client.
  */
-const RATE_LIMITED = "x-rate-limited";
-
-export const routeOptions = new Elysia().macro({
-  rateLimit: (counted: boolean) => ({ detail: { [RATE_LIMITED]: counted } as DocumentDecoration }),
-});
-
-/** Marks every route of a plugin we do not write as `rateLimit: false`; returns the plugin. */
-export function notRateLimited<Plugin extends { routes: { hooks: unknown }[] }>(plugin: Plugin): Plugin {
-  for (const route of plugin.routes) {
-    const hooks = route.hooks as { detail?: Record<string, unknown> };
-    hooks.detail = { ...hooks.detail, [RATE_LIMITED]: false };
-  }
-  return plugin;
-}
-
 /** What every part of the app knows about a registered route. */
 export interface RouteInfo {
   /** The path pattern as registered (`/api/v1/endpoints/:id`): the metrics and log label. */
@@ -53,36 +23,6 @@ export interface RouteInfo {
   readonly allow: string;
   /** False when the route opted out of rate limiting. */
   readonly rateLimited: boolean;
-}
-
-/** Where the path starts in a request URL, as Elysia's router reads it (standardHostname: false). */
-const pathStart = (url: string) => (url.charCodeAt(0) === 47 ? 0 : url.indexOf("/", 7));
-
-/** The path of a request URL (without the query), as the router routes it. */
-export function pathOf(url: string): string {
-  const start = pathStart(url);
-  if (start === -1) return "/";
-  const query = url.indexOf("?", start + 1);
-  return query === -1 ? url.slice(start) : url.slice(start, query);
-}
-
-/** Path and query of a request URL: what the client asked for, without the Host. */
-export function targetOf(url: string): string {
-  const start = pathStart(url);
-  return start === -1 ? "/" : url.slice(start);
-}
-
-const METHOD_ORDER = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
-const methodRank = (method: string) => {
-  const rank = METHOD_ORDER.indexOf(method);
-  return rank === -1 ? METHOD_ORDER.length : rank;
-};
-
-/** The Allow header for a set of methods: in the usual order, OPTIONS last. */
-export function allowHeader(methods: Iterable<string>): string {
-  const sorted = [...new Set(methods)].filter((m) => m !== "OPTIONS");
-  sorted.sort((a, b) => methodRank(a) - methodRank(b) || a.localeCompare(b));
-  return [...sorted, "OPTIONS"].join(", ");
 }
 
 interface RegisteredRoute {
@@ -194,22 +134,3 @@ function matches({ segments, rest }: DynamicRoute, path: string): boolean {
   // All segments consumed: the path ends here, or with one trailing slash.
   return at >= path.length;
 }
-
-/**
- * A request whose URL Bun left relative (HTTP/1.0 without Host, an empty or invalid Host) is
- * handled again under an absolute URL, so the router, the hooks and the handlers all read the
- * path from the same place. The new request keeps method, headers and body; `originalOf` gives
- * back the one the server received (for its socket address). Ordinary requests cost one
- * character test.
- */
-const originals = new WeakMap<Request, Request>();
-
-export const originalOf = (request: Request): Request => originals.get(request) ?? request;
-
-export const requestLine = (handle: (request: Request) => Promise<Response>) =>
-  new Elysia({ name: "request-line" }).onRequest(({ request }) => {
-    if (request.url.charCodeAt(0) !== 47) return;
-    const absolute = new Request(`http://localhost${request.url}`, request);
-    originals.set(absolute, request);
-    return handle(absolute);
-  });

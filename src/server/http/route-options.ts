@@ -1,0 +1,31 @@
+import { type DocumentDecoration, Elysia } from "elysia";
+
+/**
+ * Route options, declared with the `routeOptions` macro (use it in the plugin, then pass the
+ * option on the route or on a guard around routes made by another plugin):
+ *
+ *   new Elysia().use(routeOptions).get("/health", handler, { rateLimit: false })
+ *   new Elysia().use(routeOptions).guard({ rateLimit: false }, (app) => app.use(somePlugin))
+ *
+ * `rateLimit: false`: not counted by the rate limiter, no RateLimit headers (liveness, docs,
+ * metrics, static assets). Every other route, and every path no route serves, is counted. The
+ * macro records the option in the route's OpenAPI `detail` as `x-rate-limited: false` (Elysia
+ * keeps `detail` on every route; unknown hook keys are dropped once the app has global hooks),
+ * so the OpenAPI document says it too; the route table reads it back (`RouteInfo.rateLimited`).
+ * Routes made by a third-party plugin that cannot take the option (the OpenAPI plugin's /docs
+ * and /docs/json) are marked with `notRateLimited(plugin)`.
+ */
+export const RATE_LIMITED = "x-rate-limited";
+
+export const routeOptions = new Elysia().macro({
+  rateLimit: (counted: boolean) => ({ detail: { [RATE_LIMITED]: counted } as DocumentDecoration }),
+});
+
+/** Marks every route of a plugin we do not write as `rateLimit: false`; returns the plugin. */
+export function notRateLimited<Plugin extends { routes: { hooks: unknown }[] }>(plugin: Plugin): Plugin {
+  for (const route of plugin.routes) {
+    const hooks = route.hooks as { detail?: Record<string, unknown> };
+    hooks.detail = { ...hooks.detail, [RATE_LIMITED]: false };
+  }
+  return plugin;
+}
