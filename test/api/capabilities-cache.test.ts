@@ -9,7 +9,8 @@ import type { DatasetSnapshot } from "../../src/directory/snapshot";
 import { canonicalUrl, entryId } from "../../src/model/identity";
 import { CapabilitiesCache, capabilitiesBody, capabilitiesCache } from "../../src/server/endpoints/capabilities-body";
 import type { Body } from "../../src/server/http/compression";
-import { seedDatabase, tempDbPath } from "../support/seed";
+import { seedDatabase } from "../support/seed";
+import { tempDbPath } from "../support/temp-db";
 
 const URLS = 40;
 /** A distinct ~20 KB statement per URL, one SMART configuration shared by all. */

@@ -8,7 +8,7 @@ import { readDataFile, readDataFileSync } from "../../src/directory/data-file";
 import { buildSampleDatabase } from "../../tools/sample/build";
 import { createTestApp } from "../support/app";
 import { get } from "../support/fixture";
-import { tempDbPath } from "../support/seed";
+import { tempDbPath } from "../support/temp-db";
 
 /** The large-dataset path: the index is built by a child process into a file, then mapped. */
 describe("directory index built in a child process and kept on disk", async () => {

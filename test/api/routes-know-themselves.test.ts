@@ -5,13 +5,16 @@ import { jsonResponse } from "../../src/server/http/json";
 import { routeOptions } from "../../src/server/http/route-options";
 import { createTestApp } from "../support/app";
 import { fixtureDb } from "../support/fixture";
+import { requestLog } from "../support/request-log";
 
 /**
  * A route added to the app, and nothing else, is enough for 405s (with its Allow), metric labels
  * and rate limiting to follow it: no list of paths is kept beside the routes.
  */
 function appWithThrowawayRoutes(rateLimitMax = "100") {
+  const { log, logged } = requestLog("info");
   const app = createTestApp({
+    log,
     db: fixtureDb(),
     config: loadConfig({ RATE_LIMIT_MAX: rateLimitMax, LOG_LEVEL: "error" }),
     clock: () => new Date("2026-11-25T12:00:10.000Z"),
@@ -25,7 +28,7 @@ function appWithThrowawayRoutes(rateLimitMax = "100") {
       .get("/static/:hashed", ({ request }) => jsonResponse(request, 200, "{}"), { rateLimit: false }),
   );
   const send = (path: string, init?: RequestInit) => app.handle(new Request(`http://localhost${path}`, init));
-  return { app, send };
+  return { app, send, logged };
 }
 
 describe("routes know themselves", () => {
@@ -50,12 +53,12 @@ describe("routes know themselves", () => {
   });
 
   test("metrics label requests with the new route's pattern", async () => {
-    const { send } = appWithThrowawayRoutes();
+    const { send, logged } = appWithThrowawayRoutes();
     await send("/api/v1/throwaway/one");
     await send("/api/v1/throwaway/two");
     await send("/api/v1/throwaway/three", { method: "PUT" });
     await send("/static/app.0123abcd.js");
-    await Bun.sleep(5); // metrics are recorded after the response is sent
+    await logged(4); // metrics are recorded with the log line, after the response is sent
     const metrics = await (await send("/metrics")).text();
     expect(metrics).toContain('http_requests_total{route="/api/v1/throwaway/:name",method="GET",status="200"} 2');
     expect(metrics).toContain('http_requests_total{route="/api/v1/throwaway/:name",method="PUT",status="405"} 1');

@@ -6,7 +6,7 @@ import { buildSampleDatabase } from "../../tools/sample/build";
 import { createTestApp } from "../support/app";
 import { get } from "../support/fixture";
 import { listOrderKey } from "../support/list-order";
-import { tempDbPath } from "../support/seed";
+import { tempDbPath } from "../support/temp-db";
 
 /**
  * The API over the bundled sample dataset, each answer checked against plain SQL over the same

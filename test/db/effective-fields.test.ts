@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { openDatabase } from "../../src/db/client";
 import { refreshEffectiveFields } from "../../src/db/effective-fields";
-import { tempDbPath } from "../support/seed";
+import { tempDbPath } from "../support/temp-db";
 
 function setup() {
   const db = openDatabase(tempDbPath());

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import { openDatabase } from "../../src/db/client";
-import { tempDbPath } from "../support/seed";
+import { tempDbPath } from "../support/temp-db";
 
 const MIGRATIONS = join(import.meta.dir, "..", "..", "db", "migrations");
 

@@ -4,7 +4,7 @@ import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
 import { createTestApp } from "../support/app";
 import { get } from "../support/fixture";
-import { tempDbPath } from "../support/seed";
+import { tempDbPath } from "../support/temp-db";
 
 const pageSize = (sqlite: Database) => (sqlite.prepare("PRAGMA page_size").get() as { page_size: number }).page_size;
 

@@ -2,7 +2,8 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../src/config";
 import { createTestApp } from "../support/app";
 import { VENDORS } from "../support/fixture";
-import { seedDatabase, tempDbPath } from "../support/seed";
+import { seedDatabase } from "../support/seed";
+import { tempDbPath } from "../support/temp-db";
 
 /**
  * `query` compares names and queries in one folded form: lowercase, accents removed, and

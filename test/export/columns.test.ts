@@ -18,7 +18,8 @@ import { FORMATS } from "../../src/server/export/service";
 import { ByteBuffer, equalFolded } from "../../src/server/http/byte-buffer";
 import { generateDataset } from "../../tools/generate/generator";
 import { ENTRIES, VENDORS } from "../support/fixture";
-import { seedDatabase, tempDbPath } from "../support/seed";
+import { seedDatabase } from "../support/seed";
+import { tempDbPath } from "../support/temp-db";
 import { expectedCsvRow, SPEC_FIELDS } from "./helpers";
 import { referenceFhirWriter } from "./reference-fhir";
 

@@ -7,7 +7,8 @@ import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { loadConfig } from "../../src/config";
 import { createTestApp } from "../support/app";
 import { ENTRIES, PROBES, VENDORS } from "../support/fixture";
-import { seedDatabase, tempDbPath } from "../support/seed";
+import { seedDatabase } from "../support/seed";
+import { tempDbPath } from "../support/temp-db";
 import { exportText, type ListRecord, pageThroughList, parseCsv, SPEC_FIELDS } from "./helpers";
 
 const AWKWARD = [

@@ -1,6 +1,7 @@
+export { removeTempDirs, tempDir } from "../support/temp-db";
+
 import { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runScript } from "../support/run-script";
 
@@ -48,19 +49,6 @@ export const FOUR: Org[] = [
   { key: "c", name: "Gamma Care", city: "Austin", state: "Texas" },
   { key: "d", name: "Delta Medical" },
 ];
-
-const created: string[] = [];
-
-export function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "ingest-test-"));
-  created.push(dir);
-  return dir;
-}
-
-/** Deletes every directory tempDir() made in this test file. */
-export function removeTempDirs(): void {
-  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
-}
 
 export function writeFile(dir: string, name: string, content: string | Uint8Array): string {
   const path = join(dir, name);

@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Db, openDatabase } from "../../src/db/client";
+import type { Db } from "../../src/db/client";
 import type { DocumentResult } from "../../src/model/probe";
+import { tempDatabase } from "../support/temp-db";
 
 const FIXTURES = join(import.meta.dir, "../fixtures/probe");
 /** Real statements published by others; absent in a user's clone, so tests skip without it. */
@@ -83,22 +83,13 @@ export function json(body: string, status = 200, headers: Record<string, string>
 
 /** A temporary SQLite file with every migration applied, and one vendor. */
 export function tempDb(): { db: Db; path: string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), "probe-test-"));
-  const path = join(dir, "directory.sqlite");
-  const db = openDatabase(path);
-  db.sqlite
+  const temp = tempDatabase();
+  temp.db.sqlite
     .prepare(
       "INSERT INTO vendors (id, name, endpoint_list_url) VALUES ('epic', 'Epic', 'https://example.org/epic'), ('other', 'Other', 'https://example.org/other')",
     )
     .run();
-  return {
-    db,
-    path,
-    cleanup: () => {
-      db.sqlite.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return temp;
 }
 
 let seq = 0;

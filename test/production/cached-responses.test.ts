@@ -6,20 +6,15 @@
 import { expect, test } from "bun:test";
 import { loadConfig } from "../../src/config";
 import { markDatasetChanged } from "../../src/db/dataset-meta";
-import { createLogger } from "../../src/logger";
 import { createTestApp } from "../support/app";
 import { fixtureDb } from "../support/fixture";
+import { requestLog } from "../support/request-log";
 
 function appWithLog(env: Record<string, string> = {}) {
-  const lines: string[] = [];
-  const log = createLogger("info", { write: (line) => lines.push(line), flush: () => {} });
+  const { log, requests, logged } = requestLog();
   const db = fixtureDb();
   const app = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "5", ...env }), log });
-  return {
-    app,
-    db,
-    requests: () => lines.map((line) => JSON.parse(line)).filter((line) => line.message === "request"),
-  };
+  return { app, db, requests, logged };
 }
 
 const PER_REQUEST = new Set(["x-request-id", "ratelimit-remaining", "ratelimit-reset", "date"]);
@@ -28,7 +23,7 @@ const stableHeaders = (response: Response) => [...response.headers].filter(([nam
 test.each(["/api/v1/endpoints?state=TX&limit=2", "/api/v1/vendors", "/api/v1/stats"])(
   "%s: the repeat equals the first answer, and is logged and counted",
   async (path) => {
-    const { app, requests } = appWithLog();
+    const { app, requests, logged } = appWithLog();
     const first = await app.handle(new Request(`http://localhost${path}`));
     const again = await app.handle(new Request(`http://localhost${path}`));
     expect(again.status).toBe(200);
@@ -36,9 +31,9 @@ test.each(["/api/v1/endpoints?state=TX&limit=2", "/api/v1/vendors", "/api/v1/sta
     expect(stableHeaders(again)).toEqual(stableHeaders(first));
     expect(again.headers.get("x-request-id")).not.toBe(first.headers.get("x-request-id"));
     expect(Number(again.headers.get("ratelimit-remaining"))).toBe(Number(first.headers.get("ratelimit-remaining")) - 1);
-    await Bun.sleep(5);
-    const logged = requests().filter((line) => line.path === path.split("?")[0]);
-    expect(logged.map((line) => [line.status, line.route])).toEqual([
+    await logged(2);
+    const lines = requests().filter((line) => line.path === path.split("?")[0]);
+    expect(lines.map((line) => [line.status, line.route])).toEqual([
       [200, path.split("?")[0]],
       [200, path.split("?")[0]],
     ]);

@@ -1,7 +1,9 @@
 import { loadConfig } from "../../src/config";
 import type { Db } from "../../src/db/client";
+import type { Logger } from "../../src/logger";
 import { createTestApp } from "./app";
-import { type SeedEntry, type SeedProbe, type SeedVendor, seedDatabase, tempDbPath } from "./seed";
+import { type SeedEntry, type SeedProbe, type SeedVendor, seedDatabase } from "./seed";
+import { tempDbPath } from "./temp-db";
 
 export const VENDORS: SeedVendor[] = [
   {
@@ -207,9 +209,9 @@ export function fixtureDb(): Db {
   });
 }
 
-export function fixtureApp(env: Record<string, string> = {}, clock?: () => Date) {
+export function fixtureApp(env: Record<string, string> = {}, clock?: () => Date, log?: Logger) {
   const db = fixtureDb();
-  const app = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", ...env }), clock });
+  const app = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", ...env }), clock, log });
   return { db, app };
 }
 

@@ -1,6 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { type Db, openDatabase } from "../../src/db/client";
 import { markDatasetChanged } from "../../src/db/dataset-meta";
 import { storeBody } from "../../src/db/probe-bodies";
@@ -41,10 +38,6 @@ export interface SeedVendor {
   name: string;
   endpointListUrl?: string;
   lastScrapedAt?: string | null;
-}
-
-export function tempDbPath(name = "test.sqlite"): string {
-  return join(mkdtempSync(join(tmpdir(), "endpoint-directory-")), name);
 }
 
 /** Writes rows straight into a real SQLite file, independently of ingest and probe. */

@@ -1,6 +1,7 @@
 import type { Db } from "../../src/db/client";
 import { ENTRIES, PROBES, VENDORS } from "../support/fixture";
-import { type SeedEntry, seedDatabase, tempDbPath } from "../support/seed";
+import { type SeedEntry, seedDatabase } from "../support/seed";
+import { tempDbPath } from "../support/temp-db";
 
 /** An organization name written to run script if a page ever parsed it as HTML. */
 export const HOSTILE_NAME = "<img src=x onerror=alert(1)>";

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { fixtureApp, get } from "../support/fixture";
+import { requestLog } from "../support/request-log";
 
 /** The page's total size budget, compressed: HTML, script and stylesheet together. */
 const BUDGET_BYTES = 60 * 1024;
@@ -122,7 +123,8 @@ describe("serving the search page", () => {
   });
 
   test("an unknown asset is a 404 envelope, another method a 405; /health, /docs and the API are unchanged", async () => {
-    const { app } = fixtureApp();
+    const { log, loggedWhere } = requestLog();
+    const { app } = fixtureApp({}, undefined, log);
     const missing = await get(app, "/assets/main-00000000.js");
     expect(missing.status).toBe(404);
     expect(missing.body).toEqual({ success: false, error: { code: "NOT_FOUND", message: "No such route; see /docs" } });
@@ -137,7 +139,8 @@ describe("serving the search page", () => {
     expect(stats.status).toBe(200);
     expect(stats.response.headers.get("content-security-policy")).toBeNull();
     await fetchRaw(app, "/");
-    await Bun.sleep(5); // observations are recorded after the response is sent
+    // Observations are recorded after the response is sent: wait for the last one.
+    await loggedWhere((line) => line.path === "/" && line.method === "GET");
     const metrics = await (await fetchRaw(app, "/metrics")).text();
     expect(metrics).toContain('http_requests_total{route="/",method="GET",status="200"} 1');
     expect(metrics).toContain('http_requests_total{route="/assets/:file",method="GET",status="404"}');
