@@ -1,4 +1,5 @@
 import type { Audience, FhirVersion } from "../directory/types";
+import type { UnusableKind } from "./unusable";
 
 export const LIST_FORMATS = ["fhir-bundle", "lantern-json", "csv"] as const;
 export type ListFormat = (typeof LIST_FORMATS)[number];
@@ -22,7 +23,23 @@ export interface ParseResult {
   skipped: number;
   /** The `next` link of a paged FHIR searchset Bundle. */
   nextPageUrl?: string;
+  /** SHA-256 (hex) of the bytes read, every page in order; set by whoever read them. */
+  sha256?: string;
 }
+
+/**
+ * How an entry's version is known (GET /api/v1/endpoints/:id/source, `fields.fhirVersion`):
+ * its probe, the list's own statement (a version-specific list, a version the item states), its
+ * URL, or the developer's certification. Ingest gives all but `probe`.
+ */
+export const VERSION_EVIDENCE = ["probe", "list", "url", "developer"] as const;
+type VersionEvidence = (typeof VERSION_EVIDENCE)[number];
+/** How an entry's state is known: the list states it, its ZIP code, or an `"XX - "` name prefix. */
+export const STATE_EVIDENCE = ["list", "zip", "name"] as const;
+type StateEvidence = (typeof STATE_EVIDENCE)[number];
+/** Whether the stored URL is as published or repaired (src/ingest/enrich/url-repair.ts). */
+export const URL_EVIDENCE = ["published", "repaired"] as const;
+export type UrlEvidence = (typeof URL_EVIDENCE)[number];
 
 /** An entry ready to be stored: every field as the API serves it, plus the list hints. */
 export interface NormalisedEntry {
@@ -35,6 +52,12 @@ export interface NormalisedEntry {
   state: string | null;
   zipCode: string | null;
   listFhirVersion: FhirVersion;
+  /** Null while listFhirVersion is UNKNOWN. */
+  versionEvidence: Exclude<VersionEvidence, "probe"> | null;
+  stateEvidence: StateEvidence | null;
+  urlEvidence: UrlEvidence;
+  /** Why the entry is not listed (src/ingest/unusable.ts), or null. */
+  unusable: UnusableKind | null;
 }
 
 /** CSV column of a field: a header name (case-insensitive) or a 0-based index. */
@@ -65,6 +88,11 @@ export interface ListDefinition {
   source?: ListSource;
   /** The file of the bundled national lists (db/national/) that holds this list's copy. */
   bundledFile?: string;
+  /**
+   * Where the developer publishes the list, when `url` is a copy of it (Lantern's): the URL
+   * ONC's CHPL records for it. Else the list is published at `url`.
+   */
+  publishedUrl?: string;
 }
 
 export const LIST_SOURCES = ["developer", "lantern"] as const;

@@ -85,6 +85,10 @@ describe("state and city", () => {
     state: null,
     zipCode: null,
     listFhirVersion: "UNKNOWN",
+    versionEvidence: null,
+    stateEvidence: null,
+    urlEvidence: "published",
+    unusable: null,
     ...more,
   });
 

@@ -45,7 +45,7 @@ describe("the bundled national lists (db/national/)", () => {
     const { provenance, files } = readBundle();
     expect(provenance.repository).toBe("onc-healthit/lantern-back-end");
     expect(provenance.commit).toMatch(/^[0-9a-f]{40}$/);
-    expect(files.size).toBe(136);
+    expect(files.size).toBe(137);
     for (const file of Object.values(provenance.files)) {
       expect(file.lastChangedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
       expect(file.lastChangedCommit).toMatch(/^[0-9a-f]{40}$/);
@@ -77,7 +77,7 @@ describe("building the national directory from the bundle", () => {
     expect(one<{ n: number }>("SELECT COUNT(*) AS n FROM entries WHERE status != 'listed'").n).toBe(0);
     expect(one<{ n: number }>("SELECT COUNT(*) AS n FROM probes").n).toBe(0);
     expect(one<{ n: number }>("SELECT COUNT(*) AS n FROM vendors").n).toBe(registry.length);
-    expect(one<{ n: number }>("SELECT COUNT(DISTINCT vendor_id) AS n FROM entries").n).toBe(121);
+    expect(one<{ n: number }>("SELECT COUNT(DISTINCT vendor_id) AS n FROM entries").n).toBe(122);
     const { provenance } = readBundle();
     expect(one<{ at: string }>("SELECT last_scraped_at AS at FROM vendors WHERE id = 'epic'").at).toBe(
       new Date(provenance.files["Epic_Systems_Corporation_1_EndpointSources.json"]!.lastChangedAt).toISOString(),
