@@ -25,7 +25,8 @@ type ListRow = [
 /**
  * Where an entry comes from (GET /api/v1/endpoints/:id/source), or null for an unknown id. Every
  * entry answers, removed and unusable ones too. The list is the one that carries the entry now
- * (the most recently read, when several do), else the one that carried it last. The served
+ * (the most recently read, when several do; of lists read at the same time, a version-specific
+ * one first, then by id), else the one that carried it last. The served
  * version is known from the probe when the probe's CapabilityStatement named one (as the served
  * value is computed, src/db/effective-fields.ts), else as the list's read recorded it.
  */
@@ -43,7 +44,8 @@ export function readEntrySource(sqlite: Database, id: string): SourceRecord | nu
     .query(
       `SELECT vl.id, vl.url, vl.published_url, vl.read_from, vl.last_scraped_at, vl.sha256, es.present, es.last_seen
        FROM entry_sources es JOIN vendor_lists vl ON vl.id = es.list_id WHERE es.entry_row_id = ?
-       ORDER BY es.present DESC, CASE WHEN es.present = 1 THEN vl.last_scraped_at ELSE es.last_seen END DESC, vl.id`,
+       ORDER BY es.present DESC, CASE WHEN es.present = 1 THEN vl.last_scraped_at ELSE es.last_seen END DESC,
+         vl.fhir_version IS NOT NULL DESC, vl.id`,
     )
     .values(rowId) as ListRow[];
   const chosen = lists[0];
