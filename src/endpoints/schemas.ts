@@ -8,7 +8,7 @@ import {
   PROBE_STATUSES,
 } from "../directory/types";
 import { US_STATE_CODES } from "../directory/us-states";
-import { STATE_EVIDENCE, URL_EVIDENCE, VERSION_EVIDENCE } from "../ingest/types";
+import { STATE_EVIDENCE, URL_EVIDENCE, VERSION_EVIDENCE } from "../ingest/evidence";
 
 /** One literal schema per value, typed as such, so `Static` of their union is the union of the values. */
 const literals = <const Values extends readonly string[]>(values: Values) =>

@@ -1,4 +1,5 @@
 import type { Audience, FhirVersion } from "../directory/types";
+import type { StateEvidence, UrlEvidence, VersionEvidence } from "./evidence";
 import type { UnusableKind } from "./unusable";
 
 export const LIST_FORMATS = ["fhir-bundle", "lantern-json", "csv"] as const;
@@ -26,20 +27,6 @@ export interface ParseResult {
   /** SHA-256 (hex) of the bytes read, every page in order; set by whoever read them. */
   sha256?: string;
 }
-
-/**
- * How an entry's version is known (GET /api/v1/endpoints/:id/source, `fields.fhirVersion`):
- * its probe, the list's own statement (a version-specific list, a version the item states), its
- * URL, or the developer's certification. Ingest gives all but `probe`.
- */
-export const VERSION_EVIDENCE = ["probe", "list", "url", "developer"] as const;
-type VersionEvidence = (typeof VERSION_EVIDENCE)[number];
-/** How an entry's state is known: the list states it, its ZIP code, or an `"XX - "` name prefix. */
-export const STATE_EVIDENCE = ["list", "zip", "name"] as const;
-type StateEvidence = (typeof STATE_EVIDENCE)[number];
-/** Whether the stored URL is as published or repaired (src/ingest/enrich/url-repair.ts). */
-export const URL_EVIDENCE = ["published", "repaired"] as const;
-export type UrlEvidence = (typeof URL_EVIDENCE)[number];
 
 /** An entry ready to be stored: every field as the API serves it, plus the list hints. */
 export interface NormalisedEntry {

@@ -324,7 +324,7 @@ describe("the national directory's data, checked against the published lists", (
         sha256: shared,
       });
       // Epic's R4 list says R4, and so do its URLs: either is the evidence.
-    expect(["list", "url"]).toContain(body.data.fields.fhirVersion);
+      expect(["list", "url"]).toContain(body.data.fields.fhirVersion);
       app.decorator.directory.close();
     },
   );
