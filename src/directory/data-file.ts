@@ -21,6 +21,7 @@ interface Section {
 interface Header {
   magic: string;
   version: number;
+  databaseId: string;
   size: number;
   listed: number;
   strings: DirectoryData["strings"];
@@ -61,6 +62,7 @@ export async function writeDataFile(path: string, data: DirectoryData): Promise<
   const header: Header = {
     magic: MAGIC,
     version: data.version,
+    databaseId: data.databaseId,
     size: data.size,
     listed: data.listed,
     strings: data.strings,
@@ -141,6 +143,8 @@ function parseDataFile(path: string, headerBytes: Uint8Array, body: ArrayBuffer)
     if (!Array.isArray(header.strings[table])) throw new Error(`${path}: missing string table ${table}`);
   return {
     version: header.version,
+    // Files written before identities existed carry none: they match no database.
+    databaseId: typeof header.databaseId === "string" ? header.databaseId : "\u0000none",
     size: header.size,
     listed: header.listed,
     columns,

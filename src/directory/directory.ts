@@ -1,8 +1,9 @@
 import type { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { processAlive } from "../db/build-file";
 import { openReader } from "../db/client";
-import { readDatasetVersion } from "../db/dataset-meta";
+import { readDatabaseId, readDatasetVersion } from "../db/dataset-meta";
 import { indexFileName, VERSION_MOVED } from "./build-cli";
 import { buildDirectoryData } from "./build-data";
 import { readDataFile, readDataFileSync } from "./data-file";
@@ -49,6 +50,7 @@ export class Directory {
   ) {
     this.indexDir = options.indexDir ?? defaultIndexDir(path);
     this.inProcessBelow = options.buildInProcessBelow ?? 20_000;
+    this.removeDeadTemps();
     this.snapshot = this.openSync();
   }
 
@@ -117,6 +119,7 @@ export class Directory {
       } catch (error) {
         this.abandon(plan, error);
       }
+      if (this.foreign(plan, data)) continue;
       return this.fromFile(plan, data);
     }
   }
@@ -127,7 +130,9 @@ export class Directory {
       if (plan.snapshot) return plan.snapshot;
       const exitCode = plan.builder ? await Bun.spawn(plan.builder, CHILD_OUTPUT).exited : 0;
       if (!this.built(plan, exitCode)) continue;
-      return this.fromFile(plan, await readDataFile(plan.file!).catch((error) => this.abandon(plan, error)));
+      const data = await readDataFile(plan.file!).catch((error) => this.abandon(plan, error));
+      if (this.foreign(plan, data)) continue;
+      return this.fromFile(plan, data);
     }
   }
 
@@ -139,6 +144,28 @@ export class Directory {
     }
     if (exitCode !== 0) this.abandon(plan, new Error(`index build failed with exit code ${exitCode}`));
     return true;
+  }
+
+  /**
+   * True when the file was built from another database (one that lived at this path before, or
+   * a file from before index files carried an identity): it is removed and the version planned
+   * again, which builds it afresh. A file just built that does not match is an error.
+   */
+  private foreign(plan: Plan, data: DirectoryData): boolean {
+    if (data.databaseId === readDatabaseId(plan.sqlite)) return false;
+    if (plan.builder) this.abandon(plan, new Error(`${plan.file} was built from another database`));
+    rmSync(plan.file!, { force: true });
+    plan.sqlite.close();
+    return true;
+  }
+
+  /** Removes the temporary files of index builds whose process is gone (killed mid-write). */
+  private removeDeadTemps() {
+    if (!existsSync(this.indexDir)) return;
+    for (const name of readdirSync(this.indexDir)) {
+      const pid = Number(/\.(\d+)\.tmp$/.exec(name)?.[1]);
+      if (pid && !processAlive(pid)) rmSync(join(this.indexDir, name), { force: true });
+    }
   }
 
   private abandon(plan: Plan, error: unknown): never {

@@ -1,5 +1,6 @@
+import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
@@ -8,7 +9,9 @@ import { indexFileName } from "../../src/directory/build-cli";
 import { readDataFile, readDataFileSync } from "../../src/directory/data-file";
 import { buildSampleDatabase } from "../../src/sample/build";
 import { get } from "../support/fixture";
+import { runScript } from "../support/run-script";
 import { tempDbPath } from "../support/seed";
+import { type ServerProcess, startServer } from "../support/server-process";
 
 /** The large-dataset path: the index is built by a child process into a file, then mapped. */
 describe("directory index built in a child process and kept on disk", async () => {
@@ -109,5 +112,60 @@ describe("directory index built in a child process and kept on disk", async () =
     const files = readdirSync(indexDir).sort();
     expect(files.length).toBe(2);
     expect(existsSync(`${indexDir}/${indexFileName(viaFile.decorator.directory.current.version)}`)).toBe(true);
+  });
+});
+
+/** Index files belong to the database they were built from, whatever its version number. */
+describe("an index file left by another database at the same path", () => {
+  test("is not served: the new database's own index is built and its entries listed", async () => {
+    const path = tempDbPath("replaced.sqlite");
+    const generate = (seed: number) =>
+      runScript("src/generate/cli.ts", ["--endpoints", "3000", "--out", path, "--seed", String(seed)], {});
+    const env = { DATABASE_PATH: path, INDEX_IN_PROCESS_BELOW: "0", RATE_LIMIT_MAX: "0" };
+    const ids = async (server: ServerProcess) =>
+      (
+        (await (await fetch(`${server.baseUrl}/api/v1/endpoints?limit=20`)).json()) as { data: { id: string }[] }
+      ).data.map((entry) => entry.id);
+
+    expect((await generate(1)).code).toBe(0);
+    const first = await startServer(env);
+    const firstIds = await ids(first);
+    await first.stop();
+    expect(readdirSync(`${path}.index`).length).toBe(1);
+
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+    expect((await generate(2)).code).toBe(0);
+    const second = await startServer(env);
+    try {
+      const secondIds = await ids(second);
+      expect(secondIds).not.toEqual(firstIds);
+      // Every listed id is one of this database's: its record answers 200.
+      for (const id of secondIds) expect((await fetch(`${second.baseUrl}/api/v1/endpoints/${id}`)).status).toBe(200);
+      const reader = new Database(path, { readonly: true });
+      const stored = reader.prepare("SELECT id FROM entries WHERE id = ?");
+      for (const id of secondIds) expect(stored.get(id)).not.toBeNull();
+      reader.close();
+    } finally {
+      await second.stop();
+    }
+  }, 60_000);
+
+  test("temporary index files of a dead writer are removed at start; a live writer's stay", async () => {
+    const path = tempDbPath("temps.sqlite");
+    await buildSampleDatabase(path);
+    const indexDir = `${path}.index`;
+    mkdirSync(indexDir, { recursive: true });
+    const gone = Bun.spawn(["true"]);
+    await gone.exited;
+    const dead = `${indexDir}/v1-f6.bin.${gone.pid}.tmp`;
+    const live = `${indexDir}/v1-f6.bin.${process.pid}.tmp`;
+    writeFileSync(dead, "partial");
+    writeFileSync(live, "partial");
+    createApp({
+      db: openDatabase(path),
+      config: loadConfig({ INDEX_IN_PROCESS_BELOW: "0" }),
+    }).decorator.directory.close();
+    expect(existsSync(dead)).toBe(false);
+    expect(existsSync(live)).toBe(true);
   });
 });
