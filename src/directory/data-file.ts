@@ -48,7 +48,8 @@ function sectionsOf(data: DirectoryData): [string, AnyArray][] {
   return out;
 }
 
-export async function writeDataFile(path: string, data: DirectoryData): Promise<void> {
+/** The bytes of the data file of `data`. */
+export function encodeDataFile(data: DirectoryData): Uint8Array {
   const arrays = sectionsOf(data);
   const sections: Section[] = [];
   let offset = 0;
@@ -76,8 +77,17 @@ export async function writeDataFile(path: string, data: DirectoryData): Promise<
   file.set(headerBytes, 8);
   for (const [i, [, array]] of arrays.entries())
     file.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), start + sections[i]!.offset);
+  return file;
+}
+
+export async function writeDataFile(path: string, data: DirectoryData): Promise<void> {
+  await writeFileBytes(path, encodeDataFile(data));
+}
+
+/** Writes `bytes` beside `path` and renames them into place: readers never see half a file. */
+export async function writeFileBytes(path: string, bytes: Uint8Array): Promise<void> {
   const temp = `${path}.${process.pid}.tmp`;
-  await Bun.write(temp, file);
+  await Bun.write(temp, bytes);
   renameSync(temp, path);
 }
 

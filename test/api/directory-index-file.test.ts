@@ -1,6 +1,15 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
@@ -168,4 +177,40 @@ describe("an index file left by another database at the same path", () => {
     expect(existsSync(dead)).toBe(false);
     expect(existsSync(live)).toBe(true);
   });
+});
+
+/** A copy of the database file alone (a replica, a restored backup) carries its index. */
+describe("a server given only the database file", () => {
+  test("writes the index out from the database instead of building it, and answers the same", async () => {
+    const path = tempDbPath("primary.sqlite");
+    expect(
+      (await runScript("src/generate/cli.ts", ["--endpoints", "3000", "--out", path, "--seed", "3"], {})).code,
+    ).toBe(0);
+    const env = { INDEX_IN_PROCESS_BELOW: "0", RATE_LIMIT_MAX: "0" };
+    const primary = await startServer({ ...env, DATABASE_PATH: path });
+    const query = "/api/v1/endpoints?limit=50&state=CA";
+    const expected = await (await fetch(`${primary.baseUrl}${query}`)).text();
+    await primary.stop();
+    const [primaryFile] = readdirSync(`${path}.index`);
+
+    // The database file itself holds the index of its current version.
+    const reader = new Database(path, { readonly: true });
+    const version = Number(
+      (reader.prepare("SELECT value FROM dataset_meta WHERE key = 'dataset_version'").get() as { value: string }).value,
+    );
+    const stored = reader.prepare("SELECT version FROM directory_index").all() as { version: number }[];
+    reader.close();
+    expect(stored).toEqual([{ version }]);
+
+    const replica = tempDbPath("replica.sqlite");
+    copyFileSync(path, replica);
+    const server = await startServer({ ...env, DATABASE_PATH: replica });
+    try {
+      expect(await (await fetch(`${server.baseUrl}${query}`)).text()).toBe(expected);
+      expect(readdirSync(`${replica}.index`)).toEqual([primaryFile!]);
+      expect(readFileSync(`${replica}.index/${primaryFile}`)).toEqual(readFileSync(`${path}.index/${primaryFile}`));
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
 });
