@@ -1,6 +1,6 @@
 /**
- * Builds the directory index file of a dataset version (or writes it out from the copy kept in
- * the database, src/directory/stored-index.ts). The server runs this as a child process
+ * Builds the directory index file of a dataset version, and keeps a copy in the database
+ * (src/directory/stored-index.ts). The server runs this as a child process
  * (its memory and event loop stay untouched); refresh and db:generate call buildIndexFile at
  * their end so that the server only has to load the file.
  *   bun src/directory/build-cli.ts <database> <out-file> <expected-version>
@@ -14,7 +14,7 @@ import { readDatabaseId, readDatasetVersion } from "../db/dataset-meta";
 import { buildDirectoryData } from "./build-data";
 import { encodeDataFile, writeFileBytes } from "./data-file";
 import { DATA_FORMAT } from "./directory-data";
-import { readStoredIndex, storeIndex } from "./stored-index";
+import { storeIndex } from "./stored-index";
 
 export const VERSION_MOVED = 3;
 
@@ -40,12 +40,6 @@ export async function buildIndexFile(
       file = join(out.dir, indexFileName(version));
     }
     const databaseId = readDatabaseId(sqlite);
-    // Kept inside the database: a copy of the file alone (replica, backup) writes it out from there.
-    const stored = readStoredIndex(sqlite, version, databaseId);
-    if (stored) {
-      await writeFileBytes(file, stored);
-      return file;
-    }
     const bytes = encodeDataFile(buildDirectoryData(sqlite));
     await writeFileBytes(file, bytes);
     built = { version, databaseId, bytes };

@@ -122,6 +122,14 @@ export function readDataFileSync(path: string): DirectoryData {
   }
 }
 
+/** Parses the bytes of a whole data file held in memory (the copy kept in the database). */
+export function parseDataBytes(name: string, bytes: Uint8Array): DirectoryData {
+  const headerLength = Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
+  const start = align8(8 + headerLength);
+  // The arrays get a buffer of their own (aligned, without the header's bytes).
+  return parseDataFile(name, bytes.subarray(8, 8 + headerLength), bytes.slice(start).buffer);
+}
+
 function readExactly(fd: number, into: Uint8Array, position: number) {
   for (let done = 0; done < into.length; ) {
     const read = readSync(fd, into, done, into.length - done, position + done);

@@ -6,9 +6,10 @@ import { openReader } from "../db/client";
 import { readDatabaseId, readDatasetVersion } from "../db/dataset-meta";
 import { indexFileName, VERSION_MOVED } from "./build-cli";
 import { buildDirectoryData } from "./build-data";
-import { readDataFile, readDataFileSync } from "./data-file";
+import { parseDataBytes, readDataFile, readDataFileSync } from "./data-file";
 import type { DirectoryData } from "./directory-data";
 import { DatasetSnapshot } from "./snapshot";
+import { readStoredIndex } from "./stored-index";
 
 export interface DirectoryOptions {
   /** Where built index files are kept, one per dataset version (default `<database>.index/`). */
@@ -28,6 +29,8 @@ interface Plan {
   /** Set when the data was built in process. */
   snapshot?: DatasetSnapshot;
   file?: string;
+  /** The index kept in the database, when there is no file (a copy of the database alone). */
+  stored?: Uint8Array;
   /** The child process to run first, when the file does not exist yet. */
   builder?: string[];
 }
@@ -99,6 +102,8 @@ export class Directory {
         return { sqlite, snapshot: new DatasetSnapshot(sqlite, buildDirectoryData(sqlite)) };
       const file = join(this.indexDir, indexFileName(version));
       if (existsSync(file)) return { sqlite, file };
+      const stored = readStoredIndex(sqlite, version, readDatabaseId(sqlite));
+      if (stored) return { sqlite, file, stored };
       mkdirSync(this.indexDir, { recursive: true });
       return { sqlite, file, builder: [process.execPath, BUILD_CLI, this.path, file, String(version)] };
     } catch (error) {
@@ -111,6 +116,7 @@ export class Directory {
     for (;;) {
       const plan = this.plan();
       if (plan.snapshot) return plan.snapshot;
+      if (plan.stored) return this.fromFile(plan, this.parseStored(plan));
       const exitCode = plan.builder ? Bun.spawnSync(plan.builder, CHILD_OUTPUT).exitCode : 0;
       if (!this.built(plan, exitCode)) continue;
       let data: DirectoryData;
@@ -128,6 +134,7 @@ export class Directory {
     for (;;) {
       const plan = this.plan();
       if (plan.snapshot) return plan.snapshot;
+      if (plan.stored) return this.fromFile(plan, this.parseStored(plan));
       const exitCode = plan.builder ? await Bun.spawn(plan.builder, CHILD_OUTPUT).exited : 0;
       if (!this.built(plan, exitCode)) continue;
       const data = await readDataFile(plan.file!).catch((error) => this.abandon(plan, error));
@@ -168,6 +175,14 @@ export class Directory {
     }
   }
 
+  private parseStored(plan: Plan): DirectoryData {
+    try {
+      return parseDataBytes(`${this.path} (table directory_index)`, plan.stored!);
+    } catch (error) {
+      this.abandon(plan, error);
+    }
+  }
+
   private abandon(plan: Plan, error: unknown): never {
     plan.sqlite.close();
     throw error;
@@ -182,6 +197,7 @@ export class Directory {
 
   /** Keeps the newest files of the current format; older versions and other formats go. */
   private removeOldFiles(current: number) {
+    if (!existsSync(this.indexDir)) return;
     const files = readdirSync(this.indexDir).filter((name) => name.endsWith(".bin"));
     const versions = files
       .map((name) => Number(/^v(\d+)-/.exec(name)?.[1]))

@@ -181,7 +181,7 @@ describe("an index file left by another database at the same path", () => {
 
 /** A copy of the database file alone (a replica, a restored backup) carries its index. */
 describe("a server given only the database file", () => {
-  test("writes the index out from the database instead of building it, and answers the same", async () => {
+  test("reads the index kept in the database instead of building it, and answers the same", async () => {
     const path = tempDbPath("primary.sqlite");
     expect(
       (await runScript("src/generate/cli.ts", ["--endpoints", "3000", "--out", path, "--seed", "3"], {})).code,
@@ -191,7 +191,7 @@ describe("a server given only the database file", () => {
     const query = "/api/v1/endpoints?limit=50&state=CA";
     const expected = await (await fetch(`${primary.baseUrl}${query}`)).text();
     await primary.stop();
-    const [primaryFile] = readdirSync(`${path}.index`);
+    expect(readdirSync(`${path}.index`)).toHaveLength(1);
 
     // The database file itself holds the index of its current version.
     const reader = new Database(path, { readonly: true });
@@ -207,8 +207,8 @@ describe("a server given only the database file", () => {
     const server = await startServer({ ...env, DATABASE_PATH: replica });
     try {
       expect(await (await fetch(`${server.baseUrl}${query}`)).text()).toBe(expected);
-      expect(readdirSync(`${replica}.index`)).toEqual([primaryFile!]);
-      expect(readFileSync(`${replica}.index/${primaryFile}`)).toEqual(readFileSync(`${path}.index/${primaryFile}`));
+      // Nothing was built: a build writes its file into the index folder.
+      expect(existsSync(`${replica}.index`)).toBe(false);
     } finally {
       await server.stop();
     }
