@@ -64,7 +64,7 @@ test("CSV: a cell starting with = + - @ tab or CR gets a ' in front; a CSV reade
   expect(rows.map((row) => row.organizationName).sort()).toEqual(FORMULAS.map((formula) => `'${formula}`).sort());
   expect(rows.map((row) => row.city).sort()).toEqual(FORMULAS.map((formula) => `'${formula}`).sort());
   // The other cells are as they were: no ' in front of ordinary text.
-  expect(rows.every((row) => row.state === "VT" && row.url.startsWith("https://"))).toBe(true);
+  expect(rows.every((row) => row.state === "VT" && row.url!.startsWith("https://"))).toBe(true);
 });
 
 test("NDJSON, FHIR and the list keep the published text", async () => {
