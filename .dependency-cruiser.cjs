@@ -96,13 +96,6 @@ module.exports = {
       from: { path: "^src/index\\.ts$" },
       to: { path: "^(tools|bench|test)/", reachable: true },
     },
-    {
-      name: "tools-not-imported",
-      comment: "tools/ are run, never imported by src/ or bench/",
-      severity: "error",
-      from: { path: "^(src|bench)/" },
-      to: { path: "^tools/" },
-    },
   ],
   options: {
     doNotFollow: { path: "node_modules" },

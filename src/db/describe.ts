@@ -5,12 +5,12 @@ export function countEntries(sqlite: Database): number {
   return (sqlite.prepare("SELECT COUNT(*) FROM entries").values()[0] as [number])[0];
 }
 
-/** Of the served entries (not removed): how many, how many with a state, how many with a FHIR version. */
+/** Of the listed entries (not removed, not unusable): how many, how many with a state, how many with a FHIR version. */
 export function entryCoverage(sqlite: Database): { n: number; state: number; version: number } {
   return sqlite
     .prepare(
       `SELECT COUNT(*) AS n, COALESCE(SUM(state IS NOT NULL), 0) AS state, COALESCE(SUM(fhir_version != 'UNKNOWN'), 0) AS version
-       FROM entries WHERE status != 'removed'`,
+       FROM entries WHERE status != 'removed' AND unusable IS NULL`,
     )
     .get() as { n: number; state: number; version: number };
 }

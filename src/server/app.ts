@@ -9,6 +9,7 @@ import { createLogger, type Logger } from "../logger";
 import { availabilityAnswer, availabilityRoutes } from "./availability/routes";
 import { docsPlugin } from "./docs/plugin";
 import { endpointAnswers, endpointRoutes } from "./endpoints/routes";
+import { InFlightExports } from "./export/in-flight";
 import { exportRoutes } from "./export/routes";
 import { cachedResponses } from "./fast-lane/cached-responses-plugin";
 import { directRoutes } from "./fast-lane/direct-routes";
@@ -87,7 +88,7 @@ export function createApp(deps: AppDeps) {
     .use(healthRoutes(clock))
     .use(endpointRoutes(directory, entries))
     .use(availabilityRoutes(directory, availability))
-    .use(exportRoutes(directory))
+    .use(exportRoutes(directory, new InFlightExports(2, undefined, deps.config.exportMaxRunning)))
     .use(vendorRoutes(directory))
     .use(statsRoutes(directory))
     .use(webPage());
