@@ -105,13 +105,19 @@ for (const file of walk("src")) {
   if (n > 0) sqlFiles.set(file, n);
 }
 
-// Test files per source folder: a test file counts for the folder its path mirrors.
+// Test files per source folder: a test file counts for the folder its path mirrors (test/x/y.test.ts
+// mirrors src/x/y.ts, test/tools/x/y.test.ts mirrors tools/x/y.ts); test/support and test/fixtures
+// are not tests.
 const testFiles = walk("test").filter((f) => f.endsWith(".test.ts"));
+const sourceFolders = new Set(modules.map((m) => folderOf(m.source)));
 const perFolder = new Map<string, number>();
 for (const file of testFiles) {
-  const mirrored = `src/${relative("test", file)}`;
-  const folder = folderOf(mirrored);
-  const key = modules.some((m) => folderOf(m.source) === folder) ? folder : `(no such source folder) ${folder}`;
+  const path = relative("test", file);
+  const mirrored = path.startsWith("tools/") ? path : `src/${path}`;
+  const folder = path.startsWith("tools/") ? mirrored.split("/").slice(0, 2).join("/") : folderOf(mirrored);
+  const rootFile = mirrored.split("/").length === 2;
+  const known = rootFile || sourceFolders.has(folder) || folder.startsWith("tools/");
+  const key = rootFile ? "src/ (root files)" : known ? folder : `(no such source folder) ${folder}`;
   perFolder.set(key, (perFolder.get(key) ?? 0) + 1);
 }
 
