@@ -16,6 +16,8 @@ import type { Database } from "bun:sqlite";
 import {
   DAY_BYTES,
   DAY_MS,
+  HISTORY_SCAN_SQL,
+  type HistoryScan,
   medianAndP95,
   RECORD_BYTES,
   recordAt,
@@ -43,10 +45,7 @@ export const HISTORY_HEADER = 32;
 const RECENT = 20;
 const WINDOWS = [1, 7, 30, 365] as const;
 
-const HISTORY_SQL =
-  "SELECT url_key, last_at, last_up_at, last_down_at, records, first_day, days FROM probe_history WHERE url_key >= ?1 ORDER BY url_key LIMIT ?2";
 const CHUNK = 5_000;
-type HistoryScan = [bigint, bigint, bigint | null, bigint | null, Uint8Array, bigint | null, Uint8Array | null];
 
 /** A u16 field of an answer, `NO_VALUE` for null. */
 const writeU16OrNone = (out: Uint8Array, o: number, value: number | null) => writeU16(out, o, value ?? NO_VALUE);
@@ -134,7 +133,7 @@ export function buildAvailabilityData(
   const datasetMs = lastUpdated === null ? 0 : Date.parse(lastUpdated);
   const entries = new Map<bigint, Uint8Array>();
   // In key order, a chunk at a time: all rows at once would hold every URL's raw history in memory.
-  const chunk = sqlite.prepare(HISTORY_SQL).safeIntegers(true);
+  const chunk = sqlite.prepare(HISTORY_SCAN_SQL).safeIntegers(true);
   for (let from = -(2n ** 63n); ; ) {
     const rows = chunk.values(from, CHUNK) as HistoryScan[];
     for (const [key, lastAt, lastUpAt, lastDownAt, records, firstDay, days] of rows)

@@ -1,38 +1,3 @@
-import type { Db } from "../../db/client";
-
-export interface DueQuery {
-  now: Date;
-  /** A URL probed longer ago than this is due again. */
-  staleAfterMs: number;
-  vendorId?: string;
-  limit?: number;
-}
-
-/**
- * Distinct base URLs due for a probe: never probed, or probed before now − staleAfter. URLs whose
- * entries are all `removed` or unusable (a private or internal host, a "do not use" name: kept
- * out of the directory, so nothing is asked of them) are skipped. Never-probed first, then the
- * oldest probe.
- */
-export function selectDueUrls(db: Db, query: DueQuery): string[] {
-  const cutoff = new Date(query.now.getTime() - query.staleAfterMs).toISOString();
-  const vendorClause = query.vendorId !== undefined ? "AND e.vendor_id = ?2" : "";
-  const limitClause = query.limit !== undefined ? "LIMIT ?3" : "";
-  const sql = `
-    SELECT e.url AS url, p.probed_at AS probedAt
-    FROM entries e LEFT JOIN probes p ON p.url = e.url
-    WHERE e.status != 'removed' AND e.unusable IS NULL ${vendorClause}
-    GROUP BY e.url
-    HAVING p.probed_at IS NULL OR p.probed_at < ?1
-    ORDER BY p.probed_at IS NOT NULL, p.probed_at, e.url
-    ${limitClause}`;
-  const params: (string | number)[] = [cutoff];
-  if (query.vendorId !== undefined || query.limit !== undefined) params.push(query.vendorId ?? "");
-  if (query.limit !== undefined) params.push(Math.max(0, Math.floor(query.limit)));
-  const rows = db.sqlite.prepare(sql).all(...params) as { url: string }[];
-  return rows.map((r) => r.url);
-}
-
 /** Orders URLs so that consecutive ones are on different hosts where possible (round-robin). */
 export function interleaveByHost(urls: readonly string[]): string[] {
   const byHost = new Map<string, string[]>();

@@ -6,8 +6,8 @@
 import type { ProbeResult } from "../../model/probe";
 import { type ProbeAdvancedOptions, type ProbeOptions, Prober } from "./prober";
 
+export { selectDueUrls } from "../../db/due-urls";
 export type { ProbeResult } from "../../model/probe";
-export { selectDueUrls } from "./due";
 export type { ProbeAdvancedOptions, ProbeOptions } from "./prober";
 export { Prober } from "./prober";
 export { probeDue } from "./run";

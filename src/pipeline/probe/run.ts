@@ -1,5 +1,6 @@
 import type { Db } from "../../db/client";
-import { interleaveByHost, selectDueUrls } from "./due";
+import { selectDueUrls } from "../../db/due-urls";
+import { interleaveByHost } from "./due";
 import { pruneHistory, uptimes30d } from "./history";
 import { PROBE_DEFAULTS, type ProbeAdvancedOptions, type ProbeOptions, Prober } from "./prober";
 import { BatchWriter } from "./writer";
