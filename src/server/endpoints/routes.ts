@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { readEntrySource } from "../../db/entry-source";
 import type { Directory } from "../../directory/directory";
 import {
   CapabilitiesResponse,
@@ -17,7 +18,6 @@ import { ErrorEnvelope, NoQuery } from "../http/schemas";
 import { checkRawQuery, integerParams, NO_PARAMETERS } from "../http/strict-query";
 import { capabilitiesBody } from "./capabilities-body";
 import { toEndpointFilter } from "./filter";
-import { readEntrySource } from "./source";
 
 /** An id no entry has: 404 ENDPOINT_NOT_FOUND, from every by-id route. */
 export const notFound = (): never => {

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { SourceRecord } from "../../model/endpoints";
+import type { SourceRecord } from "../model/endpoints";
 
 type EntryRow = [
   rowId: number,
