@@ -1,5 +1,6 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { readLastRefreshAt } from "../db/dataset-meta";
+import { type ProbeRefRow, snapshotReads } from "../db/snapshot-reads";
 import type { EndpointRecord } from "../model/endpoints";
 import type { StatsRecord } from "../model/stats";
 import { FHIR_VERSIONS, type FhirVersion, type ProbeStatus } from "../model/types";
@@ -68,40 +69,6 @@ interface UrlProbe {
   ownVendor?: number;
 }
 
-type ProbeRefRow = [
-  url: string,
-  probedAt: string,
-  probeStatus: ProbeStatus,
-  metadataBodyId: number | null,
-  smartBodyId: number | null,
-  metadataSha256: string | null,
-  smartSha256: string | null,
-  rowId: number,
-  fhirVersion: string,
-  softwareName: string | null,
-  softwareVersion: string | null,
-  supportedResources: string,
-  smartSupported: number,
-  smartCapabilities: string,
-  grantTypes: string,
-];
-
-type SummaryRow = [
-  fhirVersion: string,
-  softwareName: string | null,
-  softwareVersion: string | null,
-  supportedResources: string,
-  smartSupported: number,
-  smartCapabilities: string,
-  grantTypes: string,
-];
-
-const SUMMARY_COLUMNS =
-  "fhir_version, software_name, software_version, supported_resources, smart_supported, smart_capabilities, grant_types";
-const PROBE_REF = `SELECT p.url, p.probed_at, p.probe_status, p.metadata_body_id, p.smart_body_id, m.sha256, s.sha256, p.rowid,
-  ${SUMMARY_COLUMNS.replace(/(\w+)/g, "p.$1")}
-  FROM probes p LEFT JOIN probe_bodies m ON m.id = p.metadata_body_id LEFT JOIN probe_bodies s ON s.id = p.smart_body_id`;
-
 const UNPROBED_KEY = "unprobed";
 const UNPROBED: CapabilitiesShared = {
   summary: {
@@ -130,10 +97,7 @@ export class DatasetSnapshot {
   readonly stats: StatsRecord;
   private readonly vendorNames: Map<string, string>;
   private readonly ids: IdLookup;
-  private readonly probeByUrl: Statement;
-  private readonly probeByRowId: Statement;
-  private readonly summaryByRowId: Statement;
-  private readonly bodyById: Statement;
+  private readonly reads: ReturnType<typeof snapshotReads>;
   /** Per URL (index into the URL table), filled on first use: its probe, null when never probed. */
   private readonly urlProbes: (UrlProbe | undefined)[];
   /** One string per distinct body pair. */
@@ -147,13 +111,10 @@ export class DatasetSnapshot {
     this.version = data.version;
     this.search = new DirectorySearch(data);
     this.ids = new IdLookup(data.columns.id, data.ids);
+    this.reads = snapshotReads(sqlite);
     this.vendors = this.readVendors();
     this.vendorNames = new Map(this.vendors.map((vendor) => [vendor.id, vendor.name]));
     this.stats = this.computeStats(readLastRefreshAt(sqlite));
-    this.probeByUrl = sqlite.prepare(`${PROBE_REF} WHERE p.url = ?`);
-    this.probeByRowId = sqlite.prepare(`${PROBE_REF} WHERE p.rowid = ?`);
-    this.summaryByRowId = sqlite.prepare(`SELECT ${SUMMARY_COLUMNS} FROM probes WHERE rowid = ?`);
-    this.bodyById = sqlite.prepare("SELECT CAST(body AS BLOB) FROM probe_bodies WHERE id = ?");
     this.urlProbes = new Array(data.strings.urls.length);
   }
 
@@ -247,10 +208,10 @@ export class DatasetSnapshot {
   private probeOf(url: string, rowId: number): UrlProbe {
     let row: ProbeRefRow | undefined;
     if (rowId !== -1) {
-      row = this.probeByRowId.values(rowId)[0] as ProbeRefRow | undefined;
+      row = this.reads.probeByRowId(rowId);
       if (row?.[0] !== url) row = undefined;
     }
-    row ??= this.probeByUrl.values(url)[0] as ProbeRefRow | undefined;
+    row ??= this.reads.probeByUrl(url);
     if (row === undefined)
       return {
         rowId: -1,
@@ -275,16 +236,23 @@ export class DatasetSnapshot {
       sharedKey = key;
       this.sharedKeys.set(key, key);
     }
-    return { rowId: probeRowId, probedAt, probeStatus, sharedKey, metadataBodyId, smartBodyId };
+    // The probe writes only PROBE_STATUSES; the schema types the column as text.
+    return {
+      rowId: probeRowId,
+      probedAt,
+      probeStatus: probeStatus as ProbeStatus,
+      sharedKey,
+      metadataBodyId,
+      smartBodyId,
+    };
   }
 
   /** The summary and raw bodies of a probe: read only when no cached answer has them. */
   private sharedOf(probe: UrlProbe): CapabilitiesShared {
     if (probe.rowId === -1) return UNPROBED;
     const [fhirVersion, softwareName, softwareVersion, resources, smartSupported, smartCapabilities, grantTypes] =
-      this.summaryByRowId.values(probe.rowId)[0] as SummaryRow;
-    const body = (id: number | null) =>
-      id === null ? null : ((this.bodyById.values(id)[0] as [Uint8Array<ArrayBuffer>] | undefined)?.[0] ?? null);
+      this.reads.summaryByRowId(probe.rowId);
+    const body = (id: number | null) => (id === null ? null : this.reads.bodyById(id));
     return {
       summary: {
         fhirVersion: probe.metadataBodyId !== null ? fhirVersion : null,
@@ -301,9 +269,7 @@ export class DatasetSnapshot {
   }
 
   private readVendors(): VendorRecord[] {
-    const rows = this.sqlite
-      .prepare("SELECT id, name, endpoint_list_url, last_scraped_at FROM vendors ORDER BY lower(name), id")
-      .values() as [string, string, string, string | null][];
+    const rows = this.reads.vendors();
     const { vendor } = this.data.facets;
     return rows.map(([id, name, endpointListUrl, lastScrapedAt]) => {
       const bits = vendor.get(id);
