@@ -5,7 +5,7 @@
  * days go). Rows of URLs the run did not probe are rolled up by `pruneHistory` at the end of the
  * run. Layout and rules: src/server/availability/history-format.ts.
  */
-import type { Database, Statement } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
 import { markDatasetChanged } from "../../db/dataset-meta";
 import {
   DAY_MS,
@@ -19,55 +19,25 @@ import {
   rollUp,
   urlKey,
 } from "../../db/history-format";
+import { type HistoryStatements, historyStatements } from "../../db/probe-history-statements";
 import type { ProbeRecord } from "./store";
-
-interface Statements {
-  read: Statement;
-  write: Statement;
-  remove: Statement;
-  due: Statement;
-}
-
-const statements = new WeakMap<Database, Statements>();
-
-function prepared(sqlite: Database): Statements {
-  let s = statements.get(sqlite);
-  if (!s) {
-    s = {
-      read: sqlite.prepare(
-        "SELECT last_at, last_up_at, last_down_at, records, first_day, days FROM probe_history WHERE url_key = ?1",
-      ),
-      write: sqlite.prepare(
-        `INSERT INTO probe_history (url_key, last_at, last_up_at, last_down_at, pruned_day, records, first_day, days)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
-         ON CONFLICT(url_key) DO UPDATE SET last_at = excluded.last_at, last_up_at = excluded.last_up_at,
-           last_down_at = excluded.last_down_at, pruned_day = excluded.pruned_day, records = excluded.records,
-           first_day = excluded.first_day, days = excluded.days`,
-      ),
-      remove: sqlite.prepare("DELETE FROM probe_history WHERE url_key = ?1"),
-      due: sqlite.prepare("SELECT url_key FROM probe_history WHERE pruned_day < ?1 LIMIT ?2").safeIntegers(true),
-    };
-    statements.set(sqlite, s);
-  }
-  return s;
-}
 
 type Stored = [number, number | null, number | null, Uint8Array, number | null, Uint8Array | null];
 
-function readRow(s: Statements, key: bigint): HistoryRow | null {
+function readRow(s: HistoryStatements, key: bigint): HistoryRow | null {
   const row = s.read.values(key)[0] as Stored | undefined;
   if (!row) return null;
   const [lastAt, lastUpAt, lastDownAt, records, firstDay, days] = row;
   return { lastAt, lastUpAt, lastDownAt, records, firstDay, days };
 }
 
-function writeRow(s: Statements, key: bigint, row: HistoryRow, prunedDay: number) {
+function writeRow(s: HistoryStatements, key: bigint, row: HistoryRow, prunedDay: number) {
   s.write.run(key, row.lastAt, row.lastUpAt, row.lastDownAt, prunedDay, row.records, row.firstDay, row.days);
 }
 
 /** Appends one record per probe result to its URL's history (call inside the probes' transaction). */
 export function recordHistory(sqlite: Database, records: readonly ProbeRecord[], at: string) {
-  const s = prepared(sqlite);
+  const s = historyStatements(sqlite);
   const ms = Date.parse(at);
   for (const { url, result } of records) {
     const up = result.metadata.ok;
@@ -113,7 +83,7 @@ export interface PruneResult {
  * follow.
  */
 export function pruneHistory(sqlite: Database, now: Date, chunk = 2_000): PruneResult {
-  const s = prepared(sqlite);
+  const s = historyStatements(sqlite);
   const nowMs = now.getTime();
   const today = dayOf(nowMs);
   const at = now.toISOString();
@@ -145,7 +115,7 @@ export function pruneHistory(sqlite: Database, now: Date, chunk = 2_000): PruneR
 
 /** 30-day uptime of each URL as of `now` (null: no probe in the window), for the run summary. */
 export function uptimes30d(sqlite: Database, urls: readonly string[], now: Date): (number | null)[] {
-  const s = prepared(sqlite);
+  const s = historyStatements(sqlite);
   const from = now.getTime() - 30 * DAY_MS;
   return urls.map((url) => {
     const row = readRow(s, urlKey(url));

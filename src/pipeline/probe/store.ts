@@ -1,8 +1,8 @@
-import type { Database, Statement } from "bun:sqlite";
 import type { Db } from "../../db/client";
 import { markDatasetChanged } from "../../db/dataset-meta";
 import { refreshEffectiveFields } from "../../db/effective-fields";
 import { pruneBodies, storeBody } from "../../db/probe-bodies";
+import { probeStatements } from "../../db/probe-statements";
 import type { DocumentResult, ProbeResult } from "../../model/probe";
 import { recordHistory } from "./history";
 
@@ -43,42 +43,6 @@ export function storable(result: StorableResult): StorableResult {
   };
 }
 
-interface Statements {
-  upsert: Statement;
-  setStatus: Statement;
-  bodiesOf: Statement;
-}
-
-const statements = new WeakMap<Database, Statements>();
-
-function prepared(sqlite: Database): Statements {
-  let s = statements.get(sqlite);
-  if (!s) {
-    s = {
-      upsert: sqlite.prepare(`
-        INSERT INTO probes (url, probed_at, probe_status, metadata_http_status, metadata_body_id, smart_http_status, smart_body_id,
-          error_kind, duration_ms, fhir_version, software_name, software_version, supported_resources, smart_supported,
-          access, smart_capabilities, grant_types)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
-        ON CONFLICT(url) DO UPDATE SET
-          probed_at = excluded.probed_at, probe_status = excluded.probe_status,
-          metadata_http_status = excluded.metadata_http_status, metadata_body_id = excluded.metadata_body_id,
-          smart_http_status = excluded.smart_http_status, smart_body_id = excluded.smart_body_id,
-          error_kind = excluded.error_kind, duration_ms = excluded.duration_ms, fhir_version = excluded.fhir_version,
-          software_name = excluded.software_name, software_version = excluded.software_version,
-          supported_resources = excluded.supported_resources, smart_supported = excluded.smart_supported,
-          access = excluded.access, smart_capabilities = excluded.smart_capabilities, grant_types = excluded.grant_types`),
-      // `removed` entries keep their status; lastUpdated moves only with a change.
-      setStatus: sqlite.prepare(
-        `UPDATE entries SET status = ?1, last_updated = ?2 WHERE url = ?3 AND status != 'removed' AND status != ?1`,
-      ),
-      bodiesOf: sqlite.prepare("SELECT metadata_body_id, smart_body_id FROM probes WHERE url = ?"),
-    };
-    statements.set(sqlite, s);
-  }
-  return s;
-}
-
 function iso(now: Date | string): string {
   return typeof now === "string" ? now : now.toISOString();
 }
@@ -98,7 +62,7 @@ export function recordProbes(
 ): number {
   if (records.length === 0) return 0;
   const at = iso(now);
-  const { upsert, setStatus, bodiesOf } = prepared(db.sqlite);
+  const { upsert, setStatus, bodiesOf } = probeStatements(db.sqlite);
   const sqlite = db.sqlite;
   const body = (doc: StorableResult["metadata"]) => (doc.ok && doc.body !== null ? storeBody(sqlite, doc.body) : null);
   const write = db.sqlite.transaction(() => {

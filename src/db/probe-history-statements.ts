@@ -1,0 +1,33 @@
+import type { Database, Statement } from "bun:sqlite";
+
+/** The probe_history statements of a connection, prepared once (src/pipeline/probe/history.ts runs them). */
+export interface HistoryStatements {
+  read: Statement;
+  write: Statement;
+  remove: Statement;
+  due: Statement;
+}
+
+const statements = new WeakMap<Database, HistoryStatements>();
+
+export function historyStatements(sqlite: Database): HistoryStatements {
+  let s = statements.get(sqlite);
+  if (!s) {
+    s = {
+      read: sqlite.prepare(
+        "SELECT last_at, last_up_at, last_down_at, records, first_day, days FROM probe_history WHERE url_key = ?1",
+      ),
+      write: sqlite.prepare(
+        `INSERT INTO probe_history (url_key, last_at, last_up_at, last_down_at, pruned_day, records, first_day, days)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+         ON CONFLICT(url_key) DO UPDATE SET last_at = excluded.last_at, last_up_at = excluded.last_up_at,
+           last_down_at = excluded.last_down_at, pruned_day = excluded.pruned_day, records = excluded.records,
+           first_day = excluded.first_day, days = excluded.days`,
+      ),
+      remove: sqlite.prepare("DELETE FROM probe_history WHERE url_key = ?1"),
+      due: sqlite.prepare("SELECT url_key FROM probe_history WHERE pruned_day < ?1 LIMIT ?2").safeIntegers(true),
+    };
+    statements.set(sqlite, s);
+  }
+  return s;
+}
