@@ -21,7 +21,7 @@ Every response is JSON in one envelope: \`{ success: true, data, meta }\` or \`{
 
 **Caching**: data responses carry an \`ETag\` that changes only when the dataset changes; send it back in \`If-None-Match\` for a 304.
 
-**Errors**: 400 VALIDATION_ERROR (message \`<parameter>: <reason>\`), 404 ENDPOINT_NOT_FOUND (unknown id) or NOT_FOUND (unknown route), 405 METHOD_NOT_ALLOWED, 429 TOO_MANY_REQUESTS, 500 INTERNAL_ERROR. Do not retry 400; wait Retry-After after 429; retry 500 with backoff.`;
+**Errors**: 400 VALIDATION_ERROR (message \`<parameter>: <reason>\`), 404 ENDPOINT_NOT_FOUND (unknown id) or NOT_FOUND (unknown route), 405 METHOD_NOT_ALLOWED, 429 TOO_MANY_REQUESTS, 500 INTERNAL_ERROR, 503 EXPORTS_BUSY (the server's exports at a time). Do not retry 400; wait Retry-After after 429 or 503; retry 500 with backoff.`;
 
 const TITLE = "Endpoint Directory API";
 
