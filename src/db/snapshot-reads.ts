@@ -14,7 +14,7 @@ type Vendor = typeof vendors.$inferSelect;
 type Raw<T> = T extends boolean ? number : T;
 
 /** The summary fields a probe stores beside its bodies. */
-export type SummaryRow = [
+type SummaryRow = [
   fhirVersion: Probe["fhirVersion"],
   softwareName: Probe["softwareName"],
   softwareVersion: Probe["softwareVersion"],
@@ -37,7 +37,7 @@ export type ProbeRefRow = [
   ...SummaryRow,
 ];
 
-export type VendorRow = [
+type VendorRow = [
   id: Vendor["id"],
   name: Vendor["name"],
   endpointListUrl: Vendor["endpointListUrl"],

@@ -266,7 +266,7 @@ describe("Dockerfile", () => {
     }
     for (const dropped of [
       "node_modules/elysia/package.json",
-      "test/api/server.test.ts",
+      "test/index.test.ts",
       ".git/HEAD",
       "db/directory.sqlite",
       "src/x.sqlite-wal",

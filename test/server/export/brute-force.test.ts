@@ -1,0 +1,106 @@
+/**
+ * The export returns exactly the entries the list operation pages through — same ids, same
+ * order, same records — for every filter combination the list's brute-force test uses (its
+ * values and its seeded random pairs and larger combinations, without page and limit), on the
+ * same generated 10,000-entry dataset, in all three formats.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../../../src/config";
+import { type Db, openDatabase } from "../../../src/db/client";
+import { generateDataset } from "../../../tools/generate/generator";
+import { createTestApp } from "../../support/app";
+import { type Combo, combinations } from "../../support/filter-combinations";
+import {
+  type AppOf,
+  expectedCsvRow,
+  exportText,
+  type FhirBundle,
+  type ListRecord,
+  pageThroughList,
+  parseCsv,
+} from "./helpers";
+
+/** The list test's combinations with the paging parameters dropped, each once. */
+function filterCombinations(): Combo[] {
+  const seen = new Set<string>();
+  return combinations()
+    .map(({ page: _page, limit: _limit, ...filters }) => filters)
+    .filter((combo) => {
+      const key = queryString(combo);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+}
+
+function queryString(combo: Combo): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(combo)) if (value !== undefined) params.set(key, value);
+  return params.toString();
+}
+
+let dir: string;
+let db: Db;
+let app: AppOf;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "export-brute-force-"));
+  const path = join(dir, "directory.sqlite");
+  generateDataset({ endpoints: 10_000, out: path, seed: 11 });
+  db = openDatabase(path);
+  app = createTestApp({ db, config: loadConfig({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
+});
+
+afterAll(() => {
+  app?.directory.close();
+  db?.sqlite.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The distinct URLs of the records, in order of first appearance. */
+const distinctUrls = (records: ListRecord[]) => [...new Set(records.map((record) => record.url))];
+
+test("every filter combination: the export holds the list's records, in the list's order, in every format", async () => {
+  const combos = filterCombinations();
+  const failures: string[] = [];
+  let nonEmpty = 0;
+  for (const combo of combos) {
+    const filters = queryString(combo);
+    const expected = await pageThroughList(app, filters);
+    if (expected.length > 0) nonEmpty++;
+    const sep = filters ? "&" : "";
+
+    const ndjson = await exportText(app, `format=ndjson${sep}${filters}`);
+    const lines = ndjson.text.split("\n");
+    if (ndjson.response.status !== 200 || lines.pop() !== "") {
+      failures.push(`ndjson ${filters}: status ${ndjson.response.status}`);
+      continue;
+    }
+    // Byte for byte the list's JSON of each record (the list serialises the same objects).
+    const expectedLines = expected.map((record) => JSON.stringify(record));
+    if (lines.length !== expectedLines.length || lines.some((line, i) => line !== expectedLines[i]))
+      failures.push(
+        `ndjson ${filters}: ${lines.length} lines vs ${expected.length}; first difference at ${lines.findIndex((l, i) => l !== expectedLines[i])}`,
+      );
+
+    const csv = await exportText(app, `format=csv${sep}${filters}`);
+    const rows = parseCsv(csv.text).slice(1);
+    const expectedRows = expected.map(expectedCsvRow);
+    if (JSON.stringify(rows) !== JSON.stringify(expectedRows))
+      failures.push(`csv ${filters}: ${rows.length} rows vs ${expected.length}`);
+
+    const fhir = await exportText(app, `format=fhir${sep}${filters}`);
+    const bundle = JSON.parse(fhir.text) as FhirBundle;
+    const addresses = bundle.entry
+      .filter((item) => item.resource.resourceType === "Endpoint")
+      .map((item) => item.resource.address);
+    if (JSON.stringify(addresses) !== JSON.stringify(distinctUrls(expected)))
+      failures.push(`fhir ${filters}: ${addresses.length} Endpoints vs ${distinctUrls(expected).length} URLs`);
+  }
+  expect(failures).toEqual([]);
+  expect(combos.length).toBeGreaterThan(300);
+  expect(nonEmpty).toBeGreaterThan(combos.length / 3);
+}, 300_000);

@@ -1,0 +1,130 @@
+/**
+ * A real server (`bun src/index.ts`) on a generated 40,000-entry dataset: at most two exports
+ * in flight per client, a third gets 429 with Retry-After and the RateLimit headers; other
+ * clients and other requests are served meanwhile; a slot is given back when its client goes
+ * away; an export counts as one request.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { generateDataset } from "../../../tools/generate/generator";
+import { type ServerProcess, startServer } from "../../support/server-process";
+
+let dir: string;
+let server: ServerProcess;
+const EXPORT = "/api/v1/export?format=fhir";
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "export-concurrency-"));
+  const path = join(dir, "directory.sqlite");
+  generateDataset({ endpoints: 40_000, out: path, seed: 3 });
+  server = await startServer({
+    DATABASE_PATH: path,
+    RATE_LIMIT_MAX: "1000",
+    TRUST_PROXY: "true",
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * Starts an export over a raw socket and stops reading once the headers are in: the body
+ * (tens of MB) then fills the socket buffers and the export stays in flight.
+ */
+function stalledExport(client: string): Promise<{ socket: Socket; head: string }> {
+  const { hostname, port } = new URL(server.baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) }, () => {
+      socket.write(`GET ${EXPORT} HTTP/1.1\r\nHost: ${hostname}\r\nX-Forwarded-For: ${client}\r\n\r\n`);
+    });
+    let received = "";
+    socket.on("data", (chunk) => {
+      received += chunk.toString("latin1");
+      const end = received.indexOf("\r\n\r\n");
+      if (end !== -1) {
+        socket.pause();
+        socket.removeAllListeners("data");
+        resolve({ socket, head: received.slice(0, end) });
+      }
+    });
+    socket.on("error", reject);
+  });
+}
+
+const get = (path: string, client: string, init: RequestInit = {}) =>
+  fetch(`${server.baseUrl}${path}`, { ...init, headers: { "x-forwarded-for": client, ...init.headers } });
+
+test("a client's third export while two are running → 429 with Retry-After; others are served", async () => {
+  const client = "203.0.113.10";
+  const first = await stalledExport(client);
+  const second = await stalledExport(client);
+  expect(first.head).toStartWith("HTTP/1.1 200");
+  expect(second.head).toStartWith("HTTP/1.1 200");
+
+  const third = await get(EXPORT.replace("fhir", "csv"), client);
+  expect(third.status).toBe(429);
+  const retryAfter = Number(third.headers.get("retry-after"));
+  expect(Number.isInteger(retryAfter) && retryAfter >= 1).toBe(true);
+  expect(third.headers.get("ratelimit-limit")).toBe("1000");
+  expect(third.headers.get("ratelimit-policy")).toBe("1000;w=60");
+  expect(await third.json()).toEqual({
+    success: false,
+    error: {
+      code: "TOO_MANY_REQUESTS",
+      message: expect.stringContaining("At most 2 exports at a time per client"),
+    },
+  });
+  // Each export counted once against the quota: two exports and the rejected one → 997 left.
+  expect(third.headers.get("ratelimit-remaining")).toBe("997");
+
+  // The same client's other requests, and another client's export, are answered meanwhile.
+  expect((await get("/health", client)).status).toBe(200);
+  expect((await get("/api/v1/endpoints?vendor=epic", client)).status).toBe(200);
+  const other = await get("/api/v1/export?format=ndjson&vendor=epic", "198.51.100.7");
+  expect(other.status).toBe(200);
+  const lines = (await other.text()).trimEnd().split("\n");
+  const listed = (await (await get("/api/v1/endpoints?vendor=epic&limit=1", "198.51.100.7")).json()) as {
+    meta: { total: number };
+  };
+  expect(lines.length).toBe(listed.meta.total);
+
+  // The client closes one download: its slot comes back once the server has noticed.
+  first.socket.destroy();
+  let status = 0;
+  for (let attempt = 0; attempt < 200 && status !== 200; attempt++) {
+    const retry = await get(EXPORT, client);
+    status = retry.status;
+    await retry.body?.cancel();
+    if (status !== 200) await Bun.sleep(50);
+  }
+  expect(status).toBe(200);
+  second.socket.destroy();
+}, 60_000);
+
+test("the server answers other requests between the chunks of two running exports", async () => {
+  const client = "203.0.113.20";
+  let running = 2;
+  const exports = ["fhir", "csv"].map(async (format) => {
+    const response = await get(`/api/v1/export?format=${format}`, client);
+    expect(response.status).toBe(200);
+    const bytes = (await response.arrayBuffer()).byteLength;
+    running--;
+    return bytes;
+  });
+  let answeredDuringExports = 0;
+  while (running > 0) {
+    const health = await get("/health", "192.0.2.1");
+    expect(health.status).toBe(200);
+    await health.text();
+    if (running > 0) answeredDuringExports++;
+    await Bun.sleep(5);
+  }
+  const sizes = await Promise.all(exports);
+  expect(sizes.every((size) => size > 1_000_000)).toBe(true);
+  expect(answeredDuringExports).toBeGreaterThan(0);
+}, 60_000);

@@ -1,0 +1,236 @@
+/**
+ * format=fhir: one FHIR R4 Bundle that the official R4 JSON schema accepts, holding an
+ * Endpoint per distinct URL and an Organization per organization, which our own ingest (the
+ * real CLI, as a subprocess) reads back into the same entries with the same ids.
+ */
+import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ValidateFunction } from "ajv";
+import { loadConfig } from "../../../src/config";
+import { type Db, openDatabase } from "../../../src/db/client";
+import { fhirVersionOfUrl } from "../../../src/pipeline/ingest/enrich/fhir-version";
+import { findVendor, loadRegistry } from "../../../src/pipeline/ingest/registry";
+import { generateDataset } from "../../../tools/generate/generator";
+import { createTestApp } from "../../support/app";
+import { fixtureApp } from "../../support/fixture";
+import { runScript } from "../../support/run-script";
+import { bundleValidator } from "./fhir-schema";
+import { type AppOf, exportText, type FhirBundle, type ListRecord, pageThroughList } from "./helpers";
+
+const NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi";
+
+let dir: string;
+let db: Db;
+let app: AppOf;
+let validate: ValidateFunction;
+const fixture = fixtureApp({ LOG_LEVEL: "error" });
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "export-fhir-"));
+  const path = join(dir, "generated.sqlite");
+  generateDataset({ endpoints: 4_000, out: path, seed: 7 });
+  db = openDatabase(path);
+  app = createTestApp({ db, config: loadConfig({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
+  validate = await bundleValidator();
+});
+
+afterAll(() => {
+  app?.directory.close();
+  db?.sqlite.close();
+  fixture.app.directory.close();
+  fixture.db.sqlite.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function bundleOf(target: { handle(request: Request): Promise<Response> }, query: string) {
+  const { response, text } = await exportText(target, `format=fhir${query ? `&${query}` : ""}`);
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toBe("application/fhir+json");
+  return JSON.parse(text) as FhirBundle;
+}
+
+type Resource = FhirBundle["entry"][number]["resource"];
+const resources = (bundle: FhirBundle, type: string) =>
+  bundle.entry.map((item) => item.resource).filter((resource) => resource.resourceType === type);
+
+/** The (organization fields, URL) pairs a bundle states: one per entry it should stand for. */
+function pairsOf(bundle: FhirBundle): string[] {
+  const addressOf = new Map(resources(bundle, "Endpoint").map((e) => [`Endpoint/${e.id}`, e.address as string]));
+  const pairs: string[] = [];
+  for (const organization of resources(bundle, "Organization") as (Resource & Record<string, unknown>)[]) {
+    const npi = (organization.identifier as { system: string; value: string }[] | undefined)?.find(
+      (i) => i.system === NPI_SYSTEM,
+    );
+    const address = (organization.address as Record<string, string>[] | undefined)?.[0];
+    for (const link of organization.endpoint as { reference: string }[]) {
+      const url = addressOf.get(link.reference);
+      if (url === undefined) throw new Error(`dangling reference ${link.reference}`);
+      pairs.push(
+        JSON.stringify([
+          url,
+          organization.name ?? null,
+          npi?.value ?? null,
+          address?.city ?? null,
+          address?.state ?? null,
+          address?.postalCode ?? null,
+        ]),
+      );
+    }
+  }
+  return pairs.sort();
+}
+
+const expectedPairs = (records: ListRecord[]) =>
+  records.map((r) => JSON.stringify([r.url, r.organizationName, r.npi, r.city, r.state, r.zipCode])).sort();
+
+describe("the FHIR Bundle", () => {
+  test("validates against the official FHIR R4 JSON schema, whole and filtered", async () => {
+    for (const [target, query] of [
+      [fixture.app, ""],
+      [app, ""],
+      [app, "vendor=meditech"],
+      [app, "state=CA&fhirVersion=R4"],
+      [app, "vendor=no-such-vendor"],
+    ] as const) {
+      const bundle = await bundleOf(target, query);
+      const valid = validate(bundle);
+      expect({ query, errors: valid ? null : validate.errors?.slice(0, 3) }).toEqual({ query, errors: null });
+      expect(bundle.resourceType).toBe("Bundle");
+      expect(bundle.type).toBe("collection");
+    }
+  });
+
+  test("the validator is not vacuous: a broken resource is rejected", async () => {
+    const bundle = await bundleOf(fixture.app, "vendor=epic");
+    const endpoint = resources(bundle, "Endpoint")[0]!;
+    endpoint.status = "verified";
+    expect(validate(bundle)).toBe(false);
+    endpoint.status = "active";
+    expect(validate(bundle)).toBe(true);
+    (resources(bundle, "Organization")[0] as Record<string, unknown>).name = null;
+    expect(validate(bundle)).toBe(false);
+  });
+
+  test("an Endpoint per distinct URL, an Organization per organization, a reference per entry", async () => {
+    for (const query of ["", "vendor=athenahealth", "query=health", "access=patient&smartSupported=false"]) {
+      const records = await pageThroughList(app, query);
+      const bundle = await bundleOf(app, query);
+      const endpoints = resources(bundle, "Endpoint");
+      expect(endpoints.map((e) => e.address)).toEqual([...new Set(records.map((r) => r.url))]);
+      expect(new Set(endpoints.map((e) => e.id)).size).toBe(endpoints.length);
+      for (const endpoint of endpoints) {
+        expect(endpoint.connectionType).toMatchObject({ code: "hl7-fhir-rest" });
+        expect((endpoint.payloadType as unknown[]).length).toBeGreaterThan(0);
+      }
+      // Every entry is exactly one (Organization, Endpoint) link, and nothing else is.
+      expect(pairsOf(bundle)).toEqual(expectedPairs(records));
+      // One Organization per distinct organization of a vendor.
+      const organizations = new Set(
+        records.map((r) => JSON.stringify([r.vendorId, r.organizationName, r.npi, r.city, r.state, r.zipCode])),
+      );
+      expect(resources(bundle, "Organization").length).toBe(organizations.size);
+    }
+  });
+
+  test("status, version, NPI and address as the list states them", async () => {
+    const bundle = await bundleOf(fixture.app, "");
+    const byAddress = new Map(resources(bundle, "Endpoint").map((e) => [e.address as string, e]));
+    const status = (url: string) => byAddress.get(url)?.status;
+    expect(status("https://fhir.mgh.example/api/FHIR/R4")).toBe("active"); // verified
+    expect(status("https://fhir.clinica.example/r4")).toBe("active"); // listed
+    expect(status("https://fhir.ucsf.example/api/FHIR/DSTU2")).toBe("error"); // unresponsive
+    const version = (url: string) => (byAddress.get(url)?.extension as { valueCode: string }[] | undefined)?.[0];
+    expect(version("https://fhir.ucsf.example/api/FHIR/DSTU2")).toEqual({
+      url: "http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version",
+      valueCode: "1.0.2",
+    } as never);
+    expect(version("https://fhir.lake.example/v2/r5")?.valueCode).toBe("5.0.0");
+    const mgh = resources(bundle, "Organization").find((o) => o.name === "Massachusetts General Hospital")!;
+    expect(mgh.identifier).toEqual([{ system: NPI_SYSTEM, value: "1234567893" }]);
+    expect(mgh.address).toEqual([{ city: "Boston", state: "MA", postalCode: "02114" }]);
+    expect(mgh.endpoint).toEqual([
+      { reference: `Endpoint/${byAddress.get("https://fhir.mgh.example/api/FHIR/R4")!.id}` },
+    ]);
+    // Three practices behind one athenahealth URL: three Organizations, one Endpoint.
+    const athena = byAddress.get("https://api.platform.athenahealth.com/fhir/r4")!;
+    const linked = resources(bundle, "Organization").filter((o) =>
+      (o.endpoint as { reference: string }[]).some((l) => l.reference === `Endpoint/${athena.id}`),
+    );
+    expect(linked.map((o) => o.name).sort()).toEqual([
+      "Family Practice of Austin",
+      "O'Brien & Sons Pediatrics",
+      "austin general clinic",
+    ]);
+  });
+});
+
+describe("round trip through our own ingest", () => {
+  interface Row {
+    id: string;
+    url: string;
+    organizationName: string | null;
+    npi: string | null;
+    tenantId: string | null;
+    city: string | null;
+    state: string | null;
+    zipCode: string | null;
+    fhirVersion: string;
+  }
+  const fields = (r: Row | ListRecord): Row => ({
+    id: r.id,
+    url: r.url,
+    organizationName: r.organizationName,
+    npi: r.npi,
+    tenantId: r.tenantId,
+    city: r.city,
+    state: r.state,
+    zipCode: r.zipCode,
+    fhirVersion: r.fhirVersion,
+  });
+
+  for (const vendor of ["meditech", "athenahealth", "oracle-health"]) {
+    test(`export ${vendor}, ingest the file as ${vendor} into an empty database: the same entries, the same ids`, async () => {
+      const records = await pageThroughList(app, `vendor=${vendor}`);
+      expect(records.length).toBeGreaterThan(20);
+      const file = join(dir, `${vendor}.fhir.json`);
+      writeFileSync(file, (await exportText(app, `format=fhir&vendor=${vendor}`)).text);
+      const target = join(dir, `${vendor}-roundtrip.sqlite`);
+      const {
+        code: exitCode,
+        stdout,
+        stderr,
+      } = await runScript("src/pipeline/ingest/cli.ts", ["--vendor", vendor, "--file", file], {
+        DATABASE_PATH: target,
+      });
+      expect({ exitCode, stderr }).toEqual({ exitCode: 0, stderr: "" });
+      expect(stdout).toContain(vendor);
+      const copy = new Database(target, { readonly: true });
+      const rows = copy
+        .prepare(
+          `SELECT id, url, organization_name AS organizationName, npi, tenant_id AS tenantId, city, state,
+                  zip_code AS zipCode, fhir_version AS fhirVersion FROM entries WHERE vendor_id = ?`,
+        )
+        .all(vendor) as Row[];
+      const total = (copy.prepare("SELECT COUNT(*) AS n FROM entries").get() as { n: number }).n;
+      copy.close();
+      expect(total).toBe(records.length);
+      const byId = (a: Row, b: Row) => (a.id < b.id ? -1 : 1);
+      // One Endpoint per URL carries one FHIR version: that of the URL's first entry in list order
+      // (entries of one URL differ only before a probe, when their lists hint differently). An
+      // Endpoint without a version is read as ingest reads any list: the URL's version segment,
+      // else the version the registry knows the developer serves.
+      const urlVersion = new Map<string, string>();
+      for (const r of records) if (!urlVersion.has(r.url)) urlVersion.set(r.url, r.fhirVersion);
+      const versionBack = (url: string) => {
+        const exported = urlVersion.get(url)!;
+        if (exported !== "UNKNOWN") return exported;
+        return fhirVersionOfUrl(url) ?? findVendor(loadRegistry(), vendor).defaultFhirVersion ?? "UNKNOWN";
+      };
+      const expected = records.map((r) => ({ ...fields(r), fhirVersion: versionBack(r.url) }));
+      expect(rows.map(fields).sort(byId)).toEqual(expected.sort(byId));
+    }, 60_000);
+  }
+});

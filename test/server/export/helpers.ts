@@ -1,0 +1,125 @@
+import type { createTestApp } from "../../support/app";
+
+type App = { handle(request: Request): Promise<Response> };
+
+export type { App };
+export type AppOf = ReturnType<typeof createTestApp>;
+
+export interface ListRecord {
+  id: string;
+  url: string;
+  vendorName: string;
+  vendorId: string;
+  organizationName: string | null;
+  npi: string | null;
+  tenantId: string | null;
+  fhirVersion: string;
+  access: string[];
+  city: string | null;
+  state: string | null;
+  zipCode: string | null;
+  status: string;
+  lastUpdated: string;
+}
+
+/** Every record the list operation returns for these filters, paging through it 100 at a time. */
+export async function pageThroughList(app: App, filters: string): Promise<ListRecord[]> {
+  const records: ListRecord[] = [];
+  for (let page = 1; ; page++) {
+    const qs = `${filters}${filters ? "&" : ""}limit=100&page=${page}`;
+    const response = await app.handle(new Request(`http://localhost/api/v1/endpoints?${qs}`));
+    if (response.status !== 200) throw new Error(`list ${qs}: ${response.status} ${await response.text()}`);
+    const body = (await response.json()) as { data: ListRecord[]; meta: { total: number } };
+    records.push(...body.data);
+    if (records.length >= body.meta.total || body.data.length === 0) return records;
+  }
+}
+
+export async function exportText(
+  app: App,
+  query: string,
+  init?: RequestInit,
+): Promise<{ response: Response; text: string }> {
+  const response = await app.handle(new Request(`http://localhost/api/v1/export?${query}`, init));
+  return { response, text: await response.text() };
+}
+
+/** An RFC 4180 reader written for the tests (quoted fields with doubled quotes, CRLF records). */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = "";
+  let i = 0;
+  let quoted = false;
+  while (i < text.length) {
+    const c = text[i]!;
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i += 2;
+        continue;
+      }
+      if (c === '"') {
+        quoted = false;
+        i++;
+        continue;
+      }
+      field += c;
+      i++;
+      continue;
+    }
+    if (c === '"' && field === "") {
+      quoted = true;
+      i++;
+    } else if (c === ",") {
+      row.push(field);
+      field = "";
+      i++;
+    } else if (c === "\r" && text[i + 1] === "\n") {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = "";
+      i += 2;
+    } else {
+      if (c === '"' || c === "\n" || c === "\r") throw new Error(`bare ${JSON.stringify(c)} at ${i}`);
+      field += c;
+      i++;
+    }
+  }
+  if (field !== "" || row.length > 0) throw new Error("last record does not end with CRLF");
+  return rows;
+}
+
+/** The spec's Endpoint record fields, in the spec's order (written out here, not read from the code). */
+export const SPEC_FIELDS = [
+  "id",
+  "url",
+  "vendorName",
+  "vendorId",
+  "organizationName",
+  "npi",
+  "tenantId",
+  "fhirVersion",
+  "access",
+  "city",
+  "state",
+  "zipCode",
+  "status",
+  "lastUpdated",
+] as const;
+
+/** A list record as the CSV row the export should hold for it. */
+export function expectedCsvRow(record: ListRecord): string[] {
+  return SPEC_FIELDS.map((field) => {
+    const value = record[field];
+    if (value === null) return "";
+    return Array.isArray(value) ? value.join("|") : value;
+  });
+}
+
+export interface FhirBundle {
+  resourceType: string;
+  type: string;
+  entry: { resource: Record<string, unknown> & { resourceType: string; id: string } }[];
+}

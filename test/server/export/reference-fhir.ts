@@ -1,0 +1,119 @@
+/**
+ * The FHIR Bundle rendered from record objects, as the export first did it: the reference the
+ * column renderer (src/server/export/formats/fhir.ts) must equal byte for byte. The code lists and
+ * URLs are the renderer's own: this checks the rendering, the FHIR schema test checks the codes.
+ */
+import type { EndpointRecord } from "../../../src/model/endpoints";
+import {
+  CONNECTION_TYPE,
+  FHIR_ENDPOINT_STATUS,
+  FHIR_VERSION_CODE,
+  FHIR_VERSION_EXTENSION,
+  NPI_SYSTEM,
+  PAYLOAD_TYPE,
+} from "../../../src/server/export/formats/fhir";
+
+const sha256 = (text: string) => Bun.SHA256.hash(text, "hex") as string;
+
+/** A resource id for a URL's Endpoint: the SHA-256 of the URL (stable across dataset versions). */
+const fhirEndpointId = (url: string) => sha256(url);
+
+/** Endpoint ids of recent URLs: entries sharing a URL (one per practice behind it) are often near each other. */
+const RECENT_URLS = 4096;
+
+interface Organization {
+  id: string;
+  record: EndpointRecord;
+  endpointIds: string[];
+}
+
+function endpointJson(record: EndpointRecord, id: string): string {
+  const version = FHIR_VERSION_CODE[record.fhirVersion];
+  const extension =
+    version === null ? "" : `"extension":[{"url":"${FHIR_VERSION_EXTENSION}","valueCode":"${version}"}],`;
+  return `{"resource":{"resourceType":"Endpoint","id":"${id}",${extension}"status":"${FHIR_ENDPOINT_STATUS[record.status]}","connectionType":${CONNECTION_TYPE},"payloadType":${PAYLOAD_TYPE},"address":${JSON.stringify(record.url)}}}`;
+}
+
+function organizationJson({ id, record, endpointIds }: Organization): string {
+  let json = `{"resource":{"resourceType":"Organization","id":"${id}"`;
+  if (record.npi !== null) json += `,"identifier":[{"system":"${NPI_SYSTEM}","value":"${record.npi}"}]`;
+  if (record.organizationName !== null) json += `,"name":${JSON.stringify(record.organizationName)}`;
+  const address: string[] = [];
+  if (record.city !== null) address.push(`"city":${JSON.stringify(record.city)}`);
+  if (record.state !== null) address.push(`"state":${JSON.stringify(record.state)}`);
+  if (record.zipCode !== null) address.push(`"postalCode":${JSON.stringify(record.zipCode)}`);
+  if (address.length > 0) json += `,"address":[{${address.join(",")}}]`;
+  json += `,"endpoint":[${endpointIds.map((endpointId) => `{"reference":"Endpoint/${endpointId}"}`).join(",")}]}}`;
+  return json;
+}
+
+/**
+ * One FHIR R4 Bundle of type `collection`, the shape vendors publish their lists in: an
+ * Endpoint per distinct URL (first seen in list order; its status and version from that entry)
+ * and an Organization per organization of a vendor (same vendor, name, NPI, city, state and
+ * ZIP) with one `endpoint` reference per URL it publishes. Our own ingest reads it back into
+ * the same entries (same ids).
+ *
+ * Streaming: the entries of one organization are adjacent in list order up to other
+ * organizations of the same vendor and (case-insensitive) name, so organizations are collected
+ * per such run and written when it ends; URLs already written are remembered as references to
+ * the read model's own strings.
+ */
+export function referenceFhirWriter(timestamp: string | null) {
+  const written = new Set<string>();
+  let recent = new Map<string, string>();
+  const endpointIdOf = (url: string) => {
+    let id = recent.get(url);
+    if (id === undefined) {
+      id = fhirEndpointId(url);
+      if (recent.size >= RECENT_URLS) recent = new Map();
+      recent.set(url, id);
+    }
+    return id;
+  };
+  let run: string | null = null;
+  let organizations = new Map<string, Organization>();
+  let first = true;
+
+  const item = (json: string) => {
+    if (first) {
+      first = false;
+      return json;
+    }
+    return `,${json}`;
+  };
+
+  const flush = () => {
+    let text = "";
+    for (const organization of organizations.values()) text += item(organizationJson(organization));
+    organizations = new Map();
+    return text;
+  };
+
+  return {
+    begin: () =>
+      `{"resourceType":"Bundle","type":"collection"${timestamp === null ? "" : `,"timestamp":"${timestamp}"`},"entry":[`,
+    write(records: readonly EndpointRecord[]) {
+      const parts: string[] = [];
+      for (const record of records) {
+        const endpointId = endpointIdOf(record.url);
+        if (!written.has(record.url)) {
+          written.add(record.url);
+          parts.push(item(endpointJson(record, endpointId)));
+        }
+        const runKey = `${record.vendorId}\n${record.organizationName?.toLowerCase() ?? "\u0001"}`;
+        if (runKey !== run) {
+          parts.push(flush());
+          run = runKey;
+        }
+        // Separated by NUL, null written as SOH: neither occurs in a published name or place.
+        const key = `${record.vendorId}\0${record.organizationName ?? "\u0001"}\0${record.npi ?? "\u0001"}\0${record.city ?? "\u0001"}\0${record.state ?? "\u0001"}\0${record.zipCode ?? "\u0001"}`;
+        const organization = organizations.get(key);
+        if (organization) organization.endpointIds.push(endpointId);
+        else organizations.set(key, { id: sha256(`Organization\n${key}`), record, endpointIds: [endpointId] });
+      }
+      return parts.join("");
+    },
+    end: () => `${flush()}]}`,
+  };
+}

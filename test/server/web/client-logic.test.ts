@@ -1,0 +1,77 @@
+import { describe, expect, test } from "bun:test";
+import { messageFor, type Problem, problemOf, retryAfterSeconds } from "../../../src/server/web/client/api";
+import { Pacer } from "../../../src/server/web/client/pacer";
+import { emptyFilters, listUrl, normaliseFilter, pageUrl, parseState } from "../../../src/server/web/client/state";
+
+describe("the address bar and the search it carries", () => {
+  test("a shared link reads back into the same state and the same address", () => {
+    const state = parseState("?query=mercy&state=OH&page=2");
+    expect(state.filters).toEqual({ ...emptyFilters(), query: "mercy", state: "OH" });
+    expect(state.page).toBe(2);
+    expect(state.id).toBeNull();
+    expect(pageUrl(state)).toBe("/?query=mercy&state=OH&page=2");
+    expect(listUrl(state)).toBe("/api/v1/endpoints?query=mercy&state=OH&page=2");
+  });
+
+  test("defaults are left out; the detail's id is kept in the page address, not in the list request", () => {
+    expect(pageUrl(parseState(""))).toBe("/");
+    expect(listUrl(parseState("?page=1"))).toBe("/api/v1/endpoints");
+    const state = parseState("?vendor=epic&id=abc");
+    expect(pageUrl(state)).toBe("/?vendor=epic&id=abc");
+    expect(listUrl(state)).toBe("/api/v1/endpoints?vendor=epic");
+  });
+
+  test("values are sent as the API spells them; odd pages fall back to a valid one", () => {
+    expect(normaliseFilter("query", "  mass   gen ")).toBe("mass gen");
+    expect(normaliseFilter("hasResource", " patient ,, Observation,")).toBe("Patient,Observation");
+    expect(normaliseFilter("state", "oh")).toBe("OH");
+    expect(normaliseFilter("fhirVersion", "r4b")).toBe("R4B");
+    expect(parseState("?page=abc").page).toBe(1);
+    expect(parseState("?page=0").page).toBe(1);
+    expect(parseState("?page=5000").page).toBe(1000);
+    // Characters that mean something in a URL survive the round trip.
+    const odd = parseState(`?query=${encodeURIComponent("O'Brien & Sons #1")}`);
+    expect(parseState(pageUrl(odd).slice(1)).filters.query).toBe("O'Brien & Sons #1");
+  });
+});
+
+describe("explaining a failed request", () => {
+  test("Retry-After in seconds or as a date", () => {
+    expect(retryAfterSeconds("42")).toBe(42);
+    expect(retryAfterSeconds("Wed, 25 Nov 2026 12:01:00 GMT", Date.parse("2026-11-25T12:00:30Z"))).toBe(30);
+    expect(retryAfterSeconds(null)).toBeNull();
+    expect(retryAfterSeconds("soon")).toBeNull();
+  });
+
+  test("each kind of failure has its own plain message", () => {
+    const problem = (status: number, message?: string, retryAfter: string | null = null): Problem =>
+      problemOf(status, message ? { success: false, error: { code: "X", message } } : null, retryAfter);
+    expect(messageFor(problem(429, "x", "17"), "search")).toBe(
+      "Too many requests from this address for now. Please wait 17 seconds; the page tries again then.",
+    );
+    expect(messageFor(problem(429, "x", "1"), "search")).toContain("wait 1 second;");
+    expect(messageFor(problem(400, "limit: must be a whole number from 1 to 100"), "search")).toBe(
+      "The server did not accept this search: limit: must be a whole number from 1 to 100",
+    );
+    expect(messageFor(problem(404, "No endpoint has this id"), "endpoint")).toStartWith("No endpoint has this id.");
+    expect(messageFor(problem(503), "search")).toBe(
+      "The server could not answer (error 503). Please try again in a moment.",
+    );
+    expect(
+      messageFor({ kind: "offline", status: null, code: null, detail: null, retryAfter: null }, "search"),
+    ).toStartWith("The server cannot be reached.");
+  });
+});
+
+describe("as-you-type pacing", () => {
+  test("at most 30 searches in any minute; the 31st waits for the oldest to leave the window", () => {
+    const pacer = new Pacer();
+    for (let i = 0; i < 30; i++) {
+      expect(pacer.delay(i * 100)).toBe(0);
+      pacer.record(i * 100);
+    }
+    expect(pacer.delay(3_000)).toBe(57_000);
+    expect(pacer.delay(59_950)).toBe(50);
+    expect(pacer.delay(60_000)).toBe(0);
+  });
+});

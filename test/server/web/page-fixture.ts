@@ -1,0 +1,45 @@
+import type { Db } from "../../../src/db/client";
+import { ENTRIES, PROBES, VENDORS } from "../../support/fixture";
+import { type SeedEntry, seedDatabase } from "../../support/seed";
+import { tempDbPath } from "../../support/temp-db";
+
+/** An organization name written to run script if a page ever parsed it as HTML. */
+export const HOSTILE_NAME = "<img src=x onerror=alert(1)>";
+
+/** 30 clinics in Ohio, enough for two pages of 25. */
+const MERCY: SeedEntry[] = Array.from({ length: 30 }, (_, i) => {
+  const n = String(i + 1).padStart(2, "0");
+  return {
+    vendorId: "meditech",
+    url: `https://fhir.mercy${n}.example/r4`,
+    organizationName: `Mercy Clinic ${n}`,
+    city: "Columbus",
+    state: "OH",
+    fhirVersion: "R4",
+    access: ["patient"],
+    status: i % 2 === 0 ? "verified" : "listed",
+  };
+});
+
+/** The shared fixture's 11 listed entries, the hostile name and the Ohio clinics: 42 endpoints. */
+export function pageFixtureDb(): Db {
+  return seedDatabase(tempDbPath(), {
+    vendors: VENDORS,
+    entries: [
+      // Without the shared fixture's removed entry: the page shows what the list operation lists.
+      ...ENTRIES.filter((entry) => entry.status !== "removed"),
+      ...MERCY,
+      {
+        vendorId: "oracle-health",
+        url: "https://fhir.hostile.example/r4",
+        organizationName: HOSTILE_NAME,
+        state: "OH",
+        fhirVersion: "R4",
+        access: ["patient"],
+        status: "listed",
+      },
+    ],
+    probes: PROBES,
+    at: "2026-11-21T09:00:00.000Z",
+  });
+}

@@ -1,0 +1,481 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
+import { ARTIFACTS, chromiumRuns, launchChromium } from "../../support/chromium";
+import { type ServerProcess, startServer } from "../../support/server-process";
+import { HOSTILE_NAME, pageFixtureDb } from "./page-fixture";
+
+/**
+ * The search page in headless Chromium (Debian's, driven by playwright-core), against real
+ * server processes on 127.0.0.1, every other host cut off. Skipped without Chromium, except in CI.
+ */
+const runs = chromiumRuns;
+const it = runs ? test : test.skip;
+
+let server: ServerProcess | undefined;
+/** A second server whose quota is 3 requests a day: the page's fourth request is refused. */
+let limited: ServerProcess | undefined;
+let context: BrowserContext | undefined;
+let page: Page | undefined;
+let profileDir: string | undefined;
+let base = "";
+
+const dialogs: string[] = [];
+const pageErrors: string[] = [];
+const consoleErrors: { text: string; url: string }[] = [];
+const offHost: string[] = [];
+
+beforeAll(async () => {
+  if (!runs) return;
+  const db = pageFixtureDb();
+  db.sqlite.close();
+  [server, limited] = await Promise.all([
+    startServer({ DATABASE_PATH: db.path, RATE_LIMIT_MAX: "0" }),
+    startServer({ DATABASE_PATH: db.path, RATE_LIMIT_MAX: "3", RATE_LIMIT_WINDOW_SECONDS: "86400" }),
+  ]);
+  base = new URL(server.baseUrl).origin;
+  ({ context, profileDir } = await launchChromium("search-page", { width: 1400, height: 900 }));
+  await context.route("**", async (route) => {
+    const url = route.request().url();
+    if (new URL(url).hostname !== "127.0.0.1") {
+      offHost.push(url);
+      await route.abort("blockedbyclient");
+      return;
+    }
+    await route.continue();
+  });
+  context.on("page", watch);
+  page = context.pages()[0] ?? (await context.newPage());
+  watch(page);
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close().catch(() => {});
+  await Promise.all([server?.stop(), limited?.stop()]);
+  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+});
+
+function watch(p: Page) {
+  p.on("dialog", (dialog) => {
+    dialogs.push(dialog.message());
+    void dialog.dismiss();
+  });
+  p.on("pageerror", (error) => pageErrors.push(String(error)));
+  p.on("console", (message) => {
+    if (message.type() === "error") consoleErrors.push({ text: message.text(), url: message.location().url });
+  });
+}
+
+const current = () => {
+  if (!page) throw new Error("the browser did not start");
+  return page;
+};
+
+/** Waits until the page has shown the answer to its latest request. */
+async function settled(p = current()) {
+  // A locator, not waitForFunction: the page's CSP forbids the eval that a string predicate needs.
+  await p.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
+  await p.waitForLoadState("networkidle");
+}
+
+const shownNames = (p = current()) => p.locator("#list .org").allTextContents();
+const query = (p = current()) => new URL(p.url()).searchParams;
+
+/** The organization names the API answers for a search: what the page must show. */
+async function apiNames(params: string): Promise<{ names: string[]; total: number }> {
+  const body = (await (await fetch(`${base}/api/v1/endpoints?${params}`)).json()) as {
+    data: { organizationName: string | null }[];
+    meta: { total: number };
+  };
+  return { names: body.data.map((e) => e.organizationName ?? "No organization name"), total: body.meta.total };
+}
+
+async function fresh(path = "/") {
+  const p = current();
+  await p.goto(`${base}${path}`, { waitUntil: "load" });
+  await settled(p);
+  return p;
+}
+
+/** Console errors other than an availability 404 (a server without that route: the page shows nothing for it). */
+const unexpectedConsoleErrors = () =>
+  consoleErrors.filter((e) => !(/Failed to load resource.*404/.test(e.text) && e.url.endsWith("/availability")));
+
+describe("the search page in headless Chromium", () => {
+  it("opens on the first page of every listed endpoint, with the dataset overview and vendor options", async () => {
+    const p = await fresh();
+    expect(await p.title()).toContain("Endpoint Directory");
+    // 11 entries of the shared fixture, 30 clinics, the hostile name.
+    expect(await p.locator("#summary").textContent()).toBe("42 endpoints match. Showing 1–25, page 1 of 2.");
+    expect(await p.locator("#list > li").count()).toBe(25);
+    await p.locator("#overview-summary", { hasText: "42 endpoints from 4 vendors" }).waitFor();
+    // FHIR versions as SVG bars, one per version present, with their counts.
+    expect(await p.locator("#versions-chart svg .bar").count()).toBe(5);
+    const versionsLabel = await p.locator("#versions-chart svg").getAttribute("aria-label");
+    expect(versionsLabel).toBe("Endpoints by FHIR version: DSTU2 1, STU3 1, R4 38, R4B 1, R5 1");
+    expect(await p.locator("#vendors-chart svg").getAttribute("aria-label")).toBe(
+      "Largest vendors by endpoints: MEDITECH 32, Epic Systems 4, athenahealth 3, Oracle Health 3",
+    );
+    const vendorOptions = await p.locator("#f-vendor option").allTextContents();
+    expect(vendorOptions).toEqual([
+      "Any vendor",
+      "athenahealth (3 endpoints)",
+      "Epic Systems (4 endpoints)",
+      "MEDITECH (32 endpoints)",
+      "Oracle Health (3 endpoints)",
+    ]);
+    expect(offHost).toEqual([]);
+  }, 30_000);
+
+  it("searches as the user types, fewer requests than keystrokes, and puts the query in the address bar", async () => {
+    const p = await fresh();
+    const searches: string[] = [];
+    const onRequest = (request: { url(): string }) => {
+      if (new URL(request.url()).pathname === "/api/v1/endpoints") searches.push(request.url());
+    };
+    p.on("request", onRequest);
+    await p.locator("#f-query").click();
+    await p.keyboard.type("mass gen", { delay: 40 });
+    await p.locator("#summary", { hasText: "1 endpoint matches" }).waitFor();
+    await settled(p);
+    p.off("request", onRequest);
+    expect(await shownNames(p)).toEqual(["Massachusetts General Hospital"]);
+    expect(query(p).get("query")).toBe("mass gen");
+    expect(searches.length).toBeGreaterThan(0);
+    expect(searches.length).toBeLessThan("mass gen".length);
+  }, 30_000);
+
+  it("filters by vendor, state, FHIR version, audience, SMART and resources, each as the API answers", async () => {
+    const cases: [string, string, string][] = [
+      ["#f-vendor", "oracle-health", "vendor=oracle-health"],
+      ["#f-state", "TX", "state=TX"],
+      ["#f-fhirVersion", "R5", "fhirVersion=R5"],
+      ["#f-access", "provider", "access=provider"],
+      ["#f-smartSupported", "true", "smartSupported=true"],
+    ];
+    for (const [selector, value, params] of cases) {
+      const p = await fresh();
+      await p.selectOption(selector, value);
+      await p.waitForURL((url) => url.search === `?${params}`);
+      await settled(p);
+      const expected = await apiNames(params);
+      expect(expected.total).toBeGreaterThan(0);
+      expect(expected.total).toBeLessThan(42);
+      expect(await shownNames(p)).toEqual(expected.names);
+      expect(await p.locator("#summary").textContent()).toStartWith(`${expected.total} endpoint`);
+    }
+    // Resources are typed: lower case is accepted and sent as FHIR spells it.
+    const p = await fresh();
+    await p.locator("#f-hasResource").fill("condition, observation");
+    await p.waitForURL((url) => url.search === "?hasResource=Condition%2CObservation");
+    await settled(p);
+    expect(await shownNames(p)).toEqual(["Massachusetts General Hospital", "General Hospital_Of Texas"]);
+    // Hand-checked against the fixture for one filter, not only against the API.
+    await fresh("/?state=TX");
+    expect(await shownNames()).toEqual([
+      "austin general clinic",
+      "Family Practice of Austin",
+      "General Hospital_Of Texas",
+    ]);
+  }, 60_000);
+
+  it("pages through results, and Back and Forward return to each page", async () => {
+    const p = await fresh("/?query=mercy");
+    expect(await p.locator("#summary").textContent()).toBe("30 endpoints match. Showing 1–25, page 1 of 2.");
+    await p.getByRole("link", { name: "Next ›" }).click();
+    await p.waitForURL((url) => url.searchParams.get("page") === "2");
+    await settled(p);
+    expect(await p.locator("#summary").textContent()).toBe("30 endpoints match. Showing 26–30, page 2 of 2.");
+    expect(await shownNames(p)).toEqual([26, 27, 28, 29, 30].map((n) => `Mercy Clinic ${n}`));
+    expect(await p.locator(".pager .disabled", { hasText: "Next" }).count()).toBe(1);
+
+    await p.goBack();
+    await p.waitForURL((url) => !url.searchParams.has("page"));
+    await settled(p);
+    expect((await shownNames(p))[0]).toBe("Mercy Clinic 01");
+    expect(await p.locator("#f-query").inputValue()).toBe("mercy");
+
+    await p.goForward();
+    await p.waitForURL((url) => url.searchParams.get("page") === "2");
+    await settled(p);
+    expect((await shownNames(p))[0]).toBe("Mercy Clinic 26");
+
+    // Back across a filter change restores the form as well as the results.
+    await p.selectOption("#f-vendor", "meditech");
+    await p.waitForURL((url) => url.searchParams.get("vendor") === "meditech");
+    await settled(p);
+    await p.goBack();
+    await p.waitForURL((url) => !url.searchParams.has("vendor"));
+    await settled(p);
+    expect(await p.locator("#f-vendor").inputValue()).toBe("");
+  }, 30_000);
+
+  it("copies a result's URL with its Copy button and says so", async () => {
+    await context!.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base });
+    const p = await fresh("/?query=lake");
+    const button = p.getByRole("button", { name: "Copy the URL of Lake Medical" });
+    await button.click();
+    await p
+      .locator("#copy-status", { hasText: "Copied https://fhir.lake.example/v2/r5" })
+      .waitFor({ state: "attached" });
+    expect(await p.evaluate<string>(`navigator.clipboard.readText()`)).toBe("https://fhir.lake.example/v2/r5");
+  }, 30_000);
+
+  it("reads a shared link on load: /?query=mercy&state=OH&page=2", async () => {
+    const p = await fresh("/?query=mercy&state=OH&page=2");
+    expect(await p.locator("#f-query").inputValue()).toBe("mercy");
+    expect(await p.locator("#f-state").inputValue()).toBe("OH");
+    expect(await p.locator("#summary").textContent()).toBe("30 endpoints match. Showing 26–30, page 2 of 2.");
+  }, 30_000);
+
+  it("opens an endpoint's detail: record, capabilities, raw JSON links; Back returns to the results", async () => {
+    const p = await fresh("/?query=massachusetts");
+    await p.getByRole("link", { name: "Massachusetts General Hospital" }).click();
+    const heading = p.locator("#detail-heading");
+    await heading.waitFor();
+    await p.waitForLoadState("networkidle");
+    expect(await heading.textContent()).toBe("Massachusetts General Hospital");
+    const id = query(p).get("id") ?? "";
+    expect(id).toMatch(/^[0-9a-f]{64}$/);
+    expect(query(p).get("query")).toBe("massachusetts");
+    const detail = p.locator("#detail");
+    const text = (await detail.textContent()) ?? "";
+    for (const shown of [
+      "https://fhir.mgh.example/api/FHIR/R4",
+      "1234567893",
+      "patient, provider",
+      "Boston, MA 02114",
+      "Epic 1.10e2",
+      "launch-standalone",
+      "client_credentials",
+      "Resources (3)",
+    ])
+      expect(text).toContain(shown);
+    expect(await detail.locator(".chips li").allTextContents()).toContain("Observation");
+    const raw = await detail.locator(".raw a").evaluateAll((links) => links.map((a) => a.getAttribute("href")));
+    expect(raw).toEqual([
+      `/api/v1/endpoints/${id}`,
+      `/api/v1/endpoints/${id}/capabilities`,
+      `/api/v1/endpoints/${id}/availability`,
+    ]);
+    // The availability route answers for every entry: its section is shown, with no error message.
+    await p.locator("#availability").waitFor();
+    expect(await p.locator("#availability h3").textContent()).toBe("Availability");
+    expect(await p.locator("#message").isHidden()).toBe(true);
+    // Keyboard users land on the heading.
+    expect(await p.evaluate(`document.activeElement && document.activeElement.id`)).toBe("detail-heading");
+
+    await p.getByRole("link", { name: "‹ Back to results" }).click();
+    await p.waitForURL((url) => !url.searchParams.has("id"));
+    await settled(p);
+    expect(await shownNames(p)).toEqual(["Massachusetts General Hospital"]);
+    expect(await p.locator("#detail").isHidden()).toBe(true);
+
+    // The detail has its own address, and it opens directly.
+    await fresh(`/?id=${id}`);
+    await p.locator("#detail-heading", { hasText: "Massachusetts General Hospital" }).waitFor();
+  }, 30_000);
+
+  it("shows the availability figures when the availability route answers", async () => {
+    const p = current();
+    const figures = {
+      success: true,
+      data: {
+        endpointId: "x",
+        url: "https://fhir.mgh.example/api/FHIR/R4",
+        lastProbed: "2026-11-21T08:00:00.000Z",
+        uptime: { "1d": 1, "7d": 0.9857, "30d": 0.995, "365d": null },
+        responseTimeMs: { median: 182, p95: 1240 },
+        lastSuccessAt: "2026-11-21T08:00:00.000Z",
+        lastFailureAt: "2026-11-18T03:00:00.000Z",
+        recent: [
+          {
+            at: "2026-11-21T08:00:00.000Z",
+            outcome: "success",
+            httpStatus: 200,
+            smartHttpStatus: 200,
+            responseTimeMs: 182,
+            error: null,
+          },
+          {
+            at: "2026-11-18T03:00:00.000Z",
+            outcome: "failed",
+            httpStatus: null,
+            smartHttpStatus: null,
+            responseTimeMs: null,
+            error: "timeout",
+          },
+        ],
+      },
+    };
+    // A known availability answer in the route's documented shape, so every figure can be checked.
+    await p.route("**/api/v1/endpoints/*/availability", (route) =>
+      route.fulfill({ status: 200, contentType: "application/json", body: JSON.stringify(figures) }),
+    );
+    try {
+      await fresh("/?query=massachusetts");
+      await p.getByRole("link", { name: "Massachusetts General Hospital" }).click();
+      const section = p.locator("#availability");
+      await section.waitFor();
+      const text = (await section.textContent()) ?? "";
+      for (const shown of ["100.00 %", "98.57 %", "99.50 %", "no probes", "median 182 ms", "p95 1,240 ms", "timeout"])
+        expect(text).toContain(shown);
+      expect(await section.locator("tbody tr").count()).toBe(2);
+      expect(await p.locator(".raw a").allTextContents()).toContain("Availability");
+    } finally {
+      await p.unroute("**/api/v1/endpoints/*/availability");
+    }
+  }, 30_000);
+
+  it("shows a hostile organization name as its characters and runs nothing", async () => {
+    const p = await fresh("/?query=img%20onerror");
+    expect(await shownNames(p)).toEqual([HOSTILE_NAME]);
+    expect(await p.locator("#list img, #detail img").count()).toBe(0);
+    await p.getByRole("link", { name: HOSTILE_NAME }).click();
+    await p.locator("#detail-heading").waitFor();
+    await p.waitForLoadState("networkidle");
+    expect(await p.locator("#detail-heading").textContent()).toBe(HOSTILE_NAME);
+    expect(await p.locator("main img").count()).toBe(0);
+    expect(await p.title()).toBe(`${HOSTILE_NAME}: Endpoint Directory`);
+    expect(dialogs).toEqual([]);
+  }, 30_000);
+
+  it("is usable by keyboard and screen reader: labelled controls, visible focus, announced results", async () => {
+    const p = await fresh();
+    const unlabelled = await p.evaluate<number>(
+      `[...document.querySelectorAll("input, select, button")].filter((c) => c.labels?.length === 0 && !c.getAttribute("aria-label") && !c.textContent.trim()).length`,
+    );
+    expect(unlabelled).toBe(0);
+    expect(await p.locator("#summary").getAttribute("aria-live")).toBe("polite");
+    expect(await p.locator("#message").getAttribute("role")).toBe("alert");
+    // The skip link, the title, the API reference, then the search box.
+    const order: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      await p.keyboard.press("Tab");
+      order.push(await p.evaluate<string>(`document.activeElement.id || document.activeElement.textContent`));
+    }
+    expect(order).toEqual(["Skip to results", "Endpoint Directory", "API reference", "f-query"]);
+    const outline = await p.evaluate<string>(`getComputedStyle(document.activeElement).outlineStyle`);
+    expect(outline).not.toBe("none");
+  }, 30_000);
+
+  it("fits 360 px and 1,400 px wide (screenshots saved to test-artifacts/)", async () => {
+    const p = current();
+    mkdirSync(ARTIFACTS, { recursive: true });
+    for (const width of [360, 1400]) {
+      await p.setViewportSize({ width, height: 900 });
+      await fresh("/?state=MA");
+      await p.locator("#overview-summary", { hasText: "endpoints" }).waitFor();
+      const overflow = await p.evaluate<number>(`document.documentElement.scrollWidth - window.innerWidth`);
+      expect(overflow).toBeLessThanOrEqual(0);
+      await p.screenshot({ path: join(ARTIFACTS, `search-page-${width}.png`), fullPage: true });
+      await p.getByRole("link", { name: "Massachusetts General Hospital" }).click();
+      await p.locator("#detail-heading").waitFor();
+      await p.waitForLoadState("networkidle");
+      expect(await p.evaluate<number>(`document.documentElement.scrollWidth - window.innerWidth`)).toBeLessThanOrEqual(
+        0,
+      );
+      await p.screenshot({ path: join(ARTIFACTS, `search-page-detail-${width}.png`), fullPage: true });
+    }
+    await p.setViewportSize({ width: 1400, height: 900 });
+    expect(existsSync(join(ARTIFACTS, "search-page-360.png"))).toBe(true);
+  }, 60_000);
+
+  it("logged no console error, page error or dialog, and asked no other host, in everything above", () => {
+    if (!runs) return;
+    expect(unexpectedConsoleErrors()).toEqual([]);
+    expect(pageErrors).toEqual([]);
+    expect(dialogs).toEqual([]);
+    expect(offHost).toEqual([]);
+  });
+
+  it("enforces its Content-Security-Policy: markup injected by any means could still run no inline script", async () => {
+    const p = await fresh();
+    const violations: string[] = [];
+    const onConsole = (message: { text(): string }) => {
+      if (message.text().includes("Content Security Policy")) violations.push(message.text());
+    };
+    p.on("console", onConsole);
+    // DevTools evaluation is exempt from the CSP; the markup it writes is not.
+    await p.evaluate(
+      `document.body.insertAdjacentHTML("beforeend", '<img src="data:," onload="window.__ran = 1"><script>window.__ran = 2</script>')`,
+    );
+    await p.locator("body > img").waitFor({ state: "attached" });
+    await p.waitForLoadState("networkidle");
+    p.off("console", onConsole);
+    expect(await p.evaluate(`typeof window.__ran`)).toBe("undefined");
+    expect(violations.length).toBeGreaterThan(0);
+  }, 30_000);
+
+  it("explains a rejected search (400), an unknown endpoint (404), a server error (5xx) and a lost connection", async () => {
+    const p = await fresh();
+    await p.locator("#f-hasResource").fill("Patient!");
+    await p.locator("#message", { hasText: "The server did not accept this search: hasResource:" }).waitFor();
+
+    await fresh(`/?id=${"0".repeat(64)}`);
+    await p.locator("#message", { hasText: "No endpoint has this id" }).waitFor();
+    expect(await p.getByRole("link", { name: "‹ Back to results" }).isVisible()).toBe(true);
+
+    await p.route("**/api/v1/endpoints?*", (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: "application/json",
+        body: '{"success":false,"error":{"code":"INTERNAL_ERROR","message":"x"}}',
+      }),
+    );
+    try {
+      await fresh("/?query=lake");
+      await p.locator("#message", { hasText: "The server could not answer (error 503)" }).waitFor();
+    } finally {
+      await p.unroute("**/api/v1/endpoints?*");
+    }
+
+    await fresh();
+    await context!.setOffline(true);
+    try {
+      await p.locator("#f-query").fill("valley");
+      await p.locator("#message", { hasText: "The server cannot be reached" }).waitFor();
+    } finally {
+      await context!.setOffline(false);
+    }
+    // Back online, the page runs the search again by itself.
+    await p.locator("#summary", { hasText: "1 endpoint matches" }).waitFor();
+    expect(await p.locator("#message").isHidden()).toBe(true);
+    expect(await shownNames(p)).toEqual(["Valley Regional"]);
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+
+  it("shows a 429 as a message with the wait from Retry-After, and keeps working", async () => {
+    if (!limited) throw new Error("setup failed");
+    const p = current();
+    const origin = new URL(limited.baseUrl).origin;
+    const retryAfter: string[] = [];
+    p.on("response", (response) => {
+      if (response.status() === 429) retryAfter.push(response.headers()["retry-after"] ?? "");
+    });
+    // Stats, vendors and the first page use the quota of 3; the next search is refused.
+    await p.goto(`${origin}/`, { waitUntil: "load" });
+    await settled(p);
+    const message = p.locator("#message", { hasText: "Too many requests" });
+    for (const word of ["lake", "valley", "mercy", "boston"]) {
+      if (await message.isVisible()) break;
+      await p.locator("#f-query").fill(word);
+      await p.waitForLoadState("networkidle");
+    }
+    await message.waitFor();
+    expect(retryAfter.length).toBeGreaterThan(0);
+    const seconds = Number(retryAfter[0]);
+    expect(seconds).toBeGreaterThan(0);
+    const text = (await message.textContent()) ?? "";
+    expect(text).toMatch(/Please wait \d+ seconds?; the page tries again then\./);
+    const shown = Number(/wait (\d+)/.exec(text)?.[1]);
+    // The wait shown is one the server gave (a later 429 may give a second less).
+    expect(retryAfter.map(Number)).toContain(shown);
+    // The page and its controls still work.
+    expect(pageErrors).toEqual([]);
+    await p.selectOption("#f-state", "OH");
+    await p.waitForURL((url) => url.searchParams.get("state") === "OH");
+    expect(await p.locator("#f-query").isEditable()).toBe(true);
+  }, 60_000);
+});

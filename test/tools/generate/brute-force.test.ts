@@ -1,0 +1,186 @@
+/**
+ * The list operation returns exactly what a brute-force filter over the same data
+ * returns — ids, order and meta.total — for a broad set of filter combinations, on a generated
+ * 10,000-entry dataset. The expectation is computed here from plain SQL rows with plain
+ * TypeScript following docs/api.md, sharing no code with src/directory.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadConfig } from "../../../src/config";
+import { type Db, openDatabase } from "../../../src/db/client";
+import { generateDataset } from "../../../tools/generate/generator";
+import { createTestApp } from "../../support/app";
+import { type Combo, combinations } from "../../support/filter-combinations";
+
+interface Row {
+  id: string;
+  vendorId: string;
+  vendorName: string;
+  organizationName: string | null;
+  url: string;
+  state: string | null;
+  fhirVersion: string;
+  access: string[];
+  resources: Set<string>;
+  smart: boolean;
+  /** Folded words of the organization name. */
+  nameWords: string[];
+}
+
+const N = 10_000;
+let dir: string;
+let db: Db;
+let app: ReturnType<typeof createTestApp>;
+let sorted: Row[];
+
+function fold(text: string): string {
+  return text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+}
+function splitWords(text: string): string[] {
+  return fold(text)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((w) => w !== "");
+}
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+/** The documented order (docs/api.md, "List order and search"): vendorName, organizationName (missing last), url, id; case-insensitive. */
+function order(a: Row, b: Row): number {
+  const byVendor = compare(a.vendorName.toLowerCase(), b.vendorName.toLowerCase());
+  if (byVendor !== 0) return byVendor;
+  if (a.organizationName === null || b.organizationName === null) {
+    if (a.organizationName !== b.organizationName) return a.organizationName === null ? 1 : -1;
+  } else {
+    const byName = compare(a.organizationName.toLowerCase(), b.organizationName.toLowerCase());
+    if (byName !== 0) return byName;
+  }
+  const byUrl = compare(a.url.toLowerCase(), b.url.toLowerCase());
+  return byUrl !== 0 ? byUrl : compare(a.id, b.id);
+}
+
+function bruteForce(combo: Combo): Row[] {
+  const queryWords = combo.query === undefined ? [] : splitWords(combo.query);
+  const resources = combo.hasResource === undefined ? [] : combo.hasResource.split(",").map((r) => r.trim());
+  return sorted.filter((row) => {
+    if (combo.vendor !== undefined && row.vendorId !== combo.vendor) return false;
+    if (combo.state !== undefined && row.state !== combo.state) return false;
+    if (combo.fhirVersion !== undefined && row.fhirVersion !== combo.fhirVersion) return false;
+    if (combo.access !== undefined && !row.access.includes(combo.access)) return false;
+    for (const type of resources) if (!row.resources.has(type)) return false;
+    if (combo.smartSupported !== undefined && row.smart !== (combo.smartSupported === "true")) return false;
+    for (const word of queryWords) if (!row.nameWords.some((w) => w.startsWith(word))) return false;
+    return true;
+  });
+}
+
+function queryString(combo: Combo): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(combo)) if (value !== undefined) params.set(key, String(value));
+  return params.toString();
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "brute-force-"));
+  const path = join(dir, "directory.sqlite");
+  generateDataset({ endpoints: N, out: path, seed: 11 });
+  db = openDatabase(path);
+  const config = loadConfig({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" });
+  app = createTestApp({ db, config });
+  const raw = db.sqlite
+    .prepare(
+      `SELECT e.id, e.vendor_id, v.name, e.organization_name, e.url, e.state, e.fhir_version, e.access, p.supported_resources, p.smart_body_id IS NOT NULL
+       FROM entries e JOIN vendors v ON v.id = e.vendor_id LEFT JOIN probes p ON p.url = e.url
+       WHERE e.status != 'removed'`,
+    )
+    .values() as [
+    string,
+    string,
+    string,
+    string | null,
+    string,
+    string | null,
+    string,
+    string,
+    string | null,
+    number,
+  ][];
+  sorted = raw
+    .map(([id, vendorId, vendorName, organizationName, url, state, fhirVersion, access, resources, smart]) => ({
+      id,
+      vendorId,
+      vendorName,
+      organizationName,
+      url,
+      state,
+      fhirVersion,
+      access: JSON.parse(access) as string[],
+      resources: new Set(resources === null ? [] : (JSON.parse(resources) as string[])),
+      smart: smart === 1,
+      nameWords: organizationName === null ? [] : splitWords(organizationName),
+    }))
+    .sort(order);
+});
+
+afterAll(() => {
+  app?.directory.close();
+  db?.sqlite.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test("every filter combination: same ids, same order, same meta.total as brute force", async () => {
+  const combos = combinations();
+  let nonEmpty = 0;
+  const failures: string[] = [];
+  for (const combo of combos) {
+    const qs = queryString(combo);
+    const response = await app.handle(new Request(`http://localhost/api/v1/endpoints${qs ? `?${qs}` : ""}`));
+    const body = (await response.json()) as {
+      success: boolean;
+      data: { id: string }[];
+      meta: { total: number; page: number; limit: number };
+    };
+    const page = combo.page ?? 1;
+    const limit = combo.limit ?? 25;
+    const expected = bruteForce(combo);
+    const expectedIds = expected.slice((page - 1) * limit, page * limit).map((row) => row.id);
+    if (response.status !== 200 || !body.success) {
+      failures.push(`${qs}: status ${response.status} ${JSON.stringify(body).slice(0, 200)}`);
+      continue;
+    }
+    const ids = body.data.map((record) => record.id);
+    if (
+      body.meta.total !== expected.length ||
+      body.meta.page !== page ||
+      body.meta.limit !== limit ||
+      JSON.stringify(ids) !== JSON.stringify(expectedIds)
+    ) {
+      failures.push(
+        `${qs}: total ${body.meta.total} vs ${expected.length}; page ids ${ids.length} vs ${expectedIds.length}; first difference at ${ids.findIndex((id, i) => id !== expectedIds[i])}`,
+      );
+    }
+    if (expected.length > 0) nonEmpty++;
+  }
+  expect(failures).toEqual([]);
+  // The combinations are not vacuous: most of them match something.
+  expect(nonEmpty).toBeGreaterThan(combos.length * 0.4);
+  expect(combos.length).toBeGreaterThan(400);
+});
+
+test("the brute force itself sees the data the combinations rely on", () => {
+  // Every generated entry but the removed ones, which leave the listings.
+  const removed = (
+    db.sqlite.prepare("SELECT COUNT(*) AS n FROM entries WHERE status = 'removed'").get() as { n: number }
+  ).n;
+  expect(removed).toBeGreaterThan(0);
+  expect(sorted.length).toBe(N - removed);
+  expect(sorted.some((row) => row.organizationName === null)).toBe(true);
+  expect(bruteForce({ query: "clinica" }).length).toBe(bruteForce({ query: "CLÍNICA" }).length);
+  expect(bruteForce({ query: "clinica" }).length).toBeGreaterThan(0);
+  expect(bruteForce({ query: "   " }).length).toBe(sorted.length);
+  expect(bruteForce({ hasResource: "NoSuchResource" }).length).toBe(0);
+  expect(bruteForce({ smartSupported: "true" }).length + bruteForce({ smartSupported: "false" }).length).toBe(
+    sorted.length,
+  );
+});
