@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { readDatabaseId, readDatasetVersion, readLastRefreshAt } from "../db/dataset-meta";
 import { countEntries } from "../db/describe";
+import { entryChunks, probeFactRows, vendorNameRows } from "../db/index-build-reads";
 import { buildAvailabilityData } from "./availability-data";
 import { type Bitset, createBitset, setBit } from "./bitset";
 import type { DirectoryData, EntryColumns, Facet, StringTable } from "./directory-data";
@@ -36,31 +37,11 @@ interface ProbeFacts {
 
 function readProbeFacts(sqlite: Database): Map<string, ProbeFacts> {
   const facts = new Map<string, ProbeFacts>();
-  for (const [rowId, url, resources, smart, probedAt] of sqlite
-    .prepare("SELECT rowid, url, supported_resources, smart_supported, probed_at FROM probes")
-    .values() as [number, string, string, number, string][]) {
+  for (const [rowId, url, resources, smart, probedAt] of probeFactRows(sqlite)) {
     facts.set(url, { rowId, probedAt, resources: JSON.parse(resources) as string[], smart: smart === 1 });
   }
   return facts;
 }
-
-type Row = [
-  rowId: number,
-  id: string,
-  url: string,
-  vendorId: string,
-  organizationName: string | null,
-  npi: string | null,
-  tenantId: string | null,
-  city: string | null,
-  state: string | null,
-  zipCode: string | null,
-  fhirVersion: string,
-  access: string,
-  status: string,
-  lastUpdated: string,
-  unusable: number,
-];
 
 function emptyColumns(size: number): EntryColumns {
   return {
@@ -87,7 +68,7 @@ function emptyColumns(size: number): EntryColumns {
  */
 export function buildDirectoryData(sqlite: Database): DirectoryData {
   const version = readDatasetVersion(sqlite);
-  const vendorNames = new Map(sqlite.prepare("SELECT id, name FROM vendors").values() as [string, string][]);
+  const vendorNames = new Map(vendorNameRows(sqlite));
   const probes = readProbeFacts(sqlite);
   const size = countEntries(sqlite);
   const tables = Object.fromEntries(
@@ -110,14 +91,10 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
   const raw = emptyColumns(size);
   /** 1 for an entry kept out of the listings (removed, or unusable: src/pipeline/ingest/unusable.ts). */
   const hidden = new Uint8Array(size);
-  const chunk = sqlite.prepare(
-    `SELECT row_id, id, url, vendor_id, organization_name, npi, tenant_id, city, state, zip_code, fhir_version, access, status, last_updated,
-       unusable IS NOT NULL
-     FROM entries WHERE row_id > ? ORDER BY row_id LIMIT ${CHUNK}`,
-  );
+  const chunk = entryChunks(sqlite, CHUNK);
   let n = 0;
   for (let after = -1; ; ) {
-    const rows = chunk.values(after) as Row[];
+    const rows = chunk(after);
     for (const row of rows) {
       if (n >= size) break;
       raw.rowId[n] = row[0];

@@ -1,0 +1,57 @@
+import type { Database } from "bun:sqlite";
+import type { entries, probes, vendors } from "./schema";
+
+/**
+ * What the directory index build reads (src/directory/build-data.ts), inside one read
+ * transaction. Rows are tuples (`.values()`: no object per row at 1M entries) whose element types
+ * come from the Drizzle schema, so a column renamed or retyped in schema.ts breaks them at
+ * compile time.
+ */
+type Entry = typeof entries.$inferSelect;
+type Probe = typeof probes.$inferSelect;
+type Vendor = typeof vendors.$inferSelect;
+/** A column as bun:sqlite returns it: a boolean column is 0 or 1. */
+type Raw<T> = T extends boolean ? number : T;
+
+/** Every vendor's id and name. */
+export const vendorNameRows = (sqlite: Database) =>
+  sqlite.prepare("SELECT id, name FROM vendors").values() as [id: Vendor["id"], name: Vendor["name"]][];
+
+/** Per probed URL: its row id, the resources and SMART flag the filters use, when it was probed. */
+export const probeFactRows = (sqlite: Database) =>
+  sqlite.prepare("SELECT rowid, url, supported_resources, smart_supported, probed_at FROM probes").values() as [
+    rowId: number,
+    url: Probe["url"],
+    supportedResources: Probe["supportedResources"],
+    smartSupported: Raw<Probe["smartSupported"]>,
+    probedAt: Probe["probedAt"],
+  ][];
+
+type EntryRow = [
+  rowId: Entry["rowId"],
+  id: Entry["id"],
+  url: Entry["url"],
+  vendorId: Entry["vendorId"],
+  organizationName: Entry["organizationName"],
+  npi: Entry["npi"],
+  tenantId: Entry["tenantId"],
+  city: Entry["city"],
+  state: Entry["state"],
+  zipCode: Entry["zipCode"],
+  fhirVersion: Entry["fhirVersion"],
+  access: Entry["access"],
+  status: Entry["status"],
+  lastUpdated: Entry["lastUpdated"],
+  /** 1 when the entry is unusable (kept out of the listings). */
+  unusable: number,
+];
+
+/** Entries in row-id order, `limit` at a time after row id `after` (call `.values(after)` repeatedly). */
+export function entryChunks(sqlite: Database, limit: number): (after: number) => EntryRow[] {
+  const chunk = sqlite.prepare(
+    `SELECT row_id, id, url, vendor_id, organization_name, npi, tenant_id, city, state, zip_code, fhir_version, access, status, last_updated,
+       unusable IS NOT NULL
+     FROM entries WHERE row_id > ? ORDER BY row_id LIMIT ${limit}`,
+  );
+  return (after) => chunk.values(after) as EntryRow[];
+}
