@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { auditRows, type AuditRow as Row } from "../../db/audit-rows";
 import { fhirVersionOfUrl } from "../ingest/enrich/fhir-version";
 import { loadRegistry } from "../ingest/registry";
 import { looksLikeTestOrDemo } from "../ingest/unusable";
@@ -25,32 +26,9 @@ export interface AuditReport {
   sample: { size: number; population: number; outcomes: { outcome: string; entries: number }[] };
 }
 
-interface Row {
-  id: string;
-  vendorId: string;
-  url: string;
-  name: string | null;
-  fhirVersion: string;
-  versionEvidence: string | null;
-  stateEvidence: string | null;
-  urlEvidence: string;
-  unusable: string | null;
-  status: string;
-  listVersion: number;
-}
-
 /** Counts the national directory's entries by how each field is known and why some are not listed. */
 export function auditDatabase(sqlite: Database, sampleSize = 100): AuditReport {
-  const rows = sqlite
-    .query(
-      `SELECT e.id, e.vendor_id AS vendorId, e.url, e.organization_name AS name, e.fhir_version AS fhirVersion,
-         e.version_evidence AS versionEvidence, e.state_evidence AS stateEvidence, e.url_evidence AS urlEvidence,
-         e.unusable, e.status,
-         EXISTS (SELECT 1 FROM entry_sources es JOIN vendor_lists vl ON vl.id = es.list_id
-                 WHERE es.entry_row_id = e.row_id AND es.present = 1 AND vl.fhir_version IS NOT NULL) AS listVersion
-       FROM entries e ORDER BY e.id`,
-    )
-    .all() as Row[];
+  const rows = auditRows(sqlite);
   const listed = rows.filter((r) => r.status !== "removed" && r.unusable === null);
   const count = <K extends string>(items: Row[], key: (row: Row) => K) => {
     const counts = new Map<K, Row[]>();

@@ -1,0 +1,33 @@
+import type { Database } from "bun:sqlite";
+import type { entries } from "./schema";
+
+type Entry = typeof entries.$inferSelect;
+
+/** One entry as the national audit (src/pipeline/national/audit.ts) counts it. */
+export interface AuditRow {
+  id: Entry["id"];
+  vendorId: Entry["vendorId"];
+  url: Entry["url"];
+  name: Entry["organizationName"];
+  fhirVersion: Entry["fhirVersion"];
+  versionEvidence: Entry["versionEvidence"];
+  stateEvidence: Entry["stateEvidence"];
+  urlEvidence: Entry["urlEvidence"];
+  unusable: Entry["unusable"];
+  status: Entry["status"];
+  /** 1 when a list that carries the entry declares a FHIR version. */
+  listVersion: number;
+}
+
+/** Every entry, by id, with what the audit counts. */
+export const auditRows = (sqlite: Database) =>
+  sqlite
+    .query(
+      `SELECT e.id, e.vendor_id AS vendorId, e.url, e.organization_name AS name, e.fhir_version AS fhirVersion,
+         e.version_evidence AS versionEvidence, e.state_evidence AS stateEvidence, e.url_evidence AS urlEvidence,
+         e.unusable, e.status,
+         EXISTS (SELECT 1 FROM entry_sources es JOIN vendor_lists vl ON vl.id = es.list_id
+                 WHERE es.entry_row_id = e.row_id AND es.present = 1 AND vl.fhir_version IS NOT NULL) AS listVersion
+       FROM entries e ORDER BY e.id`,
+    )
+    .all() as AuditRow[];
