@@ -1,9 +1,9 @@
 import { dirname, join } from "node:path";
-import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
-import { errorResponse } from "../http/json";
+import { errorResponse, jsonResponse } from "../http/json";
 import { headersFor } from "../http/request-context";
-import { notRateLimited, routeOptions } from "../http/routes";
+import { routeOptions } from "../http/routes";
+import { type DocumentedRoute, openApiDocument } from "./openapi";
 
 const ASSET_DIR = dirname(Bun.resolveSync("swagger-ui-dist/package.json", import.meta.dir));
 const ASSETS: Record<string, string> = {
@@ -20,16 +20,59 @@ Every response is JSON in one envelope: \`{ success: true, data, meta }\` or \`{
 
 **Rate limits**: a fixed window per client (60 requests a minute anonymously, 1,000 with an API key sent as \`X-API-Key\` or \`Authorization: Bearer\`; an unknown or revoked key → 401 INVALID_API_KEY, counted against the client's anonymous quota). Every limited response carries \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` (whole seconds until the window ends) and \`RateLimit-Policy\`; a 429 adds \`Retry-After\` in seconds. \`/health\` and this page are not limited.
 
-**Caching**: data responses carry an \`ETag\` that changes only when the dataset changes; send it back in \`If-None-Match\` for a 304.
+**Caching**: data responses carry an \`ETag\` that changes only when the dataset changes and a \`Last-Modified\` (the dataset's last refresh); send either back (\`If-None-Match\`, \`If-Modified-Since\`) for a 304. They vary with the API key sent (\`Vary: Authorization, X-API-Key\`; \`Cache-Control: private\` when a key is sent).
 
-**Errors**: 400 VALIDATION_ERROR (message \`<parameter>: <reason>\`), 404 ENDPOINT_NOT_FOUND (unknown id) or NOT_FOUND (unknown route), 405 METHOD_NOT_ALLOWED, 429 TOO_MANY_REQUESTS, 500 INTERNAL_ERROR. Do not retry 400; wait Retry-After after 429; retry 500 with backoff.`;
+**Paging**: the list's \`Link\` header (RFC 8288) names its \`first\`, \`prev\`, \`next\` and \`last\` pages, \`last\` at most page 1000; to get every entry, use the export.
+
+**Errors**: 400 VALIDATION_ERROR (message \`<parameter>: <reason>\`), 401 INVALID_API_KEY (with \`WWW-Authenticate\`), 404 ENDPOINT_NOT_FOUND (unknown id) or NOT_FOUND (unknown route), 405 METHOD_NOT_ALLOWED, 429 TOO_MANY_REQUESTS, 500 INTERNAL_ERROR. Do not retry 400; wait Retry-After after 429; retry 500 with backoff.`;
+
+const INFO = {
+  title: "Endpoint Directory API",
+  description: DESCRIPTION,
+  tags: [
+    { name: "Endpoints", description: "FHIR server endpoints published by EHR vendors." },
+    { name: "Vendors", description: "EHR vendors and their published lists." },
+    { name: "Statistics", description: "Dataset statistics." },
+    { name: "Health", description: "Liveness." },
+  ],
+};
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
- * The OpenAPI document at /docs/json and Swagger UI at /docs, its assets served locally (no CDN);
- * none of them rate limited.
+ * Swagger UI, its script and stylesheet from the installed swagger-ui-dist, reading the document
+ * at an absolute URL (so /docs/ works as /docs does).
  */
-export const docsPlugin = (version: string) =>
-  new Elysia({ name: "docs" })
+const page = (title: string, description: string) => `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8" />
+<meta name="viewport" content="width=device-width, initial-scale=1" />
+<title>${escapeHtml(title)}</title>
+<meta name="description" content="${escapeHtml(description)}" />
+<link rel="stylesheet" href="/docs/assets/swagger-ui.css" />
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="/docs/assets/swagger-ui-bundle.js" crossorigin></script>
+<script>
+window.onload = () => {
+  window.ui = SwaggerUIBundle({ dom_id: "#swagger-ui", url: "/docs/json", validatorUrl: null });
+};
+</script>
+</body>
+</html>
+`;
+
+/**
+ * The OpenAPI document at /docs/json, built from the app's own routes (their schemas, the same
+ * objects the routes validate with) with the request's origin as its server, and Swagger UI at
+ * /docs, its assets served locally (no CDN); none of them rate limited.
+ */
+export const docsPlugin = (version: string, routes: () => readonly DocumentedRoute[]) => {
+  let document: ReturnType<typeof openApiDocument> | undefined;
+  const html = page(INFO.title, DESCRIPTION);
+  return new Elysia({ name: "docs" })
     .use(routeOptions)
     .get(
       "/docs/assets/:file",
@@ -43,31 +86,20 @@ export const docsPlugin = (version: string) =>
       },
       { detail: { hide: true }, rateLimit: false },
     )
-    // The OpenAPI plugin builds its own responses: give them the common headers through `set`
-    // (a hook local to the docs routes, so the API's routes do not pay for it).
-    .onBeforeHandle(({ request, set }) => {
-      for (const [name, value] of headersFor(request)) set.headers[name] = value;
-    })
-    .use(
-      notRateLimited(
-        openapi({
-          path: "/docs",
-          provider: "swagger-ui",
-          swagger: {
-            cdn: "/docs/assets/swagger-ui-bundle.js",
-            theme: "/docs/assets/swagger-ui.css",
-            validatorUrl: null,
-            autoDarkMode: false,
-          } as never,
-          documentation: {
-            info: { title: "Endpoint Directory API", version, description: DESCRIPTION },
-            tags: [
-              { name: "Endpoints", description: "FHIR server endpoints published by EHR vendors." },
-              { name: "Vendors", description: "EHR vendors and their published lists." },
-              { name: "Statistics", description: "Dataset statistics." },
-              { name: "Health", description: "Liveness." },
-            ],
-          },
-        }),
-      ),
+    .get(
+      "/docs",
+      ({ request }) =>
+        new Response(html, { headers: headersFor(request, undefined, { "content-type": "text/html; charset=utf-8" }) }),
+      { detail: { hide: true }, rateLimit: false },
+    )
+    .get(
+      "/docs/json",
+      ({ request }) => {
+        // Built once, when the first client asks (every route is registered by then).
+        document ??= openApiDocument(routes(), { ...INFO, version });
+        const servers = [{ url: new URL(request.url).origin, description: "This server" }];
+        return jsonResponse(request, 200, JSON.stringify({ ...document, servers }));
+      },
+      { detail: { hide: true }, rateLimit: false },
     );
+};

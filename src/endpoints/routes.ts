@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { Directory } from "../directory/directory";
 import { ApiError } from "../http/api-error";
 import { dataResponse, successBody } from "../http/data-response";
-import { ErrorEnvelope, NoQuery } from "../http/schemas";
+import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, integerParams, NO_PARAMETERS } from "../http/strict-query";
 import { capabilitiesBody } from "./capabilities-body";
 import { toEndpointFilter } from "./filter";
@@ -21,7 +21,8 @@ import {
 export const notFound = (): never => {
   throw new ApiError(404, "ENDPOINT_NOT_FOUND", "No endpoint has this id");
 };
-export const ERROR_RESPONSES = { 400: ErrorEnvelope, 404: ErrorEnvelope, 429: ErrorEnvelope };
+/** The error answers of a by-id route: every operation's, and 404 for an unknown id. */
+export const BY_ID_ERRORS = { ...API_ERRORS, 404: ErrorEnvelope };
 
 /** What every by-id route checks: the id, and no query parameters at all. */
 export const BY_ID = {
@@ -69,31 +70,40 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
           checkRawQuery(request.url, LIST_QUERY_KEYS, LIST_INTEGER_MESSAGES);
           integerParams(query, LIST_INTEGER_KEYS);
         },
-        response: { 200: ListResponse, ...ERROR_RESPONSES },
+        response: { 200: ListResponse, ...API_ERRORS },
         detail: {
           summary: "List endpoints",
+          operationId: "listEndpoints",
           description:
             "Filters combine with AND. Ordered by vendorName, then organizationName (entries without one last), then url, then id, case-insensitive; the same request always returns the same page. A page past the end returns `data: []` with the true `meta.total`. Unknown, repeated or malformed parameters → 400 VALIDATION_ERROR.",
           tags: ["Endpoints"],
+          responses: {
+            200: { description: "OK", headers: { Link: { $ref: "#/components/headers/Link" } } },
+            304: NOT_MODIFIED,
+          },
         },
       },
     )
     .get("/:id", ({ params, request }) => answers.entry(request, params.id), {
       ...BY_ID,
-      response: { 200: EndpointResponse, ...ERROR_RESPONSES },
+      response: { 200: EndpointResponse, ...BY_ID_ERRORS },
       detail: {
         summary: "Get one endpoint",
+        operationId: "getEndpoint",
         description: "Removed endpoints still answer. Unknown id → 404 ENDPOINT_NOT_FOUND.",
         tags: ["Endpoints"],
+        responses: { 304: NOT_MODIFIED },
       },
     })
     .get("/:id/capabilities", ({ params, request }) => answers.capabilities(request, params.id), {
       ...BY_ID,
-      response: { 200: CapabilitiesResponse, ...ERROR_RESPONSES },
+      response: { 200: CapabilitiesResponse, ...BY_ID_ERRORS },
       detail: {
         summary: "Get an endpoint's probed capabilities",
+        operationId: "getEndpointCapabilities",
         description:
           "The probe result of the endpoint's URL (entries sharing a URL share it): a summary plus the raw CapabilityStatement and SMART configuration, unmodified. Unknown id → 404 ENDPOINT_NOT_FOUND.",
         tags: ["Endpoints"],
+        responses: { 304: NOT_MODIFIED },
       },
     });

@@ -109,7 +109,7 @@ describe("the docs page in headless Chromium", () => {
     60_000,
   );
 
-  // @elysiajs/openapi writes the API description unescaped into <meta content="…">: a double quote
+  // The API description goes into <meta content="…">: a double quote not escaped
   // in it would end the attribute early and leak the rest as raw text above Swagger UI.
   (runs ? test : test.skip)(
     "shows nothing outside Swagger UI and keeps the whole description in the meta tag",
