@@ -54,7 +54,9 @@ const HEADERS = {
   "X-Request-Id": header("The request's id (the client's own X-Request-Id when it sent a valid one); in the logs."),
   ETag: header("Weak validator of this answer; changes only when the dataset changes. Send it in If-None-Match."),
   "Last-Modified": header("When the dataset was last refreshed (HTTP date). Send it in If-Modified-Since."),
-  "Cache-Control": header("`public, max-age=300, stale-while-revalidate=60`; `private, …` when an API key was sent."),
+  "Cache-Control": header(
+    "Data answers: `public, max-age=300, stale-while-revalidate=60` (`private, …` when an API key was sent); /health: `no-store`.",
+  ),
   Vary: header("`Accept-Encoding, Authorization, X-API-Key`: the answer depends on the key sent."),
   "RateLimit-Limit": header("Requests allowed in the window.", integer),
   "RateLimit-Remaining": header("Requests left in the window.", integer),
@@ -250,8 +252,9 @@ export interface DocumentInfo {
 }
 
 /**
- * The OpenAPI 3.1 document of the app's routes (those with a `detail` not hidden), without
- * `servers` (added per request: the origin the client addressed).
+ * The OpenAPI 3.1 document of the app's routes (those with a `detail` not hidden). Its server is
+ * `/`: relative, so it names whichever host the client fetched the document from (the Host a
+ * client sends plays no part in the answer).
  */
 export function openApiDocument(routes: readonly DocumentedRoute[], info: DocumentInfo) {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -274,6 +277,7 @@ export function openApiDocument(routes: readonly DocumentedRoute[], info: Docume
       version: info.version,
       description: info.description,
     },
+    servers: [{ url: "/", description: "The server this document was fetched from." }],
     tags: info.tags,
     // Optional authentication: anonymous, or an API key in either header.
     security: [{}, { ApiKey: [] }, { Bearer: [] }],

@@ -66,7 +66,7 @@ window.onload = () => {
 
 /**
  * The OpenAPI document at /docs/json, built from the app's own routes (their schemas, the same
- * objects the routes validate with) with the request's origin as its server, and Swagger UI at
+ * objects the routes validate with), and Swagger UI at
  * /docs, its assets served locally (no CDN); none of them rate limited.
  */
 export const docsPlugin = (version: string, routes: () => readonly DocumentedRoute[]) => {
@@ -97,8 +97,7 @@ export const docsPlugin = (version: string, routes: () => readonly DocumentedRou
       ({ request }) => {
         // Built once, when the first client asks (every route is registered by then).
         document ??= openApiDocument(routes(), { ...INFO, version });
-        const servers = [{ url: new URL(request.url).origin, description: "This server" }];
-        return jsonResponse(request, 200, JSON.stringify({ ...document, servers }));
+        return jsonResponse(request, 200, JSON.stringify(document));
       },
       { detail: { hide: true }, rateLimit: false },
     );

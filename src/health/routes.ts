@@ -24,6 +24,9 @@ export const healthRoutes = (clock: () => Date) =>
           summary: "Liveness probe",
           operationId: "getHealth",
           security: [],
+          responses: {
+            200: { description: "OK", headers: { "Cache-Control": { $ref: "#/components/headers/Cache-Control" } } },
+          },
           description:
             "200 means the API process is running; it says nothing about the dataset's freshness. Query parameters are ignored (monitors add cache-busters). Not rate limited.",
           tags: ["Health"],
