@@ -24,6 +24,28 @@ export const notFound = (): never => {
 /** The error answers of a by-id route: every operation's, and 404 for an unknown id. */
 export const BY_ID_ERRORS = { ...API_ERRORS, 404: ErrorEnvelope };
 
+/** The list's last page: page 1000 at most (the list's own bound; the export has every entry). */
+const LAST_PAGE = 1000;
+
+/**
+ * The list's Link header (RFC 8288): the first, previous, next and last pages of the same query,
+ * as references relative to the server (the query as the client sent it, `page` replaced). No
+ * `prev` on the first page, no `next` from the last page on.
+ */
+function pageLinks(url: string, page: number, limit: number, total: number): string {
+  const target = new URL(url, "http://localhost");
+  const last = Math.min(LAST_PAGE, Math.max(1, Math.ceil(total / limit)));
+  const at = (n: number, rel: string) => {
+    target.searchParams.set("page", String(n));
+    return `<${target.pathname}${target.search}>; rel="${rel}"`;
+  };
+  const links = [at(1, "first")];
+  if (page > 1) links.push(at(Math.min(page - 1, last), "prev"));
+  if (page < last) links.push(at(page + 1, "next"));
+  links.push(at(last, "last"));
+  return links.join(", ");
+}
+
 /** What every by-id route checks: the id, and no query parameters at all. */
 export const BY_ID = {
   params: IdParams,
@@ -56,11 +78,12 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
       ({ query, request }) => {
         const snapshot = directory.current;
         // Built only when this URL's body is not cached yet (a cached URL has passed every check).
-        return dataResponse(request, snapshot, () => {
+        return dataResponse(request, snapshot, (own) => {
           const filter = toEndpointFilter(query);
           const page = query.page ?? 1;
           const limit = query.limit ?? 25;
           const { total, records } = snapshot.list(filter, (page - 1) * limit, limit);
+          own.link = pageLinks(request.url, page, limit, total);
           return JSON.stringify({ success: true, data: records, meta: { total, page, limit } });
         });
       },

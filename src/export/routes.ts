@@ -4,7 +4,7 @@ import { filterKey } from "../directory/search";
 import { toEndpointFilter } from "../endpoints/filter";
 import { ApiError, validationError } from "../http/api-error";
 import { negotiateEncoding } from "../http/compression";
-import { datasetEtag, matchesIfNoneMatch } from "../http/conditional";
+import { datasetEtag, httpDate, notModified } from "../http/conditional";
 import { DATASET_ANSWER } from "../http/data-response";
 import { contextOf, headersFor } from "../http/request-context";
 import { API_ERRORS, NOT_MODIFIED } from "../http/schemas";
@@ -67,8 +67,13 @@ export const exportRoutes = (directory: Directory, inFlight = new InFlightExport
       const filter = toEndpointFilter(query);
       const format = FORMATS[query.format as keyof typeof FORMATS];
       const etag = datasetEtag(snapshot.version, snapshot.stats.lastUpdated, etagTarget(query.format, filter));
-      const headers = headersFor(request, DATASET_ANSWER, { etag });
-      if (matchesIfNoneMatch(request, etag)) return new Response(null, { status: 304, headers });
+      const lastModified = httpDate(snapshot.stats.lastUpdated);
+      const headers = headersFor(
+        request,
+        DATASET_ANSWER,
+        lastModified ? { etag, "last-modified": lastModified } : { etag },
+      );
+      if (notModified(request, etag, snapshot.stats.lastUpdated)) return new Response(null, { status: 304, headers });
       headers.set("content-type", format.contentType);
       headers.set(
         "content-disposition",
