@@ -55,9 +55,12 @@ ${fence(NDJSON_EXAMPLE)}
 
 ${fence(FHIR_EXAMPLE)}`;
 
-/** The ETag's target: the format and the parsed filter, so equivalent URLs (another parameter order) share it. */
-const etagTarget = (format: string, filter: object) =>
-  `http://export/api/v1/export?format=${format}&filter=${encodeURIComponent(filterKey(filter as never))}`;
+/**
+ * The ETag's target: the format and the parsed filter, so equivalent URLs (another parameter
+ * order) share it, and for the FHIR Bundle the origin its absolute URLs are under.
+ */
+const etagTarget = (format: string, filter: object, origin: string) =>
+  `http://export/api/v1/export?format=${format}&filter=${encodeURIComponent(filterKey(filter as never))}${format === "fhir" ? `&origin=${encodeURIComponent(origin)}` : ""}`;
 
 export const exportRoutes = (directory: Directory, inFlight = new InFlightExports(2)) =>
   new Elysia({ name: "export", normalize: false }).get(
@@ -66,7 +69,8 @@ export const exportRoutes = (directory: Directory, inFlight = new InFlightExport
       const snapshot = directory.current;
       const filter = toEndpointFilter(query);
       const format = FORMATS[query.format as keyof typeof FORMATS];
-      const etag = datasetEtag(snapshot.version, snapshot.stats.lastUpdated, etagTarget(query.format, filter));
+      const origin = new URL(request.url).origin;
+      const etag = datasetEtag(snapshot.version, snapshot.stats.lastUpdated, etagTarget(query.format, filter, origin));
       const lastModified = httpDate(snapshot.stats.lastUpdated);
       const headers = headersFor(
         request,
@@ -94,7 +98,8 @@ export const exportRoutes = (directory: Directory, inFlight = new InFlightExport
           { "retry-after": seconds },
         );
       }
-      return new Response(exportStream(snapshot, filter, format.writer(snapshot), slot, encoding), {
+      const writer = format.writer(snapshot, origin);
+      return new Response(exportStream(snapshot, filter, writer, slot, encoding), {
         status: 200,
         headers,
       });
