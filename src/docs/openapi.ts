@@ -54,9 +54,7 @@ const HEADERS = {
   "X-Request-Id": header("The request's id (the client's own X-Request-Id when it sent a valid one); in the logs."),
   ETag: header("Weak validator of this answer; changes only when the dataset changes. Send it in If-None-Match."),
   "Last-Modified": header("When the dataset was last refreshed (HTTP date). Send it in If-Modified-Since."),
-  "Cache-Control": header(
-    "Data answers: `public, max-age=300, stale-while-revalidate=60` (`private, …` when an API key was sent); /health: `no-store`.",
-  ),
+  "Cache-Control": header("Data answers: `public, max-age=300, stale-while-revalidate=60`; /health: `no-store`."),
   Vary: header("`Accept-Encoding, Authorization, X-API-Key`: the answer depends on the key sent."),
   "RateLimit-Limit": header("Requests allowed in the window.", integer),
   "RateLimit-Remaining": header("Requests left in the window.", integer),

@@ -20,7 +20,7 @@ Every response is JSON in one envelope: \`{ success: true, data, meta }\` or \`{
 
 **Rate limits**: a fixed window per client (60 requests a minute anonymously, 1,000 with an API key sent as \`X-API-Key\` or \`Authorization: Bearer\`; an unknown or revoked key → 401 INVALID_API_KEY, counted against the client's anonymous quota). Every limited response carries \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` (whole seconds until the window ends) and \`RateLimit-Policy\`; a 429 adds \`Retry-After\` in seconds. \`/health\` and this page are not limited.
 
-**Caching**: data responses carry an \`ETag\` that changes only when the dataset changes and a \`Last-Modified\` (the dataset's last refresh); send either back (\`If-None-Match\`, \`If-Modified-Since\`) for a 304. They vary with the API key sent (\`Vary: Authorization, X-API-Key\`; \`Cache-Control: private\` when a key is sent).
+**Caching**: data responses carry an \`ETag\` that changes only when the dataset changes and a \`Last-Modified\` (the dataset's last refresh); send either back (\`If-None-Match\`, \`If-Modified-Since\`) for a 304. They vary with the API key sent (\`Vary: Accept-Encoding, Authorization, X-API-Key\`).
 
 **Paging**: the list's \`Link\` header (RFC 8288) names its \`first\`, \`prev\`, \`next\` and \`last\` pages, \`last\` at most page 1000; to get every entry, use the export.
 

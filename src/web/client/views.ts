@@ -71,8 +71,15 @@ const statusBadge = (status: string) =>
 const copyButton = (url: string, what: string) =>
   h("button", { type: "button", class: "copy", "data-copy": url, "aria-label": `Copy the URL of ${what}` }, "Copy");
 
-const place = (r: EndpointRecord) =>
+/** Where an entry is, as a person names a place: "City, ST" (or whichever of the two is known); never a bare ZIP. */
+const place = (r: Pick<EndpointRecord, "city" | "state">) => [r.city, r.state].filter(Boolean).join(", ");
+
+/** The full published address, ZIP included ("City, ST 02114"), for the detail view. */
+const address = (r: EndpointRecord) =>
   [r.city, [r.state, r.zipCode].filter(Boolean).join(" ")].filter(Boolean).join(", ");
+
+/** A FHIR version as the page spells it everywhere: the release, or "Unknown". */
+export const versionLabel = (version: string) => (version === "UNKNOWN" ? "Unknown" : version);
 
 /** One result row: organization (a link to its detail), vendor, URL with copy button, FHIR version, status. */
 export function resultRow(record: EndpointRecord, state: SearchState): HTMLLIElement {
@@ -95,7 +102,7 @@ export function resultRow(record: EndpointRecord, state: SearchState): HTMLLIEle
     h(
       "dl",
       { class: "facts" },
-      h("div", {}, h("dt", {}, "FHIR"), h("dd", {}, record.fhirVersion)),
+      h("div", {}, h("dt", {}, "FHIR"), h("dd", {}, versionLabel(record.fhirVersion))),
       h("div", {}, h("dt", {}, "Status"), h("dd", {}, statusBadge(record.status))),
     ),
   );
@@ -143,9 +150,9 @@ export function recordSection(r: EndpointRecord): HTMLElement {
       row("Organization", r.organizationName ?? h("span", { class: "muted" }, "not published")),
       r.npi !== null && row("NPI", r.npi),
       r.tenantId !== null && row("Tenant", h("code", {}, r.tenantId)),
-      row("FHIR version", r.fhirVersion),
+      row("FHIR version", versionLabel(r.fhirVersion)),
       row("Audience", r.access.length ? r.access.join(", ") : h("span", { class: "muted" }, "not stated")),
-      row("Location", place(r) || h("span", { class: "muted" }, "not published")),
+      row("Location", address(r) || h("span", { class: "muted" }, "not published")),
       row("Status", statusBadge(r.status)),
       row("Last updated", formatDate(r.lastUpdated)),
       row("Id", h("code", { class: "id" }, r.id)),
