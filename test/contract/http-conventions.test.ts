@@ -3,6 +3,7 @@ import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { createApiKey } from "../../src/keys/store";
 import { fixtureDb } from "../support/fixture";
+import { seedDatabase, tempDbPath } from "../support/seed";
 
 /**
  * The HTTP conventions a generic client or cache relies on, through a real server on 127.0.0.1
@@ -110,6 +111,28 @@ describe("HTTP conventions", () => {
     expect(links(none.headers.get("link"))).toEqual({
       first: "/api/v1/endpoints?vendor=nobody&page=1",
       last: "/api/v1/endpoints?vendor=nobody&page=1",
+    });
+  });
+
+  test("the last page linked is at most page 1000, and it links no next page", async () => {
+    const entries = Array.from({ length: 1_001 }, (_, i) => ({
+      vendorId: "v",
+      url: `https://fhir${i}.example.org/r4`,
+      organizationName: `Clinic ${String(i).padStart(4, "0")}`,
+    }));
+    const big = createApp({
+      db: seedDatabase(tempDbPath(), { vendors: [{ id: "v", name: "Vendor" }], entries }),
+      config: loadConfig({ RATE_LIMIT_MAX: "0" }),
+    });
+    const linksOf = async (page: number) =>
+      links(
+        (await big.handle(new Request(`http://localhost/api/v1/endpoints?limit=1&page=${page}`))).headers.get("link"),
+      );
+    expect((await linksOf(1)).last).toBe("/api/v1/endpoints?limit=1&page=1000");
+    expect(await linksOf(1000)).toEqual({
+      first: "/api/v1/endpoints?limit=1&page=1",
+      prev: "/api/v1/endpoints?limit=1&page=999",
+      last: "/api/v1/endpoints?limit=1&page=1000",
     });
   });
 
