@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import openapiTS, { astToString } from "openapi-typescript";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
+import { ARTIFACTS } from "../support/chromium";
 import { fixtureDb } from "../support/fixture";
 
 /**
@@ -20,8 +21,10 @@ let dir: string;
 beforeAll(() => {
   app.listen({ port: 0, hostname: "127.0.0.1" });
   base = `http://127.0.0.1:${app.server!.port}`;
-  // Inside the repository, so that the client resolves openapi-fetch from its node_modules.
-  dir = mkdtempSync(join(import.meta.dir, ".client-"));
+  // Inside the repository (so that the client resolves openapi-fetch from its node_modules), in
+  // the folder git, biome and tsc leave alone.
+  mkdirSync(ARTIFACTS, { recursive: true });
+  dir = mkdtempSync(join(ARTIFACTS, "generated-client-"));
 });
 afterAll(() => {
   app.stop();
