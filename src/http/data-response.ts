@@ -5,7 +5,6 @@ import { JSON_CONTENT_TYPE } from "./json";
 import { contextOf, headersFor, headerTemplate } from "./request-context";
 import { answersOf, type CachedAnswer } from "./response-cache";
 import { targetOf } from "./routes";
-import { canWait } from "./turn-end";
 
 /**
  * What every answer with a dataset ETag carries (data responses, exports, their 304s): the
@@ -36,11 +35,11 @@ function respond(
   const lastModified = httpDate(snapshot.stats.lastUpdated);
   const validators: Record<string, string> = lastModified === null ? { etag } : { etag, "last-modified": lastModified };
   if (notModified(request, etag, snapshot.stats.lastUpdated))
-    return canWait(new Response(null, { status: 304, headers: headersFor(request, DATASET_ANSWER, validators) }), null);
+    return new Response(null, { status: 304, headers: headersFor(request, DATASET_ANSWER, validators) });
   const headers = headersFor(request, DATA, validators);
   if (encoding) headers.set("content-encoding", encoding);
   if (own !== undefined) for (const name in own) headers.set(name, own[name]!);
-  return canWait(new Response(body, { status: 200, headers }), body);
+  return new Response(body, { status: 200, headers });
 }
 
 /** The encoding to send `plain` in to this client: null when it accepts none or the body is small. */

@@ -56,6 +56,22 @@ describe("API documentation", () => {
     }
   });
 
+  test("/docs runs no inline script, says so in its Content-Security-Policy, and may not be framed", async () => {
+    const response = await app.handle(new Request("http://localhost/docs"));
+    const text = await response.text();
+    expect(text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    const policy = Object.fromEntries(
+      (response.headers.get("content-security-policy") ?? "").split(";").map((part) => {
+        const [name = "", ...values] = part.trim().split(/\s+/);
+        return [name, values.join(" ")];
+      }),
+    );
+    expect(policy["frame-ancestors"]).toBe("'none'");
+    expect(policy["script-src"]).toBe("'self'");
+    expect(policy["default-src"]).toBe("'none'");
+    expect(response.headers.get("x-frame-options")).toBe("DENY");
+  });
+
   test("an unknown asset is 404", async () => {
     expect((await get(app, "/docs/assets/nope.js")).status).toBe(404);
   });
