@@ -55,8 +55,8 @@ export interface DirectoryData {
   version: number;
   size: number;
   /**
-   * Entries the listings show: ordinals [0, listed) are the entries not `removed`, in list
-   * order; removed ones follow them, reachable by id only (no facet bit, no name posting).
+   * Entries the listings show: ordinals [0, listed) are the entries neither `removed` nor unusable, in list
+   * order; the others follow them, reachable by id only (no facet bit, no name posting).
    */
   listed: number;
   columns: EntryColumns;

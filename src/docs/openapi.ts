@@ -5,6 +5,8 @@ import {
   EndpointRecordSchema,
   EndpointResponse,
   ListResponse,
+  SourceRecordSchema,
+  SourceResponse,
 } from "../endpoints/schemas";
 import {
   CsvExportSchema,
@@ -32,6 +34,8 @@ const NAMED_SCHEMAS: Record<string, object> = {
   CapabilitiesResponse,
   Availability: AvailabilitySchema,
   AvailabilityResponse,
+  Source: SourceRecordSchema,
+  SourceResponse,
   Vendor: VendorRecordSchema,
   VendorList: VendorListResponse,
   Stats: StatsSchema,

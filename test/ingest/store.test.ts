@@ -30,6 +30,10 @@ function entry(key: string, name: string): NormalisedEntry {
     state: null,
     zipCode: null,
     listFhirVersion: "R4",
+    versionEvidence: "list",
+    stateEvidence: null,
+    urlEvidence: "published",
+    unusable: null,
   };
 }
 
