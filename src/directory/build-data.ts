@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { buildAvailabilityData } from "../availability/index-data";
-import { readDatasetVersion, readLastRefreshAt } from "../db/dataset-meta";
+import { readDatabaseId, readDatasetVersion, readLastRefreshAt } from "../db/dataset-meta";
 import { type Bitset, createBitset, setBit } from "./bitset";
 import type { DirectoryData, EntryColumns, Facet, StringTable } from "./directory-data";
 import { buildIdIndex, compareIds } from "./id-lookup";
@@ -176,6 +176,7 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
   );
   return {
     version,
+    databaseId: readDatabaseId(sqlite),
     size: n,
     listed,
     columns,

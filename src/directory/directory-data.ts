@@ -53,6 +53,8 @@ export type Facet = "vendor" | "state" | "fhirVersion" | "access" | "smart" | "r
  */
 export interface DirectoryData {
   version: number;
+  /** The identity of the database it was read from (src/db/dataset-meta.ts). */
+  databaseId: string;
   size: number;
   /**
    * Entries the listings show: ordinals [0, listed) are the entries neither `removed` nor unusable, in list

@@ -128,6 +128,14 @@ const ERRORS: Record<
     message: "Unexpected server error; retry with backoff",
     headers: [],
   },
+  503: {
+    name: "ServiceUnavailable",
+    description:
+      "The export only: the server already runs its most exports, every client together (EXPORTS_BUSY); wait Retry-After seconds.",
+    code: "EXPORTS_BUSY",
+    message: "The server is running its most exports at once; retry after 5 s",
+    headers: ["Retry-After"],
+  },
 };
 
 /** Keys whose values are data (examples, constants), never schemas: copied as they are. */

@@ -23,7 +23,7 @@ Every response is JSON in one envelope: \`{ success: true, data, meta }\` or \`{
 
 **Paging**: the list's \`Link\` header (RFC 8288) names its \`first\`, \`prev\`, \`next\` and \`last\` pages, \`last\` at most page 1000; to get every entry, use the export.
 
-**Errors**: 400 VALIDATION_ERROR (message \`<parameter>: <reason>\`), 401 INVALID_API_KEY (with \`WWW-Authenticate\`), 404 ENDPOINT_NOT_FOUND (unknown id) or NOT_FOUND (unknown route), 405 METHOD_NOT_ALLOWED, 429 TOO_MANY_REQUESTS, 500 INTERNAL_ERROR. Do not retry 400; wait Retry-After after 429; retry 500 with backoff.`;
+**Errors**: 400 VALIDATION_ERROR (message \`<parameter>: <reason>\`), 401 INVALID_API_KEY (with \`WWW-Authenticate\`), 404 ENDPOINT_NOT_FOUND (unknown id) or NOT_FOUND (unknown route), 405 METHOD_NOT_ALLOWED, 429 TOO_MANY_REQUESTS, 500 INTERNAL_ERROR, 503 EXPORTS_BUSY (the export, server-wide cap; with Retry-After). Do not retry 400; wait Retry-After after 429; retry 500 with backoff.`;
 
 const TITLE = "Endpoint Directory API";
 

@@ -7,6 +7,7 @@ export const ERROR_CODES = [
   "METHOD_NOT_ALLOWED",
   "TOO_MANY_REQUESTS",
   "INTERNAL_ERROR",
+  "EXPORTS_BUSY",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
