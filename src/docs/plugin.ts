@@ -1,9 +1,9 @@
 import { dirname, join } from "node:path";
-import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
-import { errorResponse } from "../http/json";
+import { errorResponse, jsonResponse } from "../http/json";
 import { headersFor } from "../http/request-context";
-import { notRateLimited, routeOptions } from "../http/routes";
+import { routeOptions } from "../http/routes";
+import { type DocumentedRoute, openApiDocument } from "./openapi";
 
 const ASSET_DIR = dirname(Bun.resolveSync("swagger-ui-dist/package.json", import.meta.dir));
 const ASSETS: Record<string, string> = {
@@ -19,13 +19,29 @@ Every response is JSON in one envelope: \`{ success: true, data, meta }\` or \`{
 
 **Rate limits**: a fixed window per client (60 requests a minute anonymously, 1,000 with an API key sent as \`X-API-Key\` or \`Authorization: Bearer\`; an unknown or revoked key → 401 INVALID_API_KEY, counted against the client's anonymous quota). Every limited response carries \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` (whole seconds until the window ends) and \`RateLimit-Policy\`; a 429 adds \`Retry-After\` in seconds. \`/health\` and this page are not limited.
 
-**Caching**: data responses carry an \`ETag\` that changes only when the dataset changes; send it back in \`If-None-Match\` for a 304.
+**Caching**: data responses carry an \`ETag\` that changes only when the dataset changes and a \`Last-Modified\` (the dataset's last refresh); send either back (\`If-None-Match\`, \`If-Modified-Since\`) for a 304. They vary with the API key sent (\`Vary: Accept-Encoding, Authorization, X-API-Key\`).
 
-**Errors**: 400 VALIDATION_ERROR (message \`<parameter>: <reason>\`), 404 ENDPOINT_NOT_FOUND (unknown id) or NOT_FOUND (unknown route), 405 METHOD_NOT_ALLOWED, 429 TOO_MANY_REQUESTS, 500 INTERNAL_ERROR, 503 EXPORTS_BUSY (the server's exports at a time). Do not retry 400; wait Retry-After after 429 or 503; retry 500 with backoff.`;
+**Paging**: the list's \`Link\` header (RFC 8288) names its \`first\`, \`prev\`, \`next\` and \`last\` pages, \`last\` at most page 1000; to get every entry, use the export.
+
+**Errors**: 400 VALIDATION_ERROR (message \`<parameter>: <reason>\`), 401 INVALID_API_KEY (with \`WWW-Authenticate\`), 404 ENDPOINT_NOT_FOUND (unknown id) or NOT_FOUND (unknown route), 405 METHOD_NOT_ALLOWED, 429 TOO_MANY_REQUESTS, 500 INTERNAL_ERROR, 503 EXPORTS_BUSY (the export, server-wide cap; with Retry-After). Do not retry 400; wait Retry-After after 429 or 503; retry 500 with backoff.`;
 
 const TITLE = "Endpoint Directory API";
 
-/** Swagger UI's start-up, served as a file so that the page runs no inline script. */
+const INFO = {
+  title: TITLE,
+  description: DESCRIPTION,
+  tags: [
+    { name: "Endpoints", description: "FHIR server endpoints published by EHR vendors." },
+    { name: "Vendors", description: "EHR vendors and their published lists." },
+    { name: "Statistics", description: "Dataset statistics." },
+    { name: "Health", description: "Liveness." },
+  ],
+};
+
+/**
+ * Swagger UI's start-up, served as a file so that the page runs no inline script. It reads the
+ * document at an absolute URL, so /docs/ works as /docs does.
+ */
 const START_SCRIPT = `window.onload = () => {
   window.ui = SwaggerUIBundle({ dom_id: "#swagger-ui", url: "/docs/json", validatorUrl: null });
 };
@@ -34,7 +50,7 @@ const START_SCRIPT = `window.onload = () => {
 const attribute = (text: string) =>
   text.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 
-/** The docs page: Swagger UI, its stylesheet and scripts from /docs/assets, nothing inline. */
+/** The docs page: Swagger UI, its stylesheet and scripts from /docs/assets (the installed swagger-ui-dist), nothing inline. */
 const PAGE = `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -71,11 +87,13 @@ const DOCS_POLICY = [
 ].join("; ");
 
 /**
- * The OpenAPI document at /docs/json and Swagger UI at /docs, its assets served locally (no CDN);
- * none of them rate limited.
+ * The OpenAPI document at /docs/json, built from the app's own routes (their schemas, the same
+ * objects the routes validate with), and Swagger UI at /docs, its assets served locally (no
+ * CDN); none of them rate limited.
  */
-export const docsPlugin = (version: string) =>
-  new Elysia({ name: "docs" })
+export const docsPlugin = (version: string, routes: () => readonly DocumentedRoute[]) => {
+  let document: string | undefined;
+  return new Elysia({ name: "docs" })
     .use(routeOptions)
     .get(
       "/docs",
@@ -109,26 +127,13 @@ export const docsPlugin = (version: string) =>
       },
       { detail: { hide: true }, rateLimit: false },
     )
-    // The OpenAPI plugin builds its own responses: give them the common headers through `set`
-    // (a hook local to the docs routes, so the API's routes do not pay for it).
-    .onBeforeHandle(({ request, set }) => {
-      for (const [name, value] of headersFor(request)) set.headers[name] = value;
-    })
-    .use(
-      notRateLimited(
-        openapi({
-          path: "/docs",
-          // The page is our own (above): the document only, at /docs/json.
-          provider: null,
-          documentation: {
-            info: { title: TITLE, version, description: DESCRIPTION },
-            tags: [
-              { name: "Endpoints", description: "FHIR server endpoints published by EHR vendors." },
-              { name: "Vendors", description: "EHR vendors and their published lists." },
-              { name: "Statistics", description: "Dataset statistics." },
-              { name: "Health", description: "Liveness." },
-            ],
-          },
-        }),
-      ),
+    .get(
+      "/docs/json",
+      ({ request }) => {
+        // Built once, when the first client asks (every route is registered by then).
+        document ??= JSON.stringify(openApiDocument(routes(), { ...INFO, version }));
+        return jsonResponse(request, 200, document);
+      },
+      { detail: { hide: true }, rateLimit: false },
     );
+};
