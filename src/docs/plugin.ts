@@ -1,4 +1,5 @@
 import { dirname, join } from "node:path";
+import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
 import { errorResponse, jsonResponse } from "../http/json";
 import { headersFor } from "../http/request-context";
@@ -92,48 +93,67 @@ const DOCS_POLICY = [
  * CDN); none of them rate limited.
  */
 export const docsPlugin = (version: string, routes: () => readonly DocumentedRoute[]) => {
-  let document: string | undefined;
-  return new Elysia({ name: "docs" })
-    .use(routeOptions)
-    .get(
-      "/docs",
-      ({ request }) =>
-        new Response(PAGE, {
-          headers: headersFor(request, undefined, {
-            "content-type": "text/html; charset=utf-8",
-            "content-security-policy": DOCS_POLICY,
-            "x-frame-options": "DENY",
-          }),
-        }),
-      { detail: { hide: true }, rateLimit: false },
-    )
-    .get(
-      "/docs/assets/:file",
-      ({ params, request }) => {
-        // Own keys only: `constructor`, `__proto__`… are on every object and are not assets.
-        const asset = params.file;
-        if (asset === "start.js")
-          return new Response(START_SCRIPT, {
+  const documentation: NonNullable<Parameters<typeof openapi>[0]>["documentation"] & object = {};
+  let described = false;
+  return (
+    new Elysia({ name: "docs" })
+      .use(routeOptions)
+      .get(
+        "/docs",
+        ({ request }) =>
+          new Response(PAGE, {
             headers: headersFor(request, undefined, {
-              "content-type": "text/javascript; charset=utf-8",
-              "cache-control": "public, max-age=86400",
+              "content-type": "text/html; charset=utf-8",
+              "content-security-policy": DOCS_POLICY,
+              "x-frame-options": "DENY",
             }),
+          }),
+        { detail: { hide: true }, rateLimit: false },
+      )
+      .get(
+        "/docs/assets/:file",
+        ({ params, request }) => {
+          // Own keys only: `constructor`, `__proto__`… are on every object and are not assets.
+          const asset = params.file;
+          if (asset === "start.js")
+            return new Response(START_SCRIPT, {
+              headers: headersFor(request, undefined, {
+                "content-type": "text/javascript; charset=utf-8",
+                "cache-control": "public, max-age=86400",
+              }),
+            });
+          const type = Object.hasOwn(ASSETS, asset) ? ASSETS[asset] : undefined;
+          if (!type) return errorResponse(request, 404, "NOT_FOUND", "No such route; see /docs");
+          return new Response(Bun.file(join(ASSET_DIR, asset)), {
+            headers: headersFor(request, undefined, { "content-type": type, "cache-control": "public, max-age=86400" }),
           });
-        const type = Object.hasOwn(ASSETS, asset) ? ASSETS[asset] : undefined;
-        if (!type) return errorResponse(request, 404, "NOT_FOUND", "No such route; see /docs");
-        return new Response(Bun.file(join(ASSET_DIR, asset)), {
-          headers: headersFor(request, undefined, { "content-type": type, "cache-control": "public, max-age=86400" }),
-        });
-      },
-      { detail: { hide: true }, rateLimit: false },
-    )
-    .get(
-      "/docs/json",
-      ({ request }) => {
-        // Built once, when the first client asks (every route is registered by then).
-        document ??= JSON.stringify(openApiDocument(routes(), { ...INFO, version }));
-        return jsonResponse(request, 200, document);
-      },
-      { detail: { hide: true }, rateLimit: false },
-    );
+        },
+        { detail: { hide: true }, rateLimit: false },
+      )
+      // The OpenAPI plugin serves the document at /docs/json: every path of it comes from
+      // `openApiDocument` (the routes' own schemas, the same objects the routes validate with),
+      // handed over as the plugin's `documentation` when the first client asks (every route is
+      // registered by then); the plugin's own conversion of the routes is excluded.
+      .onBeforeHandle(({ request, set }) => {
+        if (!described) Object.assign(documentation, openApiDocument(routes(), { ...INFO, version }));
+        described = true;
+        for (const [name, value] of headersFor(request)) set.headers[name] = value;
+      })
+      // The plugin answers with the document as an object: sent as our other JSON answers are.
+      .onAfterHandle(({ request, response }) =>
+        response instanceof Response ? undefined : jsonResponse(request, 200, JSON.stringify(response)),
+      )
+      .guard({ rateLimit: false }, (app) =>
+        app.use(
+          openapi({
+            path: "/docs",
+            specPath: "/docs/json",
+            provider: null,
+            openapiVersion: "3.1.0",
+            exclude: { paths: [/^/] },
+            documentation,
+          }),
+        ),
+      )
+  );
 };
