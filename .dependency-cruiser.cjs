@@ -33,9 +33,10 @@ const LAYERS = [
     "src/server/vendors",
     "src/server/stats",
     "src/server/health",
-    "src/server/docs",
     "src/server/web",
   ],
+  // The OpenAPI document: built from every feature's schemas.
+  ["src/server/docs"],
   ["src/server/app.ts"],
   // The composition root: builds the national database on a first start, then serves.
   ["src/index.ts"],

@@ -12,7 +12,7 @@ const literals = <const Values extends readonly string[]>(values: Values) =>
  * A string limited to `values`, checked by pattern. (A union of literals would validate the same,
  * but the OpenAPI plugin turns it into a bare enum and drops its description.)
  */
-const oneOf = (values: readonly string[], options: { error: string; description: string; examples: string[] }) =>
+const oneOf = (values: readonly string[], options: { "x-error": string; description: string; examples: string[] }) =>
   t.String({ pattern: `^(?:${values.join("|")})$`, enum: [...values], ...options });
 
 const PAGE_MESSAGE = "page: must be a whole number from 1 to 1000";
@@ -24,7 +24,7 @@ export const ListQuery = t.Object(
     query: t.Optional(
       t.String({
         maxLength: MAX_QUERY_LENGTH,
-        error: `query: must be at most ${MAX_QUERY_LENGTH} characters`,
+        "x-error": `query: must be at most ${MAX_QUERY_LENGTH} characters`,
         description:
           'Keyword search across organization name. Case- and accent-insensitive; split into words on anything that is not a letter or digit; every word must be the prefix of some word of the name (`mass gen` finds "Massachusetts General Hospital"). Characters such as `% _ * " ( :` are plain text. Empty or whitespace-only means no filter. At most 200 characters.',
         examples: ["mass gen"],
@@ -33,28 +33,28 @@ export const ListQuery = t.Object(
     vendor: t.Optional(
       t.String({
         maxLength: 100,
-        error: "vendor: must be a vendor id of at most 100 characters",
+        "x-error": "vendor: must be a vendor id of at most 100 characters",
         description: "Exact match on vendor id (see /api/v1/vendors).",
         examples: ["epic"],
       }),
     ),
     state: t.Optional(
       oneOf(US_STATE_CODES, {
-        error: "state: must be a two-letter uppercase USPS state, district or territory code such as CA",
+        "x-error": "state: must be a two-letter uppercase USPS state, district or territory code such as CA",
         description: "Two-letter USPS state, district or territory code, uppercase.",
         examples: ["CA"],
       }),
     ),
     fhirVersion: t.Optional(
       oneOf(FILTERABLE_FHIR_VERSIONS, {
-        error: `fhirVersion: must be one of ${FILTERABLE_FHIR_VERSIONS.join(", ")}`,
+        "x-error": `fhirVersion: must be one of ${FILTERABLE_FHIR_VERSIONS.join(", ")}`,
         description: "FHIR version of the endpoint.",
         examples: ["R4"],
       }),
     ),
     access: t.Optional(
       oneOf(AUDIENCES, {
-        error: "access: must be patient or provider",
+        "x-error": "access: must be patient or provider",
         description: "Audience the endpoint serves.",
         examples: ["patient"],
       }),
@@ -62,7 +62,7 @@ export const ListQuery = t.Object(
     hasResource: t.Optional(
       t.String({
         maxLength: 1300,
-        error: "hasResource: must be a comma-separated list of at most 20 FHIR resource type names",
+        "x-error": "hasResource: must be a comma-separated list of at most 20 FHIR resource type names",
         description:
           "Comma-separated FHIR resource type names (each `^[A-Z][A-Za-z]{1,63}$`, spaces around commas ignored, at most 20); only endpoints whose server supports all of them. A well-formed name no server supports matches nothing.",
         examples: ["Patient,Observation"],
@@ -70,7 +70,7 @@ export const ListQuery = t.Object(
     ),
     smartSupported: t.Optional(
       oneOf(["true", "false"], {
-        error: "smartSupported: must be true or false",
+        "x-error": "smartSupported: must be true or false",
         description: "`true`: only endpoints whose probe returned a SMART configuration; `false`: only the others.",
         examples: ["true"],
       }),
@@ -80,7 +80,7 @@ export const ListQuery = t.Object(
         minimum: 1,
         maximum: 1000,
         default: 1,
-        error: PAGE_MESSAGE,
+        "x-error": PAGE_MESSAGE,
         description: "1-based page number, 1 to 1000.",
         examples: [1],
       }),
@@ -90,7 +90,7 @@ export const ListQuery = t.Object(
         minimum: 1,
         maximum: 100,
         default: 25,
-        error: LIMIT_MESSAGE,
+        "x-error": LIMIT_MESSAGE,
         description: "Results per page, 1 to 100.",
         examples: [25],
       }),
@@ -147,70 +147,133 @@ export const EndpointRecordSchema = t.Object(
   { description: "One organization's FHIR endpoint as a vendor publishes it." },
 );
 
-export const ListResponse = t.Object({
-  success: t.Literal(true),
-  data: t.Array(EndpointRecordSchema),
-  meta: t.Object({
-    total: t.Number({ description: "Matching entries before pagination." }),
-    page: t.Number(),
-    limit: t.Number(),
-  }),
-});
+const ENDPOINT_EXAMPLE: Static<typeof EndpointRecordSchema> = {
+  id: "536e0e0884148050bc026e5524449abd886ac72062eec8db25a12ab87d42f038",
+  url: "https://mychart.stmaryshospital.com/FHIR/api/FHIR/R4",
+  vendorName: "Epic Systems",
+  vendorId: "epic",
+  organizationName: "St. Mary's Hospital",
+  npi: "1234567893",
+  tenantId: null,
+  fhirVersion: "R4",
+  access: ["patient", "provider"],
+  city: "Charleston",
+  state: "WV",
+  zipCode: "25398",
+  status: "verified",
+  lastUpdated: "2026-11-03T04:00:00.000Z",
+};
 
-export const EndpointResponse = t.Object({ success: t.Literal(true), data: EndpointRecordSchema });
+export const ListResponse = t.Object(
+  {
+    success: t.Literal(true),
+    data: t.Array(EndpointRecordSchema),
+    meta: t.Object({
+      total: Type.Integer({ minimum: 0, description: "Matching entries before pagination." }),
+      page: Type.Integer({ minimum: 1, maximum: 1000 }),
+      limit: Type.Integer({ minimum: 1, maximum: 100 }),
+    }),
+  },
+  { examples: [{ success: true, data: [ENDPOINT_EXAMPLE], meta: { total: 1, page: 1, limit: 25 } }] },
+);
+
+export const EndpointResponse = t.Object(
+  { success: t.Literal(true), data: EndpointRecordSchema },
+  { examples: [{ success: true, data: ENDPOINT_EXAMPLE }] },
+);
 
 export const IdParams = t.Object({
-  id: t.String({ description: "Endpoint id from the list response.", examples: ["0f1e…"] }),
-});
-
-export const CapabilitiesResponse = t.Object({
-  success: t.Literal(true),
-  data: t.Object({
-    endpointId: t.String(),
-    url: t.String(),
-    vendorName: t.String(),
-    lastProbed: t.Union([t.String({ format: "date-time" }), t.Null()], {
-      description: "When the endpoint's URL was last probed; null while unchecked.",
-    }),
-    probeStatus: t.Union(literals(PROBE_STATUSES), {
-      description:
-        "success: both probes returned data; partial: exactly one did; failed: neither; unchecked: not probed yet.",
-    }),
-    summary: t.Object(
-      {
-        fhirVersion: t.Union([t.String(), t.Null()]),
-        softwareName: t.Union([t.String(), t.Null()]),
-        softwareVersion: t.Union([t.String(), t.Null()]),
-        supportedResourceCount: t.Number(),
-        supportedResources: t.Array(t.String(), { description: "Distinct rest[].resource[].type values, sorted." }),
-        smartSupported: t.Boolean(),
-        smartCapabilities: t.Array(t.String(), {
-          description: "`capabilities` of the SMART configuration, as published.",
-        }),
-        grantTypes: t.Array(t.String(), {
-          description: "`grant_types_supported` of the SMART configuration, as published.",
-        }),
-      },
-      {
-        description:
-          "Every key is always present: strings null when unknown, arrays [], supportedResourceCount 0, smartSupported false.",
-      },
-    ),
-    capabilityStatement: t.Union([t.Object({}, { additionalProperties: true }), t.Null()], {
-      description:
-        "The CapabilityStatement (or DSTU2 Conformance) exactly as /metadata returned it; null when that probe returned no JSON.",
-    }),
-    smartConfiguration: t.Union([t.Object({}, { additionalProperties: true }), t.Null()], {
-      description:
-        "The SMART configuration exactly as /.well-known/smart-configuration returned it; null when it returned no JSON.",
-    }),
+  id: t.String({
+    description: "Endpoint id from the list response.",
+    examples: ["536e0e0884148050bc026e5524449abd886ac72062eec8db25a12ab87d42f038"],
   }),
 });
+
+/** An endpoint's probed capabilities: the `data` of /api/v1/endpoints/{id}/capabilities. */
+export const CapabilitiesSchema = t.Object({
+  endpointId: t.String(),
+  url: t.String(),
+  vendorName: t.String(),
+  lastProbed: t.Union([t.String({ format: "date-time" }), t.Null()], {
+    description: "When the endpoint's URL was last probed; null while unchecked.",
+  }),
+  probeStatus: t.Union(literals(PROBE_STATUSES), {
+    description:
+      "success: both probes returned data; partial: exactly one did; failed: neither; unchecked: not probed yet.",
+  }),
+  summary: t.Object(
+    {
+      fhirVersion: t.Union([t.String(), t.Null()]),
+      softwareName: t.Union([t.String(), t.Null()]),
+      softwareVersion: t.Union([t.String(), t.Null()]),
+      supportedResourceCount: Type.Integer({ minimum: 0 }),
+      supportedResources: t.Array(t.String(), { description: "Distinct rest[].resource[].type values, sorted." }),
+      smartSupported: t.Boolean(),
+      smartCapabilities: t.Array(t.String(), {
+        description: "`capabilities` of the SMART configuration, as published.",
+      }),
+      grantTypes: t.Array(t.String(), {
+        description: "`grant_types_supported` of the SMART configuration, as published.",
+      }),
+    },
+    {
+      description:
+        "Every key is always present: strings null when unknown, arrays [], supportedResourceCount 0, smartSupported false.",
+    },
+  ),
+  capabilityStatement: t.Union([t.Object({}, { additionalProperties: true }), t.Null()], {
+    description:
+      "The CapabilityStatement (or DSTU2 Conformance) exactly as /metadata returned it; null when that probe returned no JSON.",
+  }),
+  smartConfiguration: t.Union([t.Object({}, { additionalProperties: true }), t.Null()], {
+    description:
+      "The SMART configuration exactly as /.well-known/smart-configuration returned it; null when it returned no JSON.",
+  }),
+});
+
+export const CapabilitiesResponse = t.Object(
+  { success: t.Literal(true), data: CapabilitiesSchema },
+  {
+    examples: [
+      {
+        success: true,
+        data: {
+          endpointId: ENDPOINT_EXAMPLE.id,
+          url: ENDPOINT_EXAMPLE.url,
+          vendorName: ENDPOINT_EXAMPLE.vendorName,
+          lastProbed: "2026-11-25T04:00:12.000Z",
+          probeStatus: "success",
+          summary: {
+            fhirVersion: "4.0.1",
+            softwareName: "Epic",
+            softwareVersion: "November 2026",
+            supportedResourceCount: 2,
+            supportedResources: ["Observation", "Patient"],
+            smartSupported: true,
+            smartCapabilities: ["launch-standalone", "context-standalone-patient"],
+            grantTypes: ["authorization_code"],
+          },
+          capabilityStatement: {
+            resourceType: "CapabilityStatement",
+            fhirVersion: "4.0.1",
+            software: { name: "Epic", version: "November 2026" },
+            rest: [{ mode: "server", resource: [{ type: "Patient" }, { type: "Observation" }] }],
+          },
+          smartConfiguration: {
+            authorization_endpoint: "https://mychart.stmaryshospital.com/oauth2/authorize",
+            capabilities: ["launch-standalone", "context-standalone-patient"],
+            grant_types_supported: ["authorization_code"],
+          },
+        },
+      },
+    ],
+  },
+);
 
 const isoTime = (description: string) => t.Union([t.String({ format: "date-time" }), t.Null()], { description });
 
 /** Where one entry comes from: GET /api/v1/endpoints/:id/source. */
-const SourceRecordSchema = t.Object({
+export const SourceRecordSchema = t.Object({
   endpointId: t.String({ pattern: "^[0-9a-f]{64}$", description: "The entry's id." }),
   vendorId: t.String({ description: "The vendor whose list carries the entry." }),
   list: t.Union(
@@ -268,7 +331,29 @@ const SourceRecordSchema = t.Object({
   }),
 });
 export type SourceRecord = Static<typeof SourceRecordSchema>;
-export const SourceResponse = t.Object({ success: t.Literal(true), data: SourceRecordSchema });
+const SOURCE_EXAMPLE: SourceRecord = {
+  endpointId: ENDPOINT_EXAMPLE.id,
+  vendorId: "epic",
+  list: {
+    id: "epic",
+    publishedAt: "https://open.epic.com/MyApps/Endpoints",
+    readFrom: {
+      repository: "onc-healthit/lantern-back-end",
+      path: "resources/prod_resources/Epic_Systems_Corporation_1_EndpointSources.json",
+      commit: "3f9c2d0e8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e",
+    },
+    asOf: "2026-10-14T00:00:00.000Z",
+    sha256: "9f2b5c7d1e3a4b6c8d0e2f4a6b8c0d2e4f6a8b0c2d4e6f8a0b2c4d6e8f0a2b4c",
+  },
+  firstSeen: "2026-10-14T00:00:00.000Z",
+  lastSeen: "2026-11-03T04:00:00.000Z",
+  fields: { url: "published", fhirVersion: "probe", state: "list" },
+};
+
+export const SourceResponse = t.Object(
+  { success: t.Literal(true), data: SourceRecordSchema },
+  { examples: [{ success: true, data: SOURCE_EXAMPLE }] },
+);
 
 /** The record the API serves: the static type of its response schema, never a second copy. */
 export type EndpointRecord = Static<typeof EndpointRecordSchema>;

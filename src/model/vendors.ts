@@ -1,11 +1,12 @@
-import type { Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { t } from "elysia";
 
 /** One vendor as /api/v1/vendors serves it; `VendorRecord` is its static type. */
 export const VendorRecordSchema = t.Object({
   id: t.String({ description: "Vendor id; the `vendor` filter value of the list operation.", examples: ["epic"] }),
   name: t.String({ description: "Display name.", examples: ["Epic Systems"] }),
-  endpointCount: t.Number({
+  endpointCount: Type.Integer({
+    minimum: 0,
     description: "Entries of this vendor in the directory now; entries removed from its lists are not counted.",
   }),
   endpointListUrl: t.String({
@@ -16,6 +17,26 @@ export const VendorRecordSchema = t.Object({
     description: "ISO 8601 time of the last successful scrape of any of the vendor's lists; null if never scraped.",
   }),
 });
+
+export const VendorListResponse = t.Object(
+  { success: t.Literal(true), data: t.Array(VendorRecordSchema) },
+  {
+    examples: [
+      {
+        success: true,
+        data: [
+          {
+            id: "epic",
+            name: "Epic Systems",
+            endpointCount: 1297,
+            endpointListUrl: "https://open.epic.com/MyApps/Endpoints",
+            lastScrapedAt: "2026-11-25T03:12:40.000Z",
+          },
+        ],
+      },
+    ],
+  },
+);
 
 /** The record the API serves: the static type of its response schema, never a second copy. */
 export type VendorRecord = Static<typeof VendorRecordSchema>;

@@ -82,7 +82,7 @@ export function createApp(deps: AppDeps) {
     .use(openRequestsAndPreflights(routes))
     .use(observability({ metrics, directory, clock }, observe))
     .use(errorsPlugin(log))
-    .use(docsPlugin(packageJson.version))
+    .use(docsPlugin(packageJson.version, () => (self.app?.routes ?? []) as never))
     .use(limiter.plugin)
     .use(cachedResponses(directory, observe))
     .use(healthRoutes(clock))

@@ -1,6 +1,7 @@
 import { loadConfig } from "../../src/config";
 import type { Db } from "../../src/db/client";
 import type { Logger } from "../../src/logger";
+import { assertPublished } from "../contract/published-document";
 import { createTestApp } from "./app";
 import { type SeedEntry, type SeedProbe, type SeedVendor, seedDatabase } from "./seed";
 import { tempDbPath } from "./temp-db";
@@ -215,9 +216,18 @@ export function fixtureApp(env: Record<string, string> = {}, clock?: () => Date,
   return { db, app };
 }
 
+/** An app of its own, whose /docs/json is the document every answer `get` sees is checked against. */
+let reference: ReturnType<typeof fixtureApp>["app"] | undefined;
+const referenceApp = () => {
+  reference ??= fixtureApp().app;
+  return reference;
+};
+
 export async function get(app: { handle(request: Request): Promise<Response> }, path: string, init?: RequestInit) {
   const response = await app.handle(new Request(`http://localhost${path}`, init));
   const text = await response.text();
+  // Every answer the API tests see must be one the published OpenAPI document allows.
+  await assertPublished(referenceApp, init?.method ?? "GET", path, response, text);
   return { response, status: response.status, body: text === "" ? null : JSON.parse(text), text };
 }
 

@@ -1,7 +1,8 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
-import { BY_ID, ERROR_RESPONSES, notFound } from "../endpoints/routes";
+import { BY_ID, BY_ID_ERRORS, notFound } from "../endpoints/routes";
 import { dataResponse } from "../fast-lane/data-response";
+import { NOT_MODIFIED } from "../http/schemas";
 import { AvailabilityResponse } from "./schemas";
 import { availabilityBody } from "./service";
 
@@ -22,12 +23,14 @@ export const availabilityRoutes = (directory: Directory, answer = availabilityAn
     ({ params, request }) => answer(request, params.id),
     {
       ...BY_ID,
-      response: { 200: AvailabilityResponse, ...ERROR_RESPONSES },
+      response: { 200: AvailabilityResponse, ...BY_ID_ERRORS },
       detail: {
         summary: "Get an endpoint's availability history",
+        operationId: "getEndpointAvailability",
         description:
           "Does the endpoint's URL usually answer, and how fast: uptime over 1, 7, 30 and 365 days (probes whose /metadata returned a CapabilityStatement ÷ probes in the window), /metadata response times over 30 days, the last success and failure, and the last 20 probes. Entries sharing a URL share it. Every probe is kept 30 days, then as daily figures for 400 days. No query parameters (any → 400 VALIDATION_ERROR); unknown id → 404 ENDPOINT_NOT_FOUND.",
         tags: ["Endpoints"],
+        responses: { 304: NOT_MODIFIED },
       },
     },
   );

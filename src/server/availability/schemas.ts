@@ -1,3 +1,4 @@
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { ERROR_CODES } from "../../db/history-format";
 
@@ -17,13 +18,13 @@ const RecentProbeSchema = t.Object({
   outcome: t.Union([t.Literal("success"), t.Literal("partial"), t.Literal("failed")], {
     description: "The probe's probeStatus: success both documents, partial one, failed neither.",
   }),
-  httpStatus: nullable(t.Integer(), "Status of /metadata's last HTTP response; null when none arrived."),
+  httpStatus: nullable(Type.Integer(), "Status of /metadata's last HTTP response; null when none arrived."),
   smartHttpStatus: nullable(
-    t.Integer(),
+    Type.Integer(),
     "Status of /.well-known/smart-configuration's last HTTP response; null when none arrived.",
   ),
   responseTimeMs: nullable(
-    t.Integer({ minimum: 0 }),
+    Type.Integer({ minimum: 0 }),
     "Time until /metadata's answer was complete (redirects and the one retry included); null when no response arrived.",
   ),
   error: nullable(
@@ -60,7 +61,8 @@ const EXAMPLE = {
   ],
 };
 
-const AvailabilitySchema = t.Object({
+/** An endpoint URL's availability: the `data` of /api/v1/endpoints/{id}/availability. */
+export const AvailabilitySchema = t.Object({
   endpointId: t.String(),
   url: t.String({ description: "The endpoint's base URL; entries sharing a URL share its availability." }),
   lastProbed: nullable(t.String({ format: "date-time" }), "The URL's newest probe; null while unchecked."),
@@ -73,8 +75,8 @@ const AvailabilitySchema = t.Object({
   ),
   responseTimeMs: t.Object(
     {
-      median: nullable(t.Integer(), "Median /metadata response time; null without a success."),
-      p95: nullable(t.Integer(), "95th percentile (nearest rank); null without a success."),
+      median: nullable(Type.Integer(), "Median /metadata response time; null without a success."),
+      p95: nullable(Type.Integer(), "95th percentile (nearest rank); null without a success."),
     },
     { description: "Over the probes of the last 30 days whose /metadata returned a CapabilityStatement." },
   ),

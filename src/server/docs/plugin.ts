@@ -1,9 +1,10 @@
 import { dirname, join } from "node:path";
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
-import { errorResponse } from "../http/json";
+import { errorResponse, jsonResponse } from "../http/json";
 import { headersFor } from "../http/request-context";
-import { notRateLimited, routeOptions } from "../http/route-options";
+import { routeOptions } from "../http/route-options";
+import { type DocumentedRoute, openApiDocument } from "./openapi";
 
 const ASSET_DIR = dirname(Bun.resolveSync("swagger-ui-dist/package.json", import.meta.dir));
 const ASSETS: Record<string, string> = {
@@ -19,13 +20,29 @@ Every response is JSON in one envelope: \`{ success: true, data, meta }\` or \`{
 
 **Rate limits**: a fixed window per client (60 requests a minute anonymously, 1,000 with an API key sent as \`X-API-Key\` or \`Authorization: Bearer\`; an unknown or revoked key → 401 INVALID_API_KEY, counted against the client's anonymous quota). Every limited response carries \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` (whole seconds until the window ends) and \`RateLimit-Policy\`; a 429 adds \`Retry-After\` in seconds. \`/health\` and this page are not limited.
 
-**Caching**: data responses carry an \`ETag\` that changes only when the dataset changes; send it back in \`If-None-Match\` for a 304.
+**Caching**: data responses carry an \`ETag\` that changes only when the dataset changes and a \`Last-Modified\` (the dataset's last refresh); send either back (\`If-None-Match\`, \`If-Modified-Since\`) for a 304. They vary with the API key sent (\`Vary: Accept-Encoding, Authorization, X-API-Key\`).
 
-**Errors**: 400 VALIDATION_ERROR (message \`<parameter>: <reason>\`), 404 ENDPOINT_NOT_FOUND (unknown id) or NOT_FOUND (unknown route), 405 METHOD_NOT_ALLOWED, 429 TOO_MANY_REQUESTS, 500 INTERNAL_ERROR, 503 EXPORTS_BUSY (the server's exports at a time). Do not retry 400; wait Retry-After after 429 or 503; retry 500 with backoff.`;
+**Paging**: the list's \`Link\` header (RFC 8288) names its \`first\`, \`prev\`, \`next\` and \`last\` pages, \`last\` at most page 1000; to get every entry, use the export.
+
+**Errors**: 400 VALIDATION_ERROR (message \`<parameter>: <reason>\`), 401 INVALID_API_KEY (with \`WWW-Authenticate\`), 404 ENDPOINT_NOT_FOUND (unknown id) or NOT_FOUND (unknown route), 405 METHOD_NOT_ALLOWED, 429 TOO_MANY_REQUESTS, 500 INTERNAL_ERROR, 503 EXPORTS_BUSY (the export, server-wide cap; with Retry-After). Do not retry 400; wait Retry-After after 429 or 503; retry 500 with backoff.`;
 
 const TITLE = "Endpoint Directory API";
 
-/** Swagger UI's start-up, served as a file so that the page runs no inline script. */
+const INFO = {
+  title: TITLE,
+  description: DESCRIPTION,
+  tags: [
+    { name: "Endpoints", description: "FHIR server endpoints published by EHR vendors." },
+    { name: "Vendors", description: "EHR vendors and their published lists." },
+    { name: "Statistics", description: "Dataset statistics." },
+    { name: "Health", description: "Liveness." },
+  ],
+};
+
+/**
+ * Swagger UI's start-up, served as a file so that the page runs no inline script. It reads the
+ * document at an absolute URL, so /docs/ works as /docs does.
+ */
 const START_SCRIPT = `window.onload = () => {
   window.ui = SwaggerUIBundle({ dom_id: "#swagger-ui", url: "/docs/json", validatorUrl: null });
 };
@@ -34,7 +51,7 @@ const START_SCRIPT = `window.onload = () => {
 const attribute = (text: string) =>
   text.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 
-/** The docs page: Swagger UI, its stylesheet and scripts from /docs/assets, nothing inline. */
+/** The docs page: Swagger UI, its stylesheet and scripts from /docs/assets (the installed swagger-ui-dist), nothing inline. */
 const PAGE = `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -71,64 +88,72 @@ const DOCS_POLICY = [
 ].join("; ");
 
 /**
- * The OpenAPI document at /docs/json and Swagger UI at /docs, its assets served locally (no CDN);
- * none of them rate limited.
+ * The OpenAPI document at /docs/json, built from the app's own routes (their schemas, the same
+ * objects the routes validate with), and Swagger UI at /docs, its assets served locally (no
+ * CDN); none of them rate limited.
  */
-export const docsPlugin = (version: string) =>
-  new Elysia({ name: "docs" })
-    .use(routeOptions)
-    .get(
-      "/docs",
-      ({ request }) =>
-        new Response(PAGE, {
-          headers: headersFor(request, undefined, {
-            "content-type": "text/html; charset=utf-8",
-            "content-security-policy": DOCS_POLICY,
-            "x-frame-options": "DENY",
-          }),
-        }),
-      { detail: { hide: true }, rateLimit: false },
-    )
-    .get(
-      "/docs/assets/:file",
-      ({ params, request }) => {
-        // Own keys only: `constructor`, `__proto__`… are on every object and are not assets.
-        const asset = params.file;
-        if (asset === "start.js")
-          return new Response(START_SCRIPT, {
+export const docsPlugin = (version: string, routes: () => readonly DocumentedRoute[]) => {
+  const documentation: NonNullable<Parameters<typeof openapi>[0]>["documentation"] & object = {};
+  let described = false;
+  return (
+    new Elysia({ name: "docs" })
+      .use(routeOptions)
+      .get(
+        "/docs",
+        ({ request }) =>
+          new Response(PAGE, {
             headers: headersFor(request, undefined, {
-              "content-type": "text/javascript; charset=utf-8",
-              "cache-control": "public, max-age=86400",
+              "content-type": "text/html; charset=utf-8",
+              "content-security-policy": DOCS_POLICY,
+              "x-frame-options": "DENY",
             }),
+          }),
+        { detail: { hide: true }, rateLimit: false },
+      )
+      .get(
+        "/docs/assets/:file",
+        ({ params, request }) => {
+          // Own keys only: `constructor`, `__proto__`… are on every object and are not assets.
+          const asset = params.file;
+          if (asset === "start.js")
+            return new Response(START_SCRIPT, {
+              headers: headersFor(request, undefined, {
+                "content-type": "text/javascript; charset=utf-8",
+                "cache-control": "public, max-age=86400",
+              }),
+            });
+          const type = Object.hasOwn(ASSETS, asset) ? ASSETS[asset] : undefined;
+          if (!type) return errorResponse(request, 404, "NOT_FOUND", "No such route; see /docs");
+          return new Response(Bun.file(join(ASSET_DIR, asset)), {
+            headers: headersFor(request, undefined, { "content-type": type, "cache-control": "public, max-age=86400" }),
           });
-        const type = Object.hasOwn(ASSETS, asset) ? ASSETS[asset] : undefined;
-        if (!type) return errorResponse(request, 404, "NOT_FOUND", "No such route; see /docs");
-        return new Response(Bun.file(join(ASSET_DIR, asset)), {
-          headers: headersFor(request, undefined, { "content-type": type, "cache-control": "public, max-age=86400" }),
-        });
-      },
-      { detail: { hide: true }, rateLimit: false },
-    )
-    // The OpenAPI plugin builds its own responses: give them the common headers through `set`
-    // (a hook local to the docs routes, so the API's routes do not pay for it).
-    .onBeforeHandle(({ request, set }) => {
-      for (const [name, value] of headersFor(request)) set.headers[name] = value;
-    })
-    .use(
-      notRateLimited(
-        openapi({
-          path: "/docs",
-          // The page is our own (above): the document only, at /docs/json.
-          provider: null,
-          documentation: {
-            info: { title: TITLE, version, description: DESCRIPTION },
-            tags: [
-              { name: "Endpoints", description: "FHIR server endpoints published by EHR vendors." },
-              { name: "Vendors", description: "EHR vendors and their published lists." },
-              { name: "Statistics", description: "Dataset statistics." },
-              { name: "Health", description: "Liveness." },
-            ],
-          },
-        }),
-      ),
-    );
+        },
+        { detail: { hide: true }, rateLimit: false },
+      )
+      // The OpenAPI plugin serves the document at /docs/json: every path of it comes from
+      // `openApiDocument` (the routes' own schemas, the same objects the routes validate with),
+      // handed over as the plugin's `documentation` when the first client asks (every route is
+      // registered by then); the plugin's own conversion of the routes is excluded.
+      .onBeforeHandle(({ request, set }) => {
+        if (!described) Object.assign(documentation, openApiDocument(routes(), { ...INFO, version }));
+        described = true;
+        for (const [name, value] of headersFor(request)) set.headers[name] = value;
+      })
+      // The plugin answers with the document as an object: sent as our other JSON answers are.
+      .onAfterHandle(({ request, response }) =>
+        response instanceof Response ? undefined : jsonResponse(request, 200, JSON.stringify(response)),
+      )
+      .guard({ rateLimit: false }, (app) =>
+        app.use(
+          openapi({
+            path: "/docs",
+            specPath: "/docs/json",
+            provider: null,
+            openapiVersion: "3.1.0",
+            exclude: { paths: [/^/] },
+            documentation,
+          }),
+        ),
+      )
+  );
+};

@@ -14,7 +14,7 @@ import {
 } from "../../model/endpoints";
 import { dataResponse, successBody } from "../fast-lane/data-response";
 import { ApiError } from "../http/api-error";
-import { ErrorEnvelope, NoQuery } from "../http/schemas";
+import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, integerParams, NO_PARAMETERS } from "../http/strict-query";
 import { capabilitiesBody } from "./capabilities-body";
 import { toEndpointFilter } from "./filter";
@@ -23,7 +23,30 @@ import { toEndpointFilter } from "./filter";
 export const notFound = (): never => {
   throw new ApiError(404, "ENDPOINT_NOT_FOUND", "No endpoint has this id");
 };
-export const ERROR_RESPONSES = { 400: ErrorEnvelope, 404: ErrorEnvelope, 429: ErrorEnvelope };
+/** The error answers of a by-id route: every operation's, and 404 for an unknown id. */
+export const BY_ID_ERRORS = { ...API_ERRORS, 404: ErrorEnvelope };
+
+/** The list's last page: page 1000 at most (the list's own bound; the export has every entry). */
+const LAST_PAGE = 1000;
+
+/**
+ * The list's Link header (RFC 8288): the first, previous, next and last pages of the same query,
+ * as references relative to the server (the query as the client sent it, `page` replaced). No
+ * `prev` on the first page, no `next` from the last page on.
+ */
+function pageLinks(url: string, page: number, limit: number, total: number): string {
+  const target = new URL(url, "http://localhost");
+  const last = Math.min(LAST_PAGE, Math.max(1, Math.ceil(total / limit)));
+  const at = (n: number, rel: string) => {
+    target.searchParams.set("page", String(n));
+    return `<${target.pathname}${target.search}>; rel="${rel}"`;
+  };
+  const links = [at(1, "first")];
+  if (page > 1) links.push(at(Math.min(page - 1, last), "prev"));
+  if (page < last) links.push(at(page + 1, "next"));
+  links.push(at(last, "last"));
+  return links.join(", ");
+}
 
 /** What every by-id route checks: the id, and no query parameters at all. */
 export const BY_ID = {
@@ -57,11 +80,12 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
       ({ query, request }) => {
         const snapshot = directory.current;
         // Built only when this URL's body is not cached yet (a cached URL has passed every check).
-        return dataResponse(request, snapshot, () => {
+        return dataResponse(request, snapshot, (own) => {
           const filter = toEndpointFilter(query);
           const page = query.page ?? 1;
           const limit = query.limit ?? 25;
           const { total, records } = snapshot.list(filter, (page - 1) * limit, limit);
+          own.link = pageLinks(request.url, page, limit, total);
           return JSON.stringify({ success: true, data: records, meta: { total, page, limit } });
         });
       },
@@ -71,32 +95,41 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
           checkRawQuery(request.url, LIST_QUERY_KEYS, LIST_INTEGER_MESSAGES);
           integerParams(query, LIST_INTEGER_KEYS);
         },
-        response: { 200: ListResponse, ...ERROR_RESPONSES },
+        response: { 200: ListResponse, ...API_ERRORS },
         detail: {
           summary: "List endpoints",
+          operationId: "listEndpoints",
           description:
             "Filters combine with AND. Ordered by vendorName, then organizationName (entries without one last), then url, then id, case-insensitive; the same request always returns the same page. A page past the end returns `data: []` with the true `meta.total`. Unknown, repeated or malformed parameters → 400 VALIDATION_ERROR.",
           tags: ["Endpoints"],
+          responses: {
+            200: { description: "OK", headers: { Link: { $ref: "#/components/headers/Link" } } },
+            304: NOT_MODIFIED,
+          },
         },
       },
     )
     .get("/:id", ({ params, request }) => answers.entry(request, params.id), {
       ...BY_ID,
-      response: { 200: EndpointResponse, ...ERROR_RESPONSES },
+      response: { 200: EndpointResponse, ...BY_ID_ERRORS },
       detail: {
         summary: "Get one endpoint",
+        operationId: "getEndpoint",
         description: "Removed endpoints still answer. Unknown id → 404 ENDPOINT_NOT_FOUND.",
         tags: ["Endpoints"],
+        responses: { 304: NOT_MODIFIED },
       },
     })
     .get("/:id/capabilities", ({ params, request }) => answers.capabilities(request, params.id), {
       ...BY_ID,
-      response: { 200: CapabilitiesResponse, ...ERROR_RESPONSES },
+      response: { 200: CapabilitiesResponse, ...BY_ID_ERRORS },
       detail: {
         summary: "Get an endpoint's probed capabilities",
+        operationId: "getEndpointCapabilities",
         description:
           "The probe result of the endpoint's URL (entries sharing a URL share it): a summary plus the raw CapabilityStatement and SMART configuration, unmodified. Unknown id → 404 ENDPOINT_NOT_FOUND.",
         tags: ["Endpoints"],
+        responses: { 304: NOT_MODIFIED },
       },
     })
     .get(
@@ -112,12 +145,14 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
       },
       {
         ...BY_ID,
-        response: { 200: SourceResponse, ...ERROR_RESPONSES },
+        response: { 200: SourceResponse, ...BY_ID_ERRORS },
         detail: {
           summary: "Where an endpoint's entry comes from",
+          operationId: "getEndpointSource",
           description:
             "The vendor list that carries the entry (where the developer publishes it, what was actually read — the list's URL, or ONC Lantern's copy with its repository, path and commit — as of when, and the SHA-256 of the bytes read), when the entry was first and last seen, and how its URL, fhirVersion and state are known (`developer`: inferred from the developer's certification, not seen). Every entry answers, removed and unusable ones too. No query parameters (any → 400 VALIDATION_ERROR); unknown id → 404 ENDPOINT_NOT_FOUND.",
           tags: ["Endpoints"],
+          responses: { 304: NOT_MODIFIED },
         },
       },
     );

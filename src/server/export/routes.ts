@@ -5,12 +5,19 @@ import { toEndpointFilter } from "../endpoints/filter";
 import { DATASET_ANSWER_HEADERS } from "../fast-lane/data-response";
 import { ApiError, validationError } from "../http/api-error";
 import { negotiateEncoding } from "../http/compression";
-import { datasetEtag, matchesIfNoneMatch } from "../http/conditional";
+import { datasetEtag, httpDate, notModified } from "../http/conditional";
 import { contextOf, headersFor } from "../http/request-context";
-import { ErrorEnvelope } from "../http/schemas";
+import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED } from "../http/schemas";
 import { checkRawQuery } from "../http/strict-query";
 import { InFlightExports } from "./in-flight";
-import { EXPORT_QUERY_KEYS, ExportQuery, PAGING_KEYS } from "./schemas";
+import {
+  CsvExportSchema,
+  EXPORT_QUERY_KEYS,
+  ExportQuery,
+  FhirBundleSchema,
+  NdjsonExportSchema,
+  PAGING_KEYS,
+} from "./schemas";
 import { exportStream, FORMATS } from "./service";
 
 /** Same policy as the other data answers: reusable for a few minutes, then revalidated with the ETag. */
@@ -26,8 +33,9 @@ const NDJSON_EXAMPLE = `{"id":"536e0e08…","url":"https://mychart.stmaryshospit
 `;
 
 const FHIR_EXAMPLE = `{"resourceType":"Bundle","type":"collection","timestamp":"2026-11-04T09:00:00.000Z","entry":[
-{"resource":{"resourceType":"Endpoint","id":"9b1c…","extension":[{"url":"http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version","valueCode":"4.0.1"}],"status":"active","connectionType":{"system":"http://terminology.hl7.org/CodeSystem/endpoint-connection-type","code":"hl7-fhir-rest"},"payloadType":[{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/endpoint-payload-type","code":"any","display":"Any"}]}],"address":"https://mychart.stmaryshospital.com/FHIR/api/FHIR/R4"}},
-{"resource":{"resourceType":"Organization","id":"4f0a…","name":"St. Mary's Hospital","address":[{"city":"Charleston","state":"WV","postalCode":"25398"}],"endpoint":[{"reference":"Endpoint/9b1c…"}]}}]}`;
+{"fullUrl":"https://directory.example.org/fhir/Organization/developer-epic","resource":{"resourceType":"Organization","id":"developer-epic","name":"Epic Systems"}},
+{"fullUrl":"https://directory.example.org/fhir/Endpoint/744ce827e6abcf67a5fd243053cb2bd3e64604c6654f7dd49a5d1ec02f8a99b2","resource":{"resourceType":"Endpoint","id":"744ce827e6abcf67a5fd243053cb2bd3e64604c6654f7dd49a5d1ec02f8a99b2","extension":[{"url":"http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version","valueCode":"4.0.1"}],"status":"active","connectionType":{"system":"http://terminology.hl7.org/CodeSystem/endpoint-connection-type","code":"hl7-fhir-rest"},"payloadType":[{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/endpoint-payload-type","code":"any","display":"Any"}]}],"address":"https://mychart.stmaryshospital.com/FHIR/api/FHIR/R4","managingOrganization":{"reference":"Organization/developer-epic"}}},
+{"fullUrl":"https://directory.example.org/fhir/Organization/ea9e405b05baf745795d17847412be08299555ef8d0babd138cbf75fff375518","resource":{"resourceType":"Organization","id":"ea9e405b05baf745795d17847412be08299555ef8d0babd138cbf75fff375518","name":"St. Mary's Hospital","address":[{"city":"Charleston","state":"WV","postalCode":"25398"}],"endpoint":[{"reference":"Endpoint/744ce827e6abcf67a5fd243053cb2bd3e64604c6654f7dd49a5d1ec02f8a99b2"}]}}]}`;
 
 const fence = (text: string) => `\`\`\`\n${text.trimEnd()}\n\`\`\``;
 
@@ -43,18 +51,16 @@ ${fence(CSV_EXAMPLE)}
 
 ${fence(NDJSON_EXAMPLE)}
 
-**format=fhir** (\`application/fhir+json\`): one FHIR R4 \`Bundle\` of type \`collection\`, the shape vendors publish their lists in: an \`Endpoint\` per distinct URL (\`address\`; \`status\` active for listed and verified, error for unresponsive; \`connectionType\` hl7-fhir-rest; \`payloadType\` any; the FHIR version in the \`endpoint-fhir-version\` extension, none when unknown; status and version from the URL's first entry in list order) and an \`Organization\` per organization of a vendor (same name, NPI, city, state and ZIP: \`name\`, NPI \`identifier\` with system http://hl7.org/fhir/sid/us-npi, \`address\` city/state/postalCode, one \`endpoint\` reference per URL it publishes). Resource ids are SHA-256 hashes, stable across dataset versions. Our own \`ingest\` reads the file back into the same entries.
+**format=fhir** (\`application/fhir+json\`): one FHIR R4 \`Bundle\` of type \`collection\`, the shape vendors publish their lists in: an \`Endpoint\` per distinct URL (\`address\`; \`status\` active for listed and verified, error for unresponsive; \`connectionType\` hl7-fhir-rest; \`payloadType\` any; the FHIR version in the \`endpoint-fhir-version\` extension, none when unknown; status and version from the URL's first entry in list order; \`managingOrganization\` the developer), the developer as an \`Organization\` with id \`developer-<vendorId>\`, and an \`Organization\` per organization of a vendor (same name, NPI, city, state and ZIP: \`name\`, NPI \`identifier\` with system http://hl7.org/fhir/sid/us-npi, \`address\` city/state/postalCode, one \`endpoint\` reference per URL it publishes). Resource ids are SHA-256 hashes, stable across dataset versions; every entry's \`fullUrl\` is \`<origin>/fhir/<type>/<id>\` under the origin the request addressed; no \`entry\` when nothing matches. Our own \`ingest\` reads the file back into the same entries.
 
 ${fence(FHIR_EXAMPLE)}`;
 
-const errorResponse = (description: string) => ({
-  description,
-  content: { "application/json": { schema: ErrorEnvelope } },
-});
-
-/** The ETag's target: the format and the parsed filter, so equivalent URLs (another parameter order) share it. */
-const etagTarget = (format: string, filter: object) =>
-  `http://export/api/v1/export?format=${format}&filter=${encodeURIComponent(filterKey(filter as never))}`;
+/**
+ * The ETag's target: the format and the parsed filter, so equivalent URLs (another parameter
+ * order) share it, and for the FHIR Bundle the origin its absolute URLs are under.
+ */
+const etagTarget = (format: string, filter: object, origin: string) =>
+  `http://export/api/v1/export?format=${format}&filter=${encodeURIComponent(filterKey(filter as never))}${format === "fhir" ? `&origin=${encodeURIComponent(origin)}` : ""}`;
 
 export const exportRoutes = (directory: Directory, inFlight = new InFlightExports(2)) =>
   new Elysia({ name: "export", normalize: false }).get(
@@ -63,9 +69,15 @@ export const exportRoutes = (directory: Directory, inFlight = new InFlightExport
       const snapshot = directory.current;
       const filter = toEndpointFilter(query);
       const format = FORMATS[query.format as keyof typeof FORMATS];
-      const etag = datasetEtag(snapshot.version, snapshot.stats.lastUpdated, etagTarget(query.format, filter));
-      const headers = headersFor(request, DATASET_ANSWER_HEADERS, { etag });
-      if (matchesIfNoneMatch(request, etag)) return new Response(null, { status: 304, headers });
+      const origin = new URL(request.url).origin;
+      const etag = datasetEtag(snapshot.version, snapshot.stats.lastUpdated, etagTarget(query.format, filter, origin));
+      const lastModified = httpDate(snapshot.stats.lastUpdated);
+      const headers = headersFor(
+        request,
+        DATASET_ANSWER_HEADERS,
+        lastModified ? { etag, "last-modified": lastModified } : { etag },
+      );
+      if (notModified(request, etag, snapshot.stats.lastUpdated)) return new Response(null, { status: 304, headers });
       headers.set("content-type", format.contentType);
       headers.set(
         "content-disposition",
@@ -100,7 +112,8 @@ export const exportRoutes = (directory: Directory, inFlight = new InFlightExport
           { "retry-after": seconds },
         );
       }
-      return new Response(exportStream(snapshot, filter, format.writer(snapshot), slot, encoding), {
+      const writer = format.writer(snapshot, origin);
+      return new Response(exportStream(snapshot, filter, writer, slot, encoding), {
         status: 200,
         headers,
       });
@@ -113,27 +126,26 @@ export const exportRoutes = (directory: Directory, inFlight = new InFlightExport
           if (query[name as keyof typeof query] !== undefined)
             throw validationError(`${name}: the export has no pages; it returns every matching entry`);
       },
-      // The answer is a streamed file, not JSON: its responses are described here (a `response`
-      // schema would replace them in the OpenAPI document).
+      // The answer is a streamed file, not JSON: the 200 is described here, its body schemas
+      // per media type (an error answer is JSON, declared in `response`).
+      // 503: the server-wide cap on running exports (EXPORT_MAX_RUNNING).
+      response: { ...API_ERRORS, 503: ErrorEnvelope },
       detail: {
         summary: "Export endpoints (CSV, NDJSON, FHIR Bundle)",
         description: DESCRIPTION,
+        operationId: "exportEndpoints",
         tags: ["Endpoints"],
         responses: {
           200: {
             description: "The export file, streamed; `Content-Disposition: attachment` names it.",
+            headers: { "Content-Disposition": { $ref: "#/components/headers/Content-Disposition" } },
             content: {
-              "text/csv": { schema: { type: "string" }, example: CSV_EXAMPLE },
-              "application/x-ndjson": { schema: { type: "string" }, example: NDJSON_EXAMPLE },
-              "application/fhir+json": { schema: { type: "object" }, example: JSON.parse(FHIR_EXAMPLE) },
+              "text/csv": { schema: CsvExportSchema, example: CSV_EXAMPLE },
+              "application/x-ndjson": { schema: NdjsonExportSchema, example: NDJSON_EXAMPLE },
+              "application/fhir+json": { schema: FhirBundleSchema as object, example: JSON.parse(FHIR_EXAMPLE) },
             },
           },
-          304: { description: "The client already has this export (its ETag was sent in If-None-Match)." },
-          400: errorResponse("Invalid parameters: VALIDATION_ERROR naming the first offending parameter."),
-          429: errorResponse("Rate limit reached, or two exports of this client already running; see Retry-After."),
-          503: errorResponse(
-            "EXPORTS_BUSY: the server already runs its most exports (EXPORT_MAX_RUNNING); see Retry-After.",
-          ),
+          304: NOT_MODIFIED,
         },
       },
     },

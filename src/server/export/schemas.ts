@@ -4,6 +4,105 @@ import { LIST_INTEGER_KEYS, ListQuery } from "../../model/endpoints";
 const EXPORT_FORMATS = ["csv", "ndjson", "fhir"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
+/** The export's `format` parameter: the formats the export writes. */
+export const ExportFormatSchema = t.String({
+  pattern: `^(?:${EXPORT_FORMATS.join("|")})$`,
+  enum: [...EXPORT_FORMATS],
+  "x-error": "format: must be csv, ndjson or fhir",
+  description:
+    "Required. `csv`: text/csv, a header row then one row per entry; `ndjson`: one Endpoint record per line, as the list returns it; `fhir`: one FHIR R4 Bundle (type collection) of Endpoint and Organization resources.",
+  examples: ["csv"],
+});
+
+/** format=csv: RFC 4180 text, a header row of the Endpoint record's fields, then one row per entry. */
+export const CsvExportSchema = t.String({
+  description: "RFC 4180 CSV (CRLF line ends): a header row of the Endpoint record's fields, one row per entry.",
+});
+
+/** format=ndjson: one Endpoint record (JSON) per line. */
+export const NdjsonExportSchema = t.String({
+  description: "Newline-delimited JSON: one Endpoint record per line, exactly as the list returns it.",
+});
+
+const Reference = (description: string) => t.Object({ reference: t.String() }, { description });
+const Coding = t.Object({ system: t.String({ format: "uri" }), code: t.String(), display: t.Optional(t.String()) });
+const FHIR_ID = { pattern: "^[A-Za-z0-9\\-.]{1,64}$" };
+
+/** An Endpoint resource of the export: one per distinct URL. */
+export const FhirEndpointSchema = t.Object(
+  {
+    resourceType: t.Literal("Endpoint"),
+    id: t.String({ ...FHIR_ID, description: "SHA-256 (hex) of the URL." }),
+    extension: t.Optional(
+      t.Array(
+        t.Object({
+          url: t.Literal("http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version"),
+          valueCode: t.String(),
+        }),
+        { minItems: 1, description: "The FHIR version; absent when unknown." },
+      ),
+    ),
+    status: t.UnionEnum(["active", "error", "off"], { default: undefined }),
+    connectionType: Coding,
+    payloadType: t.Array(t.Object({ coding: t.Array(Coding, { minItems: 1 }) }), { minItems: 1 }),
+    address: t.String({ format: "uri", description: "The FHIR base URL." }),
+    managingOrganization: Reference("The developer (EHR vendor): `Organization/developer-<vendorId>`."),
+  },
+  { additionalProperties: false },
+);
+
+/** An Organization resource of the export: a developer, or an organization of a developer. */
+export const FhirOrganizationSchema = t.Object(
+  {
+    resourceType: t.Literal("Organization"),
+    id: t.String({
+      ...FHIR_ID,
+      description: "`developer-<vendorId>` for a developer; else SHA-256 (hex) of the organization's key.",
+    }),
+    identifier: t.Optional(
+      t.Array(t.Object({ system: t.Literal("http://hl7.org/fhir/sid/us-npi"), value: t.String() }), { minItems: 1 }),
+    ),
+    name: t.Optional(t.String()),
+    address: t.Optional(
+      t.Array(
+        t.Object({
+          city: t.Optional(t.String()),
+          state: t.Optional(t.String()),
+          postalCode: t.Optional(t.String()),
+        }),
+        { minItems: 1 },
+      ),
+    ),
+    endpoint: t.Optional(t.Array(Reference("`Endpoint/<id>`."), { minItems: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+/** format=fhir: a FHIR R4 Bundle of type collection (no `entry` when nothing matched). */
+export const FhirBundleSchema = t.Object(
+  {
+    resourceType: t.Literal("Bundle"),
+    type: t.Literal("collection"),
+    timestamp: t.Optional(t.String({ format: "date-time", description: "When the dataset was last refreshed." })),
+    entry: t.Optional(
+      t.Array(
+        t.Object(
+          {
+            fullUrl: t.String({
+              format: "uri",
+              description: "`<origin>/fhir/Endpoint/<id>` or `<origin>/fhir/Organization/<id>`, the request's origin.",
+            }),
+            resource: t.Union([FhirEndpointSchema, FhirOrganizationSchema]),
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1 },
+      ),
+    ),
+  },
+  { additionalProperties: false, description: "A FHIR R4 Bundle of Endpoint and Organization resources." },
+);
+
 /**
  * The export's query: `format` plus exactly the list operation's filters, with the list's own
  * schemas (so they validate the same way and say the same in the docs). No `page` or `limit`:
@@ -11,14 +110,7 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
  */
 export const ExportQuery = t.Object(
   {
-    format: t.String({
-      pattern: `^(?:${EXPORT_FORMATS.join("|")})$`,
-      enum: [...EXPORT_FORMATS],
-      error: "format: must be csv, ndjson or fhir",
-      description:
-        "Required. `csv`: text/csv, a header row then one row per entry; `ndjson`: one Endpoint record per line, as the list returns it; `fhir`: one FHIR R4 Bundle (type collection) of Endpoint and Organization resources.",
-      examples: ["csv"],
-    }),
+    format: ExportFormatSchema,
     ...t.Omit(ListQuery, LIST_INTEGER_KEYS as ["page", "limit"]).properties,
   },
   { additionalProperties: false },

@@ -15,7 +15,8 @@ export interface FormatInfo {
   contentType: string;
   /** File name extension of the download. */
   extension: string;
-  writer(snapshot: DatasetSnapshot): ExportWriter;
+  /** `origin`: the request's (scheme://host[:port]), for the FHIR Bundle's absolute URLs. */
+  writer(snapshot: DatasetSnapshot, origin: string): ExportWriter;
 }
 
 export const FORMATS: Record<ExportFormat, FormatInfo> = {
@@ -32,7 +33,7 @@ export const FORMATS: Record<ExportFormat, FormatInfo> = {
   fhir: {
     contentType: "application/fhir+json",
     extension: "fhir.json",
-    writer: (snapshot) => fhirWriter(snapshot.recordSource, snapshot.stats.lastUpdated),
+    writer: (snapshot, origin) => fhirWriter(snapshot.recordSource, snapshot.stats.lastUpdated, origin),
   },
 };
 

@@ -1,6 +1,6 @@
 import type { DatasetSnapshot } from "../../directory/snapshot";
 import { type Body, compress, type Encoding, isSmall, negotiateEncoding } from "../http/compression";
-import { datasetEtag, matchesIfNoneMatch } from "../http/conditional";
+import { datasetEtag, httpDate, notModified } from "../http/conditional";
 import { JSON_CONTENT_TYPE } from "../http/json";
 import { contextOf, headersFor, headerTemplate } from "../http/request-context";
 import { targetOf } from "../http/request-target";
@@ -13,17 +13,32 @@ import { answersOf, type CachedAnswer } from "./response-cache";
  */
 const REVALIDATED = {
   "cache-control": "public, max-age=300, stale-while-revalidate=60",
-  vary: "Accept-Encoding",
+  // The answer depends on the key sent (a 401 for a bad one, the key's RateLimit figures): a
+  // cache must not give one client's answer to a request with another key.
+  vary: "Accept-Encoding, Authorization, X-API-Key",
 };
 export const DATASET_ANSWER_HEADERS = headerTemplate(REVALIDATED);
 const DATA = headerTemplate({ ...REVALIDATED, "content-type": JSON_CONTENT_TYPE });
 
-/** The 200 (or bodiless 304) for a body, its ETag and the encoding chosen for this client. */
-function respond(request: Request, etag: string, body: Blob | Body, encoding: Encoding | null): Response {
-  if (matchesIfNoneMatch(request, etag))
-    return new Response(null, { status: 304, headers: headersFor(request, DATASET_ANSWER_HEADERS, { etag }) });
-  const headers = headersFor(request, DATA, { etag });
+/**
+ * The 200 (or bodiless 304) for a body, its ETag, the dataset's refresh time (Last-Modified),
+ * the encoding chosen for this client and the answer's own headers.
+ */
+function respond(
+  request: Request,
+  snapshot: DatasetSnapshot,
+  etag: string,
+  body: Blob | Body,
+  encoding: Encoding | null,
+  own?: Record<string, string>,
+): Response {
+  const lastModified = httpDate(snapshot.stats.lastUpdated);
+  const validators: Record<string, string> = lastModified === null ? { etag } : { etag, "last-modified": lastModified };
+  if (notModified(request, etag, snapshot.stats.lastUpdated))
+    return new Response(null, { status: 304, headers: headersFor(request, DATASET_ANSWER_HEADERS, validators) });
+  const headers = headersFor(request, DATA, validators);
   if (encoding) headers.set("content-encoding", encoding);
+  if (own !== undefined) for (const name in own) headers.set(name, own[name]!);
   return new Response(body, { status: 200, headers });
 }
 
@@ -36,35 +51,40 @@ const encodingFor = (request: Request, plain: Blob | Body) => (isSmall(plain) ? 
  * a validation error; it runs only when this URL has no cached answer (`cached: false` builds
  * it every time: for small records read at random), and always before a 304 (so
  * `If-None-Match: *` never turns a bad request into a 304). A cached answer is also served
- * before routing by `cachedResponse`.
+ * before routing by `cachedResponse`. `body` may set headers of the answer's own in `own` (kept
+ * with the cached answer).
  */
 export function dataResponse(
   request: Request,
   snapshot: DatasetSnapshot,
-  body: () => Body,
+  body: (own: Record<string, string>) => Body,
   { cached = true } = {},
 ): Response {
   if (!cached) {
-    const text = body();
+    const own: Record<string, string> = {};
+    const text = body(own);
     const encoding = encodingFor(request, text);
-    return respond(request, etagOf(request, snapshot), encoding === null ? text : compress(text, encoding), encoding);
+    const encoded = encoding === null ? text : compress(text, encoding);
+    return respond(request, snapshot, etagOf(request, snapshot), encoded, encoding, own);
   }
   const answers = answersOf(snapshot);
   const target = requestTarget(request);
   let text: Body | undefined;
   let answer = answers.get(target);
   if (answer === undefined) {
-    text = body();
+    const own: Record<string, string> = {};
+    text = body(own);
     answer = { etag: etagOf(request, snapshot), plain: new Blob([text]), encoded: {} };
+    if (Object.keys(own).length > 0) answer.headers = own;
     answers.set(target, answer);
   }
   const encoding = encodingFor(request, answer.plain);
   if (encoding !== null && answer.encoded[encoding] === undefined) {
     // A new answer object, not a changed one: the cache weighs an entry when it is stored.
-    answer = { ...answer, encoded: { ...answer.encoded, [encoding]: compress(text ?? body(), encoding) } };
+    answer = { ...answer, encoded: { ...answer.encoded, [encoding]: compress(text ?? body({}), encoding) } };
     answers.set(target, answer);
   }
-  return respond(request, answer.etag, bodyOf(answer, encoding), encoding);
+  return respond(request, snapshot, answer.etag, bodyOf(answer, encoding), encoding, answer.headers);
 }
 
 /**
@@ -77,7 +97,7 @@ export function cachedResponse(request: Request, snapshot: DatasetSnapshot): Res
   if (answer === undefined) return undefined;
   const encoding = encodingFor(request, answer.plain);
   if (encoding !== null && answer.encoded[encoding] === undefined) return undefined;
-  return respond(request, answer.etag, bodyOf(answer, encoding), encoding);
+  return respond(request, snapshot, answer.etag, bodyOf(answer, encoding), encoding, answer.headers);
 }
 
 /** Path and query as the request line has them: the cache key and what the ETag hashes. */

@@ -6,6 +6,8 @@ import type { Encoding } from "../http/compression";
 export interface CachedAnswer {
   etag: string;
   plain: Blob;
+  /** Headers of this answer's own (the list's Link), set by the body's builder. */
+  headers?: Record<string, string>;
   /** Compressed forms, added as clients ask for them (by storing a new answer). */
   readonly encoded: Readonly<Partial<Record<Encoding, Blob>>>;
 }

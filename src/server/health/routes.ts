@@ -1,6 +1,8 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import { jsonResponse } from "../http/json";
 import { routeOptions } from "../http/route-options";
+import { ErrorEnvelope } from "../http/schemas";
+import { HealthResponse } from "./schemas";
 
 /** Liveness only: never touches the database, ignores query parameters, never rate limited. */
 export const healthRoutes = (clock: () => Date) =>
@@ -17,14 +19,14 @@ export const healthRoutes = (clock: () => Date) =>
         ),
       {
         rateLimit: false,
-        response: {
-          200: t.Object({
-            success: t.Literal(true),
-            data: t.Object({ status: t.Literal("ok"), timestamp: t.String({ format: "date-time" }) }),
-          }),
-        },
+        response: { 200: HealthResponse, 405: ErrorEnvelope, 500: ErrorEnvelope },
         detail: {
           summary: "Liveness probe",
+          operationId: "getHealth",
+          security: [],
+          responses: {
+            200: { description: "OK", headers: { "Cache-Control": { $ref: "#/components/headers/Cache-Control" } } },
+          },
           description:
             "200 means the API process is running; it says nothing about the dataset's freshness. Query parameters are ignored (monitors add cache-busters). Not rate limited.",
           tags: ["Health"],

@@ -1,8 +1,21 @@
+/** Every `error.code` the API sends: the Error schema's enum (src/server/http/schemas.ts) and the thrower's type. */
+export const ERROR_CODES = [
+  "VALIDATION_ERROR",
+  "INVALID_API_KEY",
+  "NOT_FOUND",
+  "ENDPOINT_NOT_FOUND",
+  "METHOD_NOT_ALLOWED",
+  "TOO_MANY_REQUESTS",
+  "INTERNAL_ERROR",
+  "EXPORTS_BUSY",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
 /** An error the API answers with its own envelope, status and code. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly headers: Record<string, string> = {},
   ) {

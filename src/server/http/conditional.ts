@@ -18,3 +18,29 @@ export function matchesIfNoneMatch(request: Request, etag: string): boolean {
     return value === etag || value === bare || value === `W/${bare}`;
   });
 }
+
+/** The dataset's refresh time as an HTTP date (Last-Modified), one string per time. */
+const httpDates = new Map<string, string>();
+export function httpDate(iso: string | null): string | null {
+  if (iso === null) return null;
+  let date = httpDates.get(iso);
+  if (date === undefined) {
+    if (httpDates.size > 16) httpDates.clear();
+    date = new Date(iso).toUTCString();
+    httpDates.set(iso, date);
+  }
+  return date;
+}
+
+/**
+ * Whether the client's copy is current: by If-None-Match when it sent one (RFC 9110 13.1.3: it
+ * then ignores If-Modified-Since), else by If-Modified-Since against the dataset's last refresh
+ * (HTTP dates have whole seconds).
+ */
+export function notModified(request: Request, etag: string, lastModified: string | null): boolean {
+  if (request.headers.has("if-none-match")) return matchesIfNoneMatch(request, etag);
+  const since = request.headers.get("if-modified-since");
+  if (since === null || lastModified === null) return false;
+  const sinceMs = Date.parse(since);
+  return !Number.isNaN(sinceMs) && Date.parse(lastModified) <= sinceMs;
+}

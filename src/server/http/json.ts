@@ -1,3 +1,4 @@
+import type { ErrorCode } from "./api-error";
 import { headersFor, headerTemplate } from "./request-context";
 
 export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
@@ -8,14 +9,14 @@ export function jsonResponse(request: Request, status: number, body: string, ext
   return new Response(body, { status, headers: headersFor(request, JSON_HEADERS, extra) });
 }
 
-function errorBody(code: string, message: string): string {
+function errorBody(code: ErrorCode, message: string): string {
   return JSON.stringify({ success: false, error: { code, message } });
 }
 
 export function errorResponse(
   request: Request,
   status: number,
-  code: string,
+  code: ErrorCode,
   message: string,
   extra?: Record<string, string>,
 ): Response {

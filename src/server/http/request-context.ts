@@ -36,7 +36,7 @@ export function openContext(request: Request, context: RequestContext) {
 export const contextOf = (request: Request): RequestContext | undefined => contexts.get(request);
 
 const EXPOSED =
-  "ETag, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After";
+  "ETag, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After, Content-Disposition, Allow, Link";
 
 /** What every response carries, whatever the request: CORS for any origin, and nosniff. */
 const EVERY_RESPONSE = {

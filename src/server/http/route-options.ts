@@ -12,20 +12,9 @@ import { type DocumentDecoration, Elysia } from "elysia";
  * macro records the option in the route's OpenAPI `detail` as `x-rate-limited: false` (Elysia
  * keeps `detail` on every route; unknown hook keys are dropped once the app has global hooks),
  * so the OpenAPI document says it too; the route table reads it back (`RouteInfo.rateLimited`).
- * Routes made by a third-party plugin that cannot take the option (the OpenAPI plugin's /docs
- * and /docs/json) are marked with `notRateLimited(plugin)`.
  */
 export const RATE_LIMITED = "x-rate-limited";
 
 export const routeOptions = new Elysia().macro({
   rateLimit: (counted: boolean) => ({ detail: { [RATE_LIMITED]: counted } as DocumentDecoration }),
 });
-
-/** Marks every route of a plugin we do not write as `rateLimit: false`; returns the plugin. */
-export function notRateLimited<Plugin extends { routes: { hooks: unknown }[] }>(plugin: Plugin): Plugin {
-  for (const route of plugin.routes) {
-    const hooks = route.hooks as { detail?: Record<string, unknown> };
-    hooks.detail = { ...hooks.detail, [RATE_LIMITED]: false };
-  }
-  return plugin;
-}

@@ -1,12 +1,14 @@
 import { t } from "elysia";
+import { ERROR_CODES } from "./api-error";
 
 export const ErrorEnvelope = t.Object(
   {
     success: t.Literal(false),
     error: t.Object({
-      code: t.String({
+      code: t.UnionEnum(ERROR_CODES, {
+        default: undefined,
         description:
-          "Machine-readable code: VALIDATION_ERROR, NOT_FOUND, ENDPOINT_NOT_FOUND, METHOD_NOT_ALLOWED, TOO_MANY_REQUESTS, EXPORTS_BUSY, INVALID_API_KEY, INTERNAL_ERROR.",
+          "Machine-readable: VALIDATION_ERROR 400, INVALID_API_KEY 401, NOT_FOUND 404 (no such route), ENDPOINT_NOT_FOUND 404 (no such id), METHOD_NOT_ALLOWED 405, TOO_MANY_REQUESTS 429, INTERNAL_ERROR 500, EXPORTS_BUSY 503 (the export only).",
       }),
       message: t.String({
         description:
@@ -16,6 +18,27 @@ export const ErrorEnvelope = t.Object(
   },
   { description: "Every error has this envelope." },
 );
+
+/**
+ * The error answers every rate-limited operation can give, whatever its parameters: a bad query
+ * (400), an unknown API key (401), another method (405), over the quota (429), a fault (500).
+ * A by-id route adds 404.
+ */
+export const API_ERRORS = {
+  400: ErrorEnvelope,
+  401: ErrorEnvelope,
+  405: ErrorEnvelope,
+  429: ErrorEnvelope,
+  500: ErrorEnvelope,
+};
+
+/**
+ * The bodiless 304 of an answer with a dataset ETag, for a route's `detail.responses` (a body
+ * schema cannot say "no body"); the document describes it once, with its headers.
+ */
+export const NOT_MODIFIED = {
+  description: "Not Modified: the client's copy (If-None-Match or If-Modified-Since) is current.",
+};
 
 /** Operations without parameters still reject any query parameter with 400. */
 export const NoQuery = t.Object({}, { additionalProperties: false });

@@ -1,8 +1,8 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
-import { StatsSchema } from "../../model/stats";
+import { StatsResponse } from "../../model/stats";
 import { dataResponse, successBody } from "../fast-lane/data-response";
-import { ErrorEnvelope, NoQuery } from "../http/schemas";
+import { API_ERRORS, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, NO_PARAMETERS } from "../http/strict-query";
 
 export const statsRoutes = (directory: Directory) =>
@@ -15,11 +15,13 @@ export const statsRoutes = (directory: Directory) =>
     {
       query: NoQuery,
       transform: ({ request }) => checkRawQuery(request.url, NO_PARAMETERS),
-      response: {
-        200: t.Object({ success: t.Literal(true), data: StatsSchema }),
-        400: ErrorEnvelope,
-        429: ErrorEnvelope,
+      response: { 200: StatsResponse, ...API_ERRORS },
+      detail: {
+        summary: "Dataset statistics",
+        description: "Any query parameter → 400.",
+        operationId: "getStats",
+        tags: ["Statistics"],
+        responses: { 304: NOT_MODIFIED },
       },
-      detail: { summary: "Dataset statistics", description: "Any query parameter → 400.", tags: ["Statistics"] },
     },
   );

@@ -1,8 +1,8 @@
-import { Elysia, t } from "elysia";
+import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
-import { VendorRecordSchema } from "../../model/vendors";
+import { VendorListResponse } from "../../model/vendors";
 import { dataResponse, successBody } from "../fast-lane/data-response";
-import { ErrorEnvelope, NoQuery } from "../http/schemas";
+import { API_ERRORS, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, NO_PARAMETERS } from "../http/strict-query";
 
 export const vendorRoutes = (directory: Directory) =>
@@ -15,15 +15,13 @@ export const vendorRoutes = (directory: Directory) =>
     {
       query: NoQuery,
       transform: ({ request }) => checkRawQuery(request.url, NO_PARAMETERS),
-      response: {
-        200: t.Object({ success: t.Literal(true), data: t.Array(VendorRecordSchema) }),
-        400: ErrorEnvelope,
-        429: ErrorEnvelope,
-      },
+      response: { 200: VendorListResponse, ...API_ERRORS },
       detail: {
         summary: "List vendors",
         description: "All vendors, sorted alphabetically by name, without pagination. Any query parameter → 400.",
+        operationId: "listVendors",
         tags: ["Vendors"],
+        responses: { 304: NOT_MODIFIED },
       },
     },
   );

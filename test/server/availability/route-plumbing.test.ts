@@ -28,9 +28,9 @@ describe("availability route plumbing", () => {
     const { app } = fixtureApp();
     const { body } = await get(app, "/docs/json");
     const op = body.paths["/api/v1/endpoints/{id}/availability"].get;
-    expect(Object.keys(op.responses).sort()).toEqual(["200", "400", "404", "429"]);
-    const schema = op.responses["200"].content["application/json"].schema;
-    expect(schema.examples[0].data.uptime).toEqual({ "1d": 1, "7d": 0.8571, "30d": 0.9667, "365d": 0.9918 });
+    expect(Object.keys(op.responses).sort()).toEqual(["200", "304", "400", "401", "404", "405", "429", "500"]);
+    const example = op.responses["200"].content["application/json"].example;
+    expect(example.data.uptime).toEqual({ "1d": 1, "7d": 0.8571, "30d": 0.9667, "365d": 0.9918 });
     expect(op.description).toContain("CapabilityStatement");
   });
 });

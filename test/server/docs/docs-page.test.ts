@@ -118,6 +118,24 @@ describe("the docs page in headless Chromium", () => {
   );
 
   (runs ? test : test.skip)(
+    "/docs/ (trailing slash) loads the same document",
+    async () => {
+      if (!context || !server) throw new Error("setup failed");
+      const slash = await context.newPage();
+      const errors: string[] = [];
+      slash.on("pageerror", (error) => errors.push(String(error)));
+      const loaded = slash.waitForResponse((response) => new URL(response.url()).pathname === "/docs/json");
+      await slash.goto(`${new URL(server.baseUrl).origin}/docs/`, { waitUntil: "load" });
+      expect((await loaded).status()).toBe(200);
+      await slash.locator(".information-container .title", { hasText: "Endpoint Directory API" }).waitFor();
+      expect(await slash.getByText("Failed to load API definition").count()).toBe(0);
+      expect(errors).toEqual([]);
+      await slash.close();
+    },
+    30_000,
+  );
+
+  (runs ? test : test.skip)(
     "another site cannot show the page in a frame",
     async () => {
       if (!context || !server) throw new Error("setup failed");
@@ -147,7 +165,7 @@ describe("the docs page in headless Chromium", () => {
     30_000,
   );
 
-  // @elysiajs/openapi writes the API description unescaped into <meta content="…">: a double quote
+  // The API description goes into <meta content="…">: a double quote not escaped
   // in it would end the attribute early and leak the rest as raw text above Swagger UI.
   (runs ? test : test.skip)(
     "shows nothing outside Swagger UI and keeps the whole description in the meta tag",

@@ -162,11 +162,15 @@ describe("GET /api/v1/endpoints/:id/source", () => {
   test("documented in the OpenAPI document with its responses", async () => {
     const doc = (await (await fetch(root.replace("/api/v1", "/docs/json"))).json()) as {
       paths: Record<string, { get: { responses: Record<string, { content: Record<string, { schema: unknown }> }> } }>;
+      components: { schemas: Record<string, unknown> };
     };
     const op = doc.paths["/api/v1/endpoints/{id}/source"]!.get;
-    expect(Object.keys(op.responses).sort()).toEqual(["200", "400", "404", "429"]);
-    const schema = op.responses["200"]!.content["application/json"]!.schema;
-    expect(JSON.stringify(schema)).toContain("readFrom");
+    expect(Object.keys(op.responses).sort()).toEqual(["200", "304", "400", "401", "404", "405", "429", "500"]);
+    // The answer's schema is named: SourceResponse, its data the Source record.
+    expect(op.responses["200"]!.content["application/json"]!.schema).toEqual({
+      $ref: "#/components/schemas/SourceResponse",
+    });
+    expect(JSON.stringify(doc.components.schemas.Source)).toContain("readFrom");
   });
 });
 

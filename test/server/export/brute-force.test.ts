@@ -94,7 +94,7 @@ test("every filter combination: the export holds the list's records, in the list
 
     const fhir = await exportText(app, `format=fhir${sep}${filters}`);
     const bundle = JSON.parse(fhir.text) as FhirBundle;
-    const addresses = bundle.entry
+    const addresses = (bundle.entry ?? [])
       .filter((item) => item.resource.resourceType === "Endpoint")
       .map((item) => item.resource.address);
     if (JSON.stringify(addresses) !== JSON.stringify(distinctUrls(expected)))

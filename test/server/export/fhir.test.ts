@@ -52,9 +52,15 @@ async function bundleOf(target: { handle(request: Request): Promise<Response> },
   return JSON.parse(text) as FhirBundle;
 }
 
-type Resource = FhirBundle["entry"][number]["resource"];
+type Resource = NonNullable<FhirBundle["entry"]>[number]["resource"];
+const isDeveloper = (resource: Resource) => resource.id.startsWith("developer-");
+/** The Bundle's resources of a type; Organizations without the developers (see `developers`). */
 const resources = (bundle: FhirBundle, type: string) =>
-  bundle.entry.map((item) => item.resource).filter((resource) => resource.resourceType === type);
+  (bundle.entry ?? [])
+    .map((item) => item.resource)
+    .filter((resource) => resource.resourceType === type && !isDeveloper(resource));
+const developers = (bundle: FhirBundle) =>
+  (bundle.entry ?? []).map((item) => item.resource).filter((resource) => isDeveloper(resource));
 
 /** The (organization fields, URL) pairs a bundle states: one per entry it should stand for. */
 function pairsOf(bundle: FhirBundle): string[] {
@@ -164,6 +170,46 @@ describe("the FHIR Bundle", () => {
       "O'Brien & Sons Pediatrics",
       "austin general clinic",
     ]);
+  });
+});
+
+describe("the FHIR Bundle's identity rules", () => {
+  test("every entry's fullUrl is its absolute URL under the request's origin", async () => {
+    for (const origin of ["http://localhost", "http://directory.example.org:8443"]) {
+      const response = await fixture.app.handle(new Request(`${origin}/api/v1/export?format=fhir`));
+      const text = await response.text();
+      expect({ status: response.status, text: text.slice(0, 200) }).toMatchObject({ status: 200 });
+      const bundle = JSON.parse(text) as FhirBundle;
+      expect(bundle.entry!.length).toBeGreaterThan(0);
+      for (const { fullUrl, resource } of bundle.entry!)
+        expect(fullUrl).toBe(`${origin}/fhir/${resource.resourceType}/${resource.id}`);
+    }
+    // The ETag follows the origin: a cache must not hand one origin's URLs to another.
+    const etag = async (origin: string) =>
+      (await fixture.app.handle(new Request(`${origin}/api/v1/export?format=fhir`, { method: "HEAD" }))).headers.get(
+        "etag",
+      );
+    expect(await etag("http://localhost")).not.toBe(await etag("http://directory.example.org:8443"));
+  });
+
+  test("each developer is an Organization, named by its Endpoints' managingOrganization", async () => {
+    const bundle = await bundleOf(fixture.app, "");
+    const records = await pageThroughList(fixture.app, "");
+    const vendors = new Map(records.map((r) => [r.vendorId, r.vendorName]));
+    expect(developers(bundle).map((d) => [d.id, d.name])).toEqual(
+      [...vendors].map(([id, name]) => [`developer-${id}`, name]),
+    );
+    const vendorOf = new Map(records.map((r) => [r.url, r.vendorId]));
+    for (const endpoint of resources(bundle, "Endpoint"))
+      expect(endpoint.managingOrganization).toEqual({
+        reference: `Organization/developer-${vendorOf.get(endpoint.address as string)}`,
+      });
+  });
+
+  test("an export that matches nothing has no entry key (FHIR JSON forbids empty arrays)", async () => {
+    const bundle = await bundleOf(fixture.app, "vendor=no-such-vendor");
+    expect(bundle).not.toHaveProperty("entry");
+    expect(validate(bundle)).toBe(true);
   });
 });
 

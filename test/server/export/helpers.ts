@@ -121,5 +121,6 @@ export function expectedCsvRow(record: ListRecord): string[] {
 export interface FhirBundle {
   resourceType: string;
   type: string;
-  entry: { resource: Record<string, unknown> & { resourceType: string; id: string } }[];
+  /** Absent when nothing matched (FHIR JSON has no empty arrays). */
+  entry?: { fullUrl: string; resource: Record<string, unknown> & { resourceType: string; id: string } }[];
 }

@@ -57,7 +57,7 @@ beforeAll(() => {
       };
       const snapshot = directory.current;
       const gzip = url.searchParams.get("gzip") === "1";
-      const writer = FORMATS[format].writer(snapshot);
+      const writer = FORMATS[format].writer(snapshot, "http://localhost");
       return new Response(exportStream(snapshot, { queryWords: [] }, writer, slot, gzip ? "gzip" : null), {
         headers: gzip ? { "content-encoding": "gzip" } : {},
       });
@@ -76,7 +76,9 @@ afterAll(() => {
 async function inProcess(format: ExportFormat): Promise<string> {
   const snapshot = directory.current;
   const slot = { progress() {}, release() {} };
-  return new Response(exportStream(snapshot, { queryWords: [] }, FORMATS[format].writer(snapshot), slot)).text();
+  return new Response(
+    exportStream(snapshot, { queryWords: [] }, FORMATS[format].writer(snapshot, "http://localhost"), slot),
+  ).text();
 }
 
 describe("over HTTP, the body is the export rendered in process", () => {

@@ -27,15 +27,21 @@ interface Organization {
   endpointIds: string[];
 }
 
-function endpointJson(record: EndpointRecord, id: string): string {
+function endpointJson(origin: string, record: EndpointRecord, id: string): string {
   const version = FHIR_VERSION_CODE[record.fhirVersion];
   const extension =
     version === null ? "" : `"extension":[{"url":"${FHIR_VERSION_EXTENSION}","valueCode":"${version}"}],`;
-  return `{"resource":{"resourceType":"Endpoint","id":"${id}",${extension}"status":"${FHIR_ENDPOINT_STATUS[record.status]}","connectionType":${CONNECTION_TYPE},"payloadType":${PAYLOAD_TYPE},"address":${JSON.stringify(record.url)}}}`;
+  return `{"fullUrl":"${origin}/fhir/Endpoint/${id}","resource":{"resourceType":"Endpoint","id":"${id}",${extension}"status":"${FHIR_ENDPOINT_STATUS[record.status]}","connectionType":${CONNECTION_TYPE},"payloadType":${PAYLOAD_TYPE},"address":${JSON.stringify(record.url)},"managingOrganization":{"reference":"Organization/developer-${record.vendorId}"}}}`;
 }
 
-function organizationJson({ id, record, endpointIds }: Organization): string {
-  let json = `{"resource":{"resourceType":"Organization","id":"${id}"`;
+/** The developer (vendor) as an Organization, named by its Endpoints' managingOrganization. */
+function developerJson(origin: string, record: EndpointRecord): string {
+  const id = `developer-${record.vendorId}`;
+  return `{"fullUrl":"${origin}/fhir/Organization/${id}","resource":{"resourceType":"Organization","id":"${id}","name":${JSON.stringify(record.vendorName)}}}`;
+}
+
+function organizationJson(origin: string, { id, record, endpointIds }: Organization): string {
+  let json = `{"fullUrl":"${origin}/fhir/Organization/${id}","resource":{"resourceType":"Organization","id":"${id}"`;
   if (record.npi !== null) json += `,"identifier":[{"system":"${NPI_SYSTEM}","value":"${record.npi}"}]`;
   if (record.organizationName !== null) json += `,"name":${JSON.stringify(record.organizationName)}`;
   const address: string[] = [];
@@ -59,8 +65,9 @@ function organizationJson({ id, record, endpointIds }: Organization): string {
  * per such run and written when it ends; URLs already written are remembered as references to
  * the read model's own strings.
  */
-export function referenceFhirWriter(timestamp: string | null) {
+export function referenceFhirWriter(timestamp: string | null, origin: string) {
   const written = new Set<string>();
+  const developers = new Set<string>();
   let recent = new Map<string, string>();
   const endpointIdOf = (url: string) => {
     let id = recent.get(url);
@@ -78,28 +85,32 @@ export function referenceFhirWriter(timestamp: string | null) {
   const item = (json: string) => {
     if (first) {
       first = false;
-      return json;
+      return `,"entry":[${json}`;
     }
     return `,${json}`;
   };
 
   const flush = () => {
     let text = "";
-    for (const organization of organizations.values()) text += item(organizationJson(organization));
+    for (const organization of organizations.values()) text += item(organizationJson(origin, organization));
     organizations = new Map();
     return text;
   };
 
   return {
     begin: () =>
-      `{"resourceType":"Bundle","type":"collection"${timestamp === null ? "" : `,"timestamp":"${timestamp}"`},"entry":[`,
+      `{"resourceType":"Bundle","type":"collection"${timestamp === null ? "" : `,"timestamp":"${timestamp}"`}`,
     write(records: readonly EndpointRecord[]) {
       const parts: string[] = [];
       for (const record of records) {
         const endpointId = endpointIdOf(record.url);
         if (!written.has(record.url)) {
           written.add(record.url);
-          parts.push(item(endpointJson(record, endpointId)));
+          if (!developers.has(record.vendorId)) {
+            developers.add(record.vendorId);
+            parts.push(item(developerJson(origin, record)));
+          }
+          parts.push(item(endpointJson(origin, record, endpointId)));
         }
         const runKey = `${record.vendorId}\n${record.organizationName?.toLowerCase() ?? "\u0001"}`;
         if (runKey !== run) {
@@ -114,6 +125,9 @@ export function referenceFhirWriter(timestamp: string | null) {
       }
       return parts.join("");
     },
-    end: () => `${flush()}]}`,
+    end: () => {
+      const rest = flush();
+      return first ? "}" : `${rest}]}`;
+    },
   };
 }

@@ -79,7 +79,7 @@ for (const encoding of [null, "gzip", "br"] as const) {
       progress: (done: number, total: number) => Object.assign(progress, { done, total }),
       release: () => progress.released++,
     };
-    const writer = FORMATS.ndjson.writer(snapshot);
+    const writer = FORMATS.ndjson.writer(snapshot, "http://localhost");
     const reader = exportStream(snapshot, { queryWords: [] }, writer, slot, encoding).getReader();
     expect((await reader.read()).done).toBe(false);
     // Wait until rendering stops moving.
@@ -105,7 +105,7 @@ for (const encoding of [null, "gzip", "br"] as const) {
       progress: (done: number, total: number) => Object.assign(progress, { done, total }),
       release: () => progress.released++,
     };
-    const writer = FORMATS.fhir.writer(snapshot);
+    const writer = FORMATS.fhir.writer(snapshot, "http://localhost");
     const reader = exportStream(snapshot, { queryWords: [] }, writer, slot, encoding).getReader();
     expect((await reader.read()).done).toBe(false);
     await reader.cancel();

@@ -15,7 +15,8 @@ import {
  * vendors publish them:
  * - an Organization in the Bundle whose `endpoint[]` references it (Oracle Health, eCW, …);
  * - a `contained` Organization named by `managingOrganization`, with or without the `#` (Epic);
- * - an Organization in the Bundle named by `managingOrganization`.
+ * - an Organization in the Bundle named by `managingOrganization` (unless it lists no endpoints
+ *   while others list this one: then it is the server's operator, such as the developer).
  * An Endpoint without any yields one entry named after `Endpoint.name`.
  */
 export function parseFhirBundle(bundle: Json): ParseResult {
@@ -68,7 +69,11 @@ export function parseFhirBundle(bundle: Json): ParseResult {
     }
     const linked = new Set(organizationsOf.get(endpoint) ?? []);
     const managing = managingOrganization(endpoint, organizationByRef);
-    if (managing) linked.add(managing);
+    // A managing Organization that lists no endpoints, of an Endpoint other Organizations list,
+    // runs the server rather than being served by it (our export names the developer so): it
+    // adds no entry.
+    const operator = managing !== undefined && linked.size > 0 && asArray(managing.endpoint).length === 0;
+    if (managing && !operator) linked.add(managing);
     const version = endpointFhirVersion(endpoint);
     if (linked.size === 0) {
       entries.push({

@@ -95,7 +95,11 @@ class IntTable {
  * organizations of the same vendor and (case-insensitive) name, so organizations are collected
  * per such run and written when it ends; the URLs already written are one bit each.
  */
-export function fhirWriter({ data }: RecordSource, timestamp: string | null): ExportWriter {
+export function fhirWriter(
+  { data, vendorNames }: RecordSource,
+  timestamp: string | null,
+  origin: string,
+): ExportWriter {
   const { columns: c, strings: s } = data;
   const written = new Uint8Array((s.urls.length >> 3) + 1);
   const hash = new Uint8Array(32);
@@ -103,6 +107,20 @@ export function fhirWriter({ data }: RecordSource, timestamp: string | null): Ex
     Bun.SHA256.hash(s.urls[urlIndex]!, hash);
     out.hex(hash, 0, 32);
   };
+  // Absolute URLs under the request's origin, as the FHIR API serves the same resources.
+  const base = JSON.stringify(origin).slice(1, -1);
+  const endpointUrl = `{"fullUrl":"${base}/fhir/Endpoint/`;
+  const organizationUrl = `{"fullUrl":"${base}/fhir/Organization/`;
+  // Per vendor: its developer Organization (written before the vendor's first Endpoint) and the
+  // end of each of its Endpoints, which names the developer as managingOrganization.
+  const developerWritten = new Uint8Array(s.vendorIds.length);
+  const developers = s.vendorIds.map(
+    (vendorId) =>
+      `${organizationUrl}developer-${vendorId}","resource":{"resourceType":"Organization","id":"developer-${vendorId}","name":${JSON.stringify(vendorNames.get(vendorId) ?? vendorId)}}}`,
+  );
+  const managing = s.vendorIds.map(
+    (vendorId) => `,"managingOrganization":{"reference":"Organization/developer-${vendorId}"}}}`,
+  );
   // Per status and version: the Endpoint's members between its id and its address.
   const statuses = s.statuses.map((status) => FHIR_ENDPOINT_STATUS[status as EndpointStatus]);
   const extensions = s.fhirVersions.map((version) => {
@@ -117,10 +135,13 @@ export function fhirWriter({ data }: RecordSource, timestamp: string | null): Ex
     ),
   );
 
+  // No `entry` at all when nothing matched: FHIR JSON has no empty arrays.
   let first = true;
   const item = (out: ByteBuffer) => {
-    if (first) first = false;
-    else out.ascii(",");
+    if (first) {
+      first = false;
+      out.ascii(',"entry":[');
+    } else out.ascii(",");
   };
 
   // The current run: a vendor and an organization name (case-insensitive; NULL_PART for none).
@@ -196,6 +217,7 @@ export function fhirWriter({ data }: RecordSource, timestamp: string | null): Ex
     }
     return view;
   };
+  /** Writes the organization's id (its key's SHA-256, left in `hash`). */
   const organizationId = (out: ByteBuffer, o: number) => {
     key.clear();
     key.ascii("Organization\n");
@@ -224,8 +246,10 @@ export function fhirWriter({ data }: RecordSource, timestamp: string | null): Ex
   const writeOrganization = (out: ByteBuffer, k: number) => {
     const o = ordinals[k]!;
     item(out);
-    out.ascii('{"resource":{"resourceType":"Organization","id":"');
+    out.ascii(organizationUrl);
     organizationId(out, o);
+    out.ascii('","resource":{"resourceType":"Organization","id":"');
+    out.hex(hash, 0, 32);
     out.ascii('"');
     const npi = c.npi[o]!;
     if (npi !== 0) {
@@ -268,16 +292,23 @@ export function fhirWriter({ data }: RecordSource, timestamp: string | null): Ex
 
   const entry = (out: ByteBuffer, o: number) => {
     const url = c.url[o]!;
+    const vendor = c.vendor[o]!;
     if ((written[url >> 3]! & (1 << (url & 7))) === 0) {
       written[url >> 3]! |= 1 << (url & 7);
+      if (developerWritten[vendor] === 0) {
+        developerWritten[vendor] = 1;
+        item(out);
+        out.utf8(developers[vendor]!);
+      }
       item(out);
-      out.ascii('{"resource":{"resourceType":"Endpoint","id":"');
+      out.ascii(endpointUrl);
       endpointId(out, url);
+      out.ascii('","resource":{"resourceType":"Endpoint","id":"');
+      out.hex(hash, 0, 32);
       out.copy(middles[c.fhirVersion[o]!]![c.status[o]!]!);
       out.json(s.urls[url]!);
-      out.ascii("}}");
+      out.utf8(managing[vendor]!);
     }
-    const vendor = c.vendor[o]!;
     const name = c.organizationName[o]!;
     // A new run: another vendor, or a name that differs from the run's first beyond letter case.
     if (vendor !== runVendor || !sameName(name, runName)) {
@@ -306,14 +337,14 @@ export function fhirWriter({ data }: RecordSource, timestamp: string | null): Ex
   return {
     begin: (out) =>
       out.utf8(
-        `{"resourceType":"Bundle","type":"collection"${timestamp === null ? "" : `,"timestamp":"${timestamp}"`},"entry":[`,
+        `{"resourceType":"Bundle","type":"collection"${timestamp === null ? "" : `,"timestamp":"${timestamp}"`}`,
       ),
     write(ordinals, from, to, out) {
       for (let i = from; i < to; i++) entry(out, ordinals[i]!);
     },
     end(out) {
       flush(out);
-      out.ascii("]}");
+      out.ascii(first ? "}" : "]}");
     },
   };
 }

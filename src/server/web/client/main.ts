@@ -32,6 +32,7 @@ import {
   type Source,
   type Stats,
   type Vendor,
+  versionLabel,
 } from "./views";
 
 const form = byId<HTMLFormElement>("search");
@@ -361,7 +362,7 @@ async function loadOverview() {
     byId("versions-chart").replaceChildren(
       barChart(
         FHIR_VERSIONS.filter((v) => (s.fhirVersionCounts[v] ?? 0) > 0).map((v) => ({
-          label: v === "UNKNOWN" ? "Unknown" : v,
+          label: versionLabel(v),
           value: s.fhirVersionCounts[v] ?? 0,
           href: FILTERABLE_FHIR_VERSIONS.includes(v as never)
             ? pageUrl({ filters: { ...emptyFilters(), fhirVersion: v }, page: 1, id: null })

@@ -77,8 +77,15 @@ const statusBadge = (status: string) =>
 const copyButton = (url: string, what: string) =>
   h("button", { type: "button", class: "copy", "data-copy": url, "aria-label": `Copy the URL of ${what}` }, "Copy");
 
-const place = (r: EndpointRecord) =>
+/** Where an entry is, as a person names a place: "City, ST" (or whichever of the two is known); never a bare ZIP. */
+const place = (r: Pick<EndpointRecord, "city" | "state">) => [r.city, r.state].filter(Boolean).join(", ");
+
+/** The full published address, ZIP included ("City, ST 02114"), for the detail view. */
+const address = (r: EndpointRecord) =>
   [r.city, [r.state, r.zipCode].filter(Boolean).join(" ")].filter(Boolean).join(", ");
+
+/** A FHIR version as the page spells it everywhere: the release, or "Unknown". */
+export const versionLabel = (version: string) => (version === "UNKNOWN" ? "Unknown" : version);
 
 /** One result row: organization (a link to its detail), vendor, URL with copy button, FHIR version, status. */
 export function resultRow(record: EndpointRecord, state: SearchState): HTMLLIElement {
@@ -101,7 +108,7 @@ export function resultRow(record: EndpointRecord, state: SearchState): HTMLLIEle
     h(
       "dl",
       { class: "facts" },
-      h("div", {}, h("dt", {}, "FHIR"), h("dd", {}, record.fhirVersion)),
+      h("div", {}, h("dt", {}, "FHIR"), h("dd", {}, versionLabel(record.fhirVersion))),
       h("div", {}, h("dt", {}, "Status"), h("dd", {}, statusBadge(record.status))),
     ),
   );
@@ -142,9 +149,9 @@ const versionText = (r: EndpointRecord, source: Source | null) =>
     ? h(
         "span",
         { title: "Not seen in the list, the URL or a probe: inferred from the developer's certification" },
-        `${r.fhirVersion}, inferred`,
+        `${versionLabel(r.fhirVersion)}, inferred`,
       )
-    : r.fhirVersion;
+    : versionLabel(r.fhirVersion);
 
 /** "From Epic's list, as of Apr 22, 2024, via ONC Lantern's copy". */
 function provenanceLine(r: EndpointRecord, source: Source | null): Child {
@@ -177,7 +184,7 @@ export function recordSection(r: EndpointRecord, source: Source | null = null): 
       r.tenantId !== null && row("Tenant", h("code", {}, r.tenantId)),
       row("FHIR version", versionText(r, source)),
       row("Audience", r.access.length ? r.access.join(", ") : h("span", { class: "muted" }, "not stated")),
-      row("Location", place(r) || h("span", { class: "muted" }, "not published")),
+      row("Location", address(r) || h("span", { class: "muted" }, "not published")),
       row("Status", statusBadge(r.status)),
       row("Last updated", formatDate(r.lastUpdated)),
       row("Source", provenanceLine(r, source)),

@@ -1,0 +1,316 @@
+import {
+  CapabilitiesResponse,
+  CapabilitiesSchema,
+  EndpointRecordSchema,
+  EndpointResponse,
+  ListResponse,
+  SourceRecordSchema,
+  SourceResponse,
+} from "../../model/endpoints";
+import { StatsResponse, StatsSchema } from "../../model/stats";
+import { VendorListResponse, VendorRecordSchema } from "../../model/vendors";
+import { AvailabilityResponse, AvailabilitySchema } from "../availability/schemas";
+import {
+  CsvExportSchema,
+  ExportFormatSchema,
+  FhirBundleSchema,
+  FhirEndpointSchema,
+  FhirOrganizationSchema,
+  NdjsonExportSchema,
+} from "../export/schemas";
+import { HealthResponse } from "../health/schemas";
+import type { ErrorCode } from "../http/api-error";
+import { ErrorEnvelope, NOT_MODIFIED } from "../http/schemas";
+
+/**
+ * The schemas the document names in `components.schemas`: the very objects the routes declare.
+ * Wherever one of them occurs in a route's declaration, the document refers to it by name.
+ */
+const NAMED_SCHEMAS: Record<string, object> = {
+  Endpoint: EndpointRecordSchema,
+  EndpointList: ListResponse,
+  EndpointResponse,
+  Capabilities: CapabilitiesSchema,
+  CapabilitiesResponse,
+  Availability: AvailabilitySchema,
+  AvailabilityResponse,
+  Source: SourceRecordSchema,
+  SourceResponse,
+  Vendor: VendorRecordSchema,
+  VendorList: VendorListResponse,
+  Stats: StatsSchema,
+  StatsResponse,
+  Health: HealthResponse,
+  ExportFormat: ExportFormatSchema,
+  CsvExport: CsvExportSchema,
+  NdjsonExport: NdjsonExportSchema,
+  FhirBundle: FhirBundleSchema,
+  FhirEndpoint: FhirEndpointSchema,
+  FhirOrganization: FhirOrganizationSchema,
+  Error: ErrorEnvelope,
+};
+
+const header = (description: string, schema: object = { type: "string" }) => ({ description, schema });
+const integer = { type: "integer", minimum: 0 };
+
+/** Every response header the API sends that a client may read. */
+const HEADERS = {
+  "X-Request-Id": header("The request's id (the client's own X-Request-Id when it sent a valid one); in the logs."),
+  ETag: header("Weak validator of this answer; changes only when the dataset changes. Send it in If-None-Match."),
+  "Last-Modified": header("When the dataset was last refreshed (HTTP date). Send it in If-Modified-Since."),
+  "Cache-Control": header("Data answers: `public, max-age=300, stale-while-revalidate=60`; /health: `no-store`."),
+  Vary: header("`Accept-Encoding, Authorization, X-API-Key`: the answer depends on the key sent."),
+  "RateLimit-Limit": header("Requests allowed in the window.", integer),
+  "RateLimit-Remaining": header("Requests left in the window.", integer),
+  "RateLimit-Reset": header("Whole seconds until the window ends.", integer),
+  "RateLimit-Policy": header("`<limit>;w=<window seconds>`."),
+  "Retry-After": header("Seconds to wait before retrying.", integer),
+  "Content-Disposition": header(
+    '`attachment; filename="endpoint-directory-v<dataset version>.<csv|ndjson|fhir.json>"`.',
+  ),
+  Link: header(
+    'RFC 8288 links to the `first`, `prev`, `next` and `last` pages of the same query (`<url>; rel="next"`); no `prev` on the first page, no `next` on the last; `last` at most page 1000.',
+  ),
+  Allow: header("The methods the path accepts."),
+  "WWW-Authenticate": header('`Bearer realm="endpoint-directory", error="invalid_token"`.'),
+};
+type HeaderName = keyof typeof HEADERS;
+const refs = (names: readonly HeaderName[]) =>
+  Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+
+const RATE_LIMIT: HeaderName[] = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "RateLimit-Policy"];
+const VALIDATED: HeaderName[] = ["ETag", "Last-Modified", "Cache-Control", "Vary"];
+
+/** The error answers, shared by every operation: name, description, example code and message, own headers. */
+const ERRORS: Record<
+  number,
+  { name: string; description: string; code: ErrorCode; message: string; headers: HeaderName[] }
+> = {
+  400: {
+    name: "BadRequest",
+    description: "Invalid parameters: VALIDATION_ERROR naming the first offending parameter. Do not retry.",
+    code: "VALIDATION_ERROR",
+    message: "page: must be a whole number from 1 to 1000",
+    headers: [],
+  },
+  401: {
+    name: "Unauthorized",
+    description: "An unknown or revoked API key (INVALID_API_KEY); send a valid key or none.",
+    code: "INVALID_API_KEY",
+    message: "The API key is unknown or revoked; send a valid key or none",
+    headers: ["WWW-Authenticate"],
+  },
+  404: {
+    name: "NotFound",
+    description: "No endpoint has this id (ENDPOINT_NOT_FOUND).",
+    code: "ENDPOINT_NOT_FOUND",
+    message: "No endpoint has this id",
+    headers: [],
+  },
+  405: {
+    name: "MethodNotAllowed",
+    description: "The path does not accept this method (METHOD_NOT_ALLOWED); Allow lists those it does.",
+    code: "METHOD_NOT_ALLOWED",
+    message: "POST is not allowed here; use GET",
+    headers: ["Allow"],
+  },
+  429: {
+    name: "TooManyRequests",
+    description: "Rate limit reached (TOO_MANY_REQUESTS); wait Retry-After seconds.",
+    code: "TOO_MANY_REQUESTS",
+    message: "Rate limit of 60 requests per 60 s exceeded; retry after 42 s",
+    headers: ["Retry-After"],
+  },
+  500: {
+    name: "InternalError",
+    description: "Unexpected server error (INTERNAL_ERROR); retry with backoff.",
+    code: "INTERNAL_ERROR",
+    message: "Unexpected server error; retry with backoff",
+    headers: [],
+  },
+  503: {
+    name: "ServiceUnavailable",
+    description:
+      "The export only: the server already runs its most exports, every client together (EXPORTS_BUSY); wait Retry-After seconds.",
+    code: "EXPORTS_BUSY",
+    message: "The server is running its most exports at once; retry after 5 s",
+    headers: ["Retry-After"],
+  },
+};
+
+/** Keys whose values are data (examples, constants), never schemas: copied as they are. */
+const DATA_KEYS = new Set(["examples", "example", "const", "enum", "default"]);
+
+/**
+ * A route's TypeBox schema as JSON Schema 2020-12 (what OpenAPI 3.1 uses): TypeBox's own
+ * symbol-keyed bookkeeping dropped, named schemas replaced by a `$ref` (except `self`, the one
+ * being defined), data kept as it is.
+ */
+function toJsonSchema(node: unknown, self?: object): unknown {
+  if (Array.isArray(node)) return node.map((item) => toJsonSchema(item));
+  if (node === null || typeof node !== "object") return node;
+  const name = NAMED_BY_OBJECT.get(node);
+  if (name !== undefined && node !== self) return { $ref: `#/components/schemas/${name}` };
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (value === undefined) continue;
+    out[key] = DATA_KEYS.has(key) ? value : toJsonSchema(value);
+  }
+  return out;
+}
+const NAMED_BY_OBJECT = new Map<object, string>(Object.entries(NAMED_SCHEMAS).map(([name, schema]) => [schema, name]));
+
+/** What the document reads of one of the app's routes. */
+export interface DocumentedRoute {
+  method: string;
+  path: string;
+  hooks: {
+    detail?: {
+      hide?: boolean;
+      summary?: string;
+      description?: string;
+      operationId?: string;
+      tags?: string[];
+      security?: unknown[];
+      responses?: Record<string, Record<string, unknown>>;
+    };
+    query?: unknown;
+    params?: unknown;
+    response?: Record<string, unknown>;
+  };
+}
+
+interface ObjectSchema {
+  properties?: Record<string, { description?: string }>;
+  required?: string[];
+}
+
+function parameters(schema: unknown, where: "query" | "path") {
+  const object = (schema ?? {}) as ObjectSchema;
+  return Object.entries(object.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: where,
+    required: where === "path" || (object.required ?? []).includes(name),
+    ...(property.description ? { description: property.description } : {}),
+    schema: toJsonSchema(property),
+  }));
+}
+
+/** An operation's responses: its declared bodies and bodiless answers, each with its headers. */
+function responses(route: DocumentedRoute) {
+  const declared = route.hooks.response ?? {};
+  const own = route.hooks.detail?.responses ?? {};
+  const limited = "429" in declared;
+  const validated = own["304"] === NOT_MODIFIED;
+  const out: Record<string, unknown> = {};
+  const statuses = [...new Set([...Object.keys(declared), ...Object.keys(own)])].sort();
+  for (const status of statuses) {
+    const schema = declared[status];
+    if (schema === ErrorEnvelope) {
+      out[status] = { $ref: `#/components/responses/${ERRORS[Number(status)]!.name}` };
+      continue;
+    }
+    if (own[status] === NOT_MODIFIED) {
+      out[status] = { $ref: "#/components/responses/NotModified" };
+      continue;
+    }
+    const extra = own[status] ?? {};
+    const example = (schema as { examples?: unknown[] } | undefined)?.examples?.[0];
+    const content =
+      schema === undefined
+        ? toJsonSchema(extra.content)
+        : { "application/json": { schema: toJsonSchema(schema), ...(example === undefined ? {} : { example }) } };
+    out[status] = {
+      description: (extra.description as string | undefined) ?? "OK",
+      headers: {
+        ...refs(["X-Request-Id", ...(validated ? VALIDATED : []), ...(limited ? RATE_LIMIT : [])]),
+        ...(extra.headers as object | undefined),
+      },
+      ...(content === undefined ? {} : { content }),
+    };
+  }
+  return out;
+}
+
+/** The shared responses: the errors and the 304. */
+function sharedResponses() {
+  const out: Record<string, unknown> = {
+    NotModified: {
+      description: NOT_MODIFIED.description,
+      headers: refs(["X-Request-Id", ...VALIDATED, ...RATE_LIMIT]),
+    },
+  };
+  for (const error of Object.values(ERRORS))
+    out[error.name] = {
+      description: error.description,
+      headers: refs(["X-Request-Id", ...RATE_LIMIT, ...error.headers]),
+      content: {
+        "application/json": {
+          schema: { $ref: "#/components/schemas/Error" },
+          example: { success: false, error: { code: error.code, message: error.message } },
+        },
+      },
+    };
+  return out;
+}
+
+export interface DocumentInfo {
+  title: string;
+  version: string;
+  description: string;
+  tags: { name: string; description: string }[];
+}
+
+/**
+ * The OpenAPI 3.1 document of the app's routes (those with a `detail` not hidden). Its server is
+ * `/`: relative, so it names whichever host the client fetched the document from (the Host a
+ * client sends plays no part in the answer).
+ */
+export function openApiDocument(routes: readonly DocumentedRoute[], info: DocumentInfo) {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const detail = route.hooks.detail;
+    if (detail === undefined || detail.hide || detail.summary === undefined) continue;
+    const path = route.path.replace(/:(\w+)/g, "{$1}");
+    const { responses: _, ...rest } = detail;
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = {
+      ...rest,
+      parameters: [...parameters(route.hooks.params, "path"), ...parameters(route.hooks.query, "query")],
+      responses: responses(route),
+    };
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: info.title,
+      version: info.version,
+      description: info.description,
+    },
+    servers: [{ url: "/", description: "The server this document was fetched from." }],
+    tags: info.tags,
+    // Optional authentication: anonymous, or an API key in either header.
+    security: [{}, { ApiKey: [] }, { Bearer: [] }],
+    paths,
+    components: {
+      schemas: Object.fromEntries(
+        Object.entries(NAMED_SCHEMAS).map(([name, schema]) => [name, toJsonSchema(schema, schema)]),
+      ),
+      responses: sharedResponses(),
+      headers: HEADERS,
+      securitySchemes: {
+        ApiKey: {
+          type: "apiKey",
+          in: "header",
+          name: "X-API-Key",
+          description: "Optional: a key raises the rate limit (1,000 a minute). An unknown or revoked key → 401.",
+        },
+        Bearer: {
+          type: "http",
+          scheme: "bearer",
+          description: "Optional: the same API key sent as `Authorization: Bearer <key>`.",
+        },
+      },
+    },
+  };
+}

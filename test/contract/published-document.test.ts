@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createConfig, lintFromString } from "@redocly/openapi-core";
+import Ajv2020 from "ajv/dist/2020";
+import { loadConfig } from "../../src/config";
+import { createApiKey } from "../../src/db/api-keys";
+import { createTestApp } from "../support/app";
+import { fixtureDb } from "../support/fixture";
+import { PublishedDocument } from "./published-document";
+
+/**
+ * The document at /docs/json judged by tools nobody here wrote: Redocly's recommended rules, and
+ * Ajv (JSON Schema 2020-12) holding every answer of a real server on 127.0.0.1 (typical, edge,
+ * every error status, 304s, the fast paths by id) to the document.
+ */
+const db = fixtureDb();
+const { key } = createApiKey(db, { name: "contract", now: "2026-11-25T00:00:00Z" });
+const app = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "40", RATE_LIMIT_MAX_WITH_KEY: "1000" }) });
+let base: string;
+let text: string;
+let published: PublishedDocument;
+
+beforeAll(async () => {
+  app.listen({ port: 0, hostname: "127.0.0.1" });
+  base = `http://127.0.0.1:${app.server!.port}`;
+  text = await (await fetch(`${base}/docs/json`)).text();
+  published = new PublishedDocument(JSON.parse(text));
+});
+afterAll(() => app.stop());
+
+/** The lint's errors and warnings, by rule and place. */
+async function lint(source: string) {
+  const config = await createConfig({ extends: ["recommended"] });
+  const problems = await lintFromString({ source, absoluteRef: `${base}/docs/json`, config });
+  const render = (severity: string) =>
+    problems
+      .filter((problem) => problem.severity === severity)
+      .map((problem) => `${problem.ruleId} ${problem.location[0]?.pointer ?? ""}: ${problem.message}`);
+  return { errors: render("error"), warnings: render("warn") };
+}
+
+describe("Redocly's recommended rules", () => {
+  test("the served document has no error, and no warning about its examples, servers or errors", async () => {
+    const { errors, warnings } = await lint(text);
+    expect(errors).toEqual([]);
+    // The one expected warning is info-license: the project names no license.
+    const rules = ["no-invalid-media-type-examples", "no-invalid-schema-examples", "operation-4xx-response"];
+    expect(
+      warnings.filter((warning) => rules.some((rule) => warning.startsWith(rule)) || warning.includes("server")),
+    ).toEqual([]);
+  });
+
+  test("the lint does find errors (a document without its security schemes)", async () => {
+    const broken = JSON.parse(text);
+    delete broken.components.securitySchemes;
+    broken.paths["/api/v1/stats"].get.parameters = [{ name: "x", in: "query", schema: { type: "string" }, error: "x" }];
+    expect((await lint(JSON.stringify(broken))).errors.length).toBeGreaterThan(0);
+  });
+});
+
+describe("the document's examples", () => {
+  test("every media type example validates against its own schema", () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    ajv.addFormat("date-time", (value: string) => !Number.isNaN(Date.parse(value)));
+    ajv.addFormat("uri", (value: string) => URL.canParse(value));
+    const document = JSON.parse(text);
+    ajv.addSchema(document, "https://published.invalid/openapi.json");
+    const failures: string[] = [];
+    let examples = 0;
+    const visit = (node: unknown, at: string) => {
+      if (node === null || typeof node !== "object") return;
+      const object = node as Record<string, unknown>;
+      if ("schema" in object && "example" in object && at.includes("/content/")) {
+        examples++;
+        const validate = ajv.compile({ $ref: `https://published.invalid/openapi.json#${at}/schema` });
+        if (!validate(object.example)) failures.push(`${at}: ${ajv.errorsText(validate.errors)}`);
+      }
+      for (const [name, value] of Object.entries(object))
+        visit(value, `${at}/${name.replaceAll("~", "~0").replaceAll("/", "~1")}`);
+    };
+    visit(document, "");
+    expect(failures).toEqual([]);
+    // The 200 of every JSON operation, the export's three media types, every shared error.
+    const operations = Object.values(document.paths as Record<string, object>).flatMap(Object.keys).length;
+    const errors = Object.keys(document.components.responses).filter((name) => name !== "NotModified").length;
+    expect(errors).toBe(7);
+    expect(examples).toBe(operations - 1 + 3 + errors);
+    // Every operation shows a whole answer.
+    for (const [path, operations] of Object.entries(document.paths as Record<string, Record<string, any>>))
+      for (const operation of Object.values(operations)) {
+        const ok = operation.responses["200"].content;
+        for (const media of Object.values(ok as Record<string, { example?: unknown }>))
+          expect({ path, example: media.example !== undefined }).toEqual({ path, example: true });
+      }
+  });
+});
+
+describe("every answer of a real server matches the published document (Ajv 2020-12)", () => {
+  const seen: string[] = [];
+  /** Sends the request and returns the answer, after checking it against the document. */
+  async function check(path: string, init: RequestInit = {}) {
+    const response = await fetch(`${base}${path}`, init);
+    const body = await response.text();
+    const method = init.method ?? "GET";
+    const problems = published.problems(method, path, response.status, response.headers, body);
+    seen.push(`${method} ${response.status}`);
+    expect({ path, problems }).toEqual({ path, problems: [] });
+    return { response, body };
+  }
+  const withKey = { headers: { "x-api-key": key } };
+
+  test("typical and edge answers of every operation, 200 and 304", async () => {
+    const list = JSON.parse((await check("/api/v1/endpoints?limit=100", withKey)).body) as {
+      data: { id: string }[];
+    };
+    expect(list.data.length).toBeGreaterThan(5);
+    for (const query of ["", "?query=mass%20gen", "?state=MA&fhirVersion=R4", "?page=1000", "?vendor=nobody"])
+      await check(`/api/v1/endpoints${query}`, withKey);
+    // Every entry by id, its capabilities and its availability (through the direct routes: GET, no query).
+    for (const { id } of list.data)
+      for (const tail of ["", "/capabilities", "/availability", "/source"])
+        await check(`/api/v1/endpoints/${id}${tail}`, withKey);
+    for (const path of ["/api/v1/vendors", "/api/v1/stats", "/health"]) await check(path, withKey);
+    for (const format of ["csv", "ndjson", "fhir"]) {
+      await check(`/api/v1/export?format=${format}`, withKey);
+      await check(`/api/v1/export?format=${format}&vendor=nobody`, withKey);
+    }
+    // 304s: by ETag, and by Last-Modified.
+    for (const path of ["/api/v1/endpoints", "/api/v1/vendors", `/api/v1/endpoints/${list.data[0]!.id}`]) {
+      const { response } = await check(path, withKey);
+      const etag = response.headers.get("etag")!;
+      const lastModified = response.headers.get("last-modified")!;
+      expect((await check(path, { headers: { ...withKey.headers, "if-none-match": etag } })).response.status).toBe(304);
+      expect(
+        (await check(path, { headers: { ...withKey.headers, "if-modified-since": lastModified } })).response.status,
+      ).toBe(304);
+    }
+    await check("/api/v1/export?format=csv", { method: "HEAD", ...withKey });
+  });
+
+  test("every error status: 400, 401, 404, 405, 429", async () => {
+    await check("/api/v1/endpoints?page=0", withKey);
+    await check("/api/v1/endpoints?nope=1", withKey);
+    await check("/api/v1/export?format=xml", withKey);
+    await check("/api/v1/export?format=csv&page=2", withKey);
+    await check("/api/v1/stats?x=1", withKey);
+    await check(`/api/v1/endpoints/${"0".repeat(64)}`, withKey);
+    await check(`/api/v1/endpoints/${"0".repeat(64)}/availability`, withKey);
+    await check("/api/v1/vendors", { headers: { "x-api-key": "not-a-key" } });
+    await check("/api/v1/vendors", { headers: { authorization: "Bearer not-a-key" } });
+    for (const method of ["POST", "PUT", "DELETE"]) await check("/api/v1/endpoints", { method, ...withKey });
+    await check("/health", { method: "POST" });
+    // Anonymous, past the quota of 40 (twice that, should a window end meanwhile): then 429.
+    let status = 0;
+    for (let i = 0; i < 90 && status !== 429; i++) status = (await check("/api/v1/stats")).response.status;
+    expect(status).toBe(429);
+    expect(new Set(seen)).toEqual(
+      new Set([
+        "GET 200",
+        "GET 304",
+        "HEAD 200",
+        "GET 400",
+        "GET 401",
+        "GET 404",
+        "POST 405",
+        "PUT 405",
+        "DELETE 405",
+        "GET 429",
+      ]),
+    );
+  });
+
+  test("the check fails on an answer the document does not allow", () => {
+    const headers = new Headers({ "content-type": "application/json" });
+    const body = JSON.stringify({ success: true, data: { status: "ok", timestamp: 5 } });
+    expect(published.problems("GET", "/health", 200, headers, body).length).toBe(1);
+    expect(published.problems("GET", "/health", 418, headers, body)).toEqual([
+      "GET /health → 418: status not documented",
+    ]);
+    expect(published.problems("GET", "/health", 200, new Headers({ link: "<x>" }), "")).toEqual([
+      "GET /health → 200: header link not documented",
+    ]);
+  });
+});
