@@ -8,6 +8,7 @@ import { Directory } from "./directory/directory";
 import { docsPlugin } from "./docs/plugin";
 import { endpointAnswers, endpointRoutes } from "./endpoints/routes";
 import { exportRoutes } from "./export/routes";
+import { fhirRoutes } from "./fhir/routes";
 import { healthRoutes } from "./health/routes";
 import { cachedResponses } from "./http/cached-responses-plugin";
 import { directRoutes } from "./http/direct-routes";
@@ -90,6 +91,7 @@ export function createApp(deps: AppDeps) {
     .use(exportRoutes(directory))
     .use(vendorRoutes(directory))
     .use(statsRoutes(directory))
+    .use(fhirRoutes(directory, { name: "Endpoint Directory", version: packageJson.version }))
     .use(webPage());
   // The direct routes answer requests of registered routes: a pattern that is not one would
   // serve requests the app does not.

@@ -5,7 +5,7 @@ const ASCII = /^[\x00-\x7f]*$/;
 const NON_ASCII_WORD = /[^a-z0-9]+/;
 
 /** Lowercased, accents removed: the form both names and queries are compared in. */
-function foldText(text: string): string {
+export function foldText(text: string): string {
   return text.normalize("NFD").replace(COMBINING_MARKS, "").toLowerCase();
 }
 

@@ -1,0 +1,214 @@
+import { Elysia } from "elysia";
+import type { Directory } from "../directory/directory";
+import { type Body, compress, isSmall, negotiateEncoding } from "../http/compression";
+import { datasetEtag, matchesIfNoneMatch } from "../http/conditional";
+import { DATASET_ANSWER } from "../http/data-response";
+import { contextOf, headersFor, headerTemplate } from "../http/request-context";
+import { targetOf } from "../http/routes";
+import { searchBundle } from "./bundle";
+import { capabilityStatement, ownSearchParameter } from "./capability";
+import { type FhirIndex, fhirIndexOf } from "./fhir-index";
+import { FhirError, notFound, operationOutcome } from "./outcome";
+import { endpointResource, organizationResource } from "./resources";
+import {
+  FhirResource,
+  FormatQuery,
+  FormBody,
+  OperationOutcome,
+  ReadParams,
+  SearchsetBundle,
+  searchQuery,
+  TypeIdParams,
+  TypeParams,
+} from "./schemas";
+import { checkFormat, pairsOf, parseSearch, type ResourceType } from "./search-params";
+import { runSearch } from "./service";
+
+export const FHIR_CONTENT_TYPE = "application/fhir+json; fhirVersion=4.0";
+const DATA = new Headers(DATASET_ANSWER);
+DATA.set("content-type", FHIR_CONTENT_TYPE);
+const OUTCOME = headerTemplate({ "content-type": FHIR_CONTENT_TYPE });
+const ERRORS = { 400: OperationOutcome, 404: OperationOutcome, 406: OperationOutcome, 410: OperationOutcome };
+const TAGS = ["FHIR"];
+
+/** What a handler knows about the request: the FHIR index of the served version, and the absolute base `<origin>/fhir`. */
+interface Context {
+  index: FhirIndex;
+  base: string;
+  /** The query and form parameters, in order. */
+  pairs: [string, string][];
+  strict: boolean;
+}
+
+/** Whether the client asked for unknown parameters to be rejected (`Prefer: handling=strict`). */
+const strictOf = (request: Request) => /\bhandling\s*=\s*strict\b/i.test(request.headers.get("prefer") ?? "");
+
+/**
+ * The answer to a /fhir request: 200 with the built body (FHIR JSON, an ETag per dataset
+ * version, origin and request target, compressed when accepted and large), 304 when the client
+ * has it, or the OperationOutcome of a FhirError. GET bodies are kept per URL for the version.
+ */
+function answer(
+  request: Request,
+  directory: Directory,
+  build: (context: Context) => string,
+  { form = "", cache = true } = {},
+): Response {
+  try {
+    const snapshot = directory.current;
+    const index = fhirIndexOf(snapshot);
+    const url = request.url;
+    const target = contextOf(request)?.target ?? targetOf(url);
+    const origin = new URL(url).origin;
+    const key = `${origin}${target}`;
+    const get = request.method === "GET" || request.method === "HEAD";
+    let body = get && cache ? index.answers.get(key) : undefined;
+    if (body === undefined) {
+      const query = url.indexOf("?");
+      const pairs = query === -1 ? [] : pairsOf(url.slice(query + 1));
+      if (form !== "") pairs.push(...pairsOf(form));
+      body = build({ index, base: `${origin}/fhir`, pairs, strict: strictOf(request) });
+      if (get && cache) index.answers.set(key, body);
+    }
+    const etag = datasetEtag(snapshot.version, snapshot.stats.lastUpdated, key);
+    if (get && matchesIfNoneMatch(request, etag))
+      return new Response(null, { status: 304, headers: headersFor(request, DATASET_ANSWER, { etag }) });
+    const encoding = isSmall(body) ? null : negotiateEncoding(request);
+    const headers = headersFor(request, DATA, get ? { etag } : undefined);
+    if (encoding === null) return new Response(body, { status: 200, headers });
+    headers.set("content-encoding", encoding);
+    return new Response(compress(body as Body, encoding), { status: 200, headers });
+  } catch (error) {
+    if (!(error instanceof FhirError)) throw error;
+    return new Response(operationOutcome(error.code, error.message), {
+      status: error.status,
+      headers: headersFor(request, OUTCOME),
+    });
+  }
+}
+
+/** Reads and metadata take `_format` only; other parameters are ignored unless strict. */
+function checkPlain({ pairs, strict }: Context) {
+  for (const [name, value] of pairs) {
+    if (name === "_format") checkFormat(value);
+    else if (strict && value !== "") throw new FhirError(400, "not-supported", `${name}: unknown parameter`);
+  }
+}
+
+const search = (type: ResourceType) => (context: Context) => {
+  const request = parseSearch(type, context.pairs, context.strict);
+  return searchBundle(context.base, context.index, request, runSearch(context.index, request));
+};
+
+const read = (type: ResourceType, id: string) => (context: Context) => {
+  checkPlain(context);
+  const { index } = context;
+  if (type === "Endpoint") {
+    const e = index.findEndpoint(id);
+    if (e === -1) throw notFound(`No Endpoint has the id "${id.slice(0, 80)}" (removed endpoints are not served)`);
+    return JSON.stringify(endpointResource(index, e));
+  }
+  const p = index.findOrganization(id);
+  if (p === -1) throw notFound(`No Organization has the id "${id.slice(0, 80)}" (removed entries are not served)`);
+  return JSON.stringify(organizationResource(index, p));
+};
+
+const unsupported = (type: string) => () => {
+  throw notFound(
+    `Resource type "${type.slice(0, 64)}" is not served here; this server serves Endpoint and Organization (see /fhir/metadata)`,
+  );
+};
+
+const searchDetail = (type: ResourceType, method: string) => ({
+  summary: `Search ${type} (FHIR R4${method === "POST" ? ", form body" : ""})`,
+  description:
+    "A searchset Bundle with absolute links and fullUrls. Unknown parameters are ignored (and left out of the self link) unless `Prefer: handling=strict`; bad values are 400, an expired page link 410, each with an OperationOutcome. See docs/api.md, FHIR.",
+  tags: TAGS,
+});
+
+/** Search (GET and POST) and read of one resource type. */
+const resourceRoutes = (directory: Directory, type: ResourceType) =>
+  new Elysia({ name: `fhir-${type}`, normalize: false })
+    .get(`/${type}`, ({ request }) => answer(request, directory, search(type)), {
+      query: searchQuery(type),
+      response: { 200: SearchsetBundle, ...ERRORS },
+      detail: searchDetail(type, "GET"),
+    })
+    .post(
+      `/${type}/_search`,
+      ({ request, body }) => answer(request, directory, search(type), { form: body, cache: false }),
+      {
+        parse: "text",
+        body: FormBody,
+        response: { 200: SearchsetBundle, ...ERRORS },
+        detail: searchDetail(type, "POST"),
+      },
+    )
+    .get(`/${type}/:id`, ({ request, params }) => answer(request, directory, read(type, params.id), { cache: false }), {
+      params: ReadParams,
+      query: FormatQuery,
+      response: { 200: FhirResource, ...ERRORS },
+      detail: {
+        summary: `Read ${type} (FHIR R4)`,
+        description: "Unknown ids, and ids of removed entries, are 404 with an OperationOutcome.",
+        tags: TAGS,
+      },
+    });
+
+/** The FHIR R4 face of the directory at `/fhir` (docs/api.md, "FHIR"). */
+export const fhirRoutes = (directory: Directory, software: { name: string; version: string }) => {
+  const app = new Elysia({ name: "fhir", prefix: "/fhir", normalize: false })
+    .use(resourceRoutes(directory, "Endpoint"))
+    .use(resourceRoutes(directory, "Organization"))
+    .get(
+      "/metadata",
+      ({ request }) =>
+        answer(request, directory, (context) => {
+          checkPlain(context);
+          const date = context.index.lastUpdated ?? new Date(0).toISOString();
+          return JSON.stringify(capabilityStatement(context.base, software, date));
+        }),
+      {
+        query: FormatQuery,
+        response: { 200: FhirResource, ...ERRORS },
+        detail: {
+          summary: "FHIR CapabilityStatement",
+          description: "What /fhir serves: kind instance, FHIR 4.0.1, JSON.",
+          tags: TAGS,
+        },
+      },
+    );
+  return app
+    .get(
+      "/SearchParameter/:id",
+      ({ request, params }) =>
+        answer(request, directory, (context) => {
+          checkPlain(context);
+          const parameter = ownSearchParameter(context.base, params.id);
+          if (parameter === null) throw notFound(`No SearchParameter of ours has the id "${params.id.slice(0, 80)}"`);
+          return JSON.stringify(parameter);
+        }),
+      {
+        params: ReadParams,
+        query: FormatQuery,
+        response: { 200: FhirResource, ...ERRORS },
+        detail: { summary: "Read one of our own SearchParameters", tags: TAGS },
+      },
+    )
+    .get("/:type", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
+      params: TypeParams,
+      response: { 404: OperationOutcome },
+      detail: { summary: "Any other resource type: 404 OperationOutcome", tags: TAGS },
+    })
+    .post("/:type/_search", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
+      params: TypeParams,
+      parse: "none",
+      response: { 404: OperationOutcome },
+      detail: { summary: "Any other resource type: 404 OperationOutcome", tags: TAGS },
+    })
+    .get("/:type/:id", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
+      params: TypeIdParams,
+      response: { 404: OperationOutcome },
+      detail: { summary: "Any other resource type: 404 OperationOutcome", tags: TAGS },
+    });
+};
