@@ -7,7 +7,7 @@ import { writeOrganizationKey } from "../export/formats/fhir";
 import { ByteBuffer, equalFolded } from "../http/byte-buffer";
 
 /** The prefix of a developer's Organization id (the shared FHIR identity decision). */
-export const DEVELOPER_PREFIX = "developer-";
+const DEVELOPER_PREFIX = "developer-";
 
 /**
  * The FHIR resources of one dataset version, as numbers into the directory's own columns: built

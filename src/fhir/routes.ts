@@ -24,7 +24,7 @@ import {
 import { checkFormat, pairsOf, parseSearch, type ResourceType } from "./search-params";
 import { runSearch } from "./service";
 
-export const FHIR_CONTENT_TYPE = "application/fhir+json; fhirVersion=4.0";
+const FHIR_CONTENT_TYPE = "application/fhir+json; fhirVersion=4.0";
 const DATA = new Headers(DATASET_ANSWER);
 DATA.set("content-type", FHIR_CONTENT_TYPE);
 const OUTCOME = headerTemplate({ "content-type": FHIR_CONTENT_TYPE });
@@ -141,7 +141,15 @@ const resourceRoutes = (directory: Directory, type: ResourceType) =>
         parse: "text",
         body: FormBody,
         response: { 200: SearchsetBundle, ...ERRORS },
-        detail: searchDetail(type, "POST"),
+        detail: {
+          ...searchDetail(type, "POST"),
+          requestBody: {
+            required: false,
+            content: {
+              "application/x-www-form-urlencoded": { schema: { type: "string", description: FormBody.description } },
+            },
+          },
+        },
       },
     )
     .get(`/${type}/:id`, ({ request, params }) => answer(request, directory, read(type, params.id), { cache: false }), {

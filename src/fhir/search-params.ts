@@ -105,7 +105,7 @@ export interface SearchRequest {
 }
 
 /** Splits a value on commas not escaped by a backslash, and removes the escapes of `\,` `\|` `\$` `\\`. */
-export function splitValues(value: string): string[] {
+function splitValues(value: string): string[] {
   const out: string[] = [];
   let current = "";
   for (let i = 0; i < value.length; i++) {

@@ -9,7 +9,7 @@ import type { Criterion, ResourceType, SearchRequest } from "./search-params";
 
 const ENDPOINT_STATUS_SYSTEM = "http://hl7.org/fhir/endpoint-status";
 /** At most this many resources are included in one page (`_revinclude` of a developer can be its whole list). */
-export const MAX_INCLUDED = 1_000;
+const MAX_INCLUDED = 1_000;
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range starts at NUL
 const ASCII = /^[\x00-\x7f]*$/;

@@ -89,9 +89,6 @@ function keyPart(key: ByteBuffer, value: string | null) {
   else key.utf8(value);
 }
 
-/** An Endpoint's id: the SHA-256 of its URL, in hex (what `fhirWriter` writes). */
-export const endpointIdOf = (url: string): string => Bun.SHA256.hash(url, "hex");
-
 /**
  * Writes the key an Organization's id hashes into `key` (cleared first): "Organization", the
  * vendor id, then name, NPI, city, state and ZIP of the entry at `o`, NUL-separated, null parts
