@@ -315,6 +315,20 @@ describe("/fhir with a FHIR client", () => {
     );
   });
 
+  test("_revinclude=Endpoint:organization on a developer includes the Endpoints it manages", async () => {
+    const counts = new Map<string, Set<string>>();
+    for (const r of listed) counts.set(r.vendorId, (counts.get(r.vendorId) ?? new Set()).add(r.url));
+    const [vendor] = [...counts].sort((a, b) => a[1].size - b[1].size)[0]!;
+    const [page] = await allPages("Organization", {
+      _id: `developer-${vendor}`,
+      _revinclude: "Endpoint:organization",
+    });
+    expect(matches([page!]).map((o) => o.id)).toEqual([`developer-${vendor}`]);
+    const managed = matches(await allPages("Endpoint", { organization: `developer-${vendor}`, _count: "500" }));
+    expect(managed.length).toBeGreaterThan(0);
+    expect(new Set(includes([page!]).map((e) => e.id))).toEqual(new Set(managed.map((e) => e.id)));
+  });
+
   test("POST _search with a form body gives what GET gives", async () => {
     const searchParams = { "address-state": "OH", _count: "10" };
     const get = (await client.search({ resourceType: "Organization", searchParams })) as unknown as Bundle;
