@@ -91,7 +91,7 @@ export function createApp(deps: AppDeps) {
     .use(exportRoutes(directory))
     .use(vendorRoutes(directory))
     .use(statsRoutes(directory))
-    .use(fhirRoutes(directory, { name: "Endpoint Directory", version: packageJson.version }))
+    .use(fhirRoutes(directory, { name: "Endpoint Directory", version: packageJson.version }, observe))
     .use(webPage());
   // The direct routes answer requests of registered routes: a pattern that is not one would
   // serve requests the app does not.

@@ -5,6 +5,14 @@ import type { DatasetSnapshot } from "../directory/snapshot";
 import type { VendorRecord } from "../directory/types";
 import { writeOrganizationKey } from "../export/formats/fhir";
 import { ByteBuffer, equalFolded } from "../http/byte-buffer";
+import type { Encoding } from "../http/compression";
+
+/** A built GET answer: its ETag, its body, and its body compressed in the encodings asked so far. */
+export interface FhirAnswer {
+  etag: string;
+  plain: Blob;
+  encoded: Partial<Record<Encoding, Blob>>;
+}
 
 /** The prefix of a developer's Organization id (the shared FHIR identity decision). */
 const DEVELOPER_PREFIX = "developer-";
@@ -52,8 +60,11 @@ export class FhirIndex {
   private readonly developerByVendorId: Map<string, number>;
   /** Per search parameter value, the matching set (src/fhir/service.ts); the data never changes. */
   readonly matches = new Lru<Uint32Array>(256, { maxWeight: 64 * 1024 * 1024, weigh: (bits) => bits.byteLength });
-  /** Built answers of GET requests, by origin and request target. */
-  readonly answers = new Lru<string>(2_000, { maxWeight: 32 * 1024 * 1024, weigh: (body) => body.length * 2 + 128 });
+  /** Built answers of GET requests, by absolute URL (src/fhir/routes.ts). */
+  readonly answers = new Lru<FhirAnswer>(2_000, {
+    maxWeight: 32 * 1024 * 1024,
+    weigh: (answer) => answer.plain.size + (answer.encoded.br?.size ?? 0) + (answer.encoded.gzip?.size ?? 0) + 256,
+  });
 
   constructor(snapshot: DatasetSnapshot) {
     const { data, vendorNames } = snapshot.recordSource;
@@ -183,6 +194,9 @@ const hexOf = (bytes: Uint8Array, i: number) =>
   Buffer.from(bytes.buffer, bytes.byteOffset + i * 32, 32).toString("hex");
 
 const indexes = new WeakMap<DatasetSnapshot, FhirIndex>();
+
+/** The FHIR index of a dataset version if it was built, without building it. */
+export const builtFhirIndexOf = (snapshot: DatasetSnapshot): FhirIndex | undefined => indexes.get(snapshot);
 
 /** The FHIR index of a dataset version, built on first use and kept as long as the version is. */
 export function fhirIndexOf(snapshot: DatasetSnapshot): FhirIndex {

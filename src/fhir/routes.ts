@@ -1,13 +1,15 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../directory/directory";
-import { type Body, compress, isSmall, negotiateEncoding } from "../http/compression";
+import { compress, type Encoding, isSmall, negotiateEncoding } from "../http/compression";
 import { datasetEtag, matchesIfNoneMatch } from "../http/conditional";
 import { DATASET_ANSWER } from "../http/data-response";
 import { contextOf, headersFor, headerTemplate } from "../http/request-context";
-import { targetOf } from "../http/routes";
+import { pathOf, targetOf } from "../http/routes";
+import { atTurnEnd, canWait } from "../http/turn-end";
+import type { RequestObserver } from "../observability/plugin";
 import { searchBundle } from "./bundle";
 import { capabilityStatement, ownSearchParameter } from "./capability";
-import { type FhirIndex, fhirIndexOf } from "./fhir-index";
+import { builtFhirIndexOf, type FhirAnswer, type FhirIndex, fhirIndexOf } from "./fhir-index";
 import { FhirError, notFound, operationOutcome } from "./outcome";
 import { endpointResource, organizationResource } from "./resources";
 import {
@@ -43,10 +45,32 @@ interface Context {
 /** Whether the client asked for unknown parameters to be rejected (`Prefer: handling=strict`). */
 const strictOf = (request: Request) => /\bhandling\s*=\s*strict\b/i.test(request.headers.get("prefer") ?? "");
 
+/** The absolute URL a GET answer is kept under: origin and request line, both in the body's links. */
+const keyOf = (request: Request) => {
+  const url = request.url;
+  const target = contextOf(request)?.target ?? targetOf(url);
+  return url.endsWith(target) ? url : `${new URL(url).origin}${target}`;
+};
+
+/** The 200 of a built answer (in `encoding`, which it has), or a 304 when the client has it. */
+function respond(request: Request, answer: FhirAnswer, encoding: Encoding | null, get: boolean): Response {
+  if (get && matchesIfNoneMatch(request, answer.etag))
+    return canWait(
+      new Response(null, { status: 304, headers: headersFor(request, DATASET_ANSWER, { etag: answer.etag }) }),
+      null,
+    );
+  const headers = headersFor(request, DATA, get ? { etag: answer.etag } : undefined);
+  if (encoding !== null) headers.set("content-encoding", encoding);
+  const body = encoding === null ? answer.plain : answer.encoded[encoding]!;
+  return canWait(new Response(body, { status: 200, headers }), body);
+}
+
 /**
  * The answer to a /fhir request: 200 with the built body (FHIR JSON, an ETag per dataset
  * version, origin and request target, compressed when accepted and large), 304 when the client
- * has it, or the OperationOutcome of a FhirError. GET bodies are kept per URL for the version.
+ * has it, or the OperationOutcome of a FhirError. GET answers are kept per URL for the version
+ * (not under `Prefer: handling=strict`, which may answer the same URL otherwise) and served
+ * before routing next time (`cachedFhirAnswers`).
  */
 function answer(
   request: Request,
@@ -57,27 +81,36 @@ function answer(
   try {
     const snapshot = directory.current;
     const index = fhirIndexOf(snapshot);
-    const url = request.url;
-    const target = contextOf(request)?.target ?? targetOf(url);
-    const origin = new URL(url).origin;
-    const key = `${origin}${target}`;
+    const key = keyOf(request);
+    const strict = strictOf(request);
     const get = request.method === "GET" || request.method === "HEAD";
-    let body = get && cache ? index.answers.get(key) : undefined;
-    if (body === undefined) {
+    const kept = get && cache && !strict;
+    let built = kept ? index.answers.get(key) : undefined;
+    let text: string | undefined;
+    const body = () => {
+      const url = request.url;
       const query = url.indexOf("?");
       const pairs = query === -1 ? [] : pairsOf(url.slice(query + 1));
       if (form !== "") pairs.push(...pairsOf(form));
-      body = build({ index, base: `${origin}/fhir`, pairs, strict: strictOf(request) });
-      if (get && cache) index.answers.set(key, body);
+      const origin = key.slice(0, key.length - (contextOf(request)?.target ?? targetOf(url)).length);
+      return build({ index, base: `${origin}/fhir`, pairs, strict });
+    };
+    if (built === undefined) {
+      text = body();
+      built = {
+        etag: datasetEtag(snapshot.version, snapshot.stats.lastUpdated, key),
+        plain: new Blob([text]),
+        encoded: {},
+      };
+      if (kept) index.answers.set(key, built);
     }
-    const etag = datasetEtag(snapshot.version, snapshot.stats.lastUpdated, key);
-    if (get && matchesIfNoneMatch(request, etag))
-      return new Response(null, { status: 304, headers: headersFor(request, DATASET_ANSWER, { etag }) });
-    const encoding = isSmall(body) ? null : negotiateEncoding(request);
-    const headers = headersFor(request, DATA, get ? { etag } : undefined);
-    if (encoding === null) return new Response(body, { status: 200, headers });
-    headers.set("content-encoding", encoding);
-    return new Response(compress(body as Body, encoding), { status: 200, headers });
+    const encoding = isSmall(built.plain) ? null : negotiateEncoding(request);
+    if (encoding !== null && built.encoded[encoding] === undefined) {
+      // A new answer object, not a changed one: the cache weighs an entry when it is stored.
+      built = { ...built, encoded: { ...built.encoded, [encoding]: compress(text ?? body(), encoding) } };
+      if (kept) index.answers.set(key, built);
+    }
+    return respond(request, built, encoding, get);
   } catch (error) {
     if (!(error instanceof FhirError)) throw error;
     return new Response(operationOutcome(error.code, error.message), {
@@ -86,6 +119,26 @@ function answer(
     });
   }
 }
+
+/**
+ * Answers a repeated GET of a /fhir URL from the answer already built for the current dataset
+ * version, before routing and the handler (as `cachedResponses` does for the JSON API): counted
+ * by the rate limiter (registered after it), logged and measured here, handed back at the end of
+ * the event loop's turn.
+ */
+const cachedFhirAnswers = (directory: Directory, observe: RequestObserver) =>
+  new Elysia({ name: "fhir-cached-answers" }).onRequest(({ request }) => {
+    if (request.method !== "GET" || !pathOf(request.url).startsWith("/fhir/")) return;
+    if (request.headers.get("prefer") !== null) return;
+    const index = builtFhirIndexOf(directory.current);
+    const answer = index?.answers.get(keyOf(request));
+    if (answer === undefined) return;
+    const encoding = isSmall(answer.plain) ? null : negotiateEncoding(request);
+    if (encoding !== null && answer.encoded[encoding] === undefined) return;
+    const response = respond(request, answer, encoding, true);
+    observe(request, response.status);
+    return atTurnEnd(response);
+  });
 
 /** Reads and metadata take `_format` only; other parameters are ignored unless strict. */
 function checkPlain({ pairs, strict }: Context) {
@@ -164,8 +217,13 @@ const resourceRoutes = (directory: Directory, type: ResourceType) =>
     });
 
 /** The FHIR R4 face of the directory at `/fhir` (docs/api.md, "FHIR"). */
-export const fhirRoutes = (directory: Directory, software: { name: string; version: string }) => {
+export const fhirRoutes = (
+  directory: Directory,
+  software: { name: string; version: string },
+  observe: RequestObserver,
+) => {
   const app = new Elysia({ name: "fhir", prefix: "/fhir", normalize: false })
+    .use(cachedFhirAnswers(directory, observe))
     .use(resourceRoutes(directory, "Endpoint"))
     .use(resourceRoutes(directory, "Organization"))
     .get(

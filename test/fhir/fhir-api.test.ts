@@ -389,6 +389,24 @@ describe("/fhir with a FHIR client", () => {
     expect(noTotal.body.entry!.length).toBe(1);
   });
 
+  test("a repeated search answered from the kept answer still counts against the rate limit", async () => {
+    const limited = fixtureApp({ LOG_LEVEL: "error", RATE_LIMIT_MAX: "3" });
+    const statuses: number[] = [];
+    let etag: string | null = null;
+    for (let i = 0; i < 4; i++) {
+      const response = await limited.app.handle(new Request("http://localhost/fhir/Organization?name=health"));
+      statuses.push(response.status);
+      if (i === 2) {
+        expect(response.headers.get("etag")).toBe(etag!);
+        expect(response.headers.get("ratelimit-remaining")).toBe("0");
+      }
+      etag ??= response.headers.get("etag");
+    }
+    expect(statuses).toEqual([200, 200, 200, 429]);
+    limited.app.decorator.directory.close();
+    limited.db.sqlite.close();
+  });
+
   test("a next link made before a refresh answers 410 asking to restart, never a page of the new data", async () => {
     const first = (await client.search({
       resourceType: "Endpoint",
