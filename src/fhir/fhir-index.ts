@@ -90,8 +90,11 @@ export class FhirIndex {
     this.endpointCount = endpoints;
     this.endpointFirst = endpointFirst.slice(0, endpoints);
     this.endpointIdBytes = new Uint8Array(endpoints * 32);
-    for (let e = 0; e < endpoints; e++)
-      Bun.SHA256.hash(s.urls[c.url[this.endpointFirst[e]!]!]!, this.endpointIdBytes.subarray(e * 32, e * 32 + 32));
+    const digest = new Uint8Array(32);
+    for (let e = 0; e < endpoints; e++) {
+      Bun.SHA256.hash(s.urls[c.url[this.endpointFirst[e]!]!]!, digest);
+      this.endpointIdBytes.set(digest, e * 32);
+    }
     this.endpointIds = new IdLookup(this.endpointIdBytes, buildIdIndex(this.endpointIdBytes));
 
     // Organizations: the entries of one are adjacent up to others of the same vendor and
@@ -100,9 +103,16 @@ export class FhirIndex {
     const organizationFirst = new Int32Array(listed);
     const counts = new Int32Array(listed + 1);
     let organizations = 0;
-    let run = new Map<string, number>();
+    // The run's organizations by a hash of their key columns; a collision probes the next number.
+    const run = new Map<number, number>();
     let runVendor = -1;
     let runName = -2;
+    const sameOrganization = (o: number, p: number) =>
+      c.organizationName[p] === c.organizationName[o] &&
+      c.npi[p] === c.npi[o] &&
+      c.city[p] === c.city[o] &&
+      c.state[p] === c.state[o] &&
+      c.zipCode[p] === c.zipCode[o];
     for (let o = 0; o < listed; o++) {
       const vendor = c.vendor[o]!;
       const name = c.organizationName[o]!;
@@ -110,12 +120,16 @@ export class FhirIndex {
         name === runName ||
         (name >= 0 && runName >= 0 && equalFolded(s.organizationNames[name]!, s.organizationNames[runName]!));
       if (vendor !== runVendor || !sameName) {
-        run = new Map();
+        run.clear();
         runVendor = vendor;
         runName = name;
       }
-      const key = `${name} ${c.npi[o]} ${c.city[o]} ${c.state[o]} ${c.zipCode[o]}`;
+      let key = Math.imul(name ^ 0x2545f491, 0x9e3779b1);
+      key = Math.imul(key ^ c.city[o]!, 0x85ebca6b);
+      key = Math.imul(key ^ c.state[o]!, 0xc2b2ae35);
+      key = Math.imul(key ^ c.zipCode[o]!, 0x27d4eb2f) ^ (c.npi[o]! % 0x100000000);
       let g = run.get(key);
+      while (g !== undefined && !sameOrganization(o, organizationFirst[g]!)) g = run.get(++key);
       if (g === undefined) {
         g = organizations++;
         run.set(key, g);
@@ -148,9 +162,18 @@ export class FhirIndex {
 
     this.organizationIdBytes = new Uint8Array(organizations * 32);
     const key = new ByteBuffer(1024);
+    // One view of the key buffer per key length (a view per organization would be garbage).
+    const views: Uint8Array[] = [];
+    let viewsOf = key.bytes;
     for (let g = 0; g < organizations; g++) {
       writeOrganizationKey(key, data, this.organizationFirst[g]!);
-      Bun.SHA256.hash(key.bytes.subarray(0, key.length), this.organizationIdBytes.subarray(g * 32, g * 32 + 32));
+      if (viewsOf !== key.bytes) {
+        views.length = 0;
+        viewsOf = key.bytes;
+      }
+      views[key.length] ??= key.bytes.subarray(0, key.length);
+      Bun.SHA256.hash(views[key.length]!, digest);
+      this.organizationIdBytes.set(digest, g * 32);
     }
     this.organizationIds = new IdLookup(this.organizationIdBytes, buildIdIndex(this.organizationIdBytes));
   }
