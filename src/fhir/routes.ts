@@ -76,7 +76,7 @@ function answer(
   request: Request,
   directory: Directory,
   build: (context: Context) => string,
-  { form = "", cache = true } = {},
+  { form = [] as [string, string][], cache = true } = {},
 ): Response {
   try {
     const snapshot = directory.current;
@@ -91,7 +91,7 @@ function answer(
       const url = request.url;
       const query = url.indexOf("?");
       const pairs = query === -1 ? [] : pairsOf(url.slice(query + 1));
-      if (form !== "") pairs.push(...pairsOf(form));
+      pairs.push(...form);
       const origin = key.slice(0, key.length - (contextOf(request)?.target ?? targetOf(url)).length);
       return build({ index, base: `${origin}/fhir`, pairs, strict });
     };
@@ -189,20 +189,18 @@ const resourceRoutes = (directory: Directory, type: ResourceType) =>
     })
     .post(
       `/${type}/_search`,
-      ({ request, body }) => answer(request, directory, search(type), { form: body, cache: false }),
+      ({ request, body }) =>
+        answer(request, directory, search(type), {
+          form: Object.entries(body).flatMap(([name, value]) =>
+            (Array.isArray(value) ? value : [value]).map((one): [string, string] => [name, one]),
+          ),
+          cache: false,
+        }),
       {
-        parse: "text",
+        parse: "urlencoded",
         body: FormBody,
         response: { 200: SearchsetBundle, ...ERRORS },
-        detail: {
-          ...searchDetail(type, "POST"),
-          requestBody: {
-            required: false,
-            content: {
-              "application/x-www-form-urlencoded": { schema: { type: "string", description: FormBody.description } },
-            },
-          },
-        },
+        detail: searchDetail(type, "POST"),
       },
     )
     .get(`/${type}/:id`, ({ request, params }) => answer(request, directory, read(type, params.id), { cache: false }), {

@@ -63,6 +63,7 @@ export const FormatQuery = t.Object(
   { additionalProperties: true },
 );
 
-export const FormBody = t.String({
-  description: "application/x-www-form-urlencoded search parameters, combined with those of the URL.",
+export const FormBody = t.Record(t.String(), t.Union([t.String(), t.Array(t.String())]), {
+  description:
+    "Search parameters as an application/x-www-form-urlencoded body, combined with those of the URL (a name given twice is two parameters).",
 });

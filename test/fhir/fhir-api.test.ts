@@ -341,6 +341,24 @@ describe("/fhir with a FHIR client", () => {
     );
     expect(post.entry).toEqual(get.entry!);
     expect(post.total).toBe(get.total!);
+    // URL and body parameters combine; a name given twice in the body is two criteria (AND).
+    const npi = listed.find((r) => r.npi !== null)!.npi!;
+    const combined = await raw("/Organization/_search?_count=3", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `identifier=${npi}&identifier=${encodeURIComponent(`${NPI_SYSTEM}|`)}&name=zzzznotaname`,
+    });
+    expect(combined.body.total).toBe(0);
+    const both = await raw("/Organization/_search?_count=3", {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: `identifier=${npi}&identifier=${encodeURIComponent(`${NPI_SYSTEM}|`)}`,
+    });
+    checkBundle(both.body);
+    expect(both.body.total).toBe(new Set(listed.filter((r) => r.npi === npi).map(recordKey)).size);
+    expect(both.body.link.find((l) => l.relation === "self")!.url).toBe(
+      `${base}/Organization?identifier=${npi}&identifier=${NPI_SYSTEM}|&_count=3`,
+    );
   });
 
   test("bad values are 400, unknown types 404, unknown parameters ignored unless handling=strict", async () => {
