@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../directory/directory";
+import type { DatasetSnapshot } from "../directory/snapshot";
 import { compress, type Encoding, isSmall, negotiateEncoding } from "../http/compression";
 import { datasetEtag, matchesIfNoneMatch } from "../http/conditional";
 import { DATASET_ANSWER } from "../http/data-response";
@@ -76,11 +77,24 @@ function answer(
   request: Request,
   directory: Directory,
   build: (context: Context) => string,
-  { form = [] as [string, string][], cache = true } = {},
+  options: { form?: [string, string][]; cache?: boolean } = {},
+): Response | Promise<Response> {
+  const snapshot = directory.current;
+  const index = fhirIndexOf(snapshot);
+  // The first request of a version waits for its index (built in steps; others are answered meanwhile).
+  return index instanceof Promise
+    ? index.then((built) => answerFrom(request, snapshot, built, build, options))
+    : answerFrom(request, snapshot, index, build, options);
+}
+
+function answerFrom(
+  request: Request,
+  snapshot: DatasetSnapshot,
+  index: FhirIndex,
+  build: (context: Context) => string,
+  { form = [], cache = true }: { form?: [string, string][]; cache?: boolean },
 ): Response {
   try {
-    const snapshot = directory.current;
-    const index = fhirIndexOf(snapshot);
     const key = keyOf(request);
     const strict = strictOf(request);
     const get = request.method === "GET" || request.method === "HEAD";

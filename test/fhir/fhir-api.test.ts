@@ -425,6 +425,21 @@ describe("/fhir with a FHIR client", () => {
     limited.db.sqlite.close();
   });
 
+  test("the first /fhir request of a version builds its index in steps: other requests are answered meanwhile", async () => {
+    const fresh = fixtureApp({ LOG_LEVEL: "error" });
+    const finished: string[] = [];
+    const fhir = fresh.app
+      .handle(new Request("http://localhost/fhir/Organization?_count=1"))
+      .then((response) => finished.push(`fhir ${response.status}`));
+    const health = fresh.app
+      .handle(new Request("http://localhost/health"))
+      .then((response) => finished.push(`health ${response.status}`));
+    await Promise.all([fhir, health]);
+    expect(finished).toEqual(["health 200", "fhir 200"]);
+    fresh.app.decorator.directory.close();
+    fresh.db.sqlite.close();
+  });
+
   test("a next link made before a refresh answers 410 asking to restart, never a page of the new data", async () => {
     const first = (await client.search({
       resourceType: "Endpoint",
