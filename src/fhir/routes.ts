@@ -6,7 +6,6 @@ import { datasetEtag, matchesIfNoneMatch } from "../http/conditional";
 import { DATASET_ANSWER } from "../http/data-response";
 import { contextOf, headersFor, headerTemplate } from "../http/request-context";
 import { pathOf, targetOf } from "../http/routes";
-import { atTurnEnd, canWait } from "../http/turn-end";
 import type { RequestObserver } from "../observability/plugin";
 import { searchBundle } from "./bundle";
 import { capabilityStatement, ownSearchParameter } from "./capability";
@@ -56,14 +55,11 @@ const keyOf = (request: Request) => {
 /** The 200 of a built answer (in `encoding`, which it has), or a 304 when the client has it. */
 function respond(request: Request, answer: FhirAnswer, encoding: Encoding | null, get: boolean): Response {
   if (get && matchesIfNoneMatch(request, answer.etag))
-    return canWait(
-      new Response(null, { status: 304, headers: headersFor(request, DATASET_ANSWER, { etag: answer.etag }) }),
-      null,
-    );
+    return new Response(null, { status: 304, headers: headersFor(request, DATASET_ANSWER, { etag: answer.etag }) });
   const headers = headersFor(request, DATA, get ? { etag: answer.etag } : undefined);
   if (encoding !== null) headers.set("content-encoding", encoding);
   const body = encoding === null ? answer.plain : answer.encoded[encoding]!;
-  return canWait(new Response(body, { status: 200, headers }), body);
+  return new Response(body, { status: 200, headers });
 }
 
 /**
@@ -137,8 +133,8 @@ function answerFrom(
 /**
  * Answers a repeated GET of a /fhir URL from the answer already built for the current dataset
  * version, before routing and the handler (as `cachedResponses` does for the JSON API): counted
- * by the rate limiter (registered after it), logged and measured here, handed back at the end of
- * the event loop's turn.
+ * by the rate limiter (registered after it), logged and measured here, and returned at once (a
+ * pipelined request must be answered in order, without waiting).
  */
 const cachedFhirAnswers = (directory: Directory, observe: RequestObserver) =>
   new Elysia({ name: "fhir-cached-answers" }).onRequest(({ request }) => {
@@ -151,7 +147,7 @@ const cachedFhirAnswers = (directory: Directory, observe: RequestObserver) =>
     if (encoding !== null && answer.encoded[encoding] === undefined) return;
     const response = respond(request, answer, encoding, true);
     observe(request, response.status);
-    return atTurnEnd(response);
+    return response;
   });
 
 /** Reads and metadata take `_format` only; other parameters are ignored unless strict. */
