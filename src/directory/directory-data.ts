@@ -2,8 +2,11 @@ import type { AvailabilityData } from "../availability/index-data";
 import type { Bitset } from "./bitset";
 import type { IdIndex } from "./id-lookup";
 
-/** Bumped whenever the shape of DirectoryData changes, so older index files are rebuilt. */
-export const DATA_FORMAT = 6;
+/**
+ * Bumped whenever the shape of DirectoryData, or how its name words are folded
+ * (src/directory/text.ts), changes, so older index files are rebuilt.
+ */
+export const DATA_FORMAT = 7;
 
 /** Names of the string tables the per-entry columns point into. */
 export const STRING_TABLES = [

@@ -4,9 +4,13 @@ const NON_WORD = /[^\p{L}\p{N}]+/u;
 const ASCII = /^[\x00-\x7f]*$/;
 const NON_ASCII_WORD = /[^a-z0-9]+/;
 
-/** Lowercased, accents removed: the form both names and queries are compared in. */
+/**
+ * Lowercased, accents removed, compatibility forms read as the letters they stand for (NFKD:
+ * the `ﬁ` ligature is `fi`, fullwidth `ＦＩ` is `FI`): the form both names (when the index is
+ * built) and queries are compared in.
+ */
 export function foldText(text: string): string {
-  return text.normalize("NFD").replace(COMBINING_MARKS, "").toLowerCase();
+  return text.normalize("NFKD").replace(COMBINING_MARKS, "").toLowerCase();
 }
 
 /** Distinct words of a text, split on anything that is not a letter or a digit. */

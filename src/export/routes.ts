@@ -73,7 +73,12 @@ export const exportRoutes = (directory: Directory, inFlight = new InFlightExport
       );
       const encoding = negotiateEncoding(request);
       if (encoding !== null) headers.set("content-encoding", encoding);
-      if (request.method === "HEAD") return new Response(null, { status: 200, headers });
+      if (request.method === "HEAD") {
+        // The GET streams a body of unknown length: say so, not `Content-Length: 0` (what Bun
+        // writes for a bodiless answer).
+        headers.set("transfer-encoding", "chunked");
+        return new Response(null, { status: 200, headers });
+      }
 
       const client = contextOf(request)?.client ?? "unidentified";
       const slot = inFlight.acquire(client);

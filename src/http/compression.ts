@@ -42,5 +42,5 @@ const sizeOf = (body: Blob | Body) =>
 export const isSmall = (body: Blob | Body) => smallerThan(body, MIN_COMPRESSED_BYTES);
 
 /** Whether a body is under `bytes` in UTF-8; a string is measured only when its length cannot tell. */
-export const smallerThan = (body: Blob | Body, bytes: number) =>
+const smallerThan = (body: Blob | Body, bytes: number) =>
   typeof body === "string" && body.length >= bytes ? false : sizeOf(body) < bytes;

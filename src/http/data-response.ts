@@ -5,7 +5,6 @@ import { JSON_CONTENT_TYPE } from "./json";
 import { contextOf, headersFor, headerTemplate } from "./request-context";
 import { answersOf, type CachedAnswer } from "./response-cache";
 import { targetOf } from "./routes";
-import { canWait } from "./turn-end";
 
 /**
  * What every answer with a dataset ETag carries (data responses, exports, their 304s): the
@@ -22,10 +21,10 @@ const DATA = headerTemplate({ ...REVALIDATED, "content-type": JSON_CONTENT_TYPE 
 /** The 200 (or bodiless 304) for a body, its ETag and the encoding chosen for this client. */
 function respond(request: Request, etag: string, body: Blob | Body, encoding: Encoding | null): Response {
   if (matchesIfNoneMatch(request, etag))
-    return canWait(new Response(null, { status: 304, headers: headersFor(request, DATASET_ANSWER, { etag }) }), null);
+    return new Response(null, { status: 304, headers: headersFor(request, DATASET_ANSWER, { etag }) });
   const headers = headersFor(request, DATA, { etag });
   if (encoding) headers.set("content-encoding", encoding);
-  return canWait(new Response(body, { status: 200, headers }), body);
+  return new Response(body, { status: 200, headers });
 }
 
 /** The encoding to send `plain` in to this client: null when it accepts none or the body is small. */

@@ -4,7 +4,6 @@ import type { RequestObserver } from "../observability/plugin";
 import { errorResponseFor } from "./errors-plugin";
 import { openRequest } from "./headers-plugin";
 import type { RouteTable } from "./routes";
-import { atTurnEnd } from "./turn-end";
 
 /** An answer by id: what a route's handler returns for `GET <pattern>` with this `:id`. */
 export type AnswerById = (request: Request, id: string) => Response;
@@ -24,8 +23,9 @@ export interface DirectRouteSteps {
  * handed to Bun's router for the server to call straight: the same steps the app's hooks take
  * (`openRequest`, the rate limiter's count, the route's own answer, `errorResponseFor`, the
  * request's log line and metrics), in one function instead of Elysia's hook chain, which cost
- * as much again as the answer (bench/README.md, "Where the rest goes"). The response goes back
- * at the end of the event loop's turn, with the others of the turn (`atTurnEnd`).
+ * as much again as the answer (bench/README.md, "Where the rest goes"). The response is handed
+ * back as soon as it is built: holding it for later loses pipelined requests (Bun drops a
+ * pipelined connection whose responses come after the handler returned).
  *
  * A direct route takes only the plain form of its request: GET, an absolute URL, no query
  * string, an id that needs no decoding. Anything else (HEAD, a query to refuse, a relative
@@ -52,7 +52,7 @@ export function directRoutes(
       response = errorResponseFor(request, error, steps.log);
     }
     steps.observe(request, response.status);
-    return atTurnEnd(response);
+    return response;
   };
   return Object.fromEntries(
     Object.entries(answers).map(([pattern, answer]) => [pattern, { GET: serve(pattern, answer) }]),

@@ -2,11 +2,14 @@ import type { Server } from "bun";
 import type { Config } from "../config";
 import { Lru } from "../directory/lru";
 import { ApiError } from "../http/api-error";
-import { clientIp } from "../http/client-ip";
+import { clientGroup, clientIp } from "../http/client-ip";
 import type { ApiKeyLookup } from "../keys/store";
 
 export interface ClientIdentity {
-  /** What the quota is counted against: the key id, or the client address. */
+  /**
+   * What the quota is counted against: the key id, or the client address (an IPv6 client's
+   * /64). Always short: an address is in canonical form, whatever a header held.
+   */
   client: string;
   limit: number;
   /** A short non-reversible tag for logs: never the key or the full address. */
@@ -31,10 +34,10 @@ const tagOf = (value: string) =>
   tags.getOrCompute(value, () => new Bun.CryptoHasher("sha256").update(SALT).update(value).digest("hex").slice(0, 12));
 
 /**
- * A valid API key makes the client the key, with its own limit. Otherwise the client address,
- * with the anonymous limit; an unknown or revoked key is counted there too (guessing keys is no
- * lane around the quota) and then refused with 401 (a typo must not fall back to the anonymous
- * quota silently).
+ * A valid API key makes the client the key, with its own limit. Otherwise the client address
+ * (an IPv6 address's /64: see `clientGroup`), with the anonymous limit; an unknown or revoked
+ * key is counted there too (guessing keys is no lane around the quota) and then refused with
+ * 401 (a typo must not fall back to the anonymous quota silently).
  */
 export function identifyClient(
   request: Request,
@@ -54,7 +57,7 @@ export function identifyClient(
       };
     invalidKey = new ApiError(401, "INVALID_API_KEY", "The API key is unknown or revoked; send a valid key or none");
   }
-  const ip = clientIp(request, server, config.trustProxy);
+  const ip = clientGroup(clientIp(request, server, config.trustProxy));
   const anonymous: ClientIdentity = { client: `ip:${ip}`, limit: config.rateLimit.max, tag: `ip:${tagOf(ip)}` };
   if (invalidKey) anonymous.invalidKey = invalidKey;
   return anonymous;

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
-import { atTurnEnd, canWait } from "../../src/http/turn-end";
 import { MemoryRateLimitStore } from "../../src/rate-limit/memory-store";
 import type { RateLimitStore } from "../../src/rate-limit/store";
 import { fixtureDb } from "../support/fixture";
@@ -93,40 +92,7 @@ describe("the direct routes answer exactly as the app does", () => {
   });
 });
 
-describe("responses go back at the end of the event loop's turn", () => {
-  test("those of one turn are delivered together, after the turn, each to its own caller", async () => {
-    const built = ["a", "b", "c"].map((body) => canWait(new Response(body), body));
-    const delivered: Response[] = [];
-    const promises = built.map((response) => Promise.resolve(atTurnEnd(response)).then((it) => delivered.push(it)));
-    for (let i = 0; i < 10; i++) await Promise.resolve();
-    expect(delivered).toEqual([]);
-    await Promise.all(promises);
-    expect(delivered.map((response, i) => response === built[i])).toEqual([true, true, true]);
-    // A response of a later turn waits for that turn's end.
-    const later = canWait(new Response(null, { status: 304 }), null);
-    let seen: Response | undefined;
-    const pending = Promise.resolve(atTurnEnd(later)).then((it) => {
-      seen = it;
-    });
-    await Promise.resolve();
-    expect(seen).toBeUndefined();
-    await pending;
-    expect(seen).toBe(later);
-  });
-
-  test("a large body, or a response not marked, is handed back at once", () => {
-    const small = "x".repeat(12 * 1024);
-    const large = "x".repeat(12 * 1024 + 1);
-    const wide = "é".repeat(6 * 1024 + 1); // 12 KB + 2 in UTF-8
-    expect(atTurnEnd(canWait(new Response(small), small))).toBeInstanceOf(Promise);
-    for (const body of [large, wide, new TextEncoder().encode(large), new Blob([large])]) {
-      const response = canWait(new Response(body), body);
-      expect(atTurnEnd(response)).toBe(response);
-    }
-    const unmarked = new Response("error");
-    expect(atTurnEnd(unmarked)).toBe(unmarked);
-  });
-
+describe("answers under concurrent clients", () => {
   test("many clients at once each get the answer to their own request (by id, and cached lists)", async () => {
     const app = createApp({ db: fixtureDb(), config: loadConfig({ ...env, RATE_LIMIT_MAX: "100000" }), clock });
     app.listen({ port: 0, hostname: "127.0.0.1" });

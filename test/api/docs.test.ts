@@ -55,12 +55,32 @@ describe("API documentation", () => {
     expect(response.headers.get("content-type")).toContain("text/html");
     expect(text).not.toMatch(/https?:\/\/(unpkg|cdn\.jsdelivr)/);
     const assets = [...text.matchAll(/(?:src|href)="(\/docs\/assets\/[^"]+)"/g)].map((m) => m[1]!);
-    expect(assets.length).toBe(2);
+    expect(assets.sort()).toEqual([
+      "/docs/assets/start.js",
+      "/docs/assets/swagger-ui-bundle.js",
+      "/docs/assets/swagger-ui.css",
+    ]);
     for (const asset of assets) {
       const r = await app.handle(new Request(`http://localhost${asset}`));
       expect(r.status).toBe(200);
-      expect((await r.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
+      expect((await r.arrayBuffer()).byteLength).toBeGreaterThan(asset.endsWith("start.js") ? 0 : 10_000);
     }
+  });
+
+  test("/docs runs no inline script, says so in its Content-Security-Policy, and may not be framed", async () => {
+    const response = await app.handle(new Request("http://localhost/docs"));
+    const text = await response.text();
+    expect(text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    const policy = Object.fromEntries(
+      (response.headers.get("content-security-policy") ?? "").split(";").map((part) => {
+        const [name = "", ...values] = part.trim().split(/\s+/);
+        return [name, values.join(" ")];
+      }),
+    );
+    expect(policy["frame-ancestors"]).toBe("'none'");
+    expect(policy["script-src"]).toBe("'self'");
+    expect(policy["default-src"]).toBe("'none'");
+    expect(response.headers.get("x-frame-options")).toBe("DENY");
   });
 
   test("an unknown asset is 404", async () => {

@@ -78,9 +78,13 @@ describe("the docs page in headless Chromium", () => {
       const seen: string[] = [];
       context.on("request", (request) => seen.push(request.url()));
       const pageErrors: string[] = [];
+      const policyViolations: string[] = [];
 
       page = await context.newPage();
       page.on("pageerror", (error) => pageErrors.push(String(error)));
+      page.on("console", (message) => {
+        if (/Content Security Policy/i.test(message.text())) policyViolations.push(message.text());
+      });
       const response = await page.goto(`${serverOrigin}/docs`, { waitUntil: "load" });
       expect(response?.status()).toBe(200);
 
@@ -115,9 +119,42 @@ describe("the docs page in headless Chromium", () => {
       const offHost = seen.filter((url) => !/^(data|blob):/.test(url) && new URL(url).hostname !== "127.0.0.1");
       expect(offHost).toEqual([]);
       expect(pageErrors).toEqual([]);
+      // Rendered under its Content-Security-Policy, which blocked nothing the page needs.
+      expect(response?.headers()["content-security-policy"]).toContain("frame-ancestors 'none'");
+      expect(policyViolations).toEqual([]);
       expect(existsSync(SCREENSHOT)).toBe(true);
     },
     60_000,
+  );
+
+  (runs ? test : test.skip)(
+    "another site cannot show the page in a frame",
+    async () => {
+      if (!context || !server) throw new Error("setup failed");
+      const docs = `${new URL(server.baseUrl).origin}/docs`;
+      // Another origin: the same host on another port.
+      const other = Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        fetch: () =>
+          new Response(`<!DOCTYPE html><iframe id="framed" src="${docs}"></iframe>`, {
+            headers: { "content-type": "text/html" },
+          }),
+      });
+      const framing = await context.newPage();
+      try {
+        const loaded = framing.waitForEvent("framenavigated", (frame) => frame !== framing.mainFrame());
+        await framing.goto(`http://127.0.0.1:${other.port}/`, { waitUntil: "load" });
+        const frame = await loaded;
+        await frame.waitForLoadState("load");
+        // Chromium replaces a refused frame with its error page: no Swagger UI in it.
+        expect(await frame.locator("#swagger-ui").count()).toBe(0);
+      } finally {
+        await framing.close();
+        other.stop(true);
+      }
+    },
+    30_000,
   );
 
   // @elysiajs/openapi writes the API description unescaped into <meta content="…">: a double quote

@@ -1,0 +1,65 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
+import { createApp } from "../../src/app";
+import { loadConfig } from "../../src/config";
+import { fixtureDb } from "../support/fixture";
+
+/**
+ * HEAD of an export says what GET would: a streamed body of unknown length, so no
+ * `Content-Length` (a `Content-Length: 0` tells a client the file is empty). Raw TCP to a real
+ * server, since fetch hides the framing headers; a GET pipelined after the HEAD shows where the
+ * HEAD answer ends.
+ */
+
+function exchange(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(port, "127.0.0.1", () => socket.write(text));
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("error", reject);
+    socket.on("close", () => resolve(Buffer.concat(chunks).toString("latin1")));
+  });
+}
+
+const headersOf = (head: string) =>
+  Object.fromEntries(
+    head
+      .split("\r\n")
+      .slice(1)
+      .map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]),
+  );
+
+describe("HEAD /api/v1/export", () => {
+  const app = createApp({ db: fixtureDb(), config: loadConfig({ LOG_LEVEL: "error", RATE_LIMIT_MAX: "1000" }) });
+  app.listen({ port: 0, hostname: "127.0.0.1" });
+  afterAll(() => app.stop(true));
+
+  for (const [format, encoding] of [
+    ["csv", null],
+    ["ndjson", null],
+    ["fhir", null],
+    ["csv", "gzip"],
+    ["fhir", "br"],
+  ] as const)
+    test(`${format}${encoding ? `, ${encoding}` : ""}: the GET's headers, no Content-Length, no body`, async () => {
+      const target = `/api/v1/export?format=${format}`;
+      const extra = encoding ? `Accept-Encoding: ${encoding}\r\n` : "";
+      const raw = await exchange(
+        app.server!.port!,
+        `HEAD ${target} HTTP/1.1\r\nHost: l\r\n${extra}\r\nGET /health HTTP/1.1\r\nHost: l\r\nConnection: close\r\n\r\n`,
+      );
+      const headEnd = raw.indexOf("\r\n\r\n");
+      const head = headersOf(raw.slice(0, headEnd));
+      expect(raw.slice(0, 12)).toBe("HTTP/1.1 200");
+      expect(head["content-length"]).toBeUndefined();
+      // Nothing between the HEAD's headers and the next answer.
+      expect(raw.slice(headEnd + 4, headEnd + 16)).toBe("HTTP/1.1 200");
+      const get = await fetch(`http://127.0.0.1:${app.server!.port}${target}`, {
+        headers: encoding ? { "accept-encoding": encoding } : {},
+        decompress: false,
+      });
+      expect((await get.arrayBuffer()).byteLength).toBeGreaterThan(0);
+      for (const name of ["content-type", "content-disposition", "content-encoding", "etag"])
+        expect({ name, value: head[name] ?? null }).toEqual({ name, value: get.headers.get(name) });
+    });
+});
