@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { createApp } from "./app";
 import { loadConfig } from "./config";
+import { buildDatabaseOnce, removeDeadBuilds } from "./db/build-file";
 import { openDatabase } from "./db/client";
 import { createLogger } from "./logger";
 import { MemoryRateLimitStore } from "./rate-limit/memory-store";
@@ -10,13 +11,24 @@ const startedAt = performance.now();
 const config = loadConfig();
 const log = createLogger(config.logLevel);
 
+// Temporary files of builds killed mid-way (their process is gone) are removed.
+removeDeadBuilds(config.databasePath);
 if (!existsSync(config.databasePath)) {
   // The national directory: the real published lists bundled under db/national/, unprobed
   // (`bun run probe` fills in capabilities; `bun run db:sample` builds the demo dataset instead).
-  log.info("no database yet: building the national directory from the bundled lists", { path: config.databasePath });
+  // One process builds it; others starting on the same path wait for it and open its file.
   const { buildNationalDatabase } = await import("./national/build");
   try {
-    await buildNationalDatabase(config.databasePath, { log: (line) => log.info(line) });
+    await buildDatabaseOnce(
+      config.databasePath,
+      () => {
+        log.info("no database yet: building the national directory from the bundled lists", {
+          path: config.databasePath,
+        });
+        return buildNationalDatabase(config.databasePath, { log: (line) => log.info(line) });
+      },
+      () => log.info("another process is building the database: waiting for it", { path: config.databasePath }),
+    );
   } catch (error) {
     log.error("could not build the national directory", { error: (error as Error).message });
     log.flush();

@@ -1,4 +1,5 @@
-import { mkdirSync, renameSync, rmSync } from "node:fs";
+import { Database } from "bun:sqlite";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { type Db, openDatabase } from "./client";
 
@@ -6,6 +7,34 @@ let builds = 0;
 
 function removeDatabaseFiles(path: string) {
   for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${path}${suffix}`, { force: true });
+}
+
+/** True while process `pid` exists (signal 0 checks without sending anything). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+const tempPrefix = (path: string) => `.${basename(path)}.building-`;
+
+/**
+ * Removes the temporary files of builds of `path` whose process is gone (killed mid-build, e.g.
+ * `kill -9` during a first start): the pid is in their name. A live builder's files stay.
+ */
+export function removeDeadBuilds(path: string) {
+  const dir = dirname(path);
+  if (!existsSync(dir)) return;
+  const prefix = tempPrefix(path);
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
+    if (pid && pid !== process.pid && !processAlive(pid)) rmSync(join(dir, name), { force: true });
+  }
 }
 
 /**
@@ -16,7 +45,8 @@ function removeDatabaseFiles(path: string) {
  */
 export async function buildDatabaseFile<T>(path: string, fill: (db: Db) => Promise<T>): Promise<T> {
   mkdirSync(dirname(path), { recursive: true });
-  const temp = join(dirname(path), `.${basename(path)}.building-${process.pid}-${++builds}`);
+  removeDeadBuilds(path);
+  const temp = join(dirname(path), `${tempPrefix(path)}${process.pid}-${++builds}`);
   removeDatabaseFiles(temp);
   try {
     const db = openDatabase(temp);
@@ -34,6 +64,52 @@ export async function buildDatabaseFile<T>(path: string, fill: (db: Db) => Promi
     return result;
   } catch (error) {
     removeDatabaseFiles(temp);
+    throw error;
+  }
+}
+
+/** How long a start waits for another process's first-start build (the national build takes minutes). */
+const BUILD_WAIT_MS = 30 * 60_000;
+
+/**
+ * Builds `path` with `build` unless it exists, under a lock shared by every process starting on
+ * the same path: an exclusive SQLite lock on `.<name>.build-lock` beside it (the system drops it
+ * when its holder dies, so a killed builder's lock is taken over at once). The first process
+ * builds; the others wait for the lock, find the file and open it. Returns whether this process
+ * built it. The existing database and its `-wal`/`-shm` are never touched.
+ */
+export async function buildDatabaseOnce(
+  path: string,
+  build: () => Promise<unknown>,
+  onWait: () => void = () => {},
+): Promise<boolean> {
+  if (existsSync(path)) return false;
+  mkdirSync(dirname(path), { recursive: true });
+  const lockPath = join(dirname(path), `.${basename(path)}.build-lock`);
+  const lock = new Database(lockPath, { create: true });
+  try {
+    lock.exec("PRAGMA busy_timeout = 0");
+    if (!tryLock(lock)) {
+      onWait();
+      lock.exec(`PRAGMA busy_timeout = ${BUILD_WAIT_MS}`);
+      lock.exec("BEGIN EXCLUSIVE");
+    }
+    // Holding the lock: a process that held it before may have built the file meanwhile.
+    if (existsSync(path)) return false;
+    removeDeadBuilds(path);
+    await build();
+    return true;
+  } finally {
+    lock.close();
+  }
+}
+
+function tryLock(lock: Database): boolean {
+  try {
+    lock.exec("BEGIN EXCLUSIVE");
+    return true;
+  } catch (error) {
+    if (/locked|busy/i.test((error as Error).message)) return false;
     throw error;
   }
 }

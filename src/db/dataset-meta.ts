@@ -13,6 +13,26 @@ export function markDatasetChanged(sqlite: Database, at: string) {
     .run(at);
 }
 
+/**
+ * Gives the database a random identity the first time it is opened for writing (kept for its
+ * whole life, carried by copies of the file): the directory index files built from it carry it,
+ * so an index left by another database at the same path is never served.
+ */
+export function ensureDatabaseId(sqlite: Database) {
+  if (readDatabaseId(sqlite) !== "") return;
+  sqlite
+    .prepare("INSERT OR IGNORE INTO dataset_meta (key, value) VALUES ('database_id', lower(hex(randomblob(16))))")
+    .run();
+}
+
+/** The database's identity ("" for a file never opened for writing since identities exist). */
+export function readDatabaseId(sqlite: Database): string {
+  const row = sqlite.prepare("SELECT value FROM dataset_meta WHERE key = 'database_id'").get() as {
+    value: string;
+  } | null;
+  return row?.value ?? "";
+}
+
 export function readDatasetVersion(sqlite: Database): number {
   const row = sqlite.prepare("SELECT value FROM dataset_meta WHERE key = 'dataset_version'").get() as {
     value: string;

@@ -20,6 +20,15 @@ export const vendorLists = sqliteTable("vendor_lists", {
   fhirVersion: text("fhir_version"),
   lastScrapedAt: text("last_scraped_at"),
   lastEntryCount: integer("last_entry_count"),
+  /** Where the developer publishes the list, when `url` reads a copy of it (Lantern's); else null. */
+  publishedUrl: text("published_url"),
+  /**
+   * What the last successful scrape actually read: the URL fetched, or for a bundled copy the JSON
+   * object `{repository, path, commit}` of Lantern's file. Null before the first scrape.
+   */
+  readFrom: text("read_from"),
+  /** SHA-256 (hex) of the bytes the last successful scrape read. */
+  sha256: text("sha256"),
 });
 
 /**
@@ -50,6 +59,16 @@ export const entries = sqliteTable(
     access: text("access").notNull().default("[]"),
     status: text("status").notNull().default("listed"),
     lastUpdated: text("last_updated").notNull(),
+    /** How listFhirVersion is known: list, url or developer; null while it is UNKNOWN. */
+    versionEvidence: text("version_evidence"),
+    /** How state is known: list, zip or name; null while it is unknown. */
+    stateEvidence: text("state_evidence"),
+    /** published or repaired. */
+    urlEvidence: text("url_evidence").notNull().default("published"),
+    /** Why the entry is kept out of listings, counts, exports and /fhir (src/ingest/unusable.ts), or null. */
+    unusable: text("unusable"),
+    /** When a list first carried the entry; null for entries stored before this was recorded. */
+    firstSeen: text("first_seen"),
   },
   (table) => [index("entries_url").on(table.url), index("entries_vendor").on(table.vendorId)],
 );
@@ -65,6 +84,8 @@ export const entrySources = sqliteTable(
       .notNull()
       .references(() => vendorLists.id),
     present: integer("present", { mode: "boolean" }).notNull().default(true),
+    /** The list's scrape time when it last carried the entry, written when a scrape no longer does. */
+    lastSeen: text("last_seen"),
   },
   (table) => [
     primaryKey({ columns: [table.listId, table.entryRowId] }),

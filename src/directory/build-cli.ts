@@ -1,5 +1,6 @@
 /**
- * Builds the directory index file of a dataset version. The server runs this as a child process
+ * Builds the directory index file of a dataset version, and keeps a copy in the database
+ * (src/directory/stored-index.ts). The server runs this as a child process
  * (its memory and event loop stay untouched); refresh and db:generate call buildIndexFile at
  * their end so that the server only has to load the file.
  *   bun src/directory/build-cli.ts <database> <out-file> <expected-version>
@@ -9,10 +10,11 @@ import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseCli } from "../cli/args";
-import { readDatasetVersion } from "../db/dataset-meta";
+import { readDatabaseId, readDatasetVersion } from "../db/dataset-meta";
 import { buildDirectoryData } from "./build-data";
-import { writeDataFile } from "./data-file";
+import { encodeDataFile, writeFileBytes } from "./data-file";
 import { DATA_FORMAT } from "./directory-data";
+import { storeIndex } from "./stored-index";
 
 export const VERSION_MOVED = 3;
 
@@ -25,6 +27,7 @@ export async function buildIndexFile(
   expectedVersion?: number,
 ): Promise<string | null> {
   const sqlite = new Database(databasePath, { readonly: true });
+  let built: { version: number; databaseId: string; bytes: Uint8Array } | undefined;
   try {
     sqlite.exec("PRAGMA busy_timeout = 10000");
     sqlite.exec("BEGIN");
@@ -36,10 +39,15 @@ export async function buildIndexFile(
       mkdirSync(out.dir, { recursive: true });
       file = join(out.dir, indexFileName(version));
     }
-    await writeDataFile(file, buildDirectoryData(sqlite));
+    const databaseId = readDatabaseId(sqlite);
+    const bytes = encodeDataFile(buildDirectoryData(sqlite));
+    await writeFileBytes(file, bytes);
+    built = { version, databaseId, bytes };
     return file;
   } finally {
     sqlite.close();
+    // Stored once the read transaction is closed (a database not in WAL mode could not be written under it).
+    if (built) storeIndex(databasePath, built.version, built.databaseId, built.bytes);
   }
 }
 

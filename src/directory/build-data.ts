@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { buildAvailabilityData } from "../availability/index-data";
-import { readDatasetVersion, readLastRefreshAt } from "../db/dataset-meta";
+import { readDatabaseId, readDatasetVersion, readLastRefreshAt } from "../db/dataset-meta";
 import { type Bitset, createBitset, setBit } from "./bitset";
 import type { DirectoryData, EntryColumns, Facet, StringTable } from "./directory-data";
 import { buildIdIndex, compareIds } from "./id-lookup";
@@ -58,6 +58,7 @@ type Row = [
   access: string,
   status: string,
   lastUpdated: string,
+  unusable: number,
 ];
 
 function emptyColumns(size: number): EntryColumns {
@@ -106,8 +107,11 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
   ) as Record<Exclude<StringTable, "nameWords">, Interner>;
 
   const raw = emptyColumns(size);
+  /** 1 for an entry kept out of the listings (removed, or unusable: src/ingest/unusable.ts). */
+  const hidden = new Uint8Array(size);
   const chunk = sqlite.prepare(
-    `SELECT row_id, id, url, vendor_id, organization_name, npi, tenant_id, city, state, zip_code, fhir_version, access, status, last_updated
+    `SELECT row_id, id, url, vendor_id, organization_name, npi, tenant_id, city, state, zip_code, fhir_version, access, status, last_updated,
+       unusable IS NOT NULL
      FROM entries WHERE row_id > ? ORDER BY row_id LIMIT ${CHUNK}`,
   );
   let n = 0;
@@ -129,6 +133,7 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
       raw.access[n] = (row[11].includes('"patient"') ? 1 : 0) | (row[11].includes('"provider"') ? 2 : 0);
       raw.status[n] = tables.statuses.id(row[12]);
       raw.lastUpdated[n] = tables.lastUpdated.id(row[13]);
+      hidden[n] = row[12] === "removed" || row[14] === 1 ? 1 : 0;
       n++;
     }
     if (rows.length < CHUNK) break;
@@ -143,8 +148,7 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
       tables.organizationNames.values,
       tables.urls.values,
     ),
-    raw.status,
-    tables.statuses.values.indexOf("removed"),
+    hidden,
   );
   const columns = emptyColumns(n);
   for (const key of Object.keys(columns) as (keyof EntryColumns)[]) {
@@ -172,6 +176,7 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
   );
   return {
     version,
+    databaseId: readDatabaseId(sqlite),
     size: n,
     listed,
     columns,
@@ -185,16 +190,16 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
 }
 
 /**
- * The list order with the removed entries moved after all others (each part keeps its order):
- * the listings show ordinals [0, listed), get by id finds every entry.
+ * The list order with the hidden entries (removed or unusable) moved after all others (each part
+ * keeps its order): the listings, counts and exports show ordinals [0, listed), get by id finds
+ * every entry.
  */
-function listedFirst(order: Int32Array, status: Int32Array, removed: number): { order: Int32Array; listed: number } {
-  if (removed === -1) return { order, listed: order.length };
+function listedFirst(order: Int32Array, hidden: Uint8Array): { order: Int32Array; listed: number } {
   const out = new Int32Array(order.length);
   let front = 0;
-  for (const row of order) if (status[row] !== removed) out[front++] = row;
+  for (const row of order) if (hidden[row] === 0) out[front++] = row;
   let back = front;
-  for (const row of order) if (status[row] === removed) out[back++] = row;
+  for (const row of order) if (hidden[row] === 1) out[back++] = row;
   return { order: out, listed: front };
 }
 

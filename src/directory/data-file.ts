@@ -21,6 +21,7 @@ interface Section {
 interface Header {
   magic: string;
   version: number;
+  databaseId: string;
   size: number;
   listed: number;
   strings: DirectoryData["strings"];
@@ -47,7 +48,8 @@ function sectionsOf(data: DirectoryData): [string, AnyArray][] {
   return out;
 }
 
-export async function writeDataFile(path: string, data: DirectoryData): Promise<void> {
+/** The bytes of the data file of `data`. */
+export function encodeDataFile(data: DirectoryData): Uint8Array {
   const arrays = sectionsOf(data);
   const sections: Section[] = [];
   let offset = 0;
@@ -61,6 +63,7 @@ export async function writeDataFile(path: string, data: DirectoryData): Promise<
   const header: Header = {
     magic: MAGIC,
     version: data.version,
+    databaseId: data.databaseId,
     size: data.size,
     listed: data.listed,
     strings: data.strings,
@@ -74,8 +77,17 @@ export async function writeDataFile(path: string, data: DirectoryData): Promise<
   file.set(headerBytes, 8);
   for (const [i, [, array]] of arrays.entries())
     file.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), start + sections[i]!.offset);
+  return file;
+}
+
+export async function writeDataFile(path: string, data: DirectoryData): Promise<void> {
+  await writeFileBytes(path, encodeDataFile(data));
+}
+
+/** Writes `bytes` beside `path` and renames them into place: readers never see half a file. */
+export async function writeFileBytes(path: string, bytes: Uint8Array): Promise<void> {
   const temp = `${path}.${process.pid}.tmp`;
-  await Bun.write(temp, file);
+  await Bun.write(temp, bytes);
   renameSync(temp, path);
 }
 
@@ -110,6 +122,14 @@ export function readDataFileSync(path: string): DirectoryData {
   }
 }
 
+/** Parses the bytes of a whole data file held in memory (the copy kept in the database). */
+export function parseDataBytes(name: string, bytes: Uint8Array): DirectoryData {
+  const headerLength = Number(new DataView(bytes.buffer, bytes.byteOffset, 8).getBigUint64(0, true));
+  const start = align8(8 + headerLength);
+  // The arrays get a buffer of their own (aligned, without the header's bytes).
+  return parseDataFile(name, bytes.subarray(8, 8 + headerLength), bytes.slice(start).buffer);
+}
+
 function readExactly(fd: number, into: Uint8Array, position: number) {
   for (let done = 0; done < into.length; ) {
     const read = readSync(fd, into, done, into.length - done, position + done);
@@ -141,6 +161,8 @@ function parseDataFile(path: string, headerBytes: Uint8Array, body: ArrayBuffer)
     if (!Array.isArray(header.strings[table])) throw new Error(`${path}: missing string table ${table}`);
   return {
     version: header.version,
+    // Files written before identities existed carry none: they match no database.
+    databaseId: typeof header.databaseId === "string" ? header.databaseId : "\u0000none",
     size: header.size,
     listed: header.listed,
     columns,

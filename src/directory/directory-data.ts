@@ -53,10 +53,12 @@ export type Facet = "vendor" | "state" | "fhirVersion" | "access" | "smart" | "r
  */
 export interface DirectoryData {
   version: number;
+  /** The identity of the database it was read from (src/db/dataset-meta.ts). */
+  databaseId: string;
   size: number;
   /**
-   * Entries the listings show: ordinals [0, listed) are the entries not `removed`, in list
-   * order; removed ones follow them, reachable by id only (no facet bit, no name posting).
+   * Entries the listings show: ordinals [0, listed) are the entries neither `removed` nor unusable, in list
+   * order; the others follow them, reachable by id only (no facet bit, no name posting).
    */
   listed: number;
   columns: EntryColumns;

@@ -1,13 +1,15 @@
 import type { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { processAlive } from "../db/build-file";
 import { openReader } from "../db/client";
-import { readDatasetVersion } from "../db/dataset-meta";
+import { readDatabaseId, readDatasetVersion } from "../db/dataset-meta";
 import { indexFileName, VERSION_MOVED } from "./build-cli";
 import { buildDirectoryData } from "./build-data";
-import { readDataFile, readDataFileSync } from "./data-file";
+import { parseDataBytes, readDataFile, readDataFileSync } from "./data-file";
 import type { DirectoryData } from "./directory-data";
 import { DatasetSnapshot } from "./snapshot";
+import { readStoredIndex } from "./stored-index";
 
 export interface DirectoryOptions {
   /** Where built index files are kept, one per dataset version (default `<database>.index/`). */
@@ -27,6 +29,8 @@ interface Plan {
   /** Set when the data was built in process. */
   snapshot?: DatasetSnapshot;
   file?: string;
+  /** The index kept in the database, when there is no file (a copy of the database alone). */
+  stored?: Uint8Array;
   /** The child process to run first, when the file does not exist yet. */
   builder?: string[];
 }
@@ -49,6 +53,7 @@ export class Directory {
   ) {
     this.indexDir = options.indexDir ?? defaultIndexDir(path);
     this.inProcessBelow = options.buildInProcessBelow ?? 20_000;
+    this.removeDeadTemps();
     this.snapshot = this.openSync();
   }
 
@@ -97,6 +102,8 @@ export class Directory {
         return { sqlite, snapshot: new DatasetSnapshot(sqlite, buildDirectoryData(sqlite)) };
       const file = join(this.indexDir, indexFileName(version));
       if (existsSync(file)) return { sqlite, file };
+      const stored = readStoredIndex(sqlite, version, readDatabaseId(sqlite));
+      if (stored) return { sqlite, file, stored };
       mkdirSync(this.indexDir, { recursive: true });
       return { sqlite, file, builder: [process.execPath, BUILD_CLI, this.path, file, String(version)] };
     } catch (error) {
@@ -109,6 +116,7 @@ export class Directory {
     for (;;) {
       const plan = this.plan();
       if (plan.snapshot) return plan.snapshot;
+      if (plan.stored) return this.fromFile(plan, this.parseStored(plan));
       const exitCode = plan.builder ? Bun.spawnSync(plan.builder, CHILD_OUTPUT).exitCode : 0;
       if (!this.built(plan, exitCode)) continue;
       let data: DirectoryData;
@@ -117,6 +125,7 @@ export class Directory {
       } catch (error) {
         this.abandon(plan, error);
       }
+      if (this.foreign(plan, data)) continue;
       return this.fromFile(plan, data);
     }
   }
@@ -125,9 +134,12 @@ export class Directory {
     for (;;) {
       const plan = this.plan();
       if (plan.snapshot) return plan.snapshot;
+      if (plan.stored) return this.fromFile(plan, this.parseStored(plan));
       const exitCode = plan.builder ? await Bun.spawn(plan.builder, CHILD_OUTPUT).exited : 0;
       if (!this.built(plan, exitCode)) continue;
-      return this.fromFile(plan, await readDataFile(plan.file!).catch((error) => this.abandon(plan, error)));
+      const data = await readDataFile(plan.file!).catch((error) => this.abandon(plan, error));
+      if (this.foreign(plan, data)) continue;
+      return this.fromFile(plan, data);
     }
   }
 
@@ -139,6 +151,36 @@ export class Directory {
     }
     if (exitCode !== 0) this.abandon(plan, new Error(`index build failed with exit code ${exitCode}`));
     return true;
+  }
+
+  /**
+   * True when the file was built from another database (one that lived at this path before, or
+   * a file from before index files carried an identity): it is removed and the version planned
+   * again, which builds it afresh. A file just built that does not match is an error.
+   */
+  private foreign(plan: Plan, data: DirectoryData): boolean {
+    if (data.databaseId === readDatabaseId(plan.sqlite)) return false;
+    if (plan.builder) this.abandon(plan, new Error(`${plan.file} was built from another database`));
+    rmSync(plan.file!, { force: true });
+    plan.sqlite.close();
+    return true;
+  }
+
+  /** Removes the temporary files of index builds whose process is gone (killed mid-write). */
+  private removeDeadTemps() {
+    if (!existsSync(this.indexDir)) return;
+    for (const name of readdirSync(this.indexDir)) {
+      const pid = Number(/\.(\d+)\.tmp$/.exec(name)?.[1]);
+      if (pid && !processAlive(pid)) rmSync(join(this.indexDir, name), { force: true });
+    }
+  }
+
+  private parseStored(plan: Plan): DirectoryData {
+    try {
+      return parseDataBytes(`${this.path} (table directory_index)`, plan.stored!);
+    } catch (error) {
+      this.abandon(plan, error);
+    }
   }
 
   private abandon(plan: Plan, error: unknown): never {
@@ -155,6 +197,7 @@ export class Directory {
 
   /** Keeps the newest files of the current format; older versions and other formats go. */
   private removeOldFiles(current: number) {
+    if (!existsSync(this.indexDir)) return;
     const files = readdirSync(this.indexDir).filter((name) => name.endsWith(".bin"));
     const versions = files
       .map((name) => Number(/^v(\d+)-/.exec(name)?.[1]))

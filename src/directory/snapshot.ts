@@ -161,6 +161,11 @@ export class DatasetSnapshot {
     this.urlProbes = new Array(data.strings.urls.length);
   }
 
+  /** Runs `query` on this snapshot's dataset version: the one its ETag names. */
+  read<T>(query: (sqlite: Database) => T): T {
+    return query(this.sqlite);
+  }
+
   close() {
     this.sqlite.close();
   }

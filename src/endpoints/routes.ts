@@ -15,7 +15,9 @@ import {
   LIST_QUERY_KEYS,
   ListQuery,
   ListResponse,
+  SourceResponse,
 } from "./schemas";
+import { readEntrySource } from "./source";
 
 /** An id no entry has: 404 ENDPOINT_NOT_FOUND, from every by-id route. */
 export const notFound = (): never => {
@@ -96,4 +98,26 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
           "The probe result of the endpoint's URL (entries sharing a URL share it): a summary plus the raw CapabilityStatement and SMART configuration, unmodified. Unknown id → 404 ENDPOINT_NOT_FOUND.",
         tags: ["Endpoints"],
       },
-    });
+    })
+    .get(
+      "/:id/source",
+      ({ params, request }) => {
+        const snapshot = directory.current;
+        return dataResponse(
+          request,
+          snapshot,
+          () => successBody(snapshot.read((sqlite) => readEntrySource(sqlite, params.id)) ?? notFound()),
+          { cached: false },
+        );
+      },
+      {
+        ...BY_ID,
+        response: { 200: SourceResponse, ...ERROR_RESPONSES },
+        detail: {
+          summary: "Where an endpoint's entry comes from",
+          description:
+            "The vendor list that carries the entry (where the developer publishes it, what was actually read — the list's URL, or ONC Lantern's copy with its repository, path and commit — as of when, and the SHA-256 of the bytes read), when the entry was first and last seen, and how its URL, fhirVersion and state are known (`developer`: inferred from the developer's certification, not seen). Every entry answers, removed and unusable ones too. No query parameters (any → 400 VALIDATION_ERROR); unknown id → 404 ENDPOINT_NOT_FOUND.",
+          tags: ["Endpoints"],
+        },
+      },
+    );

@@ -1,4 +1,4 @@
-import { type TLiteral, Type } from "@sinclair/typebox";
+import { type Static, type TLiteral, Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import {
   AUDIENCES,
@@ -8,6 +8,7 @@ import {
   PROBE_STATUSES,
 } from "../directory/types";
 import { US_STATE_CODES } from "../directory/us-states";
+import { STATE_EVIDENCE, URL_EVIDENCE, VERSION_EVIDENCE } from "../ingest/evidence";
 
 /** One literal schema per value, typed as such, so `Static` of their union is the union of the values. */
 const literals = <const Values extends readonly string[]>(values: Values) =>
@@ -211,3 +212,66 @@ export const CapabilitiesResponse = t.Object({
     }),
   }),
 });
+
+const isoTime = (description: string) => t.Union([t.String({ format: "date-time" }), t.Null()], { description });
+
+/** Where one entry comes from: GET /api/v1/endpoints/:id/source. */
+const SourceRecordSchema = t.Object({
+  endpointId: t.String({ pattern: "^[0-9a-f]{64}$", description: "The entry's id." }),
+  vendorId: t.String({ description: "The vendor whose list carries the entry." }),
+  list: t.Union(
+    [
+      t.Object({
+        id: t.String({ description: "The list's id (a vendor with several lists names each; see db/vendors.json)." }),
+        publishedAt: t.String({ description: "Where the developer publishes the list (the URL ONC's CHPL records)." }),
+        readFrom: t.Union(
+          [
+            t.String({ description: "The URL (or file) that was read." }),
+            t.Object(
+              {
+                repository: t.String({ examples: ["onc-healthit/lantern-back-end"] }),
+                path: t.String({
+                  examples: ["resources/prod_resources/Epic_Systems_Corporation_1_EndpointSources.json"],
+                }),
+                commit: t.String({ pattern: "^[0-9a-f]{40}$" }),
+              },
+              { description: "ONC Lantern's copy of the list: repository, file path and commit." },
+            ),
+          ],
+          { description: "What was actually read: the list's URL, or the Lantern copy bundled with the server." },
+        ),
+        asOf: isoTime(
+          "When that copy was made (a Lantern copy: the date Lantern last changed the file) or fetched; null before the first read.",
+        ),
+        sha256: t.Union([t.String({ pattern: "^[0-9a-f]{64}$" }), t.Null()], {
+          description: "SHA-256 (hex) of the bytes read (every page, in order); null when not recorded.",
+        }),
+      }),
+      t.Null(),
+    ],
+    {
+      description:
+        "The list that carries the entry now (or, for a removed entry, the one that carried it last): its latest read.",
+    },
+  ),
+  firstSeen: isoTime("When a list first carried the entry (null for entries stored before this was recorded)."),
+  lastSeen: isoTime(
+    "The latest read of a list that carried the entry: the list's asOf while it still does; for a removed entry, the last read that had it.",
+  ),
+  fields: t.Object({
+    url: t.Union(literals(URL_EVIDENCE), {
+      description:
+        "published: the URL as the list gives it; repaired: a published URL repaired (docs/api.md, Enrichment).",
+    }),
+    fhirVersion: t.Union([...literals(VERSION_EVIDENCE), t.Null()], {
+      description:
+        "How the served fhirVersion is known: probe (the CapabilityStatement), list (a version-specific list or the item's own statement), url (its path or host names it), developer (the developer's certified API, inferred: not seen); null while UNKNOWN.",
+    }),
+    state: t.Union([...literals(STATE_EVIDENCE), t.Null()], {
+      description:
+        'How the state is known: list (published), zip (from the ZIP code), name (an "XX - " prefix); null while unknown.',
+    }),
+  }),
+});
+export type SourceRecord = Static<typeof SourceRecordSchema>;
+export const SourceResponse = t.Object({ success: t.Literal(true), data: SourceRecordSchema });

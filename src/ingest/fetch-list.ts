@@ -121,9 +121,11 @@ function abortable(promise: Promise<ResolvedAddress[]>, signal: AbortSignal): Pr
 }
 
 /**
- * Downloads a list and parses it, following the `next` links of a paged FHIR Bundle. Every page,
+ * Downloads a list and parses it, following the `next` links of a paged FHIR Bundle; `sha256`
+ * is the hash of every page's bytes in order. Every page,
  * redirect and `next` link must be http(s) and pass the private-address guard; all pages together
- * may hold at most `maxBytes`. Any breach fails the whole list (ListFetchError, ListTooLargeError).
+ * may hold at most `maxBytes`; a `next` link back to a page already read, or more than 200 pages,
+ * fails it too. Any breach fails the whole list (ListFetchError, ListTooLargeError).
  */
 export async function fetchAndParseList(
   list: ListDefinition,
@@ -132,23 +134,32 @@ export async function fetchAndParseList(
 ): Promise<ParseResult> {
   const seen = new Set<string>();
   const pages: ParseResult[] = [];
+  const hasher = new Bun.CryptoHasher("sha256");
   let used = 0;
   let next: URL | null = httpUrl(url, undefined, "list URL");
-  while (next !== null && seen.size < MAX_PAGES) {
+  while (next !== null) {
+    // A list that pages on and on, or whose `next` links come back to a page already read, has
+    // no end we can trust: it fails like any other failed download, nothing is changed.
+    if (seen.size >= MAX_PAGES) throw new ListFetchError(`more than ${MAX_PAGES} pages (next links)`);
     seen.add(next.href);
     const page = await fetchPage(next, options, options.maxBytes - used);
     if (page === null) throw new ListTooLargeError(`the list at ${url}`, options.maxBytes);
     used += page.bytes.byteLength;
+    hasher.update(page.bytes);
     const parsed: ParseResult = parseList(decodeListBody(page.bytes, page.contentType), list.columns);
     pages.push(parsed);
     const link: URL | null = parsed.nextPageUrl ? httpUrl(parsed.nextPageUrl, page.url.href, "next link") : null;
-    next = link !== null && !seen.has(link.href) ? link : null;
+    if (link !== null && seen.has(link.href))
+      throw new ListFetchError(`next links loop: page ${pages.length} links back to ${link.href.slice(0, 200)}`);
+    next = link;
   }
   const [first, ...rest] = pages as [ParseResult, ...ParseResult[]];
-  if (rest.length === 0) return first;
+  const sha256 = hasher.digest("hex");
+  if (rest.length === 0) return { ...first, sha256 };
   return {
     format: first.format,
     entries: pages.flatMap((p) => p.entries),
     skipped: pages.reduce((sum, p) => sum + p.skipped, 0),
+    sha256,
   };
 }

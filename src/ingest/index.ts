@@ -1,3 +1,5 @@
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Db } from "../db/client";
 import { markDatasetChanged } from "../db/dataset-meta";
 import type { Audience } from "../directory/types";
@@ -8,7 +10,7 @@ import { normaliseEntries } from "./normalise";
 import { parseList } from "./parsers";
 import { ListTooLargeError, readListFile } from "./read-body";
 import { findVendor, loadRegistry } from "./registry";
-import { applyListScrape, RefusedScrapeError, upsertList, upsertVendor } from "./store";
+import { applyListScrape, type ReadFrom, RefusedScrapeError, upsertList, upsertVendor } from "./store";
 import { progressLine } from "./summary-table";
 import {
   type ListDefinition,
@@ -18,6 +20,7 @@ import {
   UnparseableListError,
   type VendorDefinition,
 } from "./types";
+import { type UnusableKind, unusableReason } from "./unusable";
 
 export interface ListSummary {
   vendorId: string;
@@ -33,6 +36,16 @@ export interface ListSummary {
   source: string;
   /** Published URLs repaired and accepted (missing scheme, junk before it). */
   repaired: number;
+  /** Entries stored but not listed (src/ingest/unusable.ts), each with its reason. */
+  unusable: UnusableEntry[];
+}
+
+/** One entry kept out of the listings, as the ingest report names it. */
+interface UnusableEntry {
+  url: string;
+  organizationName: string | null;
+  kind: UnusableKind;
+  reason: string;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
@@ -41,7 +54,7 @@ const DEFAULT_MAX_BYTES = 100_000_000;
 
 function failure(vendorId: string, listId: string, source: string, error: string, skipped = 0): ListSummary {
   const counts = { added: 0, updated: 0, unchanged: 0, removed: 0, repaired: 0 };
-  return { vendorId, listId, source, ok: false, error, ...counts, skipped };
+  return { vendorId, listId, source, ok: false, error, ...counts, skipped, unusable: [] };
 }
 
 /** The source column of the summary: a registry list's source, else how it was read. */
@@ -61,6 +74,7 @@ interface PreparedList {
   entries: NormalisedEntry[];
   skipped: number;
   repaired: number;
+  sha256: string | null;
 }
 
 async function prepareList(
@@ -79,8 +93,20 @@ async function prepareList(
     entries: normalised.entries,
     skipped: parsed.skipped + normalised.invalid,
     repaired: normalised.repaired,
+    sha256: parsed.sha256 ?? null,
   };
 }
+
+/** The unusable entries of a list with the reason of each, for the report. */
+function unusableOf(entries: NormalisedEntry[]): UnusableEntry[] {
+  return entries.flatMap((entry) => {
+    const found = entry.unusable === null ? null : unusableReason(entry.url, entry.organizationName);
+    return found ? [{ url: entry.url, organizationName: entry.organizationName, ...found }] : [];
+  });
+}
+
+/** SHA-256 (hex) of bytes or of a text's UTF-8 bytes. */
+const sha256Hex = (data: Uint8Array | string) => new Bun.CryptoHasher("sha256").update(data).digest("hex");
 
 /** Parses (via `load`), normalises and stores one list; every failure becomes a summary, nothing is thrown. */
 async function scrapeList(
@@ -88,7 +114,7 @@ async function scrapeList(
   vendor: VendorDefinition,
   list: ListDefinition,
   load: () => Promise<ParseResult>,
-  options: { force?: boolean; now?: string; readFrom?: "file" | "bundled" },
+  options: { force?: boolean; now?: string; readFrom?: "file" | "bundled"; read?: ReadFrom["what"] },
 ): Promise<ListSummary> {
   const source = sourceOf(list, options.readFrom);
   let prepared: PreparedList;
@@ -110,10 +136,12 @@ async function scrapeList(
         format: list.url.startsWith("file:") ? prepared.format : list.format,
         audience: list.audience,
         fhirVersion: list.fhirVersion,
+        publishedUrl: list.publishedUrl ?? null,
       },
       entries: prepared.entries,
       now: options.now ?? new Date().toISOString(),
       force: options.force ?? false,
+      readFrom: { what: options.read ?? list.url, sha256: prepared.sha256 },
     });
     return {
       vendorId: vendor.id,
@@ -123,6 +151,7 @@ async function scrapeList(
       ...counts,
       skipped: prepared.skipped,
       repaired: prepared.repaired,
+      unusable: unusableOf(prepared.entries),
     };
   } catch (error) {
     return failure(vendor.id, list.id, source, describe(error), prepared.skipped);
@@ -150,21 +179,35 @@ export async function ingestFile(
   const registry = opts.registry ?? loadRegistry(opts.registryPath);
   const vendor = findVendor(registry, opts.vendorId);
   const list = fileList(registry, vendor, opts.file, opts.listId, opts.access);
-  const load = async () =>
-    parseList(decodeListBody(await readListFile(opts.file, opts.maxBytes ?? DEFAULT_MAX_BYTES)), list.columns);
-  return scrapeList(db, vendor, list, load, { ...opts, readFrom: "file" });
+  const load = async () => {
+    const bytes = await readListFile(opts.file, opts.maxBytes ?? DEFAULT_MAX_BYTES);
+    return { ...parseList(decodeListBody(bytes), list.columns), sha256: sha256Hex(bytes) };
+  };
+  return scrapeList(db, vendor, list, load, {
+    ...opts,
+    readFrom: "file",
+    read: pathToFileURL(resolve(opts.file)).href,
+  });
 }
 
 /** Ingests one registry list from its content in memory (the bundled national lists). */
 export async function ingestContent(
   db: Db,
-  opts: { vendorId: string; listId: string; content: string; force?: boolean; now?: string },
+  opts: {
+    vendorId: string;
+    listId: string;
+    content: string;
+    force?: boolean;
+    now?: string;
+    /** Where the content was read (Lantern's repository, path and commit); default the list's URL. */
+    read?: ReadFrom["what"];
+  },
   registry: VendorDefinition[] = loadRegistry(),
 ): Promise<ListSummary> {
   const vendor = findVendor(registry, opts.vendorId);
   const list = vendor.lists.find((l) => l.id === opts.listId);
   if (!list) throw new Error(`vendor ${vendor.id} has no list ${opts.listId}`);
-  const load = async () => parseList(opts.content, list.columns);
+  const load = async () => ({ ...parseList(opts.content, list.columns), sha256: sha256Hex(opts.content) });
   return scrapeList(db, vendor, list, load, { ...opts, readFrom: "bundled" });
 }
 

@@ -1,9 +1,12 @@
 import { canonicalUrl, entryId } from "../directory/identity";
 import type { FhirVersion } from "../directory/types";
 import { enrichEntry, repairPublishedUrl } from "./enrich";
+import { fhirVersionOfUrl } from "./enrich/fhir-version";
+import type { UrlEvidence } from "./evidence";
 import { fhirVersionFromString, fhirVersionFromUrl } from "./fhir-version";
 import { tenantIdFromUrl } from "./tenant-rules";
 import type { NormalisedEntry, RawEntry } from "./types";
+import { unusableReason } from "./unusable";
 import { validateEndpointUrl } from "./url-validation";
 import { stateCode } from "./us-states";
 
@@ -27,16 +30,16 @@ export function normaliseNpi(raw: string | null | undefined): string | null {
 }
 
 /**
- * 5 digits or ZIP+4 (`12345-6789`). Nine bare digits become ZIP+4; four digits get back the
- * leading zero spreadsheets drop (New England, New Jersey); a broken +4 part keeps the 5-digit
- * ZIP. Anything else → null.
+ * 5 digits or ZIP+4 (`12345-6789`). Nine bare digits become ZIP+4; a broken +4 part keeps the
+ * 5-digit ZIP. Four digits are not padded: a spreadsheet may have dropped a leading zero (New
+ * England) or the publisher a trailing digit (`4850` for Ozark, Missouri, 65xxx), and a padded
+ * guess would place the entry in another state. Anything else → null.
  */
 export function normaliseZip(raw: string | null | undefined): string | null {
   const text = cleanText(raw);
   if (text === null) return null;
   if (/^\d{5}(-\d{4})?$/.test(text)) return text;
   if (/^\d{9}$/.test(text)) return `${text.slice(0, 5)}-${text.slice(5)}`;
-  if (/^\d{4}$/.test(text)) return `0${text}`;
   const prefix = /^(\d{5})[- ]/.exec(text);
   return prefix ? prefix[1]! : null;
 }
@@ -69,24 +72,53 @@ export function normaliseEntries(raw: RawEntry[], context: NormaliseContext): No
     // Repair runs before validation: a repaired URL is then checked like any other.
     const repair = typeof published.url === "string" ? repairPublishedUrl(published.url) : null;
     const item = repair?.repaired ? { ...published, url: repair.url } : published;
-    const entry = normaliseEntry(item, context);
+    const entry = normaliseEntry(item, context, repair?.repaired ? "repaired" : "published");
     if (entry === null) invalid++;
     else if (byId.has(entry.id)) duplicates++;
     else {
       if (repair?.repaired) repaired++;
-      byId.set(entry.id, enrichEntry(entry, context.defaultFhirVersion ?? null));
+      byId.set(entry.id, entry);
     }
   }
-  return { entries: [...byId.values()], invalid, duplicates, repaired };
+  const developerVersion = developerVersionFor([...byId.values()], context.defaultFhirVersion ?? null);
+  const entries = [...byId.values()].map((entry) => enrichEntry(entry, developerVersion(entry.url)));
+  return { entries, invalid, duplicates, repaired };
 }
 
-function normaliseEntry(item: RawEntry, context: NormaliseContext): NormalisedEntry | null {
+/**
+ * The developer's certified version, per URL, where it may stand for a version nobody stated: only
+ * when the developer has a single FHIR API and nothing in the URLs contradicts it. A list whose
+ * URLs name another version (Altera's `/R2/` paths beside its R4 ones) shows the developer serves
+ * more than one API: then no unversioned URL of the list is given the certified version. Nor is
+ * an unversioned URL on a host that also publishes a versioned path (`https://h/FHIR` beside
+ * `https://h/R4/FHIR`: the unversioned one is the older API).
+ */
+function developerVersionFor(
+  entries: NormalisedEntry[],
+  certified: FhirVersion | null,
+): (url: string) => FhirVersion | null {
+  if (certified === null) return () => null;
+  const versionedHosts = new Set<string>();
+  for (const entry of entries) {
+    const named = fhirVersionOfUrl(entry.url);
+    if (named !== null && named !== certified) return () => null;
+    if (named !== null) versionedHosts.add(hostOf(entry.url));
+  }
+  return (url) => (versionedHosts.has(hostOf(url)) ? null : certified);
+}
+
+const hostOf = (url: string) => /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url)?.[1]?.toLowerCase() ?? "";
+
+function normaliseEntry(item: RawEntry, context: NormaliseContext, urlEvidence: UrlEvidence): NormalisedEntry | null {
   if (typeof item.url !== "string") return null;
   const checked = validateEndpointUrl(item.url);
   if ("reason" in checked) return null;
   const url = canonicalUrl(checked.url);
   const organizationName = cleanText(item.organizationName);
   const npi = normaliseNpi(item.npi);
+  const state = stateCode(cleanText(item.state));
+  const listVersion = context.listFhirVersion ?? fhirVersionFromString(item.fhirVersion);
+  const urlVersion = listVersion === null ? fhirVersionFromUrl(url) : null;
   return {
     id: entryId(context.vendorId, url, npi, organizationName),
     url,
@@ -94,9 +126,12 @@ function normaliseEntry(item: RawEntry, context: NormaliseContext): NormalisedEn
     npi,
     tenantId: tenantIdFromUrl(context.vendorId, url),
     city: cleanText(item.city),
-    state: stateCode(cleanText(item.state)),
+    state,
     zipCode: normaliseZip(item.zipCode),
-    listFhirVersion:
-      context.listFhirVersion ?? fhirVersionFromString(item.fhirVersion) ?? fhirVersionFromUrl(url) ?? "UNKNOWN",
+    listFhirVersion: listVersion ?? urlVersion ?? "UNKNOWN",
+    versionEvidence: listVersion !== null ? "list" : urlVersion !== null ? "url" : null,
+    stateEvidence: state !== null ? "list" : null,
+    urlEvidence,
+    unusable: unusableReason(url, organizationName)?.kind ?? null,
   };
 }

@@ -17,6 +17,8 @@ function checkList(fail: (message: string) => never, vendorId: string, list: Lis
   if (list.fhirVersion !== null && !FHIR_VERSIONS.includes(list.fhirVersion)) fail(`${where}: unknown fhirVersion`);
   if (list.source !== undefined && !LIST_SOURCES.includes(list.source))
     fail(`${where}: source must be one of ${LIST_SOURCES.join(", ")}`);
+  if (list.publishedUrl !== undefined && !/^https?:\/\//.test(list.publishedUrl))
+    fail(`${where}: publishedUrl must be http(s)`);
   if (list.bundledFile !== undefined && !/^[A-Za-z0-9_().-]+\.json$/.test(list.bundledFile))
     fail(`${where}: bundledFile must be a plain .json file name`);
 }

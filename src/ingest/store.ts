@@ -17,6 +17,14 @@ export interface ListRow {
   format: ListFormat;
   audience: Audience | null;
   fhirVersion: FhirVersion | null;
+  /** Where the developer publishes the list when `url` is a copy of it; else absent. */
+  publishedUrl?: string | null;
+}
+
+/** What a scrape read: a URL, or Lantern's copy of a list, and the SHA-256 of its bytes. */
+export interface ReadFrom {
+  what: string | { repository: string; path: string; commit: string };
+  sha256: string | null;
 }
 
 export interface ListScrape {
@@ -27,6 +35,8 @@ export interface ListScrape {
   now: string;
   /** Accept an empty list or one that lost more than half of its entries. */
   force: boolean;
+  /** What was read (GET /api/v1/endpoints/:id/source); absent: the list's URL, hash unknown. */
+  readFrom?: ReadFrom;
 }
 
 export interface ScrapeCounts {
@@ -54,6 +64,10 @@ interface EntryRow {
   list_fhir_version: string;
   list_access: string;
   status: string;
+  version_evidence: string | null;
+  state_evidence: string | null;
+  url_evidence: string;
+  unusable: string | null;
 }
 
 function accessJson(audiences: Iterable<string | null>): string {
@@ -69,7 +83,16 @@ function servedFieldsDiffer(row: EntryRow, entry: NormalisedEntry): boolean {
     row.tenant_id !== entry.tenantId ||
     row.city !== entry.city ||
     row.state !== entry.state ||
-    row.zip_code !== entry.zipCode
+    row.zip_code !== entry.zipCode ||
+    row.unusable !== entry.unusable
+  );
+}
+
+function evidenceDiffers(row: EntryRow, entry: NormalisedEntry): boolean {
+  return (
+    row.version_evidence !== entry.versionEvidence ||
+    row.state_evidence !== entry.stateEvidence ||
+    row.url_evidence !== entry.urlEvidence
   );
 }
 
@@ -86,14 +109,16 @@ export function upsertVendor(sqlite: Database, vendor: VendorRow): number {
 export function upsertList(sqlite: Database, vendorId: string, list: ListRow): number {
   return sqlite
     .prepare(
-      `INSERT INTO vendor_lists (id, vendor_id, url, format, audience, fhir_version) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+      `INSERT INTO vendor_lists (id, vendor_id, url, format, audience, fhir_version, published_url)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
        ON CONFLICT(id) DO UPDATE SET vendor_id = excluded.vendor_id, url = excluded.url, format = excluded.format,
-         audience = excluded.audience, fhir_version = excluded.fhir_version
+         audience = excluded.audience, fhir_version = excluded.fhir_version, published_url = excluded.published_url
        WHERE vendor_lists.vendor_id IS NOT excluded.vendor_id OR vendor_lists.url IS NOT excluded.url
          OR vendor_lists.format IS NOT excluded.format OR vendor_lists.audience IS NOT excluded.audience
-         OR vendor_lists.fhir_version IS NOT excluded.fhir_version`,
+         OR vendor_lists.fhir_version IS NOT excluded.fhir_version
+         OR vendor_lists.published_url IS NOT excluded.published_url`,
     )
-    .run(list.id, vendorId, list.url, list.format, list.audience, list.fhirVersion).changes;
+    .run(list.id, vendorId, list.url, list.format, list.audience, list.fhirVersion, list.publishedUrl ?? null).changes;
 }
 
 interface ListState {
@@ -135,19 +160,28 @@ function prepareWrites(sqlite: Database) {
   return {
     insertEntry: sqlite.prepare(
       `INSERT INTO entries (id, vendor_id, url, organization_name, npi, tenant_id, city, state, zip_code,
-         list_fhir_version, list_access, fhir_version, access, status, last_updated)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?11, 'listed', ?12)`,
+         list_fhir_version, list_access, fhir_version, access, status, last_updated,
+         version_evidence, state_evidence, url_evidence, unusable, first_seen)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?11, 'listed', ?12, ?13, ?14, ?15, ?16, ?12)`,
     ),
     updateServed: sqlite.prepare(
       `UPDATE entries SET organization_name = ?2, npi = ?3, tenant_id = ?4, city = ?5, state = ?6, zip_code = ?7,
-         list_fhir_version = ?8, list_access = ?9, status = ?10, last_updated = ?11 WHERE row_id = ?1`,
+         list_fhir_version = ?8, list_access = ?9, status = ?10, last_updated = ?11,
+         version_evidence = ?12, state_evidence = ?13, url_evidence = ?14, unusable = ?15 WHERE row_id = ?1`,
     ),
-    updateHints: sqlite.prepare("UPDATE entries SET list_fhir_version = ?2, list_access = ?3 WHERE row_id = ?1"),
+    updateHints: sqlite.prepare(
+      `UPDATE entries SET list_fhir_version = ?2, list_access = ?3, version_evidence = ?4, state_evidence = ?5,
+         url_evidence = ?6 WHERE row_id = ?1`,
+    ),
     markRemoved: sqlite.prepare("UPDATE entries SET status = 'removed', last_updated = ?2 WHERE row_id = ?1"),
     setListAccess: sqlite.prepare("UPDATE entries SET list_access = ?2 WHERE row_id = ?1"),
     setSource: sqlite.prepare(
       `INSERT INTO entry_sources (entry_row_id, list_id, present) VALUES (?1, ?2, ?3)
        ON CONFLICT(list_id, entry_row_id) DO UPDATE SET present = excluded.present`,
+    ),
+    markLost: sqlite.prepare(
+      `UPDATE entry_sources SET present = 0,
+         last_seen = (SELECT last_scraped_at FROM vendor_lists WHERE id = ?2) WHERE entry_row_id = ?1 AND list_id = ?2`,
     ),
   };
 }
@@ -186,7 +220,8 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
       }
     }
 
-    const { insertEntry, updateServed, updateHints, markRemoved, setListAccess, setSource } = prepareWrites(sqlite);
+    const { insertEntry, updateServed, updateHints, markRemoved, setListAccess, setSource, markLost } =
+      prepareWrites(sqlite);
     const touchedUrls = new Set<string>();
     /** New entries start with the list hints as served values; only a probe of their URL can change that. */
     const insertedUrls = new Set<string>();
@@ -208,6 +243,10 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
           entry.listFhirVersion,
           listAccess,
           now,
+          entry.versionEvidence,
+          entry.stateEvidence,
+          entry.urlEvidence,
+          entry.unusable,
         ).lastInsertRowid;
         setSource.run(rowId, list.id, 1);
         insertedUrls.add(entry.url);
@@ -218,6 +257,7 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
       const status = row.status === "removed" ? "listed" : row.status;
       const servedChanged = servedFieldsDiffer(row, entry) || status !== row.status;
       const hintsChanged = row.list_fhir_version !== entry.listFhirVersion || row.list_access !== listAccess;
+      const evidenceChanged = evidenceDiffers(row, entry);
       if (servedChanged) {
         updateServed.run(
           row.row_id,
@@ -231,9 +271,20 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
           listAccess,
           status,
           now,
+          entry.versionEvidence,
+          entry.stateEvidence,
+          entry.urlEvidence,
+          entry.unusable,
         );
-      } else if (hintsChanged) {
-        updateHints.run(row.row_id, entry.listFhirVersion, listAccess);
+      } else if (hintsChanged || evidenceChanged) {
+        updateHints.run(
+          row.row_id,
+          entry.listFhirVersion,
+          listAccess,
+          entry.versionEvidence,
+          entry.stateEvidence,
+          entry.urlEvidence,
+        );
       }
       if (hintsChanged) touchedUrls.add(entry.url);
       if (!wasPresent) setSource.run(row.row_id, list.id, 1);
@@ -243,7 +294,7 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
     }
 
     for (const row of lost) {
-      setSource.run(row.row_id, list.id, 0);
+      markLost.run(row.row_id, list.id);
       counts.removed++;
       const others = elsewhere.get(row.row_id);
       if (!others) {
@@ -257,9 +308,18 @@ export function applyListScrape(db: Db, scrape: ListScrape): ScrapeCounts {
       }
     }
 
+    const read = scrape.readFrom ?? { what: list.url, sha256: null };
     sqlite
-      .prepare("UPDATE vendor_lists SET last_scraped_at = ?2, last_entry_count = ?3 WHERE id = ?1")
-      .run(list.id, now, entries.length);
+      .prepare(
+        "UPDATE vendor_lists SET last_scraped_at = ?2, last_entry_count = ?3, read_from = ?4, sha256 = ?5 WHERE id = ?1",
+      )
+      .run(
+        list.id,
+        now,
+        entries.length,
+        typeof read.what === "string" ? read.what : JSON.stringify(read.what),
+        read.sha256,
+      );
     sqlite.prepare("UPDATE vendors SET last_scraped_at = ?2 WHERE id = ?1").run(vendor.id, now);
     markDatasetChanged(sqlite, now);
     if (insertedUrls.size > 0) {

@@ -11,10 +11,11 @@ const COLUMNS = [
   "removed",
   "skipped",
   "repaired",
+  "unusable",
   "source",
 ] as const;
 const FIRST_NUMBER = 3;
-const LAST_NUMBER = 8;
+const LAST_NUMBER = 9;
 
 /** The per-list summary the CLI prints at the end, as an aligned text table. */
 export function formatSummaryTable(summaries: ListSummary[]): string {
@@ -28,6 +29,7 @@ export function formatSummaryTable(summaries: ListSummary[]): string {
     String(s.removed),
     String(s.skipped),
     String(s.repaired),
+    String(s.unusable.length),
     s.source,
   ]);
   const widths = COLUMNS.map((title, i) => Math.max(title.length, ...rows.map((r) => r[i]!.length)));
@@ -37,11 +39,15 @@ export function formatSummaryTable(summaries: ListSummary[]): string {
       .join("  ")
       .trimEnd();
   const failures = summaries.filter((s) => !s.ok).map((s) => `  ${s.listId}: ${s.error}`);
+  const unusable = summaries.flatMap((s) =>
+    s.unusable.map((u) => `  ${s.listId}: ${u.url} (${u.organizationName ?? "no name"}): ${u.reason}`),
+  );
   return [
     line(COLUMNS),
     line(widths.map((w) => "-".repeat(w))),
     ...rows.map(line),
     ...(failures.length ? ["", "Failures:", ...failures] : []),
+    ...(unusable.length ? ["", "Unusable (stored, not listed, counted or exported):", ...unusable] : []),
   ].join("\n");
 }
 
@@ -51,15 +57,15 @@ export function progressLine(index: number, total: number, summary: ListSummary,
   const seconds = `${(ms / 1000).toFixed(1)}s`;
   if (!summary.ok) return `${where}: FAILED, ${summary.error} (${summary.source}, ${seconds})`;
   const { added, updated, unchanged, removed, skipped, repaired } = summary;
-  return `${where}: ok, ${added} added, ${updated} updated, ${unchanged} unchanged, ${removed} removed, ${skipped} skipped, ${repaired} repaired (${summary.source}, ${seconds})`;
+  return `${where}: ok, ${added} added, ${updated} updated, ${unchanged} unchanged, ${removed} removed, ${skipped} skipped, ${repaired} repaired, ${summary.unusable.length} unusable (${summary.source}, ${seconds})`;
 }
 
-/** How much of the served directory (entries not removed) has a state and a FHIR version. */
+/** How much of the served directory (entries listed: not removed, not unusable) has a state and a FHIR version. */
 export function coverageLine(sqlite: Database): string {
   const row = sqlite
     .prepare(
       `SELECT COUNT(*) AS n, COALESCE(SUM(state IS NOT NULL), 0) AS state, COALESCE(SUM(fhir_version != 'UNKNOWN'), 0) AS version
-       FROM entries WHERE status != 'removed'`,
+       FROM entries WHERE status != 'removed' AND unusable IS NULL`,
     )
     .get() as { n: number; state: number; version: number };
   const percent = (part: number) => (row.n === 0 ? "0.0" : ((100 * part) / row.n).toFixed(1));

@@ -1,4 +1,6 @@
 import type { Audience, FhirVersion } from "../directory/types";
+import type { StateEvidence, UrlEvidence, VersionEvidence } from "./evidence";
+import type { UnusableKind } from "./unusable";
 
 export const LIST_FORMATS = ["fhir-bundle", "lantern-json", "csv"] as const;
 export type ListFormat = (typeof LIST_FORMATS)[number];
@@ -22,6 +24,8 @@ export interface ParseResult {
   skipped: number;
   /** The `next` link of a paged FHIR searchset Bundle. */
   nextPageUrl?: string;
+  /** SHA-256 (hex) of the bytes read, every page in order; set by whoever read them. */
+  sha256?: string;
 }
 
 /** An entry ready to be stored: every field as the API serves it, plus the list hints. */
@@ -35,6 +39,12 @@ export interface NormalisedEntry {
   state: string | null;
   zipCode: string | null;
   listFhirVersion: FhirVersion;
+  /** Null while listFhirVersion is UNKNOWN. */
+  versionEvidence: Exclude<VersionEvidence, "probe"> | null;
+  stateEvidence: StateEvidence | null;
+  urlEvidence: UrlEvidence;
+  /** Why the entry is not listed (src/ingest/unusable.ts), or null. */
+  unusable: UnusableKind | null;
 }
 
 /** CSV column of a field: a header name (case-insensitive) or a 0-based index. */
@@ -65,6 +75,11 @@ export interface ListDefinition {
   source?: ListSource;
   /** The file of the bundled national lists (db/national/) that holds this list's copy. */
   bundledFile?: string;
+  /**
+   * Where the developer publishes the list, when `url` is a copy of it (Lantern's): the URL
+   * ONC's CHPL records for it. Else the list is published at `url`.
+   */
+  publishedUrl?: string;
 }
 
 export const LIST_SOURCES = ["developer", "lantern"] as const;

@@ -44,7 +44,14 @@ export async function ingestBundledLists(
   for (const { vendor, list, file } of work) {
     const summary = await ingestContent(
       db,
-      { vendorId: vendor.id, listId: list.id, content: files.get(file)!, force: true, now: dateOf(file) },
+      {
+        vendorId: vendor.id,
+        listId: list.id,
+        content: files.get(file)!,
+        force: true,
+        now: dateOf(file),
+        read: { repository: provenance.repository, path: `${provenance.path}/${file}`, commit: provenance.commit },
+      },
       registry,
     );
     summaries.push(summary);

@@ -26,6 +26,7 @@ const KNOWN_DEVELOPERS: Record<string, string> = {
  */
 const KNOWN_FILES: Record<string, string> = {
   "athenahealth_Inc_EndpointSources.json": "athenahealth-r4",
+  "drchrono_Inc_EndpointSources.json": "drchrono-r4",
   "eClinicalWorks_LLC_EndpointSources.json": "eclinicalworks-r4",
   "Epic_Systems_Corporation_1_EndpointSources.json": "epic-r4",
   "Greenway_Health_LLC_EndpointSources.json": "greenway-r4",
@@ -107,11 +108,16 @@ export interface GeneratorInput {
  * always gives the same registry, vendors ordered by id.
  */
 export function generateRegistry(input: GeneratorInput): VendorDefinition[] {
-  const byDeveloper = new Map<string, ChplListItem[]>();
+  // CHPL and Lantern do not always spell a file name alike (`drchrono_Inc_…` names the file
+  // `Drchrono_Inc_…`): names are matched case-insensitively, and the file's own name is kept.
+  const fileNamed = new Map<string, string>();
+  for (const file of input.files) fileNamed.set(file.toLowerCase(), file);
+  const byDeveloper = new Map<string, { item: ChplListItem; file: string }[]>();
   for (const item of input.chplLists) {
-    if (!input.files.has(item.FileName) || isAggregatorOrPayer(item.FileName)) continue;
+    const file = fileNamed.get(item.FileName.toLowerCase());
+    if (file === undefined || isAggregatorOrPayer(file)) continue;
     const items = byDeveloper.get(item.EndpointName) ?? [];
-    if (!items.some((i) => i.FileName === item.FileName)) items.push(item);
+    if (!items.some((i) => i.file === file)) items.push({ item, file });
     byDeveloper.set(item.EndpointName, items);
   }
   const vendors = new Map<string, VendorDefinition>();
@@ -131,33 +137,39 @@ export function generateRegistry(input: GeneratorInput): VendorDefinition[] {
     const vendor: VendorDefinition = known ?? {
       id,
       name: displayName(developer),
-      endpointListUrl: items[0]!.URL,
+      endpointListUrl: items[0]!.item.URL,
       lists: [],
     };
     const defaultFhirVersion = defaultVersionOf(developer, input.chplLists, input.chplProducts);
     if (defaultFhirVersion) vendor.defaultFhirVersion = defaultFhirVersion;
     else delete vendor.defaultFhirVersion;
-    for (const item of [...items].sort((a, b) => (a.FileName < b.FileName ? -1 : 1))) {
+    for (const { item, file } of [...items].sort((a, b) => (a.file < b.file ? -1 : 1))) {
       const ownListId = KNOWN_FILES[item.FileName];
       const own = ownListId ? vendor.lists.find((l) => l.id === ownListId) : undefined;
       if (ownListId && !own) throw new Error(`${item.FileName}: vendor ${id} has no list ${ownListId}`);
       if (own) {
-        own.bundledFile = item.FileName;
+        own.bundledFile = file;
         // A list the developer publishes only as a web page is read from Lantern's copy instead.
         if (own.manual || own.source === "lantern") {
           delete own.manual;
-          Object.assign(own, { url: lanternRawUrl(item.FileName), format: "lantern-json", source: "lantern" });
+          Object.assign(own, {
+            url: lanternRawUrl(file),
+            format: "lantern-json",
+            source: "lantern",
+            publishedUrl: item.URL,
+          });
         }
         continue;
       }
       const list: ListDefinition = {
-        id: lanternListId(id, item.FileName),
-        url: lanternRawUrl(item.FileName),
+        id: lanternListId(id, file),
+        url: lanternRawUrl(file),
         format: "lantern-json",
         audience: null,
         fhirVersion: null,
         source: "lantern",
-        bundledFile: item.FileName,
+        bundledFile: file,
+        publishedUrl: item.URL,
       };
       if (vendor.lists.some((l) => l.id === list.id)) throw new Error(`list id ${list.id} twice`);
       vendor.lists.push(list);

@@ -10,7 +10,9 @@ export interface DueQuery {
 
 /**
  * Distinct base URLs due for a probe: never probed, or probed before now − staleAfter. URLs whose
- * entries are all `removed` are skipped. Never-probed first, then the oldest probe.
+ * entries are all `removed` or unusable (a private or internal host, a "do not use" name: kept
+ * out of the directory, so nothing is asked of them) are skipped. Never-probed first, then the
+ * oldest probe.
  */
 export function selectDueUrls(db: Db, query: DueQuery): string[] {
   const cutoff = new Date(query.now.getTime() - query.staleAfterMs).toISOString();
@@ -19,7 +21,7 @@ export function selectDueUrls(db: Db, query: DueQuery): string[] {
   const sql = `
     SELECT e.url AS url, p.probed_at AS probedAt
     FROM entries e LEFT JOIN probes p ON p.url = e.url
-    WHERE e.status != 'removed' ${vendorClause}
+    WHERE e.status != 'removed' AND e.unusable IS NULL ${vendorClause}
     GROUP BY e.url
     HAVING p.probed_at IS NULL OR p.probed_at < ?1
     ORDER BY p.probed_at IS NOT NULL, p.probed_at, e.url

@@ -1,5 +1,15 @@
+import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createApp } from "../../src/app";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
@@ -8,7 +18,9 @@ import { indexFileName } from "../../src/directory/build-cli";
 import { readDataFile, readDataFileSync } from "../../src/directory/data-file";
 import { buildSampleDatabase } from "../../src/sample/build";
 import { get } from "../support/fixture";
+import { runScript } from "../support/run-script";
 import { tempDbPath } from "../support/seed";
+import { type ServerProcess, startServer } from "../support/server-process";
 
 /** The large-dataset path: the index is built by a child process into a file, then mapped. */
 describe("directory index built in a child process and kept on disk", async () => {
@@ -110,4 +122,95 @@ describe("directory index built in a child process and kept on disk", async () =
     expect(files.length).toBe(2);
     expect(existsSync(`${indexDir}/${indexFileName(viaFile.decorator.directory.current.version)}`)).toBe(true);
   });
+});
+
+/** Index files belong to the database they were built from, whatever its version number. */
+describe("an index file left by another database at the same path", () => {
+  test("is not served: the new database's own index is built and its entries listed", async () => {
+    const path = tempDbPath("replaced.sqlite");
+    const generate = (seed: number) =>
+      runScript("src/generate/cli.ts", ["--endpoints", "3000", "--out", path, "--seed", String(seed)], {});
+    const env = { DATABASE_PATH: path, INDEX_IN_PROCESS_BELOW: "0", RATE_LIMIT_MAX: "0" };
+    const ids = async (server: ServerProcess) =>
+      (
+        (await (await fetch(`${server.baseUrl}/api/v1/endpoints?limit=20`)).json()) as { data: { id: string }[] }
+      ).data.map((entry) => entry.id);
+
+    expect((await generate(1)).code).toBe(0);
+    const first = await startServer(env);
+    const firstIds = await ids(first);
+    await first.stop();
+    expect(readdirSync(`${path}.index`).length).toBe(1);
+
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+    expect((await generate(2)).code).toBe(0);
+    const second = await startServer(env);
+    try {
+      const secondIds = await ids(second);
+      expect(secondIds).not.toEqual(firstIds);
+      // Every listed id is one of this database's: its record answers 200.
+      for (const id of secondIds) expect((await fetch(`${second.baseUrl}/api/v1/endpoints/${id}`)).status).toBe(200);
+      const reader = new Database(path, { readonly: true });
+      const stored = reader.prepare("SELECT id FROM entries WHERE id = ?");
+      for (const id of secondIds) expect(stored.get(id)).not.toBeNull();
+      reader.close();
+    } finally {
+      await second.stop();
+    }
+  }, 60_000);
+
+  test("temporary index files of a dead writer are removed at start; a live writer's stay", async () => {
+    const path = tempDbPath("temps.sqlite");
+    await buildSampleDatabase(path);
+    const indexDir = `${path}.index`;
+    mkdirSync(indexDir, { recursive: true });
+    const gone = Bun.spawn(["true"]);
+    await gone.exited;
+    const dead = `${indexDir}/v1-f6.bin.${gone.pid}.tmp`;
+    const live = `${indexDir}/v1-f6.bin.${process.pid}.tmp`;
+    writeFileSync(dead, "partial");
+    writeFileSync(live, "partial");
+    createApp({
+      db: openDatabase(path),
+      config: loadConfig({ INDEX_IN_PROCESS_BELOW: "0" }),
+    }).decorator.directory.close();
+    expect(existsSync(dead)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+  });
+});
+
+/** A copy of the database file alone (a replica, a restored backup) carries its index. */
+describe("a server given only the database file", () => {
+  test("reads the index kept in the database instead of building it, and answers the same", async () => {
+    const path = tempDbPath("primary.sqlite");
+    expect(
+      (await runScript("src/generate/cli.ts", ["--endpoints", "3000", "--out", path, "--seed", "3"], {})).code,
+    ).toBe(0);
+    const env = { INDEX_IN_PROCESS_BELOW: "0", RATE_LIMIT_MAX: "0" };
+    const primary = await startServer({ ...env, DATABASE_PATH: path });
+    const query = "/api/v1/endpoints?limit=50&state=CA";
+    const expected = await (await fetch(`${primary.baseUrl}${query}`)).text();
+    await primary.stop();
+    expect(readdirSync(`${path}.index`)).toHaveLength(1);
+
+    // The database file itself holds the index of its current version.
+    const reader = new Database(path, { readonly: true });
+    const version = Number(
+      (reader.prepare("SELECT value FROM dataset_meta WHERE key = 'dataset_version'").get() as { value: string }).value,
+    );
+    const stored = reader.prepare("SELECT version FROM directory_index").all() as { version: number }[];
+    reader.close();
+    expect(stored).toEqual([{ version }]);
+
+    const replica = tempDbPath("replica.sqlite");
+    copyFileSync(path, replica);
+    const server = await startServer({ ...env, DATABASE_PATH: replica });
+    try {
+      expect(await (await fetch(`${server.baseUrl}${query}`)).text()).toBe(expected);
+      // Nothing was built: a build writes its file into the index folder.
+      expect(existsSync(`${replica}.index`)).toBe(false);
+    } finally {
+      await server.stop();
+    }
+  }, 60_000);
 });

@@ -13,6 +13,7 @@ describe("API documentation", () => {
       "/api/v1/endpoints/{id}",
       "/api/v1/endpoints/{id}/availability",
       "/api/v1/endpoints/{id}/capabilities",
+      "/api/v1/endpoints/{id}/source",
       "/api/v1/export",
       "/api/v1/stats",
       "/api/v1/vendors",

@@ -55,3 +55,49 @@ test("a database made by the first migration loses sort_key and keeps its entrie
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a database from before entries recorded their evidence keeps its entries, listable, with the new columns empty", () => {
+  const dir = mkdtempSync(join(tmpdir(), "migrations-"));
+  try {
+    const older = join(dir, "migrations");
+    const journal = JSON.parse(readFileSync(join(MIGRATIONS, "meta", "_journal.json"), "utf8"));
+    journal.entries = journal.entries.filter((e: { tag: string }) => e.tag < "0004");
+    for (const { tag } of journal.entries as { tag: string }[])
+      cpSync(join(MIGRATIONS, `${tag}.sql`), join(older, `${tag}.sql`));
+    cpSync(join(MIGRATIONS, "meta"), join(older, "meta"), { recursive: true });
+    writeFileSync(join(older, "meta", "_journal.json"), JSON.stringify(journal));
+
+    const path = join(dir, "old.sqlite");
+    const old = new Database(path, { create: true });
+    migrate(drizzle(old), { migrationsFolder: older });
+    old.exec(`
+      INSERT INTO vendors VALUES ('v', 'Vendor', 'https://v.example/list', NULL);
+      INSERT INTO entries (id, vendor_id, url, list_fhir_version, list_access, fhir_version, access, last_updated)
+        VALUES ('${"a".repeat(64)}', 'v', 'https://a.example/fhir', 'R4', '[]', 'R4', '[]', '2026-11-01T00:00:00.000Z');
+    `);
+    expect(columns(old, "entries")).not.toContain("unusable");
+    old.close();
+
+    const db = openDatabase(path);
+    expect(
+      db.sqlite
+        .prepare("SELECT id, unusable, version_evidence, state_evidence, url_evidence, first_seen FROM entries")
+        .all(),
+    ).toEqual([
+      {
+        id: "a".repeat(64),
+        unusable: null,
+        version_evidence: null,
+        state_evidence: null,
+        url_evidence: "published",
+        first_seen: null,
+      },
+    ]);
+    for (const column of ["published_url", "read_from", "sha256"])
+      expect(columns(db.sqlite, "vendor_lists")).toContain(column);
+    expect(columns(db.sqlite, "entry_sources")).toContain("last_seen");
+    db.sqlite.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

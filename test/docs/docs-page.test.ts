@@ -19,6 +19,7 @@ const EXPECTED_OPERATIONS = [
   "GET /api/v1/endpoints/{id}",
   "GET /api/v1/endpoints/{id}/capabilities",
   "GET /api/v1/endpoints/{id}/availability",
+  "GET /api/v1/endpoints/{id}/source",
   "GET /api/v1/export",
   "GET /api/v1/vendors",
   "GET /api/v1/stats",

@@ -115,6 +115,7 @@ describe("ingestFile", () => {
       removed: 0,
       skipped: 0,
       repaired: 0,
+      unusable: [],
     });
     expect(db.sqlite.query("SELECT url, format, audience FROM vendor_lists").get()).toEqual({
       url: `file://${file.replaceAll(" ", "%20")}`,

@@ -4,6 +4,7 @@ import { fhirVersionOfUrl } from "../../src/ingest/enrich/fhir-version";
 import { placeOfZip, stateOfNamePrefix } from "../../src/ingest/enrich/place";
 import { normaliseEntries } from "../../src/ingest/normalise";
 import type { NormalisedEntry, RawEntry } from "../../src/ingest/types";
+import { unusableReason } from "../../src/ingest/unusable";
 
 const raw = (url: string, more: Partial<RawEntry> = {}): RawEntry => ({
   url,
@@ -85,6 +86,10 @@ describe("state and city", () => {
     state: null,
     zipCode: null,
     listFhirVersion: "UNKNOWN",
+    versionEvidence: null,
+    stateEvidence: null,
+    urlEvidence: "published",
+    unusable: null,
     ...more,
   });
 
@@ -115,6 +120,9 @@ describe("fhirVersion before a probe", () => {
     ["https://api.prod.1life.com/fhir/4.0", "R4"],
     ["https://fhir.cozeva.com/4_0_0", "R4"],
     ["https://fhir.example/fhir/3.0.2", "STU3"],
+    ["https://fhirprod.bl0.hos.allscriptscloud.com/R2/fhir", "DSTU2"],
+    ["https://fhir.example/R3/open", "STU3"],
+    ["https://argonauttwfhir.open.allscripts.com/FHIR", "DSTU2"],
     ["https://app.meldrx.com/api/fhir/7b595cb8", null],
     ["https://fhir.example/v4/x", null],
   ])("%p → %p", (url, version) => {
@@ -132,5 +140,72 @@ describe("fhirVersion before a probe", () => {
       normaliseEntries([raw("https://a.example/fhir")], { vendorId: "acme", listFhirVersion: null }).entries[0]!
         .listFhirVersion,
     ).toBe("UNKNOWN");
+  });
+});
+
+describe("the developer's certified version, only where nothing contradicts it", () => {
+  const versions = (urls: string[]) =>
+    normaliseEntries(
+      urls.map((url) => raw(url)),
+      { vendorId: "acme", listFhirVersion: null, defaultFhirVersion: "R4" },
+    ).entries.map((e) => [e.url, e.listFhirVersion, e.versionEvidence]);
+
+  test("a list whose URLs name another version has more than one API: its unversioned URLs stay UNKNOWN", () => {
+    expect(versions(["https://a.example/R2/fhir", "https://b.example/fhir"])).toEqual([
+      ["https://a.example/R2/fhir", "DSTU2", "url"],
+      ["https://b.example/fhir", "UNKNOWN", null],
+    ]);
+  });
+
+  test("an unversioned URL on a host that also publishes /R4/ is not assumed R4; other hosts are, marked developer", () => {
+    expect(versions(["https://a.example/R4/fhir", "https://a.example/fhir", "https://b.example/fhir"])).toEqual([
+      ["https://a.example/R4/fhir", "R4", "url"],
+      ["https://a.example/fhir", "UNKNOWN", null],
+      ["https://b.example/fhir", "R4", "developer"],
+    ]);
+  });
+});
+
+describe("URL repair: whitespace inside a URL", () => {
+  test.each([
+    [
+      "https://enhancedeyecare.ficintegrations.com\t/API/PCg4Nt/R4",
+      "https://enhancedeyecare.ficintegrations.com/API/PCg4Nt/R4",
+      true,
+    ],
+    ["https://host.example/ fhir/r4", "https://host.example/fhir/r4", true],
+    [": https://host.example/fhir", "https://host.example/fhir", true],
+    // Between two letters or digits it would join two names: left for validation to refuse.
+    ["https://127.0.0.1\tclinic.example.com/API", "https://127.0.0.1\tclinic.example.com/API", false],
+    ["https://host.example/My Practice", "https://host.example/My Practice", false],
+  ])("%p", (published, url, repaired) => {
+    expect(repairPublishedUrl(published)).toEqual({ url, repaired });
+  });
+});
+
+describe("unusable entries", () => {
+  test.each([
+    ["https://10.0.2.4/fhir", null, "non-public-address"],
+    ["https://172.19.5.119/fhir", null, "non-public-address"],
+    ["https://192.168.102.4:9443/fhir", null, "non-public-address"],
+    ["http://169.254.1.1/fhir", null, "non-public-address"],
+    ["http://[::1]/fhir", null, "non-public-address"],
+    ["https://localhost/FHIR", null, "localhost"],
+    ["https://se01ascmshvp/FHIR", null, "single-label-host"],
+    ["https://sears-17-1-app.services.local/fhir", null, "internal-suffix"],
+    ["https://emr.clinic.lan/fhir", null, "internal-suffix"],
+    ["https://fhir.corp.internal/r4", null, "internal-suffix"],
+    ["https://x.home.arpa/r4", null, "internal-suffix"],
+    ["https://lv01ascmsh001vm.lv0.hos/FHIR", null, "internal-suffix"],
+    ["https://dts-t03-scmweb2.rd.allscripts.com/FHIR", null, "internal-suffix"],
+    ["https://hl7.org/fhir/R4/http.html", null, "web-page"],
+    ["https://api.platform.athenahealth.com/fhir/r4", "**DO NOT USE**", "do-not-use"],
+    ["https://api.platform.athenahealth.com/fhir/r4", "XX_DO NOT USE_XXX", "do-not-use"],
+    ["https://api.platform.athenahealth.com/fhir/r4", "NC - Sollus Pediatrics", null],
+    ["https://fhir.example.com/r4", "Test Clinic", null],
+    ["https://8.8.8.8/fhir", null, null],
+    ["https://fhir.acme.test/r4", null, null],
+  ])("%p (%p) → %p", (url, name, kind) => {
+    expect(unusableReason(url, name)?.kind ?? null).toBe(kind as never);
   });
 });

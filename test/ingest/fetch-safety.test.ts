@@ -122,6 +122,23 @@ describe("every page, redirect and next link is http(s)", () => {
     expect(snapshot(db)).toBe(before);
   });
 
+  test("next links that loop fail the list: reported, nothing changed", async () => {
+    const { db, run, before } = await setup();
+    main.routes.set("/lists/acme", bundle(FOUR.slice(0, 2), "/lists/acme-loop-2"));
+    main.routes.set("/lists/acme-loop-2", bundle([{ key: "e", name: "Epsilon Care" }], "/lists/acme-loop-3"));
+    main.routes.set("/lists/acme-loop-3", bundle([{ key: "f", name: "Zeta Loop" }], "/lists/acme"));
+    const result = await run();
+    expect(result.code).toBe(1);
+    expect(result.output).toContain("loop");
+    expect(snapshot(db)).toBe(before);
+    expect(names(db)).not.toContain("Epsilon Care");
+    // A page that links to itself is the shortest loop.
+    main.routes.set("/lists/acme", bundle(FOUR, "/lists/acme"));
+    const self = await run();
+    expect(self.code).toBe(1);
+    expect(snapshot(db)).toBe(before);
+  });
+
   test("control: a relative http next link is followed and both pages are ingested", async () => {
     const { db, run } = await setup();
     main.routes.set("/lists/acme", bundle(FOUR.slice(0, 2), "/lists/acme-page-2"));

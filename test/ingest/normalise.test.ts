@@ -30,6 +30,10 @@ describe("Oracle Health fixture, normalised", () => {
       state: "CA",
       zipCode: "94612-1234",
       listFhirVersion: "R4",
+      versionEvidence: "url",
+      stateEvidence: "list",
+      urlEvidence: "published",
+      unusable: null,
     });
   });
 
@@ -40,13 +44,15 @@ describe("Oracle Health fixture, normalised", () => {
     expect(byName("Riverside Health")?.tenantId).toBe("ec2458f2-1e24-41c8-b71b-0e701af7583d");
   });
 
-  test("the endpoint-fhir-version extension gives the version; lost ZIP zero restored; an unknown state comes from the ZIP", () => {
+  test("the endpoint-fhir-version extension gives the version; a four-digit ZIP is not padded into a state", () => {
     const hilltop = byName("Hilltop Pediatrics");
     expect(hilltop?.listFhirVersion).toBe("STU3");
+    expect(hilltop?.versionEvidence).toBe("list");
     expect(hilltop?.tenantId).toBeNull();
-    expect(hilltop?.zipCode).toBe("01841");
-    // "ZZ" names no state; 01841 is in Massachusetts. The published city stays.
-    expect(hilltop?.state).toBe("MA");
+    // "1841" might be 01841 (Massachusetts) or a cut-off 5-digit ZIP anywhere; "ZZ" names no state.
+    expect(hilltop?.zipCode).toBeNull();
+    expect(hilltop?.state).toBeNull();
+    expect(hilltop?.stateEvidence).toBeNull();
     expect(hilltop?.city).toBe("Springfield");
   });
 
@@ -91,7 +97,7 @@ describe("Lantern fixture, normalised", () => {
   test("practice code as tenant; empty name and bad NPI → null; non-http URL counted invalid", () => {
     expect(result.entries.map((e) => [e.tenantId, e.organizationName, e.npi, e.zipCode])).toEqual([
       ["DGIACA", "Surgical Associates", null, "59101"],
-      ["HFD1AD", "Elion Krok, MD PC", "1467081836", "07052"],
+      ["HFD1AD", "Elion Krok, MD PC", "1467081836", null],
       ["EGBBCD", null, null, null],
     ]);
     expect(result.invalid).toBe(1);
@@ -194,7 +200,8 @@ describe("field rules", () => {
       ["12345", "12345"],
       ["12345-6789", "12345-6789"],
       ["123456789", "12345-6789"],
-      ["1841", "01841"],
+      ["1841", null],
+      ["4850", null],
       ["20814-191", "20814"],
       ["350954", null],
       ["CA", null],

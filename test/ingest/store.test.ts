@@ -30,6 +30,10 @@ function entry(key: string, name: string): NormalisedEntry {
     state: null,
     zipCode: null,
     listFhirVersion: "R4",
+    versionEvidence: "list",
+    stateEvidence: null,
+    urlEvidence: "published",
+    unusable: null,
   };
 }
 
@@ -88,7 +92,10 @@ describe("applyListScrape with probe results", () => {
     const db = openDatabase(join(tempDir(), "d.sqlite"));
     scrape(db, ENTRIES, "2026-02-01T00:00:00.000Z");
     scrape(db, ENTRIES, "2026-02-02T00:00:00.000Z");
-    expect(db.sqlite.query("SELECT key, value FROM dataset_meta ORDER BY key").all()).toEqual([
+    // The database's identity (given when first opened) is no dataset write.
+    expect(
+      db.sqlite.query("SELECT key, value FROM dataset_meta WHERE key <> 'database_id' ORDER BY key").all(),
+    ).toEqual([
       { key: "dataset_version", value: "2" },
       { key: "last_refresh_at", value: "2026-02-02T00:00:00.000Z" },
     ]);

@@ -20,13 +20,16 @@ export const notADeveloper = (file: string) => /^(1Up|Medicare_|MedicaidState)/.
 
 /**
  * The (URL, organization) key of a published Lantern item, computed here without the code under
- * test: the URL trimmed, junk before the scheme dropped, `https://` added to a bare host name;
+ * test: the URL trimmed, tabs and spaces beside a `/`, `:`, `?` or `#` dropped when that leaves no
+ * other whitespace, junk before the scheme dropped, `https://` added to a bare host name;
  * scheme and host lowercased, trailing `/` dropped; the organization is the 10-digit NPI when
  * published, else the lowercased name with whitespace collapsed. Null when there is no http(s) URL,
  * or when it holds whitespace, a control character or a backslash (parsers disagree on those).
  */
 export function publishedKey(item: { URL?: string; OrganizationName?: string; NPIID?: string }): string | null {
   let url = (item.URL ?? "").trim();
+  const squeezed = url.replace(/(?<=[/:?#])[ \t]+|[ \t]+(?=[/:?#])/g, "");
+  if (!/[ \t]/.test(squeezed)) url = squeezed;
   const at = url.search(/https?:\/\//i);
   if (at > 0 && /^[\s:;,'"]+$/.test(url.slice(0, at))) url = url.slice(at);
   if (at === -1 && /^[a-z0-9.-]+\.[a-z]{2,}(:\d+)?(\/\S*)?$/i.test(url)) url = `https://${url}`;

@@ -45,7 +45,7 @@ describe("the bundled national lists (db/national/)", () => {
     const { provenance, files } = readBundle();
     expect(provenance.repository).toBe("onc-healthit/lantern-back-end");
     expect(provenance.commit).toMatch(/^[0-9a-f]{40}$/);
-    expect(files.size).toBe(136);
+    expect(files.size).toBe(137);
     for (const file of Object.values(provenance.files)) {
       expect(file.lastChangedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
       expect(file.lastChangedCommit).toMatch(/^[0-9a-f]{40}$/);
@@ -77,7 +77,7 @@ describe("building the national directory from the bundle", () => {
     expect(one<{ n: number }>("SELECT COUNT(*) AS n FROM entries WHERE status != 'listed'").n).toBe(0);
     expect(one<{ n: number }>("SELECT COUNT(*) AS n FROM probes").n).toBe(0);
     expect(one<{ n: number }>("SELECT COUNT(*) AS n FROM vendors").n).toBe(registry.length);
-    expect(one<{ n: number }>("SELECT COUNT(DISTINCT vendor_id) AS n FROM entries").n).toBe(121);
+    expect(one<{ n: number }>("SELECT COUNT(DISTINCT vendor_id) AS n FROM entries").n).toBe(122);
     const { provenance } = readBundle();
     expect(one<{ at: string }>("SELECT last_scraped_at AS at FROM vendors WHERE id = 'epic'").at).toBe(
       new Date(provenance.files["Epic_Systems_Corporation_1_EndpointSources.json"]!.lastChangedAt).toISOString(),
@@ -203,5 +203,129 @@ describe("a bundle that cannot be read builds nothing and names the file", () =>
       }
     },
     120_000,
+  );
+});
+
+describe("the national directory's data, checked against the published lists", () => {
+  const listed = "status != 'removed' AND unusable IS NULL";
+
+  test.skipIf(!hasLantern)(
+    "every CHPL developer with a list file has entries stored; DrChrono's 213 are served",
+    async () => {
+      const chpl = readJson<{ EndpointName: string; FileName: string }[]>(
+        join(LANTERN_FILES, "CHPLEndpointResourcesList.json"),
+      );
+      const onDisk = new Set(readdirSync(LANTERN_FILES).map((name) => name.toLowerCase()));
+      const withFile = chpl.filter(
+        (item) => onDisk.has(item.FileName.toLowerCase()) && !/^(1Up|Medicare_|MedicaidState)/.test(item.FileName),
+      );
+      const vendorOfFile = new Map(
+        registry.flatMap((v) => v.lists.flatMap((l) => (l.bundledFile ? [[l.bundledFile.toLowerCase(), v.id]] : []))),
+      );
+      const withEntries = new Set(
+        // Stored: CorrecTek's only two "endpoints" are specification pages, stored as unusable.
+        (db.prepare("SELECT DISTINCT vendor_id AS v FROM entries").all() as { v: string }[]).map((r) => r.v),
+      );
+      for (const item of withFile) {
+        const vendor = vendorOfFile.get(item.FileName.toLowerCase());
+        expect([item.EndpointName, vendor !== undefined && withEntries.has(vendor)]).toEqual([item.EndpointName, true]);
+      }
+      const app = createApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+      const drchrono = await get(app, "/api/v1/endpoints?vendor=drchrono&limit=1");
+      expect(drchrono.body.meta.total).toBe(213);
+      app.decorator.directory.close();
+    },
+  );
+
+  test("unusable entries are kept, with their reason, and left out of the listings: athenahealth's first result is a practice", async () => {
+    const byKind = new Map(
+      (
+        db.prepare("SELECT unusable AS k, COUNT(*) AS n FROM entries WHERE unusable IS NOT NULL GROUP BY 1").all() as {
+          k: string;
+          n: number;
+        }[]
+      ).map((r) => [r.k, r.n]),
+    );
+    for (const kind of ["non-public-address", "localhost", "single-label-host", "internal-suffix", "do-not-use"])
+      expect([kind, (byKind.get(kind) ?? 0) > 0]).toEqual([kind, true]);
+    const app = createApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+    const athena = await get(app, "/api/v1/endpoints?vendor=athenahealth&limit=1");
+    expect(athena.body.data[0].organizationName).not.toMatch(/do\W*not\W*use/i);
+    expect((await get(app, "/api/v1/endpoints?vendor=athenahealth&query=do%20not%20use")).body.meta.total).toBe(0);
+    const everything = await app.handle(new Request("http://localhost/api/v1/export?format=csv"));
+    const csv = await everything.text();
+    for (const host of ["://localhost", "://10.", "://192.168.", ".local/", ".lan/", ".rd.allscripts.com"])
+      expect([host, csv.toLowerCase().includes(host)]).toEqual([host, false]);
+    const stats = await get(app, "/api/v1/stats");
+    expect(stats.body.data.totalEndpoints).toBe(
+      one<{ n: number }>(`SELECT COUNT(*) AS n FROM entries WHERE ${listed}`).n,
+    );
+    app.decorator.directory.close();
+  });
+
+  test("no listed entry whose URL says DSTU2 is served as R4; Altera's unversioned URLs beside /R4/ ones are not R4", () => {
+    const dstu2Urls = db
+      .prepare(
+        `SELECT url, fhir_version AS v FROM entries WHERE ${listed} AND (url LIKE '%/R2/%' OR url LIKE '%/dstu2%' OR url LIKE '%argonaut%')`,
+      )
+      .all() as { url: string; v: string }[];
+    expect(dstu2Urls.length).toBeGreaterThan(100);
+    expect(dstu2Urls.filter((r) => r.v === "R4")).toEqual([]);
+    const altera = db
+      .prepare(
+        "SELECT url, fhir_version AS v, version_evidence AS e FROM entries WHERE vendor_id = 'altera-digital-health'",
+      )
+      .all() as { url: string; v: string; e: string | null }[];
+    const r4Hosts = new Set(altera.filter((r) => /\/R4\//i.test(r.url)).map((r) => new URL(r.url).host));
+    const beside = altera.filter((r) => r4Hosts.has(new URL(r.url).host) && !/\/R[24]\//i.test(r.url));
+    expect(beside.length).toBeGreaterThan(100);
+    expect(beside.filter((r) => r.v === "R4")).toEqual([]);
+    expect(altera.filter((r) => r.e === "developer")).toEqual([]);
+  });
+
+  test.skipIf(!hasLantern)(
+    "a URL with a tab inside is repaired; a four-digit ZIP is not padded into another state",
+    () => {
+      expect(
+        db
+          .prepare(
+            "SELECT DISTINCT url, url_evidence AS e FROM entries WHERE url LIKE '%enhancedeyecare.ficintegrations.com%'",
+          )
+          .all(),
+      ).toEqual([{ url: "https://enhancedeyecare.ficintegrations.com/API/PCg4Nt/R4", e: "repaired" }]);
+      const ozark = one<{ zip: string | null; state: string | null }>(
+        "SELECT zip_code AS zip, state FROM entries WHERE organization_name LIKE 'Ozark Tricounty Health Consortium%'",
+      );
+      expect(ozark).toEqual({ zip: null, state: null });
+    },
+  );
+
+  test.skipIf(!hasLantern)(
+    "an entry's source names Lantern's copy, as of its date, with the SHA-256 of the shared file",
+    async () => {
+      const { provenance } = readBundle();
+      const file = "Epic_Systems_Corporation_1_EndpointSources.json";
+      const id = one<{ id: string }>(
+        `SELECT e.id FROM entries e JOIN entry_sources es ON es.entry_row_id = e.row_id
+         WHERE es.list_id = 'epic-r4' AND es.present = 1 ORDER BY e.id LIMIT 1`,
+      ).id;
+      const app = createApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+      const { body } = await get(app, `/api/v1/endpoints/${id}/source`);
+      const shared = new Bun.CryptoHasher("sha256").update(readFileSync(join(LANTERN_FILES, file))).digest("hex");
+      expect(body.data.list).toEqual({
+        id: "epic-r4",
+        publishedAt: "https://open.epic.com/Endpoints/R4",
+        readFrom: {
+          repository: "onc-healthit/lantern-back-end",
+          path: `resources/prod_resources/${file}`,
+          commit: provenance.commit,
+        },
+        asOf: new Date(provenance.files[file]!.lastChangedAt).toISOString(),
+        sha256: shared,
+      });
+      // Epic's R4 list says R4, and so do its URLs: either is the evidence.
+      expect(["list", "url"]).toContain(body.data.fields.fhirVersion);
+      app.decorator.directory.close();
+    },
   );
 });

@@ -109,14 +109,16 @@ export interface EntryInput {
   lastUpdated?: string;
   listFhirVersion?: string;
   listAccess?: string;
+  /** Why the entry is kept out of the directory (src/ingest/unusable.ts), when it is. */
+  unusable?: string;
 }
 
 export function insertEntry(db: Db, e: EntryInput): string {
   const id = (++seq).toString(16).padStart(64, "0");
   db.sqlite
     .prepare(
-      `INSERT INTO entries (id, vendor_id, url, organization_name, list_fhir_version, list_access, fhir_version, access, status, last_updated)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?5, ?6, ?7, ?8)`,
+      `INSERT INTO entries (id, vendor_id, url, organization_name, list_fhir_version, list_access, fhir_version, access, status, last_updated, unusable)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?5, ?6, ?7, ?8, ?9)`,
     )
     .run(
       id,
@@ -127,6 +129,7 @@ export function insertEntry(db: Db, e: EntryInput): string {
       e.listAccess ?? "[]",
       e.status ?? "listed",
       e.lastUpdated ?? "2026-01-01T00:00:00.000Z",
+      e.unusable ?? null,
     );
   return id;
 }

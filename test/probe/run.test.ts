@@ -128,6 +128,15 @@ describe("probeDue", () => {
     expect(probeRow(ctx.db, a)!.probed_at).toBe(NOW.toISOString());
   });
 
+  test("a URL whose every entry is unusable is not probed; one shared with a usable entry is", () => {
+    const internal = `${server.url}/internal`;
+    const shared = `${server.url}/shared`;
+    insertEntry(ctx.db, { url: internal, unusable: "internal suffix" });
+    insertEntry(ctx.db, { url: shared, unusable: "do not use" });
+    insertEntry(ctx.db, { url: shared, vendorId: "other" });
+    expect(selectDueUrls(ctx.db, { now: NOW, staleAfterMs: 86_400_000 })).toEqual([shared]);
+  });
+
   test("an aborted run keeps what finished and the next run carries on", async () => {
     const slow = serve({}, async (request) => {
       await Bun.sleep(30);

@@ -15,10 +15,16 @@ const PATTERNS: [RegExp, FhirVersion][] = [
   [/\/(?:fhir\/)?1[._]0[._]2(?=\/|$)/i, "DSTU2"],
 ];
 
-/** The version a URL's path names, in any of the patterns seen in published lists, else null. */
+/**
+ * The version a URL names, in any of the patterns seen in published lists, else null: its path
+ * (a version segment, PATTERNS), or an `argonaut` label in its host (the Argonaut project's
+ * profiles are DSTU2).
+ */
 export function fhirVersionOfUrl(url: string): FhirVersion | null {
   const plain = fhirVersionFromUrl(url);
   if (plain !== null) return plain;
+  const host = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url)?.[1] ?? "";
+  if (/(?:^|\.)argonaut/i.test(host)) return "DSTU2";
   const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "").replace(/[?#].*$/, "");
   for (const [pattern, version] of PATTERNS) if (pattern.test(path)) return version;
   return null;

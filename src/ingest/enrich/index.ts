@@ -9,21 +9,26 @@ export { repairPublishedUrl } from "./url-repair";
  * Fills in what a list leaves out, from what it does say (docs/api.md, "Enrichment at ingest"):
  * state (and city, when the list gives none) from the ZIP code; else state from a `"XX - Name"`
  * prefix; fhirVersion, while no hint gave one, from the URL's version pattern, else from the
- * developer's one version as the registry records it. Published values always win.
+ * developer's certified version where it may stand (`developerVersion`, decided by the caller).
+ * Published values always win; each filled value records how it is known.
  */
-export function enrichEntry(entry: NormalisedEntry, defaultFhirVersion: FhirVersion | null): NormalisedEntry {
-  let { state, city, listFhirVersion } = entry;
+export function enrichEntry(entry: NormalisedEntry, developerVersion: FhirVersion | null): NormalisedEntry {
+  let { state, city, listFhirVersion, stateEvidence, versionEvidence } = entry;
   if (state === null) {
     const place = placeOfZip(entry.zipCode);
     if (place) {
       state = place.state;
       city ??= place.city;
+      stateEvidence = "zip";
     } else {
       state = stateOfNamePrefix(entry.organizationName);
+      stateEvidence = state === null ? null : "name";
     }
   }
-  if (listFhirVersion === "UNKNOWN") listFhirVersion = fhirVersionOfUrl(entry.url) ?? defaultFhirVersion ?? "UNKNOWN";
-  return state === entry.state && city === entry.city && listFhirVersion === entry.listFhirVersion
-    ? entry
-    : { ...entry, state, city, listFhirVersion };
+  if (listFhirVersion === "UNKNOWN") {
+    const fromUrl = fhirVersionOfUrl(entry.url);
+    listFhirVersion = fromUrl ?? developerVersion ?? "UNKNOWN";
+    versionEvidence = fromUrl !== null ? "url" : developerVersion !== null ? "developer" : null;
+  }
+  return { ...entry, state, city, listFhirVersion, stateEvidence, versionEvidence };
 }

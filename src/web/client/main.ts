@@ -29,6 +29,7 @@ import {
   recordSection,
   resultRow,
   resultsSummary,
+  type Source,
   type Stats,
   type Vendor,
 } from "./views";
@@ -287,10 +288,11 @@ async function showDetail(id: string, isCurrent: () => boolean, signal: AbortSig
     "‹ Back to results",
   );
   detail.replaceChildren(back, h("p", { class: "muted", "aria-live": "polite" }, "Loading the endpoint…"));
-  const [record, capabilities, availability] = await Promise.all([
+  const [record, capabilities, availability, source] = await Promise.all([
     get<EndpointRecord>(endpointUrl(id), signal),
     get<Capabilities>(endpointUrl(id, "/capabilities"), signal),
     get<Availability>(endpointUrl(id, "/availability"), signal),
+    get<Source>(endpointUrl(id, "/source"), signal),
   ]);
   if (!isCurrent()) return;
   if (!record.ok) {
@@ -307,7 +309,7 @@ async function showDetail(id: string, isCurrent: () => boolean, signal: AbortSig
     back,
     heading,
     h("p", { class: "vendor" }, r.vendorName),
-    recordSection(r),
+    recordSection(r, source.ok ? source.data : null),
     capabilities.ok
       ? capabilitiesSection(capabilities.data)
       : h("p", { class: "note" }, `Capabilities: ${messageFor(capabilities.problem, "endpoint")}`),

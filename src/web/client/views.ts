@@ -30,6 +30,12 @@ export interface Capabilities {
   };
 }
 
+/** What the page reads of GET /api/v1/endpoints/:id/source. */
+export interface Source {
+  list: { publishedAt: string; readFrom: string | object; asOf: string | null } | null;
+  fields: { fhirVersion: string | null };
+}
+
 export interface Availability {
   uptime: Record<"1d" | "7d" | "30d" | "365d", number | null>;
   responseTimeMs: { median: number | null; p95: number | null };
@@ -130,7 +136,33 @@ const chips = (values: string[], none: string) =>
     ? h("span", { class: "muted" }, none)
     : h("ul", { class: "chips" }, ...values.map((value) => h("li", {}, value)));
 
-export function recordSection(r: EndpointRecord): HTMLElement {
+/** "R4", or "R4, inferred" when the version was not seen, only inferred from the developer's certification. */
+const versionText = (r: EndpointRecord, source: Source | null) =>
+  source?.fields.fhirVersion === "developer"
+    ? h(
+        "span",
+        { title: "Not seen in the list, the URL or a probe: inferred from the developer's certification" },
+        `${r.fhirVersion}, inferred`,
+      )
+    : r.fhirVersion;
+
+/** "From Epic's list, as of Apr 22, 2024, via ONC Lantern's copy". */
+function provenanceLine(r: EndpointRecord, source: Source | null): Child {
+  const list = source?.list;
+  if (!list) return h("span", { class: "muted" }, "not known");
+  const viaLantern =
+    typeof list.readFrom === "object" || list.readFrom.includes("github.com/onc-healthit/lantern-back-end");
+  return h(
+    "span",
+    {},
+    "From ",
+    h("a", { href: list.publishedAt, rel: "noopener noreferrer" }, `${r.vendorName}'s list`),
+    list.asOf ? `, as of ${formatDate(list.asOf)}` : "",
+    viaLantern ? ", via ONC Lantern's copy" : "",
+  );
+}
+
+export function recordSection(r: EndpointRecord, source: Source | null = null): HTMLElement {
   return h(
     "section",
     { "aria-labelledby": "record-heading" },
@@ -143,11 +175,12 @@ export function recordSection(r: EndpointRecord): HTMLElement {
       row("Organization", r.organizationName ?? h("span", { class: "muted" }, "not published")),
       r.npi !== null && row("NPI", r.npi),
       r.tenantId !== null && row("Tenant", h("code", {}, r.tenantId)),
-      row("FHIR version", r.fhirVersion),
+      row("FHIR version", versionText(r, source)),
       row("Audience", r.access.length ? r.access.join(", ") : h("span", { class: "muted" }, "not stated")),
       row("Location", place(r) || h("span", { class: "muted" }, "not published")),
       row("Status", statusBadge(r.status)),
       row("Last updated", formatDate(r.lastUpdated)),
+      row("Source", provenanceLine(r, source)),
       row("Id", h("code", { class: "id" }, r.id)),
     ),
   );

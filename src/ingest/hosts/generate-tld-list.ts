@@ -1,0 +1,24 @@
+/**
+ * bun run tlds:generate [<public_suffix_list.dat>] — writes public-tlds.txt beside this file: the
+ * top-level domains of the ICANN section of the Public Suffix List (default the system's copy,
+ * /usr/share/publicsuffix/public_suffix_list.dat, from https://publicsuffix.org/list/), one per
+ * line, ASCII (punycode), sorted. Ingest reads that file to tell a public host name from an
+ * internal one (src/ingest/unusable.ts); no network at run time.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { domainToASCII } from "node:url";
+
+const source = process.argv[2] ?? "/usr/share/publicsuffix/public_suffix_list.dat";
+const text = readFileSync(source, "utf8");
+const icann = text.slice(text.indexOf("===BEGIN ICANN DOMAINS==="), text.indexOf("===END ICANN DOMAINS==="));
+const tlds = new Set<string>();
+for (const line of icann.split("\n")) {
+  const rule = line.trim().replace(/^[!*.]+/, "");
+  if (rule === "" || rule.startsWith("//")) continue;
+  const top = domainToASCII(rule.split(".").at(-1)!);
+  if (top !== "") tlds.add(top);
+}
+const out = join(import.meta.dir, "public-tlds.txt");
+writeFileSync(out, `${[...tlds].sort().join("\n")}\n`);
+console.log(`${out}: ${tlds.size} top-level domains from ${source}`);

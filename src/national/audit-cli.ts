@@ -1,0 +1,41 @@
+/**
+ * `bun run data:audit [--db <path>]`: what the national directory holds and how each entry's
+ * fields are known: entries stored and listed, unusable ones by reason, fhirVersion and state by
+ * evidence, and a re-judged sample of the versions the old rules inferred (src/national/audit.ts).
+ * Without --db it builds the bundled lists (db/national/) into a temporary file first.
+ * Exit status: 0 done, 1 failed, 2 usage error.
+ */
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseCli } from "../cli/args";
+import { auditDatabase, formatAudit } from "./audit";
+import { buildNationalDatabase } from "./build";
+
+const { values } = parseCli({
+  command: "bun run data:audit",
+  synopsis: ["[--db <path>]"],
+  description:
+    "Counts the national directory's entries by how each field is known and why some are not listed. Without --db, builds the bundled lists into a temporary file first.",
+  options: { db: { type: "string" } },
+  optionHelp: [["--db <path>", "a directory database to audit (opened read-only) instead of the bundled lists"]],
+  exitStatus: [[1, "failed"]],
+});
+
+const dir = values.db === undefined ? mkdtempSync(join(tmpdir(), "data-audit-")) : null;
+try {
+  const path = values.db ?? join(dir!, "national.sqlite");
+  if (values.db === undefined) {
+    const { asOf } = await buildNationalDatabase(path);
+    console.log(`the bundled national lists (db/national/), as of ${asOf}`);
+  }
+  const sqlite = new Database(path, { readonly: true });
+  for (const line of formatAudit(auditDatabase(sqlite))) console.log(line);
+  sqlite.close();
+} catch (error) {
+  console.error(`data:audit failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exitCode = 1;
+} finally {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}
