@@ -7,6 +7,7 @@ import type { Db } from "./db/client";
 import { Directory } from "./directory/directory";
 import { docsPlugin } from "./docs/plugin";
 import { endpointAnswers, endpointRoutes } from "./endpoints/routes";
+import { InFlightExports } from "./export/in-flight";
 import { exportRoutes } from "./export/routes";
 import { fhirRoutes } from "./fhir/routes";
 import { healthRoutes } from "./health/routes";
@@ -88,7 +89,7 @@ export function createApp(deps: AppDeps) {
     .use(healthRoutes(clock))
     .use(endpointRoutes(directory, entries))
     .use(availabilityRoutes(directory, availability))
-    .use(exportRoutes(directory))
+    .use(exportRoutes(directory, new InFlightExports(2, undefined, deps.config.exportMaxRunning)))
     .use(vendorRoutes(directory))
     .use(statsRoutes(directory))
     .use(fhirRoutes(directory, { name: "Endpoint Directory", version: packageJson.version }, observe))

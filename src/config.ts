@@ -35,6 +35,8 @@ export interface Config {
   ingestMaxBytes: number;
   /** The vendor registry the ingest reads (`INGEST_REGISTRY`; default db/vendors.json). */
   registryPath: string;
+  /** Exports running at a time in the whole server (`EXPORT_MAX_RUNNING`); beyond it, 503 with Retry-After. */
+  exportMaxRunning: number;
   /** Named in the probe's User-Agent so that server operators can find us (`PROBE_CONTACT_URL`). */
   probeContactUrl: string | null;
 }
@@ -90,5 +92,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ingestMaxBytes: integer(env, "INGEST_MAX_BYTES", 100_000_000, 1),
     registryPath: env.INGEST_REGISTRY || DEFAULT_REGISTRY_PATH,
     probeContactUrl: env.PROBE_CONTACT_URL || null,
+    exportMaxRunning: integer(env, "EXPORT_MAX_RUNNING", 20, 1),
   };
 }

@@ -33,9 +33,9 @@ const fence = (text: string) => `\`\`\`\n${text.trimEnd()}\n\`\`\``;
 
 const DESCRIPTION = `Every endpoint matching the list operation's filters (the same parameters, validated the same way; no \`page\` or \`limit\`), in the list's order, as one download: the entries the list would page through, removed entries excluded as there. Streamed as it is produced; gzip or br when the client accepts it.
 
-The file name in \`Content-Disposition\` carries the dataset version. The \`ETag\` depends on the dataset version, the format and the filters (not on their order in the URL): send it back in \`If-None-Match\` for a 304. An export counts as one request against the rate limit; a client may run at most 2 exports at a time, a third gets 429 with \`Retry-After\` (when one of the running exports is expected to finish at its pace so far).
+The file name in \`Content-Disposition\` carries the dataset version. The \`ETag\` depends on the dataset version, the format and the filters (not on their order in the URL): send it back in \`If-None-Match\` for a 304. An export counts as one request against the rate limit; a client may run at most 2 exports at a time, a third gets 429 with \`Retry-After\` (when one of the running exports is expected to finish at its pace so far). The server runs at most \`EXPORT_MAX_RUNNING\` exports at a time, every client together: beyond it, 503 \`EXPORTS_BUSY\` with \`Retry-After\`.
 
-**format=csv** (\`text/csv; charset=utf-8\`, RFC 4180, CRLF line ends): a header row of the Endpoint record's fields in the record's order, \`access\` joined with \`|\`, an empty cell for null; a field holding a quote, comma or line break is quoted, its quotes doubled.
+**format=csv** (\`text/csv; charset=utf-8\`, RFC 4180, CRLF line ends): a header row of the Endpoint record's fields in the record's order, \`access\` joined with \`|\`, an empty cell for null; a cell starting with \`=\`, \`+\`, \`-\`, \`@\`, tab or CR gets a \`'\` in front (spreadsheets would run it as a formula; other formats keep the text as published); a field holding a quote, comma or line break is quoted, its quotes doubled.
 
 ${fence(CSV_EXAMPLE)}
 
@@ -82,7 +82,16 @@ export const exportRoutes = (directory: Directory, inFlight = new InFlightExport
 
       const client = contextOf(request)?.client ?? "unidentified";
       const slot = inFlight.acquire(client);
-      if (slot === null) {
+      if (slot === "server") {
+        const seconds = String(inFlight.retryAfterSeconds(null));
+        throw new ApiError(
+          503,
+          "EXPORTS_BUSY",
+          `The server is running its most exports (${inFlight.maxRunning}); retry after ${seconds} s`,
+          { "retry-after": seconds },
+        );
+      }
+      if (slot === "client") {
         const seconds = String(inFlight.retryAfterSeconds(client));
         throw new ApiError(
           429,
@@ -122,6 +131,9 @@ export const exportRoutes = (directory: Directory, inFlight = new InFlightExport
           304: { description: "The client already has this export (its ETag was sent in If-None-Match)." },
           400: errorResponse("Invalid parameters: VALIDATION_ERROR naming the first offending parameter."),
           429: errorResponse("Rate limit reached, or two exports of this client already running; see Retry-After."),
+          503: errorResponse(
+            "EXPORTS_BUSY: the server already runs its most exports (EXPORT_MAX_RUNNING); see Retry-After.",
+          ),
         },
       },
     },

@@ -90,6 +90,8 @@ export function exportStream(
         return flushed instanceof Promise ? flushed : null;
       };
       let compressed: Promise<void> | null = null;
+      /** The consumer's last delivery still waiting to drain (compressed path): rendering waits for it. */
+      let behind: Promise<unknown> | null = null;
       if (encoding !== null) {
         const stream = createCompressor(encoding);
         compressor = stream;
@@ -100,7 +102,11 @@ export function exportStream(
           const waiting = deliver(chunk);
           if (waiting !== null) {
             stream.pause();
-            void waiting.then(() => stream.resume());
+            const drained = waiting.then(() => {
+              if (behind === drained) behind = null;
+              stream.resume();
+            });
+            behind = drained;
           }
         });
         compressed = new Promise((resolve, reject) => {
@@ -118,6 +124,9 @@ export function exportStream(
           await new Promise<void>((resolve, reject) =>
             stream.write(view, (error) => (error ? reject(error) : resolve())),
           );
+          // Backpressure: the next chunk is rendered only once the consumer has taken what the
+          // compressor gave it, so a slow reader never makes the server compress ahead of it.
+          while (behind !== null && !cancelled) await behind;
         } else await deliver(copying ? view : out.bytes.slice(0, out.length));
         out.clear();
       };
@@ -158,11 +167,20 @@ export function exportStream(
   });
 }
 
-/** A streaming compressor: brotli at quality 3 or gzip at level 5 (both about 60–80 MB/s of text here). */
+/**
+ * A streaming compressor: brotli at quality 3 or gzip at level 5 (both about 60–80 MB/s of text
+ * here). Each running export holds one, so their memory is kept small: brotli's window is
+ * 2^18 = 256 KB (not its 4 MB default), gzip's the default 32 KB at memLevel 8 (about 256 KB
+ * of state).
+ */
 function createCompressor(encoding: Encoding): Transform {
   return encoding === "br"
     ? createBrotliCompress({
-        params: { [constants.BROTLI_PARAM_QUALITY]: 3, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
+        params: {
+          [constants.BROTLI_PARAM_QUALITY]: 3,
+          [constants.BROTLI_PARAM_LGWIN]: 18,
+          [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+        },
       })
-    : createGzip({ level: 5 });
+    : createGzip({ level: 5, windowBits: 15, memLevel: 8 });
 }

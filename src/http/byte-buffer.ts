@@ -117,22 +117,31 @@ export class ByteBuffer {
     else this.json(value);
   }
 
-  /** One RFC 4180 field: as is, or quoted with inner quotes doubled when it holds a quote, comma, CR or LF. */
+  /**
+   * One RFC 4180 field: as is, or quoted with inner quotes doubled when it holds a quote, comma,
+   * CR or LF. A value starting with `=`, `+`, `-`, `@`, tab or CR gets a `'` in front (inside the
+   * quotes when quoted): spreadsheets would run it as a formula (OWASP CSV injection).
+   */
   csv(value: string) {
     const n = value.length;
+    const first = n === 0 ? 0 : value.charCodeAt(0);
+    const formula =
+      first === 0x3d || first === 0x2b || first === 0x2d || first === 0x40 || first === 0x09 || first === 0x0d;
     let quote = false;
     for (let i = 0; i < n && !quote; i++) {
       const c = value.charCodeAt(i);
       quote = c === 0x22 || c === 0x2c || c === 0x0d || c === 0x0a;
     }
     if (!quote) {
+      if (formula) this.ascii("'");
       this.utf8(value);
       return;
     }
-    this.reserve(n * 3 + 2 + n);
+    this.reserve(n * 3 + 3 + n);
     const bytes = this.bytes;
     let at = this.length;
     bytes[at++] = 0x22;
+    if (formula) bytes[at++] = 0x27;
     for (let i = 0; i < n; i++) {
       const c = value.charCodeAt(i);
       if (c === 0x22) {

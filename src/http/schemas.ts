@@ -6,7 +6,7 @@ export const ErrorEnvelope = t.Object(
     error: t.Object({
       code: t.String({
         description:
-          "Machine-readable code: VALIDATION_ERROR, NOT_FOUND, ENDPOINT_NOT_FOUND, METHOD_NOT_ALLOWED, TOO_MANY_REQUESTS, INVALID_API_KEY, INTERNAL_ERROR.",
+          "Machine-readable code: VALIDATION_ERROR, NOT_FOUND, ENDPOINT_NOT_FOUND, METHOD_NOT_ALLOWED, TOO_MANY_REQUESTS, EXPORTS_BUSY, INVALID_API_KEY, INTERNAL_ERROR.",
       }),
       message: t.String({
         description:

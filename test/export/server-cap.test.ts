@@ -1,0 +1,90 @@
+/**
+ * A real server (`bun src/index.ts`) with EXPORT_MAX_RUNNING=3 on a generated dataset: three
+ * stalled compressed exports of three clients fill the server; a fourth client's export gets
+ * 503 EXPORTS_BUSY with Retry-After while other requests are answered; a client going away
+ * gives its place back.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { connect, type Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { generateDataset } from "../../src/generate/generator";
+import { type ServerProcess, startServer } from "../support/server-process";
+
+let dir: string;
+let server: ServerProcess;
+const EXPORT = "/api/v1/export?format=fhir";
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "export-server-cap-"));
+  const path = join(dir, "directory.sqlite");
+  generateDataset({ endpoints: 40_000, out: path, seed: 5 });
+  server = await startServer({
+    DATABASE_PATH: path,
+    RATE_LIMIT_MAX: "1000",
+    TRUST_PROXY: "true",
+    EXPORT_MAX_RUNNING: "3",
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A brotli export over a raw socket that stops reading once the headers are in: it stays in flight. */
+function stalledExport(client: string): Promise<{ socket: Socket; head: string }> {
+  const { hostname, port } = new URL(server.baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) }, () => {
+      socket.write(
+        `GET ${EXPORT} HTTP/1.1\r\nHost: ${hostname}\r\nAccept-Encoding: br\r\nX-Forwarded-For: ${client}\r\n\r\n`,
+      );
+    });
+    let received = "";
+    socket.on("data", (chunk) => {
+      received += chunk.toString("latin1");
+      const end = received.indexOf("\r\n\r\n");
+      if (end !== -1) {
+        socket.pause();
+        socket.removeAllListeners("data");
+        resolve({ socket, head: received.slice(0, end) });
+      }
+    });
+    socket.on("error", reject);
+  });
+}
+
+const get = (path: string, client: string) =>
+  fetch(`${server.baseUrl}${path}`, { headers: { "x-forwarded-for": client } });
+
+test("beyond EXPORT_MAX_RUNNING exports, any client's export → 503 EXPORTS_BUSY with Retry-After", async () => {
+  const stalled = [];
+  for (const client of ["203.0.113.1", "203.0.113.2", "203.0.113.3"]) {
+    const running = await stalledExport(client);
+    expect(running.head).toStartWith("HTTP/1.1 200");
+    stalled.push(running);
+  }
+  const refused = await get(EXPORT, "198.51.100.9");
+  expect(refused.status).toBe(503);
+  const retryAfter = Number(refused.headers.get("retry-after"));
+  expect(Number.isInteger(retryAfter) && retryAfter >= 1).toBe(true);
+  expect(await refused.json()).toEqual({
+    success: false,
+    error: { code: "EXPORTS_BUSY", message: expect.stringContaining("most exports (3)") },
+  });
+  expect((await get("/health", "198.51.100.9")).status).toBe(200);
+
+  // One client goes away: its place comes back once the server has noticed.
+  stalled[0]!.socket.destroy();
+  let status = 0;
+  for (let attempt = 0; attempt < 200 && status !== 200; attempt++) {
+    const retry = await get(EXPORT, "198.51.100.9");
+    status = retry.status;
+    await retry.body?.cancel();
+    if (status !== 200) await Bun.sleep(50);
+  }
+  expect(status).toBe(200);
+  for (const running of stalled.slice(1)) running.socket.destroy();
+}, 60_000);
