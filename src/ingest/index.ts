@@ -81,12 +81,14 @@ async function prepareList(
   vendor: VendorDefinition,
   list: ListDefinition,
   load: () => Promise<ParseResult>,
+  allowPrivateNetwork: boolean,
 ): Promise<PreparedList> {
   const parsed = await load();
   const normalised = normaliseEntries(parsed.entries, {
     vendorId: vendor.id,
     listFhirVersion: list.fhirVersion,
     defaultFhirVersion: vendor.defaultFhirVersion ?? null,
+    allowPrivateNetwork,
   });
   return {
     format: parsed.format,
@@ -114,12 +116,18 @@ async function scrapeList(
   vendor: VendorDefinition,
   list: ListDefinition,
   load: () => Promise<ParseResult>,
-  options: { force?: boolean; now?: string; readFrom?: "file" | "bundled"; read?: ReadFrom["what"] },
+  options: {
+    force?: boolean;
+    now?: string;
+    readFrom?: "file" | "bundled";
+    read?: ReadFrom["what"];
+    allowPrivateNetwork?: boolean;
+  },
 ): Promise<ListSummary> {
   const source = sourceOf(list, options.readFrom);
   let prepared: PreparedList;
   try {
-    prepared = await prepareList(vendor, list, load);
+    prepared = await prepareList(vendor, list, load, options.allowPrivateNetwork ?? false);
   } catch (error) {
     return failure(vendor.id, list.id, source, describe(error));
   }
@@ -218,7 +226,10 @@ interface NetworkOptions {
   timeoutMs?: number;
   now?: string;
   log?: (line: string) => void;
-  /** Let list fetches reach private addresses (loadConfig's ALLOW_PRIVATE_NETWORK). Default false. */
+  /**
+   * Let list fetches reach private addresses, and list entries on private and loopback hosts
+   * (loadConfig's ALLOW_PRIVATE_NETWORK: local development and tests). Default false.
+   */
   allowPrivateNetwork?: boolean;
   /** The most bytes read of one list, every page together (default 100 MB). */
   maxBytes?: number;

@@ -50,6 +50,8 @@ export interface NormaliseContext {
   listFhirVersion: FhirVersion | null;
   /** The developer's one FHIR version (registry), for entries no hint gives a version. */
   defaultFhirVersion?: FhirVersion | null;
+  /** Private and loopback hosts are usable (ALLOW_PRIVATE_NETWORK: local development and tests). */
+  allowPrivateNetwork?: boolean;
 }
 
 export interface NormaliseResult {
@@ -132,6 +134,6 @@ function normaliseEntry(item: RawEntry, context: NormaliseContext, urlEvidence: 
     versionEvidence: listVersion !== null ? "list" : urlVersion !== null ? "url" : null,
     stateEvidence: state !== null ? "list" : null,
     urlEvidence,
-    unusable: unusableReason(url, organizationName)?.kind ?? null,
+    unusable: unusableReason(url, organizationName, context.allowPrivateNetwork)?.kind ?? null,
   };
 }

@@ -78,16 +78,19 @@ export interface Unusable {
  * domain (`*.hos`, `*.m`: names of a hosting provider's own network); when the URL is a
  * document (a path ending in `.html`, `.htm` or `.pdf`: a specification page, not a server); or
  * when its organization name says not to use it. `url` is a
- * validated, canonical http(s) URL.
+ * validated, canonical http(s) URL. `allowPrivate` (ALLOW_PRIVATE_NETWORK, for local development
+ * and tests, where the probe may reach such servers too) takes private, loopback and `localhost`
+ * hosts as usable.
  */
-export function unusableReason(url: string, organizationName: string | null): Unusable | null {
+export function unusableReason(url: string, organizationName: string | null, allowPrivate = false): Unusable | null {
   const hostname = new URL(url).hostname;
   const bare = hostname.startsWith("[") ? hostname.slice(1, -1) : hostname.replace(/\.$/, "");
   if (isIP(bare) !== 0) {
-    const blocked = blockedAddressReason(bare);
+    const blocked = allowPrivate ? null : blockedAddressReason(bare);
     if (blocked !== null) return { kind: "non-public-address", reason: `host is a ${blocked}` };
-  } else if (bare === "localhost") return { kind: "localhost", reason: "host is localhost" };
-  else if (!bare.includes(".")) return { kind: "single-label-host", reason: "host is a single label" };
+  } else if (bare === "localhost") {
+    if (!allowPrivate) return { kind: "localhost", reason: "host is localhost" };
+  } else if (!bare.includes(".")) return { kind: "single-label-host", reason: "host is a single label" };
   else {
     const suffix = INTERNAL_SUFFIXES.find((s) => bare.endsWith(`.${s}`));
     if (suffix !== undefined)

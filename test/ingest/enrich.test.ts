@@ -208,4 +208,17 @@ describe("unusable entries", () => {
   ])("%p (%p) → %p", (url, name, kind) => {
     expect(unusableReason(url, name)?.kind ?? null).toBe(kind as never);
   });
+
+  test("with private networks allowed (local development), private and loopback hosts are usable; the rest is not", () => {
+    for (const url of [
+      "https://10.0.2.4/fhir",
+      "http://127.0.0.1:8080/fhir",
+      "http://[::1]/fhir",
+      "https://localhost/FHIR",
+    ])
+      expect(unusableReason(url, null, true)).toBeNull();
+    expect(unusableReason("https://se01ascmshvp/FHIR", null, true)?.kind).toBe("single-label-host");
+    expect(unusableReason("https://emr.clinic.lan/fhir", null, true)?.kind).toBe("internal-suffix");
+    expect(unusableReason("http://127.0.0.1/fhir", "**DO NOT USE**", true)?.kind).toBe("do-not-use");
+  });
 });
