@@ -9,6 +9,7 @@ import { docsPlugin } from "./docs/plugin";
 import { endpointAnswers, endpointRoutes } from "./endpoints/routes";
 import { InFlightExports } from "./export/in-flight";
 import { exportRoutes } from "./export/routes";
+import { fhirRoutes } from "./fhir/routes";
 import { healthRoutes } from "./health/routes";
 import { cachedResponses } from "./http/cached-responses-plugin";
 import { directRoutes } from "./http/direct-routes";
@@ -91,6 +92,7 @@ export function createApp(deps: AppDeps) {
     .use(exportRoutes(directory, new InFlightExports(2, undefined, deps.config.exportMaxRunning)))
     .use(vendorRoutes(directory))
     .use(statsRoutes(directory))
+    .use(fhirRoutes(directory, { name: "Endpoint Directory", version: packageJson.version }, observe))
     .use(webPage());
   // The direct routes answer requests of registered routes: a pattern that is not one would
   // serve requests the app does not.
