@@ -1,10 +1,23 @@
 import { t } from "elysia";
 import { DEFAULT_COUNT, INCLUDES, MAX_COUNT, type ResourceType, SEARCH_PARAMETERS } from "./search-params";
 
-const Resource = (description: string) =>
-  t.Object({ resourceType: t.String(), id: t.Optional(t.String()) }, { additionalProperties: true, description });
+const Resource = (description: string, example: Record<string, unknown>) =>
+  t.Object(
+    { resourceType: t.String(), id: t.Optional(t.String()) },
+    { additionalProperties: true, description, examples: [example] },
+  );
 
-export const FhirResource = Resource("A FHIR R4 resource (application/fhir+json; fhirVersion=4.0).");
+const ENDPOINT_EXAMPLE = {
+  resourceType: "Endpoint",
+  id: "536e0e0884148050bc026e5524449abd886ac72062eec8db25a12ab87d42f038",
+  status: "active",
+  connectionType: { system: "http://terminology.hl7.org/CodeSystem/endpoint-connection-type", code: "hl7-fhir-rest" },
+  payloadType: [{ coding: [{ system: "http://terminology.hl7.org/CodeSystem/endpoint-payload-type", code: "any" }] }],
+  managingOrganization: { reference: "Organization/developer-epic" },
+  address: "https://mychart.stmaryshospital.com/FHIR/api/FHIR/R4",
+};
+
+export const FhirResource = Resource("A FHIR R4 resource (application/fhir+json; fhirVersion=4.0).", ENDPOINT_EXAMPLE);
 export const SearchsetBundle = t.Object(
   {
     resourceType: t.Literal("Bundle"),
@@ -21,10 +34,31 @@ export const SearchsetBundle = t.Object(
       ),
     ),
   },
-  { description: "A FHIR R4 searchset Bundle; links and fullUrls are absolute." },
+  {
+    description: "A FHIR R4 searchset Bundle; links and fullUrls are absolute.",
+    examples: [
+      {
+        resourceType: "Bundle",
+        type: "searchset",
+        total: 1,
+        link: [{ relation: "self", url: "http://localhost:3000/fhir/Endpoint?_count=20" }],
+        entry: [
+          {
+            fullUrl: `http://localhost:3000/fhir/Endpoint/${ENDPOINT_EXAMPLE.id}`,
+            resource: ENDPOINT_EXAMPLE,
+            search: { mode: "match" },
+          },
+        ],
+      },
+    ],
+  },
 );
 export const OperationOutcome = Resource(
   "A FHIR OperationOutcome: issue[0].code (invalid, not-supported, not-found, expired, too-costly) and diagnostics say what went wrong.",
+  {
+    resourceType: "OperationOutcome",
+    issue: [{ severity: "error", code: "not-found", diagnostics: 'No Endpoint has the id "0"' }],
+  },
 );
 
 export const ReadParams = t.Object({ id: t.String({ description: "The resource id." }) });
