@@ -35,6 +35,8 @@ const LAYERS = [
     "src/server/health",
     "src/server/web",
   ],
+  // The FHIR face of the directory: reuses the export's FHIR mapping.
+  ["src/server/fhir"],
   // The OpenAPI document: built from every feature's schemas.
   ["src/server/docs"],
   ["src/server/app.ts"],

@@ -12,10 +12,37 @@ export interface IdIndex {
   starts: Int32Array;
 }
 
+/** Below this many ids, a 4-byte head and an ordinal fit exactly in one float64 (2^32 · 2^21 = 2^53). */
+const PACKED = 2 ** 21;
+
 /** `ids`: 32 bytes per ordinal. */
 export function buildIdIndex(ids: Uint8Array): IdIndex {
-  const order = Int32Array.from({ length: ids.length / ID_BYTES }, (_, i) => i).sort((a, b) => compareIds(ids, a, b));
-  const heads = Uint32Array.from(order, (ordinal) => headAt(ids, ordinal * ID_BYTES));
+  const count = ids.length / ID_BYTES;
+  let order: Int32Array;
+  let heads: Uint32Array;
+  if (count < PACKED) {
+    // A native sort of head · 2^21 + ordinal, many times faster than a comparator called a
+    // million times; then the ids sharing a head (a few) by their whole bytes.
+    const keys = new Float64Array(count);
+    for (let i = 0; i < count; i++) keys[i] = headAt(ids, i * ID_BYTES) * PACKED + i;
+    keys.sort();
+    order = new Int32Array(count);
+    heads = new Uint32Array(count);
+    for (let k = 0; k < count; k++) {
+      const head = Math.floor(keys[k]! / PACKED);
+      heads[k] = head;
+      order[k] = keys[k]! - head * PACKED;
+    }
+    for (let k = 0; k < count; ) {
+      let end = k + 1;
+      while (end < count && heads[end] === heads[k]) end++;
+      if (end - k > 1) order.subarray(k, end).sort((a, b) => compareIds(ids, a, b));
+      k = end;
+    }
+  } else {
+    order = Int32Array.from({ length: count }, (_, i) => i).sort((a, b) => compareIds(ids, a, b));
+    heads = Uint32Array.from(order, (ordinal) => headAt(ids, ordinal * ID_BYTES));
+  }
   const starts = new Int32Array(PREFIXES + 1);
   let k = 0;
   for (let prefix = 0; prefix <= PREFIXES; prefix++) {

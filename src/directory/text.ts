@@ -9,7 +9,7 @@ const NON_ASCII_WORD = /[^a-z0-9]+/;
  * the `ﬁ` ligature is `fi`, fullwidth `ＦＩ` is `FI`): the form both names (when the index is
  * built) and queries are compared in.
  */
-function foldText(text: string): string {
+export function foldText(text: string): string {
   return text.normalize("NFKD").replace(COMBINING_MARKS, "").toLowerCase();
 }
 

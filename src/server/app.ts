@@ -13,6 +13,7 @@ import { InFlightExports } from "./export/in-flight";
 import { exportRoutes } from "./export/routes";
 import { cachedResponses } from "./fast-lane/cached-responses-plugin";
 import { directRoutes } from "./fast-lane/direct-routes";
+import { fhirRoutes } from "./fhir/routes";
 import { healthRoutes } from "./health/routes";
 import { absoluteUrls } from "./http/absolute-url";
 import { errorsPlugin } from "./http/errors-plugin";
@@ -91,6 +92,7 @@ export function createApp(deps: AppDeps) {
     .use(exportRoutes(directory, new InFlightExports(2, undefined, deps.config.exportMaxRunning)))
     .use(vendorRoutes(directory))
     .use(statsRoutes(directory))
+    .use(fhirRoutes(directory, { name: "Endpoint Directory", version: packageJson.version }, observe))
     .use(webPage());
   // The direct routes answer requests of registered routes: a pattern that is not one would
   // serve requests the app does not.

@@ -24,6 +24,17 @@ const EXPECTED_OPERATIONS = [
   "GET /api/v1/vendors",
   "GET /api/v1/stats",
   "GET /health",
+  "GET /fhir/metadata",
+  "GET /fhir/Endpoint",
+  "POST /fhir/Endpoint/_search",
+  "GET /fhir/Endpoint/{id}",
+  "GET /fhir/Organization",
+  "POST /fhir/Organization/_search",
+  "GET /fhir/Organization/{id}",
+  "GET /fhir/SearchParameter/{id}",
+  "GET /fhir/{type}",
+  "POST /fhir/{type}/_search",
+  "GET /fhir/{type}/{id}",
 ].sort();
 
 let server: ServerProcess | undefined;

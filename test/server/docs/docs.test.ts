@@ -17,6 +17,17 @@ describe("API documentation", () => {
       "/api/v1/export",
       "/api/v1/stats",
       "/api/v1/vendors",
+      "/fhir/Endpoint",
+      "/fhir/Endpoint/_search",
+      "/fhir/Endpoint/{id}",
+      "/fhir/Organization",
+      "/fhir/Organization/_search",
+      "/fhir/Organization/{id}",
+      "/fhir/SearchParameter/{id}",
+      "/fhir/metadata",
+      "/fhir/{type}",
+      "/fhir/{type}/_search",
+      "/fhir/{type}/{id}",
       "/health",
     ]);
     const list = body.paths["/api/v1/endpoints"].get;

@@ -29,12 +29,18 @@ function refsOf(node: unknown, out: Set<string>) {
  * all ~150 resource types) may only be an Endpoint or an Organization. Compiling the whole
  * 3.6 MB schema takes ajv tens of seconds; this subset a second.
  */
-export async function bundleValidator(): Promise<ValidateFunction> {
+export const bundleValidator = () => fhirValidator("Bundle", ["Endpoint", "Organization"]);
+
+/**
+ * A validator of `root` (a definition of the official schema, such as Bundle or ResourceList)
+ * with `ResourceList` narrowed to `resourceTypes`: the definitions they use, unchanged.
+ */
+export async function fhirValidator(root: string, resourceTypes: string[]): Promise<ValidateFunction> {
   const schema = await officialSchema();
   const definitions: Record<string, unknown> = {
-    ResourceList: { oneOf: [{ $ref: "#/definitions/Endpoint" }, { $ref: "#/definitions/Organization" }] },
+    ResourceList: { oneOf: resourceTypes.map((type) => ({ $ref: `#/definitions/${type}` })) },
   };
-  const pending = ["Bundle", "Endpoint", "Organization"];
+  const pending = root === "ResourceList" ? [...resourceTypes] : [root, ...resourceTypes];
   while (pending.length > 0) {
     const name = pending.pop()!;
     if (name in definitions) continue;
@@ -50,7 +56,7 @@ export async function bundleValidator(): Promise<ValidateFunction> {
   return ajv.compile({
     $schema: schema.$schema,
     $id: schema.id,
-    $ref: "#/definitions/Bundle",
+    $ref: `#/definitions/${root}`,
     definitions,
   });
 }

@@ -83,6 +83,31 @@ class IntTable {
   }
 }
 
+function keyPart(key: ByteBuffer, value: string | null) {
+  key.ascii("\0");
+  if (value === null) key.ascii(NULL_PART);
+  else key.utf8(value);
+}
+
+/**
+ * Writes the key an Organization's id hashes into `key` (cleared first): "Organization", the
+ * vendor id, then name, NPI, city, state and ZIP of the entry at `o`, NUL-separated, null parts
+ * as NULL_PART; UTF-8.
+ */
+export function writeOrganizationKey(key: ByteBuffer, { columns: c, strings: s }: RecordSource["data"], o: number) {
+  key.clear();
+  key.ascii("Organization\n");
+  key.utf8(s.vendorIds[c.vendor[o]!]!);
+  keyPart(key, lookup(s.organizationNames, c.organizationName[o]!));
+  const npi = c.npi[o]!;
+  key.ascii("\0");
+  if (npi === 0) key.ascii(NULL_PART);
+  else key.integer(npi);
+  keyPart(key, lookup(s.cities, c.city[o]!));
+  keyPart(key, lookup(s.states, c.state[o]!));
+  keyPart(key, lookup(s.zipCodes, c.zipCode[o]!));
+}
+
 /**
  * One FHIR R4 Bundle of type `collection`, the shape vendors publish their lists in: an
  * Endpoint per distinct URL (first seen in list order; its status and version from that entry)
@@ -194,14 +219,8 @@ export function fhirWriter(
     return pooled++;
   };
 
-  /** The organization's id: the SHA-256 of its key (vendor, name, NPI, city, state, ZIP; NUL-separated). */
-  // Written as UTF-8 bytes into a reused buffer, no string built: null parts as NULL_PART.
+  // The key is written into a reused buffer (no string built), hashed through one view per key length.
   const key = new ByteBuffer(1024);
-  const keyPart = (value: string | null) => {
-    key.ascii("\0");
-    if (value === null) key.ascii(NULL_PART);
-    else key.utf8(value);
-  };
   // One view of the key buffer per key length, made once (a view per organization is garbage).
   const keyViews: Uint8Array[] = [];
   let keyViewsOf = key.bytes;
@@ -219,17 +238,7 @@ export function fhirWriter(
   };
   /** Writes the organization's id (its key's SHA-256, left in `hash`). */
   const organizationId = (out: ByteBuffer, o: number) => {
-    key.clear();
-    key.ascii("Organization\n");
-    key.utf8(s.vendorIds[c.vendor[o]!]!);
-    keyPart(lookup(s.organizationNames, c.organizationName[o]!));
-    const npi = c.npi[o]!;
-    key.ascii("\0");
-    if (npi === 0) key.ascii(NULL_PART);
-    else key.integer(npi);
-    keyPart(lookup(s.cities, c.city[o]!));
-    keyPart(lookup(s.states, c.state[o]!));
-    keyPart(lookup(s.zipCodes, c.zipCode[o]!));
+    writeOrganizationKey(key, data, o);
     Bun.SHA256.hash(keyView(), hash);
     out.hex(hash, 0, 32);
   };

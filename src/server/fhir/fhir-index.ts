@@ -1,0 +1,334 @@
+import type { DirectoryData } from "../../directory/directory-data";
+import { buildIdIndex, IdLookup } from "../../directory/id-lookup";
+import { Lru } from "../../directory/lru";
+import type { DatasetSnapshot } from "../../directory/snapshot";
+import type { VendorRecord } from "../../model/vendors";
+import { writeOrganizationKey } from "../export/formats/fhir";
+import { ByteBuffer, equalFolded } from "../http/byte-buffer";
+import type { Encoding } from "../http/compression";
+
+/** A built GET answer: its ETag, its body, and its body compressed in the encodings asked so far. */
+export interface FhirAnswer {
+  etag: string;
+  plain: Blob;
+  encoded: Partial<Record<Encoding, Blob>>;
+}
+
+/** The prefix of a developer's Organization id (the shared FHIR identity decision). */
+const DEVELOPER_PREFIX = "developer-";
+
+/** Items handled between two yields of the build. */
+const CHUNK = 65_536;
+
+/**
+ * Runs `step` over [0, count) in ranges of CHUNK, yielding after each. The loops live in plain
+ * functions: the engine optimises a generator's own body far less (a build 9 times slower).
+ */
+function* inChunks(count: number, step: (from: number, to: number) => void): Generator<void, void> {
+  for (let from = 0; from < count; from += CHUNK) {
+    step(from, Math.min(count, from + CHUNK));
+    yield;
+  }
+}
+
+type Tables = Pick<
+  FhirIndex,
+  | "developerOfVendor"
+  | "developerUpdated"
+  | "endpointCount"
+  | "endpointFirst"
+  | "endpointOfUrl"
+  | "organizationCount"
+  | "organizationFirst"
+  | "organizationUpdated"
+  | "organizationEndpointOffsets"
+  | "organizationEndpoints"
+  | "organizationOfOrdinal"
+  | "endpointIdBytes"
+  | "organizationIdBytes"
+  | "endpointIds"
+  | "organizationIds"
+  | "developerByVendorId"
+>;
+
+/** The tables of a FHIR index (see FhirIndex), built in steps: it yields every CHUNK items so the server keeps answering. */
+function* buildTables(snapshot: DatasetSnapshot): Generator<void, Tables> {
+  const { data } = snapshot.recordSource;
+  const developers = snapshot.vendors;
+  const { columns: c, strings: s, listed } = data;
+  const developerByVendorId = new Map(developers.map((vendor, p) => [vendor.id, p]));
+  const developerOfVendor = Int32Array.from(s.vendorIds, (id) => developerByVendorId.get(id) ?? -1);
+
+  // Endpoints: distinct URLs in list order.
+  const endpointOfUrl = new Int32Array(s.urls.length).fill(-1);
+  const endpointFirstAll = new Int32Array(listed);
+  let endpoints = 0;
+  yield* inChunks(listed, (from, to) => {
+    for (let o = from; o < to; o++) {
+      const url = c.url[o]!;
+      if (endpointOfUrl[url] !== -1) continue;
+      endpointOfUrl[url] = endpoints;
+      endpointFirstAll[endpoints++] = o;
+    }
+  });
+  const endpointCount = endpoints;
+  const endpointFirst = endpointFirstAll.slice(0, endpoints);
+  const endpointIdBytes = new Uint8Array(endpoints * 32);
+  const digest = new Uint8Array(32);
+  yield* inChunks(endpoints, (from, to) => {
+    for (let e = from; e < to; e++) {
+      Bun.SHA256.hash(s.urls[c.url[endpointFirst[e]!]!]!, digest);
+      endpointIdBytes.set(digest, e * 32);
+    }
+  });
+  const endpointIds = new IdLookup(endpointIdBytes, buildIdIndex(endpointIdBytes));
+
+  // Organizations: the entries of one are adjacent up to others of the same vendor and
+  // (case-insensitive) name (the list order), so a key map per such run finds them all.
+  const organizationOfOrdinal = new Int32Array(listed);
+  const organizationFirstAll = new Int32Array(listed);
+  const counts = new Int32Array(listed + 1);
+  let organizations = 0;
+  // The run's organizations by a hash of their key columns; a collision probes the next number.
+  const run = new Map<number, number>();
+  let runVendor = -1;
+  let runName = -2;
+  const sameOrganization = (o: number, p: number) =>
+    c.organizationName[p] === c.organizationName[o] &&
+    c.npi[p] === c.npi[o] &&
+    c.city[p] === c.city[o] &&
+    c.state[p] === c.state[o] &&
+    c.zipCode[p] === c.zipCode[o];
+  yield* inChunks(listed, (from, to) => {
+    for (let o = from; o < to; o++) {
+      const vendor = c.vendor[o]!;
+      const name = c.organizationName[o]!;
+      const sameName =
+        name === runName ||
+        (name >= 0 && runName >= 0 && equalFolded(s.organizationNames[name]!, s.organizationNames[runName]!));
+      if (vendor !== runVendor || !sameName) {
+        run.clear();
+        runVendor = vendor;
+        runName = name;
+      }
+      let key = Math.imul(name ^ 0x2545f491, 0x9e3779b1);
+      key = Math.imul(key ^ c.city[o]!, 0x85ebca6b);
+      key = Math.imul(key ^ c.state[o]!, 0xc2b2ae35);
+      key = Math.imul(key ^ c.zipCode[o]!, 0x27d4eb2f) ^ (c.npi[o]! % 0x100000000);
+      let g = run.get(key);
+      while (g !== undefined && !sameOrganization(o, organizationFirstAll[g]!)) g = run.get(++key);
+      if (g === undefined) {
+        g = organizations++;
+        run.set(key, g);
+        organizationFirstAll[g] = o;
+      }
+      organizationOfOrdinal[o] = g;
+      counts[g + 1]!++;
+    }
+  });
+  const organizationCount = organizations;
+  const organizationFirst = organizationFirstAll.slice(0, organizations);
+  const offsets = new Int32Array(organizations + 1);
+  for (let g = 0; g < organizations; g++) offsets[g + 1] = offsets[g]! + counts[g + 1]!;
+  const organizationEndpointOffsets = offsets;
+  const fill = offsets.slice(0, organizations);
+  const organizationEndpoints = new Int32Array(listed);
+  const organizationUpdated = new Int32Array(organizations).fill(-1);
+  const developerNewest = new Int32Array(developers.length).fill(-1);
+  const newer = (a: number, b: number) => a === -1 || s.lastUpdated[b]! > s.lastUpdated[a]!;
+  yield* inChunks(listed, (from, to) => {
+    for (let o = from; o < to; o++) {
+      const g = organizationOfOrdinal[o]!;
+      organizationEndpoints[fill[g]!++] = endpointOfUrl[c.url[o]!]!;
+      const updated = c.lastUpdated[o]!;
+      if (newer(organizationUpdated[g]!, updated)) organizationUpdated[g] = updated;
+      const p = developerOfVendor[c.vendor[o]!]!;
+      if (p !== -1 && newer(developerNewest[p]!, updated)) developerNewest[p] = updated;
+    }
+  });
+  const developerUpdated = developers.map((vendor, p) =>
+    developerNewest[p] !== -1 ? s.lastUpdated[developerNewest[p]!]! : vendor.lastScrapedAt,
+  );
+
+  const organizationIdBytes = new Uint8Array(organizations * 32);
+  const key = new ByteBuffer(1024);
+  // One view of the key buffer per key length (a view per organization would be garbage).
+  const views: Uint8Array[] = [];
+  let viewsOf = key.bytes;
+  yield* inChunks(organizations, (from, to) => {
+    for (let g = from; g < to; g++) {
+      writeOrganizationKey(key, data, organizationFirst[g]!);
+      if (viewsOf !== key.bytes) {
+        views.length = 0;
+        viewsOf = key.bytes;
+      }
+      views[key.length] ??= key.bytes.subarray(0, key.length);
+      Bun.SHA256.hash(views[key.length]!, digest);
+      organizationIdBytes.set(digest, g * 32);
+    }
+  });
+  const organizationIds = new IdLookup(organizationIdBytes, buildIdIndex(organizationIdBytes));
+  return {
+    developerOfVendor,
+    developerUpdated,
+    endpointCount,
+    endpointFirst,
+    endpointOfUrl,
+    organizationCount,
+    organizationFirst,
+    organizationUpdated,
+    organizationEndpointOffsets,
+    organizationEndpoints,
+    organizationOfOrdinal,
+    endpointIdBytes,
+    organizationIdBytes,
+    endpointIds,
+    organizationIds,
+    developerByVendorId,
+  };
+}
+
+/**
+ * The FHIR resources of one dataset version, as numbers into the directory's own columns: built
+ * once per version from its DirectoryData (no database read), on the first /fhir request.
+ *
+ * - Endpoint e (0 ≤ e < endpointCount): one per distinct URL of the listed entries, numbered in
+ *   list order of first appearance; its status, version and developer are those of that first
+ *   entry (`endpointFirst[e]`), as in `export?format=fhir`.
+ * - Organization position p over [0, developers.length + organizationCount): first the
+ *   developers (vendors, by name), then one per organization of a developer (same vendor, name,
+ *   NPI, city, state and ZIP) in list order, `organizationFirst[g]` its first entry.
+ * Removed entries are in neither: they are not served.
+ */
+export class FhirIndex {
+  readonly version: number;
+  /** When the dataset was last refreshed (null before any refresh). */
+  readonly lastUpdated: string | null;
+  readonly data: DirectoryData;
+  readonly vendorNames: ReadonlyMap<string, string>;
+  readonly developers: readonly VendorRecord[];
+  /** Per vendor string-table index: its developer position, -1 when the vendors table lacks it. */
+  readonly developerOfVendor: Int32Array;
+  /** Per developer position: the newest `lastUpdated` of its entries, else its last scrape, else null. */
+  readonly developerUpdated: (string | null)[];
+  readonly endpointCount: number;
+  readonly endpointFirst: Int32Array;
+  /** Per URL string-table index: its Endpoint number, -1 when no listed entry has it. */
+  readonly endpointOfUrl: Int32Array;
+  readonly organizationCount: number;
+  readonly organizationFirst: Int32Array;
+  /** Per organization: index into `strings.lastUpdated` of the newest of its entries. */
+  readonly organizationUpdated: Int32Array;
+  /** The Endpoint numbers of organization g: `organizationEndpoints[offsets[g] .. offsets[g+1])`, in list order. */
+  readonly organizationEndpointOffsets: Int32Array;
+  readonly organizationEndpoints: Int32Array;
+  /** Per listed entry ordinal: its organization number. */
+  readonly organizationOfOrdinal: Int32Array;
+  readonly endpointIdBytes: Uint8Array;
+  readonly organizationIdBytes: Uint8Array;
+  readonly endpointIds: IdLookup;
+  readonly organizationIds: IdLookup;
+  readonly developerByVendorId: Map<string, number>;
+  /** Per search parameter value, the matching set (src/fhir/service.ts); the data never changes. */
+  readonly matches = new Lru<Uint32Array>(256, { maxWeight: 64 * 1024 * 1024, weigh: (bits) => bits.byteLength });
+  /** Built answers of GET requests, by absolute URL (src/fhir/routes.ts). */
+  readonly answers = new Lru<FhirAnswer>(2_000, {
+    maxWeight: 32 * 1024 * 1024,
+    weigh: (answer) => answer.plain.size + (answer.encoded.br?.size ?? 0) + (answer.encoded.gzip?.size ?? 0) + 256,
+  });
+
+  /** Use `fhirIndexOf`: the tables take seconds to build at 1M entries, in steps. */
+  private constructor(snapshot: DatasetSnapshot, tables: Tables) {
+    const { data, vendorNames } = snapshot.recordSource;
+    this.version = snapshot.version;
+    this.lastUpdated = snapshot.stats.lastUpdated;
+    this.data = data;
+    this.vendorNames = vendorNames;
+    this.developers = snapshot.vendors;
+    this.developerOfVendor = tables.developerOfVendor;
+    this.developerUpdated = tables.developerUpdated;
+    this.endpointCount = tables.endpointCount;
+    this.endpointFirst = tables.endpointFirst;
+    this.endpointOfUrl = tables.endpointOfUrl;
+    this.organizationCount = tables.organizationCount;
+    this.organizationFirst = tables.organizationFirst;
+    this.organizationUpdated = tables.organizationUpdated;
+    this.organizationEndpointOffsets = tables.organizationEndpointOffsets;
+    this.organizationEndpoints = tables.organizationEndpoints;
+    this.organizationOfOrdinal = tables.organizationOfOrdinal;
+    this.endpointIdBytes = tables.endpointIdBytes;
+    this.organizationIdBytes = tables.organizationIdBytes;
+    this.endpointIds = tables.endpointIds;
+    this.organizationIds = tables.organizationIds;
+    this.developerByVendorId = tables.developerByVendorId;
+  }
+
+  /** Builds the index of a version in steps, each at most CHUNK items, letting other work run between them. */
+  static async build(snapshot: DatasetSnapshot): Promise<FhirIndex> {
+    const steps = buildTables(snapshot);
+    for (let step = steps.next(); ; step = steps.next()) {
+      if (step.done) return new FhirIndex(snapshot, step.value);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Organization positions: developers first. */
+  get organizationPositions(): number {
+    return this.developers.length + this.organizationCount;
+  }
+
+  endpointId(e: number): string {
+    return hexOf(this.endpointIdBytes, e);
+  }
+
+  /** The Endpoint number of an id; -1 when no served Endpoint has it. */
+  findEndpoint(id: string): number {
+    return this.endpointIds.find(id);
+  }
+
+  /** The Organization id at a position. */
+  organizationId(p: number): string {
+    const developers = this.developers.length;
+    return p < developers
+      ? `${DEVELOPER_PREFIX}${this.developers[p]!.id}`
+      : hexOf(this.organizationIdBytes, p - developers);
+  }
+
+  /** The position of an Organization id; -1 when no served Organization has it. */
+  findOrganization(id: string): number {
+    if (id.startsWith(DEVELOPER_PREFIX)) return this.developerByVendorId.get(id.slice(DEVELOPER_PREFIX.length)) ?? -1;
+    const g = this.organizationIds.find(id);
+    return g === -1 ? -1 : this.developers.length + g;
+  }
+
+  /** The developer position of Endpoint e (its first entry's vendor). */
+  developerOfEndpoint(e: number): number {
+    return this.developerOfVendor[this.data.columns.vendor[this.endpointFirst[e]!]!]!;
+  }
+}
+
+const hexOf = (bytes: Uint8Array, i: number) =>
+  Buffer.from(bytes.buffer, bytes.byteOffset + i * 32, 32).toString("hex");
+
+const indexes = new WeakMap<DatasetSnapshot, FhirIndex>();
+
+/** The FHIR index of a dataset version if it was built, without building it. */
+export const builtFhirIndexOf = (snapshot: DatasetSnapshot): FhirIndex | undefined => indexes.get(snapshot);
+
+const building = new WeakMap<DatasetSnapshot, Promise<FhirIndex>>();
+
+/** The FHIR index of a dataset version, built on first use (in steps) and kept as long as the version is. */
+export function fhirIndexOf(snapshot: DatasetSnapshot): FhirIndex | Promise<FhirIndex> {
+  const index = indexes.get(snapshot);
+  if (index !== undefined) return index;
+  let pending = building.get(snapshot);
+  if (pending === undefined) {
+    pending = FhirIndex.build(snapshot).then((built) => {
+      indexes.set(snapshot, built);
+      building.delete(snapshot);
+      return built;
+    });
+    building.set(snapshot, pending);
+  }
+  return pending;
+}

@@ -1,0 +1,263 @@
+import { FhirError, invalid, notSupported } from "./outcome";
+
+export const RESOURCE_TYPES = ["Endpoint", "Organization"] as const;
+export type ResourceType = (typeof RESOURCE_TYPES)[number];
+
+type ParameterType = "token" | "string" | "reference";
+
+interface SearchParameterInfo {
+  type: ParameterType;
+  /** What the value matches, for the CapabilityStatement and the OpenAPI document. */
+  documentation: string;
+  /** For a parameter of our own: the id of its SearchParameter resource (src/fhir/capability.ts). */
+  ours?: string;
+  /** A reference's target type (also accepted as the modifier `:Type`). */
+  target?: ResourceType;
+}
+
+const STRING_RULE =
+  "Case- and accent-insensitive; every word of the value (split on anything not a letter or digit) must be the start of some word of the field, so `mass gen` finds Massachusetts General Hospital. `:exact`: the field equals the value exactly. `:contains`: the field contains the value anywhere (case- and accent-insensitive). A comma separates alternatives.";
+
+/** The search parameters each resource type takes: parsing, the CapabilityStatement and the OpenAPI document read them here. */
+export const SEARCH_PARAMETERS: Record<ResourceType, Record<string, SearchParameterInfo>> = {
+  Organization: {
+    _id: { type: "token", documentation: "Resource id; a comma separates alternatives." },
+    name: { type: "string", documentation: `Organization.name. ${STRING_RULE}` },
+    identifier: {
+      type: "token",
+      documentation: `NPI: \`http://hl7.org/fhir/sid/us-npi|1234567893\`, \`1234567893\` (any system) or \`http://hl7.org/fhir/sid/us-npi|\` (any NPI).`,
+    },
+    "address-state": { type: "string", documentation: `Organization.address.state. ${STRING_RULE}` },
+    "address-city": { type: "string", documentation: `Organization.address.city. ${STRING_RULE}` },
+    "address-postalcode": { type: "string", documentation: `Organization.address.postalCode. ${STRING_RULE}` },
+    endpoint: {
+      type: "reference",
+      target: "Endpoint",
+      documentation: "Organizations referencing this Endpoint: `Endpoint/<id>`, `<id>` or the absolute URL.",
+    },
+  },
+  Endpoint: {
+    _id: { type: "token", documentation: "Resource id; a comma separates alternatives." },
+    organization: {
+      type: "reference",
+      target: "Organization",
+      documentation:
+        "Endpoint.managingOrganization: `Organization/developer-<vendorId>`, `developer-<vendorId>` or the absolute URL.",
+    },
+    status: {
+      type: "token",
+      documentation: "Endpoint.status: `active` (listed or verified) or `error` (unresponsive).",
+    },
+    "connection-type": {
+      type: "token",
+      documentation:
+        "Endpoint.connectionType: every Endpoint is `hl7-fhir-rest` (system http://terminology.hl7.org/CodeSystem/endpoint-connection-type).",
+    },
+    address: {
+      type: "string",
+      ours: "endpoint-address",
+      documentation:
+        "Endpoint.address, case-insensitive: the URL starts with the value; `:contains` anywhere in it; `:exact` equal to it. A comma separates alternatives.",
+    },
+    "fhir-version": {
+      type: "token",
+      ours: "endpoint-fhir-version",
+      documentation:
+        "The `endpoint-fhir-version` extension's code: 1.0.2 (DSTU2), 3.0.2 (STU3), 4.0.1 (R4), 4.3.0 (R4B) or 5.0.0 (R5); Endpoints of unknown version have none.",
+    },
+  },
+};
+
+/** `_include` and `_revinclude` values each resource type takes (`Type:param`, optionally `:TargetType`). */
+export const INCLUDES: Record<ResourceType, { include: string[]; revinclude: string[] }> = {
+  Organization: { include: ["Organization:endpoint"], revinclude: ["Endpoint:organization"] },
+  Endpoint: { include: ["Endpoint:organization"], revinclude: [] },
+};
+
+export const DEFAULT_COUNT = 25;
+export const MAX_COUNT = 500;
+
+const JSON_FORMATS = new Set(["json", "application/json", "application/fhir+json"]);
+
+export interface Criterion {
+  name: string;
+  modifier: string | null;
+  /** Alternatives (a comma in the value); the criterion matches when any does. */
+  values: string[];
+}
+
+export interface SearchRequest {
+  type: ResourceType;
+  /** All must match. */
+  criteria: Criterion[];
+  count: number;
+  offset: number;
+  /** The dataset version a page link was made for; null on a first request. */
+  snapshot: number | null;
+  total: boolean;
+  summaryCount: boolean;
+  include: boolean;
+  revinclude: boolean;
+  /** The parameters understood, as given (minus `_count`, `_offset`, `_snapshot`): what links repeat. */
+  kept: [string, string][];
+  /** Whether the client gave `_count`. */
+  countGiven: boolean;
+}
+
+/** Splits a value on commas not escaped by a backslash, and removes the escapes of `\,` `\|` `\$` `\\`. */
+function splitValues(value: string): string[] {
+  const out: string[] = [];
+  let current = "";
+  for (let i = 0; i < value.length; i++) {
+    const ch = value[i]!;
+    if (ch === "\\" && i + 1 < value.length && ",|$\\".includes(value[i + 1]!)) current += value[++i];
+    else if (ch === ",") {
+      out.push(current);
+      current = "";
+    } else current += ch;
+  }
+  out.push(current);
+  return out;
+}
+
+const wholeNumber = (name: string, value: string) => {
+  if (!/^\d{1,9}$/.test(value)) throw invalid(`${name}: must be a whole number, not "${value.slice(0, 64)}"`);
+  return Number(value);
+};
+
+/** Checks `_format` (also on reads and metadata): JSON only, else 406. */
+export function checkFormat(value: string | undefined) {
+  if (value === undefined) return;
+  const base = value.split(";")[0]!.trim().toLowerCase();
+  if (!JSON_FORMATS.has(base))
+    throw new FhirError(406, "not-supported", `_format: only JSON is served (json or application/fhir+json)`);
+}
+
+/**
+ * Reads a search's parameters (`pairs`: the URL's query and a POSTed form body, in order).
+ * Empty values are ignored, as FHIR says. Unknown parameters are ignored (and left out of the
+ * links) unless `strict` (`Prefer: handling=strict`); a bad value of a known one is a 400.
+ */
+export function parseSearch(type: ResourceType, pairs: [string, string][], strict: boolean): SearchRequest {
+  const request: SearchRequest = {
+    type,
+    criteria: [],
+    count: DEFAULT_COUNT,
+    offset: 0,
+    snapshot: null,
+    total: true,
+    summaryCount: false,
+    include: false,
+    revinclude: false,
+    kept: [],
+    countGiven: false,
+  };
+  const parameters = SEARCH_PARAMETERS[type];
+  const seen = new Set<string>();
+  const once = (name: string) => {
+    if (seen.has(name)) throw invalid(`${name}: given more than once`);
+    seen.add(name);
+  };
+  for (const [rawName, value] of pairs) {
+    if (value === "") continue;
+    const colon = rawName.indexOf(":");
+    const name = colon === -1 ? rawName : rawName.slice(0, colon);
+    const modifier = colon === -1 ? null : rawName.slice(colon + 1);
+    const parameter = parameters[name];
+    if (parameter !== undefined) {
+      checkModifier(name, parameter, modifier);
+      request.criteria.push({ name, modifier, values: splitValues(value) });
+      request.kept.push([rawName, value]);
+      continue;
+    }
+    if (modifier !== null && name.startsWith("_") && name !== "_include" && name !== "_revinclude") {
+      if (strict) throw notSupported(`${rawName}: unknown parameter`);
+      continue;
+    }
+    switch (name) {
+      case "_count":
+        once(name);
+        request.count = Math.min(wholeNumber(name, value), MAX_COUNT);
+        request.countGiven = true;
+        break;
+      case "_offset":
+        once(name);
+        request.offset = wholeNumber(name, value);
+        break;
+      case "_snapshot":
+        once(name);
+        request.snapshot = wholeNumber(name, value);
+        break;
+      case "_total":
+        once(name);
+        if (!["none", "estimate", "accurate"].includes(value))
+          throw invalid(`_total: must be none, estimate or accurate`);
+        request.total = value !== "none";
+        request.kept.push([name, value]);
+        break;
+      case "_summary":
+        once(name);
+        if (value !== "count" && value !== "false")
+          throw notSupported(`_summary: only count and false are supported, not "${value.slice(0, 64)}"`);
+        request.summaryCount = value === "count";
+        request.kept.push([name, value]);
+        break;
+      case "_format":
+        checkFormat(value);
+        request.kept.push([name, value]);
+        break;
+      case "_include":
+      case "_revinclude": {
+        if (modifier !== null) throw notSupported(`${rawName}: no modifier of ${name} is supported`);
+        const allowed = INCLUDES[type][name === "_include" ? "include" : "revinclude"];
+        const [source, param, target] = value.split(":");
+        const plain = `${source}:${param}`;
+        const expectedTarget = source === undefined ? undefined : SEARCH_PARAMETERS[source as ResourceType]?.[param!];
+        if (!allowed.includes(plain) || (target !== undefined && target !== expectedTarget?.target))
+          throw notSupported(
+            `${name}: "${value.slice(0, 100)}" is not supported on ${type}; ${allowed.length === 0 ? "none is" : `supported: ${allowed.join(", ")}`}`,
+          );
+        if (name === "_include") request.include = true;
+        else request.revinclude = true;
+        request.kept.push([name, value]);
+        break;
+      }
+      default:
+        if (strict) throw notSupported(`${rawName}: unknown parameter`);
+    }
+  }
+  return request;
+}
+
+function checkModifier(name: string, parameter: SearchParameterInfo, modifier: string | null) {
+  if (modifier === null) return;
+  if (parameter.type === "string" && (modifier === "exact" || modifier === "contains")) return;
+  if (parameter.type === "reference" && modifier === parameter.target) return;
+  throw notSupported(`${name}:${modifier.slice(0, 64)}: modifier not supported`);
+}
+
+/** A query string of pairs, keeping `| , : /` readable. */
+export function queryString(pairs: [string, string][]): string {
+  return pairs.map(([name, value]) => `${encode(name)}=${encode(value)}`).join("&");
+}
+
+const encode = (text: string) =>
+  encodeURIComponent(text).replace(/%(7C|2C|3A|2F)/gi, (kept) => decodeURIComponent(kept));
+
+/** The pairs of a query string (`+` is a space); malformed percent-encoding is a 400. */
+export function pairsOf(query: string): [string, string][] {
+  const out: [string, string][] = [];
+  for (const part of query.split("&")) {
+    if (part === "") continue;
+    const equals = part.indexOf("=");
+    const decode = (text: string) => {
+      try {
+        return decodeURIComponent(text.replaceAll("+", " "));
+      } catch {
+        throw invalid(`${text.slice(0, 64)}: malformed percent-encoding`);
+      }
+    };
+    out.push(equals === -1 ? [decode(part), ""] : [decode(part.slice(0, equals)), decode(part.slice(equals + 1))]);
+  }
+  return out;
+}
