@@ -6,11 +6,11 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateDataset } from "../../../tools/generate/generator";
 import { type ServerProcess, startServer } from "../../support/server-process";
+import { stalledExport } from "./helpers";
 
 let dir: string;
 let server: ServerProcess;
@@ -28,32 +28,12 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A brotli export over a raw socket that stops reading once the headers are in. */
-function stalledExport(client: string): Promise<{ socket: Socket; head: string }> {
-  const { hostname, port } = new URL(server.baseUrl);
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: hostname, port: Number(port) }, () => {
-      socket.write(
-        `GET ${EXPORT} HTTP/1.1\r\nHost: ${hostname}\r\nAccept-Encoding: br\r\nX-Forwarded-For: ${client}\r\n\r\n`,
-      );
-    });
-    let received = "";
-    socket.on("data", (chunk) => {
-      received += chunk.toString("latin1");
-      const end = received.indexOf("\r\n\r\n");
-      if (end !== -1) {
-        socket.pause();
-        socket.removeAllListeners("data");
-        resolve({ socket, head: received.slice(0, end) });
-      }
-    });
-    socket.on("error", reject);
-  });
-}
-
 test("a stalled compressed export is not rendered ahead of its client: it stays in flight and counts", async () => {
   const client = "203.0.113.50";
-  const stalled = [await stalledExport(client), await stalledExport(client)];
+  const stalled = [
+    await stalledExport(server.baseUrl, EXPORT, client, "br"),
+    await stalledExport(server.baseUrl, EXPORT, client, "br"),
+  ];
   for (const running of stalled) expect(running.head).toStartWith("HTTP/1.1 200");
   // Another client reads the same compressed export to its end twice: time enough for a
   // renderer that did not wait for its client to have finished both stalled exports.

@@ -6,11 +6,11 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateDataset } from "../../../tools/generate/generator";
 import { type ServerProcess, startServer } from "../../support/server-process";
+import { stalledExport } from "./helpers";
 
 let dir: string;
 let server: ServerProcess;
@@ -32,37 +32,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/**
- * Starts an export over a raw socket and stops reading once the headers are in: the body
- * (tens of MB) then fills the socket buffers and the export stays in flight.
- */
-function stalledExport(client: string): Promise<{ socket: Socket; head: string }> {
-  const { hostname, port } = new URL(server.baseUrl);
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: hostname, port: Number(port) }, () => {
-      socket.write(`GET ${EXPORT} HTTP/1.1\r\nHost: ${hostname}\r\nX-Forwarded-For: ${client}\r\n\r\n`);
-    });
-    let received = "";
-    socket.on("data", (chunk) => {
-      received += chunk.toString("latin1");
-      const end = received.indexOf("\r\n\r\n");
-      if (end !== -1) {
-        socket.pause();
-        socket.removeAllListeners("data");
-        resolve({ socket, head: received.slice(0, end) });
-      }
-    });
-    socket.on("error", reject);
-  });
-}
-
 const get = (path: string, client: string, init: RequestInit = {}) =>
   fetch(`${server.baseUrl}${path}`, { ...init, headers: { "x-forwarded-for": client, ...init.headers } });
 
 test("a client's third export while two are running → 429 with Retry-After; others are served", async () => {
   const client = "203.0.113.10";
-  const first = await stalledExport(client);
-  const second = await stalledExport(client);
+  const first = await stalledExport(server.baseUrl, EXPORT, client);
+  const second = await stalledExport(server.baseUrl, EXPORT, client);
   expect(first.head).toStartWith("HTTP/1.1 200");
   expect(second.head).toStartWith("HTTP/1.1 200");
 

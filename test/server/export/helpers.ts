@@ -1,3 +1,4 @@
+import { connect, type Socket } from "node:net";
 import type { createTestApp } from "../../support/app";
 
 type App = { handle(request: Request): Promise<Response> };
@@ -123,4 +124,35 @@ export interface FhirBundle {
   type: string;
   /** Absent when nothing matched (FHIR JSON has no empty arrays). */
   entry?: { fullUrl: string; resource: Record<string, unknown> & { resourceType: string; id: string } }[];
+}
+
+/**
+ * Starts an export of `path` on the server at `baseUrl` over a raw socket, as `client`
+ * (X-Forwarded-For), compressed when `encoding` is given, and stops reading once the headers
+ * are in: the body then fills the socket buffers and the export stays in flight.
+ */
+export function stalledExport(
+  baseUrl: string,
+  path: string,
+  client: string,
+  encoding?: string,
+): Promise<{ socket: Socket; head: string }> {
+  const { hostname, port } = new URL(baseUrl);
+  const accept = encoding === undefined ? "" : `Accept-Encoding: ${encoding}\r\n`;
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: hostname, port: Number(port) }, () => {
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${hostname}\r\n${accept}X-Forwarded-For: ${client}\r\n\r\n`);
+    });
+    let received = "";
+    socket.on("data", (chunk) => {
+      received += chunk.toString("latin1");
+      const end = received.indexOf("\r\n\r\n");
+      if (end !== -1) {
+        socket.pause();
+        socket.removeAllListeners("data");
+        resolve({ socket, head: received.slice(0, end) });
+      }
+    });
+    socket.on("error", reject);
+  });
 }

@@ -6,11 +6,11 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateDataset } from "../../../tools/generate/generator";
 import { type ServerProcess, startServer } from "../../support/server-process";
+import { stalledExport } from "./helpers";
 
 let dir: string;
 let server: ServerProcess;
@@ -33,36 +33,13 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A brotli export over a raw socket that stops reading once the headers are in: it stays in flight. */
-function stalledExport(client: string): Promise<{ socket: Socket; head: string }> {
-  const { hostname, port } = new URL(server.baseUrl);
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: hostname, port: Number(port) }, () => {
-      socket.write(
-        `GET ${EXPORT} HTTP/1.1\r\nHost: ${hostname}\r\nAccept-Encoding: br\r\nX-Forwarded-For: ${client}\r\n\r\n`,
-      );
-    });
-    let received = "";
-    socket.on("data", (chunk) => {
-      received += chunk.toString("latin1");
-      const end = received.indexOf("\r\n\r\n");
-      if (end !== -1) {
-        socket.pause();
-        socket.removeAllListeners("data");
-        resolve({ socket, head: received.slice(0, end) });
-      }
-    });
-    socket.on("error", reject);
-  });
-}
-
 const get = (path: string, client: string) =>
   fetch(`${server.baseUrl}${path}`, { headers: { "x-forwarded-for": client } });
 
 test("beyond EXPORT_MAX_RUNNING exports, any client's export → 503 EXPORTS_BUSY with Retry-After", async () => {
   const stalled = [];
   for (const client of ["203.0.113.1", "203.0.113.2", "203.0.113.3"]) {
-    const running = await stalledExport(client);
+    const running = await stalledExport(server.baseUrl, EXPORT, client, "br");
     expect(running.head).toStartWith("HTTP/1.1 200");
     stalled.push(running);
   }
