@@ -13,7 +13,7 @@ import { tempDbPath } from "../../support/temp-db";
  * a wide screen's width, in headless Chromium: nothing overlaps, nothing leaves its row or runs
  * under the sidebar. Needs the real data in ../shared/data (skipped without it) and Chromium.
  */
-const LANTERN = join(import.meta.dir, "..", "..", "..", "shared", "data", "lantern", "prod_resources");
+const LANTERN = join(import.meta.dir, "..", "..", "..", "..", "shared", "data", "lantern", "prod_resources");
 const runs = chromiumRuns && existsSync(LANTERN);
 const it = runs ? test : test.skip;
 const WIDTHS = [390, 1280, 1920];
