@@ -6,6 +6,7 @@ import type { VendorRecord } from "../../model/vendors";
 import { writeOrganizationKey } from "../export/formats/fhir";
 import { ByteBuffer, equalFolded } from "../http/byte-buffer";
 import type { Encoding } from "../http/compression";
+import { canonicalInstant, canonicalTable } from "./date-search";
 
 /** A built GET answer: its ETag, its body, and its body compressed in the encodings asked so far. */
 export interface FhirAnswer {
@@ -38,6 +39,7 @@ type Tables = Pick<
   | "endpointCount"
   | "endpointFirst"
   | "endpointOfUrl"
+  | "endpointUpdated"
   | "organizationCount"
   | "organizationFirst"
   | "organizationUpdated"
@@ -134,14 +136,17 @@ function* buildTables(snapshot: DatasetSnapshot): Generator<void, Tables> {
   const fill = offsets.slice(0, organizations);
   const organizationEndpoints = new Int32Array(listed);
   const organizationUpdated = new Int32Array(organizations).fill(-1);
+  const endpointUpdated = new Int32Array(endpointCount).fill(-1);
   const developerNewest = new Int32Array(developers.length).fill(-1);
   const newer = (a: number, b: number) => a === -1 || s.lastUpdated[b]! > s.lastUpdated[a]!;
   yield* inChunks(listed, (from, to) => {
     for (let o = from; o < to; o++) {
       const g = organizationOfOrdinal[o]!;
-      organizationEndpoints[fill[g]!++] = endpointOfUrl[c.url[o]!]!;
+      const e = endpointOfUrl[c.url[o]!]!;
+      organizationEndpoints[fill[g]!++] = e;
       const updated = c.lastUpdated[o]!;
       if (newer(organizationUpdated[g]!, updated)) organizationUpdated[g] = updated;
+      if (newer(endpointUpdated[e]!, updated)) endpointUpdated[e] = updated;
       const p = developerOfVendor[c.vendor[o]!]!;
       if (p !== -1 && newer(developerNewest[p]!, updated)) developerNewest[p] = updated;
     }
@@ -174,6 +179,7 @@ function* buildTables(snapshot: DatasetSnapshot): Generator<void, Tables> {
     endpointCount,
     endpointFirst,
     endpointOfUrl,
+    endpointUpdated,
     organizationCount,
     organizationFirst,
     organizationUpdated,
@@ -194,7 +200,8 @@ function* buildTables(snapshot: DatasetSnapshot): Generator<void, Tables> {
  *
  * - Endpoint e (0 ≤ e < endpointCount): one per distinct URL of the listed entries, numbered in
  *   list order of first appearance; its status, version and developer are those of that first
- *   entry (`endpointFirst[e]`), as in `export?format=fhir`.
+ *   entry (`endpointFirst[e]`), as in `export?format=fhir`; its lastUpdated the newest of all
+ *   its entries (`endpointUpdated[e]`), so a change to any of them moves it.
  * - Organization position p over [0, developers.length + organizationCount): first the
  *   developers (vendors, by name), then one per organization of a developer (same vendor, name,
  *   NPI, city, state and ZIP) in list order, `organizationFirst[g]` its first entry.
@@ -215,6 +222,8 @@ export class FhirIndex {
   readonly endpointFirst: Int32Array;
   /** Per URL string-table index: its Endpoint number, -1 when no listed entry has it. */
   readonly endpointOfUrl: Int32Array;
+  /** Per Endpoint: index into `strings.lastUpdated` of the newest of its entries. */
+  readonly endpointUpdated: Int32Array;
   readonly organizationCount: number;
   readonly organizationFirst: Int32Array;
   /** Per organization: index into `strings.lastUpdated` of the newest of its entries. */
@@ -250,6 +259,7 @@ export class FhirIndex {
     this.endpointCount = tables.endpointCount;
     this.endpointFirst = tables.endpointFirst;
     this.endpointOfUrl = tables.endpointOfUrl;
+    this.endpointUpdated = tables.endpointUpdated;
     this.organizationCount = tables.organizationCount;
     this.organizationFirst = tables.organizationFirst;
     this.organizationUpdated = tables.organizationUpdated;
@@ -270,6 +280,21 @@ export class FhirIndex {
       if (step.done) return new FhirIndex(snapshot, step.value);
       await new Promise((resolve) => setImmediate(resolve));
     }
+  }
+
+  private instants: { entries: readonly (string | null)[]; developers: (string | null)[] } | undefined;
+
+  /**
+   * The lastUpdated values in the canonical form `_lastUpdated` compares (src/fhir/date-search.ts):
+   * per `strings.lastUpdated` index, and per developer position. Made on the first such search;
+   * the entries' table is the directory's own when every value is canonical already.
+   */
+  canonicalInstants(): { entries: readonly (string | null)[]; developers: (string | null)[] } {
+    this.instants ??= {
+      entries: canonicalTable(this.data.strings.lastUpdated),
+      developers: this.developerUpdated.map((updated) => (updated === null ? null : canonicalInstant(updated))),
+    };
+    return this.instants;
   }
 
   /** Organization positions: developers first. */

@@ -2,6 +2,7 @@ import { type Bitset, countBits, createBitset, intersectInto, selectBits, setBit
 import { lowerBound } from "../../directory/lower-bound";
 import { foldText, words } from "../../directory/text";
 import { NPI_SYSTEM } from "../export/formats/fhir";
+import { dateMatches, parseDateValue } from "./date-search";
 import type { FhirIndex } from "./fhir-index";
 import { FhirError } from "./outcome";
 import { CONNECTION_CODE, CONNECTION_SYSTEM, endpointStatus, endpointVersionCode } from "./resources";
@@ -175,6 +176,15 @@ function organizationMatcher(index: FhirIndex, name: string, modifier: string | 
       }
       return;
     }
+    case "_lastUpdated": {
+      const range = parseDateValue(name, value);
+      const instants = index.canonicalInstants();
+      for (let p = 0; p < developers; p++) if (dateMatches(range, instants.developers[p]!)) setBit(bits, p);
+      const updated = index.organizationUpdated;
+      for (let g = 0; g < first.length; g++)
+        if (dateMatches(range, instants.entries[updated[g]!]!)) setBit(bits, developers + g);
+      return;
+    }
     case "address-state":
       return byColumn(c.state, tableFlags(s.states, stringTest(modifier, value)));
     case "address-city":
@@ -232,6 +242,12 @@ function endpointMatcher(index: FhirIndex, name: string, modifier: string | null
       const e = index.findEndpoint(value);
       if (e !== -1) setBit(bits, e);
       return;
+    }
+    case "_lastUpdated": {
+      const range = parseDateValue(name, value);
+      const { entries } = index.canonicalInstants();
+      const updated = index.endpointUpdated;
+      return each((e) => dateMatches(range, entries[updated[e]!]!));
     }
     case "organization": {
       const id = referencedId(value, "Organization");
