@@ -243,6 +243,13 @@ describe("/fhir _lastUpdated", () => {
       }
     });
 
+  test("a zone's + sent unescaped (it arrives as a space) reads as +", async () => {
+    const escaped = await search(`/Endpoint?_lastUpdated=${encodeURIComponent("gt2026-11-01T05:00:00+05:00")}`);
+    const unescaped = await search("/Endpoint?_lastUpdated=gt2026-11-01T05:00:00+05:00");
+    expect(unescaped.ids).toEqual(escaped.ids);
+    expect(escaped.ids.sort()).toEqual(expected("Endpoint", (t) => t >= b + 1000));
+  });
+
   test("a value written in another form than the stored one still compares as the same instant", () => {
     // Gamma's developer carries its last scrape as written (no milliseconds) and still matches eq B.
     const gamma = all.Organization.find((o) => o.id === "developer-gamma")!;
