@@ -2,7 +2,7 @@ import { type Bitset, countBits, createBitset, intersectInto, selectBits, setBit
 import { lowerBound } from "../../directory/lower-bound";
 import { foldText, words } from "../../directory/text";
 import { NPI_SYSTEM } from "../export/formats/fhir";
-import { dateMatches, parseDateValue } from "./date-search";
+import { parseDateValue } from "./date-search";
 import type { FhirIndex } from "./fhir-index";
 import { FhirError } from "./outcome";
 import { CONNECTION_CODE, CONNECTION_SYSTEM, endpointStatus, endpointVersionCode } from "./resources";
@@ -177,12 +177,17 @@ function organizationMatcher(index: FhirIndex, name: string, modifier: string | 
       return;
     }
     case "_lastUpdated": {
-      const range = parseDateValue(name, value);
-      const instants = index.canonicalInstants();
-      for (let p = 0; p < developers; p++) if (dateMatches(range, instants.developers[p]!)) setBit(bits, p);
+      const { lo, hi } = parseDateValue(name, value);
+      for (let p = 0; p < developers; p++) {
+        const t = index.developerUpdatedMs[p]!;
+        if (t >= lo && t < hi) setBit(bits, p);
+      }
+      const entries = index.lastUpdatedMs;
       const updated = index.organizationUpdated;
-      for (let g = 0; g < first.length; g++)
-        if (dateMatches(range, instants.entries[updated[g]!]!)) setBit(bits, developers + g);
+      for (let g = 0; g < first.length; g++) {
+        const t = entries[updated[g]!]!;
+        if (t >= lo && t < hi) setBit(bits, developers + g);
+      }
       return;
     }
     case "address-state":
@@ -244,10 +249,14 @@ function endpointMatcher(index: FhirIndex, name: string, modifier: string | null
       return;
     }
     case "_lastUpdated": {
-      const range = parseDateValue(name, value);
-      const { entries } = index.canonicalInstants();
+      const { lo, hi } = parseDateValue(name, value);
+      const entries = index.lastUpdatedMs;
       const updated = index.endpointUpdated;
-      return each((e) => dateMatches(range, entries[updated[e]!]!));
+      for (let e = 0; e < count; e++) {
+        const t = entries[updated[e]!]!;
+        if (t >= lo && t < hi) setBit(bits, e);
+      }
+      return;
     }
     case "organization": {
       const id = referencedId(value, "Organization");
