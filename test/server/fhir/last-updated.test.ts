@@ -349,7 +349,15 @@ describe("/fhir _lastUpdated", () => {
     expect(modifier.body.issue[0]!.code).toBe("not-supported");
   });
 
-  test("the CapabilityStatement declares _lastUpdated (date) on both types", async () => {
+  test("the CapabilityStatement and the OpenAPI document declare _lastUpdated on both types", async () => {
+    const origin = new URL(base).origin;
+    const openapi = (await (await fetch(`${origin}/docs/json`)).json()) as {
+      paths: Record<string, { get: { parameters: { name: string; in: string }[] } }>;
+    };
+    for (const type of ["Endpoint", "Organization"])
+      expect(openapi.paths[`/fhir/${type}`]!.get.parameters).toContainEqual(
+        expect.objectContaining({ name: "_lastUpdated", in: "query" }),
+      );
     const response = await fetch(`${base}/metadata`);
     const statement = (await response.json()) as {
       rest: { resource: { type: string; searchParam: { name: string; type: string; definition: string }[] }[] }[];
