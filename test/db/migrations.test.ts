@@ -58,6 +58,13 @@ test("a database made by the first migration loses sort_key and keeps its entrie
   }
 });
 
+/** One vendor and one entry, as the columns of every release since the first can hold them. */
+const ONE_ENTRY = `
+      INSERT INTO vendors VALUES ('v', 'Vendor', 'https://v.example/list', NULL);
+      INSERT INTO entries (id, vendor_id, url, list_fhir_version, list_access, fhir_version, access, last_updated)
+        VALUES ('${"a".repeat(64)}', 'v', 'https://a.example/fhir', 'R4', '[]', 'R4', '[]', '2026-11-01T00:00:00.000Z');
+`;
+
 /** A database in `dir` with the migrations before `tag` applied: as an earlier release left it. */
 function olderDatabase(dir: string, tag: string) {
   const older = join(dir, "migrations");
@@ -77,11 +84,7 @@ test("a database from before entries recorded their evidence keeps its entries, 
   const dir = mkdtempSync(join(tmpdir(), "migrations-"));
   try {
     const { path, old } = olderDatabase(dir, "0004");
-    old.exec(`
-      INSERT INTO vendors VALUES ('v', 'Vendor', 'https://v.example/list', NULL);
-      INSERT INTO entries (id, vendor_id, url, list_fhir_version, list_access, fhir_version, access, last_updated)
-        VALUES ('${"a".repeat(64)}', 'v', 'https://a.example/fhir', 'R4', '[]', 'R4', '[]', '2026-11-01T00:00:00.000Z');
-    `);
+    old.exec(ONE_ENTRY);
     expect(columns(old, "entries")).not.toContain("unusable");
     old.close();
 
@@ -113,10 +116,7 @@ test("a database from before the change feed knows changes from the version it w
   const dir = mkdtempSync(join(tmpdir(), "migrations-"));
   try {
     const { path, old } = olderDatabase(dir, "0005");
-    old.exec(`
-      INSERT INTO vendors VALUES ('v', 'Vendor', 'https://v.example/list', NULL);
-      INSERT INTO entries (id, vendor_id, url, list_fhir_version, list_access, fhir_version, access, last_updated)
-        VALUES ('${"a".repeat(64)}', 'v', 'https://a.example/fhir', 'R4', '[]', 'R4', '[]', '2026-11-01T00:00:00.000Z');
+    old.exec(`${ONE_ENTRY}
       UPDATE dataset_meta SET value = '7' WHERE key = 'dataset_version';
     `);
     old.close();

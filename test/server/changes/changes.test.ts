@@ -13,6 +13,7 @@ import { ingestContent, syncVendorRegistry } from "../../../src/pipeline/ingest"
 import type { VendorDefinition } from "../../../src/pipeline/ingest/types";
 import { recordProbes } from "../../../src/pipeline/probe";
 import { assertPublished } from "../../contract/published-document";
+import { bareSummary } from "../../pipeline/probe/helpers";
 import { createTestApp } from "../../support/app";
 import { tempDbPath } from "../../support/temp-db";
 
@@ -54,16 +55,6 @@ const FIRST_AT = "2026-11-01T00:00:00.000Z";
 const SECOND_AT = "2026-11-02T00:00:00.000Z";
 const PROBE_AT = "2026-11-03T00:00:00.000Z";
 
-const summary = (fhirVersion: "R4" | "UNKNOWN") => ({
-  fhirVersion,
-  softwareName: null,
-  softwareVersion: null,
-  supportedResourceCount: 0,
-  supportedResources: [],
-  smartSupported: false,
-  smartCapabilities: [],
-  grantTypes: [],
-});
 const document = (ok: boolean, body: string | null) => ({
   ok,
   httpStatus: ok ? 200 : null,
@@ -85,7 +76,7 @@ const answered = (url: string): ProbeResult => ({
   errorKind: null,
   metadata: document(true, '{"resourceType":"CapabilityStatement","fhirVersion":"4.0.1"}'),
   smart: document(false, null),
-  summary: summary("R4"),
+  summary: bareSummary("R4"),
   access: null,
 });
 const silent = (url: string): ProbeResult => ({
@@ -94,7 +85,7 @@ const silent = (url: string): ProbeResult => ({
   entryStatus: "unresponsive",
   errorKind: "timeout",
   metadata: document(false, null),
-  summary: summary("UNKNOWN"),
+  summary: bareSummary("UNKNOWN"),
 });
 
 let db: Db;
