@@ -1,7 +1,8 @@
 /**
  * `_lastUpdated` on /fhir Endpoint and Organization search, against a real server on 127.0.0.1
- * over real SQLite files: entries seeded with known lastUpdated instants around a boundary, and a
- * generated dataset checked against the JSON API's records. What each search should find is worked
+ * over real SQLite files: entries seeded with known lastUpdated instants around a boundary, a
+ * generated dataset checked against the JSON API's records, and scrapes and a probe written by
+ * the ingest and probe code checked against the change feed. What each search should find is worked
  * out here from the resources' own `meta.lastUpdated`, as milliseconds, not from the server's
  * text comparison.
  */
@@ -10,8 +11,13 @@ import type { ValidateFunction } from "ajv";
 import { Client } from "fhir-kit-client";
 import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
-import { markDatasetChanged } from "../../../src/db/dataset-meta";
+import { markDatasetChanged, readDatasetVersion } from "../../../src/db/dataset-meta";
+import type { ProbeResult } from "../../../src/model/probe";
+import { ingestContent, syncVendorRegistry } from "../../../src/pipeline/ingest";
+import type { VendorDefinition } from "../../../src/pipeline/ingest/types";
+import { recordProbes } from "../../../src/pipeline/probe";
 import { generateDataset } from "../../../tools/generate/generator";
+import { bareSummary } from "../../pipeline/probe/helpers";
 import { createTestApp } from "../../support/app";
 import { type SeedEntry, seedDatabase } from "../../support/seed";
 import { removeTempDirs, tempDbPath } from "../../support/temp-db";
@@ -469,6 +475,117 @@ describe("/fhir _lastUpdated on a generated dataset", () => {
     } finally {
       await served.stop(true);
       served.directory.close();
+    }
+  });
+});
+
+describe("/fhir _lastUpdated and the change feed", () => {
+  const REGISTRY: VendorDefinition[] = [
+    {
+      id: "acme",
+      name: "Acme EHR",
+      endpointListUrl: "https://acme.example/developers/endpoints",
+      defaultFhirVersion: "R4",
+      lists: [
+        {
+          id: "acme-list",
+          url: "https://acme.example/developers/endpoints.json",
+          format: "lantern-json",
+          audience: null,
+          fhirVersion: null,
+        },
+      ],
+    },
+  ];
+  const item = (key: string, OrganizationName: string, OrganizationZipCode: string) => ({
+    URL: `https://fhir.acme.example/r4/${key}`,
+    OrganizationName,
+    NPIID: "",
+    OrganizationZipCode,
+  });
+  const ALPHA = item("alpha", "Alpha Clinic", "02114");
+  const BETA = item("beta", "Beta Practice", "27601");
+  const GAMMA = item("gamma", "Gamma Health", "60601");
+  const DELTA = item("delta", "Delta Eye Care", "98101");
+  const EPSILON = item("epsilon", "Epsilon Care", "30301");
+  const FIRST_AT = "2026-11-01T00:00:00.000Z";
+  const SECOND_AT = "2026-11-02T00:00:00.000Z";
+  const PROBE_AT = "2026-11-03T00:00:00.000Z";
+  const verified = (url: string): ProbeResult => {
+    const body = '{"resourceType":"CapabilityStatement","fhirVersion":"4.0.1"}';
+    const doc = (ok: boolean) => ({
+      ok,
+      httpStatus: ok ? 200 : null,
+      body: ok ? body : null,
+      json: ok ? JSON.parse(body) : null,
+      errorKind: ok ? null : ("timeout" as const),
+      errorMessage: null,
+      finalUrl: "",
+      redirects: 0,
+      requests: 1,
+      durationMs: 5,
+    });
+    return {
+      url,
+      startedAt: PROBE_AT,
+      durationMs: 5,
+      probeStatus: "partial",
+      entryStatus: "verified",
+      errorKind: null,
+      metadata: doc(true),
+      smart: doc(false),
+      summary: bareSummary("R4"),
+      access: null,
+    };
+  };
+
+  test("gt a time finds exactly the Endpoints the feed lists as added or changed after it", async () => {
+    const db = openDatabase(tempDbPath("feed.sqlite"));
+    syncVendorRegistry(db, REGISTRY);
+    const ingest = (Endpoints: object[], now: string) =>
+      ingestContent(
+        db,
+        { vendorId: "acme", listId: "acme-list", content: JSON.stringify({ Endpoints }), now },
+        REGISTRY,
+      );
+    expect((await ingest([ALPHA, BETA, GAMMA, DELTA], FIRST_AT)).ok).toBe(true);
+    const since = readDatasetVersion(db.sqlite);
+    // Gamma leaves, Beta moves, Epsilon arrives; then a probe verifies Alpha.
+    expect((await ingest([ALPHA, { ...BETA, OrganizationZipCode: "75201" }, DELTA, EPSILON], SECOND_AT)).ok).toBe(true);
+    const served = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
+    served.listen({ port: 0, hostname: "127.0.0.1" });
+    const root = `http://127.0.0.1:${served.server!.port}`;
+    const json = async (path: string): Promise<unknown> => (await fetch(`${root}${path}`)).json();
+    /** Endpoint ids of the listed entries the feed has added or changed after `after`. */
+    const fromFeed = async (after: string) => {
+      const feed = (await json(`/api/v1/changes?since=${since}&limit=1000`)) as {
+        data: { id: string; at: string; change: string }[];
+      };
+      const ids = new Set<string>();
+      for (const change of feed.data.filter((c) => c.change !== "removed" && ms(c.at) > ms(after))) {
+        const record = (await json(`/api/v1/endpoints/${change.id}`)) as { data: { url: string; status: string } };
+        if (record.data.status !== "removed") ids.add(Bun.SHA256.hash(record.data.url, "hex"));
+      }
+      return [...ids].sort();
+    };
+    const fromFhir = async (query: string) =>
+      (((await json(`/fhir/Endpoint?${query}`)) as Bundle).entry ?? []).map((e) => e.resource.id).sort();
+    try {
+      const second = await fromFeed(FIRST_AT);
+      expect(second.length).toBe(2); // Beta moved, Epsilon added
+      expect(await fromFhir(`_lastUpdated=gt${FIRST_AT}`)).toEqual(second);
+
+      recordProbes(db, [{ url: ALPHA.URL, result: verified(ALPHA.URL) }], PROBE_AT);
+      expect(await served.directory.refreshIfChanged()).toBe(true);
+      const probed = await fromFeed(SECOND_AT);
+      expect(probed).toEqual([Bun.SHA256.hash(ALPHA.URL, "hex")]);
+      expect(await fromFhir(`_lastUpdated=gt${SECOND_AT}`)).toEqual(probed);
+      expect(await fromFhir(`_lastUpdated=gt${FIRST_AT}`)).toEqual(await fromFeed(FIRST_AT));
+      expect(await fromFhir(`_lastUpdated=gt${FIRST_AT}`)).toHaveLength(3);
+    } finally {
+      await served.stop(true);
+      served.directory.close();
+      db.sqlite.close();
     }
   });
 });
