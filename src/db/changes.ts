@@ -80,6 +80,14 @@ export function recordChanges(sqlite: Database, version: number): number {
 }
 
 /**
+ * Forgets what the current write changed: for a bulk load that is a dataset's starting point
+ * (the 1M-entry generator), whose million `added` would say nothing to a client.
+ */
+export function discardPendingChanges(sqlite: Database) {
+  sqlite.query("DELETE FROM entry_changes_pending").run();
+}
+
+/**
  * Notes when `version` was written, and once a kept version is more than CHANGES_KEPT_DAYS older
  * than `at`, drops the versions and changes up to the newest such version, moving
  * `changes_from` (the oldest `since` still answered) up to it. Both reads use the index on `at`.

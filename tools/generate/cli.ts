@@ -4,12 +4,15 @@
  */
 import { resolve } from "node:path";
 import { parseCli } from "../../src/cli/args";
+import { MAX_CHANGE_DAYS } from "./changes";
 import { generateDataset } from "./generator";
 import { MAX_HISTORY_DAYS } from "./history";
 
 const { values, fail } = parseCli({
   command: "bun run data:generate-1m",
-  synopsis: [`--endpoints <n> --out <path.sqlite> [--seed <n>] [--history-days <0-${MAX_HISTORY_DAYS}>] [--force]`],
+  synopsis: [
+    `--endpoints <n> --out <path.sqlite> [--seed <n>] [--history-days <0-${MAX_HISTORY_DAYS}>] [--change-days <0-${MAX_CHANGE_DAYS}>] [--force]`,
+  ],
   description: "Writes a deterministic synthetic dataset of n entries (the same seed gives the same file).",
   options: {
     endpoints: { type: "string" },
@@ -17,12 +20,17 @@ const { values, fail } = parseCli({
     seed: { type: "string" },
     force: { type: "boolean" },
     "history-days": { type: "string" },
+    "change-days": { type: "string" },
   },
   optionHelp: [
     ["--endpoints <n>", "how many entries (underscores allowed: 1_000_000)"],
     ["--out <path.sqlite>", "the file to write"],
     ["--seed <n>", "the random seed (default 1)"],
     ["--history-days <n>", `days of availability history per probed URL (default 0, at most ${MAX_HISTORY_DAYS})`],
+    [
+      "--change-days <n>",
+      `days of change-feed history before the generated version (default 0, at most ${MAX_CHANGE_DAYS})`,
+    ],
     ["--force", "replace an existing file"],
   ],
   exitStatus: [[1, "failed"]],
@@ -36,7 +44,17 @@ if (!Number.isInteger(seed) || seed < 0) fail("--seed must be a non-negative int
 const historyDays = values["history-days"] === undefined ? 0 : Number(values["history-days"]);
 if (!Number.isInteger(historyDays) || historyDays < 0 || historyDays > MAX_HISTORY_DAYS)
   fail(`--history-days must be a whole number from 0 to ${MAX_HISTORY_DAYS}`);
-const args = { endpoints, out: resolve(values.out ?? ""), seed, force: values.force === true, historyDays };
+const changeDays = values["change-days"] === undefined ? 0 : Number(values["change-days"]);
+if (!Number.isInteger(changeDays) || changeDays < 0 || changeDays > MAX_CHANGE_DAYS)
+  fail(`--change-days must be a whole number from 0 to ${MAX_CHANGE_DAYS}`);
+const args = {
+  endpoints,
+  out: resolve(values.out ?? ""),
+  seed,
+  force: values.force === true,
+  historyDays,
+  changeDays,
+};
 
 try {
   console.log(`generating ${args.endpoints.toLocaleString("en-US")} entries (seed ${args.seed}) into ${args.out}`);

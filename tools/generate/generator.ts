@@ -1,4 +1,5 @@
 import { existsSync, renameSync, rmSync, statSync } from "node:fs";
+import { discardPendingChanges } from "../../src/db/changes";
 import { openDatabase } from "../../src/db/client";
 import { markDatasetChanged } from "../../src/db/dataset-meta";
 import { storeBody } from "../../src/db/probe-bodies";
@@ -14,6 +15,7 @@ import {
   smartBody,
   type Version,
 } from "./capabilities";
+import { writeChangeHistory } from "./changes";
 import { writeHistory } from "./history";
 import { practiceName, systemName } from "./names";
 import { STATES, type StatePlaces } from "./places";
@@ -32,6 +34,8 @@ export interface GenerateOptions {
   force?: boolean;
   /** Days of availability history per probed URL (0: none). */
   historyDays?: number;
+  /** Days of change-feed history before the generated version (0: none; the load itself is no change). */
+  changeDays?: number;
   log?: (line: string) => void;
 }
 
@@ -524,6 +528,18 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
   for (const { name, sql } of indexes) {
     sqlite.exec(sql);
     log(`  index ${name} (${elapsed()})`);
+  }
+  discardPendingChanges(sqlite);
+  if (options.changeDays) {
+    const written = writeChangeHistory(sqlite, {
+      days: options.changeDays,
+      seed,
+      endMs: GENERATED_AT_MS - 3_600_000,
+      rows: rowId,
+    });
+    log(
+      `  ${written.changes.toLocaleString("en-US")} changes in ${written.versions.toLocaleString("en-US")} versions over ${options.changeDays} days (${elapsed()})`,
+    );
   }
   sqlite.exec("BEGIN");
   markDatasetChanged(sqlite, GENERATED_AT);
