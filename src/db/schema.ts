@@ -180,14 +180,10 @@ export const probeHistory = sqliteTable(
 );
 
 /** When each dataset version was written (markDatasetChanged), for the versions whose changes are kept. */
-export const datasetVersions = sqliteTable(
-  "dataset_versions",
-  {
-    version: integer("version").primaryKey(),
-    at: text("at").notNull(),
-  },
-  (table) => [index("dataset_versions_at").on(table.at)],
-);
+export const datasetVersions = sqliteTable("dataset_versions", {
+  version: integer("version").primaryKey(),
+  at: text("at").notNull(),
+});
 
 /**
  * The change feed (src/db/changes.ts): per dataset version, each entry it added to the list,

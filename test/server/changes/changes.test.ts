@@ -232,7 +232,8 @@ describe("GET /api/v1/changes", () => {
 describe("changes older than the store", () => {
   test("a write 400 days on drops the older changes: since before them is 410 CHANGES_EXPIRED pointing to the export", async () => {
     const kept = versionOf();
-    const later = new Date(Date.parse(PROBE_AT) + 401 * 86_400_000).toISOString();
+    // 401 days after the newest write (syncVendorRegistry stamps its version with the clock).
+    const later = new Date(Date.now() + 401 * 86_400_000).toISOString();
     recordProbes(db, [{ url: ALPHA.URL, result: silent(ALPHA.URL) }], later);
     await app.directory.refreshIfChanged();
     const { status, body } = await fetchJson(`/api/v1/changes?since=${kept - 1}`);
