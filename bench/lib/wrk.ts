@@ -43,12 +43,26 @@ request = function()
 end
 `;
 
-export function writeLuaScripts(dir: string): { report: string; randomId: string } {
+/** Each request is a random line (a whole path and query) of the file passed after `--`. */
+const RANDOM_PATH_LUA = `
+local requests = {}
+init = function(args)
+  for line in io.lines(args[1]) do requests[#requests + 1] = wrk.format("GET", line) end
+  math.randomseed(os.time() + (tonumber(tostring({}):match("0x(%x+)"), 16) or 0) % 100000)
+end
+request = function()
+  return requests[math.random(#requests)]
+end
+`;
+
+export function writeLuaScripts(dir: string): { report: string; randomId: string; randomPath: string } {
   const report = join(dir, "report.lua");
   const randomId = join(dir, "random-id.lua");
+  const randomPath = join(dir, "random-path.lua");
   writeFileSync(report, REPORT_LUA);
   writeFileSync(randomId, RANDOM_ID_LUA + REPORT_LUA);
-  return { report, randomId };
+  writeFileSync(randomPath, RANDOM_PATH_LUA + REPORT_LUA);
+  return { report, randomId, randomPath };
 }
 
 export function wrkInstalled(): boolean {
