@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Db } from "../../db/client";
 import { markDatasetChanged } from "../../db/dataset-meta";
+import { upsertList, upsertVendor } from "../../db/list-scrape-statements";
 import type { Audience } from "../../model/types";
 import { decodeListBody } from "./decode";
 import { fetchAndParseList, ListFetchError } from "./fetch-list";
@@ -10,7 +11,7 @@ import { normaliseEntries } from "./normalise";
 import { parseList } from "./parsers";
 import { ListTooLargeError, readListFile } from "./read-body";
 import { findVendor, loadRegistry } from "./registry";
-import { applyListScrape, type ReadFrom, RefusedScrapeError, upsertList, upsertVendor } from "./store";
+import { applyListScrape, type ReadFrom, RefusedScrapeError } from "./store";
 import { progressLine } from "./summary-table";
 import {
   type ListDefinition,
