@@ -9,7 +9,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseCli } from "../cli/args";
-import { openReadOnly } from "../db/client";
+import { beginRead, openReadOnly } from "../db/client";
 import { readDatabaseId, readDatasetVersion } from "../db/dataset-meta";
 import { storeIndex } from "../db/stored-index";
 import { buildDirectoryData } from "./build-data";
@@ -29,7 +29,7 @@ export async function buildIndexFile(
   const sqlite = openReadOnly(databasePath, 10_000);
   let built: { version: number; databaseId: string; bytes: Uint8Array } | undefined;
   try {
-    sqlite.exec("BEGIN");
+    beginRead(sqlite);
     const version = readDatasetVersion(sqlite);
     if (expectedVersion !== undefined && version !== expectedVersion) return null;
     let file: string;

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config";
 import { processAlive } from "../db/build-file";
-import { type Db, openReader } from "../db/client";
+import { beginRead, type Db, openReader } from "../db/client";
 import { readDatabaseId, readDatasetVersion } from "../db/dataset-meta";
 import { countEntries } from "../db/describe";
 import { readStoredIndex } from "../db/stored-index";
@@ -97,7 +97,7 @@ export class Directory {
   private plan(): Plan {
     const sqlite = openReader(this.path);
     try {
-      sqlite.exec("BEGIN");
+      beginRead(sqlite);
       const version = readDatasetVersion(sqlite);
       const size = countEntries(sqlite);
       if (size < this.inProcessBelow)
