@@ -87,9 +87,9 @@ function statementsOf(sqlite: Database): Prepared {
          version_evidence AS versionEvidence, state_evidence AS stateEvidence, url_evidence AS urlEvidence, unusable
        FROM entries WHERE vendor_id = ?`,
     ),
-    listSources: sqlite.prepare("SELECT entry_row_id, present FROM entry_sources WHERE list_id = ?"),
+    listSources: sqlite.prepare("SELECT entry_row_id AS entryRowId, present FROM entry_sources WHERE list_id = ?"),
     otherListAudiences: sqlite.prepare(
-      `SELECT es.entry_row_id, vl.audience FROM entry_sources es JOIN vendor_lists vl ON vl.id = es.list_id
+      `SELECT es.entry_row_id AS entryRowId, vl.audience FROM entry_sources es JOIN vendor_lists vl ON vl.id = es.list_id
        WHERE es.present = 1 AND es.list_id != ?1 AND vl.vendor_id = ?2`,
     ),
     insertEntry: sqlite.prepare(
@@ -161,13 +161,10 @@ export function listScrapeStatements(sqlite: Database) {
     vendorEntries: (vendorId: Vendor["id"]) => s.vendorEntries.all(vendorId) as StoredEntry[],
     /** The entries this list has carried, and whether it still does (1) or not (0). */
     listSources: (listId: VendorList["id"]) =>
-      s.listSources.all(listId) as { entry_row_id: EntrySource["entryRowId"]; present: number }[],
+      s.listSources.all(listId) as (Pick<EntrySource, "entryRowId"> & { present: number })[],
     /** The entries the vendor's other lists carry now, once per list, with that list's audience. */
     otherListAudiences: (listId: VendorList["id"], vendorId: Vendor["id"]) =>
-      s.otherListAudiences.all(listId, vendorId) as {
-        entry_row_id: EntrySource["entryRowId"];
-        audience: VendorList["audience"];
-      }[],
+      s.otherListAudiences.all(listId, vendorId) as (Pick<EntrySource, "entryRowId"> & Pick<VendorList, "audience">)[],
     /** A new entry, `listed`, its served values the list's hints; its row id. */
     insertEntry: (vendorId: Vendor["id"], entry: ListedEntry, listAccess: string, now: string): number =>
       Number(

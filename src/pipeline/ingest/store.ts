@@ -95,12 +95,12 @@ function loadListState(
   const existing = new Map<string, StoredEntry>();
   for (const row of statements.vendorEntries(vendorId)) existing.set(row.id, row);
   const presentHere = new Map<number, boolean>();
-  for (const source of statements.listSources(listId)) presentHere.set(source.entry_row_id, source.present === 1);
+  for (const source of statements.listSources(listId)) presentHere.set(source.entryRowId, source.present === 1);
   const elsewhere = new Map<number, (string | null)[]>();
   for (const source of statements.otherListAudiences(listId, vendorId)) {
-    const audiences = elsewhere.get(source.entry_row_id) ?? [];
+    const audiences = elsewhere.get(source.entryRowId) ?? [];
     audiences.push(source.audience);
-    elsewhere.set(source.entry_row_id, audiences);
+    elsewhere.set(source.entryRowId, audiences);
   }
   return { existing, presentHere, elsewhere };
 }
