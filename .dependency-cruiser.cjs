@@ -32,6 +32,7 @@ const LAYERS = [
     "src/server/export",
     "src/server/vendors",
     "src/server/stats",
+    "src/server/changes",
     "src/server/health",
     "src/server/web",
   ],

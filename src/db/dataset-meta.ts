@@ -1,11 +1,16 @@
 import type { Database } from "bun:sqlite";
+import { recordChanges, recordVersion } from "./changes";
 
 /**
  * Every write to the dataset calls this inside its transaction: readers compare the version to
- * know when to rebuild their in-memory index, and it is part of every ETag.
+ * know when to rebuild their in-memory index, and it is part of every ETag. The new version
+ * records what the write changed in each entry (src/db/changes.ts), written at `at`.
  */
 export function markDatasetChanged(sqlite: Database, at: string) {
   sqlite.prepare("UPDATE dataset_meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'dataset_version'").run();
+  const version = readDatasetVersion(sqlite);
+  recordVersion(sqlite, version, at);
+  recordChanges(sqlite, version);
   sqlite
     .prepare(
       "INSERT INTO dataset_meta (key, value) VALUES ('last_refresh_at', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",

@@ -178,3 +178,50 @@ export const probeHistory = sqliteTable(
   },
   (table) => [index("probe_history_pruned_day").on(table.prunedDay)],
 );
+
+/** When each dataset version was written (markDatasetChanged), for the versions whose changes are kept. */
+export const datasetVersions = sqliteTable(
+  "dataset_versions",
+  {
+    version: integer("version").primaryKey(),
+    at: text("at").notNull(),
+  },
+  (table) => [index("dataset_versions_at").on(table.at)],
+);
+
+/**
+ * The change feed (src/db/changes.ts): per dataset version, each entry it added to the list,
+ * removed from it, or changed (`fields`: JSON `{field: {from, to}}` of the Endpoint record).
+ * Kept 400 days; `dataset_meta.changes_from` is the oldest version a client may start after.
+ */
+export const entryChanges = sqliteTable(
+  "entry_changes",
+  {
+    version: integer("version").notNull(),
+    entryRowId: integer("entry_row_id").notNull(),
+    change: text("change").notNull(),
+    fields: text("fields"),
+  },
+  (table) => [primaryKey({ columns: [table.version, table.entryRowId] })],
+);
+
+/**
+ * Filled by triggers during a write (db/migrations/0005_entry_changes.sql): an entry's served
+ * values before the write first changed them; emptied by the same write's markDatasetChanged.
+ */
+export const entryChangesPending = sqliteTable("entry_changes_pending", {
+  entryRowId: integer("entry_row_id").primaryKey(),
+  wasListed: integer("was_listed", { mode: "boolean" }).notNull(),
+  url: text("url"),
+  vendorId: text("vendor_id"),
+  vendorName: text("vendor_name"),
+  organizationName: text("organization_name"),
+  npi: text("npi"),
+  tenantId: text("tenant_id"),
+  fhirVersion: text("fhir_version"),
+  access: text("access"),
+  city: text("city"),
+  state: text("state"),
+  zipCode: text("zip_code"),
+  status: text("status"),
+});

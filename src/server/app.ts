@@ -7,6 +7,7 @@ import type { Db } from "../db/client";
 import type { Directory } from "../directory/directory";
 import { createLogger, type Logger } from "../logger";
 import { availabilityAnswer, availabilityRoutes } from "./availability/routes";
+import { changesRoutes } from "./changes/routes";
 import { docsPlugin } from "./docs/plugin";
 import { endpointAnswers, endpointRoutes } from "./endpoints/routes";
 import { InFlightExports } from "./export/in-flight";
@@ -92,6 +93,7 @@ export function createApp(deps: AppDeps) {
     .use(exportRoutes(directory, new InFlightExports(2, undefined, deps.config.exportMaxRunning)))
     .use(vendorRoutes(directory))
     .use(statsRoutes(directory))
+    .use(changesRoutes(directory))
     .use(fhirRoutes(directory, { name: "Endpoint Directory", version: packageJson.version }, observe))
     .use(webPage());
   // The direct routes answer requests of registered routes: a pattern that is not one would

@@ -5,7 +5,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
+import { AFTER_VERSION, readChanges, readChangesFrom } from "../../src/db/changes";
 import { openDatabase } from "../../src/db/client";
+import { markDatasetChanged } from "../../src/db/dataset-meta";
 import { tempDbPath } from "../support/temp-db";
 
 const MIGRATIONS = join(import.meta.dir, "..", "..", "db", "migrations");
@@ -56,25 +58,33 @@ test("a database made by the first migration loses sort_key and keeps its entrie
   }
 });
 
-test("a database from before entries recorded their evidence keeps its entries, listable, with the new columns empty", () => {
-  const dir = mkdtempSync(join(tmpdir(), "migrations-"));
-  try {
-    const older = join(dir, "migrations");
-    const journal = JSON.parse(readFileSync(join(MIGRATIONS, "meta", "_journal.json"), "utf8"));
-    journal.entries = journal.entries.filter((e: { tag: string }) => e.tag < "0004");
-    for (const { tag } of journal.entries as { tag: string }[])
-      cpSync(join(MIGRATIONS, `${tag}.sql`), join(older, `${tag}.sql`));
-    cpSync(join(MIGRATIONS, "meta"), join(older, "meta"), { recursive: true });
-    writeFileSync(join(older, "meta", "_journal.json"), JSON.stringify(journal));
-
-    const path = join(dir, "old.sqlite");
-    const old = new Database(path, { create: true });
-    migrate(drizzle(old), { migrationsFolder: older });
-    old.exec(`
+/** One vendor and one entry, as the columns of every release since the first can hold them. */
+const ONE_ENTRY = `
       INSERT INTO vendors VALUES ('v', 'Vendor', 'https://v.example/list', NULL);
       INSERT INTO entries (id, vendor_id, url, list_fhir_version, list_access, fhir_version, access, last_updated)
         VALUES ('${"a".repeat(64)}', 'v', 'https://a.example/fhir', 'R4', '[]', 'R4', '[]', '2026-11-01T00:00:00.000Z');
-    `);
+`;
+
+/** A database in `dir` with the migrations before `tag` applied: as an earlier release left it. */
+function olderDatabase(dir: string, tag: string) {
+  const older = join(dir, "migrations");
+  const journal = JSON.parse(readFileSync(join(MIGRATIONS, "meta", "_journal.json"), "utf8"));
+  journal.entries = journal.entries.filter((e: { tag: string }) => e.tag < tag);
+  for (const entry of journal.entries as { tag: string }[])
+    cpSync(join(MIGRATIONS, `${entry.tag}.sql`), join(older, `${entry.tag}.sql`));
+  cpSync(join(MIGRATIONS, "meta"), join(older, "meta"), { recursive: true });
+  writeFileSync(join(older, "meta", "_journal.json"), JSON.stringify(journal));
+  const path = join(dir, "old.sqlite");
+  const old = new Database(path, { create: true });
+  migrate(drizzle(old), { migrationsFolder: older });
+  return { path, old };
+}
+
+test("a database from before entries recorded their evidence keeps its entries, listable, with the new columns empty", () => {
+  const dir = mkdtempSync(join(tmpdir(), "migrations-"));
+  try {
+    const { path, old } = olderDatabase(dir, "0004");
+    old.exec(ONE_ENTRY);
     expect(columns(old, "entries")).not.toContain("unusable");
     old.close();
 
@@ -96,6 +106,36 @@ test("a database from before entries recorded their evidence keeps its entries, 
     for (const column of ["published_url", "read_from", "sha256"])
       expect(columns(db.sqlite, "vendor_lists")).toContain(column);
     expect(columns(db.sqlite, "entry_sources")).toContain("last_seen");
+    db.sqlite.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a database from before the change feed knows changes from the version it was at; later writes are recorded", () => {
+  const dir = mkdtempSync(join(tmpdir(), "migrations-"));
+  try {
+    const { path, old } = olderDatabase(dir, "0005");
+    old.exec(`${ONE_ENTRY}
+      UPDATE dataset_meta SET value = '7' WHERE key = 'dataset_version';
+    `);
+    old.close();
+
+    const db = openDatabase(path);
+    expect(readChangesFrom(db.sqlite)).toBe(7);
+    db.sqlite.transaction(() => {
+      db.sqlite.exec("UPDATE entries SET state = 'MA', last_updated = '2026-11-02T00:00:00.000Z'");
+      markDatasetChanged(db.sqlite, "2026-11-02T00:00:00.000Z");
+    })();
+    expect(readChanges(db.sqlite, { version: 7, rowId: AFTER_VERSION }, 8, 10).changes).toEqual([
+      {
+        version: 8,
+        at: "2026-11-02T00:00:00.000Z",
+        id: "a".repeat(64),
+        change: "changed",
+        fields: { state: { from: null, to: "MA" } },
+      },
+    ]);
     db.sqlite.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

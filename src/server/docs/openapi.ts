@@ -1,3 +1,4 @@
+import { ChangeRecordSchema } from "../../model/changes";
 import {
   CapabilitiesResponse,
   CapabilitiesSchema,
@@ -10,6 +11,7 @@ import {
 import { StatsResponse, StatsSchema } from "../../model/stats";
 import { VendorListResponse, VendorRecordSchema } from "../../model/vendors";
 import { AvailabilityResponse, AvailabilitySchema } from "../availability/schemas";
+import { ChangesResponse } from "../changes/schemas";
 import {
   CsvExportSchema,
   ExportFormatSchema,
@@ -33,6 +35,8 @@ const NAMED_SCHEMAS: Record<string, object> = {
   Capabilities: CapabilitiesSchema,
   CapabilitiesResponse,
   Availability: AvailabilitySchema,
+  Change: ChangeRecordSchema,
+  ChangeList: ChangesResponse,
   AvailabilityResponse,
   Source: SourceRecordSchema,
   SourceResponse,
@@ -113,6 +117,15 @@ const ERRORS: Record<
     code: "METHOD_NOT_ALLOWED",
     message: "POST is not allowed here; use GET",
     headers: ["Allow"],
+  },
+  410: {
+    name: "Gone",
+    description:
+      "The change feed only: `since` is older than the changes kept (CHANGES_EXPIRED); download the export and start again from the current version.",
+    code: "CHANGES_EXPIRED",
+    message:
+      "since: changes before version 12 are no longer kept; download the export (GET /api/v1/export) and follow the changes from the version GET /api/v1/changes gives",
+    headers: [],
   },
   429: {
     name: "TooManyRequests",

@@ -24,7 +24,7 @@ Every response is JSON in one envelope: \`{ success: true, data, meta }\` or \`{
 
 **Paging**: the list's \`Link\` header (RFC 8288) names its \`first\`, \`prev\`, \`next\` and \`last\` pages, \`last\` at most page 1000; to get every entry, use the export.
 
-**Errors**: 400 VALIDATION_ERROR (message \`<parameter>: <reason>\`), 401 INVALID_API_KEY (with \`WWW-Authenticate\`), 404 ENDPOINT_NOT_FOUND (unknown id) or NOT_FOUND (unknown route), 405 METHOD_NOT_ALLOWED, 429 TOO_MANY_REQUESTS, 500 INTERNAL_ERROR, 503 EXPORTS_BUSY (the export, server-wide cap; with Retry-After). Do not retry 400; wait Retry-After after 429 or 503; retry 500 with backoff.`;
+**Errors**: 400 VALIDATION_ERROR (message \`<parameter>: <reason>\`), 401 INVALID_API_KEY (with \`WWW-Authenticate\`), 404 ENDPOINT_NOT_FOUND (unknown id) or NOT_FOUND (unknown route), 405 METHOD_NOT_ALLOWED, 429 TOO_MANY_REQUESTS, 500 INTERNAL_ERROR, 503 EXPORTS_BUSY (the export, server-wide cap; with Retry-After), 410 CHANGES_EXPIRED (the change feed, \`since\` older than the changes kept). Do not retry 400; wait Retry-After after 429 or 503; retry 500 with backoff.`;
 
 const TITLE = "Endpoint Directory API";
 
@@ -35,6 +35,7 @@ const INFO = {
     { name: "Endpoints", description: "FHIR server endpoints published by EHR vendors." },
     { name: "Vendors", description: "EHR vendors and their published lists." },
     { name: "Statistics", description: "Dataset statistics." },
+    { name: "Changes", description: "What changed since a dataset version: for clients that keep a copy." },
     { name: "Health", description: "Liveness." },
   ],
 };

@@ -31,7 +31,8 @@ const RESULT_PARAMETERS = [
 const definitionOf = (base: string, type: ResourceType, name: string) => {
   const ours = SEARCH_PARAMETERS[type][name]!.ours;
   if (ours !== undefined) return `${base}/SearchParameter/${ours}`;
-  return `http://hl7.org/fhir/SearchParameter/${name === "_id" ? "Resource-id" : `${type}-${name}`}`;
+  // FHIR's parameters of every resource (`_id`, `_lastUpdated`) are defined once, on Resource.
+  return `http://hl7.org/fhir/SearchParameter/${name.startsWith("_") ? `Resource-${name.slice(1)}` : `${type}-${name}`}`;
 };
 
 /** The CapabilityStatement of `/fhir/metadata`: every interaction, parameter, include and revinclude served. */

@@ -32,8 +32,8 @@ export function endpointVersionCode(index: FhirIndex, e: number): string | null 
 
 /**
  * Endpoint e as `export?format=fhir` writes it (same id, extension, status, connectionType,
- * payloadType, address), with `meta.lastUpdated` (its first entry's) and `managingOrganization`
- * (its developer).
+ * payloadType, address), with `meta.lastUpdated` (the newest of its entries': a change to any of
+ * them moves it) and `managingOrganization` (its developer).
  */
 export function endpointResource(index: FhirIndex, e: number): Resource {
   const { columns: c, strings: s } = index.data;
@@ -43,7 +43,7 @@ export function endpointResource(index: FhirIndex, e: number): Resource {
   return {
     resourceType: "Endpoint",
     id: index.endpointId(e),
-    meta: { lastUpdated: s.lastUpdated[c.lastUpdated[o]!]! },
+    meta: { lastUpdated: s.lastUpdated[index.endpointUpdated[e]!]! },
     ...(code === null ? {} : { extension: [{ url: FHIR_VERSION_EXTENSION, valueCode: code }] }),
     status: endpointStatus(index, e),
     connectionType: CONNECTION,

@@ -1,9 +1,10 @@
+import { parseDateValue } from "./date-search";
 import { FhirError, invalid, notSupported } from "./outcome";
 
 export const RESOURCE_TYPES = ["Endpoint", "Organization"] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
-type ParameterType = "token" | "string" | "reference";
+type ParameterType = "token" | "string" | "reference" | "date";
 
 interface SearchParameterInfo {
   type: ParameterType;
@@ -18,10 +19,18 @@ interface SearchParameterInfo {
 const STRING_RULE =
   "Case- and accent-insensitive; every word of the value (split on anything not a letter or digit) must be the start of some word of the field, so `mass gen` finds Massachusetts General Hospital. `:exact`: the field equals the value exactly. `:contains`: the field contains the value anywhere (case- and accent-insensitive). A comma separates alternatives.";
 
+/** `_lastUpdated`, the same on both types (src/server/fhir/date-search.ts). */
+const LAST_UPDATED: SearchParameterInfo = {
+  type: "date",
+  documentation:
+    "meta.lastUpdated: the newest lastUpdated of the resource's entries (it moves when a served field of one changes). FHIR date search: `gt`, `ge`, `lt`, `le` or `eq` (no prefix) before a date of any precision (`2026`, `2026-11`, `2026-11-26`, `2026-11-26T10:00:00Z`, with a zone or UTC), compared with the date's whole range; `ne`, `sa`, `eb`, `ap` are not supported. Given twice, both must hold (`_lastUpdated=ge2026-01-01&_lastUpdated=lt2026-02-01`); a comma separates alternatives.",
+};
+
 /** The search parameters each resource type takes: parsing, the CapabilityStatement and the OpenAPI document read them here. */
 export const SEARCH_PARAMETERS: Record<ResourceType, Record<string, SearchParameterInfo>> = {
   Organization: {
     _id: { type: "token", documentation: "Resource id; a comma separates alternatives." },
+    _lastUpdated: LAST_UPDATED,
     name: { type: "string", documentation: `Organization.name. ${STRING_RULE}` },
     identifier: {
       type: "token",
@@ -38,6 +47,7 @@ export const SEARCH_PARAMETERS: Record<ResourceType, Record<string, SearchParame
   },
   Endpoint: {
     _id: { type: "token", documentation: "Resource id; a comma separates alternatives." },
+    _lastUpdated: LAST_UPDATED,
     organization: {
       type: "reference",
       target: "Organization",
@@ -166,7 +176,10 @@ export function parseSearch(type: ResourceType, pairs: [string, string][], stric
     const parameter = parameters[name];
     if (parameter !== undefined) {
       checkModifier(name, parameter, modifier);
-      request.criteria.push({ name, modifier, values: splitValues(value) });
+      const values = splitValues(value);
+      // A malformed date is a 400 here, before any search runs (service.ts reads it again).
+      if (parameter.type === "date") for (const one of values) parseDateValue(name, one);
+      request.criteria.push({ name, modifier, values });
       request.kept.push([rawName, value]);
       continue;
     }

@@ -2,6 +2,7 @@ import { type Bitset, countBits, createBitset, intersectInto, selectBits, setBit
 import { lowerBound } from "../../directory/lower-bound";
 import { foldText, words } from "../../directory/text";
 import { NPI_SYSTEM } from "../export/formats/fhir";
+import { parseDateValue } from "./date-search";
 import type { FhirIndex } from "./fhir-index";
 import { FhirError } from "./outcome";
 import { CONNECTION_CODE, CONNECTION_SYSTEM, endpointStatus, endpointVersionCode } from "./resources";
@@ -175,6 +176,20 @@ function organizationMatcher(index: FhirIndex, name: string, modifier: string | 
       }
       return;
     }
+    case "_lastUpdated": {
+      const { lo, hi } = parseDateValue(name, value);
+      for (let p = 0; p < developers; p++) {
+        const t = index.developerUpdatedMs[p]!;
+        if (t >= lo && t < hi) setBit(bits, p);
+      }
+      const entries = index.lastUpdatedMs;
+      const updated = index.organizationUpdated;
+      for (let g = 0; g < first.length; g++) {
+        const t = entries[updated[g]!]!;
+        if (t >= lo && t < hi) setBit(bits, developers + g);
+      }
+      return;
+    }
     case "address-state":
       return byColumn(c.state, tableFlags(s.states, stringTest(modifier, value)));
     case "address-city":
@@ -231,6 +246,16 @@ function endpointMatcher(index: FhirIndex, name: string, modifier: string | null
     case "_id": {
       const e = index.findEndpoint(value);
       if (e !== -1) setBit(bits, e);
+      return;
+    }
+    case "_lastUpdated": {
+      const { lo, hi } = parseDateValue(name, value);
+      const entries = index.lastUpdatedMs;
+      const updated = index.endpointUpdated;
+      for (let e = 0; e < count; e++) {
+        const t = entries[updated[e]!]!;
+        if (t >= lo && t < hi) setBit(bits, e);
+      }
       return;
     }
     case "organization": {

@@ -8,6 +8,7 @@ export const ERROR_CODES = [
   "TOO_MANY_REQUESTS",
   "INTERNAL_ERROR",
   "EXPORTS_BUSY",
+  "CHANGES_EXPIRED",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

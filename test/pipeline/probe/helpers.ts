@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Db } from "../../../src/db/client";
-import type { DocumentResult } from "../../../src/model/probe";
+import type { DocumentResult, ProbeSummary } from "../../../src/model/probe";
+import type { FhirVersion } from "../../../src/model/types";
 import { tempDatabase } from "../../support/temp-db";
 
 const FIXTURES = join(import.meta.dir, "../../fixtures/probe");
@@ -80,6 +81,18 @@ export function closedPort(): number {
 export function json(body: string, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(body, { status, headers: { "content-type": "application/json", ...headers } });
 }
+
+/** The summary of a probe that found no SMART configuration and no resources. */
+export const bareSummary = (fhirVersion: FhirVersion): ProbeSummary => ({
+  fhirVersion,
+  softwareName: null,
+  softwareVersion: null,
+  supportedResourceCount: 0,
+  supportedResources: [],
+  smartSupported: false,
+  smartCapabilities: [],
+  grantTypes: [],
+});
 
 /** A temporary SQLite file with every migration applied, and one vendor. */
 export function tempDb(): { db: Db; path: string; cleanup: () => void } {

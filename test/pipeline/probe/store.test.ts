@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { DocumentResult, ProbeResult } from "../../../src/model/probe";
 import { recordProbe, recordProbes } from "../../../src/pipeline/probe";
-import { datasetVersion, documentResult, entry, fixture, insertEntry, probeRow, tempDb } from "./helpers";
+import { bareSummary, datasetVersion, documentResult, entry, fixture, insertEntry, probeRow, tempDb } from "./helpers";
 
 const R4 = fixture("r4-capability.json");
 const SMART = fixture("smart-patient.json");
@@ -43,16 +43,7 @@ function failed(url: string, entryStatus: "unresponsive" | null, httpStatus: num
     errorKind: d.errorKind,
     metadata: d,
     smart: d,
-    summary: {
-      fhirVersion: "UNKNOWN",
-      softwareName: null,
-      softwareVersion: null,
-      supportedResourceCount: 0,
-      supportedResources: [],
-      smartSupported: false,
-      smartCapabilities: [],
-      grantTypes: [],
-    },
+    summary: bareSummary("UNKNOWN"),
     access: null,
   };
 }

@@ -12,19 +12,10 @@ import {
 import { recordProbes } from "../../../src/pipeline/probe";
 import { pruneHistory } from "../../../src/pipeline/probe/history";
 import type { StorableResult } from "../../../src/pipeline/probe/record";
-import { datasetVersion, insertEntry, tempDb } from "../../pipeline/probe/helpers";
+import { bareSummary, datasetVersion, insertEntry, tempDb } from "../../pipeline/probe/helpers";
 import { createTestApp } from "../../support/app";
 
-const SUMMARY = {
-  fhirVersion: "R4" as const,
-  softwareName: null,
-  softwareVersion: null,
-  supportedResourceCount: 0,
-  supportedResources: [],
-  smartSupported: false,
-  smartCapabilities: [],
-  grantTypes: [],
-};
+const SUMMARY = bareSummary("R4");
 
 /** A result: `meta` = /metadata's status and time (ok when 200), `smart` likewise. */
 function result(meta: number | null, ms: number, smart: number | null = meta): StorableResult {

@@ -1,0 +1,57 @@
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
+import { t } from "elysia";
+import { EndpointRecordSchema } from "./endpoints";
+
+/**
+ * The fields of the Endpoint record a change can name: every served field but `id` (a change
+ * of identity is a removal and an addition) and `lastUpdated` (it moves with every change).
+ */
+export const CHANGE_FIELDS = [
+  "url",
+  "vendorId",
+  "vendorName",
+  "organizationName",
+  "npi",
+  "tenantId",
+  "fhirVersion",
+  "access",
+  "city",
+  "state",
+  "zipCode",
+  "status",
+] as const satisfies readonly (keyof typeof EndpointRecordSchema.properties)[];
+export type ChangeField = (typeof CHANGE_FIELDS)[number];
+
+const CHANGE_KINDS = ["added", "removed", "changed"] as const;
+export type ChangeKind = (typeof CHANGE_KINDS)[number];
+
+/** One field's change: its value before and after, each as the Endpoint record serves it. */
+const fieldChange = (field: ChangeField) => {
+  const value = EndpointRecordSchema.properties[field] as TSchema;
+  return t.Object({ from: value, to: value }, { additionalProperties: false });
+};
+
+export const ChangeRecordSchema = t.Object(
+  {
+    version: Type.Integer({ minimum: 1, description: "The dataset version the change made." }),
+    at: t.String({ format: "date-time", description: "When that version was written." }),
+    id: t.String({ pattern: "^[0-9a-f]{64}$", description: "The entry's id (GET /api/v1/endpoints/{id})." }),
+    change: t.Union(
+      CHANGE_KINDS.map((kind) => t.Literal(kind)),
+      {
+        description:
+          "added: the entry entered the list (new, or back after removal); removed: it left the list (gone from its vendor's list, or found unusable); changed: a listed entry's served fields changed.",
+      },
+    ),
+    fields: t.Optional(
+      t.Partial(t.Object(Object.fromEntries(CHANGE_FIELDS.map((field) => [field, fieldChange(field)]))), {
+        additionalProperties: false,
+        minProperties: 1,
+        description:
+          "For `changed` only: each Endpoint field whose value changed, with its value before (`from`) and after (`to`).",
+      }),
+    ),
+  },
+  { additionalProperties: false, description: "What one dataset version changed in one entry." },
+);
+export type ChangeRecord = Static<typeof ChangeRecordSchema>;

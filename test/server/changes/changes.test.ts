@@ -1,0 +1,254 @@
+/**
+ * GET /api/v1/changes over a real HTTP server on 127.0.0.1 and a real SQLite file written by the
+ * ingest and probe code: what two scrapes and two probes changed, paging, and bad input.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { loadConfig } from "../../../src/config";
+import type { Db } from "../../../src/db/client";
+import { openDatabase } from "../../../src/db/client";
+import { readDatasetVersion } from "../../../src/db/dataset-meta";
+import { entryId } from "../../../src/model/identity";
+import type { ProbeResult } from "../../../src/model/probe";
+import { ingestContent, syncVendorRegistry } from "../../../src/pipeline/ingest";
+import type { VendorDefinition } from "../../../src/pipeline/ingest/types";
+import { recordProbes } from "../../../src/pipeline/probe";
+import { assertPublished } from "../../contract/published-document";
+import { bareSummary } from "../../pipeline/probe/helpers";
+import { createTestApp } from "../../support/app";
+import { tempDbPath } from "../../support/temp-db";
+
+const REGISTRY: VendorDefinition[] = [
+  {
+    id: "acme",
+    name: "Acme EHR",
+    endpointListUrl: "https://acme.example/developers/endpoints",
+    defaultFhirVersion: "R4",
+    lists: [
+      {
+        id: "acme-list",
+        url: "https://acme.example/developers/endpoints.json",
+        format: "lantern-json",
+        audience: null,
+        fhirVersion: null,
+      },
+    ],
+  },
+];
+
+const item = (key: string, OrganizationName: string, OrganizationZipCode: string) => ({
+  URL: `https://fhir.acme.example/r4/${key}`,
+  OrganizationName,
+  NPIID: "",
+  OrganizationZipCode,
+});
+const ALPHA = item("alpha", "Alpha Clinic", "02114");
+const BETA = item("beta", "Beta Practice", "27601");
+const GAMMA = item("gamma", "Gamma Health", "60601");
+const DELTA = item("delta", "Delta Eye Care", "98101");
+const EPSILON = item("epsilon", "Epsilon Care", "30301");
+/** Beta moves from Raleigh, NC to Dallas, TX. */
+const BETA_MOVED = { ...BETA, OrganizationZipCode: "75201" };
+const idOf = (entry: { URL: string; OrganizationName: string }) =>
+  entryId("acme", entry.URL, null, entry.OrganizationName);
+
+const FIRST_AT = "2026-11-01T00:00:00.000Z";
+const SECOND_AT = "2026-11-02T00:00:00.000Z";
+const PROBE_AT = "2026-11-03T00:00:00.000Z";
+
+const document = (ok: boolean, body: string | null) => ({
+  ok,
+  httpStatus: ok ? 200 : null,
+  body,
+  json: body === null ? null : JSON.parse(body),
+  errorKind: ok ? null : ("timeout" as const),
+  errorMessage: null,
+  finalUrl: "",
+  redirects: 0,
+  requests: 1,
+  durationMs: 5,
+});
+const answered = (url: string): ProbeResult => ({
+  url,
+  startedAt: PROBE_AT,
+  durationMs: 5,
+  probeStatus: "partial",
+  entryStatus: "verified",
+  errorKind: null,
+  metadata: document(true, '{"resourceType":"CapabilityStatement","fhirVersion":"4.0.1"}'),
+  smart: document(false, null),
+  summary: bareSummary("R4"),
+  access: null,
+});
+const silent = (url: string): ProbeResult => ({
+  ...answered(url),
+  probeStatus: "failed",
+  entryStatus: "unresponsive",
+  errorKind: "timeout",
+  metadata: document(false, null),
+  summary: bareSummary("UNKNOWN"),
+});
+
+let db: Db;
+let app: ReturnType<typeof createTestApp>;
+let root: string;
+/** The version after the first scrape: where a client that synced then starts. */
+let firstVersion: number;
+
+async function fetchJson(path: string) {
+  const response = await fetch(`${root}${path}`);
+  const text = await response.text();
+  await assertPublished(() => app, "GET", path, response, text);
+  return { response, status: response.status, body: JSON.parse(text) };
+}
+
+const versionOf = () => readDatasetVersion(db.sqlite);
+
+beforeAll(async () => {
+  db = openDatabase(tempDbPath("changes.sqlite"));
+  syncVendorRegistry(db, REGISTRY);
+  const ingest = (Endpoints: object[], now: string) =>
+    ingestContent(db, { vendorId: "acme", listId: "acme-list", content: JSON.stringify({ Endpoints }), now }, REGISTRY);
+  expect((await ingest([ALPHA, BETA, GAMMA, DELTA], FIRST_AT)).ok).toBe(true);
+  firstVersion = versionOf();
+  expect((await ingest([ALPHA, BETA_MOVED, DELTA, EPSILON], SECOND_AT)).ok).toBe(true);
+  app = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+  app.listen({ port: 0, hostname: "127.0.0.1" });
+  root = `http://127.0.0.1:${app.server!.port}`;
+});
+afterAll(() => {
+  app?.stop(true);
+  app?.directory.close();
+  db?.sqlite.close();
+});
+
+describe("GET /api/v1/changes", () => {
+  test("without since: no changes, and the current version to start from", async () => {
+    const { status, body } = await fetchJson("/api/v1/changes");
+    expect(status).toBe(200);
+    expect(body).toEqual({ success: true, data: [], meta: { since: null, until: versionOf(), next: null } });
+  });
+
+  test("a second scrape of one list gives exactly its three changes: removed, moved, added", async () => {
+    const { status, body } = await fetchJson(`/api/v1/changes?since=${firstVersion}`);
+    expect(status).toBe(200);
+    const version = versionOf();
+    expect(body.meta).toEqual({ since: firstVersion, until: version, next: null });
+    const byId = new Map(body.data.map((change: { id: string }) => [change.id, change]));
+    expect(body.data).toHaveLength(3);
+    expect(byId.get(idOf(GAMMA))).toEqual({ version, at: SECOND_AT, id: idOf(GAMMA), change: "removed" });
+    expect(byId.get(idOf(EPSILON))).toEqual({ version, at: SECOND_AT, id: idOf(EPSILON), change: "added" });
+    const moved = byId.get(idOf(BETA)) as { change: string; fields: Record<string, unknown> };
+    expect(moved.change).toBe("changed");
+    expect(moved.fields.state).toEqual({ from: "NC", to: "TX" });
+    expect(moved.fields.zipCode).toEqual({ from: "27601", to: "75201" });
+    expect(Object.keys(moved.fields)).not.toContain("lastUpdated");
+    // What the feed says is what the API now serves.
+    const record = await fetchJson(`/api/v1/endpoints/${idOf(BETA)}`);
+    for (const [field, { to }] of Object.entries(moved.fields as Record<string, { to: unknown }>))
+      expect(record.body.data[field]).toEqual(to);
+    expect(record.body.data.lastUpdated).toBe(SECOND_AT);
+  });
+
+  test("from the start of the store, the first scrape's entries are added, oldest first", async () => {
+    const { body } = await fetchJson("/api/v1/changes?since=0");
+    const versions = body.data.map((change: { version: number }) => change.version);
+    expect(versions).toEqual([...versions].sort((a, b) => a - b));
+    expect(body.data.filter((c: { version: number }) => c.version === firstVersion)).toHaveLength(4);
+    expect(body.data.slice(0, 4).every((c: { change: string }) => c.change === "added")).toBe(true);
+  });
+
+  test("probes that verify one entry and find another silent appear as status changes", async () => {
+    const before = versionOf();
+    recordProbes(
+      db,
+      [
+        { url: ALPHA.URL, result: answered(ALPHA.URL) },
+        { url: DELTA.URL, result: silent(DELTA.URL) },
+      ],
+      PROBE_AT,
+    );
+    await app.directory.refreshIfChanged();
+    const { body } = await fetchJson(`/api/v1/changes?since=${before}`);
+    expect(body.data).toEqual([
+      expect.objectContaining({ id: idOf(ALPHA), change: "changed", at: PROBE_AT }),
+      expect.objectContaining({ id: idOf(DELTA), change: "changed", at: PROBE_AT }),
+    ]);
+    const byId = new Map(body.data.map((c: { id: string; fields: object }) => [c.id, c.fields]));
+    expect(byId.get(idOf(ALPHA))).toEqual({ status: { from: "listed", to: "verified" } });
+    expect(byId.get(idOf(DELTA))).toEqual({ status: { from: "listed", to: "unresponsive" } });
+  });
+
+  test("paging with limit=1 through meta.next gives the same changes as one page", async () => {
+    const whole = (await fetchJson("/api/v1/changes?since=0&limit=1000")).body;
+    expect(whole.meta.next).toBeNull();
+    const paged: unknown[] = [];
+    let path: string | null = "/api/v1/changes?since=0&limit=1";
+    let pages = 0;
+    let until = 0;
+    while (path !== null) {
+      const { body } = await fetchJson(path);
+      expect(body.data.length).toBeLessThanOrEqual(1);
+      expect(body.meta.until).toBeGreaterThanOrEqual(until);
+      until = body.meta.until;
+      paged.push(...body.data);
+      path = body.meta.next;
+      pages++;
+      expect(pages).toBeLessThan(50);
+    }
+    expect(paged).toEqual(whole.data);
+    expect(until).toBe(whole.meta.until);
+  });
+
+  test("a page that ends inside a version says it is complete only up to the version before", async () => {
+    const { body } = await fetchJson(`/api/v1/changes?since=${firstVersion - 1}&limit=2`);
+    expect(body.data.map((c: { version: number }) => c.version)).toEqual([firstVersion, firstVersion]);
+    expect(body.meta.until).toBe(firstVersion - 1);
+    expect(body.meta.next).toMatch(new RegExp(`^/api/v1/changes\\?since=${firstVersion - 1}&after=\\d+&limit=2$`));
+    // The same question gives the same answer.
+    expect((await fetchJson(body.meta.next)).body).toEqual((await fetchJson(body.meta.next)).body);
+  });
+
+  test("bad input is a 400 VALIDATION_ERROR naming the parameter", async () => {
+    const current = versionOf();
+    for (const [query, message] of [
+      ["since=-1", /^since: /],
+      ["since=abc", /^since: /],
+      ["since=1.5", /^since: /],
+      [`since=${current + 1}`, /^since: must not be greater than the current version/],
+      ["since=0&limit=0", /^limit: /],
+      ["since=0&limit=1001", /^limit: /],
+      ["since=0&since=1", /^since: given more than once/],
+      ["since=0&page=2", /^page: unknown parameter/],
+      ["after=3", /^after: only with since/],
+      ["since=0&after=0", /^after: /],
+    ] as const) {
+      const { status, body } = await fetchJson(`/api/v1/changes?${query}`);
+      expect({ query, status, code: body.error?.code }).toEqual({ query, status: 400, code: "VALIDATION_ERROR" });
+      expect(body.error.message).toMatch(message);
+    }
+  });
+});
+
+describe("changes older than the store", () => {
+  test("a write 400 days on drops the older changes: since before them is 410 CHANGES_EXPIRED pointing to the export", async () => {
+    const kept = versionOf();
+    const later = new Date(Date.parse(PROBE_AT) + 401 * 86_400_000).toISOString();
+    recordProbes(db, [{ url: ALPHA.URL, result: silent(ALPHA.URL) }], later);
+    await app.directory.refreshIfChanged();
+    const { status, body } = await fetchJson(`/api/v1/changes?since=${kept - 1}`);
+    expect(status).toBe(410);
+    expect(body.error.code).toBe("CHANGES_EXPIRED");
+    expect(body.error.message).toContain("/api/v1/export");
+    const fromKept = await fetchJson(`/api/v1/changes?since=${kept}`);
+    expect(fromKept.status).toBe(200);
+    expect(fromKept.body.data).toEqual([
+      {
+        version: kept + 1,
+        at: later,
+        id: idOf(ALPHA),
+        change: "changed",
+        fields: { status: { from: "verified", to: "unresponsive" } },
+      },
+    ]);
+  });
+});
