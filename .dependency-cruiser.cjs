@@ -4,8 +4,8 @@
  * LAYERS lists the folders lowest first. A file may import its own folder, and folders earlier in
  * the list; never a later one, nor another folder of its own rank. That makes the folder graph
  * acyclic by construction, type-only imports included (tsPreCompilationDeps): no folder imports a
- * folder that imports it back. A folder that is not listed fails the `unlisted-folder` rule, so a
- * new folder gets a rank when it is created.
+ * folder that imports it back. Inside a folder, `no-circular` does the same for modules. A folder
+ * that is not listed fails the `unlisted-folder` rule, so a new folder gets a rank when it is created.
  */
 const LAYERS = [
   // The records, enums and TypeBox schemas: imports nothing else of src/.
@@ -64,6 +64,14 @@ const rankRules = LAYERS.flatMap((folders, rank) =>
 module.exports = {
   forbidden: [
     ...rankRules,
+    {
+      name: "no-circular",
+      comment:
+        "no module imports a module that imports it back, type-only imports included: inside a folder too, where layer-order does not look",
+      severity: "error",
+      from: { path: "^(src|tools|bench)/" },
+      to: { circular: true },
+    },
     {
       name: "unlisted-folder",
       comment: "every file of src/ belongs to a folder of LAYERS (.dependency-cruiser.cjs)",

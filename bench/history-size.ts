@@ -14,7 +14,7 @@ import { parseArgs } from "node:util";
 import { openDatabase } from "../src/db/client";
 import { DAY_MS } from "../src/db/history-format";
 import { recordHistory } from "../src/pipeline/probe/history";
-import type { ProbeRecord } from "../src/pipeline/probe/store";
+import type { ProbeRecord } from "../src/pipeline/probe/record";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),

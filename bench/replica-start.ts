@@ -2,7 +2,7 @@
  * Time to ready of a server given the database file alone (a LiteFS replica, a restored backup):
  * no index folder beside it. The database is copied (the bench file is never written), opened
  * once as the primary would (migrations, identity) and its index built, which also keeps it in
- * the database (src/directory/stored-index.ts); then, in the same minutes:
+ * the database (src/db/stored-index.ts); then, in the same minutes:
  *   - replica: the .sqlite file alone copied to a new folder, the server started on it;
  *   - without the stored index: the same copy with the directory_index table dropped (what a
  *     replica got before the index was kept in the database): the server builds the index.

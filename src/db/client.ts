@@ -62,3 +62,11 @@ export function openReadOnly(path: string, busyTimeoutMs: number): Database {
   sqlite.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`);
   return sqlite;
 }
+
+/**
+ * Pins a version: a (deferred) read transaction on `sqlite`, so that everything read through it
+ * until the connection closes sees the database as it was at the first read.
+ */
+export function beginRead(sqlite: Database) {
+  sqlite.exec("BEGIN");
+}

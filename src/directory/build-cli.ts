@@ -1,6 +1,6 @@
 /**
  * Builds the directory index file of a dataset version, and keeps a copy in the database
- * (src/directory/stored-index.ts). The server runs this as a child process
+ * (src/db/stored-index.ts). The server runs this as a child process
  * (its memory and event loop stay untouched); refresh and data:generate-1m call buildIndexFile at
  * their end so that the server only has to load the file.
  *   bun run db:index <database> <out-file> <expected-version>
@@ -9,12 +9,12 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseCli } from "../cli/args";
-import { openReadOnly } from "../db/client";
+import { beginRead, openReadOnly } from "../db/client";
 import { readDatabaseId, readDatasetVersion } from "../db/dataset-meta";
+import { storeIndex } from "../db/stored-index";
 import { buildDirectoryData } from "./build-data";
 import { encodeDataFile, writeFileBytes } from "./data-file";
 import { DATA_FORMAT } from "./directory-data";
-import { storeIndex } from "./stored-index";
 
 export const VERSION_MOVED = 3;
 
@@ -29,7 +29,7 @@ export async function buildIndexFile(
   const sqlite = openReadOnly(databasePath, 10_000);
   let built: { version: number; databaseId: string; bytes: Uint8Array } | undefined;
   try {
-    sqlite.exec("BEGIN");
+    beginRead(sqlite);
     const version = readDatasetVersion(sqlite);
     if (expectedVersion !== undefined && version !== expectedVersion) return null;
     let file: string;
@@ -46,7 +46,7 @@ export async function buildIndexFile(
   } finally {
     sqlite.close();
     // Stored once the read transaction is closed (a database not in WAL mode could not be written under it).
-    if (built) storeIndex(databasePath, built.version, built.databaseId, built.bytes);
+    if (built) storeIndex(databasePath, DATA_FORMAT, built.version, built.databaseId, built.bytes);
   }
 }
 

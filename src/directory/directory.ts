@@ -3,15 +3,15 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config";
 import { processAlive } from "../db/build-file";
-import { type Db, openReader } from "../db/client";
+import { beginRead, type Db, openReader } from "../db/client";
 import { readDatabaseId, readDatasetVersion } from "../db/dataset-meta";
 import { countEntries } from "../db/describe";
+import { readStoredIndex } from "../db/stored-index";
 import { indexFileName, VERSION_MOVED } from "./build-cli";
 import { buildDirectoryData } from "./build-data";
 import { parseDataBytes, readDataFile, readDataFileSync } from "./data-file";
-import type { DirectoryData } from "./directory-data";
+import { DATA_FORMAT, type DirectoryData } from "./directory-data";
 import { DatasetSnapshot } from "./snapshot";
-import { readStoredIndex } from "./stored-index";
 
 export interface DirectoryOptions {
   /** Where built index files are kept, one per dataset version (default `<database>.index/`). */
@@ -97,14 +97,14 @@ export class Directory {
   private plan(): Plan {
     const sqlite = openReader(this.path);
     try {
-      sqlite.exec("BEGIN");
+      beginRead(sqlite);
       const version = readDatasetVersion(sqlite);
       const size = countEntries(sqlite);
       if (size < this.inProcessBelow)
         return { sqlite, snapshot: new DatasetSnapshot(sqlite, buildDirectoryData(sqlite)) };
       const file = join(this.indexDir, indexFileName(version));
       if (existsSync(file)) return { sqlite, file };
-      const stored = readStoredIndex(sqlite, version, readDatabaseId(sqlite));
+      const stored = readStoredIndex(sqlite, DATA_FORMAT, version, readDatabaseId(sqlite));
       if (stored) return { sqlite, file, stored };
       mkdirSync(this.indexDir, { recursive: true });
       return { sqlite, file, builder: [process.execPath, BUILD_CLI, this.path, file, String(version)] };

@@ -1,8 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Db } from "../../db/client";
-import { ingestContent, type ListSummary } from "./index";
+import { ingestContent } from "./index";
 import { loadRegistry } from "./registry";
+import type { ListSummary } from "./types";
 
 /** The real lists the server builds its first database from, and where they come from. */
 export const NATIONAL_DIR = join(import.meta.dir, "..", "..", "..", "db", "national");

@@ -6,8 +6,9 @@ import { parseCli } from "../../cli/args";
 import { loadConfig } from "../../config";
 import { openDatabase } from "../../db/client";
 import type { Audience } from "../../model/types";
-import { ingestAll, ingestFile, ingestVendor, type ListSummary } from "./index";
+import { ingestAll, ingestFile, ingestVendor } from "./index";
 import { coverageLine, formatSummaryTable, progressLine } from "./summary-table";
+import type { ListSummary } from "./types";
 
 const INGEST_CLI = {
   command: "bun run ingest",

@@ -2,6 +2,7 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Db } from "../../db/client";
 import { markDatasetChanged } from "../../db/dataset-meta";
+import { upsertList, upsertVendor } from "../../db/list-scrape-statements";
 import type { Audience } from "../../model/types";
 import { decodeListBody } from "./decode";
 import { fetchAndParseList, ListFetchError } from "./fetch-list";
@@ -10,43 +11,19 @@ import { normaliseEntries } from "./normalise";
 import { parseList } from "./parsers";
 import { ListTooLargeError, readListFile } from "./read-body";
 import { findVendor, loadRegistry } from "./registry";
-import { applyListScrape, type ReadFrom, RefusedScrapeError, upsertList, upsertVendor } from "./store";
+import { applyListScrape, type ReadFrom, RefusedScrapeError } from "./store";
 import { progressLine } from "./summary-table";
 import {
   type ListDefinition,
   type ListFormat,
+  type ListSummary,
   type NormalisedEntry,
   type ParseResult,
   UnparseableListError,
+  type UnusableEntry,
   type VendorDefinition,
 } from "./types";
-import { type UnusableKind, unusableReason } from "./unusable";
-
-export interface ListSummary {
-  vendorId: string;
-  listId: string;
-  ok: boolean;
-  error?: string;
-  added: number;
-  updated: number;
-  unchanged: number;
-  removed: number;
-  skipped: number;
-  /** Where the list was read from: the developer's own list, Lantern's copy, a local file or the bundled copy. */
-  source: string;
-  /** Published URLs repaired and accepted (missing scheme, junk before it). */
-  repaired: number;
-  /** Entries stored but not listed (src/pipeline/ingest/unusable.ts), each with its reason. */
-  unusable: UnusableEntry[];
-}
-
-/** One entry kept out of the listings, as the ingest report names it. */
-interface UnusableEntry {
-  url: string;
-  organizationName: string | null;
-  kind: UnusableKind;
-  reason: string;
-}
+import { unusableReason } from "./unusable";
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** The default of `maxBytes` (loadConfig's INGEST_MAX_BYTES). */

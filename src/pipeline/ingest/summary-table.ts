@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { entryCoverage } from "../../db/describe";
-import type { ListSummary } from "./index";
+import type { ListSummary } from "./types";
 
 const COLUMNS = [
   "vendor",

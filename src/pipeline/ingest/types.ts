@@ -101,3 +101,30 @@ export interface VendorDefinition {
 export class UnparseableListError extends Error {
   override name = "UnparseableListError";
 }
+
+/** What the ingest of one list did: counted for the report (summary-table.ts) and the national build. */
+export interface ListSummary {
+  vendorId: string;
+  listId: string;
+  ok: boolean;
+  error?: string;
+  added: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+  skipped: number;
+  /** Where the list was read from: the developer's own list, Lantern's copy, a local file or the bundled copy. */
+  source: string;
+  /** Published URLs repaired and accepted (missing scheme, junk before it). */
+  repaired: number;
+  /** Entries stored but not listed (src/pipeline/ingest/unusable.ts), each with its reason. */
+  unusable: UnusableEntry[];
+}
+
+/** One entry kept out of the listings, as the ingest report names it. */
+export interface UnusableEntry {
+  url: string;
+  organizationName: string | null;
+  kind: UnusableKind;
+  reason: string;
+}

@@ -1,7 +1,8 @@
 import { buildDatabaseFile } from "../../db/build-file";
 import { countEntries } from "../../db/describe";
-import { type ListSummary, syncVendorRegistry } from "../ingest";
+import { syncVendorRegistry } from "../ingest";
 import { ingestBundledLists, NATIONAL_DIR, readBundle } from "../ingest/bundle";
+import type { ListSummary } from "../ingest/types";
 
 export interface BuildNationalOptions {
   log?: (line: string) => void;

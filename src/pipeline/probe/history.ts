@@ -20,7 +20,7 @@ import {
   urlKey,
 } from "../../db/history-format";
 import { type HistoryStatements, historyStatements } from "../../db/probe-history-statements";
-import type { ProbeRecord } from "./store";
+import type { ProbeRecord } from "./record";
 
 type Stored = [number, number | null, number | null, Uint8Array, number | null, Uint8Array | null];
 

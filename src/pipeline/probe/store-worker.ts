@@ -5,7 +5,8 @@
  * Messages out: {type:"opened"} | {type:"written", id} | {type:"error", id?, message} | {type:"closed"}.
  */
 import { type Db, openDatabase } from "../../db/client";
-import { type ProbeRecord, recordProbes } from "./store";
+import type { ProbeRecord } from "./record";
+import { recordProbes } from "./store";
 
 declare const self: Worker;
 

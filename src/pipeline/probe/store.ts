@@ -3,45 +3,8 @@ import { markDatasetChanged } from "../../db/dataset-meta";
 import { refreshEffectiveFields } from "../../db/effective-fields";
 import { pruneBodies, storeBody } from "../../db/probe-bodies";
 import { probeStatements } from "../../db/probe-statements";
-import type { DocumentResult, ProbeResult } from "../../model/probe";
 import { recordHistory } from "./history";
-
-/** What the store keeps of one document; the history also keeps /metadata's error class and time. */
-type StorableDocument = Pick<DocumentResult, "ok" | "httpStatus" | "body"> &
-  Partial<Pick<DocumentResult, "errorKind" | "durationMs">>;
-
-/** The parts of a ProbeResult the store keeps (a ProbeResult is one). */
-export interface StorableResult
-  extends Pick<ProbeResult, "probeStatus" | "entryStatus" | "errorKind" | "durationMs" | "summary" | "access"> {
-  metadata: StorableDocument;
-  smart: StorableDocument;
-}
-
-export interface ProbeRecord {
-  url: string;
-  result: StorableResult;
-}
-
-/** A copy of a result with only what the store needs (no parsed JSON), cheap to post to a worker. */
-export function storable(result: StorableResult): StorableResult {
-  const doc = (d: StorableDocument) => ({
-    ok: d.ok,
-    httpStatus: d.httpStatus,
-    body: d.body,
-    errorKind: d.errorKind ?? null,
-    durationMs: d.durationMs,
-  });
-  return {
-    probeStatus: result.probeStatus,
-    entryStatus: result.entryStatus,
-    errorKind: result.errorKind,
-    durationMs: result.durationMs,
-    summary: result.summary,
-    access: result.access,
-    metadata: doc(result.metadata),
-    smart: doc(result.smart),
-  };
-}
+import type { ProbeRecord, StorableResult } from "./record";
 
 function iso(now: Date | string): string {
   return typeof now === "string" ? now : now.toISOString();

@@ -1,5 +1,6 @@
 import type { Db } from "../../db/client";
-import { type ProbeRecord, recordProbes, storable } from "./store";
+import { type ProbeRecord, storable } from "./record";
+import { recordProbes } from "./store";
 
 /** Where batches go: written in this thread, or posted to the store worker. */
 interface Sink {

@@ -9,9 +9,10 @@ import { openDatabase } from "../../db/client";
 import { countEntries } from "../../db/describe";
 import { buildIndexFile } from "../../directory/build-cli";
 import { defaultIndexDir } from "../../directory/directory";
-import { ingestAll, ingestVendor, type ListSummary, syncVendorRegistry } from "../ingest/index";
+import { ingestAll, ingestVendor, syncVendorRegistry } from "../ingest/index";
 import { loadRegistry } from "../ingest/registry";
 import { formatSummaryTable } from "../ingest/summary-table";
+import type { ListSummary } from "../ingest/types";
 import { formatSummary, interruptSignal, runProbe } from "../probe/cli";
 import { PROBE_CLI, probeCliOptions } from "../probe/cli-options";
 

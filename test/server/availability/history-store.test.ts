@@ -11,7 +11,7 @@ import {
 } from "../../../src/db/history-format";
 import { recordProbes } from "../../../src/pipeline/probe";
 import { pruneHistory } from "../../../src/pipeline/probe/history";
-import type { StorableResult } from "../../../src/pipeline/probe/store";
+import type { StorableResult } from "../../../src/pipeline/probe/record";
 import { bareSummary, datasetVersion, insertEntry, tempDb } from "../../pipeline/probe/helpers";
 import { createTestApp } from "../../support/app";
 

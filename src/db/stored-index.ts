@@ -1,5 +1,4 @@
 import { Database } from "bun:sqlite";
-import { DATA_FORMAT } from "./directory-data";
 
 /**
  * The newest directory index file kept inside the database itself, so that a copy of the
@@ -7,12 +6,19 @@ import { DATA_FORMAT } from "./directory-data";
  * index file beside such a copy reads it from here instead of building it (seconds instead of a
  * minute at a million entries). Stored uncompressed: at 1M entries zstd halves it (216 → 100 MB)
  * but its decompression cost as much as reading the rest. One row, for one format, version and database identity;
- * writing it records no dataset change.
+ * writing it records no dataset change. The index layer (src/directory) passes its file format
+ * (DATA_FORMAT), so that a server of another format never reads the row.
  */
 const TABLE = "directory_index";
 
-/** Keeps `file` (the bytes of an index file) in the database at `path`; false when it cannot be written (a read-only replica). */
-export function storeIndex(path: string, version: number, databaseId: string, file: Uint8Array): boolean {
+/** Keeps `file` (the bytes of an index file of `format`) in the database at `path`; false when it cannot be written (a read-only replica). */
+export function storeIndex(
+  path: string,
+  format: number,
+  version: number,
+  databaseId: string,
+  file: Uint8Array,
+): boolean {
   let sqlite: Database | undefined;
   try {
     sqlite = new Database(path, { readwrite: true });
@@ -24,7 +30,7 @@ export function storeIndex(path: string, version: number, databaseId: string, fi
       sqlite!.run(`DELETE FROM ${TABLE}`);
       sqlite!
         .prepare(`INSERT INTO ${TABLE} (format, version, database_id, bytes) VALUES (?, ?, ?, ?)`)
-        .run(DATA_FORMAT, version, databaseId, file);
+        .run(format, version, databaseId, file);
     })();
     return true;
   } catch {
@@ -34,12 +40,17 @@ export function storeIndex(path: string, version: number, databaseId: string, fi
   }
 }
 
-/** The index file bytes kept for this version and identity, read through `sqlite` (a pinned reader), or null. */
-export function readStoredIndex(sqlite: Database, version: number, databaseId: string): Uint8Array | null {
+/** The index file bytes kept for this format, version and identity, read through `sqlite` (a pinned reader), or null. */
+export function readStoredIndex(
+  sqlite: Database,
+  format: number,
+  version: number,
+  databaseId: string,
+): Uint8Array | null {
   const exists = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(TABLE);
   if (!exists) return null;
   const row = sqlite
     .prepare(`SELECT bytes FROM ${TABLE} WHERE format = ? AND version = ? AND database_id = ?`)
-    .values(DATA_FORMAT, version, databaseId)[0] as [Uint8Array] | undefined;
+    .values(format, version, databaseId)[0] as [Uint8Array] | undefined;
   return row ? row[0] : null;
 }

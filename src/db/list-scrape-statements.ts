@@ -1,0 +1,258 @@
+import type { Database, Statement } from "bun:sqlite";
+import type { entries, entrySources, vendorLists, vendors } from "./schema";
+
+/**
+ * The statements of the ingest (src/pipeline/ingest/store.ts): the vendor registry's upserts and
+ * the writes of one list scrape. Prepared once per connection; parameter and row types come from
+ * the Drizzle schema, so a column renamed or retyped in schema.ts breaks them at compile time.
+ */
+type Vendor = typeof vendors.$inferSelect;
+type VendorList = typeof vendorLists.$inferSelect;
+type Entry = typeof entries.$inferSelect;
+type EntrySource = typeof entrySources.$inferSelect;
+
+/** A vendor as the registry names it. */
+export type VendorValues = Pick<Vendor, "id" | "name" | "endpointListUrl">;
+
+/** A list as the registry defines it; `publishedUrl` absent: the list is published at `url`. */
+export type ListValues = Pick<VendorList, "id" | "url" | "format" | "audience" | "fhirVersion"> & {
+  publishedUrl?: VendorList["publishedUrl"];
+};
+
+/** The fields of an entry a list scrape writes (as the list gives them, normalised). */
+export type ListedEntry = Pick<
+  Entry,
+  | "id"
+  | "url"
+  | "organizationName"
+  | "npi"
+  | "tenantId"
+  | "city"
+  | "state"
+  | "zipCode"
+  | "listFhirVersion"
+  | "versionEvidence"
+  | "stateEvidence"
+  | "urlEvidence"
+  | "unusable"
+>;
+
+/** A stored entry as a list scrape compares it with the list. */
+export type StoredEntry = ListedEntry & Pick<Entry, "rowId" | "listAccess" | "status">;
+
+interface Prepared {
+  listOwner: Statement;
+  upsertVendor: Statement;
+  upsertList: Statement;
+  vendorEntries: Statement;
+  listSources: Statement;
+  otherListAudiences: Statement;
+  insertEntry: Statement;
+  updateServed: Statement;
+  updateHints: Statement;
+  markRemoved: Statement;
+  setListAccess: Statement;
+  setSource: Statement;
+  markLost: Statement;
+  recordListRead: Statement;
+  recordVendorScraped: Statement;
+  probedUrlsOfVendor: Statement;
+}
+
+const prepared = new WeakMap<Database, Prepared>();
+
+function statementsOf(sqlite: Database): Prepared {
+  let s = prepared.get(sqlite);
+  if (s) return s;
+  s = {
+    listOwner: sqlite.prepare("SELECT vendor_id FROM vendor_lists WHERE id = ?"),
+    upsertVendor: sqlite.prepare(
+      `INSERT INTO vendors (id, name, endpoint_list_url) VALUES (?1, ?2, ?3)
+       ON CONFLICT(id) DO UPDATE SET name = excluded.name, endpoint_list_url = excluded.endpoint_list_url
+       WHERE vendors.name IS NOT excluded.name OR vendors.endpoint_list_url IS NOT excluded.endpoint_list_url`,
+    ),
+    upsertList: sqlite.prepare(
+      `INSERT INTO vendor_lists (id, vendor_id, url, format, audience, fhir_version, published_url)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+       ON CONFLICT(id) DO UPDATE SET vendor_id = excluded.vendor_id, url = excluded.url, format = excluded.format,
+         audience = excluded.audience, fhir_version = excluded.fhir_version, published_url = excluded.published_url
+       WHERE vendor_lists.vendor_id IS NOT excluded.vendor_id OR vendor_lists.url IS NOT excluded.url
+         OR vendor_lists.format IS NOT excluded.format OR vendor_lists.audience IS NOT excluded.audience
+         OR vendor_lists.fhir_version IS NOT excluded.fhir_version
+         OR vendor_lists.published_url IS NOT excluded.published_url`,
+    ),
+    vendorEntries: sqlite.prepare(
+      `SELECT row_id AS rowId, id, url, organization_name AS organizationName, npi, tenant_id AS tenantId, city, state,
+         zip_code AS zipCode, list_fhir_version AS listFhirVersion, list_access AS listAccess, status,
+         version_evidence AS versionEvidence, state_evidence AS stateEvidence, url_evidence AS urlEvidence, unusable
+       FROM entries WHERE vendor_id = ?`,
+    ),
+    listSources: sqlite.prepare("SELECT entry_row_id AS entryRowId, present FROM entry_sources WHERE list_id = ?"),
+    otherListAudiences: sqlite.prepare(
+      `SELECT es.entry_row_id AS entryRowId, vl.audience FROM entry_sources es JOIN vendor_lists vl ON vl.id = es.list_id
+       WHERE es.present = 1 AND es.list_id != ?1 AND vl.vendor_id = ?2`,
+    ),
+    insertEntry: sqlite.prepare(
+      `INSERT INTO entries (id, vendor_id, url, organization_name, npi, tenant_id, city, state, zip_code,
+         list_fhir_version, list_access, fhir_version, access, status, last_updated,
+         version_evidence, state_evidence, url_evidence, unusable, first_seen)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?11, 'listed', ?12, ?13, ?14, ?15, ?16, ?12)`,
+    ),
+    updateServed: sqlite.prepare(
+      `UPDATE entries SET organization_name = ?2, npi = ?3, tenant_id = ?4, city = ?5, state = ?6, zip_code = ?7,
+         list_fhir_version = ?8, list_access = ?9, status = ?10, last_updated = ?11,
+         version_evidence = ?12, state_evidence = ?13, url_evidence = ?14, unusable = ?15 WHERE row_id = ?1`,
+    ),
+    updateHints: sqlite.prepare(
+      `UPDATE entries SET list_fhir_version = ?2, list_access = ?3, version_evidence = ?4, state_evidence = ?5,
+         url_evidence = ?6 WHERE row_id = ?1`,
+    ),
+    markRemoved: sqlite.prepare("UPDATE entries SET status = 'removed', last_updated = ?2 WHERE row_id = ?1"),
+    setListAccess: sqlite.prepare("UPDATE entries SET list_access = ?2 WHERE row_id = ?1"),
+    setSource: sqlite.prepare(
+      `INSERT INTO entry_sources (entry_row_id, list_id, present) VALUES (?1, ?2, ?3)
+       ON CONFLICT(list_id, entry_row_id) DO UPDATE SET present = excluded.present`,
+    ),
+    markLost: sqlite.prepare(
+      `UPDATE entry_sources SET present = 0,
+         last_seen = (SELECT last_scraped_at FROM vendor_lists WHERE id = ?2) WHERE entry_row_id = ?1 AND list_id = ?2`,
+    ),
+    recordListRead: sqlite.prepare(
+      "UPDATE vendor_lists SET last_scraped_at = ?2, last_entry_count = ?3, read_from = ?4, sha256 = ?5 WHERE id = ?1",
+    ),
+    recordVendorScraped: sqlite.prepare("UPDATE vendors SET last_scraped_at = ?2 WHERE id = ?1"),
+    probedUrlsOfVendor: sqlite.prepare(
+      "SELECT DISTINCT p.url FROM probes p JOIN entries e ON e.url = p.url WHERE e.vendor_id = ?",
+    ),
+  };
+  prepared.set(sqlite, s);
+  return s;
+}
+
+/** Inserts or renames a vendor; the number of rows changed (0 when nothing differed). */
+export function upsertVendor(sqlite: Database, vendor: VendorValues): number {
+  return statementsOf(sqlite).upsertVendor.run(vendor.id, vendor.name, vendor.endpointListUrl).changes;
+}
+
+/** Inserts or redefines a list of `vendorId`; the number of rows changed (0 when nothing differed). */
+export function upsertList(sqlite: Database, vendorId: Vendor["id"], list: ListValues): number {
+  return statementsOf(sqlite).upsertList.run(
+    list.id,
+    vendorId,
+    list.url,
+    list.format,
+    list.audience,
+    list.fhirVersion,
+    list.publishedUrl ?? null,
+  ).changes;
+}
+
+/**
+ * The statements of one list scrape on `sqlite`, to run inside its write transaction. `now` is
+ * an ISO time; `listAccess` the JSON array of audiences of the lists that carry the entry.
+ */
+export function listScrapeStatements(sqlite: Database) {
+  const s = statementsOf(sqlite);
+  return {
+    /** The vendor the list belongs to, or null for a list not stored yet. */
+    listOwner: (listId: VendorList["id"]): Vendor["id"] | null =>
+      (s.listOwner.get(listId) as Pick<VendorList, "vendorId"> | null)?.vendorId ?? null,
+    /** Every entry of the vendor, removed ones too. */
+    vendorEntries: (vendorId: Vendor["id"]) => s.vendorEntries.all(vendorId) as StoredEntry[],
+    /** The entries this list has carried, and whether it still does (1) or not (0). */
+    listSources: (listId: VendorList["id"]) =>
+      s.listSources.all(listId) as (Pick<EntrySource, "entryRowId"> & { present: number })[],
+    /** The entries the vendor's other lists carry now, once per list, with that list's audience. */
+    otherListAudiences: (listId: VendorList["id"], vendorId: Vendor["id"]) =>
+      s.otherListAudiences.all(listId, vendorId) as (Pick<EntrySource, "entryRowId"> & Pick<VendorList, "audience">)[],
+    /** A new entry, `listed`, its served values the list's hints; its row id. */
+    insertEntry: (vendorId: Vendor["id"], entry: ListedEntry, listAccess: string, now: string): number =>
+      Number(
+        s.insertEntry.run(
+          entry.id,
+          vendorId,
+          entry.url,
+          entry.organizationName,
+          entry.npi,
+          entry.tenantId,
+          entry.city,
+          entry.state,
+          entry.zipCode,
+          entry.listFhirVersion,
+          listAccess,
+          now,
+          entry.versionEvidence,
+          entry.stateEvidence,
+          entry.urlEvidence,
+          entry.unusable,
+        ).lastInsertRowid,
+      ),
+    /** A served field changed: every field the list gives, the status, and `last_updated`. */
+    updateServed: (
+      rowId: Entry["rowId"],
+      entry: ListedEntry,
+      listAccess: string,
+      status: Entry["status"],
+      now: string,
+    ): void => {
+      s.updateServed.run(
+        rowId,
+        entry.organizationName,
+        entry.npi,
+        entry.tenantId,
+        entry.city,
+        entry.state,
+        entry.zipCode,
+        entry.listFhirVersion,
+        listAccess,
+        status,
+        now,
+        entry.versionEvidence,
+        entry.stateEvidence,
+        entry.urlEvidence,
+        entry.unusable,
+      );
+    },
+    /** Only the list's hints and the evidence changed: `last_updated` stays. */
+    updateHints: (rowId: Entry["rowId"], entry: ListedEntry, listAccess: string): void => {
+      s.updateHints.run(
+        rowId,
+        entry.listFhirVersion,
+        listAccess,
+        entry.versionEvidence,
+        entry.stateEvidence,
+        entry.urlEvidence,
+      );
+    },
+    markRemoved: (rowId: Entry["rowId"], now: string): void => {
+      s.markRemoved.run(rowId, now);
+    },
+    setListAccess: (rowId: Entry["rowId"], listAccess: string): void => {
+      s.setListAccess.run(rowId, listAccess);
+    },
+    /** The list carries the entry (again). */
+    setSource: (rowId: Entry["rowId"], listId: VendorList["id"]): void => {
+      s.setSource.run(rowId, listId, 1);
+    },
+    /** The list no longer carries the entry: last seen at the list's previous scrape. */
+    markLost: (rowId: Entry["rowId"], listId: VendorList["id"]): void => {
+      s.markLost.run(rowId, listId);
+    },
+    /** What the scrape read (`readFrom`: a URL or the JSON object of a Lantern copy), when, and how many entries. */
+    recordListRead: (
+      listId: VendorList["id"],
+      now: string,
+      entryCount: number,
+      readFrom: string,
+      sha256: VendorList["sha256"],
+    ): void => {
+      s.recordListRead.run(listId, now, entryCount, readFrom, sha256);
+    },
+    recordVendorScraped: (vendorId: Vendor["id"], now: string): void => {
+      s.recordVendorScraped.run(vendorId, now);
+    },
+    /** The URLs of the vendor's entries that have a probe. */
+    probedUrlsOfVendor: (vendorId: Vendor["id"]) =>
+      (s.probedUrlsOfVendor.all(vendorId) as Pick<Entry, "url">[]).map(({ url }) => url),
+  };
+}
