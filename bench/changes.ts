@@ -141,13 +141,16 @@ async function readPart() {
     for (let limit = 51; limit <= 100; limit++) rotating.push(`/api/v1/changes?since=${version - 1}&limit=${limit}`);
   writeFileSync(pathsFile, `${rotating.join("\n")}\n`);
 
-  const ceiling = startPinned(
-    join(ROOT, "bench/ceiling.ts"),
-    config.serverCpus,
-    { HOST: "127.0.0.1" },
-    join(DATA, "ceiling.log"),
-    freePort(),
-  );
+  const startCeiling = (bytes?: number) =>
+    startPinned(
+      join(ROOT, "bench/ceiling.ts"),
+      config.serverCpus,
+      { HOST: "127.0.0.1", CEILING_BODY_BYTES: bytes ? String(bytes) : "" },
+      join(DATA, "ceiling.log"),
+      freePort(),
+    );
+  const ceiling = startCeiling();
+  let sameSize: Started | undefined;
   const indexDir = mkdtempSync(join(tmpdir(), "bench-changes-index-"));
   const server = startPinned(
     join(ROOT, "src/index.ts"),
@@ -159,9 +162,17 @@ async function readPart() {
   try {
     await waitUntilAnswers(ceiling, "/", 10_000);
     await waitUntilAnswers(server, "/api/v1/changes", 600_000);
+    // The 1,000-change answer is large: it is also compared with a ceiling sending as many bytes.
+    const big = await (await fetch(`http://127.0.0.1:${server.port}/api/v1/changes?since=${since}&limit=1000`)).text();
+    sameSize = startCeiling(big.length);
+    await waitUntilAnswers(sameSize, "/", 10_000);
     const shapes = [
       { label: `since=${since} (a week ago), limit 100, one URL`, url: `/api/v1/changes?since=${since}` },
-      { label: `since=${since}, limit 1000, one URL`, url: `/api/v1/changes?since=${since}&limit=1000` },
+      {
+        label: `since=${since}, limit 1000, one URL (same-size ceiling: ${fmt(big.length)} bytes)`,
+        url: `/api/v1/changes?since=${since}&limit=1000`,
+        roof: sameSize,
+      },
       {
         label: `rotating: ${fmt(rotating.length)} URLs (each version of the week × limit 51–100)`,
         url: "/",
@@ -180,7 +191,7 @@ async function readPart() {
       await measure(server, shape.url, shape.args ? lua.randomPath : lua.report, shape.args); // warm-up
       for (let round = 0; round < config.rounds; round++) {
         const result = await measure(server, shape.url, shape.args ? lua.randomPath : lua.report, shape.args);
-        const roof = await measure(ceiling, "/", lua.report);
+        const roof = await measure(shape.roof ?? ceiling, "/", lua.report);
         if (result.non2xx > 0) throw new Error(`${shape.label}: ${result.non2xx} answers were not 2xx`);
         rounds.push({ result, ceiling: roof });
       }
@@ -194,6 +205,7 @@ async function readPart() {
   } finally {
     await stop(server);
     await stop(ceiling);
+    if (sameSize) await stop(sameSize);
     rmSync(indexDir, { recursive: true, force: true });
   }
 }

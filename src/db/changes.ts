@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { CHANGE_FIELDS, type ChangeField, type ChangeKind, type ChangeRecord } from "../model/changes";
+import { CHANGE_FIELDS, type ChangeField, type ChangeKind } from "../model/changes";
 
 /**
  * The change feed's store (GET /api/v1/changes). Triggers (db/migrations/0005_entry_changes.sql)
@@ -152,11 +152,12 @@ export function readChangesFrom(sqlite: Database): number {
   return row ? Number(row.value) : 0;
 }
 
-type ChangeRow = [version: number, at: string, id: string, change: ChangeKind, fields: string | null, rowId: number];
+/** A change as stored: its version's time, the entry's row id, and `fields` as JSON text (or null). */
+export type ChangeRow = [version: number, at: string, change: ChangeKind, fields: string | null, rowId: number];
 
 /** A page of changes, and where the next one starts. */
 export interface ChangePage {
-  changes: ChangeRecord[];
+  changes: ChangeRow[];
   /** The position of the last change of the page (its version and entry), when more follow. */
   last?: { version: number; rowId: number; nextVersion: number };
 }
@@ -176,20 +177,14 @@ export function readChanges(
 ): ChangePage {
   const rows = sqlite
     .query(
-      `SELECT c.version, v.at, e.id, c.change, c.fields, c.entry_row_id
-       FROM entry_changes c JOIN dataset_versions v ON v.version = c.version JOIN entries e ON e.row_id = c.entry_row_id
+      `SELECT c.version, v.at, c.change, c.fields, c.entry_row_id
+       FROM entry_changes c JOIN dataset_versions v ON v.version = c.version
        WHERE (c.version, c.entry_row_id) > (?1, ?2) AND c.version <= ?3
        ORDER BY c.version, c.entry_row_id LIMIT ?4`,
     )
     .values(from.version, from.rowId, until, limit + 1) as ChangeRow[];
-  const changes = rows.slice(0, limit).map(([version, at, id, change, fields]) => ({
-    version,
-    at,
-    id,
-    change,
-    ...(fields === null ? {} : { fields: JSON.parse(fields) }),
-  }));
+  const changes = rows.slice(0, limit);
   if (rows.length <= limit) return { changes };
   const last = rows[limit - 1]!;
-  return { changes, last: { version: last[0], rowId: last[5], nextVersion: rows[limit]![0] } };
+  return { changes, last: { version: last[0], rowId: last[4], nextVersion: rows[limit]![0] } };
 }

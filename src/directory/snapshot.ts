@@ -100,6 +100,8 @@ export class DatasetSnapshot {
   private readonly reads: ReturnType<typeof snapshotReads>;
   /** Per URL (index into the URL table), filled on first use: its probe, null when never probed. */
   private readonly urlProbes: (UrlProbe | undefined)[];
+  /** Per row id: the entry's ordinal, -1 for none; built by the first idOfRow. */
+  private ordinalOfRow: Int32Array | undefined;
   /** One string per distinct body pair. */
   private readonly sharedKeys = new Map<string, string>();
 
@@ -144,6 +146,25 @@ export class DatasetSnapshot {
   endpoint(id: string): EndpointRecord | null {
     const ordinal = this.ids.find(id);
     return ordinal === -1 ? null : recordAt(this.data, ordinal, this.vendorNames, id);
+  }
+
+  /**
+   * The id of the entry stored under `rowId` (the database's row id), or null when this version
+   * has none: for the change feed, whose rows name entries by row id. The inverse of the rowId
+   * column is built on first use (4 bytes per row id: 4 MB at 1M entries).
+   */
+  idOfRow(rowId: number): string | null {
+    if (this.ordinalOfRow === undefined) {
+      const rows = this.data.columns.rowId;
+      let max = 0;
+      for (let i = 0; i < rows.length; i++) if (rows[i]! > max) max = rows[i]!;
+      this.ordinalOfRow = new Int32Array(max + 1).fill(-1);
+      for (let i = 0; i < rows.length; i++) this.ordinalOfRow[rows[i]!] = i;
+    }
+    const ordinal = rowId < this.ordinalOfRow.length ? this.ordinalOfRow[rowId]! : -1;
+    if (ordinal === -1) return null;
+    const ids = this.data.columns.id;
+    return Buffer.from(ids.buffer, ids.byteOffset + ordinal * 32, 32).toString("hex");
   }
 
   /** The index of an entry's URL in the URL table; -1 for an unknown id. */

@@ -124,17 +124,16 @@ test("a database from before the change feed knows changes from the version it w
     const db = openDatabase(path);
     expect(readChangesFrom(db.sqlite)).toBe(7);
     db.sqlite.transaction(() => {
-      db.sqlite.exec("UPDATE entries SET state = 'MA', last_updated = '2026-11-02T00:00:00.000Z'");
+      db.sqlite.exec(`
+        UPDATE entries SET state = 'MA', last_updated = '2026-11-02T00:00:00.000Z';
+        INSERT INTO entries (id, vendor_id, url, last_updated)
+          VALUES ('${"b".repeat(64)}', 'v', 'https://b.example/fhir', '2026-11-02T00:00:00.000Z');`);
       markDatasetChanged(db.sqlite, "2026-11-02T00:00:00.000Z");
     })();
+    // The entry the old database had is not new; the one written since is.
     expect(readChanges(db.sqlite, { version: 7, rowId: AFTER_VERSION }, 8, 10).changes).toEqual([
-      {
-        version: 8,
-        at: "2026-11-02T00:00:00.000Z",
-        id: "a".repeat(64),
-        change: "changed",
-        fields: { state: { from: null, to: "MA" } },
-      },
+      [8, "2026-11-02T00:00:00.000Z", "changed", '{"state":{"from":null,"to":"MA"}}', 1],
+      [8, "2026-11-02T00:00:00.000Z", "added", null, 2],
     ]);
     db.sqlite.close();
   } finally {

@@ -42,6 +42,14 @@ export function changesBody(snapshot: DatasetSnapshot, query: Static<typeof Chan
           ? `${PATH}?since=${until}&limit=${limit}`
           : `${PATH}?since=${until}&after=${rowId}&limit=${limit}`;
     }
-    return JSON.stringify({ success: true, data: page.changes, meta: { since, until, next } });
+    // Each change written as text: `fields` is stored as the JSON recordChanges made, so it goes
+    // out as it is rather than parsed and written again; the id comes from the read model.
+    const data = page.changes.map(([version, at, change, fields, rowId]) => {
+      const id = snapshot.idOfRow(rowId);
+      if (id === null) throw new Error(`change of version ${version} names row ${rowId}, which this version lacks`);
+      const head = `{"version":${version},"at":${JSON.stringify(at)},"id":"${id}","change":"${change}"`;
+      return fields === null ? `${head}}` : `${head},"fields":${fields}}`;
+    });
+    return `{"success":true,"data":[${data.join(",")}],"meta":${JSON.stringify({ since, until, next })}}`;
   });
 }
