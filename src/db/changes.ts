@@ -153,7 +153,7 @@ export function readChangesFrom(sqlite: Database): number {
 }
 
 /** A change as stored: its version's time, the entry's row id, and `fields` as JSON text (or null). */
-export type ChangeRow = [version: number, at: string, change: ChangeKind, fields: string | null, rowId: number];
+type ChangeRow = [version: number, at: string, change: ChangeKind, fields: string | null, rowId: number];
 
 /** A page of changes, and where the next one starts. */
 export interface ChangePage {
