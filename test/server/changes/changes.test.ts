@@ -7,86 +7,23 @@ import { loadConfig } from "../../../src/config";
 import type { Db } from "../../../src/db/client";
 import { openDatabase } from "../../../src/db/client";
 import { readDatasetVersion } from "../../../src/db/dataset-meta";
-import { entryId } from "../../../src/model/identity";
-import type { ProbeResult } from "../../../src/model/probe";
-import { ingestContent, syncVendorRegistry } from "../../../src/pipeline/ingest";
-import type { VendorDefinition } from "../../../src/pipeline/ingest/types";
 import { recordProbes } from "../../../src/pipeline/probe";
 import { assertPublished } from "../../contract/published-document";
-import { bareSummary } from "../../pipeline/probe/helpers";
 import { createTestApp } from "../../support/app";
 import { tempDbPath } from "../../support/temp-db";
-
-const REGISTRY: VendorDefinition[] = [
-  {
-    id: "acme",
-    name: "Acme EHR",
-    endpointListUrl: "https://acme.example/developers/endpoints",
-    defaultFhirVersion: "R4",
-    lists: [
-      {
-        id: "acme-list",
-        url: "https://acme.example/developers/endpoints.json",
-        format: "lantern-json",
-        audience: null,
-        fhirVersion: null,
-      },
-    ],
-  },
-];
-
-const item = (key: string, OrganizationName: string, OrganizationZipCode: string) => ({
-  URL: `https://fhir.acme.example/r4/${key}`,
-  OrganizationName,
-  NPIID: "",
-  OrganizationZipCode,
-});
-const ALPHA = item("alpha", "Alpha Clinic", "02114");
-const BETA = item("beta", "Beta Practice", "27601");
-const GAMMA = item("gamma", "Gamma Health", "60601");
-const DELTA = item("delta", "Delta Eye Care", "98101");
-const EPSILON = item("epsilon", "Epsilon Care", "30301");
-/** Beta moves from Raleigh, NC to Dallas, TX. */
-const BETA_MOVED = { ...BETA, OrganizationZipCode: "75201" };
-const idOf = (entry: { URL: string; OrganizationName: string }) =>
-  entryId("acme", entry.URL, null, entry.OrganizationName);
-
-const FIRST_AT = "2026-11-01T00:00:00.000Z";
-const SECOND_AT = "2026-11-02T00:00:00.000Z";
-const PROBE_AT = "2026-11-03T00:00:00.000Z";
-
-const document = (ok: boolean, body: string | null) => ({
-  ok,
-  httpStatus: ok ? 200 : null,
-  body,
-  json: body === null ? null : JSON.parse(body),
-  errorKind: ok ? null : ("timeout" as const),
-  errorMessage: null,
-  finalUrl: "",
-  redirects: 0,
-  requests: 1,
-  durationMs: 5,
-});
-const answered = (url: string): ProbeResult => ({
-  url,
-  startedAt: PROBE_AT,
-  durationMs: 5,
-  probeStatus: "partial",
-  entryStatus: "verified",
-  errorKind: null,
-  metadata: document(true, '{"resourceType":"CapabilityStatement","fhirVersion":"4.0.1"}'),
-  smart: document(false, null),
-  summary: bareSummary("R4"),
-  access: null,
-});
-const silent = (url: string): ProbeResult => ({
-  ...answered(url),
-  probeStatus: "failed",
-  entryStatus: "unresponsive",
-  errorKind: "timeout",
-  metadata: document(false, null),
-  summary: bareSummary("UNKNOWN"),
-});
+import {
+  ALPHA,
+  answered,
+  BETA,
+  DELTA,
+  EPSILON,
+  GAMMA,
+  idOf,
+  PROBE_AT,
+  SECOND_AT,
+  scrapeTwice,
+  silent,
+} from "../../support/two-scrapes";
 
 let db: Db;
 let app: ReturnType<typeof createTestApp>;
@@ -105,12 +42,7 @@ const versionOf = () => readDatasetVersion(db.sqlite);
 
 beforeAll(async () => {
   db = openDatabase(tempDbPath("changes.sqlite"));
-  syncVendorRegistry(db, REGISTRY);
-  const ingest = (Endpoints: object[], now: string) =>
-    ingestContent(db, { vendorId: "acme", listId: "acme-list", content: JSON.stringify({ Endpoints }), now }, REGISTRY);
-  expect((await ingest([ALPHA, BETA, GAMMA, DELTA], FIRST_AT)).ok).toBe(true);
-  firstVersion = versionOf();
-  expect((await ingest([ALPHA, BETA_MOVED, DELTA, EPSILON], SECOND_AT)).ok).toBe(true);
+  firstVersion = await scrapeTwice(db);
   app = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
   app.listen({ port: 0, hostname: "127.0.0.1" });
   root = `http://127.0.0.1:${app.server!.port}`;

@@ -11,16 +11,13 @@ import type { ValidateFunction } from "ajv";
 import { Client } from "fhir-kit-client";
 import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
-import { markDatasetChanged, readDatasetVersion } from "../../../src/db/dataset-meta";
-import type { ProbeResult } from "../../../src/model/probe";
-import { ingestContent, syncVendorRegistry } from "../../../src/pipeline/ingest";
-import type { VendorDefinition } from "../../../src/pipeline/ingest/types";
+import { markDatasetChanged } from "../../../src/db/dataset-meta";
 import { recordProbes } from "../../../src/pipeline/probe";
 import { generateDataset } from "../../../tools/generate/generator";
-import { bareSummary } from "../../pipeline/probe/helpers";
 import { createTestApp } from "../../support/app";
 import { type SeedEntry, seedDatabase } from "../../support/seed";
 import { removeTempDirs, tempDbPath } from "../../support/temp-db";
+import { ALPHA, answered, FIRST_AT, PROBE_AT, SECOND_AT, scrapeTwice } from "../../support/two-scrapes";
 import { fhirValidator } from "../export/fhir-schema";
 import { pageThroughList } from "../export/helpers";
 
@@ -480,78 +477,10 @@ describe("/fhir _lastUpdated on a generated dataset", () => {
 });
 
 describe("/fhir _lastUpdated and the change feed", () => {
-  const REGISTRY: VendorDefinition[] = [
-    {
-      id: "acme",
-      name: "Acme EHR",
-      endpointListUrl: "https://acme.example/developers/endpoints",
-      defaultFhirVersion: "R4",
-      lists: [
-        {
-          id: "acme-list",
-          url: "https://acme.example/developers/endpoints.json",
-          format: "lantern-json",
-          audience: null,
-          fhirVersion: null,
-        },
-      ],
-    },
-  ];
-  const item = (key: string, OrganizationName: string, OrganizationZipCode: string) => ({
-    URL: `https://fhir.acme.example/r4/${key}`,
-    OrganizationName,
-    NPIID: "",
-    OrganizationZipCode,
-  });
-  const ALPHA = item("alpha", "Alpha Clinic", "02114");
-  const BETA = item("beta", "Beta Practice", "27601");
-  const GAMMA = item("gamma", "Gamma Health", "60601");
-  const DELTA = item("delta", "Delta Eye Care", "98101");
-  const EPSILON = item("epsilon", "Epsilon Care", "30301");
-  const FIRST_AT = "2026-11-01T00:00:00.000Z";
-  const SECOND_AT = "2026-11-02T00:00:00.000Z";
-  const PROBE_AT = "2026-11-03T00:00:00.000Z";
-  const verified = (url: string): ProbeResult => {
-    const body = '{"resourceType":"CapabilityStatement","fhirVersion":"4.0.1"}';
-    const doc = (ok: boolean) => ({
-      ok,
-      httpStatus: ok ? 200 : null,
-      body: ok ? body : null,
-      json: ok ? JSON.parse(body) : null,
-      errorKind: ok ? null : ("timeout" as const),
-      errorMessage: null,
-      finalUrl: "",
-      redirects: 0,
-      requests: 1,
-      durationMs: 5,
-    });
-    return {
-      url,
-      startedAt: PROBE_AT,
-      durationMs: 5,
-      probeStatus: "partial",
-      entryStatus: "verified",
-      errorKind: null,
-      metadata: doc(true),
-      smart: doc(false),
-      summary: bareSummary("R4"),
-      access: null,
-    };
-  };
-
   test("gt a time finds exactly the Endpoints the feed lists as added or changed after it", async () => {
     const db = openDatabase(tempDbPath("feed.sqlite"));
-    syncVendorRegistry(db, REGISTRY);
-    const ingest = (Endpoints: object[], now: string) =>
-      ingestContent(
-        db,
-        { vendorId: "acme", listId: "acme-list", content: JSON.stringify({ Endpoints }), now },
-        REGISTRY,
-      );
-    expect((await ingest([ALPHA, BETA, GAMMA, DELTA], FIRST_AT)).ok).toBe(true);
-    const since = readDatasetVersion(db.sqlite);
     // Gamma leaves, Beta moves, Epsilon arrives; then a probe verifies Alpha.
-    expect((await ingest([ALPHA, { ...BETA, OrganizationZipCode: "75201" }, DELTA, EPSILON], SECOND_AT)).ok).toBe(true);
+    const since = await scrapeTwice(db);
     const served = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
     served.listen({ port: 0, hostname: "127.0.0.1" });
     const root = `http://127.0.0.1:${served.server!.port}`;
@@ -575,7 +504,7 @@ describe("/fhir _lastUpdated and the change feed", () => {
       expect(second.length).toBe(2); // Beta moved, Epsilon added
       expect(await fromFhir(`_lastUpdated=gt${FIRST_AT}`)).toEqual(second);
 
-      recordProbes(db, [{ url: ALPHA.URL, result: verified(ALPHA.URL) }], PROBE_AT);
+      recordProbes(db, [{ url: ALPHA.URL, result: answered(ALPHA.URL) }], PROBE_AT);
       expect(await served.directory.refreshIfChanged()).toBe(true);
       const probed = await fromFeed(SECOND_AT);
       expect(probed).toEqual([Bun.SHA256.hash(ALPHA.URL, "hex")]);
