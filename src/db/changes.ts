@@ -1,5 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { CHANGE_FIELDS, type ChangeField, type ChangeKind } from "../model/changes";
+import { readMetaValue } from "./meta-value";
+import type { datasetVersions, entryChanges } from "./schema";
 
 /**
  * The change feed's store (GET /api/v1/changes). Triggers (db/migrations/0005_entry_changes.sql)
@@ -70,13 +72,12 @@ function changeOf(row: PendingRow): { kind: ChangeKind; fields: string | null } 
   return any ? { kind: "changed", fields: JSON.stringify(fields) } : null;
 }
 
-const readRowMark = (sqlite: Database) =>
-  Number(
-    (sqlite.query("SELECT value FROM dataset_meta WHERE key = 'changes_row_mark'").get() as { value: string }).value,
-  );
-
-/** Moves the row mark to the newest entry, and forgets the pending copies. */
-function settle(sqlite: Database) {
+/**
+ * Forgets the pending copies and moves the row mark to the newest entry: after recording, and
+ * alone for a bulk load that is a dataset's starting point (the 1M-entry generator), whose
+ * million `added` would say nothing to a client.
+ */
+export function discardPendingChanges(sqlite: Database) {
   sqlite.query("DELETE FROM entry_changes_pending").run();
   sqlite
     .query(
@@ -88,35 +89,19 @@ function settle(sqlite: Database) {
 
 /**
  * Records what the write changed under `version`: the pending copies that differ from what
- * their entries serve now, and the new entries that are in the list. Returns how many changes.
+ * their entries serve now, and the new entries that are in the list.
  */
-export function recordChanges(sqlite: Database, version: number): number {
+export function recordChanges(sqlite: Database, version: number) {
   const insert = sqlite.query(
     "INSERT OR REPLACE INTO entry_changes (version, entry_row_id, change, fields) VALUES (?1, ?2, ?3, ?4)",
   );
-  const mark = readRowMark(sqlite);
-  let count = 0;
+  const mark = Number(readMetaValue(sqlite, "changes_row_mark"));
   for (const row of sqlite.query(PENDING).values(mark) as PendingRow[]) {
     const change = changeOf(row);
-    if (change === null) continue;
-    insert.run(version, row[0], change.kind, change.fields);
-    count++;
+    if (change !== null) insert.run(version, row[0], change.kind, change.fields);
   }
-  for (const [rowId] of sqlite.query(ADDED).values(mark) as [number][]) {
-    insert.run(version, rowId, "added", null);
-    count++;
-  }
-  settle(sqlite);
-  return count;
-}
-
-/**
- * Forgets what the current write changed, new entries included: for a bulk load that is a
- * dataset's starting point (the 1M-entry generator), whose million `added` would say nothing
- * to a client.
- */
-export function discardPendingChanges(sqlite: Database) {
-  settle(sqlite);
+  for (const [rowId] of sqlite.query(ADDED).values(mark) as [number][]) insert.run(version, rowId, "added", null);
+  discardPendingChanges(sqlite);
 }
 
 /**
@@ -145,15 +130,17 @@ export function recordVersion(sqlite: Database, version: number, at: string) {
 }
 
 /** The oldest `since` the feed answers: the version changes are known from. */
-export function readChangesFrom(sqlite: Database): number {
-  const row = sqlite.query("SELECT value FROM dataset_meta WHERE key = 'changes_from'").get() as {
-    value: string;
-  } | null;
-  return row ? Number(row.value) : 0;
-}
+export const readChangesFrom = (sqlite: Database): number => Number(readMetaValue(sqlite, "changes_from") ?? 0);
 
+type Change = typeof entryChanges.$inferSelect;
 /** A change as stored: its version's time, the entry's row id, and `fields` as JSON text (or null). */
-type ChangeRow = [version: number, at: string, change: ChangeKind, fields: string | null, rowId: number];
+type ChangeRow = [
+  version: Change["version"],
+  at: (typeof datasetVersions.$inferSelect)["at"],
+  change: ChangeKind,
+  fields: Change["fields"],
+  rowId: Change["entryRowId"],
+];
 
 /** A page of changes, and where the next one starts. */
 export interface ChangePage {

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { recordChanges, recordVersion } from "./changes";
+import { readMetaValue } from "./meta-value";
 
 /**
  * Every write to the dataset calls this inside its transaction: readers compare the version to
@@ -31,23 +32,8 @@ export function ensureDatabaseId(sqlite: Database) {
 }
 
 /** The database's identity ("" for a file never opened for writing since identities exist). */
-export function readDatabaseId(sqlite: Database): string {
-  const row = sqlite.prepare("SELECT value FROM dataset_meta WHERE key = 'database_id'").get() as {
-    value: string;
-  } | null;
-  return row?.value ?? "";
-}
+export const readDatabaseId = (sqlite: Database): string => readMetaValue(sqlite, "database_id") ?? "";
 
-export function readDatasetVersion(sqlite: Database): number {
-  const row = sqlite.prepare("SELECT value FROM dataset_meta WHERE key = 'dataset_version'").get() as {
-    value: string;
-  } | null;
-  return row ? Number(row.value) : 0;
-}
+export const readDatasetVersion = (sqlite: Database): number => Number(readMetaValue(sqlite, "dataset_version") ?? 0);
 
-export function readLastRefreshAt(sqlite: Database): string | null {
-  const row = sqlite.prepare("SELECT value FROM dataset_meta WHERE key = 'last_refresh_at'").get() as {
-    value: string;
-  } | null;
-  return row?.value ?? null;
-}
+export const readLastRefreshAt = (sqlite: Database): string | null => readMetaValue(sqlite, "last_refresh_at");
