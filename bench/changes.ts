@@ -23,7 +23,7 @@ import { join, resolve } from "node:path";
 import { generateDataset } from "../tools/generate/generator";
 import { envNumber } from "./lib/env";
 import { cpuSecondsOf, freePort, type Started, startPinned, stop, waitUntilAnswers } from "./lib/process";
-import { fmt, TARGETS } from "./lib/report";
+import { fmt, median, TARGETS } from "./lib/report";
 import { runWrk, type WrkResult, writeLuaScripts, wrkInstalled } from "./lib/wrk";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -48,7 +48,6 @@ const load = () =>
   loadavg()
     .map((n) => n.toFixed(1))
     .join(" ");
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Bytes of the change feed's tables and index, and its rows. */
 function feedSize(path: string): { bytes: number; changes: number; versions: number } {

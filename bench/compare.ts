@@ -18,7 +18,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { envNumber } from "./lib/env";
 import { cpuSecondsOf, freePort, type Started, startPinned, stop, waitUntilAnswers } from "./lib/process";
-import { fmt, plainTable } from "./lib/report";
+import { fmt, median, plainTable } from "./lib/report";
 import { runWrk, writeLuaScripts, wrkInstalled } from "./lib/wrk";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -50,12 +50,6 @@ function writeIds(db: string, file: string) {
     sqlite.close();
   }
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 async function main() {
   if (!scripts.A) {
