@@ -231,5 +231,16 @@ export async function get(app: { handle(request: Request): Promise<Response> }, 
   return { response, status: response.status, body: text === "" ? null : JSON.parse(text), text };
 }
 
+/**
+ * A GET over a real server listening at `root`, its answer checked as `get` checks one against
+ * the document `app` publishes.
+ */
+export async function fetchPublished(app: { handle(request: Request): Promise<Response> }, root: string, path: string) {
+  const response = await fetch(`${root}${path}`);
+  const text = await response.text();
+  await assertPublished(() => app, "GET", path, response, text);
+  return { response, status: response.status, body: text === "" ? null : JSON.parse(text) };
+}
+
 export const orgNames = (body: { data: { organizationName: string | null }[] }) =>
   body.data.map((e) => e.organizationName);

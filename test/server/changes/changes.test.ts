@@ -8,8 +8,8 @@ import type { Db } from "../../../src/db/client";
 import { openDatabase } from "../../../src/db/client";
 import { readDatasetVersion } from "../../../src/db/dataset-meta";
 import { recordProbes } from "../../../src/pipeline/probe";
-import { assertPublished } from "../../contract/published-document";
 import { createTestApp } from "../../support/app";
+import { fetchPublished } from "../../support/fixture";
 import { tempDbPath } from "../../support/temp-db";
 import {
   ALPHA,
@@ -31,12 +31,7 @@ let root: string;
 /** The version after the first scrape: where a client that synced then starts. */
 let firstVersion: number;
 
-async function fetchJson(path: string) {
-  const response = await fetch(`${root}${path}`);
-  const text = await response.text();
-  await assertPublished(() => app, "GET", path, response, text);
-  return { response, status: response.status, body: JSON.parse(text) };
-}
+const fetchJson = (path: string) => fetchPublished(app, root, path);
 
 const versionOf = () => readDatasetVersion(db.sqlite);
 

@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
 import { generateDataset } from "../../../tools/generate/generator";
-import { assertPublished } from "../../contract/published-document";
 import { createTestApp } from "../../support/app";
+import { fetchPublished } from "../../support/fixture";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
 
 const N = 5_000;
@@ -31,12 +31,7 @@ afterAll(() => {
   removeTempDirs();
 });
 
-async function fetchJson(target: string) {
-  const response = await fetch(`${root}${target}`);
-  const text = await response.text();
-  await assertPublished(() => app, "GET", target, response, text);
-  return JSON.parse(text);
-}
+const fetchJson = async (target: string) => (await fetchPublished(app, root, target)).body;
 
 const dump = (file: string) => {
   const db = new Database(file, { readonly: true });
