@@ -228,7 +228,7 @@ export class FhirIndex {
   readonly developerOfVendor: Int32Array;
   /** Per developer position: the newest `lastUpdated` of its entries, else its last scrape, else null. */
   readonly developerUpdated: (string | null)[];
-  /** `developerUpdated` in ms since the epoch (NaN for null), as `_lastUpdated` compares it (src/fhir/date-search.ts). */
+  /** `developerUpdated` in ms since the epoch (NaN for null), as `_lastUpdated` compares it (src/server/fhir/date-search.ts). */
   readonly developerUpdatedMs: Float64Array;
   /** Per `strings.lastUpdated` index: that instant in ms since the epoch, whatever form it was written in. */
   readonly lastUpdatedMs: Float64Array;
@@ -252,9 +252,9 @@ export class FhirIndex {
   readonly endpointIds: IdLookup;
   readonly organizationIds: IdLookup;
   readonly developerByVendorId: Map<string, number>;
-  /** Per search parameter value, the matching set (src/fhir/service.ts); the data never changes. */
+  /** Per search parameter value, the matching set (src/server/fhir/service.ts); the data never changes. */
   readonly matches = new Lru<Uint32Array>(256, { maxWeight: 64 * 1024 * 1024, weigh: (bits) => bits.byteLength });
-  /** Built answers of GET requests, by absolute URL (src/fhir/routes.ts). */
+  /** Built answers of GET requests, by absolute URL (src/server/fhir/routes.ts). */
   readonly answers = new Lru<FhirAnswer>(2_000, {
     maxWeight: 32 * 1024 * 1024,
     weigh: (answer) => answer.plain.size + (answer.encoded.br?.size ?? 0) + (answer.encoded.gzip?.size ?? 0) + 256,
