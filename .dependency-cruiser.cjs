@@ -95,6 +95,14 @@ module.exports = {
       to: { path: "^src/pipeline/", pathNot: "^src/pipeline/national/build\\.ts$" },
     },
     {
+      name: "sqlite-only-in-db",
+      comment:
+        "only src/db runs SQL: elsewhere in src/, bun:sqlite and drizzle-orm are imported for their types only (docs/architecture.md, Layers)",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/db/" },
+      to: { path: "^(bun:sqlite|drizzle-orm)", dependencyTypesNot: ["type-only"] },
+    },
+    {
       name: "no-dev-tools-in-src",
       comment: "src/ serves and runs the pipeline: it never imports a dev tool, a bench or a test",
       severity: "error",
