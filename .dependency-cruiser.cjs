@@ -25,7 +25,7 @@ const LAYERS = [
   // The server: HTTP plumbing, then cross-cutting plugins, the fast lane, the features, the app.
   ["src/server/http"],
   ["src/server/observability", "src/server/keys"],
-  ["src/server/rate-limit", "src/server/fast-lane"],
+  ["src/server/rate-limit", "src/server/bypass"],
   ["src/server/endpoints"],
   [
     "src/server/availability",

@@ -5,15 +5,7 @@ import type { DatasetSnapshot } from "../../directory/snapshot";
 import type { VendorRecord } from "../../model/vendors";
 import { writeOrganizationKey } from "../export/formats/fhir";
 import { ByteBuffer, equalFolded } from "../http/byte-buffer";
-import type { Encoding } from "../http/compression";
 import { instantOf } from "./date-search";
-
-/** A built GET answer: its ETag, its body, and its body compressed in the encodings asked so far. */
-export interface FhirAnswer {
-  etag: string;
-  plain: Blob;
-  encoded: Partial<Record<Encoding, Blob>>;
-}
 
 /** The prefix of a developer's Organization id (the shared FHIR identity decision). */
 const DEVELOPER_PREFIX = "developer-";
@@ -254,11 +246,6 @@ export class FhirIndex {
   readonly developerByVendorId: Map<string, number>;
   /** Per search parameter value, the matching set (src/server/fhir/service.ts); the data never changes. */
   readonly matches = new Lru<Uint32Array>(256, { maxWeight: 64 * 1024 * 1024, weigh: (bits) => bits.byteLength });
-  /** Built answers of GET requests, by absolute URL (src/server/fhir/routes.ts). */
-  readonly answers = new Lru<FhirAnswer>(2_000, {
-    maxWeight: 32 * 1024 * 1024,
-    weigh: (answer) => answer.plain.size + (answer.encoded.br?.size ?? 0) + (answer.encoded.gzip?.size ?? 0) + 256,
-  });
 
   /** Use `fhirIndexOf`: the tables take seconds to build at 1M entries, in steps. */
   private constructor(snapshot: DatasetSnapshot, tables: Tables) {
@@ -337,9 +324,6 @@ const hexOf = (bytes: Uint8Array, i: number) =>
   Buffer.from(bytes.buffer, bytes.byteOffset + i * 32, 32).toString("hex");
 
 const indexes = new WeakMap<DatasetSnapshot, FhirIndex>();
-
-/** The FHIR index of a dataset version if it was built, without building it. */
-export const builtFhirIndexOf = (snapshot: DatasetSnapshot): FhirIndex | undefined => indexes.get(snapshot);
 
 const building = new WeakMap<DatasetSnapshot, Promise<FhirIndex>>();
 

@@ -1,15 +1,12 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
 import type { DatasetSnapshot } from "../../directory/snapshot";
-import { DATASET_ANSWER_HEADERS } from "../fast-lane/data-response";
-import { compress, type Encoding, isSmall, negotiateEncoding } from "../http/compression";
-import { datasetEtag, matchesIfNoneMatch } from "../http/conditional";
+import { absoluteKey, dataResponse, FHIR_CONTENT_TYPE } from "../http/answers";
 import { contextOf, headersFor, headerTemplate } from "../http/request-context";
-import { pathOf, targetOf } from "../http/request-target";
-import type { RequestObserver } from "../observability/plugin";
+import { targetOf } from "../http/request-target";
 import { searchBundle } from "./bundle";
 import { capabilityStatement, ownSearchParameter } from "./capability";
-import { builtFhirIndexOf, type FhirAnswer, type FhirIndex, fhirIndexOf } from "./fhir-index";
+import { type FhirIndex, fhirIndexOf } from "./fhir-index";
 import { FhirError, notFound, operationOutcome } from "./outcome";
 import { endpointResource, organizationResource } from "./resources";
 import {
@@ -26,9 +23,6 @@ import {
 import { checkFormat, pairsOf, parseSearch, type ResourceType } from "./search-params";
 import { runSearch } from "./service";
 
-const FHIR_CONTENT_TYPE = "application/fhir+json; fhirVersion=4.0";
-const DATA = new Headers(DATASET_ANSWER_HEADERS);
-DATA.set("content-type", FHIR_CONTENT_TYPE);
 const OUTCOME = headerTemplate({ "content-type": FHIR_CONTENT_TYPE });
 const ERRORS = { 400: OperationOutcome, 404: OperationOutcome, 406: OperationOutcome, 410: OperationOutcome };
 const TAGS = ["FHIR"];
@@ -45,38 +39,19 @@ interface Context {
 /** Whether the client asked for unknown parameters to be rejected (`Prefer: handling=strict`). */
 const strictOf = (request: Request) => /\bhandling\s*=\s*strict\b/i.test(request.headers.get("prefer") ?? "");
 
-/** The absolute URL a GET answer is kept under: origin and request line, both in the body's links. */
-const keyOf = (request: Request) => {
-  const url = request.url;
-  const target = contextOf(request)?.target ?? targetOf(url);
-  return url.endsWith(target) ? url : `${new URL(url).origin}${target}`;
-};
-
-/** The 200 of a built answer (in `encoding`, which it has), or a 304 when the client has it. */
-function respond(request: Request, answer: FhirAnswer, encoding: Encoding | null, get: boolean): Response {
-  if (get && matchesIfNoneMatch(request, answer.etag))
-    return new Response(null, {
-      status: 304,
-      headers: headersFor(request, DATASET_ANSWER_HEADERS, { etag: answer.etag }),
-    });
-  const headers = headersFor(request, DATA, get ? { etag: answer.etag } : undefined);
-  if (encoding !== null) headers.set("content-encoding", encoding);
-  const body = encoding === null ? answer.plain : answer.encoded[encoding]!;
-  return new Response(body, { status: 200, headers });
-}
-
 /**
- * The answer to a /fhir request: 200 with the built body (FHIR JSON, an ETag per dataset
- * version, origin and request target, compressed when accepted and large), 304 when the client
- * has it, or the OperationOutcome of a FhirError. GET answers are kept per URL for the version
- * (not under `Prefer: handling=strict`, which may answer the same URL otherwise) and served
- * before routing next time (`cachedFhirAnswers`).
+ * The answer to a /fhir request, through the one response path (http/answers.ts, family
+ * "fhir"): 200 with the built body (FHIR JSON, an ETag and Last-Modified per dataset version,
+ * origin and request target, compressed when accepted and large), 304 when the client has it,
+ * or the OperationOutcome of a FhirError. GET answers are kept per URL for the version (not
+ * under `Prefer: handling=strict`, which may answer the same URL otherwise) and served before
+ * routing next time (bypass/kept-answers.ts).
  */
 function answer(
   request: Request,
   directory: Directory,
   build: (context: Context) => string,
-  options: { form?: [string, string][]; cache?: boolean } = {},
+  options: { form?: [string, string][]; keep?: boolean } = {},
 ): Response | Promise<Response> {
   const snapshot = directory.current;
   const index = fhirIndexOf(snapshot);
@@ -91,39 +66,21 @@ function answerFrom(
   snapshot: DatasetSnapshot,
   index: FhirIndex,
   build: (context: Context) => string,
-  { form = [], cache = true }: { form?: [string, string][]; cache?: boolean },
+  { form = [], keep = true }: { form?: [string, string][]; keep?: boolean },
 ): Response {
+  const strict = strictOf(request);
+  const get = request.method === "GET" || request.method === "HEAD";
+  const body = () => {
+    const url = request.url;
+    const query = url.indexOf("?");
+    const pairs = query === -1 ? [] : pairsOf(url.slice(query + 1));
+    pairs.push(...form);
+    const key = absoluteKey(request);
+    const origin = key.slice(0, key.length - (contextOf(request)?.target ?? targetOf(url)).length);
+    return build({ index, base: `${origin}/fhir`, pairs, strict });
+  };
   try {
-    const key = keyOf(request);
-    const strict = strictOf(request);
-    const get = request.method === "GET" || request.method === "HEAD";
-    const kept = get && cache && !strict;
-    let built = kept ? index.answers.get(key) : undefined;
-    let text: string | undefined;
-    const body = () => {
-      const url = request.url;
-      const query = url.indexOf("?");
-      const pairs = query === -1 ? [] : pairsOf(url.slice(query + 1));
-      pairs.push(...form);
-      const origin = key.slice(0, key.length - (contextOf(request)?.target ?? targetOf(url)).length);
-      return build({ index, base: `${origin}/fhir`, pairs, strict });
-    };
-    if (built === undefined) {
-      text = body();
-      built = {
-        etag: datasetEtag(snapshot.version, snapshot.stats.lastUpdated, key),
-        plain: new Blob([text]),
-        encoded: {},
-      };
-      if (kept) index.answers.set(key, built);
-    }
-    const encoding = isSmall(built.plain) ? null : negotiateEncoding(request);
-    if (encoding !== null && built.encoded[encoding] === undefined) {
-      // A new answer object, not a changed one: the cache weighs an entry when it is stored.
-      built = { ...built, encoded: { ...built.encoded, [encoding]: compress(text ?? body(), encoding) } };
-      if (kept) index.answers.set(key, built);
-    }
-    return respond(request, built, encoding, get);
+    return dataResponse(request, snapshot, body, { family: "fhir", keep: get && keep && !strict });
   } catch (error) {
     if (!(error instanceof FhirError)) throw error;
     return new Response(operationOutcome(error.code, error.message), {
@@ -132,26 +89,6 @@ function answerFrom(
     });
   }
 }
-
-/**
- * Answers a repeated GET of a /fhir URL from the answer already built for the current dataset
- * version, before routing and the handler (as `cachedResponses` does for the JSON API): counted
- * by the rate limiter (registered after it), logged and measured here, and returned at once (a
- * pipelined request must be answered in order, without waiting).
- */
-const cachedFhirAnswers = (directory: Directory, observe: RequestObserver) =>
-  new Elysia({ name: "fhir-cached-answers" }).onRequest(({ request }) => {
-    if (request.method !== "GET" || !pathOf(request.url).startsWith("/fhir/")) return;
-    if (request.headers.get("prefer") !== null) return;
-    const index = builtFhirIndexOf(directory.current);
-    const answer = index?.answers.get(keyOf(request));
-    if (answer === undefined) return;
-    const encoding = isSmall(answer.plain) ? null : negotiateEncoding(request);
-    if (encoding !== null && answer.encoded[encoding] === undefined) return;
-    const response = respond(request, answer, encoding, true);
-    observe(request, response.status);
-    return response;
-  });
 
 /** Reads and metadata take `_format` only; other parameters are ignored unless strict. */
 function checkPlain({ pairs, strict }: Context) {
@@ -207,7 +144,7 @@ const resourceRoutes = (directory: Directory, type: ResourceType) =>
           form: Object.entries(body).flatMap(([name, value]) =>
             (Array.isArray(value) ? value : [value]).map((one): [string, string] => [name, one]),
           ),
-          cache: false,
+          keep: false,
         }),
       {
         parse: "urlencoded",
@@ -216,7 +153,7 @@ const resourceRoutes = (directory: Directory, type: ResourceType) =>
         detail: searchDetail(type, "POST"),
       },
     )
-    .get(`/${type}/:id`, ({ request, params }) => answer(request, directory, read(type, params.id), { cache: false }), {
+    .get(`/${type}/:id`, ({ request, params }) => answer(request, directory, read(type, params.id), { keep: false }), {
       params: ReadParams,
       query: FormatQuery,
       response: { 200: FhirResource, ...ERRORS },
@@ -228,13 +165,8 @@ const resourceRoutes = (directory: Directory, type: ResourceType) =>
     });
 
 /** The FHIR R4 face of the directory at `/fhir` (docs/api.md, "FHIR"). */
-export const fhirRoutes = (
-  directory: Directory,
-  software: { name: string; version: string },
-  observe: RequestObserver,
-) => {
+export const fhirRoutes = (directory: Directory, software: { name: string; version: string }) => {
   const app = new Elysia({ name: "fhir", prefix: "/fhir", normalize: false })
-    .use(cachedFhirAnswers(directory, observe))
     .use(resourceRoutes(directory, "Endpoint"))
     .use(resourceRoutes(directory, "Organization"))
     .get(
