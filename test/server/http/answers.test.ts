@@ -23,8 +23,9 @@ describe("one response path for the JSON API and FHIR", () => {
     expect(await again.text()).toBe(await first.text());
     expect(again.headers.get("etag")).toBe(etag);
     expect(again.headers.get("content-type")).toBe(first.headers.get("content-type"));
-    for (const validators of [{ "if-none-match": etag }, { "if-modified-since": lastModified }]) {
-      const notModified = await ask(path, validators);
+    const validators: Record<string, string>[] = [{ "if-none-match": etag }, { "if-modified-since": lastModified }];
+    for (const sent of validators) {
+      const notModified = await ask(path, sent);
       expect(notModified.status).toBe(304);
       expect(notModified.headers.get("etag")).toBe(etag);
       expect(notModified.headers.get("last-modified")).toBe(lastModified);
