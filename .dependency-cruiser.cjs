@@ -22,9 +22,11 @@ const LAYERS = [
   ["src/pipeline/ingest"],
   ["src/pipeline/national"],
   ["src/pipeline/refresh"],
+  // Operator commands that are neither the pipeline nor served: API key administration.
+  ["src/keys"],
   // The server: HTTP plumbing, then cross-cutting plugins, the fast lane, the features, the app.
   ["src/server/http"],
-  ["src/server/observability", "src/server/keys"],
+  ["src/server/observability"],
   ["src/server/rate-limit", "src/server/bypass"],
   ["src/server/endpoints"],
   [
