@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { join } from "node:path";
+import type { UnusableReason } from "../../model/evidence";
 import { blockedAddressReason } from "../probe/ip";
 
 /**
@@ -80,21 +81,8 @@ export const NAME_RULES = [
 /** A name or host that looks like a test or demo entry ("Test Clinic", `testclinic.com`, "Sandbox"). */
 const TEST_OR_DEMO = /(?:^|[^a-z])(?:test|demo|sandbox|training|dummy)|test(?:clinic|site|practice|env)/i;
 
-/** The kinds of unusable entry, as stored (entries.unusable) and reported. */
-const UNUSABLE_KINDS = [
-  "non-public-address",
-  "localhost",
-  "single-label-host",
-  "internal-suffix",
-  "web-page",
-  "near-miss-domain",
-  "internal-host",
-  "do-not-use",
-  "deleted",
-  "inactive",
-  "dummy",
-] as const;
-export type UnusableKind = (typeof UNUSABLE_KINDS)[number];
+/** The kinds of unusable entry, as stored (entries.unusable), served and reported. */
+export type UnusableKind = UnusableReason;
 
 export interface Unusable {
   kind: UnusableKind;

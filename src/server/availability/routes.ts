@@ -4,6 +4,7 @@ import { BY_ID, BY_ID_ERRORS, notFound } from "../endpoints/routes";
 import { dataResponse } from "../fast-lane/data-response";
 import { NOT_MODIFIED } from "../http/schemas";
 import { AvailabilityResponse } from "./schemas";
+import { withUnusableMeta } from "../endpoints/unusable-meta";
 import { availabilityBody } from "./service";
 
 /**
@@ -13,7 +14,12 @@ import { availabilityBody } from "./service";
  */
 export const availabilityAnswer = (directory: Directory) => (request: Request, id: string) => {
   const snapshot = directory.current;
-  return dataResponse(request, snapshot, () => availabilityBody(snapshot, id) ?? notFound(), { cached: false });
+  return dataResponse(
+    request,
+    snapshot,
+    () => withUnusableMeta(snapshot, id, availabilityBody(snapshot, id) ?? notFound()),
+    { cached: false },
+  );
 };
 
 /** `GET /api/v1/endpoints/:id/availability`. */

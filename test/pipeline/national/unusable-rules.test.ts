@@ -1,6 +1,8 @@
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { loadConfig } from "../../../src/config";
+import { openDatabase } from "../../../src/db/client";
 import { fhirVersionFromUrl } from "../../../src/pipeline/ingest/fhir-version";
 import { editDistance, listHostRules, registeredDomain } from "../../../src/pipeline/ingest/list-hosts";
 import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../../src/pipeline/ingest/registry";
@@ -8,13 +10,16 @@ import { auditDatabase, formatAudit } from "../../../src/pipeline/national/audit
 import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import type { ChplListItem, ChplProductsItem } from "../../../src/pipeline/national/lantern";
 import { generateRegistry } from "../../../src/pipeline/national/registry-generator";
+import { createTestApp } from "../../support/app";
+import { get } from "../../support/fixture";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
 import { hasLantern, LANTERN_FILES, readJson } from "./helpers";
 
 let db: Database;
+let path: string;
 
 beforeAll(async () => {
-  const path = join(tempDir("national-rules-"), "directory.sqlite");
+  path = join(tempDir("national-rules-"), "directory.sqlite");
   await buildNationalDatabase(path);
   db = new Database(path, { readonly: true });
 }, 180_000);
@@ -108,6 +113,26 @@ describe("entries that must not be served, on the bundled national lists", () =>
     for (const name of ["Fredonia Regional Hospital", "McDonough District Hospital", "Carondelet Medical Group"])
       expect(rows("organization_name = ?", name).map((r) => r.unusable)).not.toContain(expect.anything());
   }, 30_000);
+
+  test("CorrecTek's specification page answers by id with the spec's record and why it is not listed", async () => {
+    const app = createTestApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+    try {
+      const id = byPrefix("1e395fe0").id;
+      const entry = await get(app, `/api/v1/endpoints/${id}`);
+      expect([entry.body.data.url, entry.body.data.status, entry.body.meta]).toEqual([
+        "http://hl7.org/fhir/2016Sep/http.html",
+        "listed",
+        { unusable: { reason: "web-page", detail: "the URL is a document (.html, .pdf), not a FHIR server's base" } },
+      ]);
+      const source = await get(app, `/api/v1/endpoints/${id}/source`);
+      expect([source.body.data.list.id, source.body.meta.unusable.reason]).toEqual(["correctek-lantern", "web-page"]);
+      const nearMiss = await get(app, `/api/v1/endpoints/${byPrefix("205f03597f51").id}/capabilities`);
+      expect(nearMiss.body.meta.unusable.reason).toBe("near-miss-domain");
+      expect((await get(app, "/api/v1/endpoints?vendor=correctek")).body.meta.total).toBe(0);
+    } finally {
+      app.directory.close();
+    }
+  }, 60_000);
 
   test("data:audit lists every entry each rule matches, and every name each name rule matches", () => {
     const report = auditDatabase(db);
