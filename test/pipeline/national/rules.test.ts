@@ -203,6 +203,52 @@ describe("versions, on the bundled national lists", () => {
     expect(flagged("health-samurai-lantern")).toBe(false);
   });
 
+  test("how each version is known is in the list's meta, the CSV's last column and the FHIR Endpoint's extension", async () => {
+    const app = createTestApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+    try {
+      const listed = "status != 'removed' AND unusable IS NULL";
+      const inferred = rows(`${listed} AND version_evidence = 'developer'`).length;
+      expect(inferred).toBeGreaterThan(3_900);
+      const csv = await (await app.handle(new Request("http://localhost/api/v1/export?format=csv"))).text();
+      const lines = csv.trimEnd().split("\r\n");
+      expect(lines[0]!.endsWith(",lastUpdated,fhirVersionBasis")).toBe(true);
+      const bases = new Map<string, number>();
+      for (const line of lines.slice(1)) {
+        const basis = line.slice(line.lastIndexOf(",") + 1);
+        bases.set(basis, (bases.get(basis) ?? 0) + 1);
+      }
+      const count = (where: string) => rows(`${listed} AND ${where}`).length;
+      expect(Object.fromEntries(bases)).toEqual({
+        certification: inferred,
+        list: count("version_evidence = 'list'"),
+        url: count("version_evidence = 'url'"),
+        unknown: count("version_evidence IS NULL"),
+      });
+      const list = await get(app, "/api/v1/endpoints?vendor=altera-digital-health&query=graves%20gilbert&limit=100");
+      const ggclinic = list.body.data.findIndex((r: { url: string }) => r.url.endsWith("/fhir-R4"));
+      expect([list.body.data[ggclinic].fhirVersion, list.body.meta.fhirVersionBasis[ggclinic]]).toEqual(["R4", "url"]);
+      const fhir = await (
+        await app.handle(new Request("http://localhost/api/v1/export?format=fhir&vendor=carepaths"))
+      ).json();
+      const endpoints = fhir.entry.filter(
+        (e: { resource: { resourceType: string } }) => e.resource.resourceType === "Endpoint",
+      );
+      expect(endpoints.length).toBeGreaterThan(0);
+      for (const { resource } of endpoints)
+        expect(resource.extension).toEqual([
+          { url: "http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version", valueCode: "4.0.1" },
+          {
+            url: "https://endpoint-directory.fly.dev/fhir/StructureDefinition/endpoint-fhir-version-basis",
+            valueCode: "certification",
+          },
+        ]);
+      const served = await app.handle(new Request(`http://localhost/fhir/Endpoint/${endpoints[0].resource.id}`));
+      expect(((await served.json()) as { extension: unknown }).extension).toEqual(endpoints[0].resource.extension);
+    } finally {
+      app.directory.close();
+    }
+  }, 60_000);
+
   test.skipIf(!hasLantern)("the registry generator reads CHPL's certification status from Lantern's files", () => {
     const current = loadRegistry(DEFAULT_REGISTRY_PATH);
     const generated = generateRegistry({
