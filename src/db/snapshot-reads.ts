@@ -67,7 +67,9 @@ export function snapshotReads(sqlite: Database) {
     bodyById: (id: number) => (bodyById.values(id)[0] as [Uint8Array<ArrayBuffer>] | undefined)?.[0] ?? null,
     /** Why an entry is unusable and what its rule found; undefined when it is not (or unknown). */
     unusableById: (id: string) =>
-      unusableById.values(id)[0] as [reason: NonNullable<Entry["unusable"]>, detail: Entry["unusableDetail"]] | undefined,
+      unusableById.values(id)[0] as
+        | [reason: NonNullable<Entry["unusable"]>, detail: Entry["unusableDetail"]]
+        | undefined,
     /** Every vendor, in the order the API lists them (by name, case-insensitive, then id). */
     vendors: () =>
       sqlite

@@ -13,7 +13,7 @@ import { looksLikeTestOrDemo, NAME_RULES } from "../ingest/unusable";
 const OLD_URL_VERSION =
   /\/(dstu2|stu3|r4b|r4|r5)(?=\/|$|\?)|\/argonaut(?=\/|$)|\/uscore(?=\/|$)|\/fhir-server\/api\/v4(?=\/|$)|\/(?:fhir\/)?[134][._]0/i;
 
-export interface NamedEntry {
+interface NamedEntry {
   id: string;
   name: string | null;
   url: string;
@@ -21,7 +21,7 @@ export interface NamedEntry {
 }
 
 /** What one rule matches on the whole directory (every stored entry, listed or not). */
-export interface RuleMatches {
+interface RuleMatches {
   rule: string;
   /** What the rule does, as the report says it. */
   what: string;

@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
 import { BY_ID, BY_ID_ERRORS, notFound } from "../endpoints/routes";
+import { withUnusableMeta } from "../endpoints/unusable-meta";
 import { dataResponse } from "../fast-lane/data-response";
 import { NOT_MODIFIED } from "../http/schemas";
 import { AvailabilityResponse } from "./schemas";
-import { withUnusableMeta } from "../endpoints/unusable-meta";
 import { availabilityBody } from "./service";
 
 /**

@@ -95,7 +95,11 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
           const limit = query.limit ?? 25;
           const { total, records, bases } = snapshot.list(filter, (page - 1) * limit, limit);
           own.link = pageLinks(request.url, page, limit, total);
-          return JSON.stringify({ success: true, data: records, meta: { total, page, limit, fhirVersionBasis: bases } });
+          return JSON.stringify({
+            success: true,
+            data: records,
+            meta: { total, page, limit, fhirVersionBasis: bases },
+          });
         });
       },
       {

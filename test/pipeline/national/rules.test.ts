@@ -227,12 +227,10 @@ describe("versions, on the bundled national lists", () => {
       const list = await get(app, "/api/v1/endpoints?vendor=altera-digital-health&query=graves%20gilbert&limit=100");
       const ggclinic = list.body.data.findIndex((r: { url: string }) => r.url.endsWith("/fhir-R4"));
       expect([list.body.data[ggclinic].fhirVersion, list.body.meta.fhirVersionBasis[ggclinic]]).toEqual(["R4", "url"]);
-      const fhir = await (
+      const fhir = (await (
         await app.handle(new Request("http://localhost/api/v1/export?format=fhir&vendor=carepaths"))
-      ).json();
-      const endpoints = fhir.entry.filter(
-        (e: { resource: { resourceType: string } }) => e.resource.resourceType === "Endpoint",
-      );
+      ).json()) as { entry: { resource: { resourceType: string; id: string; extension?: unknown } }[] };
+      const endpoints = fhir.entry.filter((e) => e.resource.resourceType === "Endpoint");
       expect(endpoints.length).toBeGreaterThan(0);
       for (const { resource } of endpoints)
         expect(resource.extension).toEqual([
@@ -242,8 +240,8 @@ describe("versions, on the bundled national lists", () => {
             valueCode: "certification",
           },
         ]);
-      const served = await app.handle(new Request(`http://localhost/fhir/Endpoint/${endpoints[0].resource.id}`));
-      expect(((await served.json()) as { extension: unknown }).extension).toEqual(endpoints[0].resource.extension);
+      const served = await app.handle(new Request(`http://localhost/fhir/Endpoint/${endpoints[0]!.resource.id}`));
+      expect(((await served.json()) as { extension: unknown }).extension).toEqual(endpoints[0]!.resource.extension);
     } finally {
       app.directory.close();
     }

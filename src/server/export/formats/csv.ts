@@ -1,7 +1,7 @@
 import { ACCESS, lookup, type RecordSource } from "../../../directory/render";
 import type { EndpointRecord } from "../../../model/endpoints";
-import { FHIR_VERSION_BASES } from "../../../model/evidence";
 import { EndpointRecordSchema } from "../../../model/endpoints";
+import { FHIR_VERSION_BASES } from "../../../model/evidence";
 import { type ByteBuffer, encodeTable } from "../../http/byte-buffer";
 import type { ExportWriter } from "./writer";
 

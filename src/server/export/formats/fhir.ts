@@ -15,7 +15,7 @@ export const FHIR_VERSION_BASIS_EXTENSION =
   "https://endpoint-directory.fly.dev/fhir/StructureDefinition/endpoint-fhir-version-basis";
 
 /** The Endpoint's `extension` member (with its comma) for a release and its basis; "" for UNKNOWN, which has neither. */
-export function versionExtensions(version: FhirVersion, basis: FhirVersionBasis): string {
+function versionExtensions(version: FhirVersion, basis: FhirVersionBasis): string {
   const code = FHIR_VERSION_CODE[version];
   if (code === null) return "";
   return `"extension":[{"url":"${FHIR_VERSION_EXTENSION}","valueCode":"${code}"},{"url":"${FHIR_VERSION_BASIS_EXTENSION}","valueCode":"${basis}"}],`;

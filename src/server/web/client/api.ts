@@ -10,7 +10,7 @@ export interface Problem {
 }
 
 /** What the page reads of an answer's `meta`: the list's totals and bases, a by-id answer's `unusable`. */
-export interface Meta {
+interface Meta {
   total?: number;
   fhirVersionBasis?: string[];
   unusable?: { reason: string; detail: string | null };

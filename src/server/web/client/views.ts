@@ -94,7 +94,7 @@ const INFERRED_TITLE = "Not seen in the list, the URL or a probe: inferred from 
  * The FHIR version of a result row: "R4", or "R4 (inferred)" when the list's `meta` says it was
  * only inferred from the developer's certification (basis `certification`).
  */
-export const rowVersion = (version: string, basis: string | undefined): Child =>
+const rowVersion = (version: string, basis: string | undefined): Child =>
   basis === "certification"
     ? h("span", { class: "inferred", title: INFERRED_TITLE }, `${versionLabel(version)} (inferred)`)
     : versionLabel(version);
@@ -103,7 +103,7 @@ export const rowVersion = (version: string, basis: string | undefined): Child =>
  * "Carepaths' list", "Epic Systems' list", "Veradigm's list": the possessive of a name, an
  * apostrophe alone after a final s.
  */
-export const possessive = (name: string) => (/s$/i.test(name) ? `${name}'` : `${name}'s`);
+const possessive = (name: string) => (/s$/i.test(name) ? `${name}'` : `${name}'s`);
 
 /**
  * One result row: organization (a link to its detail), vendor, URL with copy button, FHIR
@@ -214,7 +214,7 @@ function provenanceLine(r: EndpointRecord, source: Source | null): Child {
 }
 
 /** Why an unusable entry is not listed, as the page says it ("Not usable: host is localhost"). */
-export const notUsableText = (unusable: { reason: string; detail: string | null }) =>
+const notUsableText = (unusable: { reason: string; detail: string | null }) =>
   `Not usable: ${unusable.detail ?? unusable.reason}`;
 
 /**
