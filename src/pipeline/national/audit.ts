@@ -13,6 +13,7 @@ import { looksLikeTestOrDemo, NAME_RULES } from "../ingest/unusable";
 const OLD_URL_VERSION =
   /\/(dstu2|stu3|r4b|r4|r5)(?=\/|$|\?)|\/argonaut(?=\/|$)|\/uscore(?=\/|$)|\/fhir-server\/api\/v4(?=\/|$)|\/(?:fhir\/)?[134][._]0/i;
 
+/** One entry as the audit names it: id prefix, organization name, URL, and what its rule found. */
 interface NamedEntry {
   id: string;
   name: string | null;
@@ -38,7 +39,7 @@ export interface AuditReport {
   versions: { evidence: string; version: string; entries: number }[];
   states: { evidence: string; entries: number }[];
   repairedUrls: number;
-  /** One entry as the audit names it: id prefix, organization name, URL, and what the rule found. */
+  /** What each rule of names, hosts and versions matches. */
   ruleMatches: RuleMatches[];
   /** Listed entries whose URL names DSTU2 but which are served as R4 (the target is 0). */
   dstu2UrlServedR4: number;
@@ -102,8 +103,9 @@ export function auditDatabase(sqlite: Database, sampleSize = 100): AuditReport {
   };
 }
 
-/** A version named by a path segment that ends in it after a separator (`/fhir-R4`), not by a plain `/r4/` segment. */
-const SUFFIXED_VERSION = /\/[^/?#]*[-_.](?:dstu2|dstu3|stu3|r2|r3|r4b|r4|r5)(?=[/?#]|$)/i;
+/** A path segment that is exactly a release name (`/r4/`): URLs the rule of segments ending in one adds nothing to. */
+const PLAIN_VERSION_SEGMENT = /\/(?:dstu2|dstu3|stu3|r2|r3|r4b|r4|r5)(?=[/?#]|$)/i;
+const pathOf = (url: string) => url.replace(/^[a-z]+:\/\/[^/]*/i, "");
 
 /**
  * The matches of the rules that judge names, near-miss domains, internal hosts, version-suffixed
@@ -137,12 +139,7 @@ function ruleMatches(rows: Row[]): RuleMatches[] {
       rule: "url: version at the end of a segment",
       what: "version read from a path segment ending in it after a separator (`/fhir-R4`), which a plain `/r4/` segment rule misses",
       entries: present
-        .filter(
-          (r) => SUFFIXED_VERSION.test(r.url.replace(/^[a-z]+:\/\/[^/]*/i, "")) && fhirVersionFromUrl(r.url) !== null,
-        )
-        .filter(
-          (r) => !/\/(?:dstu2|dstu3|stu3|r2|r3|r4b|r4|r5)(?=[/?#]|$)/i.test(r.url.replace(/^[a-z]+:\/\/[^/]*/i, "")),
-        )
+        .filter((r) => fhirVersionFromUrl(r.url) !== null && !PLAIN_VERSION_SEGMENT.test(pathOf(r.url)))
         .map(named),
     },
     {
