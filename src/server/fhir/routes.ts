@@ -10,6 +10,7 @@ import type { RequestObserver } from "../observability/plugin";
 import { searchBundle } from "./bundle";
 import { capabilityStatement, ownSearchParameter } from "./capability";
 import { builtFhirIndexOf, type FhirAnswer, type FhirIndex, fhirIndexOf } from "./fhir-index";
+import { acceptsFhirJson, checkAccept, checkFormat, formatInQuery } from "./negotiate";
 import { FhirError, notFound, operationOutcome } from "./outcome";
 import { endpointResource, organizationResource } from "./resources";
 import {
@@ -23,7 +24,7 @@ import {
   TypeIdParams,
   TypeParams,
 } from "./schemas";
-import { checkFormat, pairsOf, parseSearch, type ResourceType } from "./search-params";
+import { pairsOf, parseSearch, type ResourceType } from "./search-params";
 import { runSearch } from "./service";
 
 const FHIR_CONTENT_TYPE = "application/fhir+json; fhirVersion=4.0";
@@ -94,6 +95,10 @@ function answerFrom(
   { form = [], cache = true }: { form?: [string, string][]; cache?: boolean },
 ): Response {
   try {
+    checkAccept(
+      request,
+      formatInQuery(request.url) || form.some(([name, value]) => name === "_format" && value !== ""),
+    );
     const key = keyOf(request);
     const strict = strictOf(request);
     const get = request.method === "GET" || request.method === "HEAD";
@@ -143,6 +148,8 @@ const cachedFhirAnswers = (directory: Directory, observe: RequestObserver) =>
   new Elysia({ name: "fhir-cached-answers" }).onRequest(({ request }) => {
     if (request.method !== "GET" || !pathOf(request.url).startsWith("/fhir/")) return;
     if (request.headers.get("prefer") !== null) return;
+    // A kept answer was built for a URL whose `_format` passed; without one, `Accept` decides.
+    if (!formatInQuery(request.url) && !acceptsFhirJson(request.headers.get("accept"))) return;
     const index = builtFhirIndexOf(directory.current);
     const answer = index?.answers.get(keyOf(request));
     if (answer === undefined) return;
@@ -156,8 +163,9 @@ const cachedFhirAnswers = (directory: Directory, observe: RequestObserver) =>
 /** Reads and metadata take `_format` only; other parameters are ignored unless strict. */
 function checkPlain({ pairs, strict }: Context) {
   for (const [name, value] of pairs) {
-    if (name === "_format") checkFormat(value);
-    else if (strict && value !== "") throw new FhirError(400, "not-supported", `${name}: unknown parameter`);
+    if (name === "_format") {
+      if (value !== "") checkFormat(value);
+    } else if (strict && value !== "") throw new FhirError(400, "not-supported", `${name}: unknown parameter`);
   }
 }
 

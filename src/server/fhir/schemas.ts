@@ -66,6 +66,9 @@ const TYPE = t.String({ description: "A resource type this server does not serve
 export const TypeParams = t.Object({ type: TYPE });
 export const TypeIdParams = t.Object({ type: TYPE, id: t.String() });
 
+const FORMAT_RULE =
+  "json, application/json or application/fhir+json (anything else: 406). Overrides Accept; without it, an Accept allowing no FHIR JSON (application/fhir+json, application/json, */*) is 406 too.";
+
 const optionalText = (description: string) => t.Optional(t.String({ description }));
 
 /** The query of a search: its own parameters (src/fhir/search-params.ts) and the result parameters; others are ignored. */
@@ -85,17 +88,14 @@ export const searchQuery = (type: ResourceType) =>
       _count: optionalText(`Page size: default ${DEFAULT_COUNT}, at most ${MAX_COUNT}; 0: only the total.`),
       _total: optionalText("none, estimate or accurate (both exact)."),
       _summary: optionalText("count or false."),
-      _format: optionalText("json or application/fhir+json (anything else: 406)."),
+      _format: optionalText(FORMAT_RULE),
       _offset: optionalText("Set by page links: the position of the page's first match."),
       _snapshot: optionalText("Set by page links: the dataset version they were made for (another: 410)."),
     },
     { additionalProperties: true },
   );
 
-export const FormatQuery = t.Object(
-  { _format: optionalText("json or application/fhir+json (anything else: 406).") },
-  { additionalProperties: true },
-);
+export const FormatQuery = t.Object({ _format: optionalText(FORMAT_RULE) }, { additionalProperties: true });
 
 export const FormBody = t.Record(t.String(), t.Union([t.String(), t.Array(t.String())]), {
   description:
