@@ -5,6 +5,14 @@ import type { ExportWriter } from "./writer";
 
 export const NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi";
 const IDENTIFIER = `,"identifier":[{"system":"${NPI_SYSTEM}","value":"`;
+/**
+ * The identifier system of our own Organization identifiers (docs/api.md, "Export"): given to an
+ * organization published with neither name nor NPI, its value the Organization's id, so that
+ * every Organization meets FHIR's invariant org-1 (a name or an identifier).
+ */
+export const ORGANIZATION_ID_SYSTEM =
+  "https://github.com/endpoint-directory/endpoint-directory/blob/main/docs/api.md#organization-identifier";
+const OWN_IDENTIFIER = `,"identifier":[{"system":"${ORGANIZATION_ID_SYSTEM}","value":"`;
 export const FHIR_VERSION_EXTENSION = "http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version";
 
 /** Our status → FHIR Endpoint.status. listed: published by the vendor, not yet probed, so taken as active. */
@@ -261,12 +269,16 @@ export function fhirWriter(
     out.hex(hash, 0, 32);
     out.ascii('"');
     const npi = c.npi[o]!;
+    const name = lookup(s.organizationNames, c.organizationName[o]!);
     if (npi !== 0) {
       out.ascii(IDENTIFIER);
       out.integer(npi);
       out.ascii('"}]');
+    } else if (name === null) {
+      out.ascii(OWN_IDENTIFIER);
+      out.hex(hash, 0, 32);
+      out.ascii('"}]');
     }
-    const name = lookup(s.organizationNames, c.organizationName[o]!);
     if (name !== null) {
       out.ascii(',"name":');
       out.json(name);
