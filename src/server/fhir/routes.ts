@@ -6,6 +6,7 @@ import { compress, type Encoding, isSmall, negotiateEncoding } from "../http/com
 import { datasetEtag, matchesIfNoneMatch } from "../http/conditional";
 import { contextOf, headersFor, headerTemplate } from "../http/request-context";
 import { pathOf, targetOf } from "../http/request-target";
+import { NOT_MODIFIED } from "../http/schemas";
 import type { RequestObserver } from "../observability/plugin";
 import { searchBundle } from "./bundle";
 import { capabilityStatement, ownSearchParameter } from "./capability";
@@ -14,12 +15,13 @@ import { acceptsFhirJson, checkAccept, checkFormat, formatInQuery } from "./nego
 import { FhirError, notFound, operationOutcome } from "./outcome";
 import { endpointResource, organizationResource } from "./resources";
 import {
+  FHIR_MEDIA_TYPE,
   FhirResource,
   FormatQuery,
-  FormBody,
   OperationOutcome,
   ReadParams,
   SearchsetBundle,
+  searchForm,
   searchQuery,
   TypeIdParams,
   TypeParams,
@@ -27,11 +29,33 @@ import {
 import { pairsOf, parseSearch, type ResourceType } from "./search-params";
 import { runSearch } from "./service";
 
-const FHIR_CONTENT_TYPE = "application/fhir+json; fhirVersion=4.0";
+const FHIR_CONTENT_TYPE = `${FHIR_MEDIA_TYPE}; fhirVersion=4.0`;
 const DATA = new Headers(DATASET_ANSWER_HEADERS);
 DATA.set("content-type", FHIR_CONTENT_TYPE);
 const OUTCOME = headerTemplate({ "content-type": FHIR_CONTENT_TYPE });
-const ERRORS = { 400: OperationOutcome, 404: OperationOutcome, 406: OperationOutcome, 410: OperationOutcome };
+/**
+ * What every /fhir operation may answer besides its 200: a bad request, an unknown API key,
+ * another method, no acceptable format, an expired page link, the rate limit, a fault (the
+ * OpenAPI document describes each, src/server/docs/openapi.ts). Reads add 404; POSTs 413.
+ */
+const ERRORS = {
+  400: OperationOutcome,
+  401: OperationOutcome,
+  405: OperationOutcome,
+  406: OperationOutcome,
+  410: OperationOutcome,
+  429: OperationOutcome,
+  500: OperationOutcome,
+};
+const READ_ERRORS = { ...ERRORS, 404: OperationOutcome };
+const POST_ERRORS = { ...ERRORS, 413: OperationOutcome };
+/** A GET answers 304 to a matching If-None-Match. */
+const CONDITIONAL = { 304: NOT_MODIFIED };
+/**
+ * The catch-alls for types not served never succeed: every answer is an OperationOutcome (the
+ * document's `default`, since OpenAPI wants a success or a default).
+ */
+const REFUSALS = { ...READ_ERRORS, default: OperationOutcome };
 const TAGS = ["FHIR"];
 
 /** What a handler knows about the request: the FHIR index of the served version, and the absolute base `<origin>/fhir`. */
@@ -197,7 +221,9 @@ const searchDetail = (type: ResourceType, method: string) => ({
   summary: `Search ${type} (FHIR R4${method === "POST" ? ", form body" : ""})`,
   description:
     "A searchset Bundle with absolute links and fullUrls. Unknown parameters are ignored (and left out of the self link) unless `Prefer: handling=strict`; bad values are 400, an expired page link 410, each with an OperationOutcome. See docs/api.md, FHIR.",
+  operationId: `search${type}${method === "POST" ? "ByPost" : ""}`,
   tags: TAGS,
+  ...(method === "GET" ? { responses: CONDITIONAL } : {}),
 });
 
 /** Search (GET and POST) and read of one resource type. */
@@ -213,25 +239,30 @@ const resourceRoutes = (directory: Directory, type: ResourceType) =>
       ({ request, body }) =>
         answer(request, directory, search(type), {
           form: Object.entries(body).flatMap(([name, value]) =>
-            (Array.isArray(value) ? value : [value]).map((one): [string, string] => [name, one]),
+            (value === undefined ? [] : Array.isArray(value) ? value : [value]).map((one): [string, string] => [
+              name,
+              one,
+            ]),
           ),
           cache: false,
         }),
       {
         parse: "urlencoded",
-        body: FormBody,
-        response: { 200: SearchsetBundle, ...ERRORS },
+        body: searchForm(type),
+        response: { 200: SearchsetBundle, ...POST_ERRORS },
         detail: searchDetail(type, "POST"),
       },
     )
     .get(`/${type}/:id`, ({ request, params }) => answer(request, directory, read(type, params.id), { cache: false }), {
       params: ReadParams,
       query: FormatQuery,
-      response: { 200: FhirResource, ...ERRORS },
+      response: { 200: FhirResource, ...READ_ERRORS },
       detail: {
         summary: `Read ${type} (FHIR R4)`,
         description: "Unknown ids, and ids of removed entries, are 404 with an OperationOutcome.",
+        operationId: `read${type}`,
         tags: TAGS,
+        responses: CONDITIONAL,
       },
     });
 
@@ -259,41 +290,58 @@ export const fhirRoutes = (
         detail: {
           summary: "FHIR CapabilityStatement",
           description: "What /fhir serves: kind instance, FHIR 4.0.1, JSON.",
+          operationId: "fhirCapabilities",
           tags: TAGS,
+          responses: CONDITIONAL,
         },
       },
     );
-  return app
-    .get(
-      "/SearchParameter/:id",
-      ({ request, params }) =>
-        answer(request, directory, (context) => {
-          checkPlain(context);
-          const parameter = ownSearchParameter(context.base, params.id);
-          if (parameter === null) throw notFound(`No SearchParameter of ours has the id "${params.id.slice(0, 80)}"`);
-          return JSON.stringify(parameter);
-        }),
-      {
-        params: ReadParams,
-        query: FormatQuery,
-        response: { 200: FhirResource, ...ERRORS },
-        detail: { summary: "Read one of our own SearchParameters", tags: TAGS },
-      },
-    )
-    .get("/:type", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
-      params: TypeParams,
-      response: { 404: OperationOutcome },
-      detail: { summary: "Any other resource type: 404 OperationOutcome", tags: TAGS },
-    })
-    .post("/:type/_search", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
-      params: TypeParams,
-      parse: "none",
-      response: { 404: OperationOutcome },
-      detail: { summary: "Any other resource type: 404 OperationOutcome", tags: TAGS },
-    })
-    .get("/:type/:id", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
-      params: TypeIdParams,
-      response: { 404: OperationOutcome },
-      detail: { summary: "Any other resource type: 404 OperationOutcome", tags: TAGS },
-    });
+  return (
+    app
+      .get(
+        "/SearchParameter/:id",
+        ({ request, params }) =>
+          answer(request, directory, (context) => {
+            checkPlain(context);
+            const parameter = ownSearchParameter(context.base, params.id);
+            if (parameter === null) throw notFound(`No SearchParameter of ours has the id "${params.id.slice(0, 80)}"`);
+            return JSON.stringify(parameter);
+          }),
+        {
+          params: ReadParams,
+          query: FormatQuery,
+          response: { 200: FhirResource, ...READ_ERRORS },
+          detail: {
+            summary: "Read one of our own SearchParameters",
+            operationId: "readSearchParameter",
+            tags: TAGS,
+            responses: CONDITIONAL,
+          },
+        },
+      )
+      .get("/:type", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
+        params: TypeParams,
+        response: REFUSALS,
+        detail: {
+          summary: "Any other resource type: 404 OperationOutcome",
+          description:
+            "This server serves Endpoint and Organization only (see /fhir/metadata): a search of any other type, by GET or by `POST /fhir/{type}/_search`, is a 404 OperationOutcome (`not-found`).",
+          operationId: "searchOtherType",
+          tags: TAGS,
+        },
+      })
+      .get("/:type/:id", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
+        params: TypeIdParams,
+        response: REFUSALS,
+        detail: { summary: "Any other resource type: 404 OperationOutcome", operationId: "readOtherType", tags: TAGS },
+      })
+      // Left out of the document: beside /fhir/Endpoint/{id} its path would be ambiguous (OpenAPI
+      // tools cannot tell them apart); GET /fhir/{type} says it is answered the same.
+      .post("/:type/_search", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
+        params: TypeParams,
+        parse: "none",
+        response: REFUSALS,
+        detail: { hide: true },
+      })
+  );
 };

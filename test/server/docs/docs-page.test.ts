@@ -35,7 +35,6 @@ const EXPECTED_OPERATIONS = [
   "GET /fhir/Organization/{id}",
   "GET /fhir/SearchParameter/{id}",
   "GET /fhir/{type}",
-  "POST /fhir/{type}/_search",
   "GET /fhir/{type}/{id}",
 ].sort();
 
