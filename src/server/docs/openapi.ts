@@ -170,7 +170,7 @@ const FHIR_ERRORS: Record<
     diagnostics: '_count: must be a whole number, not "many"',
     headers: [],
   },
-  401: { ...unauthorizedOf("FhirUnauthorized"), json: true },
+  401: withEnvelope(401, "FhirUnauthorized", "security"),
   404: {
     name: "FhirNotFound",
     description:
@@ -179,13 +179,7 @@ const FHIR_ERRORS: Record<
     diagnostics: 'No Endpoint has the id "0" (removed endpoints are not served)',
     headers: [],
   },
-  405: {
-    ...ERRORS[405]!,
-    name: "FhirMethodNotAllowed",
-    issue: "not-supported",
-    diagnostics: ERRORS[405]!.message,
-    json: true,
-  },
+  405: withEnvelope(405, "FhirMethodNotAllowed", "not-supported"),
   406: {
     name: "FhirNotAcceptable",
     description:
@@ -210,24 +204,13 @@ const FHIR_ERRORS: Record<
     diagnostics: "The form body is larger than the cap",
     headers: [],
   },
-  429: {
-    ...ERRORS[429]!,
-    name: "FhirTooManyRequests",
-    issue: "throttled",
-    diagnostics: ERRORS[429]!.message,
-    json: true,
-  },
-  500: {
-    ...ERRORS[500]!,
-    name: "FhirInternalError",
-    issue: "exception",
-    diagnostics: ERRORS[500]!.message,
-    json: true,
-  },
+  429: withEnvelope(429, "FhirTooManyRequests", "throttled"),
+  500: withEnvelope(500, "FhirInternalError", "exception"),
 };
-function unauthorizedOf(name: string) {
-  const { description, message, headers } = ERRORS[401]!;
-  return { name, description, issue: "security", diagnostics: message, headers };
+/** An answer the HTTP layer gives every route, as /fhir documents it: the JSON API's, or an OperationOutcome. */
+function withEnvelope(status: number, name: string, issue: string) {
+  const { description, message, headers } = ERRORS[status]!;
+  return { name, description, issue, diagnostics: message, headers, json: true as const };
 }
 
 /** Keys whose values are data (examples, constants), never schemas: copied as they are. */

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { ARTIFACTS, chromiumRuns, launchChromium } from "../../support/chromium";
 import { type ServerProcess, startServer } from "../../support/server-process";
-import { pageFixtureDb } from "./page-fixture";
+import { pageFixtureDb, settled } from "./page-fixture";
 
 const it = chromiumRuns ? test : test.skip;
 const AXE = readFileSync(Bun.resolveSync("axe-core/axe.min.js", import.meta.dir), "utf8");
@@ -46,12 +46,6 @@ const current = () => {
   if (!page) throw new Error("the browser did not start");
   return page;
 };
-
-/** Waits until the page shows the answer to its latest request, the overview included. */
-async function settled(p = current()) {
-  await p.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
-  await p.waitForLoadState("networkidle");
-}
 
 interface Violation {
   id: string;
