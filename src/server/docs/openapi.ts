@@ -72,7 +72,7 @@ const HEADERS = {
   "RateLimit-Policy": header("`<limit>;w=<window seconds>`."),
   "Retry-After": header("Seconds to wait before retrying.", integer),
   "Content-Disposition": header(
-    '`attachment; filename="endpoint-directory-v<dataset version>.<csv|ndjson|fhir.json>"`.',
+    '`attachment; filename="endpoint-directory-v<dataset version>.<csv|ndjson|fhir.json|brands.json>"`.',
   ),
   Link: header(
     'RFC 8288 links to the `first`, `prev`, `next` and `last` pages of the same query (`<url>; rel="next"`); no `prev` on the first page, no `next` on the last; `last` at most page 1000.',

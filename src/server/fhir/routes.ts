@@ -296,52 +296,50 @@ export const fhirRoutes = (
         },
       },
     );
-  return (
-    app
-      .get(
-        "/SearchParameter/:id",
-        ({ request, params }) =>
-          answer(request, directory, (context) => {
-            checkPlain(context);
-            const parameter = ownSearchParameter(context.base, params.id);
-            if (parameter === null) throw notFound(`No SearchParameter of ours has the id "${params.id.slice(0, 80)}"`);
-            return JSON.stringify(parameter);
-          }),
-        {
-          params: ReadParams,
-          query: FormatQuery,
-          response: { 200: FhirResource, ...READ_ERRORS },
-          detail: {
-            summary: "Read one of our own SearchParameters",
-            operationId: "readSearchParameter",
-            tags: TAGS,
-            responses: CONDITIONAL,
-          },
-        },
-      )
-      .get("/:type", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
-        params: TypeParams,
-        response: REFUSALS,
+  return app
+    .get(
+      "/SearchParameter/:id",
+      ({ request, params }) =>
+        answer(request, directory, (context) => {
+          checkPlain(context);
+          const parameter = ownSearchParameter(context.base, params.id);
+          if (parameter === null) throw notFound(`No SearchParameter of ours has the id "${params.id.slice(0, 80)}"`);
+          return JSON.stringify(parameter);
+        }),
+      {
+        params: ReadParams,
+        query: FormatQuery,
+        response: { 200: FhirResource, ...READ_ERRORS },
         detail: {
-          summary: "Any other resource type: 404 OperationOutcome",
-          description:
-            "This server serves Endpoint and Organization only (see /fhir/metadata): a search of any other type, by GET or by `POST /fhir/{type}/_search`, is a 404 OperationOutcome (`not-found`).",
-          operationId: "searchOtherType",
+          summary: "Read one of our own SearchParameters",
+          operationId: "readSearchParameter",
           tags: TAGS,
+          responses: CONDITIONAL,
         },
-      })
-      .get("/:type/:id", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
-        params: TypeIdParams,
-        response: REFUSALS,
-        detail: { summary: "Any other resource type: 404 OperationOutcome", operationId: "readOtherType", tags: TAGS },
-      })
+      },
+    )
+    .get("/:type", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
+      params: TypeParams,
+      response: REFUSALS,
+      detail: {
+        summary: "Any other resource type: 404 OperationOutcome",
+        description:
+          "This server serves Endpoint and Organization only (see /fhir/metadata): a search of any other type, by GET or by `POST /fhir/{type}/_search`, is a 404 OperationOutcome (`not-found`).",
+        operationId: "searchOtherType",
+        tags: TAGS,
+      },
+    })
+    .post("/:type/_search", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
+      params: TypeParams,
+      parse: "none",
+      response: REFUSALS,
       // Left out of the document: beside /fhir/Endpoint/{id} its path would be ambiguous (OpenAPI
       // tools cannot tell them apart); GET /fhir/{type} says it is answered the same.
-      .post("/:type/_search", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
-        params: TypeParams,
-        parse: "none",
-        response: REFUSALS,
-        detail: { hide: true },
-      })
-  );
+      detail: { hide: true },
+    })
+    .get("/:type/:id", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
+      params: TypeIdParams,
+      response: REFUSALS,
+      detail: { summary: "Any other resource type: 404 OperationOutcome", operationId: "readOtherType", tags: TAGS },
+    });
 };
