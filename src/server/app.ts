@@ -14,6 +14,7 @@ import { docsPlugin } from "./docs/plugin";
 import { endpointAnswers, endpointRoutes } from "./endpoints/routes";
 import { InFlightExports } from "./export/in-flight";
 import { exportRoutes } from "./export/routes";
+import { servableFromKept } from "./fhir/negotiate";
 import { fhirRoutes } from "./fhir/routes";
 import { healthRoutes } from "./health/routes";
 import { absoluteUrls } from "./http/absolute-url";
@@ -86,7 +87,7 @@ export function createApp(deps: AppDeps) {
     .use(errorsPlugin(log))
     .use(docsPlugin(packageJson.version, () => (self.app?.routes ?? []) as never))
     .use(limiter.plugin)
-    .use(keptAnswers(directory, observe))
+    .use(keptAnswers(directory, observe, { fhir: servableFromKept }))
     .use(healthRoutes(clock))
     .use(endpointRoutes(directory, entries))
     .use(availabilityRoutes(directory, availability))

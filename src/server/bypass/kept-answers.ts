@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
-import { familyOf, keptResponse } from "../http/answers";
+import { type FamilyName, familyOf, keptResponse } from "../http/answers";
 import { pathOf } from "../http/request-target";
 import type { RequestObserver } from "../observability/plugin";
 
@@ -10,14 +10,20 @@ import type { RequestObserver } from "../observability/plugin";
  * (which would build the very same response). Registered after the rate limiter, so the request
  * is counted and its RateLimit headers are set. An early answer skips Elysia's after-response
  * hooks, so it is logged and measured here. It is returned at once, like every answer (a
- * pipelined request must be answered in order, without waiting). A FHIR request with `Prefer`
- * goes on to its route: `handling=strict` may answer the same URL otherwise.
+ * pipelined request must be answered in order, without waiting). `servable` says, per family,
+ * whether a request may have its URL's kept answer at all (FHIR: not under `Prefer`, which may
+ * answer the same URL otherwise, nor with an `Accept` that its route answers 406); a request it
+ * refuses goes on to its route.
  */
-export const keptAnswers = (directory: Directory, observe: RequestObserver) =>
+export const keptAnswers = (
+  directory: Directory,
+  observe: RequestObserver,
+  servable: Partial<Record<FamilyName, (request: Request) => boolean>> = {},
+) =>
   new Elysia({ name: "kept-answers" }).onRequest(({ request }) => {
     if (request.method !== "GET") return;
     const family = familyOf(pathOf(request.url));
-    if (family === "fhir" && request.headers.get("prefer") !== null) return;
+    if (servable[family]?.(request) === false) return;
     const response = keptResponse(request, directory.current, family);
     if (response === undefined) return;
     observe(request, response.status);

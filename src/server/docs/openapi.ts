@@ -20,9 +20,11 @@ import {
   FhirOrganizationSchema,
   NdjsonExportSchema,
 } from "../export/schemas";
+import { OperationOutcome } from "../fhir/schemas";
 import { HealthResponse } from "../health/schemas";
+import { FHIR_MEDIA_TYPE } from "../http/answers";
 import type { ErrorCode } from "../http/api-error";
-import { ErrorEnvelope, NOT_MODIFIED } from "../http/schemas";
+import { DOCUMENTED_AS, ErrorEnvelope, NOT_MODIFIED } from "../http/schemas";
 
 /**
  * The schemas the document names in `components.schemas`: the very objects the routes declare.
@@ -51,6 +53,7 @@ const NAMED_SCHEMAS: Record<string, object> = {
   FhirBundle: FhirBundleSchema,
   FhirEndpoint: FhirEndpointSchema,
   FhirOrganization: FhirOrganizationSchema,
+  OperationOutcome,
   Error: ErrorEnvelope,
 };
 
@@ -70,7 +73,7 @@ const HEADERS = {
   "RateLimit-Policy": header("`<limit>;w=<window seconds>`."),
   "Retry-After": header("Seconds to wait before retrying.", integer),
   "Content-Disposition": header(
-    '`attachment; filename="endpoint-directory-v<dataset version>.<csv|ndjson|fhir.json>"`.',
+    '`attachment; filename="endpoint-directory-v<dataset version>.<csv|ndjson|fhir.json|brands.json>"`.',
   ),
   Link: header(
     'RFC 8288 links to the `first`, `prev`, `next` and `last` pages of the same query (`<url>; rel="next"`); no `prev` on the first page, no `next` on the last; `last` at most page 1000.',
@@ -151,6 +154,66 @@ const ERRORS: Record<
   },
 };
 
+/**
+ * The error answers of /fhir: an OperationOutcome (FHIR JSON) with the issue code, and for the
+ * answers the HTTP layer gives every route (401, 405, 429, 500) the JSON API's envelope too,
+ * whichever the server sends.
+ */
+const FHIR_ERRORS: Record<
+  number,
+  { name: string; description: string; issue: string; diagnostics: string; headers: HeaderName[]; json?: true }
+> = {
+  400: {
+    name: "FhirBadRequest",
+    description:
+      "A bad value (`invalid`), an unsupported modifier, `_include` or `_summary`, or an unknown parameter under `Prefer: handling=strict` (`not-supported`), or a request beyond the caps (`too-costly`). Do not retry.",
+    issue: "invalid",
+    diagnostics: '_count: must be a whole number, not "many"',
+    headers: [],
+  },
+  401: withEnvelope(401, "FhirUnauthorized", "security"),
+  404: {
+    name: "FhirNotFound",
+    description:
+      "No resource of this type has the id (removed entries are not served), or a resource type this server does not serve (`not-found`).",
+    issue: "not-found",
+    diagnostics: 'No Endpoint has the id "0" (removed endpoints are not served)',
+    headers: [],
+  },
+  405: withEnvelope(405, "FhirMethodNotAllowed", "not-supported"),
+  406: {
+    name: "FhirNotAcceptable",
+    description:
+      "Neither `_format` nor `Accept` allows FHIR R4 JSON, the only format served (`not-supported`); `_format` overrides `Accept`.",
+    issue: "not-supported",
+    diagnostics:
+      "Accept: only FHIR R4 JSON is served (application/fhir+json; fhirVersion=4.0, application/json or */*)",
+    headers: [],
+  },
+  410: {
+    name: "FhirGone",
+    description:
+      "A page link made for a dataset version no longer served (`expired`): run the search again from its first page.",
+    issue: "expired",
+    diagnostics: "This page link was made for dataset version 12; run the search again from its first page",
+    headers: [],
+  },
+  413: {
+    name: "FhirPayloadTooLarge",
+    description: "A POSTed form body beyond the cap (`too-costly`).",
+    issue: "too-costly",
+    diagnostics: "The form body is larger than the cap",
+    headers: [],
+  },
+  429: withEnvelope(429, "FhirTooManyRequests", "throttled"),
+  500: withEnvelope(500, "FhirInternalError", "exception"),
+};
+/** An answer the HTTP layer gives every route, as /fhir documents it: the JSON API's, or an OperationOutcome. */
+function withEnvelope(status: number, name: string, issue: string) {
+  const { description, message, headers } = ERRORS[status]!;
+  return { name, description, issue, diagnostics: message, headers, json: true as const };
+}
+
 /** Keys whose values are data (examples, constants), never schemas: copied as they are. */
 const DATA_KEYS = new Set(["examples", "example", "const", "enum", "default"]);
 
@@ -189,13 +252,43 @@ export interface DocumentedRoute {
     };
     query?: unknown;
     params?: unknown;
+    body?: unknown;
     response?: Record<string, unknown>;
+  };
+}
+
+/**
+ * A route's form body (the only bodies the API takes: FHIR's POST `_search`), optional: each
+ * property as the document shows it (DOCUMENTED_AS honoured), with its examples.
+ */
+function requestBody(schema: unknown) {
+  const object = schema as ObjectSchema & { description?: string; examples?: unknown[] };
+  const properties = Object.fromEntries(
+    Object.entries(object.properties ?? {}).map(([name, property]) => [name, shown(property)]),
+  );
+  return {
+    required: false,
+    ...(object.description ? { description: object.description } : {}),
+    content: {
+      "application/x-www-form-urlencoded": {
+        schema: { type: "object", properties, additionalProperties: true },
+        ...(object.examples?.[0] === undefined ? {} : { example: object.examples[0] }),
+      },
+    },
   };
 }
 
 interface ObjectSchema {
   properties?: Record<string, { description?: string }>;
   required?: string[];
+}
+
+/** A property's schema as the document shows it: its DOCUMENTED_AS schema (with its description) when it has one. */
+function shown(property: unknown) {
+  const documented = (property as Record<string, unknown>)[DOCUMENTED_AS];
+  // The property itself when it has none: a named schema is known by its identity.
+  if (documented === undefined) return toJsonSchema(property);
+  return toJsonSchema({ ...(documented as object), description: (property as { description?: string }).description });
 }
 
 function parameters(schema: unknown, where: "query" | "path") {
@@ -205,22 +298,32 @@ function parameters(schema: unknown, where: "query" | "path") {
     in: where,
     required: where === "path" || (object.required ?? []).includes(name),
     ...(property.description ? { description: property.description } : {}),
-    schema: toJsonSchema(property),
+    schema: shown(property),
   }));
 }
 
-/** An operation's responses: its declared bodies and bodiless answers, each with its headers. */
+/**
+ * An operation's responses: its declared bodies and bodiless answers, each with its headers.
+ * Under /fhir bodies are FHIR JSON (`application/fhir+json`) and errors OperationOutcomes; a
+ * search by POST (no ETag) still says how its answer may be cached.
+ */
 function responses(route: DocumentedRoute) {
   const declared = route.hooks.response ?? {};
   const own = route.hooks.detail?.responses ?? {};
+  const fhir = route.path.startsWith("/fhir/");
   const limited = "429" in declared;
   const validated = own["304"] === NOT_MODIFIED;
+  const cached: HeaderName[] = validated ? VALIDATED : fhir ? ["Cache-Control", "Vary"] : [];
   const out: Record<string, unknown> = {};
   const statuses = [...new Set([...Object.keys(declared), ...Object.keys(own)])].sort();
   for (const status of statuses) {
     const schema = declared[status];
     if (schema === ErrorEnvelope) {
       out[status] = { $ref: `#/components/responses/${ERRORS[Number(status)]!.name}` };
+      continue;
+    }
+    if (schema === OperationOutcome && status in FHIR_ERRORS) {
+      out[status] = { $ref: `#/components/responses/${FHIR_ERRORS[Number(status)]!.name}` };
       continue;
     }
     if (own[status] === NOT_MODIFIED) {
@@ -232,11 +335,17 @@ function responses(route: DocumentedRoute) {
     const content =
       schema === undefined
         ? toJsonSchema(extra.content)
-        : { "application/json": { schema: toJsonSchema(schema), ...(example === undefined ? {} : { example }) } };
+        : {
+            [fhir ? FHIR_MEDIA_TYPE : "application/json"]: {
+              schema: toJsonSchema(schema),
+              ...(example === undefined ? {} : { example }),
+            },
+          };
+    const described = fhir ? (schema as { description?: string } | undefined)?.description : undefined;
     out[status] = {
-      description: (extra.description as string | undefined) ?? "OK",
+      description: (extra.description as string | undefined) ?? described ?? "OK",
       headers: {
-        ...refs(["X-Request-Id", ...(validated ? VALIDATED : []), ...(limited ? RATE_LIMIT : [])]),
+        ...refs(["X-Request-Id", ...cached, ...(limited ? RATE_LIMIT : [])]),
         ...(extra.headers as object | undefined),
       },
       ...(content === undefined ? {} : { content }),
@@ -253,6 +362,33 @@ function sharedResponses() {
       headers: refs(["X-Request-Id", ...VALIDATED, ...RATE_LIMIT]),
     },
   };
+  for (const [status, error] of Object.entries(FHIR_ERRORS)) {
+    const outcome = {
+      schema: { $ref: "#/components/schemas/OperationOutcome" },
+      example: {
+        resourceType: "OperationOutcome",
+        issue: [{ severity: "error", code: error.issue, diagnostics: error.diagnostics }],
+      },
+    };
+    const envelope = ERRORS[Number(status)];
+    out[error.name] = {
+      description: error.json
+        ? `${error.description} An OperationOutcome (FHIR JSON), or the JSON API's envelope.`
+        : `${error.description} An OperationOutcome.`,
+      headers: refs(["X-Request-Id", ...RATE_LIMIT, ...error.headers]),
+      content: {
+        [FHIR_MEDIA_TYPE]: outcome,
+        ...(error.json && envelope
+          ? {
+              "application/json": {
+                schema: { $ref: "#/components/schemas/Error" },
+                example: { success: false, error: { code: envelope.code, message: envelope.message } },
+              },
+            }
+          : {}),
+      },
+    };
+  }
   for (const error of Object.values(ERRORS))
     out[error.name] = {
       description: error.description,
@@ -290,6 +426,7 @@ export function openApiDocument(routes: readonly DocumentedRoute[], info: Docume
     paths[path][route.method.toLowerCase()] = {
       ...rest,
       parameters: [...parameters(route.hooks.params, "path"), ...parameters(route.hooks.query, "query")],
+      ...(route.hooks.body === undefined ? {} : { requestBody: requestBody(route.hooks.body) }),
       responses: responses(route),
     };
   }

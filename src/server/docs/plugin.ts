@@ -16,7 +16,7 @@ const DESCRIPTION = `Where every US EHR vendor's FHIR server lives, what each su
 
 To look an endpoint up without writing code, use the [search page](/).
 
-Every response is JSON in one envelope: \`{ success: true, data, meta }\` or \`{ success: false, error: { code, message } }\`.
+Every response is JSON in one envelope: \`{ success: true, data, meta }\` or \`{ success: false, error: { code, message } }\`, except under \`/fhir\` (FHIR R4: resources and Bundles, errors as OperationOutcomes, \`application/fhir+json\`) and the SMART brands bundle (\`/api/v1/brands\`).
 
 **Rate limits**: a fixed window per client (60 requests a minute anonymously, 1,000 with an API key sent as \`X-API-Key\` or \`Authorization: Bearer\`; an unknown or revoked key → 401 INVALID_API_KEY, counted against the client's anonymous quota). Every limited response carries \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\` (whole seconds until the window ends) and \`RateLimit-Policy\`; a 429 adds \`Retry-After\` in seconds. \`/health\` and this page are not limited.
 
@@ -37,6 +37,11 @@ const INFO = {
     { name: "Statistics", description: "Dataset statistics." },
     { name: "Changes", description: "What changed since a dataset version: for clients that keep a copy." },
     { name: "Health", description: "Liveness." },
+    {
+      name: "FHIR",
+      description:
+        "The same data as FHIR R4 (read-only, JSON): Endpoint and Organization, and the SMART brands bundle.",
+    },
   ],
 };
 

@@ -1,4 +1,4 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import type { Directory } from "../../directory/directory";
 import { filterKey } from "../../directory/search";
 import { toEndpointFilter } from "../endpoints/filter";
@@ -10,6 +10,7 @@ import { contextOf, headersFor } from "../http/request-context";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED } from "../http/schemas";
 import { checkRawQuery } from "../http/strict-query";
 import { InFlightExports } from "./in-flight";
+import type { ExportFormat } from "./schemas";
 import {
   CsvExportSchema,
   EXPORT_QUERY_KEYS,
@@ -22,6 +23,9 @@ import { exportStream, FORMATS } from "./service";
 
 /** Same policy as the other data answers: reusable for a few minutes, then revalidated with the ETag. */
 const ACCEPTED_KEYS: ReadonlySet<string> = new Set([...EXPORT_QUERY_KEYS, ...PAGING_KEYS]);
+/** The brands bundle's URL takes the list's filters (its format is its own). */
+const BrandsQuery = t.Omit(ExportQuery, ["format"], { additionalProperties: false });
+const BRANDS_KEYS: ReadonlySet<string> = new Set([...ACCEPTED_KEYS].filter((key) => key !== "format"));
 
 const CSV_EXAMPLE = `id,url,vendorName,vendorId,organizationName,npi,tenantId,fhirVersion,access,city,state,zipCode,status,lastUpdated,fhirVersionBasis
 536e0e08…,https://mychart.stmaryshospital.com/FHIR/api/FHIR/R4,Epic Systems,epic,St. Mary's Hospital,,,R4,patient|provider,Charleston,WV,25398,verified,2026-11-03T04:00:00.000Z,probe
@@ -36,6 +40,19 @@ const FHIR_EXAMPLE = `{"resourceType":"Bundle","type":"collection","timestamp":"
 {"fullUrl":"https://directory.example.org/fhir/Organization/developer-epic","resource":{"resourceType":"Organization","id":"developer-epic","name":"Epic Systems"}},
 {"fullUrl":"https://directory.example.org/fhir/Endpoint/744ce827e6abcf67a5fd243053cb2bd3e64604c6654f7dd49a5d1ec02f8a99b2","resource":{"resourceType":"Endpoint","id":"744ce827e6abcf67a5fd243053cb2bd3e64604c6654f7dd49a5d1ec02f8a99b2","extension":[{"url":"http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version","valueCode":"4.0.1"},{"url":"https://endpoint-directory.fly.dev/fhir/StructureDefinition/endpoint-fhir-version-basis","valueCode":"probe"}],"status":"active","connectionType":{"system":"http://terminology.hl7.org/CodeSystem/endpoint-connection-type","code":"hl7-fhir-rest"},"payloadType":[{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/endpoint-payload-type","code":"any","display":"Any"}]}],"address":"https://mychart.stmaryshospital.com/FHIR/api/FHIR/R4","managingOrganization":{"reference":"Organization/developer-epic"}}},
 {"fullUrl":"https://directory.example.org/fhir/Organization/ea9e405b05baf745795d17847412be08299555ef8d0babd138cbf75fff375518","resource":{"resourceType":"Organization","id":"ea9e405b05baf745795d17847412be08299555ef8d0babd138cbf75fff375518","name":"St. Mary's Hospital","address":[{"city":"Charleston","state":"WV","postalCode":"25398"}],"endpoint":[{"reference":"Endpoint/744ce827e6abcf67a5fd243053cb2bd3e64604c6654f7dd49a5d1ec02f8a99b2"}]}}]}`;
+
+const BRANDS_EXAMPLE = `{"resourceType":"Bundle","meta":{"lastUpdated":"2026-11-04T09:00:00.000Z"},"type":"collection","timestamp":"2026-11-04T09:00:00.000Z","entry":[
+{"fullUrl":"https://directory.example.org/fhir/Organization/developer-epic","resource":{"resourceType":"Organization","id":"developer-epic","name":"Epic Systems","telecom":[{"system":"url","value":"https://open.epic.com/MyApps/Endpoints"}]}},
+{"fullUrl":"https://directory.example.org/fhir/Endpoint/744ce827e6abcf67a5fd243053cb2bd3e64604c6654f7dd49a5d1ec02f8a99b2","resource":{"resourceType":"Endpoint","id":"744ce827e6abcf67a5fd243053cb2bd3e64604c6654f7dd49a5d1ec02f8a99b2","extension":[{"url":"http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version","valueCode":"4.0.1"},{"url":"https://endpoint-directory.fly.dev/fhir/StructureDefinition/endpoint-fhir-version-basis","valueCode":"probe"}],"status":"active","connectionType":{"system":"http://terminology.hl7.org/CodeSystem/endpoint-connection-type","code":"hl7-fhir-rest"},"payloadType":[{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/endpoint-payload-type","code":"none","display":"None"}]}],"address":"https://mychart.stmaryshospital.com/FHIR/api/FHIR/R4","contact":[{"system":"url","value":"https://open.epic.com/MyApps/Endpoints"}],"managingOrganization":{"reference":"Organization/developer-epic"}}},
+{"fullUrl":"https://directory.example.org/fhir/Organization/ea9e405b05baf745795d17847412be08299555ef8d0babd138cbf75fff375518","resource":{"resourceType":"Organization","id":"ea9e405b05baf745795d17847412be08299555ef8d0babd138cbf75fff375518","name":"St. Mary's Hospital","address":[{"city":"Charleston","state":"WV","postalCode":"25398"}],"endpoint":[{"reference":"Endpoint/744ce827e6abcf67a5fd243053cb2bd3e64604c6654f7dd49a5d1ec02f8a99b2"}]}}]}`;
+
+const BRANDS_DESCRIPTION = `The whole directory (or the entries matching the list's filters, the same parameters validated the same way) as one SMART App Launch 2.2 **User-access Brands Bundle**: a FHIR R4 \`Bundle\` of type \`collection\` with \`meta.lastUpdated\` and \`timestamp\` (the dataset's last refresh), the resources and ids of \`export?format=fhir\` shaped to the User Access Brand and User Access Endpoint profiles:
+
+- an \`Endpoint\` per distinct URL whose FHIR version is known (the profile requires the \`endpoint-fhir-version\` extension; unknown ones are left out), \`connectionType\` hl7-fhir-rest, \`payloadType\` none, \`address\`, \`contact\` the developer's page for app developers (its endpointListUrl), \`managingOrganization\` the developer;
+- an \`Organization\` per named organization with an Endpoint left: \`name\`, NPI \`identifier\`, \`address\`, \`endpoint\` references, each resolving to an Endpoint of the Bundle; organizations published without a name are left out (a brand's name is required);
+- each developer as an \`Organization\` (\`developer-<vendorId>\`) with its page as \`telecom\`.
+
+The same as \`GET /api/v1/export?format=brands\` (a download there), with CORS and a weak \`ETag\` (per dataset version, filters and origin; 304 on \`If-None-Match\`). No portal or logo extensions: no list we read publishes them. See docs/api.md, "Brands bundle".`;
 
 const fence = (text: string) => `\`\`\`\n${text.trimEnd()}\n\`\`\``;
 
@@ -53,100 +70,142 @@ ${fence(NDJSON_EXAMPLE)}
 
 **format=fhir** (\`application/fhir+json\`): one FHIR R4 \`Bundle\` of type \`collection\`, the shape vendors publish their lists in: an \`Endpoint\` per distinct URL (\`address\`; \`status\` active for listed and verified, error for unresponsive; \`connectionType\` hl7-fhir-rest; \`payloadType\` any; the FHIR version in the \`endpoint-fhir-version\` extension and how it is known in our own \`endpoint-fhir-version-basis\` extension (probe, list, url, certification), neither when unknown; status and version from the URL's first entry in list order; \`managingOrganization\` the developer), the developer as an \`Organization\` with id \`developer-<vendorId>\`, and an \`Organization\` per organization of a vendor (same name, NPI, city, state and ZIP: \`name\`, NPI \`identifier\` with system http://hl7.org/fhir/sid/us-npi, \`address\` city/state/postalCode, one \`endpoint\` reference per URL it publishes). Resource ids are SHA-256 hashes, stable across dataset versions; every entry's \`fullUrl\` is \`<origin>/fhir/<type>/<id>\` under the origin the request addressed; no \`entry\` when nothing matches. Our own \`ingest\` reads the file back into the same entries.
 
-${fence(FHIR_EXAMPLE)}`;
+${fence(FHIR_EXAMPLE)}
+
+**format=brands** (\`application/fhir+json\`): the same resources as a SMART App Launch 2.2 User-access Brands Bundle; see \`GET /api/v1/brands\`.`;
 
 /**
  * The ETag's target: the format and the parsed filter, so equivalent URLs (another parameter
  * order) share it, and for the FHIR Bundle the origin its absolute URLs are under.
  */
 const etagTarget = (format: string, filter: object, origin: string) =>
-  `http://export/api/v1/export?format=${format}&filter=${encodeURIComponent(filterKey(filter as never))}${format === "fhir" ? `&origin=${encodeURIComponent(origin)}` : ""}`;
+  `http://export/api/v1/export?format=${format}&filter=${encodeURIComponent(filterKey(filter as never))}${format === "fhir" || format === "brands" ? `&origin=${encodeURIComponent(origin)}` : ""}`;
+
+/**
+ * The answer to an export request of `formatName` (the export's, or the brands bundle's own URL,
+ * which is not a download: no Content-Disposition there).
+ */
+function exportAnswer(
+  directory: Directory,
+  inFlight: InFlightExports,
+  request: Request,
+  query: Record<string, unknown>,
+  formatName: ExportFormat,
+  download: boolean,
+): Response {
+  const snapshot = directory.current;
+  const filter = toEndpointFilter(query as Parameters<typeof toEndpointFilter>[0]);
+  const format = FORMATS[formatName];
+  const origin = new URL(request.url).origin;
+  const etag = datasetEtag(snapshot.version, snapshot.stats.lastUpdated, etagTarget(formatName, filter, origin));
+  const lastModified = httpDate(snapshot.stats.lastUpdated);
+  const headers = headersFor(
+    request,
+    DATASET_ANSWER_HEADERS,
+    lastModified ? { etag, "last-modified": lastModified } : { etag },
+  );
+  if (notModified(request, etag, snapshot.stats.lastUpdated)) return new Response(null, { status: 304, headers });
+  headers.set("content-type", format.contentType);
+  if (download)
+    headers.set(
+      "content-disposition",
+      `attachment; filename="endpoint-directory-v${snapshot.version}.${format.extension}"`,
+    );
+  const encoding = negotiateEncoding(request);
+  if (encoding !== null) headers.set("content-encoding", encoding);
+  if (request.method === "HEAD") {
+    // The GET streams a body of unknown length: say so, not `Content-Length: 0` (what Bun
+    // writes for a bodiless answer).
+    headers.set("transfer-encoding", "chunked");
+    return new Response(null, { status: 200, headers });
+  }
+
+  const client = contextOf(request)?.client ?? "unidentified";
+  const slot = inFlight.acquire(client);
+  if (slot === "server") {
+    const seconds = String(inFlight.retryAfterSeconds(null));
+    throw new ApiError(
+      503,
+      "EXPORTS_BUSY",
+      `The server is running its most exports (${inFlight.maxRunning}); retry after ${seconds} s`,
+      { "retry-after": seconds },
+    );
+  }
+  if (slot === "client") {
+    const seconds = String(inFlight.retryAfterSeconds(client));
+    throw new ApiError(
+      429,
+      "TOO_MANY_REQUESTS",
+      `At most ${inFlight.perClient} exports at a time per client; retry after ${seconds} s`,
+      { "retry-after": seconds },
+    );
+  }
+  const writer = format.writer(snapshot, origin);
+  return new Response(exportStream(snapshot, filter, writer, slot, encoding), {
+    status: 200,
+    headers,
+  });
+}
 
 export const exportRoutes = (directory: Directory, inFlight = new InFlightExports(2)) =>
-  new Elysia({ name: "export", normalize: false }).get(
-    "/api/v1/export",
-    ({ query, request }) => {
-      const snapshot = directory.current;
-      const filter = toEndpointFilter(query);
-      const format = FORMATS[query.format as keyof typeof FORMATS];
-      const origin = new URL(request.url).origin;
-      const etag = datasetEtag(snapshot.version, snapshot.stats.lastUpdated, etagTarget(query.format, filter, origin));
-      const lastModified = httpDate(snapshot.stats.lastUpdated);
-      const headers = headersFor(
-        request,
-        DATASET_ANSWER_HEADERS,
-        lastModified ? { etag, "last-modified": lastModified } : { etag },
-      );
-      if (notModified(request, etag, snapshot.stats.lastUpdated)) return new Response(null, { status: 304, headers });
-      headers.set("content-type", format.contentType);
-      headers.set(
-        "content-disposition",
-        `attachment; filename="endpoint-directory-v${snapshot.version}.${format.extension}"`,
-      );
-      const encoding = negotiateEncoding(request);
-      if (encoding !== null) headers.set("content-encoding", encoding);
-      if (request.method === "HEAD") {
-        // The GET streams a body of unknown length: say so, not `Content-Length: 0` (what Bun
-        // writes for a bodiless answer).
-        headers.set("transfer-encoding", "chunked");
-        return new Response(null, { status: 200, headers });
-      }
-
-      const client = contextOf(request)?.client ?? "unidentified";
-      const slot = inFlight.acquire(client);
-      if (slot === "server") {
-        const seconds = String(inFlight.retryAfterSeconds(null));
-        throw new ApiError(
-          503,
-          "EXPORTS_BUSY",
-          `The server is running its most exports (${inFlight.maxRunning}); retry after ${seconds} s`,
-          { "retry-after": seconds },
-        );
-      }
-      if (slot === "client") {
-        const seconds = String(inFlight.retryAfterSeconds(client));
-        throw new ApiError(
-          429,
-          "TOO_MANY_REQUESTS",
-          `At most ${inFlight.perClient} exports at a time per client; retry after ${seconds} s`,
-          { "retry-after": seconds },
-        );
-      }
-      const writer = format.writer(snapshot, origin);
-      return new Response(exportStream(snapshot, filter, writer, slot, encoding), {
-        status: 200,
-        headers,
-      });
-    },
-    {
-      query: ExportQuery,
+  new Elysia({ name: "export", normalize: false })
+    .get(
+      "/api/v1/export",
+      ({ query, request }) => exportAnswer(directory, inFlight, request, query, query.format as ExportFormat, true),
+      {
+        query: ExportQuery,
+        transform: ({ request, query }) => {
+          checkRawQuery(request.url, ACCEPTED_KEYS);
+          for (const name of PAGING_KEYS)
+            if (query[name as keyof typeof query] !== undefined)
+              throw validationError(`${name}: the export has no pages; it returns every matching entry`);
+        },
+        // The answer is a streamed file, not JSON: the 200 is described here, its body schemas
+        // per media type (an error answer is JSON, declared in `response`).
+        // 503: the server-wide cap on running exports (EXPORT_MAX_RUNNING).
+        response: { ...API_ERRORS, 503: ErrorEnvelope },
+        detail: {
+          summary: "Export endpoints (CSV, NDJSON, FHIR Bundle)",
+          description: DESCRIPTION,
+          operationId: "exportEndpoints",
+          tags: ["Endpoints"],
+          responses: {
+            200: {
+              description: "The export file, streamed; `Content-Disposition: attachment` names it.",
+              headers: { "Content-Disposition": { $ref: "#/components/headers/Content-Disposition" } },
+              content: {
+                "text/csv": { schema: CsvExportSchema, example: CSV_EXAMPLE },
+                "application/x-ndjson": { schema: NdjsonExportSchema, example: NDJSON_EXAMPLE },
+                "application/fhir+json": { schema: FhirBundleSchema as object, example: JSON.parse(FHIR_EXAMPLE) },
+              },
+            },
+            304: NOT_MODIFIED,
+          },
+        },
+      },
+    )
+    .get("/api/v1/brands", ({ query, request }) => exportAnswer(directory, inFlight, request, query, "brands", false), {
+      query: BrandsQuery,
       transform: ({ request, query }) => {
-        checkRawQuery(request.url, ACCEPTED_KEYS);
+        checkRawQuery(request.url, BRANDS_KEYS);
         for (const name of PAGING_KEYS)
           if (query[name as keyof typeof query] !== undefined)
-            throw validationError(`${name}: the export has no pages; it returns every matching entry`);
+            throw validationError(`${name}: the brands bundle has no pages; it holds every matching entry`);
       },
-      // The answer is a streamed file, not JSON: the 200 is described here, its body schemas
-      // per media type (an error answer is JSON, declared in `response`).
-      // 503: the server-wide cap on running exports (EXPORT_MAX_RUNNING).
       response: { ...API_ERRORS, 503: ErrorEnvelope },
       detail: {
-        summary: "Export endpoints (CSV, NDJSON, FHIR Bundle)",
-        description: DESCRIPTION,
-        operationId: "exportEndpoints",
-        tags: ["Endpoints"],
+        summary: "The directory as a SMART User-access Brands Bundle",
+        description: BRANDS_DESCRIPTION,
+        operationId: "getBrandsBundle",
+        tags: ["FHIR"],
         responses: {
           200: {
-            description: "The export file, streamed; `Content-Disposition: attachment` names it.",
-            headers: { "Content-Disposition": { $ref: "#/components/headers/Content-Disposition" } },
+            description: "The Brands Bundle, streamed (application/fhir+json).",
             content: {
-              "text/csv": { schema: CsvExportSchema, example: CSV_EXAMPLE },
-              "application/x-ndjson": { schema: NdjsonExportSchema, example: NDJSON_EXAMPLE },
-              "application/fhir+json": { schema: FhirBundleSchema as object, example: JSON.parse(FHIR_EXAMPLE) },
+              "application/fhir+json": { schema: FhirBundleSchema as object, example: JSON.parse(BRANDS_EXAMPLE) },
             },
           },
           304: NOT_MODIFIED,
         },
       },
-    },
-  );
+    });

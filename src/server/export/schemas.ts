@@ -1,18 +1,23 @@
 import { t } from "elysia";
 import { LIST_INTEGER_KEYS, ListQuery } from "../../model/endpoints";
 import { FHIR_VERSION_BASES } from "../../model/evidence";
-import { FHIR_VERSION_BASIS_EXTENSION } from "./formats/fhir";
+import {
+  FHIR_VERSION_BASIS_EXTENSION,
+  FHIR_VERSION_EXTENSION,
+  NPI_SYSTEM,
+  ORGANIZATION_ID_SYSTEM,
+} from "./formats/fhir";
 
-const EXPORT_FORMATS = ["csv", "ndjson", "fhir"] as const;
+const EXPORT_FORMATS = ["csv", "ndjson", "fhir", "brands"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** The export's `format` parameter: the formats the export writes. */
 export const ExportFormatSchema = t.String({
   pattern: `^(?:${EXPORT_FORMATS.join("|")})$`,
   enum: [...EXPORT_FORMATS],
-  "x-error": "format: must be csv, ndjson or fhir",
+  "x-error": "format: must be csv, ndjson, fhir or brands",
   description:
-    "Required. `csv`: text/csv, a header row then one row per entry; `ndjson`: one Endpoint record per line, as the list returns it; `fhir`: one FHIR R4 Bundle (type collection) of Endpoint and Organization resources.",
+    "Required. `csv`: text/csv, a header row then one row per entry; `ndjson`: one Endpoint record per line, as the list returns it; `fhir`: one FHIR R4 Bundle (type collection) of Endpoint and Organization resources; `brands`: the same as a SMART App Launch 2.2 User-access Brands Bundle (also at /api/v1/brands).",
   examples: ["csv"],
 });
 
@@ -30,6 +35,7 @@ export const NdjsonExportSchema = t.String({
 const Reference = (description: string) => t.Object({ reference: t.String() }, { description });
 const Coding = t.Object({ system: t.String({ format: "uri" }), code: t.String(), display: t.Optional(t.String()) });
 const FHIR_ID = { pattern: "^[A-Za-z0-9\\-.]{1,64}$" };
+const ContactUrl = t.Object({ system: t.Literal("url"), value: t.String({ format: "uri" }) });
 
 /** An Endpoint resource of the export: one per distinct URL. */
 export const FhirEndpointSchema = t.Object(
@@ -40,7 +46,7 @@ export const FhirEndpointSchema = t.Object(
       t.Array(
         t.Union([
           t.Object({
-            url: t.Literal("http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version"),
+            url: t.Literal(FHIR_VERSION_EXTENSION),
             valueCode: t.String(),
           }),
           t.Object({
@@ -55,12 +61,18 @@ export const FhirEndpointSchema = t.Object(
         {
           minItems: 2,
           description:
-            "The FHIR version (`endpoint-fhir-version`) and how it is known (our own `endpoint-fhir-version-basis`); absent when the version is unknown.",
+            "The FHIR version (`endpoint-fhir-version`) and how it is known (our own `endpoint-fhir-version-basis`); absent when the version is unknown (always present in `brands`).",
         },
       ),
     ),
     status: t.UnionEnum(["active", "error", "off"], { default: undefined }),
     connectionType: Coding,
+    contact: t.Optional(
+      t.Array(ContactUrl, {
+        minItems: 1,
+        description: "`brands` only: the developer's page for app developers (its endpointListUrl).",
+      }),
+    ),
     payloadType: t.Array(t.Object({ coding: t.Array(Coding, { minItems: 1 }) }), { minItems: 1 }),
     address: t.String({ format: "uri", description: "The FHIR base URL." }),
     managingOrganization: Reference("The developer (EHR vendor): `Organization/developer-<vendorId>`."),
@@ -77,9 +89,23 @@ export const FhirOrganizationSchema = t.Object(
       description: "`developer-<vendorId>` for a developer; else SHA-256 (hex) of the organization's key.",
     }),
     identifier: t.Optional(
-      t.Array(t.Object({ system: t.Literal("http://hl7.org/fhir/sid/us-npi"), value: t.String() }), { minItems: 1 }),
+      t.Array(
+        t.Object({ system: t.Union([t.Literal(NPI_SYSTEM), t.Literal(ORGANIZATION_ID_SYSTEM)]), value: t.String() }),
+        {
+          minItems: 1,
+          description:
+            "The NPI; for an organization with neither name nor NPI, our own identifier (docs/api.md, Organization identifier).",
+        },
+      ),
     ),
     name: t.Optional(t.String()),
+    telecom: t.Optional(
+      t.Array(ContactUrl, {
+        minItems: 1,
+        maxItems: 1,
+        description: "`brands` only, on a developer: its endpointListUrl.",
+      }),
+    ),
     address: t.Optional(
       t.Array(
         t.Object({
@@ -99,6 +125,12 @@ export const FhirOrganizationSchema = t.Object(
 export const FhirBundleSchema = t.Object(
   {
     resourceType: t.Literal("Bundle"),
+    meta: t.Optional(
+      t.Object(
+        { lastUpdated: t.String({ format: "date-time" }) },
+        { description: "`brands` only: when the dataset was last refreshed." },
+      ),
+    ),
     type: t.Literal("collection"),
     timestamp: t.Optional(t.String({ format: "date-time", description: "When the dataset was last refreshed." })),
     entry: t.Optional(

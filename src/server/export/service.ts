@@ -35,6 +35,14 @@ export const FORMATS: Record<ExportFormat, FormatInfo> = {
     extension: "fhir.json",
     writer: (snapshot, origin) => fhirWriter(snapshot.recordSource, snapshot.stats.lastUpdated, origin),
   },
+  brands: {
+    contentType: "application/fhir+json",
+    extension: "brands.json",
+    writer: (snapshot, origin) =>
+      fhirWriter(snapshot.recordSource, snapshot.stats.lastUpdated, origin, {
+        developerPages: new Map(snapshot.vendors.map((vendor) => [vendor.id, vendor.endpointListUrl])),
+      }),
+  },
 };
 
 /** Entries read from the read model per search (one filter intersection each). */

@@ -8,6 +8,7 @@ import {
   FHIR_VERSION_CODE,
   FHIR_VERSION_EXTENSION,
   NPI_SYSTEM,
+  ORGANIZATION_ID_SYSTEM,
   PAYLOAD_TYPE,
 } from "../export/formats/fhir";
 import type { FhirIndex } from "./fhir-index";
@@ -72,7 +73,7 @@ export function endpointResource(index: FhirIndex, e: number): Resource {
 
 /**
  * The Organization at position p: a developer (id `developer-<vendorId>`, its name), or an
- * organization as `export?format=fhir` writes it (NPI identifier, name, address, a reference to
+ * organization as `export?format=fhir` writes it (NPI or our own identifier, name, address, a reference to
  * each of its Endpoints), with `meta.lastUpdated` (the newest of its entries).
  */
 export function organizationResource(index: FhirIndex, p: number): Resource {
@@ -102,11 +103,19 @@ export function organizationResource(index: FhirIndex, p: number): Resource {
   const { organizationEndpointOffsets: offsets, organizationEndpoints } = index;
   for (let k = offsets[g]!; k < offsets[g + 1]!; k++)
     endpoints.push({ reference: `Endpoint/${index.endpointId(organizationEndpoints[k]!)}` });
+  const id = index.organizationId(p);
+  // Neither name nor NPI: our own identifier, as the export gives (FHIR invariant org-1).
+  const identifier =
+    npi !== 0
+      ? { system: NPI_SYSTEM, value: String(npi) }
+      : name === null
+        ? { system: ORGANIZATION_ID_SYSTEM, value: id }
+        : null;
   return {
     resourceType: "Organization",
-    id: index.organizationId(p),
+    id,
     meta: { lastUpdated: s.lastUpdated[index.organizationUpdated[g]!]! },
-    ...(npi === 0 ? {} : { identifier: [{ system: NPI_SYSTEM, value: String(npi) }] }),
+    ...(identifier === null ? {} : { identifier: [identifier] }),
     ...(name === null ? {} : { name }),
     ...(city === null && state === null && postalCode === null ? {} : { address: [address] }),
     endpoint: endpoints,

@@ -4,27 +4,51 @@ import type { DatasetSnapshot } from "../../directory/snapshot";
 import { absoluteKey, dataResponse, FHIR_CONTENT_TYPE } from "../http/answers";
 import { contextOf, headersFor, headerTemplate } from "../http/request-context";
 import { targetOf } from "../http/request-target";
+import { NOT_MODIFIED } from "../http/schemas";
 import { searchBundle } from "./bundle";
 import { capabilityStatement, ownSearchParameter } from "./capability";
 import { type FhirIndex, fhirIndexOf } from "./fhir-index";
+import { checkAccept, checkFormat, formatInQuery } from "./negotiate";
 import { FhirError, notFound, operationOutcome } from "./outcome";
 import { endpointResource, organizationResource } from "./resources";
 import {
   FhirResource,
   FormatQuery,
-  FormBody,
   OperationOutcome,
   ReadParams,
   SearchsetBundle,
+  searchForm,
   searchQuery,
   TypeIdParams,
   TypeParams,
 } from "./schemas";
-import { checkFormat, pairsOf, parseSearch, type ResourceType } from "./search-params";
+import { pairsOf, parseSearch, type ResourceType } from "./search-params";
 import { runSearch } from "./service";
 
 const OUTCOME = headerTemplate({ "content-type": FHIR_CONTENT_TYPE });
-const ERRORS = { 400: OperationOutcome, 404: OperationOutcome, 406: OperationOutcome, 410: OperationOutcome };
+/**
+ * What every /fhir operation may answer besides its 200: a bad request, an unknown API key,
+ * another method, no acceptable format, an expired page link, the rate limit, a fault (the
+ * OpenAPI document describes each, src/server/docs/openapi.ts). Reads add 404; POSTs 413.
+ */
+const ERRORS = {
+  400: OperationOutcome,
+  401: OperationOutcome,
+  405: OperationOutcome,
+  406: OperationOutcome,
+  410: OperationOutcome,
+  429: OperationOutcome,
+  500: OperationOutcome,
+};
+const READ_ERRORS = { ...ERRORS, 404: OperationOutcome };
+const POST_ERRORS = { ...ERRORS, 413: OperationOutcome };
+/** A GET answers 304 to a matching If-None-Match. */
+const CONDITIONAL = { 304: NOT_MODIFIED };
+/**
+ * The catch-alls for types not served never succeed: every answer is an OperationOutcome (the
+ * document's `default`, since OpenAPI wants a success or a default).
+ */
+const REFUSALS = { ...READ_ERRORS, default: OperationOutcome };
 const TAGS = ["FHIR"];
 
 /** What a handler knows about the request: the FHIR index of the served version, and the absolute base `<origin>/fhir`. */
@@ -80,6 +104,10 @@ function answerFrom(
     return build({ index, base: `${origin}/fhir`, pairs, strict });
   };
   try {
+    checkAccept(
+      request,
+      formatInQuery(request.url) || form.some(([name, value]) => name === "_format" && value !== ""),
+    );
     return dataResponse(request, snapshot, body, { family: "fhir", keep: get && keep && !strict });
   } catch (error) {
     if (!(error instanceof FhirError)) throw error;
@@ -93,8 +121,9 @@ function answerFrom(
 /** Reads and metadata take `_format` only; other parameters are ignored unless strict. */
 function checkPlain({ pairs, strict }: Context) {
   for (const [name, value] of pairs) {
-    if (name === "_format") checkFormat(value);
-    else if (strict && value !== "") throw new FhirError(400, "not-supported", `${name}: unknown parameter`);
+    if (name === "_format") {
+      if (value !== "") checkFormat(value);
+    } else if (strict && value !== "") throw new FhirError(400, "not-supported", `${name}: unknown parameter`);
   }
 }
 
@@ -126,7 +155,9 @@ const searchDetail = (type: ResourceType, method: string) => ({
   summary: `Search ${type} (FHIR R4${method === "POST" ? ", form body" : ""})`,
   description:
     "A searchset Bundle with absolute links and fullUrls. Unknown parameters are ignored (and left out of the self link) unless `Prefer: handling=strict`; bad values are 400, an expired page link 410, each with an OperationOutcome. See docs/api.md, FHIR.",
+  operationId: `search${type}${method === "POST" ? "ByPost" : ""}`,
   tags: TAGS,
+  ...(method === "GET" ? { responses: CONDITIONAL } : {}),
 });
 
 /** Search (GET and POST) and read of one resource type. */
@@ -142,25 +173,30 @@ const resourceRoutes = (directory: Directory, type: ResourceType) =>
       ({ request, body }) =>
         answer(request, directory, search(type), {
           form: Object.entries(body).flatMap(([name, value]) =>
-            (Array.isArray(value) ? value : [value]).map((one): [string, string] => [name, one]),
+            (value === undefined ? [] : Array.isArray(value) ? value : [value]).map((one): [string, string] => [
+              name,
+              one,
+            ]),
           ),
           keep: false,
         }),
       {
         parse: "urlencoded",
-        body: FormBody,
-        response: { 200: SearchsetBundle, ...ERRORS },
+        body: searchForm(type),
+        response: { 200: SearchsetBundle, ...POST_ERRORS },
         detail: searchDetail(type, "POST"),
       },
     )
     .get(`/${type}/:id`, ({ request, params }) => answer(request, directory, read(type, params.id), { keep: false }), {
       params: ReadParams,
       query: FormatQuery,
-      response: { 200: FhirResource, ...ERRORS },
+      response: { 200: FhirResource, ...READ_ERRORS },
       detail: {
         summary: `Read ${type} (FHIR R4)`,
         description: "Unknown ids, and ids of removed entries, are 404 with an OperationOutcome.",
+        operationId: `read${type}`,
         tags: TAGS,
+        responses: CONDITIONAL,
       },
     });
 
@@ -183,7 +219,9 @@ export const fhirRoutes = (directory: Directory, software: { name: string; versi
         detail: {
           summary: "FHIR CapabilityStatement",
           description: "What /fhir serves: kind instance, FHIR 4.0.1, JSON.",
+          operationId: "fhirCapabilities",
           tags: TAGS,
+          responses: CONDITIONAL,
         },
       },
     );
@@ -200,24 +238,37 @@ export const fhirRoutes = (directory: Directory, software: { name: string; versi
       {
         params: ReadParams,
         query: FormatQuery,
-        response: { 200: FhirResource, ...ERRORS },
-        detail: { summary: "Read one of our own SearchParameters", tags: TAGS },
+        response: { 200: FhirResource, ...READ_ERRORS },
+        detail: {
+          summary: "Read one of our own SearchParameters",
+          operationId: "readSearchParameter",
+          tags: TAGS,
+          responses: CONDITIONAL,
+        },
       },
     )
     .get("/:type", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
       params: TypeParams,
-      response: { 404: OperationOutcome },
-      detail: { summary: "Any other resource type: 404 OperationOutcome", tags: TAGS },
+      response: REFUSALS,
+      detail: {
+        summary: "Any other resource type: 404 OperationOutcome",
+        description:
+          "This server serves Endpoint and Organization only (see /fhir/metadata): a search of any other type, by GET or by `POST /fhir/{type}/_search`, is a 404 OperationOutcome (`not-found`).",
+        operationId: "searchOtherType",
+        tags: TAGS,
+      },
     })
     .post("/:type/_search", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
       params: TypeParams,
       parse: "none",
-      response: { 404: OperationOutcome },
-      detail: { summary: "Any other resource type: 404 OperationOutcome", tags: TAGS },
+      response: REFUSALS,
+      // Left out of the document: beside /fhir/Endpoint/{id} its path would be ambiguous (OpenAPI
+      // tools cannot tell them apart); GET /fhir/{type} says it is answered the same.
+      detail: { hide: true },
     })
     .get("/:type/:id", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
       params: TypeIdParams,
-      response: { 404: OperationOutcome },
-      detail: { summary: "Any other resource type: 404 OperationOutcome", tags: TAGS },
+      response: REFUSALS,
+      detail: { summary: "Any other resource type: 404 OperationOutcome", operationId: "readOtherType", tags: TAGS },
     });
 };

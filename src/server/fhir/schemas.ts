@@ -1,5 +1,8 @@
 import { t } from "elysia";
+import { DOCUMENTED_AS } from "../http/schemas";
 import { DEFAULT_COUNT, INCLUDES, MAX_COUNT, type ResourceType, SEARCH_PARAMETERS } from "./search-params";
+
+/** The media type of every /fhir answer (sent with `; fhirVersion=4.0`). */
 
 const Resource = (description: string, example: Record<string, unknown>) =>
   t.Object(
@@ -66,38 +69,67 @@ const TYPE = t.String({ description: "A resource type this server does not serve
 export const TypeParams = t.Object({ type: TYPE });
 export const TypeIdParams = t.Object({ type: TYPE, id: t.String() });
 
-const optionalText = (description: string) => t.Optional(t.String({ description }));
+const FORMAT_RULE =
+  "json, application/json or application/fhir+json (anything else: 406). Overrides Accept; without it, an Accept allowing no FHIR JSON (application/fhir+json, application/json, */*) is 406 too.";
 
-/** The query of a search: its own parameters (src/server/fhir/search-params.ts) and the result parameters; others are ignored. */
+const optionalText = (description: string) => t.Optional(t.String({ description }));
+/** A whole number the route reads as text (a bad one is its own 400 OperationOutcome), documented as an integer. */
+const optionalCount = (description: string) =>
+  t.Optional(t.String({ description, [DOCUMENTED_AS]: { type: "integer", minimum: 0 } }));
+
+/** The parameters of a search (src/server/fhir/search-params.ts): `count` makes the whole numbers, `text` the others. */
+const searchParameters = <T>(
+  type: ResourceType,
+  text: (description: string) => T,
+  count: (description: string) => T,
+): Record<string, T> => ({
+  ...Object.fromEntries(
+    Object.entries(SEARCH_PARAMETERS[type]).map(([name, parameter]) => [name, text(parameter.documentation)]),
+  ),
+  _include: text(`Supported: ${INCLUDES[type].include.join(", ")}.`),
+  ...(INCLUDES[type].revinclude.length === 0
+    ? {}
+    : { _revinclude: text(`Supported: ${INCLUDES[type].revinclude.join(", ")}.`) }),
+  _count: count(
+    `Page size: default ${DEFAULT_COUNT}, at most ${MAX_COUNT} (a larger one is lowered); 0: only the total.`,
+  ),
+  _total: text("none, estimate or accurate (both exact)."),
+  _summary: text("count or false."),
+  _format: text(FORMAT_RULE),
+  _offset: count("Set by page links: the position of the page's first match."),
+  _snapshot: count("Set by page links: the dataset version they were made for (another: 410)."),
+});
+
+/** The query of a search: its own parameters and the result parameters; others are ignored. */
 export const searchQuery = (type: ResourceType) =>
-  t.Object(
-    {
-      ...Object.fromEntries(
-        Object.entries(SEARCH_PARAMETERS[type]).map(([name, parameter]) => [
-          name,
-          optionalText(parameter.documentation),
-        ]),
-      ),
-      _include: optionalText(`Supported: ${INCLUDES[type].include.join(", ")}.`),
-      ...(INCLUDES[type].revinclude.length === 0
-        ? {}
-        : { _revinclude: optionalText(`Supported: ${INCLUDES[type].revinclude.join(", ")}.`) }),
-      _count: optionalText(`Page size: default ${DEFAULT_COUNT}, at most ${MAX_COUNT}; 0: only the total.`),
-      _total: optionalText("none, estimate or accurate (both exact)."),
-      _summary: optionalText("count or false."),
-      _format: optionalText("json or application/fhir+json (anything else: 406)."),
-      _offset: optionalText("Set by page links: the position of the page's first match."),
-      _snapshot: optionalText("Set by page links: the dataset version they were made for (another: 410)."),
-    },
-    { additionalProperties: true },
+  t.Object(searchParameters(type, optionalText, optionalCount), { additionalProperties: true });
+
+export const FormatQuery = t.Object({ _format: optionalText(FORMAT_RULE) }, { additionalProperties: true });
+
+/** A form field: given once, a string; given twice, both. */
+const formValue = (description: string, documented?: object) =>
+  t.Optional(
+    t.Union([t.String(), t.Array(t.String())], {
+      description,
+      ...(documented === undefined ? {} : { [DOCUMENTED_AS]: documented }),
+    }),
   );
 
-export const FormatQuery = t.Object(
-  { _format: optionalText("json or application/fhir+json (anything else: 406).") },
-  { additionalProperties: true },
-);
-
-export const FormBody = t.Record(t.String(), t.Union([t.String(), t.Array(t.String())]), {
-  description:
-    "Search parameters as an application/x-www-form-urlencoded body, combined with those of the URL (a name given twice is two parameters).",
-});
+/**
+ * The form body of a search by POST: the parameters of the GET's query, combined with those of
+ * the URL (a name given twice is two parameters); any other name is ignored as in the URL.
+ */
+export const searchForm = (type: ResourceType) =>
+  t.Object(
+    searchParameters(
+      type,
+      (description) => formValue(description),
+      (description) => formValue(description, { type: "integer", minimum: 0 }),
+    ),
+    {
+      additionalProperties: true,
+      description:
+        "Search parameters as an application/x-www-form-urlencoded body, combined with those of the URL (a name given twice is two parameters).",
+      examples: [type === "Organization" ? { "address-state": "OH", _count: 2 } : { status: "active", _count: 2 }],
+    },
+  );

@@ -1,5 +1,6 @@
 import { parseDateValue } from "./date-search";
-import { FhirError, invalid, notSupported } from "./outcome";
+import { checkFormat } from "./negotiate";
+import { invalid, notSupported } from "./outcome";
 
 export const RESOURCE_TYPES = ["Endpoint", "Organization"] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
@@ -87,8 +88,6 @@ export const INCLUDES: Record<ResourceType, { include: string[]; revinclude: str
 export const DEFAULT_COUNT = 25;
 export const MAX_COUNT = 500;
 
-const JSON_FORMATS = new Set(["json", "application/json", "application/fhir+json"]);
-
 export interface Criterion {
   name: string;
   modifier: string | null;
@@ -134,14 +133,6 @@ const wholeNumber = (name: string, value: string) => {
   if (!/^\d{1,9}$/.test(value)) throw invalid(`${name}: must be a whole number, not "${value.slice(0, 64)}"`);
   return Number(value);
 };
-
-/** Checks `_format` (also on reads and metadata): JSON only, else 406. */
-export function checkFormat(value: string | undefined) {
-  if (value === undefined) return;
-  const base = value.split(";")[0]!.trim().toLowerCase();
-  if (!JSON_FORMATS.has(base))
-    throw new FhirError(406, "not-supported", `_format: only JSON is served (json or application/fhir+json)`);
-}
 
 /**
  * Reads a search's parameters (`pairs`: the URL's query and a POSTed form body, in order).

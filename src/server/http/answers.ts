@@ -46,7 +46,8 @@ const REVALIDATED = {
   vary: "Accept-Encoding, Authorization, X-API-Key",
 };
 export const DATASET_ANSWER_HEADERS = headerTemplate(REVALIDATED);
-export const FHIR_CONTENT_TYPE = "application/fhir+json; fhirVersion=4.0";
+export const FHIR_MEDIA_TYPE = "application/fhir+json";
+export const FHIR_CONTENT_TYPE = `${FHIR_MEDIA_TYPE}; fhirVersion=4.0`;
 
 /** Path and query as the request line has them. */
 const requestTarget = (request: Request) => contextOf(request)?.target ?? targetOf(request.url);

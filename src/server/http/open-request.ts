@@ -5,8 +5,14 @@ import { pathOf, targetOf } from "./request-target";
 import type { RouteTable } from "./route-table";
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/**
+ * The request headers a script on another origin may send: credentials, conditional requests,
+ * its request id, FHIR's `Prefer: handling=strict` and `Cache-Control` (a FHIR client's
+ * `no-cache`). Any other header makes a browser refuse the request before it is sent.
+ */
 const PREFLIGHT = headerTemplate({
-  "access-control-allow-headers": "Authorization, X-API-Key, If-None-Match, X-Request-Id",
+  "access-control-allow-headers":
+    "Authorization, X-API-Key, If-None-Match, If-Modified-Since, X-Request-Id, Prefer, Cache-Control",
   "access-control-max-age": "86400",
 });
 

@@ -1,6 +1,13 @@
 import { t } from "elysia";
 import { ERROR_CODES } from "./api-error";
 
+/**
+ * A parameter schema's option naming what the OpenAPI document shows instead of the schema
+ * itself: for a value a route reads as text (so that a bad one gets the route's own error, such
+ * as FHIR's OperationOutcome) but clients send as another type (FHIR's `_count`, an integer).
+ */
+export const DOCUMENTED_AS = "x-documented-as";
+
 export const ErrorEnvelope = t.Object(
   {
     success: t.Literal(false),

@@ -38,7 +38,7 @@ export function pageHtml({ script, stylesheet }: PageAssets): string {
 <div class="field"><label for="f-vendor">Vendor</label><select id="f-vendor" name="vendor"><option value="">Any vendor</option></select></div>
 <div class="field"><label for="f-state">State</label><select id="f-state" name="state"><option value="">Any state</option></select></div>
 <div class="field"><label for="f-fhirVersion">FHIR version</label><select id="f-fhirVersion" name="fhirVersion"><option value="">Any version</option></select></div>
-<div class="field"><label for="f-access">Audience</label><select id="f-access" name="access"><option value="">Patients or providers</option><option value="patient">Patients</option><option value="provider">Providers</option></select></div>
+<div class="field"><label for="f-access">Audience</label><select id="f-access" name="access"><option value="">Any audience</option><option value="patient">Patients</option><option value="provider">Providers</option></select></div>
 <div class="field"><label for="f-smartSupported">SMART on FHIR</label><select id="f-smartSupported" name="smartSupported"><option value="">Either</option><option value="true">Supported</option><option value="false">Not supported</option></select></div>
 <div class="field"><label for="f-hasResource">Resources, all of</label><input id="f-hasResource" name="hasResource" type="text" autocomplete="off" spellcheck="false" placeholder="Patient, Observation" aria-describedby="f-hasResource-hint"><small id="f-hasResource-hint">Comma-separated FHIR types</small></div>
 </div>

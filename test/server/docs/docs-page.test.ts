@@ -15,6 +15,7 @@ const SCREENSHOT = join(ARTIFACTS, "docs-page.png");
 const runs = chromiumRuns;
 
 const EXPECTED_OPERATIONS = [
+  "GET /api/v1/brands",
   "GET /api/v1/changes",
   "GET /api/v1/endpoints",
   "GET /api/v1/endpoints/{id}",
@@ -34,7 +35,6 @@ const EXPECTED_OPERATIONS = [
   "GET /fhir/Organization/{id}",
   "GET /fhir/SearchParameter/{id}",
   "GET /fhir/{type}",
-  "POST /fhir/{type}/_search",
   "GET /fhir/{type}/{id}",
 ].sort();
 

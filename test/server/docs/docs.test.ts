@@ -9,6 +9,7 @@ describe("API documentation", () => {
     expect(status).toBe(200);
     expect(body.info.title).toBe("Endpoint Directory API");
     expect(Object.keys(body.paths).sort()).toEqual([
+      "/api/v1/brands",
       "/api/v1/changes",
       "/api/v1/endpoints",
       "/api/v1/endpoints/{id}",
@@ -27,7 +28,6 @@ describe("API documentation", () => {
       "/fhir/SearchParameter/{id}",
       "/fhir/metadata",
       "/fhir/{type}",
-      "/fhir/{type}/_search",
       "/fhir/{type}/{id}",
       "/health",
     ]);

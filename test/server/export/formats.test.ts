@@ -194,9 +194,9 @@ describe("download headers and caching", () => {
 
 describe("validation", () => {
   const cases: [string, string][] = [
-    ["", "format: must be csv, ndjson or fhir"],
-    ["format=xml", "format: must be csv, ndjson or fhir"],
-    ["format=CSV", "format: must be csv, ndjson or fhir"],
+    ["", "format: must be csv, ndjson, fhir or brands"],
+    ["format=xml", "format: must be csv, ndjson, fhir or brands"],
+    ["format=CSV", "format: must be csv, ndjson, fhir or brands"],
     ["format=csv&page=2", "page: the export has no pages; it returns every matching entry"],
     ["format=csv&limit=100", "limit: the export has no pages; it returns every matching entry"],
     ["format=csv&colour=blue", "colour: unknown parameter"],

@@ -11,6 +11,7 @@ import {
   FHIR_VERSION_CODE,
   FHIR_VERSION_EXTENSION,
   NPI_SYSTEM,
+  ORGANIZATION_ID_SYSTEM,
   PAYLOAD_TYPE,
 } from "../../../src/server/export/formats/fhir";
 
@@ -49,6 +50,8 @@ function developerJson(origin: string, record: EndpointRecord): string {
 function organizationJson(origin: string, { id, record, endpointIds }: Organization): string {
   let json = `{"fullUrl":"${origin}/fhir/Organization/${id}","resource":{"resourceType":"Organization","id":"${id}"`;
   if (record.npi !== null) json += `,"identifier":[{"system":"${NPI_SYSTEM}","value":"${record.npi}"}]`;
+  else if (record.organizationName === null)
+    json += `,"identifier":[{"system":"${ORGANIZATION_ID_SYSTEM}","value":"${id}"}]`;
   if (record.organizationName !== null) json += `,"name":${JSON.stringify(record.organizationName)}`;
   const address: string[] = [];
   if (record.city !== null) address.push(`"city":${JSON.stringify(record.city)}`);

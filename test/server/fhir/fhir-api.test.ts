@@ -114,7 +114,7 @@ const organizationKey = (o: Resource) => {
   const address = (o.address as { city?: string; state?: string; postalCode?: string }[] | undefined)?.[0];
   return JSON.stringify([
     o.name ?? null,
-    o.identifier?.[0]?.value ?? null,
+    o.identifier?.find((identifier) => identifier.system === NPI_SYSTEM)?.value ?? null,
     address?.city ?? null,
     address?.state ?? null,
     address?.postalCode ?? null,

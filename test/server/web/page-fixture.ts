@@ -1,3 +1,4 @@
+import type { Page } from "playwright-core";
 import type { Db } from "../../../src/db/client";
 import { ENTRIES, PROBES, VENDORS } from "../../support/fixture";
 import { type SeedEntry, seedDatabase } from "../../support/seed";
@@ -42,4 +43,11 @@ export function pageFixtureDb(): Db {
     probes: PROBES,
     at: "2026-11-21T09:00:00.000Z",
   });
+}
+
+/** Waits until the page has shown the answer to its latest request. */
+export async function settled(page: Page) {
+  // A locator, not waitForFunction: the page's CSP forbids the eval that a string predicate needs.
+  await page.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
+  await page.waitForLoadState("networkidle");
 }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { ARTIFACTS, chromiumRuns, launchChromium } from "../../support/chromium";
 import { type ServerProcess, startServer } from "../../support/server-process";
-import { HOSTILE_NAME, pageFixtureDb } from "./page-fixture";
+import { HOSTILE_NAME, pageFixtureDb, settled as pageSettled } from "./page-fixture";
 
 /**
  * The search page in headless Chromium (Debian's, driven by playwright-core), against real
@@ -73,11 +73,7 @@ const current = () => {
 };
 
 /** Waits until the page has shown the answer to its latest request. */
-async function settled(p = current()) {
-  // A locator, not waitForFunction: the page's CSP forbids the eval that a string predicate needs.
-  await p.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
-  await p.waitForLoadState("networkidle");
-}
+const settled = (p = current()) => pageSettled(p);
 
 const shownNames = (p = current()) => p.locator("#list .org").allTextContents();
 const query = (p = current()) => new URL(p.url()).searchParams;

@@ -6,6 +6,14 @@ import type { ExportWriter } from "./writer";
 
 export const NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi";
 const IDENTIFIER = `,"identifier":[{"system":"${NPI_SYSTEM}","value":"`;
+/**
+ * The identifier system of our own Organization identifiers (docs/api.md, "Export"): given to an
+ * organization published with neither name nor NPI, its value the Organization's id, so that
+ * every Organization meets FHIR's invariant org-1 (a name or an identifier).
+ */
+export const ORGANIZATION_ID_SYSTEM =
+  "https://github.com/endpoint-directory/endpoint-directory/blob/main/docs/api.md#organization-identifier";
+const OWN_IDENTIFIER = `,"identifier":[{"system":"${ORGANIZATION_ID_SYSTEM}","value":"`;
 export const FHIR_VERSION_EXTENSION = "http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version";
 /**
  * Our own extension (docs/api.md, "FHIR version basis"), beside `endpoint-fhir-version`: how that
@@ -43,6 +51,18 @@ export const CONNECTION_TYPE =
   '{"system":"http://terminology.hl7.org/CodeSystem/endpoint-connection-type","code":"hl7-fhir-rest"}';
 export const PAYLOAD_TYPE =
   '[{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/endpoint-payload-type","code":"any","display":"Any"}]}]';
+/** The payloadType a User-access Endpoint has (SMART App Launch 2.2 fixes the code `none`). */
+const BRANDS_PAYLOAD_TYPE =
+  '[{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/endpoint-payload-type","code":"none","display":"None"}]}]';
+
+/**
+ * What the SMART App Launch 2.2 User-access Brands Bundle needs beyond the export
+ * (docs/api.md, "Brands bundle"): each developer's page for app developers (its endpointListUrl),
+ * given as the developer's `telecom` and each of its Endpoints' `contact`.
+ */
+export interface BrandsOptions {
+  developerPages: ReadonlyMap<string, string>;
+}
 
 /** Written for a null member of an organization's key: neither it nor NUL occurs in a published name or place. */
 const NULL_PART = "\u0001";
@@ -130,17 +150,28 @@ export function writeOrganizationKey(key: ByteBuffer, { columns: c, strings: s }
  * the same entries (same ids). Resource ids are SHA-256 hashes: of the URL for an Endpoint, of
  * the organization's key for an Organization (stable across dataset versions).
  *
+ * With `brands`, the same Bundle as a SMART App Launch 2.2 User-access Brands Bundle: `meta`
+ * and `timestamp` always; only Endpoints of a known FHIR version (the profile requires
+ * `endpoint-fhir-version`), with `payloadType` `none` and the developer's page as `contact`;
+ * only organizations with a name (a brand's name is required) and an Endpoint left; the
+ * developer with its page as `telecom`.
+ *
  * Streaming: the entries of one organization are adjacent in list order up to other
  * organizations of the same vendor and (case-insensitive) name, so organizations are collected
- * per such run and written when it ends; the URLs already written are one bit each.
+ * per such run and written when it ends; the URLs already seen, and those whose Endpoint was
+ * written, are one bit each.
  */
 export function fhirWriter(
   { data, vendorNames }: RecordSource,
   timestamp: string | null,
   origin: string,
+  brands: BrandsOptions | null = null,
 ): ExportWriter {
   const { columns: c, strings: s } = data;
   const written = new Uint8Array((s.urls.length >> 3) + 1);
+  /** URLs whose Endpoint is in the Bundle (all seen ones, except unknown versions under `brands`). */
+  const included = brands === null ? written : new Uint8Array((s.urls.length >> 3) + 1);
+  const isIncluded = (url: number) => (included[url >> 3]! & (1 << (url & 7))) !== 0;
   const hash = new Uint8Array(32);
   const endpointId = (out: ByteBuffer, urlIndex: number) => {
     Bun.SHA256.hash(s.urls[urlIndex]!, hash);
@@ -153,13 +184,20 @@ export function fhirWriter(
   // Per vendor: its developer Organization (written before the vendor's first Endpoint) and the
   // end of each of its Endpoints, which names the developer as managingOrganization.
   const developerWritten = new Uint8Array(s.vendorIds.length);
-  const developers = s.vendorIds.map(
-    (vendorId) =>
-      `${organizationUrl}developer-${vendorId}","resource":{"resourceType":"Organization","id":"developer-${vendorId}","name":${JSON.stringify(vendorNames.get(vendorId) ?? vendorId)}}}`,
-  );
-  const managing = s.vendorIds.map(
-    (vendorId) => `,"managingOrganization":{"reference":"Organization/developer-${vendorId}"}}}`,
-  );
+  const page = (vendorId: string) => {
+    const url = brands?.developerPages.get(vendorId);
+    return url === undefined ? null : `[{"system":"url","value":${JSON.stringify(url)}}]`;
+  };
+  const developers = s.vendorIds.map((vendorId) => {
+    const telecom = page(vendorId);
+    return `${organizationUrl}developer-${vendorId}","resource":{"resourceType":"Organization","id":"developer-${vendorId}","name":${JSON.stringify(vendorNames.get(vendorId) ?? vendorId)}${telecom === null ? "" : `,"telecom":${telecom}`}}}`;
+  });
+  const managing = s.vendorIds.map((vendorId) => {
+    const contact = page(vendorId);
+    return `${contact === null ? "" : `,"contact":${contact}`},"managingOrganization":{"reference":"Organization/developer-${vendorId}"}}}`;
+  });
+  // A brands bundle publishes only Endpoints of a known version (the profile requires the extension).
+  const versionKnown = s.fhirVersions.map((version) => FHIR_VERSION_CODE[version as FhirVersion] !== null);
   // Per status and version: the Endpoint's members between its id and its address.
   const statuses = s.statuses.map((status) => FHIR_ENDPOINT_STATUS[status as EndpointStatus]);
   const middles = s.fhirVersions.map((version) =>
@@ -167,7 +205,7 @@ export function fhirWriter(
       const extension = versionExtensions(version as FhirVersion, basis);
       return encodeTable(statuses, (out, status) =>
         out.ascii(
-          `",${extension}"status":"${status}","connectionType":${CONNECTION_TYPE},"payloadType":${PAYLOAD_TYPE},"address":`,
+          `",${extension}"status":"${status}","connectionType":${CONNECTION_TYPE},"payloadType":${brands === null ? PAYLOAD_TYPE : BRANDS_PAYLOAD_TYPE},"address":`,
         ),
       );
     }),
@@ -265,7 +303,16 @@ export function fhirWriter(
     return true;
   };
 
+  /** Whether organization k is in the Bundle: always, except under `brands` one without name or Endpoint. */
+  const organizationIncluded = (k: number) => {
+    if (brands === null) return true;
+    if (c.organizationName[ordinals[k]!]! < 0) return false;
+    for (let u = firstUrl[k]!; u !== -1; u = nextPool[u]!) if (isIncluded(urlPool[u]!)) return true;
+    return false;
+  };
+
   const writeOrganization = (out: ByteBuffer, k: number) => {
+    if (!organizationIncluded(k)) return;
     const o = ordinals[k]!;
     item(out);
     out.ascii(organizationUrl);
@@ -274,12 +321,16 @@ export function fhirWriter(
     out.hex(hash, 0, 32);
     out.ascii('"');
     const npi = c.npi[o]!;
+    const name = lookup(s.organizationNames, c.organizationName[o]!);
     if (npi !== 0) {
       out.ascii(IDENTIFIER);
       out.integer(npi);
       out.ascii('"}]');
+    } else if (name === null) {
+      out.ascii(OWN_IDENTIFIER);
+      out.hex(hash, 0, 32);
+      out.ascii('"}]');
     }
-    const name = lookup(s.organizationNames, c.organizationName[o]!);
     if (name !== null) {
       out.ascii(',"name":');
       out.json(name);
@@ -294,8 +345,11 @@ export function fhirWriter(
       out.ascii("}]");
     }
     out.ascii(',"endpoint":[');
+    let firstReference = true;
     for (let u = firstUrl[k]!; u !== -1; u = nextPool[u]!) {
-      out.ascii(u === firstUrl[k] ? '{"reference":"Endpoint/' : ',{"reference":"Endpoint/');
+      if (!isIncluded(urlPool[u]!)) continue;
+      out.ascii(firstReference ? '{"reference":"Endpoint/' : ',{"reference":"Endpoint/');
+      firstReference = false;
       endpointId(out, urlPool[u]!);
       out.ascii('"}');
     }
@@ -317,6 +371,8 @@ export function fhirWriter(
     const vendor = c.vendor[o]!;
     if ((written[url >> 3]! & (1 << (url & 7))) === 0) {
       written[url >> 3]! |= 1 << (url & 7);
+      if (brands !== null && !versionKnown[c.fhirVersion[o]!]) return organizationOf(out, o, url, vendor);
+      included[url >> 3]! |= 1 << (url & 7);
       if (developerWritten[vendor] === 0) {
         developerWritten[vendor] = 1;
         item(out);
@@ -331,6 +387,11 @@ export function fhirWriter(
       out.json(s.urls[url]!);
       out.utf8(managing[vendor]!);
     }
+    organizationOf(out, o, url, vendor);
+  };
+
+  /** Adds entry o's URL to its organization in the current run (a new run when the vendor or name changes). */
+  const organizationOf = (out: ByteBuffer, o: number, url: number, vendor: number) => {
     const name = c.organizationName[o]!;
     // A new run: another vendor, or a name that differs from the run's first beyond letter case.
     if (vendor !== runVendor || !sameName(name, runName)) {
@@ -357,10 +418,17 @@ export function fhirWriter(
   };
 
   return {
-    begin: (out) =>
-      out.utf8(
-        `{"resourceType":"Bundle","type":"collection"${timestamp === null ? "" : `,"timestamp":"${timestamp}"`}`,
-      ),
+    begin: (out) => {
+      if (brands === null)
+        out.utf8(
+          `{"resourceType":"Bundle","type":"collection"${timestamp === null ? "" : `,"timestamp":"${timestamp}"`}`,
+        );
+      else {
+        // The profile requires both; an empty dataset, never refreshed, is as of the epoch.
+        const at = timestamp ?? new Date(0).toISOString();
+        out.utf8(`{"resourceType":"Bundle","meta":{"lastUpdated":"${at}"},"type":"collection","timestamp":"${at}"`);
+      }
+    },
     write(ordinals, from, to, out) {
       for (let i = from; i < to; i++) entry(out, ordinals[i]!);
     },

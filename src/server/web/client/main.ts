@@ -190,6 +190,9 @@ document.addEventListener("click", (event) => {
   event.preventDefault();
   if (link.getAttribute("data-nav") === "back" && history.state?.fromResults) return history.back();
   const next = parseState(new URL(link.getAttribute("href") ?? "/", location.href).search);
+  // Coming back to these results (Back), focus returns to the row one opened.
+  const row = link.getAttribute("data-id");
+  if (row !== null) history.replaceState({ ...history.state, row }, "", location.href);
   writeForm(next.filters);
   go(next, next.id !== null ? "detail" : "push", true);
 });
@@ -198,7 +201,7 @@ window.addEventListener("popstate", () => {
   clearTimeout(typingTimer);
   state = parseState(location.search);
   writeForm(state.filters);
-  void render(true);
+  void render(true, history.state?.row ?? null);
 });
 
 window.addEventListener("online", () => {
@@ -244,7 +247,8 @@ async function copyUrl(button: HTMLButtonElement) {
 let renderCount = 0;
 let inFlight: AbortController | null = null;
 
-async function render(focus = false) {
+/** Shows the current state; `focus` moves focus to what it shows: the row `row` (an entry id) when it is there, else the heading. */
+async function render(focus = false, row: string | null = null) {
   const turn = ++renderCount;
   inFlight?.abort();
   const controller = new AbortController();
@@ -252,13 +256,19 @@ async function render(focus = false) {
   document.title = state.id ? "Endpoint: Endpoint Directory" : "Endpoint Directory: find a FHIR endpoint";
   try {
     if (state.id !== null) await showDetail(state.id, () => turn === renderCount, controller.signal, focus);
-    else await showResults(state, () => turn === renderCount, controller.signal, focus);
+    else await showResults(state, () => turn === renderCount, controller.signal, focus, row);
   } catch (error) {
     if (!controller.signal.aborted) throw error;
   }
 }
 
-async function showResults(current: SearchState, isCurrent: () => boolean, signal: AbortSignal, focus: boolean) {
+async function showResults(
+  current: SearchState,
+  isCurrent: () => boolean,
+  signal: AbortSignal,
+  focus: boolean,
+  row: string | null,
+) {
   detail.hidden = true;
   results.hidden = false;
   results.setAttribute("aria-busy", "true");
@@ -283,7 +293,10 @@ async function showResults(current: SearchState, isCurrent: () => boolean, signa
     ),
   );
   summary.textContent = resultsSummary(current, total, answer.data.length);
-  if (focus) byId("results-heading").focus();
+  if (focus) {
+    const opened = row === null ? null : list.querySelector<HTMLElement>(`a[data-id="${CSS.escape(row)}"]`);
+    (opened ?? byId("results-heading")).focus();
+  }
 }
 
 async function showDetail(id: string, isCurrent: () => boolean, signal: AbortSignal, focus: boolean) {

@@ -121,7 +121,7 @@ export function resultRow(record: EndpointRecord, state: SearchState, basis?: st
       h(
         "h3",
         { class: `org${record.organizationName === null ? " unnamed" : ""}` },
-        h("a", { href: pageUrl({ ...state, id: record.id }), "data-nav": "detail" }, name),
+        h("a", { href: pageUrl({ ...state, id: record.id }), "data-nav": "detail", "data-id": record.id }, name),
       ),
       h("p", { class: "vendor" }, record.vendorName, where ? ` · ${where}` : ""),
     ),
@@ -372,33 +372,56 @@ export interface Bar {
   href?: string;
 }
 
-/** Horizontal bars as inline SVG (attributes only: no inline style, as the page's CSP demands). */
+/**
+ * Horizontal bars as inline SVG (attributes only: no inline style, as the page's CSP demands).
+ * Without links the chart is one image named by its bars. With links (a bar filters the search)
+ * it is a group of them, each named "label: count" (an image cannot hold links: a screen reader
+ * would not reach them, and would read each bar's texts run together).
+ */
 export function barChart(bars: Bar[], name: string): SVGElement {
   const rowHeight = 24;
   const labelWidth = 112;
   const barWidth = 150;
   const width = labelWidth + barWidth + 56;
   const max = Math.max(1, ...bars.map((bar) => bar.value));
+  const linked = bars.some((bar) => bar.href !== undefined);
   const chart = svg("svg", {
     viewBox: `0 0 ${width} ${bars.length * rowHeight}`,
     width: "100%",
-    role: "img",
+    role: linked ? "group" : "img",
     "aria-label": `${name}: ${bars.map((bar) => `${bar.label} ${NUMBER.format(bar.value)}`).join(", ")}`,
     class: "bars",
   });
   bars.forEach((bar, i) => {
     const y = i * rowHeight;
     const length = Math.max(bar.value > 0 ? 2 : 0, Math.round((bar.value / max) * barWidth));
-    const label = bar.label.length > 16 ? `${bar.label.slice(0, 15)}…` : bar.label;
-    const group = svg(
-      "g",
-      {},
-      svg("title", {}, `${bar.label}: ${NUMBER.format(bar.value)}`),
-      svg("text", { x: labelWidth - 6, y: y + 16, "text-anchor": "end", class: "bar-label" }, label),
-      svg("rect", { x: labelWidth, y: y + 4, width: length, height: 16, rx: 2, class: "bar" }),
-      svg("text", { x: labelWidth + length + 5, y: y + 16, class: "bar-value" }, NUMBER.format(bar.value)),
+    const value = NUMBER.format(bar.value);
+    // A long label is squeezed into its room, never cut: what a link shows is what it is named.
+    const long: Record<string, string | number> =
+      bar.label.length > 16 ? { textLength: labelWidth - 10, lengthAdjust: "spacingAndGlyphs" } : {};
+    const label = svg(
+      "text",
+      { x: labelWidth - 6, y: y + 16, "text-anchor": "end", class: "bar-label", ...long },
+      bar.label,
     );
-    chart.appendChild(bar.href ? svg("a", { href: bar.href, "data-nav": "filter" }, group) : group);
+    const shape = svg("rect", { x: labelWidth, y: y + 4, width: length, height: 16, rx: 2, class: "bar" });
+    // The leading space is not drawn (SVG collapses it) but keeps the bar's text "label value", as named.
+    const count = svg("text", { x: labelWidth + length + 5, y: y + 16, class: "bar-value" }, ` ${value}`);
+    const name = `${bar.label} ${value}`;
+    if (bar.href)
+      chart.appendChild(svg("a", { href: bar.href, "data-nav": "filter", "aria-label": name }, label, shape, count));
+    // In a group of links, a bar without one is an image of its own, named like the links.
+    else
+      chart.appendChild(
+        svg(
+          "g",
+          linked ? { role: "img", "aria-label": name } : {},
+          svg("title", {}, `${bar.label}: ${value}`),
+          label,
+          shape,
+          count,
+        ),
+      );
   });
   return chart;
 }

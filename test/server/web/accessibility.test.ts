@@ -1,0 +1,158 @@
+/**
+ * The search page for keyboards and screen readers, in headless Chromium (playwright-core)
+ * against a real server process on 127.0.0.1: axe-core (injected into the page) finds no
+ * violation of any impact on any view at 390, 1280 and 1920 px; every select shows its whole
+ * choice; and the page is used by keyboard alone, focus landing where the reader is (the row one
+ * opened, after Back). Skipped without Chromium, except in CI.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
+import { ARTIFACTS, chromiumRuns, launchChromium } from "../../support/chromium";
+import { type ServerProcess, startServer } from "../../support/server-process";
+import { pageFixtureDb, settled } from "./page-fixture";
+
+const it = chromiumRuns ? test : test.skip;
+const AXE = readFileSync(Bun.resolveSync("axe-core/axe.min.js", import.meta.dir), "utf8");
+const WIDTHS = [390, 1280, 1920];
+
+let server: ServerProcess | undefined;
+let context: BrowserContext | undefined;
+let profileDir: string | undefined;
+let page: Page | undefined;
+let base = "";
+
+beforeAll(async () => {
+  if (!chromiumRuns) return;
+  const db = pageFixtureDb();
+  db.sqlite.close();
+  server = await startServer({ DATABASE_PATH: db.path, RATE_LIMIT_MAX: "0" });
+  base = new URL(server.baseUrl).origin;
+  ({ context, profileDir } = await launchChromium("accessibility", { width: 1280, height: 900 }));
+  await context.route("**", (route) =>
+    new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : route.abort("blockedbyclient"),
+  );
+  page = context.pages()[0] ?? (await context.newPage());
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close().catch(() => {});
+  await server?.stop();
+  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+});
+
+const current = () => {
+  if (!page) throw new Error("the browser did not start");
+  return page;
+};
+
+interface Violation {
+  id: string;
+  impact: string;
+  nodes: string[];
+}
+
+/** axe-core's violations on the page as it is now (every rule, every impact). */
+async function axeViolations(p = current()): Promise<Violation[]> {
+  // Injected through the DevTools protocol: the page's CSP allows no script of ours.
+  if (!(await p.evaluate("typeof window.axe !== 'undefined'"))) await p.evaluate(AXE);
+  return p.evaluate<Violation[]>(`axe.run(document, { resultTypes: ["violations"] }).then((result) =>
+    result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(" ")) })))`);
+}
+
+/** The selects whose chosen option is wider than the box shows (text width by the select's own font). */
+async function cutSelects(p = current()): Promise<string[]> {
+  return p.evaluate<string[]>(`(() => {
+    const context = document.createElement("canvas").getContext("2d");
+    return [...document.querySelectorAll("select")].filter((select) => {
+      const style = getComputedStyle(select);
+      if (select.offsetParent === null) return false;
+      context.font = style.font;
+      const text = select.options[select.selectedIndex]?.text ?? "";
+      // The arrow takes about 20 px beside the padding.
+      const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+      return context.measureText(text).width > room;
+    }).map((select) => select.id + ": " + select.options[select.selectedIndex]?.text + " in " + select.clientWidth + " px");
+  })()`);
+}
+
+/** The views a reader meets: results, a search with no match, a page past the last, an endpoint's detail. */
+async function views(): Promise<string[]> {
+  const list = (await (await fetch(`${base}/api/v1/endpoints?vendor=epic&limit=1`)).json()) as {
+    data: { id: string }[];
+  };
+  return ["/", "/?query=zzzz-nothing", "/?page=9", "/?state=OH&fhirVersion=R4&page=2", `/?id=${list.data[0]!.id}`];
+}
+
+describe("the search page for keyboards and screen readers", () => {
+  it("axe-core finds no violation on any view at 390, 1280 and 1920 px, and no select cuts its choice", async () => {
+    const p = current();
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const found: Record<string, unknown> = {};
+    for (const width of WIDTHS) {
+      await p.setViewportSize({ width, height: 900 });
+      for (const path of await views()) {
+        await p.goto(`${base}${path}`, { waitUntil: "load" });
+        await settled(p);
+        if (path.includes("id=")) await p.locator("#detail-heading").waitFor();
+        await p.locator("#overview-summary", { hasText: "endpoints from" }).waitFor();
+        const violations = await axeViolations(p);
+        const cut = await cutSelects(p);
+        if (violations.length > 0 || cut.length > 0) found[`${width} ${path}`] = { violations, cut };
+        if (path === "/") await p.screenshot({ path: join(ARTIFACTS, `accessibility-${width}.png`), fullPage: true });
+      }
+    }
+    expect(found).toEqual({});
+  }, 120_000);
+
+  it("a keyboard alone searches, filters, opens an endpoint and comes back to the row it opened", async () => {
+    const p = current();
+    await p.setViewportSize({ width: 1280, height: 900 });
+    await p.goto(`${base}/`, { waitUntil: "load" });
+    await settled(p);
+    const focused = () =>
+      p.evaluate<string>(
+        `(() => { const e = document.activeElement; return e ? e.tagName + "#" + e.id + " " + (e.getAttribute("data-id") ?? "") + " " + (e.textContent ?? "").trim().slice(0, 40) : ""; })()`,
+      );
+    // The first Tab reaches the skip link; following it lands on the results heading.
+    await p.keyboard.press("Tab");
+    expect(await focused()).toContain("Skip to results");
+    await p.keyboard.press("Enter");
+    expect(await focused()).toStartWith("H2#results-heading");
+    // Type a name into the search box and submit it with Enter.
+    await p.locator("#f-query").focus();
+    await p.keyboard.type("mercy");
+    await p.keyboard.press("Enter");
+    await p.waitForURL(/query=mercy/);
+    await settled(p);
+    expect(await p.locator("#summary").textContent()).toStartWith("30 endpoints match");
+    // Choose an audience with the arrow keys: the search follows.
+    await p.locator("#f-access").focus();
+    await p.keyboard.press("ArrowDown");
+    await p.waitForURL(/access=patient/);
+    await settled(p);
+    // Tab from the form's last button into the results, to the second row's link, and open it.
+    await p.locator("#clear").focus();
+    const second = await p.locator("#list a[data-id]").nth(1).getAttribute("data-id");
+    for (let i = 0; i < 60 && !(await focused()).includes(second!); i++) await p.keyboard.press("Tab");
+    expect(await focused()).toContain(second!);
+    await p.keyboard.press("Enter");
+    await p.waitForURL(new RegExp(`id=${second}`));
+    await p.locator("#detail-heading").waitFor();
+    expect(await focused()).toStartWith("H2#detail-heading");
+    // Back by the page's own link (Shift+Tab from the heading reaches it), then by the browser's Back.
+    await p.keyboard.press("Shift+Tab");
+    expect(await focused()).toContain("Back to results");
+    await p.keyboard.press("Enter");
+    await p.waitForURL((url) => !url.searchParams.has("id"));
+    await settled(p);
+    expect(await focused()).toContain(second!);
+    await p.keyboard.press("Enter");
+    await p.locator("#detail-heading").waitFor();
+    await p.goBack();
+    await settled(p);
+    expect(await focused()).toContain(second!);
+    expect(new URL(p.url()).searchParams.get("access")).toBe("patient");
+  }, 60_000);
+});
