@@ -2,6 +2,7 @@ import type { DirectoryData } from "../../directory/directory-data";
 import { buildIdIndex, IdLookup } from "../../directory/id-lookup";
 import { Lru } from "../../directory/lru";
 import type { DatasetSnapshot } from "../../directory/snapshot";
+import { SubstringIndex } from "../../directory/substring-index";
 import type { VendorRecord } from "../../model/vendors";
 import { writeOrganizationKey } from "../export/formats/fhir";
 import { ByteBuffer, equalFolded } from "../http/byte-buffer";
@@ -53,6 +54,11 @@ type Tables = Pick<
   | "endpointIds"
   | "organizationIds"
   | "developerByVendorId"
+  | "developerEndpointOffsets"
+  | "developerEndpoints"
+  | "substrings"
+  | "organizationUpdatedMs"
+  | "endpointUpdatedMs"
 >;
 
 /** The tables of a FHIR index (see FhirIndex), built in steps: it yields every CHUNK items so the server keeps answering. */
@@ -163,6 +169,10 @@ function* buildTables(snapshot: DatasetSnapshot): Generator<void, Tables> {
     for (let i = from; i < to; i++) lastUpdatedMs[i] = instantOf(s.lastUpdated[i]!);
   });
 
+  // Each resource's lastUpdated in ms, in resource order: a `_lastUpdated` search reads them in sequence.
+  const organizationUpdatedMs = Float64Array.from(organizationUpdated, (i) => lastUpdatedMs[i]!);
+  const endpointUpdatedMs = Float64Array.from(endpointUpdated, (i) => lastUpdatedMs[i]!);
+
   const organizationIdBytes = new Uint8Array(organizations * 32);
   const key = new ByteBuffer(1024);
   // One view of the key buffer per key length (a view per organization would be garbage).
@@ -181,7 +191,36 @@ function* buildTables(snapshot: DatasetSnapshot): Generator<void, Tables> {
     }
   });
   const organizationIds = new IdLookup(organizationIdBytes, buildIdIndex(organizationIdBytes));
+
+  // The Endpoints of each developer, in Endpoint order (for `_revinclude`).
+  const developerEndpointOffsets = new Int32Array(developers.length + 1);
+  const developerOf = (e: number) => developerOfVendor[c.vendor[endpointFirst[e]!]!]!;
+  for (let e = 0; e < endpointCount; e++) {
+    const p = developerOf(e);
+    if (p !== -1) developerEndpointOffsets[p + 1]!++;
+  }
+  for (let p = 0; p < developers.length; p++) developerEndpointOffsets[p + 1]! += developerEndpointOffsets[p]!;
+  const developerEndpoints = new Int32Array(developerEndpointOffsets[developers.length]!);
+  const next = developerEndpointOffsets.slice(0, developers.length);
+  for (let e = 0; e < endpointCount; e++) {
+    const p = developerOf(e);
+    if (p !== -1) developerEndpoints[next[p]!++] = e;
+  }
+
+  // Substring indexes of the string tables searched with `:contains`, `:exact` and by prefix.
+  const substrings = {
+    organizationNames: yield* SubstringIndex.build(s.organizationNames),
+    urls: yield* SubstringIndex.build(s.urls),
+    cities: yield* SubstringIndex.build(s.cities),
+    states: yield* SubstringIndex.build(s.states),
+    zipCodes: yield* SubstringIndex.build(s.zipCodes),
+  };
   return {
+    developerEndpointOffsets,
+    developerEndpoints,
+    substrings,
+    organizationUpdatedMs,
+    endpointUpdatedMs,
     developerOfVendor,
     developerUpdated,
     developerUpdatedMs,
@@ -242,6 +281,9 @@ export class FhirIndex {
   readonly organizationFirst: Int32Array;
   /** Per organization: index into `strings.lastUpdated` of the newest of its entries. */
   readonly organizationUpdated: Int32Array;
+  /** Per organization and per Endpoint: that newest lastUpdated in ms (`lastUpdatedMs` of it). */
+  readonly organizationUpdatedMs: Float64Array;
+  readonly endpointUpdatedMs: Float64Array;
   /** The Endpoint numbers of organization g: `organizationEndpoints[offsets[g] .. offsets[g+1])`, in list order. */
   readonly organizationEndpointOffsets: Int32Array;
   readonly organizationEndpoints: Int32Array;
@@ -252,6 +294,11 @@ export class FhirIndex {
   readonly endpointIds: IdLookup;
   readonly organizationIds: IdLookup;
   readonly developerByVendorId: Map<string, number>;
+  /** The Endpoints of developer p: `developerEndpoints[developerEndpointOffsets[p] .. [p + 1])`, ascending. */
+  readonly developerEndpointOffsets: Int32Array;
+  readonly developerEndpoints: Int32Array;
+  /** Trigram indexes of the string tables a search matches text in (src/directory/substring-index.ts). */
+  readonly substrings: Record<"organizationNames" | "urls" | "cities" | "states" | "zipCodes", SubstringIndex>;
   /** Per search parameter value, the matching set (src/fhir/service.ts); the data never changes. */
   readonly matches = new Lru<Uint32Array>(256, { maxWeight: 64 * 1024 * 1024, weigh: (bits) => bits.byteLength });
   /** Built answers of GET requests, by absolute URL (src/fhir/routes.ts). */
@@ -287,6 +334,11 @@ export class FhirIndex {
     this.endpointIds = tables.endpointIds;
     this.organizationIds = tables.organizationIds;
     this.developerByVendorId = tables.developerByVendorId;
+    this.developerEndpointOffsets = tables.developerEndpointOffsets;
+    this.developerEndpoints = tables.developerEndpoints;
+    this.substrings = tables.substrings;
+    this.organizationUpdatedMs = tables.organizationUpdatedMs;
+    this.endpointUpdatedMs = tables.endpointUpdatedMs;
   }
 
   /** Builds the index of a version in steps, each at most CHUNK items, letting other work run between them. */

@@ -1,16 +1,18 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
 import type { DatasetSnapshot } from "../../directory/snapshot";
+import { REQUEST_CAPS } from "../../model/request-caps";
 import { DATASET_ANSWER_HEADERS } from "../fast-lane/data-response";
 import { compress, type Encoding, isSmall, negotiateEncoding } from "../http/compression";
-import { datasetEtag, matchesIfNoneMatch } from "../http/conditional";
-import { contextOf, headersFor, headerTemplate } from "../http/request-context";
+import { datasetEtag, httpDate, notModified } from "../http/conditional";
+import { FHIR_CONTENT_TYPE, FhirError, outcomeResponse } from "../http/operation-outcome";
+import { contextOf, headersFor } from "../http/request-context";
 import { pathOf, targetOf } from "../http/request-target";
 import type { RequestObserver } from "../observability/plugin";
 import { searchBundle } from "./bundle";
 import { capabilityStatement, ownSearchParameter } from "./capability";
 import { builtFhirIndexOf, type FhirAnswer, type FhirIndex, fhirIndexOf } from "./fhir-index";
-import { FhirError, notFound, operationOutcome } from "./outcome";
+import { invalid, notFound } from "./outcome";
 import { endpointResource, organizationResource } from "./resources";
 import {
   FhirResource,
@@ -26,10 +28,8 @@ import {
 import { checkFormat, pairsOf, parseSearch, type ResourceType } from "./search-params";
 import { runSearch } from "./service";
 
-const FHIR_CONTENT_TYPE = "application/fhir+json; fhirVersion=4.0";
 const DATA = new Headers(DATASET_ANSWER_HEADERS);
 DATA.set("content-type", FHIR_CONTENT_TYPE);
-const OUTCOME = headerTemplate({ "content-type": FHIR_CONTENT_TYPE });
 const ERRORS = { 400: OperationOutcome, 404: OperationOutcome, 406: OperationOutcome, 410: OperationOutcome };
 const TAGS = ["FHIR"];
 
@@ -52,14 +52,27 @@ const keyOf = (request: Request) => {
   return url.endsWith(target) ? url : `${new URL(url).origin}${target}`;
 };
 
-/** The 200 of a built answer (in `encoding`, which it has), or a 304 when the client has it. */
-function respond(request: Request, answer: FhirAnswer, encoding: Encoding | null, get: boolean): Response {
-  if (get && matchesIfNoneMatch(request, answer.etag))
-    return new Response(null, {
-      status: 304,
-      headers: headersFor(request, DATASET_ANSWER_HEADERS, { etag: answer.etag }),
-    });
-  const headers = headersFor(request, DATA, get ? { etag: answer.etag } : undefined);
+/**
+ * The 200 of a built answer (in `encoding`, which it has), or a 304 when the client has it: by
+ * the same rule as the JSON API's answers (`notModified`), against the version's refresh time
+ * (`lastUpdated`, sent as Last-Modified).
+ */
+function respond(
+  request: Request,
+  answer: FhirAnswer,
+  encoding: Encoding | null,
+  get: boolean,
+  lastUpdated: string | null,
+): Response {
+  const lastModified = httpDate(lastUpdated);
+  const validators: Record<string, string> | undefined = !get
+    ? undefined
+    : lastModified === null
+      ? { etag: answer.etag }
+      : { etag: answer.etag, "last-modified": lastModified };
+  if (get && notModified(request, answer.etag, lastUpdated))
+    return new Response(null, { status: 304, headers: headersFor(request, DATASET_ANSWER_HEADERS, validators) });
+  const headers = headersFor(request, DATA, validators);
   if (encoding !== null) headers.set("content-encoding", encoding);
   const body = encoding === null ? answer.plain : answer.encoded[encoding]!;
   return new Response(body, { status: 200, headers });
@@ -123,13 +136,10 @@ function answerFrom(
       built = { ...built, encoded: { ...built.encoded, [encoding]: compress(text ?? body(), encoding) } };
       if (kept) index.answers.set(key, built);
     }
-    return respond(request, built, encoding, get);
+    return respond(request, built, encoding, get, index.lastUpdated);
   } catch (error) {
     if (!(error instanceof FhirError)) throw error;
-    return new Response(operationOutcome(error.code, error.message), {
-      status: error.status,
-      headers: headersFor(request, OUTCOME),
-    });
+    return outcomeResponse(request, error.status, error.code, error.message);
   }
 }
 
@@ -144,14 +154,49 @@ const cachedFhirAnswers = (directory: Directory, observe: RequestObserver) =>
     if (request.method !== "GET" || !pathOf(request.url).startsWith("/fhir/")) return;
     if (request.headers.get("prefer") !== null) return;
     const index = builtFhirIndexOf(directory.current);
-    const answer = index?.answers.get(keyOf(request));
+    if (index === undefined) return;
+    const answer = index.answers.get(keyOf(request));
     if (answer === undefined) return;
     const encoding = isSmall(answer.plain) ? null : negotiateEncoding(request);
     if (encoding !== null && answer.encoded[encoding] === undefined) return;
-    const response = respond(request, answer, encoding, true);
+    const response = respond(request, answer, encoding, true, index.lastUpdated);
     observe(request, response.status);
     return response;
   });
+
+/**
+ * The form body of a POST search, read as the URL's query is (`pairsOf`: malformed
+ * percent-encoding is a 400 here too) and at most `formBodyBytes` of it: a longer body is a 413
+ * `too-costly`, refused from its Content-Length before it is read, or once that many bytes have
+ * arrived without one. Its pairs by name, as the body schema describes them.
+ */
+async function readFormBody({ request }: { request: Request }): Promise<Record<string, string[]>> {
+  const cap = REQUEST_CAPS.formBodyBytes;
+  const tooLong = () => new FhirError(413, "too-costly", `body: at most ${cap} bytes of search parameters`);
+  const length = request.headers.get("content-length");
+  if (length !== null && !(Number(length) <= cap)) throw tooLong();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  if (request.body !== null)
+    for await (const chunk of request.body) {
+      bytes += chunk.byteLength;
+      if (bytes > cap) throw tooLong();
+      chunks.push(chunk);
+    }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw invalid("body: not UTF-8 text");
+  }
+  const form: Record<string, string[]> = Object.create(null);
+  for (const [name, value] of pairsOf(text)) {
+    const values = form[name];
+    if (values === undefined) form[name] = [value];
+    else values.push(value);
+  }
+  return form;
+}
 
 /** Reads and metadata take `_format` only; other parameters are ignored unless strict. */
 function checkPlain({ pairs, strict }: Context) {
@@ -210,7 +255,7 @@ const resourceRoutes = (directory: Directory, type: ResourceType) =>
           cache: false,
         }),
       {
-        parse: "urlencoded",
+        parse: readFormBody,
         body: FormBody,
         response: { 200: SearchsetBundle, ...ERRORS },
         detail: searchDetail(type, "POST"),
