@@ -17,7 +17,10 @@ const WWW_AUTHENTICATE = 'Bearer realm="endpoint-directory", error="invalid_toke
  * and the issue type of its code (`ISSUE_TYPES`); a FhirError is one anywhere.
  */
 export function errorResponseFor(request: Request, error: unknown, log: Logger, code?: string | number): Response {
-  if (error instanceof FhirError) return outcomeResponse(request, error.status, error.code, error.message);
+  // A FhirError thrown by a body parser reaches here as the cause of Elysia's parse error.
+  const fhirError = error instanceof FhirError ? error : (error as { cause?: unknown } | null)?.cause;
+  if (fhirError instanceof FhirError)
+    return outcomeResponse(request, fhirError.status, fhirError.code, fhirError.message);
   const fhir = isFhirPath(pathOf(request.url));
   const reply = (status: number, errorCode: ErrorCode, message: string, extra?: Record<string, string>) =>
     fhir
