@@ -26,7 +26,8 @@ import {
   TypeParams,
 } from "./schemas";
 import { checkFormat, pairsOf, parseSearch, type ResourceType } from "./search-params";
-import { runSearch } from "./service";
+import { criteriaSteps, runSearch } from "./service";
+import { Turns } from "./turns";
 
 const DATA = new Headers(DATASET_ANSWER_HEADERS);
 DATA.set("content-type", FHIR_CONTENT_TYPE);
@@ -85,18 +86,71 @@ function respond(
  * (not under `Prefer: handling=strict`, which may answer the same URL otherwise) and served
  * before routing next time (`cachedFhirAnswers`).
  */
+interface AnswerOptions {
+  /** The parameters of a POSTed form body. */
+  form?: [string, string][];
+  /** Whether a GET answer is kept for the version (default true). */
+  cache?: boolean;
+  /** The costly parts of building the answer, run first as steps of their own (`searchTurns`). */
+  steps?: (context: Context) => (() => unknown)[];
+}
+
 function answer(
   request: Request,
   directory: Directory,
   build: (context: Context) => string,
-  options: { form?: [string, string][]; cache?: boolean } = {},
+  options: AnswerOptions = {},
 ): Response | Promise<Response> {
   const snapshot = directory.current;
   const index = fhirIndexOf(snapshot);
+  const run = (built: FhirIndex) =>
+    options.steps === undefined
+      ? answerFrom(request, snapshot, built, build, options)
+      : inSteps(request, snapshot, built, build, options);
   // The first request of a version waits for its index (built in steps; others are answered meanwhile).
-  return index instanceof Promise
-    ? index.then((built) => answerFrom(request, snapshot, built, build, options))
-    : answerFrom(request, snapshot, index, build, options);
+  return index instanceof Promise ? index.then(run) : run(index);
+}
+
+/** Whether the GET answer to `request` is kept per URL (not under `Prefer: handling=strict`, which may answer the same URL otherwise). */
+const keptAnswer = (request: Request, cache: boolean) =>
+  (request.method === "GET" || request.method === "HEAD") && cache && !strictOf(request);
+
+/** The context of a handler: the request's parameters (URL, then form body) and the base of its links. */
+function contextFor(request: Request, index: FhirIndex, form: [string, string][]): Context {
+  const key = keyOf(request);
+  const url = request.url;
+  const query = url.indexOf("?");
+  const pairs = query === -1 ? [] : pairsOf(url.slice(query + 1));
+  pairs.push(...form);
+  const origin = key.slice(0, key.length - (contextOf(request)?.target ?? targetOf(url)).length);
+  return { index, base: `${origin}/fhir`, pairs, strict: strictOf(request) };
+}
+
+/** Costly searches, one step at a time (each criterion's matches, then the answer): see Turns. */
+const searchTurns = new Turns();
+
+/**
+ * `answerFrom`, after the answer's costly steps when it is not kept already: each criterion's
+ * matches (cached for the version), then the answer itself, each a step of `searchTurns`. A
+ * request the steps cannot be read from (a bad parameter) gets its error from `answerFrom`.
+ */
+async function inSteps(
+  request: Request,
+  snapshot: DatasetSnapshot,
+  index: FhirIndex,
+  build: (context: Context) => string,
+  options: AnswerOptions,
+): Promise<Response> {
+  if (keptAnswer(request, options.cache ?? true) && index.answers.get(keyOf(request)) !== undefined)
+    return answerFrom(request, snapshot, index, build, options);
+  let steps: (() => unknown)[] = [];
+  try {
+    steps = options.steps!(contextFor(request, index, options.form ?? []));
+  } catch {
+    // answerFrom answers it.
+  }
+  for (const step of steps) await searchTurns.run(step);
+  return searchTurns.run(() => answerFrom(request, snapshot, index, build, options));
 }
 
 function answerFrom(
@@ -104,23 +158,15 @@ function answerFrom(
   snapshot: DatasetSnapshot,
   index: FhirIndex,
   build: (context: Context) => string,
-  { form = [], cache = true }: { form?: [string, string][]; cache?: boolean },
+  { form = [], cache = true }: AnswerOptions,
 ): Response {
   try {
     const key = keyOf(request);
-    const strict = strictOf(request);
     const get = request.method === "GET" || request.method === "HEAD";
-    const kept = get && cache && !strict;
+    const kept = keptAnswer(request, cache);
     let built = kept ? index.answers.get(key) : undefined;
     let text: string | undefined;
-    const body = () => {
-      const url = request.url;
-      const query = url.indexOf("?");
-      const pairs = query === -1 ? [] : pairsOf(url.slice(query + 1));
-      pairs.push(...form);
-      const origin = key.slice(0, key.length - (contextOf(request)?.target ?? targetOf(url)).length);
-      return build({ index, base: `${origin}/fhir`, pairs, strict });
-    };
+    const body = () => build(contextFor(request, index, form));
     if (built === undefined) {
       text = body();
       built = {
@@ -211,6 +257,10 @@ const search = (type: ResourceType) => (context: Context) => {
   return searchBundle(context.base, context.index, request, runSearch(context.index, request));
 };
 
+/** The costly steps of a search: its criteria's matches, one step each. */
+const searchSteps = (type: ResourceType) => (context: Context) =>
+  criteriaSteps(context.index, parseSearch(type, context.pairs, context.strict));
+
 const read = (type: ResourceType, id: string) => (context: Context) => {
   checkPlain(context);
   const { index } = context;
@@ -230,17 +280,20 @@ const unsupported = (type: string) => () => {
   );
 };
 
+const { alternatives, valueChars, repeats, parameters, words, formBodyBytes } = REQUEST_CAPS;
+/** The request caps of a search, as the OpenAPI document states them. */
+const CAPS = `Within the request caps: at most ${alternatives} distinct comma-separated values (duplicates are removed first) of at most ${valueChars} characters each, ${words} words in a string-rule value, a parameter given at most ${repeats} times, ${parameters} parameters in all; beyond them 400 too-costly.`;
+
 const searchDetail = (type: ResourceType, method: string) => ({
   summary: `Search ${type} (FHIR R4${method === "POST" ? ", form body" : ""})`,
-  description:
-    "A searchset Bundle with absolute links and fullUrls. Unknown parameters are ignored (and left out of the self link) unless `Prefer: handling=strict`; bad values are 400, an expired page link 410, each with an OperationOutcome. See docs/api.md, FHIR.",
+  description: `A searchset Bundle with absolute links and fullUrls. Unknown parameters are ignored (and left out of the self link) unless \`Prefer: handling=strict\`; bad values are 400, an expired page link 410, each with an OperationOutcome. ${CAPS}${method === "POST" ? ` The form body is at most ${formBodyBytes} bytes (more: 413 too-costly) and is read as a query string is (malformed percent-encoding: 400).` : ""} See docs/api.md, FHIR.`,
   tags: TAGS,
 });
 
 /** Search (GET and POST) and read of one resource type. */
 const resourceRoutes = (directory: Directory, type: ResourceType) =>
   new Elysia({ name: `fhir-${type}`, normalize: false })
-    .get(`/${type}`, ({ request }) => answer(request, directory, search(type)), {
+    .get(`/${type}`, ({ request }) => answer(request, directory, search(type), { steps: searchSteps(type) }), {
       query: searchQuery(type),
       response: { 200: SearchsetBundle, ...ERRORS },
       detail: searchDetail(type, "GET"),
@@ -253,11 +306,12 @@ const resourceRoutes = (directory: Directory, type: ResourceType) =>
             (Array.isArray(value) ? value : [value]).map((one): [string, string] => [name, one]),
           ),
           cache: false,
+          steps: searchSteps(type),
         }),
       {
         parse: readFormBody,
         body: FormBody,
-        response: { 200: SearchsetBundle, ...ERRORS },
+        response: { 200: SearchsetBundle, ...ERRORS, 413: OperationOutcome },
         detail: searchDetail(type, "POST"),
       },
     )

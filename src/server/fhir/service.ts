@@ -91,6 +91,13 @@ function includedOf(index: FhirIndex, request: SearchRequest, matches: number[])
   return included;
 }
 
+/**
+ * A search's costly work as steps (each criterion's matches, cached for the version), for the
+ * caller to run apart (src/server/fhir/turns.ts); `runSearch` then finds them cached.
+ */
+export const criteriaSteps = (index: FhirIndex, request: SearchRequest) =>
+  request.criteria.map((criterion) => () => criterionBits(index, request.type, criterion));
+
 /** The bitset of one criterion: the union of its alternatives, cached per dataset version. */
 function criterionBits(index: FhirIndex, type: ResourceType, criterion: Criterion): Bitset {
   const key = `${type}\n${criterion.name}\n${criterion.modifier}\n${criterion.values.join("\n")}`;
@@ -179,10 +186,8 @@ function organizationMatches(index: FhirIndex, { name, modifier, values }: Crite
     case "name": {
       const tests = values.map((value) => stringTest(modifier, value));
       for (let p = 0; p < developers; p++) if (tests.some((test) => test(index.developers[p]!.name))) setBit(bits, p);
-      if (modifier === null) {
-        const perWord = new Map<string, Bitset>();
-        for (const value of values) organizationsByNameWords(index, words(value), bits, perWord);
-      } else byColumn(c.organizationName, strings("organizationNames"));
+      if (modifier === null) for (const value of values) organizationsByNameWords(index, words(value), bits);
+      else byColumn(c.organizationName, strings("organizationNames"));
       return;
     }
     case "identifier": {
@@ -259,9 +264,9 @@ function intervalsTest(intervals: DateInterval[]): (t: number) => boolean {
  * Organizations with every word as the start of some word of their name, from the directory's
  * inverted index of name words (the JSON API's `query`): the postings of each word's prefix
  * range, mapped from entries to their organizations, intersected word by word. A word's set is
- * made once per search (`perWord`), whatever number of alternatives repeat it.
+ * kept for the version with the criteria's (`index.matches`), whatever number of values repeat it.
  */
-function organizationsByNameWords(index: FhirIndex, wanted: string[], bits: Bitset, perWord: Map<string, Bitset>) {
+function organizationsByNameWords(index: FhirIndex, wanted: string[], bits: Bitset) {
   const developers = index.developers.length;
   const size = index.organizationPositions;
   if (wanted.length === 0) {
@@ -270,18 +275,17 @@ function organizationsByNameWords(index: FhirIndex, wanted: string[], bits: Bits
   }
   const { strings, postings, listed } = index.data;
   const nameWords = strings.nameWords;
-  const sets = wanted.map((word) => {
-    let set = perWord.get(word);
-    if (set !== undefined) return set;
-    set = createBitset(size);
-    for (let i = lowerBound(nameWords, word); i < nameWords.length && nameWords[i]!.startsWith(word); i++)
-      for (let k = postings.offsets[i]!; k < postings.offsets[i + 1]!; k++) {
-        const o = postings.ordinals[k]!;
-        if (o < listed) setBit(set, developers + index.organizationOfOrdinal[o]!);
-      }
-    perWord.set(word, set);
-    return set;
-  });
+  const sets = wanted.map((word) =>
+    index.matches.getOrCompute(`name word\n${word}`, () => {
+      const set = createBitset(size);
+      for (let i = lowerBound(nameWords, word); i < nameWords.length && nameWords[i]!.startsWith(word); i++)
+        for (let k = postings.offsets[i]!; k < postings.offsets[i + 1]!; k++) {
+          const o = postings.ordinals[k]!;
+          if (o < listed) setBit(set, developers + index.organizationOfOrdinal[o]!);
+        }
+      return set;
+    }),
+  );
   const both = createBitset(size);
   intersectInto(both, sets);
   for (let w = 0; w < bits.length; w++) bits[w]! |= both[w]!;

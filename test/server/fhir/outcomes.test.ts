@@ -83,7 +83,8 @@ describe("errors under /fhir are OperationOutcomes", () => {
 
   test("an unknown API key: 401 login, with WWW-Authenticate", async () => {
     const { origin } = serve({ RATE_LIMIT_MAX: "0" });
-    for (const headers of [{ "x-api-key": "not-a-key" }, { authorization: "Bearer not-a-key" }]) {
+    const sent: Record<string, string>[] = [{ "x-api-key": "not-a-key" }, { authorization: "Bearer not-a-key" }];
+    for (const headers of sent) {
       const response = await fetch(`${origin}/fhir/Endpoint?_count=1`, { headers });
       expect(response.headers.get("www-authenticate")).toStartWith("Bearer ");
       await expectOutcome(response, 401, "login");

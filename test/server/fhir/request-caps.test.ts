@@ -19,11 +19,11 @@ import { createTestApp } from "../../support/app";
 import { exportText, type FhirBundle } from "../export/helpers";
 
 interface Outcome {
-  resourceType: "OperationOutcome";
+  resourceType: string;
   issue: { severity: string; code: string; diagnostics: string }[];
 }
 interface Bundle {
-  resourceType: "Bundle";
+  resourceType: string;
   total?: number;
   link: { relation: string; url: string }[];
   entry?: { resource: { resourceType: string; id: string }; search: { mode: string } }[];
