@@ -5,7 +5,7 @@ import { fold, words } from "../../directory/text";
 import { NPI_SYSTEM } from "../export/formats/fhir";
 import { FhirError } from "../http/operation-outcome";
 import { type DateInterval, parseDateValue } from "./date-search";
-import type { FhirIndex } from "./fhir-index";
+import type { FhirIndex, SearchedTable } from "./fhir-index";
 import { CONNECTION_CODE, CONNECTION_SYSTEM, endpointStatus, endpointVersionCode } from "./resources";
 import type { Criterion, ResourceType, SearchRequest } from "./search-params";
 
@@ -96,7 +96,23 @@ function includedOf(index: FhirIndex, request: SearchRequest, matches: number[])
  * caller to run apart (src/server/fhir/turns.ts); `runSearch` then finds them cached.
  */
 export const criteriaSteps = (index: FhirIndex, request: SearchRequest) =>
-  request.criteria.map((criterion) => () => criterionBits(index, request.type, criterion));
+  request.criteria.map((criterion) => async () => {
+    const table = searchedTable(request.type, criterion);
+    if (table !== null) await index.substringIndex(table);
+    criterionBits(index, request.type, criterion);
+  });
+
+/** The string table a criterion finds text in through its substring index; null when it needs none. */
+function searchedTable(type: ResourceType, { name, modifier }: Criterion): SearchedTable | null {
+  if (type === "Endpoint") return name === "address" ? "urls" : null;
+  if (name === "name") return modifier === null ? null : "organizationNames";
+  const tables: Record<string, SearchedTable> = {
+    "address-state": "states",
+    "address-city": "cities",
+    "address-postalcode": "zipCodes",
+  };
+  return tables[name] ?? null;
+}
 
 /** The bitset of one criterion: the union of its alternatives, cached per dataset version. */
 function criterionBits(index: FhirIndex, type: ResourceType, criterion: Criterion): Bitset {
@@ -174,8 +190,7 @@ function organizationMatches(index: FhirIndex, { name, modifier, values }: Crite
       if (v >= 0 && hasBit(values, v)) setBit(bits, developers + g);
     }
   };
-  const strings = (table: keyof FhirIndex["substrings"]) =>
-    stringBits(s[table], index.substrings[table], modifier, values);
+  const strings = (table: SearchedTable) => stringBits(s[table], index.substringIndexNow(table), modifier, values);
   switch (name) {
     case "_id":
       for (const value of values) {
@@ -199,11 +214,14 @@ function organizationMatches(index: FhirIndex, { name, modifier, values }: Crite
         if (code === "") anyNpi = true;
         else if (/^\d{1,15}$/.test(code)) npis.push(Number(code));
       }
-      if (!anyNpi && npis.length === 0) return;
-      for (let g = 0; g < first.length; g++) {
-        const have = c.npi[first[g]!]!;
-        if (have !== 0 && (anyNpi || npis.includes(have))) setBit(bits, developers + g);
-      }
+      // From the organizations in NPI order: all of them, or each NPI's run (found by bisection).
+      const order = index.organizationsByNpi;
+      const sorted = index.npisInOrder;
+      if (anyNpi) for (const g of order) setBit(bits, developers + g);
+      else
+        for (const npi of npis)
+          for (let k = lowerBoundOf(sorted, npi); k < sorted.length && sorted[k] === npi; k++)
+            setBit(bits, developers + order[k]!);
       return;
     }
     case "_lastUpdated": {
@@ -240,6 +258,18 @@ function organizationMatches(index: FhirIndex, { name, modifier, values }: Crite
       return;
     }
   }
+}
+
+/** The first position of a sorted array holding a value ≥ `value`. */
+function lowerBoundOf(sorted: Float64Array, value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** A test of an instant against date intervals (any of them), merged and sorted first. */
@@ -335,7 +365,7 @@ function endpointMatches(index: FhirIndex, { name, modifier, values }: Criterion
     case "address": {
       const { columns: c, strings: s } = index.data;
       const found = createBitset(s.urls.length);
-      const urls = index.substrings.urls;
+      const urls = index.substringIndexNow("urls");
       for (const value of values)
         if (modifier === "exact") urls.mark(fold(value), "whole", found, (i) => s.urls[i] === value);
         else urls.mark(fold(value), modifier === "contains" ? "anywhere" : "start", found);
