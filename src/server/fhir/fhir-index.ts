@@ -174,27 +174,36 @@ function* buildTables(snapshot: DatasetSnapshot): Generator<void, Tables> {
   });
 
   // The organizations with an NPI, by NPI (two passes of a counting sort on 17 bits each: NPIs have ten digits).
-  const withNpi: number[] = [];
-  for (let g = 0; g < organizations; g++) if (c.npi[organizationFirst[g]!] !== 0) withNpi.push(g);
+  let npis = 0;
+  for (let g = 0; g < organizations; g++) if (c.npi[organizationFirst[g]!] !== 0) npis++;
+  const withNpi = new Int32Array(npis);
+  for (let g = 0, k = 0; g < organizations; g++) if (c.npi[organizationFirst[g]!] !== 0) withNpi[k++] = g;
   const DIGIT = 1 << 17;
   const byDigit = (input: Int32Array, digit: (npi: number) => number) => {
     const starts = new Int32Array(DIGIT + 1);
-    for (const g of input) starts[digit(c.npi[organizationFirst[g]!]!) + 1]!++;
+    for (let k = 0; k < input.length; k++) starts[digit(c.npi[organizationFirst[input[k]!]!]!) + 1]!++;
     for (let d = 0; d < DIGIT; d++) starts[d + 1]! += starts[d]!;
     const output = new Int32Array(input.length);
-    for (const g of input) output[starts[digit(c.npi[organizationFirst[g]!]!)]!++] = g;
+    for (let k = 0; k < input.length; k++) {
+      const g = input[k]!;
+      output[starts[digit(c.npi[organizationFirst[g]!]!)]!++] = g;
+    }
     return output;
   };
   const organizationsByNpi = byDigit(
-    byDigit(Int32Array.from(withNpi), (npi) => npi % DIGIT),
+    byDigit(withNpi, (npi) => npi % DIGIT),
     (npi) => Math.floor(npi / DIGIT) % DIGIT,
   );
-  const npisInOrder = Float64Array.from(organizationsByNpi, (g) => c.npi[organizationFirst[g]!]!);
+  const npisInOrder = new Float64Array(npis);
+  for (let k = 0; k < npis; k++) npisInOrder[k] = c.npi[organizationFirst[organizationsByNpi[k]!]!]!;
   yield;
 
   // Each resource's lastUpdated in ms, in resource order: a `_lastUpdated` search reads them in sequence.
-  const organizationUpdatedMs = Float64Array.from(organizationUpdated, (i) => lastUpdatedMs[i]!);
-  const endpointUpdatedMs = Float64Array.from(endpointUpdated, (i) => lastUpdatedMs[i]!);
+  const organizationUpdatedMs = new Float64Array(organizationUpdated.length);
+  for (let g = 0; g < organizationUpdated.length; g++)
+    organizationUpdatedMs[g] = lastUpdatedMs[organizationUpdated[g]!]!;
+  const endpointUpdatedMs = new Float64Array(endpointUpdated.length);
+  for (let e = 0; e < endpointUpdated.length; e++) endpointUpdatedMs[e] = lastUpdatedMs[endpointUpdated[e]!]!;
 
   const organizationIdBytes = new Uint8Array(organizations * 32);
   const key = new ByteBuffer(1024);
