@@ -87,7 +87,7 @@ const FORMS: { pattern: RegExp; parts: (m: RegExpExecArray) => DateParts }[] = [
  * and asctime forms), or null for anything else: a number (`3000`), another date format, or a
  * date that does not exist or does not fall on the day named (`Sat, 31 Feb 2027`).
  */
-export function parseHttpDate(text: string): number | null {
+function parseHttpDate(text: string): number | null {
   for (const { pattern, parts } of FORMS) {
     const m = pattern.exec(text);
     if (m === null) continue;

@@ -19,7 +19,7 @@ export class FhirError extends Error {
 }
 
 /** An OperationOutcome with one error issue. */
-export const operationOutcome = (code: string, message: string) =>
+const operationOutcome = (code: string, message: string) =>
   JSON.stringify({
     resourceType: "OperationOutcome",
     issue: [{ severity: "error", code, diagnostics: message }],
