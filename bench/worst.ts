@@ -18,7 +18,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { REQUEST_CAPS } from "../src/model/request-caps";
 import { envNumber } from "./lib/env";
-import { cpuSecondsOf, freePort, memoryOf, startPinned, stop, waitUntilAnswers } from "./lib/process";
+import { cpuSecondsOf, freePort, memoryOf, startPinned, stop, waitUntilFhirReady } from "./lib/process";
 import { fmt, median, plainTable } from "./lib/report";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -324,12 +324,8 @@ async function main() {
       freePort(),
     );
     try {
-      const readyMs = await waitUntilAnswers(server, "/health", 300_000);
-      const started = performance.now();
-      await waitUntilAnswers(server, "/fhir/metadata", 300_000);
-      console.log(
-        `server ready in ${fmt(readyMs)} ms; FHIR index (with its substring indexes) built in ${fmt(performance.now() - started)} ms; RSS ${fmt(memoryOf(server.pid)?.rssMb ?? Number.NaN)} MB`,
-      );
+      const { readyMs, fhirMs, rssMb } = await waitUntilFhirReady(server);
+      console.log(`server ready in ${fmt(readyMs)} ms; FHIR index built in ${fmt(fhirMs)} ms; RSS ${fmt(rssMb)} MB`);
       console.log(`load average before: ${load()}`);
       const all = shapes(data);
       const rows: Measured[] = [];

@@ -220,7 +220,7 @@ function organizationMatches(index: FhirIndex, { name, modifier, values }: Crite
       if (anyNpi) for (const g of order) setBit(bits, developers + g);
       else
         for (const npi of npis)
-          for (let k = lowerBoundOf(sorted, npi); k < sorted.length && sorted[k] === npi; k++)
+          for (let k = lowerBound(sorted, npi); k < sorted.length && sorted[k] === npi; k++)
             setBit(bits, developers + order[k]!);
       return;
     }
@@ -258,18 +258,6 @@ function organizationMatches(index: FhirIndex, { name, modifier, values }: Crite
       return;
     }
   }
-}
-
-/** The first position of a sorted array holding a value ≥ `value`. */
-function lowerBoundOf(sorted: Float64Array, value: number): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! < value) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** A test of an instant against date intervals (any of them), merged and sorted first. */
