@@ -33,8 +33,8 @@ const CODES = new Uint8Array(128).fill(OTHER);
 }
 const codeOf = (ch: number) => (ch < 128 ? CODES[ch]! : OTHER);
 
-/** Strings handled between two yields of the build. */
-const CHUNK = 32_768;
+/** Strings handled between two yields of the build (20–40 ms of CPU for organization names at 1M entries). */
+const CHUNK = 8_192;
 
 /** Calls `emit` with every trigram key of a folded string (padded `0 s 0 0`). */
 function trigrams(folded: string, emit: (key: number) => void) {
