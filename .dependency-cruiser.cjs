@@ -22,10 +22,12 @@ const LAYERS = [
   ["src/pipeline/ingest"],
   ["src/pipeline/national"],
   ["src/pipeline/refresh"],
+  // Operator commands that are neither the pipeline nor served: API key administration.
+  ["src/keys"],
   // The server: HTTP plumbing, then cross-cutting plugins, the fast lane, the features, the app.
   ["src/server/http"],
-  ["src/server/observability", "src/server/keys"],
-  ["src/server/rate-limit", "src/server/fast-lane"],
+  ["src/server/observability"],
+  ["src/server/rate-limit", "src/server/bypass"],
   ["src/server/endpoints"],
   [
     "src/server/availability",
@@ -93,6 +95,14 @@ module.exports = {
       severity: "error",
       from: { path: "^src/index\\.ts$" },
       to: { path: "^src/pipeline/", pathNot: "^src/pipeline/national/build\\.ts$" },
+    },
+    {
+      name: "sqlite-only-in-db",
+      comment:
+        "only src/db runs SQL: elsewhere in src/, bun:sqlite and drizzle-orm are imported for their types only (docs/architecture.md, Layers)",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/db/" },
+      to: { path: "^(bun:sqlite|drizzle-orm)", dependencyTypesNot: ["type-only"] },
     },
     {
       name: "no-dev-tools-in-src",

@@ -105,8 +105,8 @@ for (const file of walk("src")) {
   if (n > 0) sqlFiles.set(file, n);
 }
 
-// Test files per source folder: a test file counts for the folder its path mirrors (test/x/y.test.ts
-// mirrors src/x/y.ts, test/tools/x/y.test.ts mirrors tools/x/y.ts); test/support and test/fixtures
+// Test files per source folder: a test file counts for the folder its path mirrors (test/<folder>/<file>.test.ts
+// mirrors src/<folder>/<file>.ts, test/tools/<folder>/<file>.test.ts mirrors tools/<folder>/<file>.ts); test/support and test/fixtures
 // are not tests.
 const testFiles = walk("test").filter((f) => f.endsWith(".test.ts"));
 const sourceFolders = new Set(modules.map((m) => folderOf(m.source)));

@@ -294,9 +294,3 @@ export function rollUp(row: HistoryRow, nowMs: number): HistoryRow | null {
   if (kept.length === 0 && days === null) return null;
   return { lastAt: row.lastAt, lastUpAt, lastDownAt, records: kept, firstDay, days };
 }
-
-/** Every probe_history row from `url_key` ?1 on, in key order, at most ?2 (as `HistoryScan` tuples, safe integers). */
-export const HISTORY_SCAN_SQL =
-  "SELECT url_key, last_at, last_up_at, last_down_at, records, first_day, days FROM probe_history WHERE url_key >= ?1 ORDER BY url_key LIMIT ?2";
-/** url_key, last_at, last_up_at, last_down_at, records, first_day, days (schema.ts, probeHistory). */
-export type HistoryScan = [bigint, bigint, bigint | null, bigint | null, Uint8Array, bigint | null, Uint8Array | null];

@@ -31,3 +31,32 @@ export function historyStatements(sqlite: Database): HistoryStatements {
   }
   return s;
 }
+
+/** url_key, last_at, last_up_at, last_down_at, records, first_day, days (schema.ts, probeHistory). */
+export type HistoryScan = [bigint, bigint, bigint | null, bigint | null, Uint8Array, bigint | null, Uint8Array | null];
+
+const SCAN_CHUNK = 5_000;
+const scans = new WeakMap<Database, Statement>();
+
+/**
+ * Every probe_history row in key order, read a chunk at a time (call inside a read transaction):
+ * all rows at once would hold every URL's raw history in memory.
+ */
+export function* scanHistory(sqlite: Database): Generator<HistoryScan> {
+  let scan = scans.get(sqlite);
+  if (!scan) {
+    scan = sqlite
+      .prepare(
+        "SELECT url_key, last_at, last_up_at, last_down_at, records, first_day, days FROM probe_history WHERE url_key >= ?1 ORDER BY url_key LIMIT ?2",
+      )
+      .safeIntegers(true);
+    scans.set(sqlite, scan);
+  }
+  for (let from = -(2n ** 63n); ; ) {
+    const rows = scan.values(from, SCAN_CHUNK) as HistoryScan[];
+    yield* rows;
+    const last = rows[rows.length - 1]?.[0];
+    if (rows.length < SCAN_CHUNK || last === 2n ** 63n - 1n) return;
+    from = last! + 1n;
+  }
+}

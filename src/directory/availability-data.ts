@@ -16,8 +16,6 @@ import type { Database } from "bun:sqlite";
 import {
   DAY_BYTES,
   DAY_MS,
-  HISTORY_SCAN_SQL,
-  type HistoryScan,
   medianAndP95,
   RECORD_BYTES,
   recordAt,
@@ -28,6 +26,7 @@ import {
   writeU16,
   writeU48,
 } from "../db/history-format";
+import { scanHistory } from "../db/probe-history-statements";
 
 export interface AvailabilityData {
   /** Per URL (index into the URL table), where its bytes start; one more entry than URLs. */
@@ -44,8 +43,6 @@ export const AT = { lastProbed: 1, lastSuccess: 7, lastFailure: 13, uptime: 19, 
 export const HISTORY_HEADER = 32;
 const RECENT = 20;
 const WINDOWS = [1, 7, 30, 365] as const;
-
-const CHUNK = 5_000;
 
 /** A u16 field of an answer, `NO_VALUE` for null. */
 const writeU16OrNone = (out: Uint8Array, o: number, value: number | null) => writeU16(out, o, value ?? NO_VALUE);
@@ -132,19 +129,11 @@ export function buildAvailabilityData(
 ): AvailabilityData {
   const datasetMs = lastUpdated === null ? 0 : Date.parse(lastUpdated);
   const entries = new Map<bigint, Uint8Array>();
-  // In key order, a chunk at a time: all rows at once would hold every URL's raw history in memory.
-  const chunk = sqlite.prepare(HISTORY_SCAN_SQL).safeIntegers(true);
-  for (let from = -(2n ** 63n); ; ) {
-    const rows = chunk.values(from, CHUNK) as HistoryScan[];
-    for (const [key, lastAt, lastUpAt, lastDownAt, records, firstDay, days] of rows)
-      entries.set(
-        key,
-        historyEntry(Number(lastAt), orNull(lastUpAt), orNull(lastDownAt), records, orNull(firstDay), days, datasetMs),
-      );
-    const last = rows[rows.length - 1]?.[0];
-    if (rows.length < CHUNK || last === 2n ** 63n - 1n) break;
-    from = last! + 1n;
-  }
+  for (const [key, lastAt, lastUpAt, lastDownAt, records, firstDay, days] of scanHistory(sqlite))
+    entries.set(
+      key,
+      historyEntry(Number(lastAt), orNull(lastUpAt), orNull(lastDownAt), records, orNull(firstDay), days, datasetMs),
+    );
   const encoder = new TextEncoder();
   const perUrl: (Uint8Array | null)[] = new Array(urls.length);
   let total = 0;

@@ -7,13 +7,13 @@ import type { Db } from "../db/client";
 import type { Directory } from "../directory/directory";
 import { createLogger, type Logger } from "../logger";
 import { availabilityAnswer, availabilityRoutes } from "./availability/routes";
+import { directRoutes } from "./bypass/direct-routes";
+import { keptAnswers } from "./bypass/kept-answers";
 import { changesRoutes } from "./changes/routes";
 import { docsPlugin } from "./docs/plugin";
 import { endpointAnswers, endpointRoutes } from "./endpoints/routes";
 import { InFlightExports } from "./export/in-flight";
 import { exportRoutes } from "./export/routes";
-import { cachedResponses } from "./fast-lane/cached-responses-plugin";
-import { directRoutes } from "./fast-lane/direct-routes";
 import { fhirRoutes } from "./fhir/routes";
 import { healthRoutes } from "./health/routes";
 import { absoluteUrls } from "./http/absolute-url";
@@ -86,7 +86,7 @@ export function createApp(deps: AppDeps) {
     .use(errorsPlugin(log))
     .use(docsPlugin(packageJson.version, () => (self.app?.routes ?? []) as never))
     .use(limiter.plugin)
-    .use(cachedResponses(directory, observe))
+    .use(keptAnswers(directory, observe))
     .use(healthRoutes(clock))
     .use(endpointRoutes(directory, entries))
     .use(availabilityRoutes(directory, availability))
@@ -94,7 +94,7 @@ export function createApp(deps: AppDeps) {
     .use(vendorRoutes(directory))
     .use(statsRoutes(directory))
     .use(changesRoutes(directory))
-    .use(fhirRoutes(directory, { name: "Endpoint Directory", version: packageJson.version }, observe))
+    .use(fhirRoutes(directory, { name: "Endpoint Directory", version: packageJson.version }))
     .use(webPage());
   // The direct routes answer requests of registered routes: a pattern that is not one would
   // serve requests the app does not.

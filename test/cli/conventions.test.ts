@@ -10,7 +10,7 @@ const TOOLS = [
   ["src/pipeline/ingest/cli.ts", "bun run ingest"],
   ["src/pipeline/probe/cli.ts", "bun run probe"],
   ["src/pipeline/refresh/cli.ts", "bun run refresh"],
-  ["src/server/keys/cli.ts", "bun run keys"],
+  ["src/keys/cli.ts", "bun run keys"],
   ["tools/sample/cli.ts", "bun run data:sample"],
   ["tools/generate/cli.ts", "bun run data:generate-1m"],
   ["src/directory/build-cli.ts", "bun run db:index"],

@@ -12,8 +12,7 @@ import { runScript } from "../support/run-script";
 const dir = mkdtempSync(join(tmpdir(), "keys-names-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const keys = (dbPath: string, ...args: string[]) =>
-  runScript("src/server/keys/cli.ts", args, { DATABASE_PATH: dbPath });
+const keys = (dbPath: string, ...args: string[]) => runScript("src/keys/cli.ts", args, { DATABASE_PATH: dbPath });
 
 function storedNames(dbPath: string): string[] {
   const db = openDatabase(dbPath);

@@ -1,11 +1,17 @@
 import { openDirectory } from "../../src/directory/directory";
+import { createLogger } from "../../src/logger";
 import { type AppDeps, createApp } from "../../src/server/app";
 
 /**
  * The app as src/index.ts builds it: the Directory of `deps.db` as `deps.config` says, handed to
  * createApp; `app.directory` is that Directory (the test refreshes or closes it).
+ *
+ * Without a logger of the test's own, the app logs warnings and errors only, so that `npm test`
+ * shows failures rather than thousands of request lines; `TEST_LOGS=1` logs as the config says.
  */
 export function createTestApp(deps: Omit<AppDeps, "directory">) {
   const directory = openDirectory(deps.db, deps.config);
-  return Object.assign(createApp({ ...deps, directory }), { directory });
+  const level = deps.config.logLevel === "error" || process.env.TEST_LOGS === "1" ? deps.config.logLevel : "warn";
+  const log = deps.log ?? createLogger(level);
+  return Object.assign(createApp({ ...deps, directory, log }), { directory });
 }

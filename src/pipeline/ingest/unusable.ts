@@ -36,7 +36,7 @@ const DOCUMENTATION_TLDS = new Set(["test", "example"]);
  */
 const INTERNAL_DOMAINS = ["rd.allscripts.com"] as const;
 
-/** public-tlds.txt (generated from the Public Suffix List by hosts/generate-tld-list.ts), read on first use. */
+/** public-tlds.txt (generated from the Public Suffix List by tools/data/tld-list.ts), read on first use. */
 let publicTlds: Set<string> | null = null;
 function isPublicTld(label: string): boolean {
   publicTlds ??= new Set(readFileSync(join(import.meta.dir, "hosts", "public-tlds.txt"), "utf8").split("\n"));

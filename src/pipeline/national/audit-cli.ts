@@ -5,11 +5,12 @@
  * Without --db it builds the bundled lists (db/national/) into a temporary file first.
  * Exit status: 0 done, 1 failed, 2 usage error.
  */
-import { Database } from "bun:sqlite";
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseCli } from "../../cli/args";
+import { openReadOnly } from "../../db/client";
 import { auditDatabase, formatAudit } from "./audit";
 import { buildNationalDatabase } from "./build";
 
@@ -30,7 +31,7 @@ try {
     const { asOf } = await buildNationalDatabase(path);
     console.log(`the bundled national lists (db/national/), as of ${asOf}`);
   }
-  const sqlite = new Database(path, { readonly: true });
+  const sqlite = openReadOnly(path, 0);
   for (const line of formatAudit(auditDatabase(sqlite))) console.log(line);
   sqlite.close();
 } catch (error) {

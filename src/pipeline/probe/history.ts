@@ -3,7 +3,7 @@
  * `probe_history` row, inside the same transaction as the probes row, and rolls that row up as
  * of the probe's time (records older than 30 days become daily figures, figures older than 400
  * days go). Rows of URLs the run did not probe are rolled up by `pruneHistory` at the end of the
- * run. Layout and rules: src/server/availability/history-format.ts.
+ * run. Layout and rules: src/db/history-format.ts.
  */
 import type { Database } from "bun:sqlite";
 import { markDatasetChanged } from "../../db/dataset-meta";

@@ -1,19 +1,19 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
 import { BY_ID, BY_ID_ERRORS, notFound } from "../endpoints/routes";
-import { dataResponse } from "../fast-lane/data-response";
+import { dataResponse } from "../http/answers";
 import { NOT_MODIFIED } from "../http/schemas";
 import { AvailabilityResponse } from "./schemas";
 import { availabilityBody } from "./service";
 
 /**
  * An entry's availability, by id: what the route below returns, and what the direct route
- * (src/server/fast-lane/direct-routes.ts) returns for the same request. Built per request (ids are read at
+ * (src/server/bypass/direct-routes.ts) returns for the same request. Built per request (ids are read at
  * random), ETag per dataset version and id.
  */
 export const availabilityAnswer = (directory: Directory) => (request: Request, id: string) => {
   const snapshot = directory.current;
-  return dataResponse(request, snapshot, () => availabilityBody(snapshot, id) ?? notFound(), { cached: false });
+  return dataResponse(request, snapshot, () => availabilityBody(snapshot, id) ?? notFound(), { keep: false });
 };
 
 /** `GET /api/v1/endpoints/:id/availability`. */

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
-import { dataResponse } from "../fast-lane/data-response";
+import { dataResponse } from "../http/answers";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED } from "../http/schemas";
 import { checkRawQuery, integerParams } from "../http/strict-query";
 import {

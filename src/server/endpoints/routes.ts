@@ -12,7 +12,7 @@ import {
   ListResponse,
   SourceResponse,
 } from "../../model/endpoints";
-import { dataResponse, successBody } from "../fast-lane/data-response";
+import { dataResponse, successBody } from "../http/answers";
 import { ApiError } from "../http/api-error";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, integerParams, NO_PARAMETERS } from "../http/strict-query";
@@ -57,18 +57,18 @@ export const BY_ID = {
 
 /**
  * The answers of an entry and of its capabilities, by id: what the routes below return, and what
- * the direct routes (src/server/fast-lane/direct-routes.ts) return for the same requests. Built per request
+ * the direct routes (src/server/bypass/direct-routes.ts) return for the same requests. Built per request
  * (ids are read at random), with an ETag per dataset version and URL.
  */
 export const endpointAnswers = (directory: Directory) => ({
   entry(request: Request, id: string): Response {
     const snapshot = directory.current;
-    return dataResponse(request, snapshot, () => successBody(snapshot.endpoint(id) ?? notFound()), { cached: false });
+    return dataResponse(request, snapshot, () => successBody(snapshot.endpoint(id) ?? notFound()), { keep: false });
   },
   capabilities(request: Request, id: string): Response {
     const snapshot = directory.current;
     return dataResponse(request, snapshot, () => capabilitiesBody(snapshot.capabilities(id) ?? notFound()), {
-      cached: false,
+      keep: false,
     });
   },
 });
@@ -140,7 +140,7 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
           request,
           snapshot,
           () => successBody(snapshot.read((sqlite) => readEntrySource(sqlite, params.id)) ?? notFound()),
-          { cached: false },
+          { keep: false },
         );
       },
       {

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
 import { filterKey } from "../../directory/search";
 import { toEndpointFilter } from "../endpoints/filter";
-import { DATASET_ANSWER_HEADERS } from "../fast-lane/data-response";
+import { DATASET_ANSWER_HEADERS } from "../http/answers";
 import { ApiError, validationError } from "../http/api-error";
 import { negotiateEncoding } from "../http/compression";
 import { datasetEtag, httpDate, notModified } from "../http/conditional";

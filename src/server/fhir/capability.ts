@@ -8,7 +8,7 @@ import {
   SEARCH_PARAMETERS,
 } from "./search-params";
 
-/** Search parameters every type takes, beside its own (src/fhir/search-params.ts). */
+/** Search parameters every type takes, beside its own (src/server/fhir/search-params.ts). */
 const RESULT_PARAMETERS = [
   {
     name: "_count",

@@ -6,18 +6,10 @@ import { SubstringIndex } from "../../directory/substring-index";
 import type { VendorRecord } from "../../model/vendors";
 import { writeOrganizationKey } from "../export/formats/fhir";
 import { ByteBuffer, equalFolded } from "../http/byte-buffer";
-import type { Encoding } from "../http/compression";
 import { instantOf } from "./date-search";
 
 /** The string tables a search finds text in through a substring index. */
 export type SearchedTable = "organizationNames" | "urls" | "cities" | "states" | "zipCodes";
-
-/** A built GET answer: its ETag, its body, and its body compressed in the encodings asked so far. */
-export interface FhirAnswer {
-  etag: string;
-  plain: Blob;
-  encoded: Partial<Record<Encoding, Blob>>;
-}
 
 /** The prefix of a developer's Organization id (the shared FHIR identity decision). */
 const DEVELOPER_PREFIX = "developer-";
@@ -291,7 +283,7 @@ export class FhirIndex {
   readonly developerOfVendor: Int32Array;
   /** Per developer position: the newest `lastUpdated` of its entries, else its last scrape, else null. */
   readonly developerUpdated: (string | null)[];
-  /** `developerUpdated` in ms since the epoch (NaN for null), as `_lastUpdated` compares it (src/fhir/date-search.ts). */
+  /** `developerUpdated` in ms since the epoch (NaN for null), as `_lastUpdated` compares it (src/server/fhir/date-search.ts). */
   readonly developerUpdatedMs: Float64Array;
   /** Per `strings.lastUpdated` index: that instant in ms since the epoch, whatever form it was written in. */
   readonly lastUpdatedMs: Float64Array;
@@ -324,13 +316,8 @@ export class FhirIndex {
   /** The Endpoints of developer p: `developerEndpoints[developerEndpointOffsets[p] .. [p + 1])`, ascending. */
   readonly developerEndpointOffsets: Int32Array;
   readonly developerEndpoints: Int32Array;
-  /** Per search parameter value, the matching set (src/fhir/service.ts); the data never changes. */
+  /** Per search parameter value, the matching set (src/server/fhir/service.ts); the data never changes. */
   readonly matches = new Lru<Uint32Array>(256, { maxWeight: 64 * 1024 * 1024, weigh: (bits) => bits.byteLength });
-  /** Built answers of GET requests, by absolute URL (src/fhir/routes.ts). */
-  readonly answers = new Lru<FhirAnswer>(2_000, {
-    maxWeight: 32 * 1024 * 1024,
-    weigh: (answer) => answer.plain.size + (answer.encoded.br?.size ?? 0) + (answer.encoded.gzip?.size ?? 0) + 256,
-  });
 
   /** Use `fhirIndexOf`: the tables take seconds to build at 1M entries, in steps. */
   private constructor(snapshot: DatasetSnapshot, tables: Tables) {
@@ -452,9 +439,6 @@ const hexOf = (bytes: Uint8Array, i: number) =>
   Buffer.from(bytes.buffer, bytes.byteOffset + i * 32, 32).toString("hex");
 
 const indexes = new WeakMap<DatasetSnapshot, FhirIndex>();
-
-/** The FHIR index of a dataset version if it was built, without building it. */
-export const builtFhirIndexOf = (snapshot: DatasetSnapshot): FhirIndex | undefined => indexes.get(snapshot);
 
 const building = new WeakMap<DatasetSnapshot, Promise<FhirIndex>>();
 

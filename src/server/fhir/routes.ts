@@ -2,16 +2,13 @@ import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
 import type { DatasetSnapshot } from "../../directory/snapshot";
 import { REQUEST_CAPS } from "../../model/request-caps";
-import { DATASET_ANSWER_HEADERS } from "../fast-lane/data-response";
-import { compress, type Encoding, isSmall, negotiateEncoding } from "../http/compression";
-import { datasetEtag, httpDate, notModified } from "../http/conditional";
-import { FHIR_CONTENT_TYPE, FhirError, outcomeResponse } from "../http/operation-outcome";
-import { contextOf, headersFor } from "../http/request-context";
-import { pathOf, targetOf } from "../http/request-target";
-import type { RequestObserver } from "../observability/plugin";
+import { absoluteKey, dataResponse, keptResponse } from "../http/answers";
+import { FhirError, outcomeResponse } from "../http/operation-outcome";
+import { contextOf } from "../http/request-context";
+import { targetOf } from "../http/request-target";
 import { searchBundle } from "./bundle";
 import { capabilityStatement, ownSearchParameter } from "./capability";
-import { builtFhirIndexOf, type FhirAnswer, type FhirIndex, fhirIndexOf } from "./fhir-index";
+import { type FhirIndex, fhirIndexOf } from "./fhir-index";
 import { invalid, notFound } from "./outcome";
 import { endpointResource, organizationResource } from "./resources";
 import {
@@ -29,8 +26,6 @@ import { checkFormat, pairsOf, parseSearch, type ResourceType } from "./search-p
 import { criteriaSteps, runSearch } from "./service";
 import { Turns } from "./turns";
 
-const DATA = new Headers(DATASET_ANSWER_HEADERS);
-DATA.set("content-type", FHIR_CONTENT_TYPE);
 const ERRORS = { 400: OperationOutcome, 404: OperationOutcome, 406: OperationOutcome, 410: OperationOutcome };
 const TAGS = ["FHIR"];
 
@@ -46,51 +41,19 @@ interface Context {
 /** Whether the client asked for unknown parameters to be rejected (`Prefer: handling=strict`). */
 const strictOf = (request: Request) => /\bhandling\s*=\s*strict\b/i.test(request.headers.get("prefer") ?? "");
 
-/** The absolute URL a GET answer is kept under: origin and request line, both in the body's links. */
-const keyOf = (request: Request) => {
-  const url = request.url;
-  const target = contextOf(request)?.target ?? targetOf(url);
-  return url.endsWith(target) ? url : `${new URL(url).origin}${target}`;
-};
-
 /**
- * The 200 of a built answer (in `encoding`, which it has), or a 304 when the client has it: by
- * the same rule as the JSON API's answers (`notModified`), against the version's refresh time
- * (`lastUpdated`, sent as Last-Modified).
- */
-function respond(
-  request: Request,
-  answer: FhirAnswer,
-  encoding: Encoding | null,
-  get: boolean,
-  lastUpdated: string | null,
-): Response {
-  const lastModified = httpDate(lastUpdated);
-  const validators: Record<string, string> | undefined = !get
-    ? undefined
-    : lastModified === null
-      ? { etag: answer.etag }
-      : { etag: answer.etag, "last-modified": lastModified };
-  if (get && notModified(request, answer.etag, lastUpdated))
-    return new Response(null, { status: 304, headers: headersFor(request, DATASET_ANSWER_HEADERS, validators) });
-  const headers = headersFor(request, DATA, validators);
-  if (encoding !== null) headers.set("content-encoding", encoding);
-  const body = encoding === null ? answer.plain : answer.encoded[encoding]!;
-  return new Response(body, { status: 200, headers });
-}
-
-/**
- * The answer to a /fhir request: 200 with the built body (FHIR JSON, an ETag per dataset
- * version, origin and request target, compressed when accepted and large), 304 when the client
- * has it, or the OperationOutcome of a FhirError. GET answers are kept per URL for the version
- * (not under `Prefer: handling=strict`, which may answer the same URL otherwise) and served
- * before routing next time (`cachedFhirAnswers`).
+ * The answer to a /fhir request, through the one response path (http/answers.ts, family
+ * "fhir"): 200 with the built body (FHIR JSON, an ETag and Last-Modified per dataset version,
+ * origin and request target, compressed when accepted and large), 304 when the client has it,
+ * or the OperationOutcome of a FhirError. GET answers are kept per URL for the version (not
+ * under `Prefer: handling=strict`, which may answer the same URL otherwise) and served before
+ * routing next time (bypass/kept-answers.ts).
  */
 interface AnswerOptions {
   /** The parameters of a POSTed form body. */
   form?: [string, string][];
   /** Whether a GET answer is kept for the version (default true). */
-  cache?: boolean;
+  keep?: boolean;
   /** The costly parts of building the answer, run first as steps of their own (`searchTurns`). */
   steps?: (context: Context) => (() => unknown)[];
 }
@@ -112,16 +75,16 @@ function answer(
 }
 
 /** Whether the GET answer to `request` is kept per URL (not under `Prefer: handling=strict`, which may answer the same URL otherwise). */
-const keptAnswer = (request: Request, cache: boolean) =>
-  (request.method === "GET" || request.method === "HEAD") && cache && !strictOf(request);
+const keptAnswer = (request: Request, keep: boolean) =>
+  (request.method === "GET" || request.method === "HEAD") && keep && !strictOf(request);
 
 /** The context of a handler: the request's parameters (URL, then form body) and the base of its links. */
 function contextFor(request: Request, index: FhirIndex, form: [string, string][]): Context {
-  const key = keyOf(request);
   const url = request.url;
   const query = url.indexOf("?");
   const pairs = query === -1 ? [] : pairsOf(url.slice(query + 1));
   pairs.push(...form);
+  const key = absoluteKey(request);
   const origin = key.slice(0, key.length - (contextOf(request)?.target ?? targetOf(url)).length);
   return { index, base: `${origin}/fhir`, pairs, strict: strictOf(request) };
 }
@@ -141,8 +104,8 @@ async function inSteps(
   build: (context: Context) => string,
   options: AnswerOptions,
 ): Promise<Response> {
-  if (keptAnswer(request, options.cache ?? true) && index.answers.get(keyOf(request)) !== undefined)
-    return answerFrom(request, snapshot, index, build, options);
+  const kept = keptAnswer(request, options.keep ?? true) ? keptResponse(request, snapshot, "fhir") : undefined;
+  if (kept !== undefined) return kept;
   let steps: (() => unknown)[] = [];
   try {
     steps = options.steps!(contextFor(request, index, options.form ?? []));
@@ -158,57 +121,16 @@ function answerFrom(
   snapshot: DatasetSnapshot,
   index: FhirIndex,
   build: (context: Context) => string,
-  { form = [], cache = true }: AnswerOptions,
+  { form = [], keep = true }: AnswerOptions,
 ): Response {
   try {
-    const key = keyOf(request);
-    const get = request.method === "GET" || request.method === "HEAD";
-    const kept = keptAnswer(request, cache);
-    let built = kept ? index.answers.get(key) : undefined;
-    let text: string | undefined;
     const body = () => build(contextFor(request, index, form));
-    if (built === undefined) {
-      text = body();
-      built = {
-        etag: datasetEtag(snapshot.version, snapshot.stats.lastUpdated, key),
-        plain: new Blob([text]),
-        encoded: {},
-      };
-      if (kept) index.answers.set(key, built);
-    }
-    const encoding = isSmall(built.plain) ? null : negotiateEncoding(request);
-    if (encoding !== null && built.encoded[encoding] === undefined) {
-      // A new answer object, not a changed one: the cache weighs an entry when it is stored.
-      built = { ...built, encoded: { ...built.encoded, [encoding]: compress(text ?? body(), encoding) } };
-      if (kept) index.answers.set(key, built);
-    }
-    return respond(request, built, encoding, get, index.lastUpdated);
+    return dataResponse(request, snapshot, body, { family: "fhir", keep: keptAnswer(request, keep) });
   } catch (error) {
     if (!(error instanceof FhirError)) throw error;
     return outcomeResponse(request, error.status, error.code, error.message);
   }
 }
-
-/**
- * Answers a repeated GET of a /fhir URL from the answer already built for the current dataset
- * version, before routing and the handler (as `cachedResponses` does for the JSON API): counted
- * by the rate limiter (registered after it), logged and measured here, and returned at once (a
- * pipelined request must be answered in order, without waiting).
- */
-const cachedFhirAnswers = (directory: Directory, observe: RequestObserver) =>
-  new Elysia({ name: "fhir-cached-answers" }).onRequest(({ request }) => {
-    if (request.method !== "GET" || !pathOf(request.url).startsWith("/fhir/")) return;
-    if (request.headers.get("prefer") !== null) return;
-    const index = builtFhirIndexOf(directory.current);
-    if (index === undefined) return;
-    const answer = index.answers.get(keyOf(request));
-    if (answer === undefined) return;
-    const encoding = isSmall(answer.plain) ? null : negotiateEncoding(request);
-    if (encoding !== null && answer.encoded[encoding] === undefined) return;
-    const response = respond(request, answer, encoding, true, index.lastUpdated);
-    observe(request, response.status);
-    return response;
-  });
 
 /**
  * The form body of a POST search, read as the URL's query is (`pairsOf`: malformed
@@ -305,7 +227,7 @@ const resourceRoutes = (directory: Directory, type: ResourceType) =>
           form: Object.entries(body).flatMap(([name, value]) =>
             (Array.isArray(value) ? value : [value]).map((one): [string, string] => [name, one]),
           ),
-          cache: false,
+          keep: false,
           steps: searchSteps(type),
         }),
       {
@@ -315,7 +237,7 @@ const resourceRoutes = (directory: Directory, type: ResourceType) =>
         detail: searchDetail(type, "POST"),
       },
     )
-    .get(`/${type}/:id`, ({ request, params }) => answer(request, directory, read(type, params.id), { cache: false }), {
+    .get(`/${type}/:id`, ({ request, params }) => answer(request, directory, read(type, params.id), { keep: false }), {
       params: ReadParams,
       query: FormatQuery,
       response: { 200: FhirResource, ...ERRORS },
@@ -327,13 +249,8 @@ const resourceRoutes = (directory: Directory, type: ResourceType) =>
     });
 
 /** The FHIR R4 face of the directory at `/fhir` (docs/api.md, "FHIR"). */
-export const fhirRoutes = (
-  directory: Directory,
-  software: { name: string; version: string },
-  observe: RequestObserver,
-) => {
+export const fhirRoutes = (directory: Directory, software: { name: string; version: string }) => {
   const app = new Elysia({ name: "fhir", prefix: "/fhir", normalize: false })
-    .use(cachedFhirAnswers(directory, observe))
     .use(resourceRoutes(directory, "Endpoint"))
     .use(resourceRoutes(directory, "Organization"))
     .get(

@@ -68,7 +68,7 @@ export const TypeIdParams = t.Object({ type: TYPE, id: t.String() });
 
 const optionalText = (description: string) => t.Optional(t.String({ description }));
 
-/** The query of a search: its own parameters (src/fhir/search-params.ts) and the result parameters; others are ignored. */
+/** The query of a search: its own parameters (src/server/fhir/search-params.ts) and the result parameters; others are ignored. */
 export const searchQuery = (type: ResourceType) =>
   t.Object(
     {

@@ -13,7 +13,7 @@ interface SearchParameterInfo {
   type: ParameterType;
   /** What the value matches, for the CapabilityStatement and the OpenAPI document. */
   documentation: string;
-  /** For a parameter of our own: the id of its SearchParameter resource (src/fhir/capability.ts). */
+  /** For a parameter of our own: the id of its SearchParameter resource (src/server/fhir/capability.ts). */
   ours?: string;
   /** A reference's target type (also accepted as the modifier `:Type`). */
   target?: ResourceType;

@@ -137,7 +137,7 @@ function referencedId(value: string, target: ResourceType): string | null {
   return parts[parts.length - 2] === target ? parts[parts.length - 1]! : null;
 }
 
-/** The string rule (src/fhir/search-params.ts): a test of one field value, made once per search value. */
+/** The string rule (src/server/fhir/search-params.ts): a test of one field value, made once per search value. */
 function stringTest(modifier: string | null, value: string): (field: string) => boolean {
   if (modifier === "exact") return (field) => field === value;
   if (modifier === "contains") {

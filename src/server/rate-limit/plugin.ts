@@ -24,7 +24,7 @@ export interface RateLimitOptions {
  * once it is spent, 401 before).
  * `RATE_LIMIT_MAX=0` turns counting off; API keys are still checked.
  * Returns the Elysia plugin that counts every request, and `countNow`, the same count for the
- * direct routes (src/server/fast-lane/direct-routes.ts), which exist only with a store that answers at once.
+ * direct routes (src/server/bypass/direct-routes.ts), which exist only with a store that answers at once.
  */
 export const rateLimiter = ({ config, server, store, keys, clock, onRejected }: RateLimitOptions) => {
   const { windowSeconds } = config.rateLimit;

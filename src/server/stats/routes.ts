@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
 import { StatsResponse } from "../../model/stats";
-import { dataResponse, successBody } from "../fast-lane/data-response";
+import { dataResponse, successBody } from "../http/answers";
 import { API_ERRORS, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, NO_PARAMETERS } from "../http/strict-query";
 

@@ -7,7 +7,7 @@ export interface Place {
   state: string;
 }
 
-/** zip-places.tsv.gz (generated from the `zipcodes` package by generate-zip-table.ts). */
+/** zip-places.tsv.gz (generated from the `zipcodes` package by tools/data/zip-table.ts). */
 const ZIP_TABLE = join(import.meta.dir, "zip-places.tsv.gz");
 
 let table: Map<string, Place> | null = null;

@@ -1,5 +1,5 @@
 /**
- * bun run data:tld-list [<public_suffix_list.dat>] — writes public-tlds.txt beside this file: the
+ * bun run data:tld-list [<public_suffix_list.dat>] — writes src/pipeline/ingest/hosts/public-tlds.txt: the
  * top-level domains of the ICANN section of the Public Suffix List (default the system's copy,
  * /usr/share/publicsuffix/public_suffix_list.dat, from https://publicsuffix.org/list/), one per
  * line, ASCII (punycode), sorted. Ingest reads that file to tell a public host name from an
@@ -19,6 +19,6 @@ for (const line of icann.split("\n")) {
   const top = domainToASCII(rule.split(".").at(-1)!);
   if (top !== "") tlds.add(top);
 }
-const out = join(import.meta.dir, "public-tlds.txt");
+const out = join(import.meta.dir, "../../src/pipeline/ingest/hosts/public-tlds.txt");
 writeFileSync(out, `${[...tlds].sort().join("\n")}\n`);
 console.log(`${out}: ${tlds.size} top-level domains from ${source}`);

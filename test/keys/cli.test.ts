@@ -1,13 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
-import { loadConfig } from "../../../src/config";
-import { createApiKey, revokeApiKey } from "../../../src/db/api-keys";
-import { openDatabase } from "../../../src/db/client";
-import { createLogger } from "../../../src/logger";
-import { createTestApp } from "../../support/app";
-import { fixtureDb, get } from "../../support/fixture";
-import { runScript } from "../../support/run-script";
-import { startServer } from "../../support/server-process";
+import { loadConfig } from "../../src/config";
+import { createApiKey, revokeApiKey } from "../../src/db/api-keys";
+import { openDatabase } from "../../src/db/client";
+import { createLogger } from "../../src/logger";
+import { createTestApp } from "../support/app";
+import { fixtureDb, get } from "../support/fixture";
+import { runScript } from "../support/run-script";
+import { startServer } from "../support/server-process";
 
 function appWithKeys(env: Record<string, string> = {}) {
   const db = fixtureDb();
@@ -103,8 +103,7 @@ describe("API keys", () => {
 });
 
 describe("bun run keys", () => {
-  const run = (dbPath: string, ...args: string[]) =>
-    runScript("src/server/keys/cli.ts", args, { DATABASE_PATH: dbPath });
+  const run = (dbPath: string, ...args: string[]) => runScript("src/keys/cli.ts", args, { DATABASE_PATH: dbPath });
 
   test("create prints the key once; list shows it without the key; revoke stops it working on a running server", async () => {
     const db = fixtureDb();

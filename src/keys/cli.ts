@@ -2,10 +2,10 @@
  * `bun run keys`: creates, lists and revokes API keys in the database the server reads. The key
  * itself is printed once, at creation; only its SHA-256 hash is stored.
  */
-import { parseCli } from "../../cli/args";
-import { loadConfig } from "../../config";
-import { createApiKey, keyNameProblem, listApiKeys, printableKeyName, revokeApiKey } from "../../db/api-keys";
-import { openDatabase } from "../../db/client";
+import { parseCli } from "../cli/args";
+import { loadConfig } from "../config";
+import { createApiKey, keyNameProblem, listApiKeys, printableKeyName, revokeApiKey } from "../db/api-keys";
+import { openDatabase } from "../db/client";
 
 const { values, positionals, fail } = parseCli({
   command: "bun run keys",

@@ -6,7 +6,7 @@ import { createTestApp } from "../../support/app";
 import { fixtureDb } from "../../support/fixture";
 
 // Two servers on the same data: one serves the by-id routes through Bun's router
-// (src/server/fast-lane/direct-routes.ts); the other counts in a store that answers through a Promise, as
+// (src/server/bypass/direct-routes.ts); the other counts in a store that answers through a Promise, as
 // Redis does, so it has no direct routes and answers every request through Elysia's hooks. Both
 // get the same requests in the same order and read the same clock, so every status, body and
 // header must be the same.

@@ -1,5 +1,5 @@
 /**
- * bun run data:zip-table — writes zip-places.tsv.gz beside this file from the `zipcodes` npm
+ * bun run data:zip-table — writes src/pipeline/ingest/enrich/zip-places.tsv.gz from the `zipcodes` npm
  * package (a dev dependency): one `ZIP<TAB>state<TAB>city` line per US ZIP code whose state is a
  * USPS state, district or territory, sorted by ZIP, gzip-compressed. Ingest reads that file (no
  * network, no package load at run time).
@@ -7,13 +7,13 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { codes } from "zipcodes";
-import { US_STATES } from "../../../model/us-states";
+import { US_STATES } from "../../src/model/us-states";
 
 const lines = Object.values(codes)
   .filter((row) => row !== undefined && row.country === "US" && /^\d{5}$/.test(row.zip) && row.state in US_STATES)
   .map((row) => `${row!.zip}\t${row!.state}\t${row!.city.replace(/\s+/g, " ").trim()}`)
   .sort();
-const out = join(import.meta.dir, "zip-places.tsv.gz");
+const out = join(import.meta.dir, "../../src/pipeline/ingest/enrich/zip-places.tsv.gz");
 const bytes = Bun.gzipSync(Buffer.from(`${lines.join("\n")}\n`), { level: 9 });
 writeFileSync(out, bytes);
 console.log(`${out}: ${lines.length} ZIP codes, ${bytes.length} bytes`);

@@ -1,0 +1,53 @@
+import { describe, expect, test } from "bun:test";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dir, "..", "..");
+const BIOME = join(ROOT, "node_modules", ".bin", "biome");
+
+const STATEMENTS = [
+  `"select count(*) from probes"`,
+  `"SELECT url FROM entries WHERE id = ?"`,
+  "`delete from entries where id = ${1}`",
+  "sql`UPDATE entries SET status = 'listed'`",
+  `"begin immediate"`,
+  `"BEGIN"`,
+  `"pragma journal_mode"`,
+  `"INSERT OR IGNORE INTO t VALUES (1)"`,
+  `"create index if_x on t(a)"`,
+];
+const ENGLISH = [
+  `"Select a vendor from the list"`,
+  `"with --file: the list it is stored as"`,
+  `"create needs --name"`,
+  `"update the row set by the probe"`,
+  `"Delete the key"`,
+];
+
+/** The lines biome's SQL rule reports in `source`, as if it were a file of `folder`. */
+function reportedLines(folder: string, source: string): number[] {
+  const dir = join(ROOT, folder, `.sql-lint-${process.pid}`);
+  mkdirSync(dir, { recursive: true });
+  try {
+    writeFileSync(join(dir, "probe.ts"), source);
+    const run = Bun.spawnSync([BIOME, "lint", "--max-diagnostics=200", join(dir, "probe.ts")], { cwd: ROOT });
+    const out = run.stdout.toString() + run.stderr.toString();
+    return [...out.matchAll(/probe\.ts:(\d+):\d+ plugin/g)].map((m) => Number(m[1])).sort((a, b) => a - b);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const source = [...STATEMENTS, ...ENGLISH]
+  .map((text, i) => `export const v${i} = ${text};`)
+  .concat("declare const sql: (s: TemplateStringsArray) => string;")
+  .join("\n");
+
+describe("the lint rule that keeps SQL text in src/db", () => {
+  test("reports every statement outside src/db, in any case and in tagged templates, and no English", () => {
+    expect(reportedLines("src/server", source)).toEqual(STATEMENTS.map((_, i) => i + 1));
+  });
+  test("reports nothing in src/db", () => {
+    expect(reportedLines("src/db", source)).toEqual([]);
+  });
+});
