@@ -1,3 +1,4 @@
+import { type Bitset, createBitset } from "../../directory/bitset";
 import type { DirectoryData } from "../../directory/directory-data";
 import { buildIdIndex, IdLookup } from "../../directory/id-lookup";
 import { Lru } from "../../directory/lru";
@@ -364,6 +365,20 @@ export class FhirIndex {
   }
 
   private readonly substrings = new Map<SearchedTable, SubstringIndex | Promise<SubstringIndex>>();
+  private readonly scratches = new Map<string, Bitset>();
+
+  /**
+   * A bitset over a type's resources that a search may overwrite while it runs (synchronously),
+   * one per type for the version: searches then leave no such bitset behind as garbage.
+   */
+  scratch(type: "Endpoint" | "Organization"): Bitset {
+    let bits = this.scratches.get(type);
+    if (bits === undefined) {
+      bits = createBitset(type === "Endpoint" ? this.endpointCount : this.organizationPositions);
+      this.scratches.set(type, bits);
+    }
+    return bits;
+  }
 
   /**
    * The substring index of a string table (src/directory/substring-index.ts), built on the first

@@ -50,7 +50,7 @@ export function runSearch(index: FhirIndex, request: SearchRequest): SearchResul
     total = countBits(sets[0]!);
     matches = wanted === 0 ? [] : selectBits(sets[0]!, request.offset, wanted);
   } else {
-    const scratch = createBitset(size);
+    const scratch = index.scratch(request.type);
     total = intersectInto(scratch, sets);
     matches = wanted === 0 || request.offset >= total ? [] : selectBits(scratch, request.offset, wanted);
   }
@@ -304,9 +304,12 @@ function organizationsByNameWords(index: FhirIndex, wanted: string[], bits: Bits
       return set;
     }),
   );
-  const both = createBitset(size);
-  intersectInto(both, sets);
-  for (let w = 0; w < bits.length; w++) bits[w]! |= both[w]!;
+  // Their intersection, added word by word of the bitset (no bitset of its own: less garbage).
+  for (let w = 0; w < bits.length; w++) {
+    let all = sets[0]![w]!;
+    for (let k = 1; k < sets.length && all !== 0; k++) all &= sets[k]![w]!;
+    bits[w]! |= all;
+  }
 }
 
 function endpointMatches(index: FhirIndex, { name, modifier, values }: Criterion, bits: Bitset) {
