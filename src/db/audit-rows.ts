@@ -14,9 +14,12 @@ export interface AuditRow {
   stateEvidence: Entry["stateEvidence"];
   urlEvidence: Entry["urlEvidence"];
   unusable: Entry["unusable"];
+  unusableDetail: Entry["unusableDetail"];
   status: Entry["status"];
   /** 1 when a list that carries the entry declares a FHIR version. */
   listVersion: number;
+  /** The ids of the lists that carry the entry now, comma-separated. */
+  lists: string;
 }
 
 /** Every entry, by id, with what the audit counts. */
@@ -25,7 +28,9 @@ export const auditRows = (sqlite: Database) =>
     .query(
       `SELECT e.id, e.vendor_id AS vendorId, e.url, e.organization_name AS name, e.fhir_version AS fhirVersion,
          e.version_evidence AS versionEvidence, e.state_evidence AS stateEvidence, e.url_evidence AS urlEvidence,
-         e.unusable, e.status,
+         e.unusable, e.unusable_detail AS unusableDetail, e.status,
+         (SELECT COALESCE(GROUP_CONCAT(es.list_id), '') FROM entry_sources es
+          WHERE es.entry_row_id = e.row_id AND es.present = 1) AS lists,
          EXISTS (SELECT 1 FROM entry_sources es JOIN vendor_lists vl ON vl.id = es.list_id
                  WHERE es.entry_row_id = e.row_id AND es.present = 1 AND vl.fhir_version IS NOT NULL) AS listVersion
        FROM entries e ORDER BY e.id`,

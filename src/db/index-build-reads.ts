@@ -17,14 +17,24 @@ type Raw<T> = T extends boolean ? number : T;
 export const vendorNameRows = (sqlite: Database) =>
   sqlite.prepare("SELECT id, name FROM vendors").values() as [id: Vendor["id"], name: Vendor["name"]][];
 
-/** Per probed URL: its row id, the resources and SMART flag the filters use, when it was probed. */
+/**
+ * Per probed URL: its row id, the resources and SMART flag the filters use, when it was probed,
+ * and 1 when its CapabilityStatement named a version (the served version is then the probe's,
+ * src/db/effective-fields.ts).
+ */
 export const probeFactRows = (sqlite: Database) =>
-  sqlite.prepare("SELECT rowid, url, supported_resources, smart_supported, probed_at FROM probes").values() as [
+  sqlite
+    .prepare(
+      `SELECT rowid, url, supported_resources, smart_supported, probed_at,
+         metadata_body_id IS NOT NULL AND fhir_version != 'UNKNOWN' FROM probes`,
+    )
+    .values() as [
     rowId: number,
     url: Probe["url"],
     supportedResources: Probe["supportedResources"],
     smartSupported: Raw<Probe["smartSupported"]>,
     probedAt: Probe["probedAt"],
+    versionSeen: number,
   ][];
 
 type EntryRow = [
@@ -44,13 +54,14 @@ type EntryRow = [
   lastUpdated: Entry["lastUpdated"],
   /** 1 when the entry is unusable (kept out of the listings). */
   unusable: number,
+  versionEvidence: Entry["versionEvidence"],
 ];
 
 /** Entries in row-id order, `limit` at a time after row id `after` (call `.values(after)` repeatedly). */
 export function entryChunks(sqlite: Database, limit: number): (after: number) => EntryRow[] {
   const chunk = sqlite.prepare(
     `SELECT row_id, id, url, vendor_id, organization_name, npi, tenant_id, city, state, zip_code, fhir_version, access, status, last_updated,
-       unusable IS NOT NULL
+       unusable IS NOT NULL, version_evidence
      FROM entries WHERE row_id > ? ORDER BY row_id LIMIT ${limit}`,
   );
   return (after) => chunk.values(after) as EntryRow[];

@@ -35,6 +35,7 @@ export type ListedEntry = Pick<
   | "stateEvidence"
   | "urlEvidence"
   | "unusable"
+  | "unusableDetail"
 >;
 
 /** A stored entry as a list scrape compares it with the list. */
@@ -84,7 +85,8 @@ function statementsOf(sqlite: Database): Prepared {
     vendorEntries: sqlite.prepare(
       `SELECT row_id AS rowId, id, url, organization_name AS organizationName, npi, tenant_id AS tenantId, city, state,
          zip_code AS zipCode, list_fhir_version AS listFhirVersion, list_access AS listAccess, status,
-         version_evidence AS versionEvidence, state_evidence AS stateEvidence, url_evidence AS urlEvidence, unusable
+         version_evidence AS versionEvidence, state_evidence AS stateEvidence, url_evidence AS urlEvidence, unusable,
+         unusable_detail AS unusableDetail
        FROM entries WHERE vendor_id = ?`,
     ),
     listSources: sqlite.prepare("SELECT entry_row_id AS entryRowId, present FROM entry_sources WHERE list_id = ?"),
@@ -95,17 +97,18 @@ function statementsOf(sqlite: Database): Prepared {
     insertEntry: sqlite.prepare(
       `INSERT INTO entries (id, vendor_id, url, organization_name, npi, tenant_id, city, state, zip_code,
          list_fhir_version, list_access, fhir_version, access, status, last_updated,
-         version_evidence, state_evidence, url_evidence, unusable, first_seen)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?11, 'listed', ?12, ?13, ?14, ?15, ?16, ?12)`,
+         version_evidence, state_evidence, url_evidence, unusable, first_seen, unusable_detail)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?11, 'listed', ?12, ?13, ?14, ?15, ?16, ?12, ?17)`,
     ),
     updateServed: sqlite.prepare(
       `UPDATE entries SET organization_name = ?2, npi = ?3, tenant_id = ?4, city = ?5, state = ?6, zip_code = ?7,
          list_fhir_version = ?8, list_access = ?9, status = ?10, last_updated = ?11,
-         version_evidence = ?12, state_evidence = ?13, url_evidence = ?14, unusable = ?15 WHERE row_id = ?1`,
+         version_evidence = ?12, state_evidence = ?13, url_evidence = ?14, unusable = ?15, unusable_detail = ?16
+       WHERE row_id = ?1`,
     ),
     updateHints: sqlite.prepare(
       `UPDATE entries SET list_fhir_version = ?2, list_access = ?3, version_evidence = ?4, state_evidence = ?5,
-         url_evidence = ?6 WHERE row_id = ?1`,
+         url_evidence = ?6, unusable_detail = ?7 WHERE row_id = ?1`,
     ),
     markRemoved: sqlite.prepare("UPDATE entries SET status = 'removed', last_updated = ?2 WHERE row_id = ?1"),
     setListAccess: sqlite.prepare("UPDATE entries SET list_access = ?2 WHERE row_id = ?1"),
@@ -185,6 +188,7 @@ export function listScrapeStatements(sqlite: Database) {
           entry.stateEvidence,
           entry.urlEvidence,
           entry.unusable,
+          entry.unusableDetail,
         ).lastInsertRowid,
       ),
     /** A served field changed: every field the list gives, the status, and `last_updated`. */
@@ -211,6 +215,7 @@ export function listScrapeStatements(sqlite: Database) {
         entry.stateEvidence,
         entry.urlEvidence,
         entry.unusable,
+        entry.unusableDetail,
       );
     },
     /** Only the list's hints and the evidence changed: `last_updated` stays. */
@@ -222,6 +227,7 @@ export function listScrapeStatements(sqlite: Database) {
         entry.versionEvidence,
         entry.stateEvidence,
         entry.urlEvidence,
+        entry.unusableDetail,
       );
     },
     markRemoved: (rowId: Entry["rowId"], now: string): void => {

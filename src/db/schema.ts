@@ -67,6 +67,8 @@ export const entries = sqliteTable(
     urlEvidence: text("url_evidence").notNull().default("published"),
     /** Why the entry is kept out of listings, counts, exports and /fhir (src/pipeline/ingest/unusable.ts), or null. */
     unusable: text("unusable"),
+    /** What the unusable rule found (served as `meta.unusable.detail`); null when usable, or stored before it was recorded. */
+    unusableDetail: text("unusable_detail"),
     /** When a list first carried the entry; null for entries stored before this was recorded. */
     firstSeen: text("first_seen"),
   },

@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import { readDatabaseId, readDatasetVersion, readLastRefreshAt } from "../db/dataset-meta";
 import { countEntries } from "../db/describe";
 import { entryChunks, probeFactRows, vendorNameRows } from "../db/index-build-reads";
+import { basisOf, FHIR_VERSION_BASES, type VersionEvidence } from "../model/evidence";
 import { buildAvailabilityData } from "./availability-data";
 import { type Bitset, createBitset, setBit } from "./bitset";
 import type { DirectoryData, EntryColumns, Facet, StringTable } from "./directory-data";
@@ -33,12 +34,20 @@ interface ProbeFacts {
   probedAt: string;
   resources: string[];
   smart: boolean;
+  /** The probe's CapabilityStatement named a version: the served one. */
+  versionSeen: boolean;
 }
 
 function readProbeFacts(sqlite: Database): Map<string, ProbeFacts> {
   const facts = new Map<string, ProbeFacts>();
-  for (const [rowId, url, resources, smart, probedAt] of probeFactRows(sqlite)) {
-    facts.set(url, { rowId, probedAt, resources: JSON.parse(resources) as string[], smart: smart === 1 });
+  for (const [rowId, url, resources, smart, probedAt, versionSeen] of probeFactRows(sqlite)) {
+    facts.set(url, {
+      rowId,
+      probedAt,
+      resources: JSON.parse(resources) as string[],
+      smart: smart === 1,
+      versionSeen: versionSeen === 1,
+    });
   }
   return facts;
 }
@@ -56,6 +65,7 @@ function emptyColumns(size: number): EntryColumns {
     state: new Int32Array(size),
     zipCode: new Int32Array(size),
     fhirVersion: new Int32Array(size),
+    fhirVersionBasis: new Uint8Array(size),
     access: new Uint8Array(size),
     status: new Int32Array(size),
     lastUpdated: new Int32Array(size),
@@ -108,6 +118,9 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
       raw.state[n] = tables.states.id(row[8]);
       raw.zipCode[n] = tables.zipCodes.id(row[9]);
       raw.fhirVersion[n] = tables.fhirVersions.id(row[10]);
+      raw.fhirVersionBasis[n] = FHIR_VERSION_BASES.indexOf(
+        probes.get(row[2])?.versionSeen ? "probe" : basisOf(row[15] as VersionEvidence | null),
+      );
       raw.access[n] = (row[11].includes('"patient"') ? 1 : 0) | (row[11].includes('"provider"') ? 2 : 0);
       raw.status[n] = tables.statuses.id(row[12]);
       raw.lastUpdated[n] = tables.lastUpdated.id(row[13]);

@@ -6,7 +6,7 @@ import type { IdIndex } from "./id-lookup";
  * Bumped whenever the shape of DirectoryData, or how its name words are folded
  * (src/directory/text.ts), changes, so older index files are rebuilt.
  */
-export const DATA_FORMAT = 7;
+export const DATA_FORMAT = 8;
 
 /** Names of the string tables the per-entry columns point into. */
 export const STRING_TABLES = [
@@ -39,6 +39,8 @@ export interface EntryColumns {
   state: Int32Array;
   zipCode: Int32Array;
   fhirVersion: Int32Array;
+  /** How fhirVersion is known: an index into FHIR_VERSION_BASES (src/model/evidence.ts). */
+  fhirVersionBasis: Uint8Array;
   /** Bit 1: patient, bit 2: provider. */
   access: Uint8Array;
   status: Int32Array;

@@ -1,4 +1,5 @@
 import type { EndpointRecord } from "../model/endpoints";
+import { FHIR_VERSION_BASES, type FhirVersionBasis } from "../model/evidence";
 import type { Audience, EndpointStatus, FhirVersion } from "../model/types";
 import type { DirectoryData } from "./directory-data";
 
@@ -17,6 +18,10 @@ export const ACCESS: Audience[][] = [[], ["patient"], ["provider"], ["patient", 
 
 /** A string-table value at an index of a column; -1 is null. */
 export const lookup = (table: readonly string[], index: number) => (index < 0 ? null : table[index]!);
+
+/** How the version of the entry at a list position is known (FHIR_VERSION_BASES). */
+export const fhirVersionBasisAt = (data: DirectoryData, ordinal: number): FhirVersionBasis =>
+  FHIR_VERSION_BASES[data.columns.fhirVersionBasis[ordinal]!]!;
 
 /** The endpoint record at a list position, from the in-memory columns (`knownId`: its id, when the caller has it). */
 export function recordAt(

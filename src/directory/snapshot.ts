@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import { readLastRefreshAt } from "../db/dataset-meta";
 import { type ProbeRefRow, snapshotReads } from "../db/snapshot-reads";
 import type { EndpointRecord } from "../model/endpoints";
+import type { FhirVersionBasis, UnusableReason } from "../model/evidence";
 import type { StatsRecord } from "../model/stats";
 import { FHIR_VERSIONS, type FhirVersion, type ProbeStatus } from "../model/types";
 import type { VendorRecord } from "../model/vendors";
@@ -10,7 +11,7 @@ import { countBits } from "./bitset";
 import type { DirectoryData } from "./directory-data";
 import { IdLookup } from "./id-lookup";
 import { Lru } from "./lru";
-import { type RecordSource, recordAt } from "./render";
+import { fhirVersionBasisAt, type RecordSource, recordAt } from "./render";
 import { DirectorySearch, type EndpointFilter } from "./search";
 
 /** A stored JSON list of strings, as canonical JSON text, with its length. */
@@ -129,9 +130,18 @@ export class DatasetSnapshot {
     this.sqlite.close();
   }
 
-  list(filter: EndpointFilter, offset: number, limit: number): { total: number; records: EndpointRecord[] } {
+  /** A page of the listings: its records, and how each one's fhirVersion is known. */
+  list(
+    filter: EndpointFilter,
+    offset: number,
+    limit: number,
+  ): { total: number; records: EndpointRecord[]; bases: FhirVersionBasis[] } {
     const { total, ordinals } = this.search.search(filter, offset, limit);
-    return { total, records: ordinals.map((ordinal) => recordAt(this.data, ordinal, this.vendorNames)) };
+    return {
+      total,
+      records: ordinals.map((ordinal) => recordAt(this.data, ordinal, this.vendorNames)),
+      bases: ordinals.map((ordinal) => fhirVersionBasisAt(this.data, ordinal)),
+    };
   }
 
   /**
@@ -165,6 +175,17 @@ export class DatasetSnapshot {
     if (ordinal === -1) return null;
     const ids = this.data.columns.id;
     return Buffer.from(ids.buffer, ids.byteOffset + ordinal * 32, 32).toString("hex");
+  }
+
+  /**
+   * Why an entry is kept out of the listings, and what its rule found; null for an entry the
+   * listings show (no read: only entries after `listed` in the list order can be unusable).
+   */
+  unusable(id: string): { reason: UnusableReason; detail: string | null } | null {
+    const ordinal = this.ids.find(id);
+    if (ordinal === -1 || ordinal < this.data.listed) return null;
+    const row = this.reads.unusableById(id);
+    return row === undefined ? null : { reason: row[0] as UnusableReason, detail: row[1] };
   }
 
   /** The index of an entry's URL in the URL table; -1 for an unknown id. */

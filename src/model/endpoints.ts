@@ -1,6 +1,6 @@
 import { type Static, type TLiteral, Type } from "@sinclair/typebox";
 import { t } from "elysia";
-import { STATE_EVIDENCE, URL_EVIDENCE, VERSION_EVIDENCE } from "./evidence";
+import { FHIR_VERSION_BASES, STATE_EVIDENCE, UNUSABLE_REASONS, URL_EVIDENCE, VERSION_EVIDENCE } from "./evidence";
 import { REQUEST_CAPS } from "./request-caps";
 import { AUDIENCES, ENDPOINT_STATUSES, FHIR_VERSIONS, FILTERABLE_FHIR_VERSIONS, PROBE_STATUSES } from "./types";
 import { US_STATE_CODES } from "./us-states";
@@ -173,14 +173,85 @@ export const ListResponse = t.Object(
       total: Type.Integer({ minimum: 0, description: "Matching entries before pagination." }),
       page: Type.Integer({ minimum: 1, maximum: 1000 }),
       limit: Type.Integer({ minimum: 1, maximum: 100 }),
+      fhirVersionBasis: t.Array(t.Union(literals(FHIR_VERSION_BASES)), {
+        description:
+          "For each item of `data`, in order: how its fhirVersion is known. probe: its CapabilityStatement; list: the list states it; url: its URL names it; certification: inferred from the developer's certified API, not seen; unknown: fhirVersion is UNKNOWN. (The record itself keeps the spec's fields.)",
+      }),
     }),
   },
-  { examples: [{ success: true, data: [ENDPOINT_EXAMPLE], meta: { total: 1, page: 1, limit: 25 } }] },
+  {
+    examples: [
+      {
+        success: true,
+        data: [ENDPOINT_EXAMPLE],
+        meta: { total: 1, page: 1, limit: 25, fhirVersionBasis: ["probe" as const] },
+      },
+    ],
+  },
 );
 
+/**
+ * `meta` of a by-id answer (the entry, its capabilities, availability and source) of an entry kept
+ * out of the listings: why, and what the rule found. Absent for every other entry.
+ */
+export const UnusableMeta = t.Optional(
+  t.Object(
+    {
+      unusable: t.Object(
+        {
+          reason: t.Union(literals(UNUSABLE_REASONS), {
+            description:
+              "The rule: non-public-address, localhost, single-label-host, internal-suffix (an internal or reserved host name, or a developer's internal network), web-page (a document, not a server's base), near-miss-domain (a misspelling of a domain the same list uses), internal-host (an internal machine named without its internal subdomain), do-not-use, deleted, inactive, dummy (the organization name says so).",
+          }),
+          detail: t.Union([t.String(), t.Null()], {
+            description:
+              "What the rule found, in words (the host, the name, the domain it misspells); null for entries stored before this was recorded.",
+          }),
+        },
+        { description: "Why the entry is kept out of listings, counts, exports and /fhir." },
+      ),
+    },
+    {
+      description:
+        "Only for an entry that is unusable (docs/api.md, Unusable entries): it answers by id with the spec's record, and says here why it is not listed.",
+    },
+  ),
+);
+
+const UNUSABLE_EXAMPLE = {
+  unusable: {
+    reason: "web-page" as const,
+    detail: "the URL is a document (.html, .pdf), not a FHIR server's base",
+  },
+};
+
 export const EndpointResponse = t.Object(
-  { success: t.Literal(true), data: EndpointRecordSchema },
-  { examples: [{ success: true, data: ENDPOINT_EXAMPLE }] },
+  { success: t.Literal(true), data: EndpointRecordSchema, meta: UnusableMeta },
+  {
+    examples: [
+      { success: true, data: ENDPOINT_EXAMPLE },
+      {
+        success: true,
+        data: {
+          ...ENDPOINT_EXAMPLE,
+          id: "1e395fe0d519e6abacdab76534d8004bd393f35ad8e1c7038cb452c6a3775543",
+          url: "http://hl7.org/fhir/2016Sep/http.html",
+          vendorName: "CorrecTek",
+          vendorId: "correctek",
+          organizationName: null,
+          npi: null,
+          fhirVersion: "UNKNOWN",
+          access: [],
+          city: null,
+          state: null,
+          zipCode: null,
+          status: "listed",
+          lastUpdated: "2023-02-22T00:57:13.000Z",
+        },
+        meta: UNUSABLE_EXAMPLE,
+      },
+    ],
+  },
 );
 
 export const IdParams = t.Object({
@@ -233,7 +304,7 @@ export const CapabilitiesSchema = t.Object({
 });
 
 export const CapabilitiesResponse = t.Object(
-  { success: t.Literal(true), data: CapabilitiesSchema },
+  { success: t.Literal(true), data: CapabilitiesSchema, meta: UnusableMeta },
   {
     examples: [
       {
@@ -352,7 +423,7 @@ const SOURCE_EXAMPLE: SourceRecord = {
 };
 
 export const SourceResponse = t.Object(
-  { success: t.Literal(true), data: SourceRecordSchema },
+  { success: t.Literal(true), data: SourceRecordSchema, meta: UnusableMeta },
   { examples: [{ success: true, data: SOURCE_EXAMPLE }] },
 );
 

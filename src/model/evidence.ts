@@ -10,9 +10,41 @@
  */
 export const VERSION_EVIDENCE = ["probe", "list", "url", "developer"] as const;
 export type VersionEvidence = (typeof VERSION_EVIDENCE)[number];
+/**
+ * How an entry's served fhirVersion is known, as the CSV export, the list's `meta` and the FHIR
+ * Endpoint name it: `probe` (seen in its CapabilityStatement), `list` (the list states it), `url`
+ * (its URL names it), `certification` (inferred from the developer's certified API: not seen),
+ * `unknown` (nothing recorded: fhirVersion is UNKNOWN, or the entry was stored before evidence was).
+ */
+export const FHIR_VERSION_BASES = ["probe", "list", "url", "certification", "unknown"] as const;
+export type FhirVersionBasis = (typeof FHIR_VERSION_BASES)[number];
+
+/** The basis of a served version known by `evidence` (VERSION_EVIDENCE; null while UNKNOWN). */
+export const basisOf = (evidence: VersionEvidence | null): FhirVersionBasis =>
+  evidence === null ? "unknown" : evidence === "developer" ? "certification" : evidence;
+
 /** How an entry's state is known: the list states it, its ZIP code, or an `"XX - "` name prefix. */
 export const STATE_EVIDENCE = ["list", "zip", "name"] as const;
 export type StateEvidence = (typeof STATE_EVIDENCE)[number];
 /** Whether the stored URL is as published or repaired (src/pipeline/ingest/enrich/url-repair.ts). */
 export const URL_EVIDENCE = ["published", "repaired"] as const;
 export type UrlEvidence = (typeof URL_EVIDENCE)[number];
+
+/**
+ * Why an entry is kept out of the listings (served by id as `meta.unusable.reason`; the rules are
+ * src/pipeline/ingest/unusable.ts and list-hosts.ts, docs/api.md "Unusable entries").
+ */
+export const UNUSABLE_REASONS = [
+  "non-public-address",
+  "localhost",
+  "single-label-host",
+  "internal-suffix",
+  "web-page",
+  "near-miss-domain",
+  "internal-host",
+  "do-not-use",
+  "deleted",
+  "inactive",
+  "dummy",
+] as const;
+export type UnusableReason = (typeof UNUSABLE_REASONS)[number];

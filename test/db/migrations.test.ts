@@ -140,3 +140,22 @@ test("a database from before the change feed knows changes from the version it w
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a database from before unusable entries recorded what was found keeps their reason, the detail empty", () => {
+  const dir = mkdtempSync(join(tmpdir(), "migrations-"));
+  try {
+    const { path, old } = olderDatabase(dir, "0009");
+    old.exec(ONE_ENTRY);
+    old.exec("UPDATE entries SET unusable = 'web-page'");
+    expect(columns(old, "entries")).not.toContain("unusable_detail");
+    old.close();
+
+    const db = openDatabase(path);
+    expect(db.sqlite.prepare("SELECT unusable, unusable_detail FROM entries").all()).toEqual([
+      { unusable: "web-page", unusable_detail: null },
+    ]);
+    db.sqlite.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

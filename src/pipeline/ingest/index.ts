@@ -23,7 +23,6 @@ import {
   type UnusableEntry,
   type VendorDefinition,
 } from "./types";
-import { unusableReason } from "./unusable";
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** The default of `maxBytes` (loadConfig's INGEST_MAX_BYTES). */
@@ -64,7 +63,7 @@ async function prepareList(
   const normalised = normaliseEntries(parsed.entries, {
     vendorId: vendor.id,
     listFhirVersion: list.fhirVersion,
-    defaultFhirVersion: vendor.defaultFhirVersion ?? null,
+    defaultFhirVersion: list.certificationWithdrawn ? null : (vendor.defaultFhirVersion ?? null),
     allowPrivateNetwork,
   });
   return {
@@ -78,10 +77,9 @@ async function prepareList(
 
 /** The unusable entries of a list with the reason of each, for the report. */
 function unusableOf(entries: NormalisedEntry[]): UnusableEntry[] {
-  return entries.flatMap((entry) => {
-    const found = entry.unusable === null ? null : unusableReason(entry.url, entry.organizationName);
-    return found ? [{ url: entry.url, organizationName: entry.organizationName, ...found }] : [];
-  });
+  return entries.flatMap(({ url, organizationName, unusable, unusableDetail }) =>
+    unusable === null ? [] : [{ url, organizationName, kind: unusable, reason: unusableDetail ?? unusable }],
+  );
 }
 
 /** SHA-256 (hex) of bytes or of a text's UTF-8 bytes. */

@@ -4,9 +4,10 @@ import type { FhirVersion } from "../../model/types";
 import { enrichEntry, repairPublishedUrl } from "./enrich";
 import { fhirVersionOfUrl } from "./enrich/fhir-version";
 import { fhirVersionFromString, fhirVersionFromUrl } from "./fhir-version";
+import { listHostRules } from "./list-hosts";
 import { tenantIdFromUrl } from "./tenant-rules";
 import type { NormalisedEntry, RawEntry } from "./types";
-import { unusableReason } from "./unusable";
+import { type Unusable, unusableReason } from "./unusable";
 import { validateEndpointUrl } from "./url-validation";
 import { stateCode } from "./us-states";
 
@@ -83,7 +84,11 @@ export function normaliseEntries(raw: RawEntry[], context: NormaliseContext): No
     }
   }
   const developerVersion = developerVersionFor([...byId.values()], context.defaultFhirVersion ?? null);
-  const entries = [...byId.values()].map((entry) => enrichEntry(entry, developerVersion(entry.url)));
+  const hostRule = listHostRules([...byId.values()].map((entry) => entry.url));
+  const entries = [...byId.values()].map((entry) => {
+    const listed = entry.unusable === null ? unusableFields(hostRule(entry.url)) : null;
+    return enrichEntry(listed?.unusable ? { ...entry, ...listed } : entry, developerVersion(entry.url));
+  });
   return { entries, invalid, duplicates, repaired };
 }
 
@@ -134,6 +139,12 @@ function normaliseEntry(item: RawEntry, context: NormaliseContext, urlEvidence: 
     versionEvidence: listVersion !== null ? "list" : urlVersion !== null ? "url" : null,
     stateEvidence: state !== null ? "list" : null,
     urlEvidence,
-    unusable: unusableReason(url, organizationName, context.allowPrivateNetwork)?.kind ?? null,
+    ...unusableFields(unusableReason(url, organizationName, context.allowPrivateNetwork)),
   };
 }
+
+/** An entry's `unusable` and `unusableDetail`: the rule's kind and what it found, or both null. */
+const unusableFields = (found: Unusable | null) => ({
+  unusable: found?.kind ?? null,
+  unusableDetail: found?.reason ?? null,
+});

@@ -21,6 +21,8 @@ function checkList(fail: (message: string) => never, vendorId: string, list: Lis
     fail(`${where}: publishedUrl must be http(s)`);
   if (list.bundledFile !== undefined && !/^[A-Za-z0-9_().-]+\.json$/.test(list.bundledFile))
     fail(`${where}: bundledFile must be a plain .json file name`);
+  if (list.certificationWithdrawn !== undefined && list.certificationWithdrawn !== true)
+    fail(`${where}: certificationWithdrawn must be true when present`);
 }
 
 /**

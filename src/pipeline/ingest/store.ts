@@ -73,7 +73,8 @@ function evidenceDiffers(row: StoredEntry, entry: NormalisedEntry): boolean {
   return (
     row.versionEvidence !== entry.versionEvidence ||
     row.stateEvidence !== entry.stateEvidence ||
-    row.urlEvidence !== entry.urlEvidence
+    row.urlEvidence !== entry.urlEvidence ||
+    row.unusableDetail !== entry.unusableDetail
   );
 }
 

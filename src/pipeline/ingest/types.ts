@@ -43,8 +43,10 @@ export interface NormalisedEntry {
   versionEvidence: Exclude<VersionEvidence, "probe"> | null;
   stateEvidence: StateEvidence | null;
   urlEvidence: UrlEvidence;
-  /** Why the entry is not listed (src/pipeline/ingest/unusable.ts), or null. */
+  /** Why the entry is not listed (src/pipeline/ingest/unusable.ts, list-hosts.ts), or null. */
   unusable: UnusableKind | null;
+  /** What that rule found ("host is a private IPv4 address"), or null. */
+  unusableDetail: string | null;
 }
 
 /** CSV column of a field: a header name (case-insensitive) or a 0-based index. */
@@ -80,6 +82,11 @@ export interface ListDefinition {
    * ONC's CHPL records for it. Else the list is published at `url`.
    */
   publishedUrl?: string;
+  /**
+   * Every certification CHPL records for this list is withdrawn (by the developer or the
+   * certification body): its entries get no version from the developer's certification.
+   */
+  certificationWithdrawn?: boolean;
 }
 
 export const LIST_SOURCES = ["developer", "lantern"] as const;

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { join } from "node:path";
+import type { UnusableReason } from "../../model/evidence";
 import { blockedAddressReason } from "../probe/ip";
 
 /**
@@ -34,7 +35,7 @@ const DOCUMENTATION_TLDS = new Set(["test", "example"]);
  * test machines such as `dts-t03-scmweb2.rd.allscripts.com`), which Lantern's own notes on these
  * lists call internal host names.
  */
-const INTERNAL_DOMAINS = ["rd.allscripts.com"] as const;
+export const INTERNAL_DOMAINS = ["rd.allscripts.com"] as const;
 
 /** public-tlds.txt (generated from the Public Suffix List by tools/data/tld-list.ts), read on first use. */
 let publicTlds: Set<string> | null = null;
@@ -44,29 +45,48 @@ function isPublicTld(label: string): boolean {
 }
 
 /**
- * An organization name that tells readers not to use the entry: `**DO NOT USE**`,
- * `Do not use - test`, `DONOTUSE`. Test and demo names are not matched here: they are reported,
- * not hidden (testDemoName).
+ * Organization names that tell readers not to use the entry, each rule matching a word on its own
+ * (letters on neither side), so no organization's name is caught by a word inside it
+ * (`Fredonia`, `McDonough`, `Carondelet`, `Brandon` stay listed):
+ * - `do-not-use`: `**DO NOT USE**`, `Do not use - test`, `DONOTUSE`, `testing-dont use`, `don't use`;
+ * - `deleted`: `DELETE`, `Deleted`, and `zzzDelete-…` (z's sort a name to the end of a list);
+ * - `inactive`: `Bon Secours Inactive`, `… - Inactive`;
+ * - `dummy`: `G4 Dummy Response - Prod`.
+ * Names that only look like test or demo ones are not matched here: they are reported, not
+ * hidden (looksLikeTestOrDemo). `npm run data:audit` lists every national name each rule matches.
  */
-const DO_NOT_USE = /(?:^|[^a-z])do[\s_-]*not[\s_-]*use(?:[^a-z]|$)/i;
+export const NAME_RULES = [
+  {
+    kind: "do-not-use",
+    pattern: /(?:^|[^a-z])(?:do[\s_-]*not|don['’]?t)[\s_-]*use(?:[^a-z]|$)/i,
+    reason: "the organization name says not to use it",
+  },
+  {
+    kind: "deleted",
+    pattern: /(?:^z*|[^a-z])deleted?(?:[^a-z]|$)/i,
+    reason: "the organization name marks it deleted",
+  },
+  {
+    kind: "inactive",
+    pattern: /(?:^|[^a-z])inactive(?:[^a-z]|$)/i,
+    reason: "the organization name marks it inactive",
+  },
+  {
+    kind: "dummy",
+    pattern: /(?:^|[^a-z])dummy(?:[^a-z]|$)/i,
+    reason: "the organization name says it is a dummy",
+  },
+] as const;
 
 /** A name or host that looks like a test or demo entry ("Test Clinic", `testclinic.com`, "Sandbox"). */
 const TEST_OR_DEMO = /(?:^|[^a-z])(?:test|demo|sandbox|training|dummy)|test(?:clinic|site|practice|env)/i;
 
-/** The kinds of unusable entry, as stored (entries.unusable) and reported. */
-const UNUSABLE_KINDS = [
-  "non-public-address",
-  "localhost",
-  "single-label-host",
-  "internal-suffix",
-  "web-page",
-  "do-not-use",
-] as const;
-export type UnusableKind = (typeof UNUSABLE_KINDS)[number];
+/** The kinds of unusable entry, as stored (entries.unusable), served and reported. */
+export type UnusableKind = UnusableReason;
 
 export interface Unusable {
   kind: UnusableKind;
-  /** For the ingest report: what exactly ("host is a private IPv4 address"). */
+  /** What exactly ("host is a private IPv4 address"): stored, served as `meta.unusable.detail`, reported by ingest. */
   reason: string;
 }
 
@@ -77,7 +97,8 @@ export interface Unusable {
  * suffix (INTERNAL_SUFFIXES) or in any other top-level label that is not a public top-level
  * domain (`*.hos`, `*.m`: names of a hosting provider's own network); when the URL is a
  * document (a path ending in `.html`, `.htm` or `.pdf`: a specification page, not a server); or
- * when its organization name says not to use it. `url` is a
+ * when its organization name says not to use it (NAME_RULES). Rules that need the rest of the
+ * list (a misspelt domain, an internal machine outside its domain) are in list-hosts.ts. `url` is a
  * validated, canonical http(s) URL. `allowPrivate` (ALLOW_PRIVATE_NETWORK, for local development
  * and tests, where the probe may reach such servers too) takes private, loopback and `localhost`
  * hosts as usable.
@@ -104,8 +125,8 @@ export function unusableReason(url: string, organizationName: string | null, all
   }
   if (/\.(?:html?|pdf)$/i.test(new URL(url).pathname))
     return { kind: "web-page", reason: "the URL is a document (.html, .pdf), not a FHIR server's base" };
-  if (organizationName !== null && DO_NOT_USE.test(organizationName))
-    return { kind: "do-not-use", reason: "the organization name says not to use it" };
+  const name = organizationName === null ? undefined : NAME_RULES.find((rule) => rule.pattern.test(organizationName));
+  if (name !== undefined) return { kind: name.kind, reason: `${name.reason} ("${organizationName}")` };
   return null;
 }
 

@@ -1,8 +1,9 @@
 import type { Database } from "bun:sqlite";
 import { auditRows, type AuditRow as Row } from "../../db/audit-rows";
 import { fhirVersionOfUrl } from "../ingest/enrich/fhir-version";
+import { fhirVersionFromUrl } from "../ingest/fhir-version";
 import { loadRegistry } from "../ingest/registry";
-import { looksLikeTestOrDemo } from "../ingest/unusable";
+import { looksLikeTestOrDemo, NAME_RULES } from "../ingest/unusable";
 
 /**
  * The version-naming URL patterns before versions came from evidence: `/r4/`-style segments
@@ -12,6 +13,24 @@ import { looksLikeTestOrDemo } from "../ingest/unusable";
 const OLD_URL_VERSION =
   /\/(dstu2|stu3|r4b|r4|r5)(?=\/|$|\?)|\/argonaut(?=\/|$)|\/uscore(?=\/|$)|\/fhir-server\/api\/v4(?=\/|$)|\/(?:fhir\/)?[134][._]0/i;
 
+/** One entry as the audit names it: id prefix, organization name, URL, and what its rule found. */
+interface NamedEntry {
+  id: string;
+  name: string | null;
+  url: string;
+  detail: string | null;
+}
+
+/** What one rule matches on the whole directory (every stored entry, listed or not). */
+interface RuleMatches {
+  rule: string;
+  /** What the rule does, as the report says it. */
+  what: string;
+  entries: NamedEntry[];
+  /** For a name rule: every distinct organization name it matches, so a reader sees no real organization is among them. */
+  names?: string[];
+}
+
 export interface AuditReport {
   entries: number;
   listed: number;
@@ -20,6 +39,8 @@ export interface AuditReport {
   versions: { evidence: string; version: string; entries: number }[];
   states: { evidence: string; entries: number }[];
   repairedUrls: number;
+  /** What each rule of names, hosts and versions matches. */
+  ruleMatches: RuleMatches[];
   /** Listed entries whose URL names DSTU2 but which are served as R4 (the target is 0). */
   dstu2UrlServedR4: number;
   /** The re-judged sample of entries whose version the old rules took from the certification. */
@@ -65,6 +86,7 @@ export function auditDatabase(sqlite: Database, sampleSize = 100): AuditReport {
       evidence,
       entries: items.length,
     })),
+    ruleMatches: ruleMatches(rows),
     repairedUrls: listed.filter((r) => r.urlEvidence === "repaired").length,
     dstu2UrlServedR4: listed.filter((r) => fhirVersionOfUrl(r.url) === "DSTU2" && r.fhirVersion === "R4").length,
     sample: {
@@ -81,6 +103,55 @@ export function auditDatabase(sqlite: Database, sampleSize = 100): AuditReport {
   };
 }
 
+/** A path segment that is exactly a release name (`/r4/`): URLs the rule of segments ending in one adds nothing to. */
+const PLAIN_VERSION_SEGMENT = /\/(?:dstu2|dstu3|stu3|r2|r3|r4b|r4|r5)(?=[/?#]|$)/i;
+const pathOf = (url: string) => url.replace(/^[a-z]+:\/\/[^/]*/i, "");
+
+/**
+ * The matches of the rules that judge names, near-miss domains, internal hosts, version-suffixed
+ * path segments and withdrawn certifications, on every stored entry.
+ */
+function ruleMatches(rows: Row[]): RuleMatches[] {
+  const named = (r: Row): NamedEntry => ({ id: r.id.slice(0, 12), name: r.name, url: r.url, detail: r.unusableDetail });
+  const present = rows.filter((r) => r.status !== "removed");
+  const withdrawn = new Set(
+    loadRegistry().flatMap((v) => v.lists.flatMap((l) => (l.certificationWithdrawn ? [l.id] : []))),
+  );
+  const nameRules = NAME_RULES.map((rule) => {
+    const matched = present.filter((r) => r.name !== null && rule.pattern.test(r.name));
+    return {
+      rule: `name: ${rule.kind}`,
+      what: rule.reason,
+      entries: matched.map(named),
+      names: [...new Set(matched.map((r) => r.name!))].sort(),
+    };
+  });
+  const kind = (k: string, what: string) => ({
+    rule: k,
+    what,
+    entries: present.filter((r) => r.unusable === k).map(named),
+  });
+  return [
+    ...nameRules,
+    kind("near-miss-domain", "host on a domain one letter off a longer-named domain the same list uses more"),
+    kind("internal-host", "an internal machine the list also names inside its internal domain, without that subdomain"),
+    {
+      rule: "url: version at the end of a segment",
+      what: "version read from a path segment ending in it after a separator (`/fhir-R4`), which a plain `/r4/` segment rule misses",
+      entries: present
+        .filter((r) => fhirVersionFromUrl(r.url) !== null && !PLAIN_VERSION_SEGMENT.test(pathOf(r.url)))
+        .map(named),
+    },
+    {
+      rule: "certification withdrawn",
+      what: "entries of a list whose every certification is withdrawn: no version from the certification",
+      entries: present
+        .filter((r) => r.lists.split(",").some((id) => withdrawn.has(id)) && r.versionEvidence === null)
+        .map(named),
+    },
+  ];
+}
+
 /** The report as text lines. */
 export function formatAudit(report: AuditReport): string[] {
   const lines = [
@@ -93,6 +164,12 @@ export function formatAudit(report: AuditReport): string[] {
     ...report.versions.map((v) => `  ${v.evidence.padEnd(9)} ${v.version.padEnd(7)} ${v.entries}`),
     "state of listed entries, by evidence:",
     ...report.states.map((s) => `  ${s.evidence.padEnd(9)} ${s.entries}`),
+    "rules, with every entry each matches (id prefix, name, URL; unusable ones with what was found):",
+    ...report.ruleMatches.flatMap((m) => [
+      `  ${m.rule} (${m.what}): ${m.entries.length} entries`,
+      ...(m.names ? m.names.map((name) => `    name: ${JSON.stringify(name)}`) : []),
+      ...m.entries.map((e) => `    ${e.id}  ${JSON.stringify(e.name)}  ${e.url}${e.detail ? `  (${e.detail})` : ""}`),
+    ]),
     `listed entries with a repaired URL: ${report.repairedUrls}`,
     `listed entries whose URL says DSTU2 but served as R4: ${report.dstu2UrlServedR4}`,
     `sample of ${report.sample.size} of the ${report.sample.population} entries the old rules gave the certified version, re-judged:`,

@@ -79,18 +79,42 @@ function lanternListId(vendorId: string, fileName: string): string {
   return suffix ? `${vendorId}-lantern-${suffix}` : `${vendorId}-lantern`;
 }
 
+/** A certified product that still holds its certification (CHPL status `Active`). */
+const ACTIVE = "Active";
+
+/** Whether a product is certified to the standardized API criterion 170.315 (g)(10), which requires FHIR R4 (US Core). */
+const meetsG10 = (product: NonNullable<ChplProductsItem["softwareProducts"]>[number]) =>
+  product.criteriaMet.some((c) => c.number === "170.315 (g)(10)");
+
 /**
- * The developer's one FHIR version: R4 when one of its products is certified to the
- * standardized API criterion 170.315 (g)(10), which requires FHIR R4 (US Core); else none.
+ * The developer's one FHIR version: R4 when one of its products still certified (status
+ * `Active`) meets (g)(10); else none. A certification withdrawn (by the developer or by the
+ * certification body) is no evidence of what the developer serves.
  */
 function defaultVersionOf(developer: string, lists: ChplListItem[], products: ChplProductsItem[]): FhirVersion | null {
   const urls = new Set(lists.filter((l) => l.EndpointName === developer).map((l) => l.URL));
   const g10 = products.some(
     (p) =>
       urls.has(p.listSourceURL) &&
-      (p.softwareProducts ?? []).some((s) => s.criteriaMet.some((c) => c.number === "170.315 (g)(10)")),
+      (p.softwareProducts ?? []).some((s) => s.certificationStatus.name === ACTIVE && meetsG10(s)),
   );
   return g10 ? "R4" : null;
+}
+
+/**
+ * Whether the list published at `listUrl` is only backed by withdrawn certifications: CHPL
+ * records products for it, one of them met (g)(10), and none is still certified. Its entries
+ * then get no version from the developer's certification, even when another list of the same
+ * developer keeps one (Health Samurai's `cmpl.aidbox.app` list beside its `smartbox` one).
+ */
+function certificationWithdrawn(listUrl: string, products: ChplProductsItem[]): boolean {
+  const certified = products.filter((p) => p.listSourceURL === listUrl).flatMap((p) => p.softwareProducts ?? []);
+  return certified.some(meetsG10) && !certified.some((s) => s.certificationStatus.name === ACTIVE);
+}
+
+function markWithdrawn(list: ListDefinition, listUrl: string, products: ChplProductsItem[]) {
+  if (certificationWithdrawn(listUrl, products)) list.certificationWithdrawn = true;
+  else delete list.certificationWithdrawn;
 }
 
 export interface GeneratorInput {
@@ -149,6 +173,7 @@ export function generateRegistry(input: GeneratorInput): VendorDefinition[] {
       if (ownListId && !own) throw new Error(`${item.FileName}: vendor ${id} has no list ${ownListId}`);
       if (own) {
         own.bundledFile = file;
+        markWithdrawn(own, item.URL, input.chplProducts);
         // A list the developer publishes only as a web page is read from Lantern's copy instead.
         if (own.manual || own.source === "lantern") {
           delete own.manual;
@@ -171,6 +196,7 @@ export function generateRegistry(input: GeneratorInput): VendorDefinition[] {
         bundledFile: file,
         publishedUrl: item.URL,
       };
+      markWithdrawn(list, item.URL, input.chplProducts);
       if (vendor.lists.some((l) => l.id === list.id)) throw new Error(`list id ${list.id} twice`);
       vendor.lists.push(list);
     }

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
 import { BY_ID, BY_ID_ERRORS, notFound } from "../endpoints/routes";
+import { withUnusableMeta } from "../endpoints/unusable-meta";
 import { dataResponse } from "../http/answers";
 import { NOT_MODIFIED } from "../http/schemas";
 import { AvailabilityResponse } from "./schemas";
@@ -13,7 +14,12 @@ import { availabilityBody } from "./service";
  */
 export const availabilityAnswer = (directory: Directory) => (request: Request, id: string) => {
   const snapshot = directory.current;
-  return dataResponse(request, snapshot, () => availabilityBody(snapshot, id) ?? notFound(), { keep: false });
+  return dataResponse(
+    request,
+    snapshot,
+    () => withUnusableMeta(snapshot, id, availabilityBody(snapshot, id) ?? notFound()),
+    { keep: false },
+  );
 };
 
 /** `GET /api/v1/endpoints/:id/availability`. */

@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { ERROR_CODES } from "../../db/history-format";
+import { UnusableMeta } from "../../model/endpoints";
 
 const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T, description: string) =>
   t.Union([schema, t.Null()], { description });
@@ -92,6 +93,6 @@ export const AvailabilitySchema = t.Object({
 });
 
 export const AvailabilityResponse = t.Object(
-  { success: t.Literal(true), data: AvailabilitySchema },
+  { success: t.Literal(true), data: AvailabilitySchema, meta: UnusableMeta },
   { examples: [{ success: true, data: EXAMPLE }] },
 );

@@ -18,6 +18,7 @@ import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED, NoQuery } from "../http/schema
 import { checkRawQuery, integerParams, NO_PARAMETERS } from "../http/strict-query";
 import { capabilitiesBody } from "./capabilities-body";
 import { toEndpointFilter } from "./filter";
+import { withUnusableMeta } from "./unusable-meta";
 
 /** An id no entry has: 404 ENDPOINT_NOT_FOUND, from every by-id route. */
 export const notFound = (): never => {
@@ -63,13 +64,21 @@ export const BY_ID = {
 export const endpointAnswers = (directory: Directory) => ({
   entry(request: Request, id: string): Response {
     const snapshot = directory.current;
-    return dataResponse(request, snapshot, () => successBody(snapshot.endpoint(id) ?? notFound()), { keep: false });
+    return dataResponse(
+      request,
+      snapshot,
+      () => withUnusableMeta(snapshot, id, successBody(snapshot.endpoint(id) ?? notFound())),
+      { keep: false },
+    );
   },
   capabilities(request: Request, id: string): Response {
     const snapshot = directory.current;
-    return dataResponse(request, snapshot, () => capabilitiesBody(snapshot.capabilities(id) ?? notFound()), {
-      keep: false,
-    });
+    return dataResponse(
+      request,
+      snapshot,
+      () => withUnusableMeta(snapshot, id, capabilitiesBody(snapshot.capabilities(id) ?? notFound())),
+      { keep: false },
+    );
   },
 });
 
@@ -84,9 +93,13 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
           const filter = toEndpointFilter(query);
           const page = query.page ?? 1;
           const limit = query.limit ?? 25;
-          const { total, records } = snapshot.list(filter, (page - 1) * limit, limit);
+          const { total, records, bases } = snapshot.list(filter, (page - 1) * limit, limit);
           own.link = pageLinks(request.url, page, limit, total);
-          return JSON.stringify({ success: true, data: records, meta: { total, page, limit } });
+          return JSON.stringify({
+            success: true,
+            data: records,
+            meta: { total, page, limit, fhirVersionBasis: bases },
+          });
         });
       },
       {
@@ -139,7 +152,12 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
         return dataResponse(
           request,
           snapshot,
-          () => successBody(snapshot.read((sqlite) => readEntrySource(sqlite, params.id)) ?? notFound()),
+          () =>
+            withUnusableMeta(
+              snapshot,
+              params.id,
+              successBody(snapshot.read((sqlite) => readEntrySource(sqlite, params.id)) ?? notFound()),
+            ),
           { keep: false },
         );
       },

@@ -1,5 +1,7 @@
 import { t } from "elysia";
 import { LIST_INTEGER_KEYS, ListQuery } from "../../model/endpoints";
+import { FHIR_VERSION_BASES } from "../../model/evidence";
+import { FHIR_VERSION_BASIS_EXTENSION } from "./formats/fhir";
 
 const EXPORT_FORMATS = ["csv", "ndjson", "fhir"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -14,9 +16,10 @@ export const ExportFormatSchema = t.String({
   examples: ["csv"],
 });
 
-/** format=csv: RFC 4180 text, a header row of the Endpoint record's fields, then one row per entry. */
+/** format=csv: RFC 4180 text, a header row of the Endpoint record's fields and fhirVersionBasis, then one row per entry. */
 export const CsvExportSchema = t.String({
-  description: "RFC 4180 CSV (CRLF line ends): a header row of the Endpoint record's fields, one row per entry.",
+  description:
+    "RFC 4180 CSV (CRLF line ends): a header row of the Endpoint record's fields then `fhirVersionBasis` (probe, list, url, certification, unknown: how fhirVersion is known), one row per entry.",
 });
 
 /** format=ndjson: one Endpoint record (JSON) per line. */
@@ -35,11 +38,25 @@ export const FhirEndpointSchema = t.Object(
     id: t.String({ ...FHIR_ID, description: "SHA-256 (hex) of the URL." }),
     extension: t.Optional(
       t.Array(
-        t.Object({
-          url: t.Literal("http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version"),
-          valueCode: t.String(),
-        }),
-        { minItems: 1, description: "The FHIR version; absent when unknown." },
+        t.Union([
+          t.Object({
+            url: t.Literal("http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version"),
+            valueCode: t.String(),
+          }),
+          t.Object({
+            url: t.Literal(FHIR_VERSION_BASIS_EXTENSION),
+            valueCode: t.String({
+              enum: [...FHIR_VERSION_BASES],
+              description:
+                "How the version is known: probe (its CapabilityStatement), list (the list states it), url (its URL names it), certification (inferred from the developer's certified API, not seen), unknown (not recorded: an entry stored before evidence was).",
+            }),
+          }),
+        ]),
+        {
+          minItems: 2,
+          description:
+            "The FHIR version (`endpoint-fhir-version`) and how it is known (our own `endpoint-fhir-version-basis`); absent when the version is unknown.",
+        },
       ),
     ),
     status: t.UnionEnum(["active", "error", "off"], { default: undefined }),

@@ -1,8 +1,10 @@
 import { lookup } from "../../directory/render";
+import { FHIR_VERSION_BASES } from "../../model/evidence";
 import type { EndpointStatus, FhirVersion } from "../../model/types";
 import {
   CONNECTION_TYPE,
   FHIR_ENDPOINT_STATUS,
+  FHIR_VERSION_BASIS_EXTENSION,
   FHIR_VERSION_CODE,
   FHIR_VERSION_EXTENSION,
   NPI_SYSTEM,
@@ -39,12 +41,20 @@ export function endpointResource(index: FhirIndex, e: number): Resource {
   const { columns: c, strings: s } = index.data;
   const o = index.endpointFirst[e]!;
   const code = endpointVersionCode(index, e);
+  const basis = FHIR_VERSION_BASES[c.fhirVersionBasis[o]!]!;
   const developer = index.developerOfEndpoint(e);
   return {
     resourceType: "Endpoint",
     id: index.endpointId(e),
     meta: { lastUpdated: s.lastUpdated[index.endpointUpdated[e]!]! },
-    ...(code === null ? {} : { extension: [{ url: FHIR_VERSION_EXTENSION, valueCode: code }] }),
+    ...(code === null
+      ? {}
+      : {
+          extension: [
+            { url: FHIR_VERSION_EXTENSION, valueCode: code },
+            { url: FHIR_VERSION_BASIS_EXTENSION, valueCode: basis },
+          ],
+        }),
     status: endpointStatus(index, e),
     connectionType: CONNECTION,
     ...(developer === -1

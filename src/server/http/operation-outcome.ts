@@ -1,7 +1,5 @@
+import { FHIR_CONTENT_TYPE } from "./answers";
 import { headersFor, headerTemplate } from "./request-context";
-
-/** The media type of every answer under /fhir, errors included. */
-export const FHIR_CONTENT_TYPE = "application/fhir+json; fhirVersion=4.0";
 
 /** Whether a request path is under /fhir, where every answer is FHIR (an OperationOutcome for an error). */
 export const isFhirPath = (path: string) => path === "/fhir" || path.startsWith("/fhir/");

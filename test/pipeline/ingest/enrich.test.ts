@@ -90,6 +90,7 @@ describe("state and city", () => {
     stateEvidence: null,
     urlEvidence: "published",
     unusable: null,
+    unusableDetail: null,
     ...more,
   });
 

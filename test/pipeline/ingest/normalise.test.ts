@@ -34,6 +34,7 @@ describe("Oracle Health fixture, normalised", () => {
       stateEvidence: "list",
       urlEvidence: "published",
       unusable: null,
+      unusableDetail: null,
     });
   });
 

@@ -34,6 +34,7 @@ function entry(key: string, name: string): NormalisedEntry {
     stateEvidence: null,
     urlEvidence: "published",
     unusable: null,
+    unusableDetail: null,
   };
 }
 

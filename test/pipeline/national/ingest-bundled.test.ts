@@ -18,11 +18,12 @@ test("ingest --bundled reads every bundled list; the summary names each list's s
   expect(await child.exited).toBe(0);
   expect(output).toMatch(/\[137\/137\] /);
   // The table's last columns are repaired, unusable and the source; Foothold's two published URLs without a
-  // scheme were repaired; athenahealth's seven "do not use" practices are unusable, each reported with its reason.
+  // scheme were repaired; athenahealth's eleven practices named "do not use", "DELETE", "… Inactive" are
+  // unusable, each reported with its reason.
   expect(output).toMatch(
     /foothold-technology\s+foothold-technology-lantern\s+ok\s+2\s+0\s+0\s+0\s+0\s+2\s+0\s+bundled/,
   );
-  expect(output).toMatch(/athenahealth\s+athenahealth-r4\s+ok\s+\d+\s+0\s+0\s+0\s+\d+\s+\d+\s+7\s+bundled/);
+  expect(output).toMatch(/athenahealth\s+athenahealth-r4\s+ok\s+\d+\s+0\s+0\s+0\s+\d+\s+\d+\s+11\s+bundled/);
   expect(output).toContain(
     "athenahealth-r4: https://api.platform.athenahealth.com/fhir/r4 (**DO NOT USE**): the organization name says not to use it",
   );

@@ -24,7 +24,8 @@ describe("GET /api/v1/endpoints", () => {
     const body = await list("");
     expect(body.success).toBe(true);
     expect(orgNames(body)).toEqual(ALL_IN_ORDER);
-    expect(body.meta).toEqual({ total: 11, page: 1, limit: 25 });
+    expect(body.meta).toEqual({ total: 11, page: 1, limit: 25, fhirVersionBasis: expect.any(Array) });
+    expect(body.meta.fhirVersionBasis).toHaveLength(body.data.length);
     expect(body.data.some((e: { status: string }) => e.status === "removed")).toBe(false);
     expect(Object.keys(body.data[0]).sort()).toEqual(
       [
@@ -150,14 +151,16 @@ describe("pagination", () => {
     expect(pages.flatMap((p) => orgNames(p))).toEqual(ALL_IN_ORDER);
     const ids = pages.flatMap((p) => p.data.map((e: { id: string }) => e.id));
     expect(new Set(ids).size).toBe(11);
-    expect(pages.map((p) => p.meta)).toEqual([1, 2, 3].map((page) => ({ total: 11, page, limit: 5 })));
+    expect(pages.map(({ meta: { total, page, limit } }) => ({ total, page, limit }))).toEqual(
+      [1, 2, 3].map((page) => ({ total: 11, page, limit: 5 })),
+    );
     expect(await list("?limit=5&page=2")).toEqual(pages[1]);
   });
 
   test("pagination applies after filtering", async () => {
     const body = await list("?fhirVersion=R4&limit=2&page=2");
     expect(orgNames(body)).toEqual(["O'Brien & Sons Pediatrics", "Brigham and Women's Hospital"]);
-    expect(body.meta).toEqual({ total: 7, page: 2, limit: 2 });
+    expect(body.meta).toEqual({ total: 7, page: 2, limit: 2, fhirVersionBasis: expect.any(Array) });
   });
 
   test.each(["?page=4&limit=5", "?page=1000", "?page=1000&limit=100&vendor=epic"])(

@@ -20,7 +20,7 @@ import { generateDataset } from "../../../tools/generate/generator";
 import { ENTRIES, VENDORS } from "../../support/fixture";
 import { seedDatabase } from "../../support/seed";
 import { tempDbPath } from "../../support/temp-db";
-import { expectedCsvRow, SPEC_FIELDS } from "./helpers";
+import { basisOfRecord, CSV_FIELDS, expectedCsvRow } from "./helpers";
 import { referenceFhirWriter } from "./reference-fhir";
 
 /** Strings that leave the fast path: JSON escapes, CSV quoting, non-ASCII, control characters. */
@@ -130,7 +130,8 @@ for (const [dataset, open] of [
       const snapshot = directory.current;
       return FILTERS.map(([label, filter]) => {
         const { total, ordinals } = snapshot.search.search(filter, 0, 1_000_000);
-        const { records } = snapshot.list(filter, 0, 1_000_000);
+        const { records, bases } = snapshot.list(filter, 0, 1_000_000);
+        for (const [i, record] of records.entries()) basisOfRecord.set(record, bases[i]!);
         expect(ordinals.length).toBe(total);
         expect(records.length).toBe(total);
         return { label, snapshot, ordinals, records };
@@ -147,7 +148,7 @@ for (const [dataset, open] of [
 
     test("CSV: the header, then every record's RFC 4180 row", () => {
       for (const { snapshot, ordinals, records } of cases()) {
-        const expected = `${SPEC_FIELDS.join(",")}\r\n${records.map(referenceCsvRow).join("")}`;
+        const expected = `${CSV_FIELDS.join(",")}\r\n${records.map(referenceCsvRow).join("")}`;
         for (const slice of [1, 7, 256])
           expect(render(FORMATS.csv.writer(snapshot, "http://localhost"), ordinals, slice)).toBe(expected);
       }

@@ -9,7 +9,15 @@ import { createTestApp } from "../../support/app";
 import { ENTRIES, PROBES, VENDORS } from "../../support/fixture";
 import { seedDatabase } from "../../support/seed";
 import { tempDbPath } from "../../support/temp-db";
-import { exportText, type ListRecord, pageThroughList, parseCsv, SPEC_FIELDS } from "./helpers";
+import {
+  basisOfRecord,
+  CSV_FIELDS,
+  exportText,
+  type ListRecord,
+  pageThroughList,
+  parseCsv,
+  SPEC_FIELDS,
+} from "./helpers";
 
 const AWKWARD = [
   'The "Best" Clinic',
@@ -53,9 +61,9 @@ describe("CSV", () => {
     const { response, text } = await exportText(app, "format=csv");
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
-    expect(text.startsWith(`${SPEC_FIELDS.join(",")}\r\n`)).toBe(true);
+    expect(text.startsWith(`${CSV_FIELDS.join(",")}\r\n`)).toBe(true);
     const rows = parseCsv(text);
-    expect(rows[0]).toEqual([...SPEC_FIELDS]);
+    expect(rows[0]).toEqual([...CSV_FIELDS]);
     const list = await pageThroughList(app, "");
     expect(rows.length).toBe(list.length + 1);
     for (const [i, record] of list.entries()) {
@@ -65,6 +73,7 @@ describe("CSV", () => {
       expect(row.city).toBe(record.city ?? "");
       expect(row.npi).toBe(record.npi ?? "");
       expect(row.access).toBe(record.access.join("|"));
+      expect(rows[i + 1]!.at(-1)).toBe(basisOfRecord.get(record)!);
     }
     // Every awkward name came back intact.
     const names = rows.slice(1).map((row) => row[4]);
@@ -89,7 +98,7 @@ describe("CSV", () => {
   test("a filter that matches nothing is the header row alone", async () => {
     const { response, text } = await exportText(app, "format=csv&vendor=no-such-vendor");
     expect(response.status).toBe(200);
-    expect(text).toBe(`${SPEC_FIELDS.join(",")}\r\n`);
+    expect(text).toBe(`${CSV_FIELDS.join(",")}\r\n`);
   });
 });
 

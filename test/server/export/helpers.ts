@@ -23,6 +23,12 @@ export interface ListRecord {
   lastUpdated: string;
 }
 
+/**
+ * How each record's fhirVersion is known, as the list's `meta.fhirVersionBasis` said it (kept
+ * beside the records: they stay exactly the list's JSON).
+ */
+export const basisOfRecord = new WeakMap<object, string>();
+
 /** Every record the list operation returns for these filters, paging through it 100 at a time. */
 export async function pageThroughList(app: App, filters: string): Promise<ListRecord[]> {
   const records: ListRecord[] = [];
@@ -30,7 +36,11 @@ export async function pageThroughList(app: App, filters: string): Promise<ListRe
     const qs = `${filters}${filters ? "&" : ""}limit=100&page=${page}`;
     const response = await app.handle(new Request(`http://localhost/api/v1/endpoints?${qs}`));
     if (response.status !== 200) throw new Error(`list ${qs}: ${response.status} ${await response.text()}`);
-    const body = (await response.json()) as { data: ListRecord[]; meta: { total: number } };
+    const body = (await response.json()) as {
+      data: ListRecord[];
+      meta: { total: number; fhirVersionBasis: string[] };
+    };
+    for (const [i, record] of body.data.entries()) basisOfRecord.set(record, body.meta.fhirVersionBasis[i]!);
     records.push(...body.data);
     if (records.length >= body.meta.total || body.data.length === 0) return records;
   }
@@ -110,13 +120,21 @@ export const SPEC_FIELDS = [
   "lastUpdated",
 ] as const;
 
-/** A list record as the CSV row the export should hold for it. */
+/** The CSV export's columns: the spec's fields, then how the version is known. */
+export const CSV_FIELDS = [...SPEC_FIELDS, "fhirVersionBasis"] as const;
+
+/** A list record as the CSV row the export should hold for it (its basis from basisOfRecord). */
 export function expectedCsvRow(record: ListRecord): string[] {
-  return SPEC_FIELDS.map((field) => {
-    const value = record[field];
-    if (value === null) return "";
-    return Array.isArray(value) ? value.join("|") : value;
-  });
+  const basis = basisOfRecord.get(record);
+  if (basis === undefined) throw new Error(`no fhirVersionBasis recorded for ${record.id}`);
+  return [
+    ...SPEC_FIELDS.map((field) => {
+      const value = record[field];
+      if (value === null) return "";
+      return Array.isArray(value) ? value.join("|") : value;
+    }),
+    basis,
+  ];
 }
 
 export interface FhirBundle {

@@ -7,11 +7,14 @@ import type { EndpointRecord } from "../../../src/model/endpoints";
 import {
   CONNECTION_TYPE,
   FHIR_ENDPOINT_STATUS,
+  FHIR_VERSION_BASIS_EXTENSION,
   FHIR_VERSION_CODE,
   FHIR_VERSION_EXTENSION,
   NPI_SYSTEM,
   PAYLOAD_TYPE,
 } from "../../../src/server/export/formats/fhir";
+
+import { basisOfRecord } from "./helpers";
 
 const sha256 = (text: string) => Bun.SHA256.hash(text, "hex") as string;
 
@@ -29,8 +32,11 @@ interface Organization {
 
 function endpointJson(origin: string, record: EndpointRecord, id: string): string {
   const version = FHIR_VERSION_CODE[record.fhirVersion];
+  const basis = basisOfRecord.get(record);
   const extension =
-    version === null ? "" : `"extension":[{"url":"${FHIR_VERSION_EXTENSION}","valueCode":"${version}"}],`;
+    version === null
+      ? ""
+      : `"extension":[{"url":"${FHIR_VERSION_EXTENSION}","valueCode":"${version}"},{"url":"${FHIR_VERSION_BASIS_EXTENSION}","valueCode":"${basis}"}],`;
   return `{"fullUrl":"${origin}/fhir/Endpoint/${id}","resource":{"resourceType":"Endpoint","id":"${id}",${extension}"status":"${FHIR_ENDPOINT_STATUS[record.status]}","connectionType":${CONNECTION_TYPE},"payloadType":${PAYLOAD_TYPE},"address":${JSON.stringify(record.url)},"managingOrganization":{"reference":"Organization/developer-${record.vendorId}"}}}`;
 }
 

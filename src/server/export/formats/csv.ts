@@ -1,11 +1,15 @@
 import { ACCESS, lookup, type RecordSource } from "../../../directory/render";
 import type { EndpointRecord } from "../../../model/endpoints";
 import { EndpointRecordSchema } from "../../../model/endpoints";
+import { FHIR_VERSION_BASES } from "../../../model/evidence";
 import { type ByteBuffer, encodeTable } from "../../http/byte-buffer";
 import type { ExportWriter } from "./writer";
 
-/** The Endpoint record's fields in the spec's order (the record schema declares them in that order). */
-const CSV_COLUMNS = Object.keys(EndpointRecordSchema.properties) as (keyof EndpointRecord)[];
+/**
+ * The Endpoint record's fields in the spec's order (the record schema declares them in that
+ * order), then `fhirVersionBasis`: how the entry's fhirVersion is known (FHIR_VERSION_BASES).
+ */
+const CSV_COLUMNS = [...(Object.keys(EndpointRecordSchema.properties) as (keyof EndpointRecord)[]), "fhirVersionBasis"];
 
 /** A field after its comma: RFC 4180 (quoted, inner quotes doubled, when it holds a quote, comma, CR or LF); an empty cell for null. */
 function field(out: ByteBuffer, value: string | null) {
@@ -14,7 +18,7 @@ function field(out: ByteBuffer, value: string | null) {
 }
 
 /**
- * RFC 4180: a header row of the record's field names, then one row per entry, CRLF line
+ * RFC 4180: a header row (the record's field names, then fhirVersionBasis), then one row per entry, CRLF line
  * ends; `access` joined with `|`; an empty cell for null. Fields in CSV_COLUMNS order, written
  * straight from the columns.
  */
@@ -48,6 +52,7 @@ export function csvWriter({ data, vendorNames }: RecordSource): ExportWriter {
     field(out, lookup(zipCodes, c.zipCode[o]!));
     out.copy(statuses[c.status[o]!]!);
     field(out, lastUpdated[c.lastUpdated[o]!]!);
+    field(out, FHIR_VERSION_BASES[c.fhirVersionBasis[o]!]!);
     out.ascii("\r\n");
   };
 

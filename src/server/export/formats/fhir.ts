@@ -1,4 +1,5 @@
 import { lookup, type RecordSource } from "../../../directory/render";
+import { FHIR_VERSION_BASES, type FhirVersionBasis } from "../../../model/evidence";
 import type { EndpointStatus, FhirVersion } from "../../../model/types";
 import { ByteBuffer, encodeTable, equalFolded } from "../../http/byte-buffer";
 import type { ExportWriter } from "./writer";
@@ -6,6 +7,19 @@ import type { ExportWriter } from "./writer";
 export const NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi";
 const IDENTIFIER = `,"identifier":[{"system":"${NPI_SYSTEM}","value":"`;
 export const FHIR_VERSION_EXTENSION = "http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version";
+/**
+ * Our own extension (docs/api.md, "FHIR version basis"), beside `endpoint-fhir-version`: how that
+ * version is known, a code of FHIR_VERSION_BASES (`probe`, `list`, `url`, `certification`).
+ */
+export const FHIR_VERSION_BASIS_EXTENSION =
+  "https://endpoint-directory.fly.dev/fhir/StructureDefinition/endpoint-fhir-version-basis";
+
+/** The Endpoint's `extension` member (with its comma) for a release and its basis; "" for UNKNOWN, which has neither. */
+function versionExtensions(version: FhirVersion, basis: FhirVersionBasis): string {
+  const code = FHIR_VERSION_CODE[version];
+  if (code === null) return "";
+  return `"extension":[{"url":"${FHIR_VERSION_EXTENSION}","valueCode":"${code}"},{"url":"${FHIR_VERSION_BASIS_EXTENSION}","valueCode":"${basis}"}],`;
+}
 
 /** Our status → FHIR Endpoint.status. listed: published by the vendor, not yet probed, so taken as active. */
 export const FHIR_ENDPOINT_STATUS: Record<EndpointStatus, string> = {
@@ -148,16 +162,15 @@ export function fhirWriter(
   );
   // Per status and version: the Endpoint's members between its id and its address.
   const statuses = s.statuses.map((status) => FHIR_ENDPOINT_STATUS[status as EndpointStatus]);
-  const extensions = s.fhirVersions.map((version) => {
-    const code = FHIR_VERSION_CODE[version as FhirVersion];
-    return code === null ? "" : `"extension":[{"url":"${FHIR_VERSION_EXTENSION}","valueCode":"${code}"}],`;
-  });
-  const middles = extensions.map((extension) =>
-    encodeTable(statuses, (out, status) =>
-      out.ascii(
-        `",${extension}"status":"${status}","connectionType":${CONNECTION_TYPE},"payloadType":${PAYLOAD_TYPE},"address":`,
-      ),
-    ),
+  const middles = s.fhirVersions.map((version) =>
+    FHIR_VERSION_BASES.map((basis) => {
+      const extension = versionExtensions(version as FhirVersion, basis);
+      return encodeTable(statuses, (out, status) =>
+        out.ascii(
+          `",${extension}"status":"${status}","connectionType":${CONNECTION_TYPE},"payloadType":${PAYLOAD_TYPE},"address":`,
+        ),
+      );
+    }),
   );
 
   // No `entry` at all when nothing matched: FHIR JSON has no empty arrays.
@@ -314,7 +327,7 @@ export function fhirWriter(
       endpointId(out, url);
       out.ascii('","resource":{"resourceType":"Endpoint","id":"');
       out.hex(hash, 0, 32);
-      out.copy(middles[c.fhirVersion[o]!]![c.status[o]!]!);
+      out.copy(middles[c.fhirVersion[o]!]![c.fhirVersionBasis[o]!]![c.status[o]!]!);
       out.json(s.urls[url]!);
       out.utf8(managing[vendor]!);
     }

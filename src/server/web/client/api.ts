@@ -9,7 +9,14 @@ export interface Problem {
   retryAfter: number | null;
 }
 
-export type Answer<T> = { ok: true; data: T; meta: Record<string, number> | null } | { ok: false; problem: Problem };
+/** What the page reads of an answer's `meta`: the list's totals and bases, a by-id answer's `unusable`. */
+interface Meta {
+  total?: number;
+  fhirVersionBasis?: string[];
+  unusable?: { reason: string; detail: string | null };
+}
+
+export type Answer<T> = { ok: true; data: T; meta: Meta | null } | { ok: false; problem: Problem };
 
 /** Seconds from a Retry-After header: whole seconds or an HTTP date; null when absent or unreadable. */
 export function retryAfterSeconds(header: string | null, now = Date.now()): number | null {
@@ -68,7 +75,7 @@ export async function getJson<T>(path: string, signal?: AbortSignal): Promise<An
   }
   const envelope = body as { success?: unknown; data?: unknown; meta?: unknown } | null;
   if (response.ok && envelope?.success === true)
-    return { ok: true, data: envelope.data as T, meta: (envelope.meta as Record<string, number>) ?? null };
+    return { ok: true, data: envelope.data as T, meta: (envelope.meta as Meta) ?? null };
   return {
     ok: false,
     problem: problemOf(response.ok ? 502 : response.status, body, response.headers.get("retry-after")),

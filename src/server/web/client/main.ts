@@ -23,6 +23,7 @@ import {
   type Capabilities,
   capabilitiesSection,
   count,
+  exportLinks,
   formatDate,
   pagerLinks,
   rawLinks,
@@ -274,8 +275,13 @@ async function showResults(current: SearchState, isCurrent: () => boolean, signa
   lastProblem = null;
   showMessage(null);
   const total = answer.meta?.total ?? answer.data.length;
-  list.replaceChildren(...answer.data.map((record) => resultRow(record, current)));
-  pager.replaceChildren(...pagerLinks(current, total).filter((c): c is HTMLElement => c instanceof HTMLElement));
+  const bases = answer.meta?.fhirVersionBasis;
+  list.replaceChildren(...answer.data.map((record, i) => resultRow(record, current, bases?.[i])));
+  pager.replaceChildren(
+    ...[...pagerLinks(current, total), exportLinks(current, total)].filter(
+      (c): c is HTMLElement => c instanceof HTMLElement,
+    ),
+  );
   summary.textContent = resultsSummary(current, total, answer.data.length);
   if (focus) byId("results-heading").focus();
 }
@@ -310,7 +316,7 @@ async function showDetail(id: string, isCurrent: () => boolean, signal: AbortSig
     back,
     heading,
     h("p", { class: "vendor" }, r.vendorName),
-    recordSection(r, source.ok ? source.data : null),
+    recordSection(r, source.ok ? source.data : null, record.meta?.unusable ?? null),
     capabilities.ok
       ? capabilitiesSection(capabilities.data)
       : h("p", { class: "note" }, `Capabilities: ${messageFor(capabilities.problem, "endpoint")}`),

@@ -89,6 +89,12 @@ export function listUrl(state: SearchState): string {
   return text === "" ? "/api/v1/endpoints" : `/api/v1/endpoints?${text}`;
 }
 
+/** The export of a state's filters (every match, no pages) in one format. */
+export function exportUrl(state: SearchState, format: "csv" | "ndjson" | "fhir"): string {
+  const params = searchParams({ ...state, page: 1 });
+  return `/api/v1/export?format=${format}${params.size > 0 ? `&${params.toString()}` : ""}`;
+}
+
 export const endpointUrl = (id: string, part = "") => `/api/v1/endpoints/${encodeURIComponent(id)}${part}`;
 
 export const sameFilters = (a: Filters, b: Filters) =>

@@ -1,6 +1,6 @@
 import type { EndpointRecord } from "../../../model/endpoints";
 import { type Child, h, svg } from "./dom";
-import { endpointUrl, MAX_PAGE, PAGE_SIZE, pageCount, pageUrl, type SearchState } from "./state";
+import { endpointUrl, exportUrl, MAX_PAGE, PAGE_SIZE, pageCount, pageUrl, type SearchState } from "./state";
 
 export interface Vendor {
   id: string;
@@ -87,8 +87,29 @@ const address = (r: EndpointRecord) =>
 /** A FHIR version as the page spells it everywhere: the release, or "Unknown". */
 export const versionLabel = (version: string) => (version === "UNKNOWN" ? "Unknown" : version);
 
-/** One result row: organization (a link to its detail), vendor, URL with copy button, FHIR version, status. */
-export function resultRow(record: EndpointRecord, state: SearchState): HTMLLIElement {
+/** The title of a version inferred from the developer's certification. */
+const INFERRED_TITLE = "Not seen in the list, the URL or a probe: inferred from the developer's certification";
+
+/**
+ * The FHIR version of a result row: "R4", or "R4 (inferred)" when the list's `meta` says it was
+ * only inferred from the developer's certification (basis `certification`).
+ */
+const rowVersion = (version: string, basis: string | undefined): Child =>
+  basis === "certification"
+    ? h("span", { class: "inferred", title: INFERRED_TITLE }, `${versionLabel(version)} (inferred)`)
+    : versionLabel(version);
+
+/**
+ * "Carepaths' list", "Epic Systems' list", "Veradigm's list": the possessive of a name, an
+ * apostrophe alone after a final s.
+ */
+const possessive = (name: string) => (/s$/i.test(name) ? `${name}'` : `${name}'s`);
+
+/**
+ * One result row: organization (a link to its detail), vendor, URL with copy button, FHIR
+ * version (marked when inferred, `basis` from the list's `meta.fhirVersionBasis`), status.
+ */
+export function resultRow(record: EndpointRecord, state: SearchState, basis?: string): HTMLLIElement {
   const name = record.organizationName ?? NO_NAME;
   const where = place(record);
   return h(
@@ -108,7 +129,7 @@ export function resultRow(record: EndpointRecord, state: SearchState): HTMLLIEle
     h(
       "dl",
       { class: "facts" },
-      h("div", {}, h("dt", {}, "FHIR"), h("dd", {}, versionLabel(record.fhirVersion))),
+      h("div", {}, h("dt", {}, "FHIR"), h("dd", {}, rowVersion(record.fhirVersion, basis))),
       h("div", {}, h("dt", {}, "Status"), h("dd", {}, statusBadge(record.status))),
     ),
   );
@@ -132,9 +153,36 @@ export function pagerLinks(state: SearchState, total: number): Child[] {
 export function resultsSummary(state: SearchState, total: number, shown: number): string {
   if (total === 0) return "No endpoint matches this search.";
   const matches = `${count(total, "endpoint")} ${total === 1 ? "matches" : "match"}`;
-  if (shown === 0) return `${matches}; page ${state.page} is past the last page, ${pageCount(total)}.`;
+  const limit = pagedLimit(total);
+  if (shown === 0) return `${matches}; page ${state.page} is past the last page, ${pageCount(total)}.${limit}`;
   const first = (state.page - 1) * PAGE_SIZE + 1;
-  return `${matches}. Showing ${NUMBER.format(first)}–${NUMBER.format(first + shown - 1)}, page ${state.page} of ${pageCount(total)}.`;
+  return `${matches}. Showing ${NUMBER.format(first)}–${NUMBER.format(first + shown - 1)}, page ${state.page} of ${pageCount(total)}.${limit}`;
+}
+
+/** The most matches the pages reach: the API pages no further than page 1,000. */
+const PAGEABLE = MAX_PAGE * PAGE_SIZE;
+
+/** " Only the first 25,000 can be paged here: the export has all 40,611." when the pages do not reach them all; else "". */
+const pagedLimit = (total: number) =>
+  total > PAGEABLE
+    ? ` Only the first ${NUMBER.format(PAGEABLE)} can be paged here: the export has all ${NUMBER.format(total)}.`
+    : "";
+
+/** Links to the export of this search when its matches are more than the pages reach (CSV, NDJSON, FHIR), else null. */
+export function exportLinks(state: SearchState, total: number): HTMLElement | null {
+  if (total <= PAGEABLE) return null;
+  const link = (format: "csv" | "ndjson" | "fhir", text: string) =>
+    h("a", { href: exportUrl(state, format), download: "" }, text);
+  return h(
+    "p",
+    { class: "export-all" },
+    `Download all ${NUMBER.format(total)}: `,
+    link("csv", "CSV"),
+    ", ",
+    link("ndjson", "NDJSON"),
+    ", ",
+    link("fhir", "FHIR Bundle"),
+  );
 }
 
 const row = (label: string, ...value: Child[]) => h("div", {}, h("dt", {}, label), h("dd", {}, ...value));
@@ -146,11 +194,7 @@ const chips = (values: string[], none: string) =>
 /** "R4", or "R4, inferred" when the version was not seen, only inferred from the developer's certification. */
 const versionText = (r: EndpointRecord, source: Source | null) =>
   source?.fields.fhirVersion === "developer"
-    ? h(
-        "span",
-        { title: "Not seen in the list, the URL or a probe: inferred from the developer's certification" },
-        `${versionLabel(r.fhirVersion)}, inferred`,
-      )
+    ? h("span", { title: INFERRED_TITLE }, `${versionLabel(r.fhirVersion)}, inferred`)
     : versionLabel(r.fhirVersion);
 
 /** "From Epic's list, as of Apr 22, 2024, via ONC Lantern's copy". */
@@ -163,13 +207,25 @@ function provenanceLine(r: EndpointRecord, source: Source | null): Child {
     "span",
     {},
     "From ",
-    h("a", { href: list.publishedAt, rel: "noopener noreferrer" }, `${r.vendorName}'s list`),
+    h("a", { href: list.publishedAt, rel: "noopener noreferrer" }, `${possessive(r.vendorName)} list`),
     list.asOf ? `, as of ${formatDate(list.asOf)}` : "",
     viaLantern ? ", via ONC Lantern's copy" : "",
   );
 }
 
-export function recordSection(r: EndpointRecord, source: Source | null = null): HTMLElement {
+/** Why an unusable entry is not listed, as the page says it ("Not usable: host is localhost"). */
+const notUsableText = (unusable: { reason: string; detail: string | null }) =>
+  `Not usable: ${unusable.detail ?? unusable.reason}`;
+
+/**
+ * The record of an entry; an unusable one (its answer's `meta.unusable`) shows why instead of its
+ * status, and no Copy button: its URL is not one to use.
+ */
+export function recordSection(
+  r: EndpointRecord,
+  source: Source | null = null,
+  unusable: { reason: string; detail: string | null } | null = null,
+): HTMLElement {
   return h(
     "section",
     { "aria-labelledby": "record-heading" },
@@ -177,7 +233,12 @@ export function recordSection(r: EndpointRecord, source: Source | null = null): 
     h(
       "dl",
       { class: "pairs" },
-      row("FHIR base URL", h("code", { class: "url" }, r.url), " ", copyButton(r.url, r.organizationName ?? NO_NAME)),
+      row(
+        "FHIR base URL",
+        h("code", { class: "url" }, r.url),
+        unusable === null && " ",
+        unusable === null && copyButton(r.url, r.organizationName ?? NO_NAME),
+      ),
       row("Vendor", r.vendorName),
       row("Organization", r.organizationName ?? h("span", { class: "muted" }, "not published")),
       r.npi !== null && row("NPI", r.npi),
@@ -185,7 +246,12 @@ export function recordSection(r: EndpointRecord, source: Source | null = null): 
       row("FHIR version", versionText(r, source)),
       row("Audience", r.access.length ? r.access.join(", ") : h("span", { class: "muted" }, "not stated")),
       row("Location", address(r) || h("span", { class: "muted" }, "not published")),
-      row("Status", statusBadge(r.status)),
+      row(
+        "Status",
+        unusable === null
+          ? statusBadge(r.status)
+          : h("span", { class: "status status-unusable" }, notUsableText(unusable)),
+      ),
       row("Last updated", formatDate(r.lastUpdated)),
       row("Source", provenanceLine(r, source)),
       row("Id", h("code", { class: "id" }, r.id)),

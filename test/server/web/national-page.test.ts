@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
+import { buildNationalDatabase } from "../../../src/pipeline/national/build";
+import { chromiumRuns, launchChromium } from "../../support/chromium";
+import { type ServerProcess, startServer } from "../../support/server-process";
+import { removeTempDirs, tempDir } from "../../support/temp-db";
+
+/**
+ * The search page on the bundled national directory (db/national/), in headless Chromium against
+ * a real server process on 127.0.0.1: what it says of versions inferred from a certification, of
+ * an entry kept out of the listings, and of matches beyond the pages. Skipped without Chromium,
+ * except in CI.
+ */
+const it = chromiumRuns ? test : test.skip;
+
+/** CorrecTek's "endpoint": a page of the FHIR specification, stored as unusable. */
+const CORRECTEK = "1e395fe0d519e6abacdab76534d8004bd393f35ad8e1c7038cb452c6a3775543";
+/** A Carepaths practice: its version comes only from the developer's certification. */
+const CAREPATHS = "5c1e6ac4461275248b8502d9a50219d9f1c13c36543301cfe9600a2c0cd1f9fc";
+
+let server: ServerProcess | undefined;
+let context: BrowserContext | undefined;
+let page: Page | undefined;
+let profileDir: string | undefined;
+let base = "";
+
+beforeAll(async () => {
+  if (!chromiumRuns) return;
+  const path = join(tempDir("national-page-"), "directory.sqlite");
+  await buildNationalDatabase(path);
+  server = await startServer({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0" });
+  base = new URL(server.baseUrl).origin;
+  ({ context, profileDir } = await launchChromium("national-page", { width: 1400, height: 900 }));
+  await context.route("**", (route) =>
+    new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : route.abort("blockedbyclient"),
+  );
+  page = context.pages()[0] ?? (await context.newPage());
+}, 120_000);
+
+afterAll(async () => {
+  await context?.close().catch(() => {});
+  await server?.stop();
+  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+  removeTempDirs();
+});
+
+async function open(path: string) {
+  const p = page!;
+  await p.goto(`${base}${path}`, { waitUntil: "load" });
+  await p.waitForLoadState("networkidle");
+  return p;
+}
+
+describe("the search page on the national directory", () => {
+  it("says only the first 25,000 matches can be paged, and links to the export of them all", async () => {
+    const p = await open("/");
+    await p.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
+    const summary = await p.locator("#summary").textContent();
+    expect(summary).toMatch(
+      /^40,611 endpoints match\. Showing 1–25, page 1 of 1000\. Only the first 25,000 can be paged here: the export has all 40,611\.$/,
+    );
+    expect(await p.locator(".export-all a").evaluateAll((links) => links.map((a) => a.getAttribute("href")))).toEqual([
+      "/api/v1/export?format=csv",
+      "/api/v1/export?format=ndjson",
+      "/api/v1/export?format=fhir",
+    ]);
+    // A search whose matches all fit the pages has no such note.
+    await open("/?vendor=epic");
+    await p.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
+    expect(await p.locator("#summary").textContent()).not.toContain("Only the first");
+    expect(await p.locator(".export-all").count()).toBe(0);
+  }, 60_000);
+
+  it('rows whose version rests on the certification say "R4 (inferred)"; versions a list states do not', async () => {
+    const p = await open("/?vendor=carepaths");
+    await p.locator("#list > li").first().waitFor();
+    const versions = await p.locator("#list .facts div:first-child dd").allTextContents();
+    expect(versions).toHaveLength(25);
+    expect(new Set(versions)).toEqual(new Set(["R4 (inferred)"]));
+    await open("/?vendor=epic");
+    await p.locator("#list > li").first().waitFor();
+    const epic = await p.locator("#list .facts div:first-child dd").allTextContents();
+    expect(epic.some((v) => v.includes("inferred"))).toBe(false);
+  }, 60_000);
+
+  it("an entry kept out of the listings says why, with no Copy button; a name ending in s gets only an apostrophe", async () => {
+    const p = await open(`/?id=${CORRECTEK}`);
+    await p.locator("#record-heading").waitFor();
+    const record = p.locator("section[aria-labelledby=record-heading]");
+    expect(await record.locator(".status").textContent()).toBe(
+      "Not usable: the URL is a document (.html, .pdf), not a FHIR server's base",
+    );
+    expect(await record.locator("button.copy").count()).toBe(0);
+    await open(`/?id=${CAREPATHS}`);
+    await p.locator("#record-heading").waitFor();
+    const usable = p.locator("section[aria-labelledby=record-heading]");
+    expect(await usable.locator("button.copy").count()).toBe(1);
+    expect(await usable.getByText("Carepaths' list").count()).toBe(1);
+    expect(await usable.getByText("R4, inferred").count()).toBe(1);
+  }, 60_000);
+});
