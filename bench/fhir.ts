@@ -14,7 +14,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { envNumber } from "./lib/env";
-import { freePort, memoryOf, startPinned, stop, waitUntilAnswers } from "./lib/process";
+import { freePort, memoryOf, startPinned, stop, waitUntilFhirReady } from "./lib/process";
 import { fmt, TARGETS } from "./lib/report";
 import { REPORT_LUA, runWrk, type WrkResult } from "./lib/wrk";
 
@@ -111,11 +111,9 @@ async function main() {
       freePort(),
     );
     try {
-      const readyMs = await waitUntilAnswers(server, "/health", 300_000);
-      const started = performance.now();
-      await waitUntilAnswers(server, "/fhir/metadata", 300_000);
+      const { readyMs, fhirMs, rssMb } = await waitUntilFhirReady(server);
       console.log(
-        `server ready in ${fmt(readyMs)} ms; FHIR index built on the first /fhir request in ${fmt(performance.now() - started)} ms; RSS ${fmt(memoryOf(server.pid)?.rssMb ?? Number.NaN)} MB`,
+        `server ready in ${fmt(readyMs)} ms; FHIR index built on the first /fhir request in ${fmt(fhirMs)} ms; RSS ${fmt(rssMb)} MB`,
       );
       console.log(
         `load average before: ${loadavg()

@@ -58,6 +58,19 @@ export async function waitUntilAnswers(started: Started, path: string, timeoutMs
   throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
 }
 
+/**
+ * Waits until a started server answers `/health`, then until its first `/fhir` request (which
+ * builds the version's FHIR index) is answered; both times in ms, and the RSS then.
+ */
+export async function waitUntilFhirReady(
+  started: Started,
+): Promise<{ readyMs: number; fhirMs: number; rssMb: number }> {
+  const readyMs = await waitUntilAnswers(started, "/health", 300_000);
+  const at = performance.now();
+  await waitUntilAnswers(started, "/fhir/metadata", 300_000);
+  return { readyMs, fhirMs: performance.now() - at, rssMb: memoryOf(started.pid)?.rssMb ?? Number.NaN };
+}
+
 /** Resident and peak resident memory of a process, in MB, from /proc/<pid>/status. */
 export function memoryOf(pid: number): { rssMb: number; peakMb: number } | null {
   try {

@@ -13,6 +13,9 @@ export function foldText(text: string): string {
   return text.normalize("NFKD").replace(COMBINING_MARKS, "").toLowerCase();
 }
 
+/** `foldText`, with plain ASCII only lowercased (the same result, far faster). */
+export const fold = (text: string): string => (ASCII.test(text) ? text.toLowerCase() : foldText(text));
+
 /** Distinct words of a text, split on anything that is not a letter or a digit. */
 export function words(text: string): string[] {
   // Most names are plain ASCII: skip Unicode normalisation for them (same result, far faster).

@@ -1,6 +1,7 @@
 import { type Static, type TLiteral, Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { FHIR_VERSION_BASES, STATE_EVIDENCE, UNUSABLE_REASONS, URL_EVIDENCE, VERSION_EVIDENCE } from "./evidence";
+import { REQUEST_CAPS } from "./request-caps";
 import { AUDIENCES, ENDPOINT_STATUSES, FHIR_VERSIONS, FILTERABLE_FHIR_VERSIONS, PROBE_STATUSES } from "./types";
 import { US_STATE_CODES } from "./us-states";
 
@@ -17,7 +18,7 @@ const oneOf = (values: readonly string[], options: { "x-error": string; descript
 
 const PAGE_MESSAGE = "page: must be a whole number from 1 to 1000";
 const LIMIT_MESSAGE = "limit: must be a whole number from 1 to 100";
-const MAX_QUERY_LENGTH = 200;
+const MAX_QUERY_LENGTH = REQUEST_CAPS.valueChars;
 
 export const ListQuery = t.Object(
   {
@@ -26,7 +27,8 @@ export const ListQuery = t.Object(
         maxLength: MAX_QUERY_LENGTH,
         "x-error": `query: must be at most ${MAX_QUERY_LENGTH} characters`,
         description:
-          'Keyword search across organization name. Case- and accent-insensitive; split into words on anything that is not a letter or digit; every word must be the prefix of some word of the name (`mass gen` finds "Massachusetts General Hospital"). Characters such as `% _ * " ( :` are plain text. Empty or whitespace-only means no filter. At most 200 characters.',
+          'Keyword search across organization name. Case- and accent-insensitive; split into words on anything that is not a letter or digit; every word must be the prefix of some word of the name (`mass gen` finds "Massachusetts General Hospital"). Characters such as `% _ * " ( :` are plain text. Empty or whitespace-only means no filter. ' +
+          `At most ${MAX_QUERY_LENGTH} characters and ${REQUEST_CAPS.words} distinct words.`,
         examples: ["mass gen"],
       }),
     ),
@@ -62,9 +64,8 @@ export const ListQuery = t.Object(
     hasResource: t.Optional(
       t.String({
         maxLength: 1300,
-        "x-error": "hasResource: must be a comma-separated list of at most 20 FHIR resource type names",
-        description:
-          "Comma-separated FHIR resource type names (each `^[A-Z][A-Za-z]{1,63}$`, spaces around commas ignored, at most 20); only endpoints whose server supports all of them. A well-formed name no server supports matches nothing.",
+        "x-error": `hasResource: must be a comma-separated list of at most ${REQUEST_CAPS.resourceTypes} FHIR resource type names`,
+        description: `Comma-separated FHIR resource type names (each \`^[A-Z][A-Za-z]{1,63}$\`, spaces around commas ignored, at most ${REQUEST_CAPS.resourceTypes}); only endpoints whose server supports all of them. A well-formed name no server supports matches nothing.`,
         examples: ["Patient,Observation"],
       }),
     ),

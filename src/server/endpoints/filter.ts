@@ -2,10 +2,11 @@ import type { Static } from "elysia";
 import type { EndpointFilter } from "../../directory/search";
 import { words } from "../../directory/text";
 import type { ListQuery } from "../../model/endpoints";
+import { REQUEST_CAPS } from "../../model/request-caps";
 import { validationError } from "../http/api-error";
 
 const RESOURCE_TYPE = /^[A-Z][A-Za-z]{1,63}$/;
-const MAX_RESOURCE_TYPES = 20;
+const MAX_RESOURCE_TYPES = REQUEST_CAPS.resourceTypes;
 
 function parseResourceTypes(raw: string): string[] {
   const names = raw.split(",").map((name) => name.trim());
@@ -21,7 +22,11 @@ function parseResourceTypes(raw: string): string[] {
 
 /** Turns a validated list query into the filter the directory index answers. */
 export function toEndpointFilter(query: Static<typeof ListQuery>): EndpointFilter {
-  const filter: EndpointFilter = { queryWords: query.query === undefined ? [] : words(query.query) };
+  const queryWords = query.query === undefined ? [] : words(query.query);
+  // Each word is a prefix range of the name index: a bounded number keeps a request's cost bounded.
+  if (queryWords.length > REQUEST_CAPS.words)
+    throw validationError(`query: at most ${REQUEST_CAPS.words} distinct words, not ${queryWords.length}`);
+  const filter: EndpointFilter = { queryWords };
   if (query.vendor !== undefined) filter.vendor = query.vendor;
   if (query.state !== undefined) filter.state = query.state;
   if (query.fhirVersion !== undefined) filter.fhirVersion = query.fhirVersion;

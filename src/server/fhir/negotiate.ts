@@ -1,4 +1,4 @@
-import { FhirError } from "./outcome";
+import { FhirError } from "../http/operation-outcome";
 
 /**
  * Content negotiation under /fhir (FHIR R4 http.html, "Content Types and Encodings"): this

@@ -1,15 +1,17 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
 import type { DatasetSnapshot } from "../../directory/snapshot";
-import { absoluteKey, dataResponse, FHIR_CONTENT_TYPE } from "../http/answers";
-import { contextOf, headersFor, headerTemplate } from "../http/request-context";
+import { REQUEST_CAPS } from "../../model/request-caps";
+import { absoluteKey, dataResponse, keptResponse } from "../http/answers";
+import { FhirError, outcomeResponse } from "../http/operation-outcome";
+import { contextOf } from "../http/request-context";
 import { targetOf } from "../http/request-target";
 import { NOT_MODIFIED } from "../http/schemas";
 import { searchBundle } from "./bundle";
 import { capabilityStatement, ownSearchParameter } from "./capability";
 import { type FhirIndex, fhirIndexOf } from "./fhir-index";
-import { checkAccept, checkFormat, formatInQuery } from "./negotiate";
-import { FhirError, notFound, operationOutcome } from "./outcome";
+import { checkAccept, checkFormat, formatInQuery, servableFromKept } from "./negotiate";
+import { invalid, notFound } from "./outcome";
 import { endpointResource, organizationResource } from "./resources";
 import {
   FhirResource,
@@ -23,9 +25,9 @@ import {
   TypeParams,
 } from "./schemas";
 import { pairsOf, parseSearch, type ResourceType } from "./search-params";
-import { runSearch } from "./service";
+import { criteriaSteps, runSearch } from "./service";
+import { Turns } from "./turns";
 
-const OUTCOME = headerTemplate({ "content-type": FHIR_CONTENT_TYPE });
 /**
  * What every /fhir operation may answer besides its 200: a bad request, an unknown API key,
  * another method, no acceptable format, an expired page link, the rate limit, a fault (the
@@ -71,18 +73,74 @@ const strictOf = (request: Request) => /\bhandling\s*=\s*strict\b/i.test(request
  * under `Prefer: handling=strict`, which may answer the same URL otherwise) and served before
  * routing next time (bypass/kept-answers.ts).
  */
+interface AnswerOptions {
+  /** The parameters of a POSTed form body. */
+  form?: [string, string][];
+  /** Whether a GET answer is kept for the version (default true). */
+  keep?: boolean;
+  /** The costly parts of building the answer, run first as steps of their own (`searchTurns`). */
+  steps?: (context: Context) => (() => unknown)[];
+}
+
 function answer(
   request: Request,
   directory: Directory,
   build: (context: Context) => string,
-  options: { form?: [string, string][]; keep?: boolean } = {},
+  options: AnswerOptions = {},
 ): Response | Promise<Response> {
   const snapshot = directory.current;
   const index = fhirIndexOf(snapshot);
+  const run = (built: FhirIndex) =>
+    options.steps === undefined
+      ? answerFrom(request, snapshot, built, build, options)
+      : inSteps(request, snapshot, built, build, options);
   // The first request of a version waits for its index (built in steps; others are answered meanwhile).
-  return index instanceof Promise
-    ? index.then((built) => answerFrom(request, snapshot, built, build, options))
-    : answerFrom(request, snapshot, index, build, options);
+  return index instanceof Promise ? index.then(run) : run(index);
+}
+
+/** Whether the GET answer to `request` is kept per URL (not under `Prefer: handling=strict`, which may answer the same URL otherwise). */
+const keptAnswer = (request: Request, keep: boolean) =>
+  (request.method === "GET" || request.method === "HEAD") && keep && !strictOf(request);
+
+/** The context of a handler: the request's parameters (URL, then form body) and the base of its links. */
+function contextFor(request: Request, index: FhirIndex, form: [string, string][]): Context {
+  const url = request.url;
+  const query = url.indexOf("?");
+  const pairs = query === -1 ? [] : pairsOf(url.slice(query + 1));
+  pairs.push(...form);
+  const key = absoluteKey(request);
+  const origin = key.slice(0, key.length - (contextOf(request)?.target ?? targetOf(url)).length);
+  return { index, base: `${origin}/fhir`, pairs, strict: strictOf(request) };
+}
+
+/** Costly searches, one step at a time (each criterion's matches, then the answer): see Turns. */
+const searchTurns = new Turns();
+
+/**
+ * `answerFrom`, after the answer's costly steps when it is not kept already: each criterion's
+ * matches (cached for the version), then the answer itself, each a step of `searchTurns`. A
+ * request the steps cannot be read from (a bad parameter) gets its error from `answerFrom`.
+ */
+async function inSteps(
+  request: Request,
+  snapshot: DatasetSnapshot,
+  index: FhirIndex,
+  build: (context: Context) => string,
+  options: AnswerOptions,
+): Promise<Response> {
+  const kept =
+    keptAnswer(request, options.keep ?? true) && servableFromKept(request)
+      ? keptResponse(request, snapshot, "fhir")
+      : undefined;
+  if (kept !== undefined) return kept;
+  let steps: (() => unknown)[] = [];
+  try {
+    steps = options.steps!(contextFor(request, index, options.form ?? []));
+  } catch {
+    // answerFrom answers it.
+  }
+  for (const step of steps) await searchTurns.run(step);
+  return searchTurns.run(() => answerFrom(request, snapshot, index, build, options));
 }
 
 function answerFrom(
@@ -90,32 +148,53 @@ function answerFrom(
   snapshot: DatasetSnapshot,
   index: FhirIndex,
   build: (context: Context) => string,
-  { form = [], keep = true }: { form?: [string, string][]; keep?: boolean },
+  { form = [], keep = true }: AnswerOptions,
 ): Response {
-  const strict = strictOf(request);
-  const get = request.method === "GET" || request.method === "HEAD";
-  const body = () => {
-    const url = request.url;
-    const query = url.indexOf("?");
-    const pairs = query === -1 ? [] : pairsOf(url.slice(query + 1));
-    pairs.push(...form);
-    const key = absoluteKey(request);
-    const origin = key.slice(0, key.length - (contextOf(request)?.target ?? targetOf(url)).length);
-    return build({ index, base: `${origin}/fhir`, pairs, strict });
-  };
   try {
     checkAccept(
       request,
       formatInQuery(request.url) || form.some(([name, value]) => name === "_format" && value !== ""),
     );
-    return dataResponse(request, snapshot, body, { family: "fhir", keep: get && keep && !strict });
+    const body = () => build(contextFor(request, index, form));
+    return dataResponse(request, snapshot, body, { family: "fhir", keep: keptAnswer(request, keep) });
   } catch (error) {
     if (!(error instanceof FhirError)) throw error;
-    return new Response(operationOutcome(error.code, error.message), {
-      status: error.status,
-      headers: headersFor(request, OUTCOME),
-    });
+    return outcomeResponse(request, error.status, error.code, error.message);
   }
+}
+
+/**
+ * The form body of a POST search, read as the URL's query is (`pairsOf`: malformed
+ * percent-encoding is a 400 here too) and at most `formBodyBytes` of it: a longer body is a 413
+ * `too-costly`, refused from its Content-Length before it is read, or once that many bytes have
+ * arrived without one. Its pairs by name, as the body schema describes them.
+ */
+async function readFormBody({ request }: { request: Request }): Promise<Record<string, string[]>> {
+  const cap = REQUEST_CAPS.formBodyBytes;
+  const tooLong = () => new FhirError(413, "too-costly", `body: at most ${cap} bytes of search parameters`);
+  const length = request.headers.get("content-length");
+  if (length !== null && !(Number(length) <= cap)) throw tooLong();
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  if (request.body !== null)
+    for await (const chunk of request.body) {
+      bytes += chunk.byteLength;
+      if (bytes > cap) throw tooLong();
+      chunks.push(chunk);
+    }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw invalid("body: not UTF-8 text");
+  }
+  const form: Record<string, string[]> = Object.create(null);
+  for (const [name, value] of pairsOf(text)) {
+    const values = form[name];
+    if (values === undefined) form[name] = [value];
+    else values.push(value);
+  }
+  return form;
 }
 
 /** Reads and metadata take `_format` only; other parameters are ignored unless strict. */
@@ -131,6 +210,10 @@ const search = (type: ResourceType) => (context: Context) => {
   const request = parseSearch(type, context.pairs, context.strict);
   return searchBundle(context.base, context.index, request, runSearch(context.index, request));
 };
+
+/** The costly steps of a search: its criteria's matches, one step each. */
+const searchSteps = (type: ResourceType) => (context: Context) =>
+  criteriaSteps(context.index, parseSearch(type, context.pairs, context.strict));
 
 const read = (type: ResourceType, id: string) => (context: Context) => {
   checkPlain(context);
@@ -151,10 +234,13 @@ const unsupported = (type: string) => () => {
   );
 };
 
+const { alternatives, valueChars, repeats, parameters, words, formBodyBytes } = REQUEST_CAPS;
+/** The request caps of a search, as the OpenAPI document states them. */
+const CAPS = `Within the request caps: at most ${alternatives} distinct comma-separated values (duplicates are removed first) of at most ${valueChars} characters each, ${words} words in a string-rule value, a parameter given at most ${repeats} times, ${parameters} parameters in all; beyond them 400 too-costly.`;
+
 const searchDetail = (type: ResourceType, method: string) => ({
   summary: `Search ${type} (FHIR R4${method === "POST" ? ", form body" : ""})`,
-  description:
-    "A searchset Bundle with absolute links and fullUrls. Unknown parameters are ignored (and left out of the self link) unless `Prefer: handling=strict`; bad values are 400, an expired page link 410, each with an OperationOutcome. See docs/api.md, FHIR.",
+  description: `A searchset Bundle with absolute links and fullUrls. Unknown parameters are ignored (and left out of the self link) unless \`Prefer: handling=strict\`; bad values are 400, an expired page link 410, each with an OperationOutcome. ${CAPS}${method === "POST" ? ` The form body is at most ${formBodyBytes} bytes (more: 413 too-costly) and is read as a query string is (malformed percent-encoding: 400).` : ""} See docs/api.md, FHIR.`,
   operationId: `search${type}${method === "POST" ? "ByPost" : ""}`,
   tags: TAGS,
   ...(method === "GET" ? { responses: CONDITIONAL } : {}),
@@ -163,7 +249,7 @@ const searchDetail = (type: ResourceType, method: string) => ({
 /** Search (GET and POST) and read of one resource type. */
 const resourceRoutes = (directory: Directory, type: ResourceType) =>
   new Elysia({ name: `fhir-${type}`, normalize: false })
-    .get(`/${type}`, ({ request }) => answer(request, directory, search(type)), {
+    .get(`/${type}`, ({ request }) => answer(request, directory, search(type), { steps: searchSteps(type) }), {
       query: searchQuery(type),
       response: { 200: SearchsetBundle, ...ERRORS },
       detail: searchDetail(type, "GET"),
@@ -179,9 +265,10 @@ const resourceRoutes = (directory: Directory, type: ResourceType) =>
             ]),
           ),
           keep: false,
+          steps: searchSteps(type),
         }),
       {
-        parse: "urlencoded",
+        parse: readFormBody,
         body: searchForm(type),
         response: { 200: SearchsetBundle, ...POST_ERRORS },
         detail: searchDetail(type, "POST"),

@@ -57,7 +57,7 @@ export const SearchsetBundle = t.Object(
   },
 );
 export const OperationOutcome = Resource(
-  "A FHIR OperationOutcome: issue[0].code (invalid, not-supported, not-found, expired, too-costly) and diagnostics say what went wrong.",
+  "A FHIR OperationOutcome: issue[0].code (invalid, not-supported, not-found, expired, too-costly, login, throttled, exception) and diagnostics say what went wrong.",
   {
     resourceType: "OperationOutcome",
     issue: [{ severity: "error", code: "not-found", diagnostics: 'No Endpoint has the id "0"' }],

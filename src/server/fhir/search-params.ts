@@ -1,6 +1,8 @@
+import { words } from "../../directory/text";
+import { REQUEST_CAPS, WHOLE_NUMBER } from "../../model/request-caps";
 import { parseDateValue } from "./date-search";
 import { checkFormat } from "./negotiate";
-import { invalid, notSupported } from "./outcome";
+import { invalid, notSupported, tooCostly } from "./outcome";
 
 export const RESOURCE_TYPES = ["Endpoint", "Organization"] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
@@ -130,14 +132,38 @@ function splitValues(value: string): string[] {
 }
 
 const wholeNumber = (name: string, value: string) => {
-  if (!/^\d{1,9}$/.test(value)) throw invalid(`${name}: must be a whole number, not "${value.slice(0, 64)}"`);
+  if (!WHOLE_NUMBER.test(value)) throw invalid(`${name}: must be a whole number, not "${value.slice(0, 64)}"`);
   return Number(value);
 };
+
+/**
+ * The distinct alternatives of a value, within the caps (src/model/request-caps.ts): each at
+ * most `valueChars` characters, at most `alternatives` of them once duplicates are removed (so
+ * `a,a,a` is searched as `a`); beyond either, 400 `too-costly`.
+ */
+function alternativesOf(rawName: string, value: string): string[] {
+  const values = [...new Set(splitValues(value))];
+  const { alternatives, valueChars } = REQUEST_CAPS;
+  if (values.length > alternatives)
+    throw tooCostly(`${rawName}: at most ${alternatives} distinct comma-separated values, not ${values.length}`);
+  for (const one of values)
+    if (one.length > valueChars) throw tooCostly(`${rawName}: a value of at most ${valueChars} characters`);
+  return values;
+}
+
+/** Whether two criteria ask the same (a parameter repeated with the same values adds nothing). */
+const sameCriterion = (a: Criterion, b: Criterion) =>
+  a.name === b.name &&
+  a.modifier === b.modifier &&
+  a.values.length === b.values.length &&
+  a.values.every((value) => b.values.includes(value));
 
 /**
  * Reads a search's parameters (`pairs`: the URL's query and a POSTed form body, in order).
  * Empty values are ignored, as FHIR says. Unknown parameters are ignored (and left out of the
  * links) unless `strict` (`Prefer: handling=strict`); a bad value of a known one is a 400.
+ * Within the request caps (src/model/request-caps.ts) or 400 `too-costly`: the number of
+ * parameters, of times one is given, of alternatives of one and their length.
  */
 export function parseSearch(type: ResourceType, pairs: [string, string][], strict: boolean): SearchRequest {
   const request: SearchRequest = {
@@ -154,6 +180,16 @@ export function parseSearch(type: ResourceType, pairs: [string, string][], stric
     countGiven: false,
   };
   const parameters = SEARCH_PARAMETERS[type];
+  if (pairs.length > REQUEST_CAPS.parameters)
+    throw tooCostly(`at most ${REQUEST_CAPS.parameters} parameters in one search, not ${pairs.length}`);
+  const given = new Map<string, number>();
+  for (const [rawName, value] of pairs) {
+    if (value === "") continue;
+    const times = (given.get(rawName) ?? 0) + 1;
+    if (times > REQUEST_CAPS.repeats)
+      throw tooCostly(`${rawName.slice(0, 64)}: given at most ${REQUEST_CAPS.repeats} times in one search`);
+    given.set(rawName, times);
+  }
   const seen = new Set<string>();
   const once = (name: string) => {
     if (seen.has(name)) throw invalid(`${name}: given more than once`);
@@ -167,11 +203,18 @@ export function parseSearch(type: ResourceType, pairs: [string, string][], stric
     const parameter = parameters[name];
     if (parameter !== undefined) {
       checkModifier(name, parameter, modifier);
-      const values = splitValues(value);
+      const criterion = { name, modifier, values: alternativesOf(rawName, value) };
+      // The word rule reads a prefix range of the name index per word.
+      if (parameter.type === "string" && modifier === null)
+        for (const one of criterion.values)
+          if (words(one).length > REQUEST_CAPS.words)
+            throw tooCostly(`${rawName}: at most ${REQUEST_CAPS.words} distinct words in a value`);
       // A malformed date is a 400 here, before any search runs (service.ts reads it again).
-      if (parameter.type === "date") for (const one of values) parseDateValue(name, one);
-      request.criteria.push({ name, modifier, values });
-      request.kept.push([rawName, value]);
+      if (parameter.type === "date") for (const one of criterion.values) parseDateValue(name, one);
+      // The search runs (and its links say) each distinct value once, each distinct criterion once.
+      if (request.criteria.some((other) => sameCriterion(other, criterion))) continue;
+      request.criteria.push(criterion);
+      request.kept.push([rawName, criterion.values.map((one) => one.replace(/[\\,]/g, "\\$&")).join(",")]);
       continue;
     }
     if (modifier !== null && name.startsWith("_") && name !== "_include" && name !== "_revinclude") {

@@ -1,21 +1,17 @@
 import { type Bitset, countBits, createBitset, intersectInto, selectBits, setBit } from "../../directory/bitset";
 import { lowerBound } from "../../directory/lower-bound";
-import { foldText, words } from "../../directory/text";
+import type { SubstringIndex } from "../../directory/substring-index";
+import { fold, words } from "../../directory/text";
 import { NPI_SYSTEM } from "../export/formats/fhir";
-import { parseDateValue } from "./date-search";
-import type { FhirIndex } from "./fhir-index";
-import { FhirError } from "./outcome";
+import { FhirError } from "../http/operation-outcome";
+import { type DateInterval, parseDateValue } from "./date-search";
+import type { FhirIndex, SearchedTable } from "./fhir-index";
 import { CONNECTION_CODE, CONNECTION_SYSTEM, endpointStatus, endpointVersionCode } from "./resources";
 import type { Criterion, ResourceType, SearchRequest } from "./search-params";
 
 const ENDPOINT_STATUS_SYSTEM = "http://hl7.org/fhir/endpoint-status";
 /** At most this many resources are included in one page (`_revinclude` of a developer can be its whole list). */
 const MAX_INCLUDED = 1_000;
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range starts at NUL
-const ASCII = /^[\x00-\x7f]*$/;
-/** Lowercased, accents removed (plain ASCII only lowercased: the same result, far faster). */
-const fold = (text: string) => (ASCII.test(text) ? text.toLowerCase() : foldText(text));
 
 export interface SearchResult {
   total: number;
@@ -54,7 +50,7 @@ export function runSearch(index: FhirIndex, request: SearchRequest): SearchResul
     total = countBits(sets[0]!);
     matches = wanted === 0 ? [] : selectBits(sets[0]!, request.offset, wanted);
   } else {
-    const scratch = createBitset(size);
+    const scratch = index.scratch(request.type);
     total = intersectInto(scratch, sets);
     matches = wanted === 0 || request.offset >= total ? [] : selectBits(scratch, request.offset, wanted);
   }
@@ -88,14 +84,34 @@ function includedOf(index: FhirIndex, request: SearchRequest, matches: number[])
         add(index.organizationEndpoints[k]!);
     }
   if (request.revinclude)
-    for (const p of matches) if (p < developers) for (const e of endpointsOfDeveloper(index, p)) add(e);
+    for (const p of matches)
+      if (p < developers)
+        for (let k = index.developerEndpointOffsets[p]!; k < index.developerEndpointOffsets[p + 1]!; k++)
+          add(index.developerEndpoints[k]!);
   return included;
 }
 
-function endpointsOfDeveloper(index: FhirIndex, p: number): number[] {
-  const out: number[] = [];
-  for (let e = 0; e < index.endpointCount; e++) if (index.developerOfEndpoint(e) === p) out.push(e);
-  return out;
+/**
+ * A search's costly work as steps (each criterion's matches, cached for the version), for the
+ * caller to run apart (src/server/fhir/turns.ts); `runSearch` then finds them cached.
+ */
+export const criteriaSteps = (index: FhirIndex, request: SearchRequest) =>
+  request.criteria.map((criterion) => async () => {
+    const table = searchedTable(request.type, criterion);
+    if (table !== null) await index.substringIndex(table);
+    criterionBits(index, request.type, criterion);
+  });
+
+/** The string table a criterion finds text in through its substring index; null when it needs none. */
+function searchedTable(type: ResourceType, { name, modifier }: Criterion): SearchedTable | null {
+  if (type === "Endpoint") return name === "address" ? "urls" : null;
+  if (name === "name") return modifier === null ? null : "organizationNames";
+  const tables: Record<string, SearchedTable> = {
+    "address-state": "states",
+    "address-city": "cities",
+    "address-postalcode": "zipCodes",
+  };
+  return tables[name] ?? null;
 }
 
 /** The bitset of one criterion: the union of its alternatives, cached per dataset version. */
@@ -103,8 +119,7 @@ function criterionBits(index: FhirIndex, type: ResourceType, criterion: Criterio
   const key = `${type}\n${criterion.name}\n${criterion.modifier}\n${criterion.values.join("\n")}`;
   return index.matches.getOrCompute(key, () => {
     const bits = createBitset(universe(index, type));
-    const match = type === "Endpoint" ? endpointMatcher : organizationMatcher;
-    for (const value of criterion.values) match(index, criterion.name, criterion.modifier, value, bits);
+    (type === "Endpoint" ? endpointMatches : organizationMatches)(index, criterion, bits);
     return bits;
   });
 }
@@ -137,82 +152,137 @@ function stringTest(modifier: string | null, value: string): (field: string) => 
   };
 }
 
-/** Per value of a string table: 1 when it passes `test`. */
-const tableFlags = (table: readonly string[], test: (field: string) => boolean) =>
-  Uint8Array.from(table, (field) => (test(field) ? 1 : 0));
+/**
+ * The strings of a table (a bitset over it) that match any of `values` by the string rule,
+ * found through the table's substring index (each candidate found there checked against the
+ * rule): `:contains` is the index's own question, `:exact` and the word rule ask it for the
+ * value or its longest word (which a match must contain), so no value reads the whole table.
+ */
+function stringBits(
+  table: readonly string[],
+  substrings: SubstringIndex,
+  modifier: string | null,
+  values: string[],
+): Bitset {
+  const bits = createBitset(table.length);
+  for (const value of values) {
+    if (modifier === "contains") substrings.mark(fold(value), "anywhere", bits);
+    else if (modifier === "exact") substrings.mark(fold(value), "whole", bits, (i) => table[i] === value);
+    else {
+      const wanted = words(value);
+      if (wanted.length === 0) return bits.fill(0xffffffff);
+      substrings.markWords(wanted, bits);
+    }
+  }
+  return bits;
+}
 
-function organizationMatcher(index: FhirIndex, name: string, modifier: string | null, value: string, bits: Bitset) {
+const hasBit = (bits: Bitset, i: number) => ((bits[i >>> 5]! >>> (i & 31)) & 1) === 1;
+
+function organizationMatches(index: FhirIndex, { name, modifier, values }: Criterion, bits: Bitset) {
   const developers = index.developers.length;
   const { columns: c, strings: s } = index.data;
   const first = index.organizationFirst;
-  /** Sets every organization whose first entry's `column` value is flagged. */
-  const byColumn = (column: Int32Array, flags: Uint8Array) => {
+  /** Sets every organization whose first entry's `column` value is in `values` (a bitset over its string table). */
+  const byColumn = (column: Int32Array, values: Bitset) => {
     for (let g = 0; g < first.length; g++) {
       const v = column[first[g]!]!;
-      if (v >= 0 && flags[v] === 1) setBit(bits, developers + g);
+      if (v >= 0 && hasBit(values, v)) setBit(bits, developers + g);
     }
   };
+  const strings = (table: SearchedTable) => stringBits(s[table], index.substringIndexNow(table), modifier, values);
   switch (name) {
-    case "_id": {
-      const p = index.findOrganization(value);
-      if (p !== -1) setBit(bits, p);
+    case "_id":
+      for (const value of values) {
+        const p = index.findOrganization(value);
+        if (p !== -1) setBit(bits, p);
+      }
       return;
-    }
     case "name": {
-      const test = stringTest(modifier, value);
-      for (let p = 0; p < developers; p++) if (test(index.developers[p]!.name)) setBit(bits, p);
-      if (modifier === null) organizationsByNameWords(index, words(value), bits);
-      else byColumn(c.organizationName, tableFlags(s.organizationNames, test));
+      const tests = values.map((value) => stringTest(modifier, value));
+      for (let p = 0; p < developers; p++) if (tests.some((test) => test(index.developers[p]!.name))) setBit(bits, p);
+      if (modifier === null) for (const value of values) organizationsByNameWords(index, words(value), bits);
+      else byColumn(c.organizationName, strings("organizationNames"));
       return;
     }
     case "identifier": {
-      const [system, code] = token(value);
-      if (system !== null && system !== NPI_SYSTEM) return;
-      if (code !== "" && !/^\d{1,15}$/.test(code)) return;
-      const npi = Number(code);
-      for (let g = 0; g < first.length; g++) {
-        const have = c.npi[first[g]!]!;
-        if (have !== 0 && (code === "" || have === npi)) setBit(bits, developers + g);
+      let anyNpi = false;
+      const npis: number[] = [];
+      for (const value of values) {
+        const [system, code] = token(value);
+        if (system !== null && system !== NPI_SYSTEM) continue;
+        if (code === "") anyNpi = true;
+        else if (/^\d{1,15}$/.test(code)) npis.push(Number(code));
       }
+      // From the organizations in NPI order: all of them, or each NPI's run (found by bisection).
+      const order = index.organizationsByNpi;
+      const sorted = index.npisInOrder;
+      if (anyNpi) for (const g of order) setBit(bits, developers + g);
+      else
+        for (const npi of npis)
+          for (let k = lowerBound(sorted, npi); k < sorted.length && sorted[k] === npi; k++)
+            setBit(bits, developers + order[k]!);
       return;
     }
     case "_lastUpdated": {
-      const { lo, hi } = parseDateValue(name, value);
-      for (let p = 0; p < developers; p++) {
-        const t = index.developerUpdatedMs[p]!;
-        if (t >= lo && t < hi) setBit(bits, p);
-      }
-      const entries = index.lastUpdatedMs;
-      const updated = index.organizationUpdated;
-      for (let g = 0; g < first.length; g++) {
-        const t = entries[updated[g]!]!;
-        if (t >= lo && t < hi) setBit(bits, developers + g);
-      }
+      const within = intervalsTest(values.map((value) => parseDateValue(name, value)));
+      for (let p = 0; p < developers; p++) if (within(index.developerUpdatedMs[p]!)) setBit(bits, p);
+      const updated = index.organizationUpdatedMs;
+      for (let g = 0; g < first.length; g++) if (within(updated[g]!)) setBit(bits, developers + g);
       return;
     }
     case "address-state":
-      return byColumn(c.state, tableFlags(s.states, stringTest(modifier, value)));
+      return byColumn(c.state, strings("states"));
     case "address-city":
-      return byColumn(c.city, tableFlags(s.cities, stringTest(modifier, value)));
+      return byColumn(c.city, strings("cities"));
     case "address-postalcode":
-      return byColumn(c.zipCode, tableFlags(s.zipCodes, stringTest(modifier, value)));
+      return byColumn(c.zipCode, strings("zipCodes"));
     case "endpoint": {
-      const id = referencedId(value, "Endpoint");
-      const e = id === null ? -1 : index.findEndpoint(id);
-      if (e === -1) return;
+      const wanted = new Uint8Array(index.endpointCount);
+      let any = false;
+      for (const value of values) {
+        const id = referencedId(value, "Endpoint");
+        const e = id === null ? -1 : index.findEndpoint(id);
+        if (e === -1) continue;
+        wanted[e] = 1;
+        any = true;
+      }
+      if (!any) return;
       const offsets = index.organizationEndpointOffsets;
       for (let g = 0; g < first.length; g++)
         for (let k = offsets[g]!; k < offsets[g + 1]!; k++)
-          if (index.organizationEndpoints[k] === e) setBit(bits, developers + g);
+          if (wanted[index.organizationEndpoints[k]!] === 1) {
+            setBit(bits, developers + g);
+            break;
+          }
       return;
     }
   }
 }
 
+/** A test of an instant against date intervals (any of them), merged and sorted first. */
+function intervalsTest(intervals: DateInterval[]): (t: number) => boolean {
+  const sorted = intervals.filter(({ lo, hi }) => lo < hi).sort((a, b) => a.lo - b.lo);
+  const merged: DateInterval[] = [];
+  for (const interval of sorted) {
+    const last = merged.at(-1);
+    if (last !== undefined && interval.lo <= last.hi) last.hi = Math.max(last.hi, interval.hi);
+    else merged.push({ ...interval });
+  }
+  return (t) => {
+    for (const { lo, hi } of merged) {
+      if (t < lo) return false;
+      if (t < hi) return true;
+    }
+    return false;
+  };
+}
+
 /**
  * Organizations with every word as the start of some word of their name, from the directory's
  * inverted index of name words (the JSON API's `query`): the postings of each word's prefix
- * range, mapped from entries to their organizations, intersected word by word.
+ * range, mapped from entries to their organizations, intersected word by word. A word's set is
+ * kept for the version with the criteria's (`index.matches`), whatever number of values repeat it.
  */
 function organizationsByNameWords(index: FhirIndex, wanted: string[], bits: Bitset) {
   const developers = index.developers.length;
@@ -223,71 +293,78 @@ function organizationsByNameWords(index: FhirIndex, wanted: string[], bits: Bits
   }
   const { strings, postings, listed } = index.data;
   const nameWords = strings.nameWords;
-  const perWord = wanted.map((word) => {
-    const set = createBitset(size);
-    for (let i = lowerBound(nameWords, word); i < nameWords.length && nameWords[i]!.startsWith(word); i++)
-      for (let k = postings.offsets[i]!; k < postings.offsets[i + 1]!; k++) {
-        const o = postings.ordinals[k]!;
-        if (o < listed) setBit(set, developers + index.organizationOfOrdinal[o]!);
-      }
-    return set;
-  });
-  const both = createBitset(size);
-  intersectInto(both, perWord);
-  for (let w = 0; w < bits.length; w++) bits[w]! |= both[w]!;
+  const sets = wanted.map((word) =>
+    index.matches.getOrCompute(`name word\n${word}`, () => {
+      const set = createBitset(size);
+      for (let i = lowerBound(nameWords, word); i < nameWords.length && nameWords[i]!.startsWith(word); i++)
+        for (let k = postings.offsets[i]!; k < postings.offsets[i + 1]!; k++) {
+          const o = postings.ordinals[k]!;
+          if (o < listed) setBit(set, developers + index.organizationOfOrdinal[o]!);
+        }
+      return set;
+    }),
+  );
+  // Their intersection, added word by word of the bitset (no bitset of its own: less garbage).
+  for (let w = 0; w < bits.length; w++) {
+    let all = sets[0]![w]!;
+    for (let k = 1; k < sets.length && all !== 0; k++) all &= sets[k]![w]!;
+    bits[w]! |= all;
+  }
 }
 
-function endpointMatcher(index: FhirIndex, name: string, modifier: string | null, value: string, bits: Bitset) {
+function endpointMatches(index: FhirIndex, { name, modifier, values }: Criterion, bits: Bitset) {
   const count = index.endpointCount;
   const each = (test: (e: number) => boolean) => {
     for (let e = 0; e < count; e++) if (test(e)) setBit(bits, e);
   };
   switch (name) {
-    case "_id": {
-      const e = index.findEndpoint(value);
-      if (e !== -1) setBit(bits, e);
-      return;
-    }
-    case "_lastUpdated": {
-      const { lo, hi } = parseDateValue(name, value);
-      const entries = index.lastUpdatedMs;
-      const updated = index.endpointUpdated;
-      for (let e = 0; e < count; e++) {
-        const t = entries[updated[e]!]!;
-        if (t >= lo && t < hi) setBit(bits, e);
+    case "_id":
+      for (const value of values) {
+        const e = index.findEndpoint(value);
+        if (e !== -1) setBit(bits, e);
       }
       return;
+    case "_lastUpdated": {
+      const within = intervalsTest(values.map((value) => parseDateValue(name, value)));
+      const updated = index.endpointUpdatedMs;
+      return each((e) => within(updated[e]!));
     }
-    case "organization": {
-      const id = referencedId(value, "Organization");
-      const p = id === null ? -1 : index.findOrganization(id);
-      if (p === -1 || p >= index.developers.length) return;
-      return each((e) => index.developerOfEndpoint(e) === p);
-    }
+    case "organization":
+      for (const value of values) {
+        const id = referencedId(value, "Organization");
+        const p = id === null ? -1 : index.findOrganization(id);
+        if (p === -1 || p >= index.developers.length) continue;
+        for (let k = index.developerEndpointOffsets[p]!; k < index.developerEndpointOffsets[p + 1]!; k++)
+          setBit(bits, index.developerEndpoints[k]!);
+      }
+      return;
     case "status": {
-      const [system, code] = token(value);
-      if (system !== null && system !== ENDPOINT_STATUS_SYSTEM) return;
-      return each((e) => endpointStatus(index, e) === code);
+      const codes = new Set<string>();
+      for (const value of values) {
+        const [system, code] = token(value);
+        if (system === null || system === ENDPOINT_STATUS_SYSTEM) codes.add(code);
+      }
+      if (codes.size === 0) return;
+      return each((e) => codes.has(endpointStatus(index, e)));
     }
-    case "connection-type": {
-      const [system, code] = token(value);
-      if ((system !== null && system !== CONNECTION_SYSTEM) || code !== CONNECTION_CODE) return;
-      return each(() => true);
-    }
+    case "connection-type":
+      for (const value of values) {
+        const [system, code] = token(value);
+        if ((system === null || system === CONNECTION_SYSTEM) && code === CONNECTION_CODE) return each(() => true);
+      }
+      return;
     case "address": {
       const { columns: c, strings: s } = index.data;
-      const wanted = modifier === "exact" ? value : value.toLowerCase();
-      const test =
-        modifier === "exact"
-          ? (url: string) => url === wanted
-          : modifier === "contains"
-            ? (url: string) => url.toLowerCase().includes(wanted)
-            : (url: string) => url.toLowerCase().startsWith(wanted);
-      return each((e) => test(s.urls[c.url[index.endpointFirst[e]!]!]!));
+      const found = createBitset(s.urls.length);
+      const urls = index.substringIndexNow("urls");
+      for (const value of values)
+        if (modifier === "exact") urls.mark(fold(value), "whole", found, (i) => s.urls[i] === value);
+        else urls.mark(fold(value), modifier === "contains" ? "anywhere" : "start", found);
+      return each((e) => hasBit(found, c.url[index.endpointFirst[e]!]!));
     }
     case "fhir-version": {
-      const [, code] = token(value);
-      return each((e) => endpointVersionCode(index, e) === code);
+      const codes = new Set(values.map((value) => token(value)[1]));
+      return each((e) => codes.has(endpointVersionCode(index, e) ?? ""));
     }
   }
 }

@@ -12,6 +12,22 @@ export const ERROR_CODES = [
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * The FHIR R4 IssueType each code is under /fhir, where an error is an OperationOutcome with
+ * the same status (and headers) as the envelope would have.
+ */
+export const ISSUE_TYPES: Record<ErrorCode, string> = {
+  VALIDATION_ERROR: "invalid",
+  INVALID_API_KEY: "login",
+  NOT_FOUND: "not-found",
+  ENDPOINT_NOT_FOUND: "not-found",
+  METHOD_NOT_ALLOWED: "not-supported",
+  TOO_MANY_REQUESTS: "throttled",
+  INTERNAL_ERROR: "exception",
+  EXPORTS_BUSY: "transient",
+  CHANGES_EXPIRED: "expired",
+};
+
 /** An error the API answers with its own envelope, status and code. */
 export class ApiError extends Error {
   constructor(

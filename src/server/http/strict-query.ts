@@ -1,3 +1,4 @@
+import { WHOLE_NUMBER } from "../../model/request-caps";
 import { validationError } from "./api-error";
 
 function decode(part: string, name: string): string {
@@ -18,7 +19,7 @@ function displayName(name: string): string {
 /**
  * Checks what Elysia's query parsing would otherwise let through silently: bad
  * percent-encoding, unknown and repeated parameters, and numbers written other than as
- * plain digits. Range, type and enum rules stay in each route's TypeBox schema.
+ * plain digits without a leading zero (`WHOLE_NUMBER`). Range, type and enum rules stay in each route's TypeBox schema.
  */
 export function checkRawQuery(
   url: string,
@@ -38,7 +39,7 @@ export function checkRawQuery(
     if (seen.has(name)) throw validationError(`${name}: given more than once`);
     seen.add(name);
     const integerMessage = integerMessages[name];
-    if (integerMessage !== undefined && !/^\d{1,9}$/.test(value)) throw validationError(integerMessage);
+    if (integerMessage !== undefined && !WHOLE_NUMBER.test(value)) throw validationError(integerMessage);
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { instantOf, parseDateValue } from "../../../src/server/fhir/date-search";
-import { FhirError } from "../../../src/server/fhir/outcome";
+import { FhirError } from "../../../src/server/http/operation-outcome";
 
 describe("instantOf", () => {
   test("reads the stored form as Date.parse does, across years, leap days and month ends", () => {

@@ -1,0 +1,35 @@
+import { FHIR_CONTENT_TYPE } from "./answers";
+import { headersFor, headerTemplate } from "./request-context";
+
+/** Whether a request path is under /fhir, where every answer is FHIR (an OperationOutcome for an error). */
+export const isFhirPath = (path: string) => path === "/fhir" || path.startsWith("/fhir/");
+
+/** An error a /fhir request answers with an OperationOutcome (never the JSON API's envelope). */
+export class FhirError extends Error {
+  constructor(
+    readonly status: number,
+    /** The OperationOutcome issue type (FHIR R4 IssueType). */
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** An OperationOutcome with one error issue. */
+const operationOutcome = (code: string, message: string) =>
+  JSON.stringify({
+    resourceType: "OperationOutcome",
+    issue: [{ severity: "error", code, diagnostics: message }],
+  });
+
+const OUTCOME = headerTemplate({ "content-type": FHIR_CONTENT_TYPE });
+
+/** The response of an OperationOutcome: its status, the FHIR content type, the request's own headers and `extra`. */
+export const outcomeResponse = (
+  request: Request,
+  status: number,
+  code: string,
+  message: string,
+  extra?: Record<string, string>,
+) => new Response(operationOutcome(code, message), { status, headers: headersFor(request, OUTCOME, extra) });
