@@ -39,7 +39,9 @@ if (!existsSync(config.databasePath)) {
 
 const db = openDatabase(config.databasePath);
 const redis = config.redisUrl ? new RedisRateLimitStore(config.redisUrl, log) : null;
-const directory = openDirectory(db, config);
+const directory = openDirectory(db, config, (source, reason) =>
+  log.warn("directory index damaged: ignored, built again from the tables", { source, reason }),
+);
 const app = createApp({ directory, db, config, log, rateLimitStore: redis ?? new MemoryRateLimitStore() });
 directory.watch(config.datasetPollMs, (error) =>
   log.error("dataset reload failed; still serving the previous version", { error: String(error) }),
