@@ -46,7 +46,21 @@ const app = createApp({ directory, db, config, log, rateLimitStore: redis ?? new
 directory.watch(config.datasetPollMs, (error) =>
   log.error("dataset reload failed; still serving the previous version", { error: String(error) }),
 );
-app.listen({ port: config.port, hostname: config.host });
+// Elysia asks for SO_REUSEPORT, which lets a second server bind the same port and take a share
+// of its connections: this one refuses to start on a port another process holds.
+try {
+  app.listen({ port: config.port, hostname: config.host, reusePort: false });
+} catch (error) {
+  const inUse = (error as NodeJS.ErrnoException).code === "EADDRINUSE";
+  log.error(
+    inUse
+      ? `port ${config.port} on ${config.host} is already in use by another process: not starting`
+      : `cannot listen on ${config.host}:${config.port}`,
+    { port: config.port, host: config.host, error: (error as Error).message },
+  );
+  log.flush();
+  process.exit(1);
+}
 log.info("listening", {
   url: `http://${config.host}:${app.server?.port}`,
   database: config.databasePath,
