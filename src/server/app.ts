@@ -19,6 +19,7 @@ import { healthRoutes } from "./health/routes";
 import { absoluteUrls } from "./http/absolute-url";
 import { errorsPlugin } from "./http/errors-plugin";
 import { openRequestsAndPreflights } from "./http/open-request";
+import { publicOrigins } from "./http/public-origin";
 import { RouteTable } from "./http/route-table";
 import { Metrics } from "./observability/metrics";
 import { observability, requestObserver } from "./observability/plugin";
@@ -82,6 +83,7 @@ export function createApp(deps: AppDeps) {
   const app = new Elysia({ normalize: false, handler: { standardHostname: false }, serve: { routes: direct } })
     .use(absoluteUrls((request) => self.app!.handle(request)))
     .use(openRequestsAndPreflights(routes))
+    .use(publicOrigins(deps.config.trustProxy))
     .use(observability({ metrics, directory, clock }, observe))
     .use(errorsPlugin(log))
     .use(docsPlugin(packageJson.version, () => (self.app?.routes ?? []) as never))

@@ -6,6 +6,7 @@ import { DATASET_ANSWER_HEADERS } from "../fast-lane/data-response";
 import { ApiError, validationError } from "../http/api-error";
 import { negotiateEncoding } from "../http/compression";
 import { datasetEtag, httpDate, notModified } from "../http/conditional";
+import { originOf } from "../http/public-origin";
 import { contextOf, headersFor } from "../http/request-context";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED } from "../http/schemas";
 import { checkRawQuery } from "../http/strict-query";
@@ -69,7 +70,7 @@ export const exportRoutes = (directory: Directory, inFlight = new InFlightExport
       const snapshot = directory.current;
       const filter = toEndpointFilter(query);
       const format = FORMATS[query.format as keyof typeof FORMATS];
-      const origin = new URL(request.url).origin;
+      const origin = originOf(request);
       const etag = datasetEtag(snapshot.version, snapshot.stats.lastUpdated, etagTarget(query.format, filter, origin));
       const lastModified = httpDate(snapshot.stats.lastUpdated);
       const headers = headersFor(

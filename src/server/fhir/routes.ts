@@ -48,7 +48,9 @@ const strictOf = (request: Request) => /\bhandling\s*=\s*strict\b/i.test(request
 /** The absolute URL a GET answer is kept under: origin and request line, both in the body's links. */
 const keyOf = (request: Request) => {
   const url = request.url;
-  const target = contextOf(request)?.target ?? targetOf(url);
+  const context = contextOf(request);
+  const target = context?.target ?? targetOf(url);
+  if (context?.origin !== undefined) return `${context.origin}${target}`;
   return url.endsWith(target) ? url : `${new URL(url).origin}${target}`;
 };
 
