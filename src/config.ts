@@ -35,8 +35,10 @@ export interface Config {
   ingestMaxBytes: number;
   /** The vendor registry the ingest reads (`INGEST_REGISTRY`; default db/vendors.json). */
   registryPath: string;
-  /** Exports running at a time in the whole server (`EXPORT_MAX_RUNNING`); beyond it, 503 with Retry-After. */
+  /** Filtered exports running at a time in the whole server (`EXPORT_MAX_RUNNING`); beyond it, 503 with Retry-After. */
   exportMaxRunning: number;
+  /** Where the unfiltered exports' download files are kept (`EXPORT_DIR`; default `<DATABASE_PATH>.exports`). */
+  exportDir: string | null;
   /** Named in the probe's User-Agent so that server operators can find us (`PROBE_CONTACT_URL`). */
   probeContactUrl: string | null;
 }
@@ -93,5 +95,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     registryPath: env.INGEST_REGISTRY || DEFAULT_REGISTRY_PATH,
     probeContactUrl: env.PROBE_CONTACT_URL || null,
     exportMaxRunning: integer(env, "EXPORT_MAX_RUNNING", 20, 1),
+    exportDir: env.EXPORT_DIR || null,
   };
 }

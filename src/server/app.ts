@@ -10,6 +10,7 @@ import { availabilityAnswer, availabilityRoutes } from "./availability/routes";
 import { changesRoutes } from "./changes/routes";
 import { docsPlugin } from "./docs/plugin";
 import { endpointAnswers, endpointRoutes } from "./endpoints/routes";
+import { ExportFiles } from "./export/files";
 import { InFlightExports } from "./export/in-flight";
 import { exportRoutes } from "./export/routes";
 import { cachedResponses } from "./fast-lane/cached-responses-plugin";
@@ -92,7 +93,15 @@ export function createApp(deps: AppDeps) {
     .use(healthRoutes(clock))
     .use(endpointRoutes(directory, entries))
     .use(availabilityRoutes(directory, availability))
-    .use(exportRoutes(directory, new InFlightExports(2, undefined, deps.config.exportMaxRunning)))
+    .use(
+      exportRoutes(directory, {
+        inFlight: new InFlightExports(2, undefined, deps.config.exportMaxRunning),
+        files: new ExportFiles(deps.config.exportDir ?? `${deps.db.path}.exports`),
+        trustProxy: deps.config.trustProxy,
+        onFileError: (error) =>
+          log.error("export download file not written; streaming the export", { error: String(error) }),
+      }),
+    )
     .use(vendorRoutes(directory))
     .use(statsRoutes(directory))
     .use(changesRoutes(directory))

@@ -1,16 +1,24 @@
+import type { Server } from "bun";
 import { Elysia } from "elysia";
+import type { TrustProxy } from "../../config";
 import type { Directory } from "../../directory/directory";
-import { filterKey } from "../../directory/search";
+import { type EndpointFilter, filterKey } from "../../directory/search";
 import { toEndpointFilter } from "../endpoints/filter";
 import { DATASET_ANSWER_HEADERS } from "../fast-lane/data-response";
+import { originalOf } from "../http/absolute-url";
 import { ApiError, validationError } from "../http/api-error";
+import { clientGroup, clientIp } from "../http/client-ip";
 import { negotiateEncoding } from "../http/compression";
 import { datasetEtag, httpDate, notModified } from "../http/conditional";
+import { IDLE_TIMEOUT_SECONDS } from "../http/idle-timeout";
 import { originOf } from "../http/public-origin";
 import { contextOf, headersFor } from "../http/request-context";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED } from "../http/schemas";
 import { checkRawQuery } from "../http/strict-query";
+import { downloadResponse, matchesStrong, variantFor } from "./download";
+import type { DownloadFiles, ExportFiles } from "./files";
 import { InFlightExports } from "./in-flight";
+import type { ExportFormat } from "./schemas";
 import {
   CsvExportSchema,
   EXPORT_QUERY_KEYS,
@@ -38,11 +46,22 @@ const FHIR_EXAMPLE = `{"resourceType":"Bundle","type":"collection","timestamp":"
 {"fullUrl":"https://directory.example.org/fhir/Endpoint/744ce827e6abcf67a5fd243053cb2bd3e64604c6654f7dd49a5d1ec02f8a99b2","resource":{"resourceType":"Endpoint","id":"744ce827e6abcf67a5fd243053cb2bd3e64604c6654f7dd49a5d1ec02f8a99b2","extension":[{"url":"http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version","valueCode":"4.0.1"}],"status":"active","connectionType":{"system":"http://terminology.hl7.org/CodeSystem/endpoint-connection-type","code":"hl7-fhir-rest"},"payloadType":[{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/endpoint-payload-type","code":"any","display":"Any"}]}],"address":"https://mychart.stmaryshospital.com/FHIR/api/FHIR/R4","managingOrganization":{"reference":"Organization/developer-epic"}}},
 {"fullUrl":"https://directory.example.org/fhir/Organization/ea9e405b05baf745795d17847412be08299555ef8d0babd138cbf75fff375518","resource":{"resourceType":"Organization","id":"ea9e405b05baf745795d17847412be08299555ef8d0babd138cbf75fff375518","name":"St. Mary's Hospital","address":[{"city":"Charleston","state":"WV","postalCode":"25398"}],"endpoint":[{"reference":"Endpoint/744ce827e6abcf67a5fd243053cb2bd3e64604c6654f7dd49a5d1ec02f8a99b2"}]}}]}`;
 
+/** The 200's bodies, per format. */
+const EXPORT_CONTENT = {
+  "text/csv": { schema: CsvExportSchema, example: CSV_EXAMPLE },
+  "application/x-ndjson": { schema: NdjsonExportSchema, example: NDJSON_EXAMPLE },
+  "application/fhir+json": { schema: FhirBundleSchema as object, example: JSON.parse(FHIR_EXAMPLE) },
+};
+
 const fence = (text: string) => `\`\`\`\n${text.trimEnd()}\n\`\`\``;
 
-const DESCRIPTION = `Every endpoint matching the list operation's filters (the same parameters, validated the same way; no \`page\` or \`limit\`), in the list's order, as one download: the entries the list would page through, removed entries excluded as there. Streamed as it is produced; gzip or br when the client accepts it.
+const DESCRIPTION = `Every endpoint matching the list operation's filters (the same parameters, validated the same way; no \`page\` or \`limit\`), in the list's order, as one download: the entries the list would page through, removed entries excluded as there.
 
-The file name in \`Content-Disposition\` carries the dataset version. The \`ETag\` depends on the dataset version, the format and the filters (not on their order in the URL): send it back in \`If-None-Match\` for a 304. An export counts as one request against the rate limit; a client may run at most 2 exports at a time, a third gets 429 with \`Retry-After\` (when one of the running exports is expected to finish at its pace so far). The server runs at most \`EXPORT_MAX_RUNNING\` exports at a time, every client together: beyond it, 503 \`EXPORTS_BUSY\` with \`Retry-After\`.
+The file name in \`Content-Disposition\` carries the dataset version. The \`ETag\` depends on the dataset version, the format and the filters (not on their order in the URL): send it back in \`If-None-Match\` for a 304. An export counts as one request against the rate limit.
+
+**The unfiltered export** (no filter: the whole directory) is a download file per dataset version and format (the FHIR Bundle also per origin), served with \`Content-Length\`, a strong \`ETag\` (a hash of its bytes) and \`Accept-Ranges: bytes\`, gzip-compressed when the client accepts gzip: a cut download resumes with \`Range: bytes=<first>-\` and \`If-Range: <ETag>\` (206 with \`Content-Range\`; the whole new file when the dataset moved on; 416 past the end). It holds no export slot, however slowly it is read.
+
+**A filtered export** is streamed as it is produced (gzip or br when accepted): a client may run at most 2 at a time (an IPv6 client counted by its /48), a third gets 429 with \`Retry-After\` (when one of the running exports is expected to finish at its pace so far); the server runs at most \`EXPORT_MAX_RUNNING\` at a time, every client together: beyond it, 503 \`EXPORTS_BUSY\` with \`Retry-After\`. A reader that stalls is disconnected after 30 s without progress, giving its slot back.
 
 **format=csv** (\`text/csv; charset=utf-8\`, RFC 4180, CRLF line ends): a header row of the Endpoint record's fields in the record's order, \`access\` joined with \`|\`, an empty cell for null; a cell starting with \`=\`, \`+\`, \`-\`, \`@\`, tab or CR gets a \`'\` in front (spreadsheets would run it as a formula; other formats keep the text as published); a field holding a quote, comma or line break is quoted, its quotes doubled.
 
@@ -63,61 +82,125 @@ ${fence(FHIR_EXAMPLE)}`;
 const etagTarget = (format: string, filter: object, origin: string) =>
   `http://export/api/v1/export?format=${format}&filter=${encodeURIComponent(filterKey(filter as never))}${format === "fhir" ? `&origin=${encodeURIComponent(origin)}` : ""}`;
 
-export const exportRoutes = (directory: Directory, inFlight = new InFlightExports(2)) =>
-  new Elysia({ name: "export", normalize: false }).get(
+/**
+ * Whom the filtered exports' per-client cap counts: the API key, else the address, an IPv6
+ * client by its /48 (a site's whole allocation: rotating through its /64s is not more clients).
+ */
+function exportClient(request: Request, server: Server<unknown> | null, trustProxy: TrustProxy): string {
+  const tag = contextOf(request)?.client;
+  if (tag?.startsWith("key:")) return tag;
+  return clientGroup(clientIp(request, server, trustProxy), 48);
+}
+
+/** No filter at all: the whole directory, the export served from its download files. */
+const unfiltered = (filter: EndpointFilter) => filter.queryWords.length === 0 && Object.keys(filter).length === 1;
+
+export interface ExportOptions {
+  /** The filtered exports' slots (per client and server-wide). */
+  inFlight?: InFlightExports;
+  /** The unfiltered exports' download files; without it every export is streamed. */
+  files?: ExportFiles;
+  trustProxy?: TrustProxy;
+  /** Told when a download file cannot be written (the export is streamed instead). */
+  onFileError?: (error: unknown) => void;
+}
+
+export const exportRoutes = (directory: Directory, options: ExportOptions = {}) => {
+  const inFlight = options.inFlight ?? new InFlightExports(2);
+  const { files, trustProxy = null, onFileError = () => {} } = options;
+  return new Elysia({ name: "export", normalize: false }).get(
     "/api/v1/export",
-    ({ query, request }) => {
+    ({ query, request, server }): Response | Promise<Response> => {
       const snapshot = directory.current;
       const filter = toEndpointFilter(query);
       const format = FORMATS[query.format as keyof typeof FORMATS];
       const origin = originOf(request);
-      const etag = datasetEtag(snapshot.version, snapshot.stats.lastUpdated, etagTarget(query.format, filter, origin));
       const lastModified = httpDate(snapshot.stats.lastUpdated);
       const headers = headersFor(
         request,
         DATASET_ANSWER_HEADERS,
-        lastModified ? { etag, "last-modified": lastModified } : { etag },
+        lastModified ? { "last-modified": lastModified } : {},
       );
-      if (notModified(request, etag, snapshot.stats.lastUpdated)) return new Response(null, { status: 304, headers });
-      headers.set("content-type", format.contentType);
-      headers.set(
-        "content-disposition",
-        `attachment; filename="endpoint-directory-v${snapshot.version}.${format.extension}"`,
-      );
-      const encoding = negotiateEncoding(request);
-      if (encoding !== null) headers.set("content-encoding", encoding);
-      if (request.method === "HEAD") {
-        // The GET streams a body of unknown length: say so, not `Content-Length: 0` (what Bun
-        // writes for a bodiless answer).
-        headers.set("transfer-encoding", "chunked");
-        return new Response(null, { status: 200, headers });
-      }
+      const named = () => {
+        headers.set("content-type", format.contentType);
+        headers.set(
+          "content-disposition",
+          `attachment; filename="endpoint-directory-v${snapshot.version}.${format.extension}"`,
+        );
+      };
+      const fromFile = (written: DownloadFiles) => {
+        const file = variantFor(written, request);
+        const fresh = request.headers.has("if-none-match")
+          ? matchesStrong(request, file.etag)
+          : notModified(request, file.etag, snapshot.stats.lastUpdated);
+        if (fresh) {
+          headers.set("etag", file.etag);
+          return new Response(null, { status: 304, headers });
+        }
+        named();
+        return downloadResponse(request, file, headers, lastModified);
+      };
+      const streamed = () => {
+        const etag = datasetEtag(
+          snapshot.version,
+          snapshot.stats.lastUpdated,
+          etagTarget(query.format, filter, origin),
+        );
+        headers.set("etag", etag);
+        if (notModified(request, etag, snapshot.stats.lastUpdated)) return new Response(null, { status: 304, headers });
+        named();
+        const encoding = negotiateEncoding(request);
+        if (encoding !== null) headers.set("content-encoding", encoding);
+        if (request.method === "HEAD") {
+          // The GET streams a body of unknown length: say so, not `Content-Length: 0` (what Bun
+          // writes for a bodiless answer).
+          headers.set("transfer-encoding", "chunked");
+          return new Response(null, { status: 200, headers });
+        }
 
-      const client = contextOf(request)?.client ?? "unidentified";
-      const slot = inFlight.acquire(client);
-      if (slot === "server") {
-        const seconds = String(inFlight.retryAfterSeconds(null));
-        throw new ApiError(
-          503,
-          "EXPORTS_BUSY",
-          `The server is running its most exports (${inFlight.maxRunning}); retry after ${seconds} s`,
-          { "retry-after": seconds },
-        );
-      }
-      if (slot === "client") {
-        const seconds = String(inFlight.retryAfterSeconds(client));
-        throw new ApiError(
-          429,
-          "TOO_MANY_REQUESTS",
-          `At most ${inFlight.perClient} exports at a time per client; retry after ${seconds} s`,
-          { "retry-after": seconds },
-        );
-      }
-      const writer = format.writer(snapshot, origin);
-      return new Response(exportStream(snapshot, filter, writer, slot, encoding), {
-        status: 200,
-        headers,
-      });
+        const client = exportClient(request, server, trustProxy);
+        const slot = inFlight.acquire(client);
+        if (slot === "server") {
+          const seconds = String(inFlight.retryAfterSeconds(null));
+          throw new ApiError(
+            503,
+            "EXPORTS_BUSY",
+            `The server is running its most exports (${inFlight.maxRunning}); retry after ${seconds} s`,
+            { "retry-after": seconds },
+          );
+        }
+        if (slot === "client") {
+          const seconds = String(inFlight.retryAfterSeconds(client));
+          throw new ApiError(
+            429,
+            "TOO_MANY_REQUESTS",
+            `At most ${inFlight.perClient} exports at a time per client; retry after ${seconds} s`,
+            { "retry-after": seconds },
+          );
+        }
+        const writer = format.writer(snapshot, origin);
+        return new Response(exportStream(snapshot, filter, writer, slot, encoding), {
+          status: 200,
+          headers,
+        });
+      };
+
+      const download = unfiltered(filter) ? files?.get(snapshot, query.format as ExportFormat, filter, origin) : null;
+      if (!download) return streamed();
+      if (!(download instanceof Promise)) return fromFile(download);
+      // The first requests of a version wait for the file to be written: no idle time-out meanwhile.
+      server?.timeout(originalOf(request), 0);
+      return download.then(
+        (written) => {
+          server?.timeout(originalOf(request), IDLE_TIMEOUT_SECONDS);
+          return fromFile(written);
+        },
+        (error) => {
+          server?.timeout(originalOf(request), IDLE_TIMEOUT_SECONDS);
+          onFileError(error);
+          return streamed();
+        },
+      );
     },
     {
       query: ExportQuery,
@@ -130,7 +213,8 @@ export const exportRoutes = (directory: Directory, inFlight = new InFlightExport
       // The answer is a streamed file, not JSON: the 200 is described here, its body schemas
       // per media type (an error answer is JSON, declared in `response`).
       // 503: the server-wide cap on running exports (EXPORT_MAX_RUNNING).
-      response: { ...API_ERRORS, 503: ErrorEnvelope },
+      // 416: a Range past the end of a download file.
+      response: { ...API_ERRORS, 416: ErrorEnvelope, 503: ErrorEnvelope },
       detail: {
         summary: "Export endpoints (CSV, NDJSON, FHIR Bundle)",
         description: DESCRIPTION,
@@ -138,12 +222,26 @@ export const exportRoutes = (directory: Directory, inFlight = new InFlightExport
         tags: ["Endpoints"],
         responses: {
           200: {
-            description: "The export file, streamed; `Content-Disposition: attachment` names it.",
-            headers: { "Content-Disposition": { $ref: "#/components/headers/Content-Disposition" } },
+            description:
+              "The export file; `Content-Disposition: attachment` names it. Unfiltered: its download file, with Content-Length, a strong ETag and `Accept-Ranges: bytes`; filtered: streamed.",
+            headers: {
+              "Content-Disposition": { $ref: "#/components/headers/Content-Disposition" },
+              "Accept-Ranges": { $ref: "#/components/headers/Accept-Ranges" },
+            },
+            content: EXPORT_CONTENT,
+          },
+          206: {
+            description:
+              "Part of the unfiltered export's download file: the one byte range `Range` asked for (with `If-Range`, only while the file is still the one its ETag names).",
+            headers: {
+              "Content-Disposition": { $ref: "#/components/headers/Content-Disposition" },
+              "Content-Range": { $ref: "#/components/headers/Content-Range" },
+              "Accept-Ranges": { $ref: "#/components/headers/Accept-Ranges" },
+            },
             content: {
-              "text/csv": { schema: CsvExportSchema, example: CSV_EXAMPLE },
-              "application/x-ndjson": { schema: NdjsonExportSchema, example: NDJSON_EXAMPLE },
-              "application/fhir+json": { schema: FhirBundleSchema as object, example: JSON.parse(FHIR_EXAMPLE) },
+              "text/csv": { schema: { type: "string" }, example: CSV_EXAMPLE.slice(0, 120) },
+              "application/x-ndjson": { schema: { type: "string" }, example: NDJSON_EXAMPLE.slice(0, 120) },
+              "application/fhir+json": { schema: { type: "string" }, example: FHIR_EXAMPLE.slice(0, 120) },
             },
           },
           304: NOT_MODIFIED,
@@ -151,3 +249,4 @@ export const exportRoutes = (directory: Directory, inFlight = new InFlightExport
       },
     },
   );
+};

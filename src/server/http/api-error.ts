@@ -9,6 +9,7 @@ export const ERROR_CODES = [
   "INTERNAL_ERROR",
   "EXPORTS_BUSY",
   "CHANGES_EXPIRED",
+  "RANGE_NOT_SATISFIABLE",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 

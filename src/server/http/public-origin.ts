@@ -36,7 +36,7 @@ function forwardedProto(request: Request): string | undefined {
  * `true`: `proto=` of the last `Forwarded` element, else the last X-Forwarded-Proto value (the
  * hop our proxy added, as for X-Forwarded-For in client-ip.ts).
  */
-export function forwardedScheme(request: Request, trustProxy: TrustProxy): "http" | "https" | null {
+function forwardedScheme(request: Request, trustProxy: TrustProxy): "http" | "https" | null {
   if (trustProxy === null) return null;
   if (trustProxy === "fly")
     return (

@@ -5,8 +5,9 @@ import { createTestApp } from "../../support/app";
 import { fixtureDb } from "../../support/fixture";
 
 /**
- * HEAD of an export says what GET would: a streamed body of unknown length, so no
- * `Content-Length` (a `Content-Length: 0` tells a client the file is empty). Raw TCP to a real
+ * HEAD of an export says what GET would: for a filtered export, a streamed body of unknown
+ * length, so no `Content-Length` (a `Content-Length: 0` tells a client the file is empty); for
+ * the unfiltered one, its download file's length. Raw TCP to a real
  * server, since fetch hides the framing headers; a GET pipelined after the HEAD shows where the
  * HEAD answer ends.
  */
@@ -41,8 +42,8 @@ describe("HEAD /api/v1/export", () => {
     ["csv", "gzip"],
     ["fhir", "br"],
   ] as const)
-    test(`${format}${encoding ? `, ${encoding}` : ""}: the GET's headers, no Content-Length, no body`, async () => {
-      const target = `/api/v1/export?format=${format}`;
+    test(`${format}${encoding ? `, ${encoding}` : ""}, filtered: the GET's headers, no Content-Length, no body`, async () => {
+      const target = `/api/v1/export?format=${format}&fhirVersion=R4`;
       const extra = encoding ? `Accept-Encoding: ${encoding}\r\n` : "";
       const raw = await exchange(
         app.server!.port!,
@@ -61,6 +62,32 @@ describe("HEAD /api/v1/export", () => {
       });
       expect((await get.arrayBuffer()).byteLength).toBeGreaterThan(0);
       for (const name of ["content-type", "content-disposition", "content-encoding", "etag"])
+        expect({ name, value: head[name] ?? null }).toEqual({ name, value: get.headers.get(name) });
+    });
+
+  for (const [format, encoding] of [
+    ["csv", null],
+    ["fhir", "gzip"],
+  ] as const)
+    test(`${format}${encoding ? `, ${encoding}` : ""}, unfiltered: the GET's headers, its length, no body`, async () => {
+      const target = `/api/v1/export?format=${format}`;
+      const extra = encoding ? `Accept-Encoding: ${encoding}\r\n` : "";
+      const get = await fetch(`http://127.0.0.1:${app.server!.port}${target}`, {
+        headers: encoding ? { "accept-encoding": encoding } : {},
+        decompress: false,
+      });
+      const raw = await exchange(
+        app.server!.port!,
+        `HEAD ${target} HTTP/1.1\r\nHost: 127.0.0.1:${app.server!.port}\r\n${extra}\r\nGET /health HTTP/1.1\r\nHost: l\r\nConnection: close\r\n\r\n`,
+      );
+      const headEnd = raw.indexOf("\r\n\r\n");
+      const head = headersOf(raw.slice(0, headEnd));
+      expect(raw.slice(0, 12)).toBe("HTTP/1.1 200");
+      expect(raw.slice(headEnd + 4, headEnd + 16)).toBe("HTTP/1.1 200");
+      const length = (await get.arrayBuffer()).byteLength;
+      expect(length).toBeGreaterThan(0);
+      expect(head["content-length"]).toBe(String(length));
+      for (const name of ["content-type", "content-disposition", "content-encoding", "etag", "accept-ranges"])
         expect({ name, value: head[name] ?? null }).toEqual({ name, value: get.headers.get(name) });
     });
 });
