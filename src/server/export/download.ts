@@ -23,11 +23,7 @@ const LONGEST_RANGE = 100;
  * file), the first and last byte of the one range asked for, or ApiError 416 when it starts past
  * the end.
  */
-function wantedRange(
-  request: Request,
-  file: DownloadFile,
-  lastModified: string | null,
-): [number, number] | null {
+function wantedRange(request: Request, file: DownloadFile, lastModified: string | null): [number, number] | null {
   const header = request.headers.get("range");
   if (header === null || header.length > LONGEST_RANGE) return null;
   const ifRange = request.headers.get("if-range");
