@@ -5,7 +5,6 @@ import { openDatabase } from "./db/client";
 import { openDirectory } from "./directory/directory";
 import { createLogger } from "./logger";
 import { createApp } from "./server/app";
-import { IDLE_TIMEOUT_SECONDS } from "./server/http/idle-timeout";
 import { MemoryRateLimitStore } from "./server/rate-limit/memory-store";
 import { RedisRateLimitStore } from "./server/rate-limit/redis-store";
 
@@ -50,7 +49,7 @@ directory.watch(config.datasetPollMs, (error) =>
 // Elysia asks for SO_REUSEPORT, which lets a second server bind the same port and take a share
 // of its connections: this one refuses to start on a port another process holds.
 try {
-  app.listen({ port: config.port, hostname: config.host, reusePort: false, idleTimeout: IDLE_TIMEOUT_SECONDS });
+  app.listen({ port: config.port, hostname: config.host, reusePort: false, idleTimeout: config.idleTimeoutSeconds });
 } catch (error) {
   const inUse = (error as NodeJS.ErrnoException).code === "EADDRINUSE";
   log.error(

@@ -98,6 +98,7 @@ export function createApp(deps: AppDeps) {
         inFlight: new InFlightExports(2, undefined, deps.config.exportMaxRunning),
         files: new ExportFiles(deps.config.exportDir ?? `${deps.db.path}.exports`),
         trustProxy: deps.config.trustProxy,
+        idleTimeoutSeconds: deps.config.idleTimeoutSeconds,
         onFileError: (error) =>
           log.error("export download file not written; streaming the export", { error: String(error) }),
       }),

@@ -10,7 +10,7 @@ import { ApiError, validationError } from "../http/api-error";
 import { clientGroup, clientIp } from "../http/client-ip";
 import { negotiateEncoding } from "../http/compression";
 import { datasetEtag, httpDate, notModified } from "../http/conditional";
-import { IDLE_TIMEOUT_SECONDS } from "../http/idle-timeout";
+import { DOWNLOAD_IDLE_SECONDS } from "../http/idle-timeout";
 import { originOf } from "../http/public-origin";
 import { contextOf, headersFor } from "../http/request-context";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED } from "../http/schemas";
@@ -101,13 +101,15 @@ export interface ExportOptions {
   /** The unfiltered exports' download files; without it every export is streamed. */
   files?: ExportFiles;
   trustProxy?: TrustProxy;
+  /** The server's idle time-out (IDLE_TIMEOUT_SECONDS), set back on a request that waited for a download file. */
+  idleTimeoutSeconds: number;
   /** Told when a download file cannot be written (the export is streamed instead). */
   onFileError?: (error: unknown) => void;
 }
 
-export const exportRoutes = (directory: Directory, options: ExportOptions = {}) => {
+export const exportRoutes = (directory: Directory, options: ExportOptions) => {
   const inFlight = options.inFlight ?? new InFlightExports(2);
-  const { files, trustProxy = null, onFileError = () => {} } = options;
+  const { files, trustProxy = null, idleTimeoutSeconds, onFileError = () => {} } = options;
   return new Elysia({ name: "export", normalize: false }).get(
     "/api/v1/export",
     ({ query, request, server }): Response | Promise<Response> => {
@@ -138,7 +140,10 @@ export const exportRoutes = (directory: Directory, options: ExportOptions = {}) 
           return new Response(null, { status: 304, headers });
         }
         named();
-        return downloadResponse(request, file, headers, lastModified);
+        const response = downloadResponse(request, file, headers, lastModified);
+        // Set once the runtime has started the answer (it sets the server's own before that).
+        setTimeout(() => server?.timeout(originalOf(request), DOWNLOAD_IDLE_SECONDS), 0);
+        return response;
       };
       const streamed = () => {
         const etag = datasetEtag(
@@ -190,17 +195,11 @@ export const exportRoutes = (directory: Directory, options: ExportOptions = {}) 
       if (!(download instanceof Promise)) return fromFile(download);
       // The first requests of a version wait for the file to be written: no idle time-out meanwhile.
       server?.timeout(originalOf(request), 0);
-      return download.then(
-        (written) => {
-          server?.timeout(originalOf(request), IDLE_TIMEOUT_SECONDS);
-          return fromFile(written);
-        },
-        (error) => {
-          server?.timeout(originalOf(request), IDLE_TIMEOUT_SECONDS);
-          onFileError(error);
-          return streamed();
-        },
-      );
+      return download.then(fromFile, (error) => {
+        server?.timeout(originalOf(request), idleTimeoutSeconds);
+        onFileError(error);
+        return streamed();
+      });
     },
     {
       query: ExportQuery,
