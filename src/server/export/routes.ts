@@ -18,10 +18,10 @@ import { checkRawQuery } from "../http/strict-query";
 import { downloadResponse, matchesStrong, variantFor } from "./download";
 import type { DownloadFiles, ExportFiles } from "./files";
 import { InFlightExports } from "./in-flight";
-import type { ExportFormat } from "./schemas";
 import {
   CsvExportSchema,
   EXPORT_QUERY_KEYS,
+  type ExportFormat,
   ExportQuery,
   FhirBundleSchema,
   NdjsonExportSchema,
