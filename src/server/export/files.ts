@@ -46,6 +46,7 @@ const FHIR_ORIGINS_PER_VERSION = 4;
 const PAGE = 4096;
 const CHUNK = 1024;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+let instances = 0;
 
 /**
  * The download files of the unfiltered exports (what most people download): written once per
@@ -66,7 +67,9 @@ export class ExportFiles {
   private prepared = false;
 
   constructor(private readonly root: string) {
-    this.dir = join(root, String(process.pid));
+    // A second app in the same process (tests) gets a folder of its own: `<pid>-<n>`.
+    const instance = ++instances;
+    this.dir = join(root, instance === 1 ? String(process.pid) : `${process.pid}-${instance}`);
   }
 
   /**
@@ -118,7 +121,7 @@ export class ExportFiles {
       rmSync(this.dir, { recursive: true, force: true });
       if (existsSync(this.root))
         for (const name of readdirSync(this.root)) {
-          const pid = /^\d+$/.test(name) ? Number(name) : 0;
+          const pid = Number(/^(\d+)(?:-\d+)?$/.exec(name)?.[1] ?? 0);
           if (pid && pid !== process.pid && !processAlive(pid))
             rmSync(join(this.root, name), { recursive: true, force: true });
         }

@@ -133,6 +133,27 @@ describe("the unfiltered export, a download file", () => {
   });
 });
 
+test("the FHIR Bundle names its origin: files for 4 origins a version, any further Host is streamed", async () => {
+  const { hostname, port } = new URL(server.baseUrl);
+  const headOf = (host: string) =>
+    new Promise<string>((resolve, reject) => {
+      let received = "";
+      const socket = connect({ host: hostname, port: Number(port) }, () =>
+        socket.write(`GET /api/v1/export?format=fhir HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+      );
+      socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
+      socket.on("error", reject);
+      socket.on("close", () => resolve(received.slice(0, received.indexOf("\r\n\r\n"))));
+    });
+  // The tests above asked under this server's own origin: three more get files of their own.
+  const heads = [];
+  for (const host of ["a.example", "b.example", "c.example", "d.example"]) heads.push(await headOf(host));
+  for (const head of heads) expect(head).toStartWith("HTTP/1.1 200");
+  expect(heads.map((head) => /\r\ncontent-length: \d+/i.test(head))).toEqual([true, true, true, false]);
+  expect(heads[3]).toMatch(/\r\ntransfer-encoding: chunked/i);
+  expect(heads[0]).not.toBe(heads[1]);
+});
+
 /**
  * GET `target` over a raw socket: `fast` bytes at full speed, then `rate` bytes a second for
  * `slowMs`, then the rest at full speed, until the server ends the connection. The head and the
