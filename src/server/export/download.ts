@@ -23,12 +23,13 @@ const LONGEST_RANGE = 100;
  * file), the first and last byte of the one range asked for, or ApiError 416 when it starts past
  * the end.
  */
-function wantedRange(request: Request, file: DownloadFile, lastModified: string | null): [number, number] | null {
+function wantedRange(request: Request, file: DownloadFile): [number, number] | null {
   const header = request.headers.get("range");
   if (header === null || header.length > LONGEST_RANGE) return null;
   const ifRange = request.headers.get("if-range");
-  // If-Range: the strong ETag of this very file, or its exact Last-Modified date; else the whole file.
-  if (ifRange !== null && ifRange.trim() !== file.etag && ifRange.trim() !== lastModified) return null;
+  // If-Range: the strong ETag of this very file, else the whole file. Not a date: Last-Modified
+  // names the dataset version, which the file and its gzip copy share.
+  if (ifRange !== null && ifRange.trim() !== file.etag) return null;
   const match = /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header);
   if (match === null || (match[1] === "" && match[2] === "")) return null;
   const size = file.size;
@@ -55,16 +56,11 @@ const unsatisfiable = (size: number) =>
   });
 
 /** The 200 or 206 of a download file: its bytes from disk (sent by the runtime, no copy in memory), with Content-Length. */
-export function downloadResponse(
-  request: Request,
-  file: DownloadFile,
-  headers: Headers,
-  lastModified: string | null,
-): Response {
+export function downloadResponse(request: Request, file: DownloadFile, headers: Headers): Response {
   headers.set("etag", file.etag);
   headers.set("accept-ranges", "bytes");
   if (file.encoding !== null) headers.set("content-encoding", file.encoding);
-  const range = wantedRange(request, file, lastModified);
+  const range = wantedRange(request, file);
   const body = Bun.file(file.path);
   if (range === null) {
     headers.set("content-length", String(file.size));

@@ -140,7 +140,7 @@ export const exportRoutes = (directory: Directory, options: ExportOptions) => {
           return new Response(null, { status: 304, headers });
         }
         named();
-        const response = downloadResponse(request, file, headers, lastModified);
+        const response = downloadResponse(request, file, headers);
         // Set once the runtime has started the answer (it sets the server's own before that).
         setTimeout(() => server?.timeout(originalOf(request), DOWNLOAD_IDLE_SECONDS), 0);
         return response;
