@@ -1,6 +1,6 @@
 /**
  * Slow readers of compressed exports: 50 clients (distinct X-Forwarded-For, TRUST_PROXY=true) ×
- * 2 exports of `format=fhir` with `Accept-Encoding: br`, each reading 1 KB every 2 s over a raw
+ * 2 filtered (streamed) exports of `format=fhir&fhirVersion=R4` with `Accept-Encoding: br`, each reading 1 KB every 2 s over a raw
  * socket, against a real server on a generated dataset. Reports the server's RSS before and
  * during the load (max growth), the exports answered 200 / 503, and /health latency (max, p99)
  * sampled every 250 ms meanwhile. Targets: RSS growth ≤ 250 MB, /health max < 500 ms. Stops
@@ -41,7 +41,7 @@ const server = startPinned(join(ROOT, "src/index.ts"), "0-1", env, join(dir, "se
 function slowReader(client: string, statuses: Map<string, number>): Socket {
   const socket = connect({ host: "127.0.0.1", port }, () => {
     socket.write(
-      `GET /api/v1/export?format=fhir HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: br\r\nX-Forwarded-For: ${client}\r\n\r\n`,
+      `GET /api/v1/export?format=fhir&fhirVersion=R4 HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: br\r\nX-Forwarded-For: ${client}\r\n\r\n`,
     );
   });
   socket.pause();
@@ -63,7 +63,9 @@ try {
   await waitUntilAnswers(server, "/health", 600_000);
   // Warm: one export read whole, so the baseline includes what any export needs once.
   await (
-    await fetch(`http://127.0.0.1:${port}/api/v1/export?format=fhir`, { headers: { "accept-encoding": "br" } })
+    await fetch(`http://127.0.0.1:${port}/api/v1/export?format=fhir&fhirVersion=R4`, {
+      headers: { "accept-encoding": "br" },
+    })
   ).arrayBuffer();
   await Bun.sleep(2000);
   const baseline = memoryOf(server.pid)!.rssMb;

@@ -35,16 +35,28 @@ export interface Config {
   ingestMaxBytes: number;
   /** The vendor registry the ingest reads (`INGEST_REGISTRY`; default db/vendors.json). */
   registryPath: string;
-  /** Exports running at a time in the whole server (`EXPORT_MAX_RUNNING`); beyond it, 503 with Retry-After. */
+  /** Filtered exports running at a time in the whole server (`EXPORT_MAX_RUNNING`); beyond it, 503 with Retry-After. */
   exportMaxRunning: number;
+  /** Where the unfiltered exports' download files are kept (`EXPORT_DIR`; default `<DATABASE_PATH>.exports`). */
+  exportDir: string | null;
+  /** Seconds a connection may stay idle before it is closed (`IDLE_TIMEOUT_SECONDS`, 1–255; 30). */
+  idleTimeoutSeconds: number;
   /** Named in the probe's User-Agent so that server operators can find us (`PROBE_CONTACT_URL`). */
   probeContactUrl: string | null;
 }
 
-function integer(env: Record<string, string | undefined>, name: string, fallback: number, min: number): number {
+function integer(
+  env: Record<string, string | undefined>,
+  name: string,
+  fallback: number,
+  min: number,
+  max = Number.POSITIVE_INFINITY,
+): number {
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min) throw new Error(`${name} must be a whole number ≥ ${min}, got "${raw}"`);
+  const range = Number.isFinite(max) ? `from ${min} to ${max}` : `≥ ${min}`;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
+    throw new Error(`${name} must be a whole number ${range}, got "${raw}"`);
   return Number(raw);
 }
 
@@ -93,5 +105,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     registryPath: env.INGEST_REGISTRY || DEFAULT_REGISTRY_PATH,
     probeContactUrl: env.PROBE_CONTACT_URL || null,
     exportMaxRunning: integer(env, "EXPORT_MAX_RUNNING", 20, 1),
+    exportDir: env.EXPORT_DIR || null,
+    // Bun's most.
+    idleTimeoutSeconds: integer(env, "IDLE_TIMEOUT_SECONDS", 30, 1, 255),
   };
 }

@@ -39,12 +39,28 @@ if (!existsSync(config.databasePath)) {
 
 const db = openDatabase(config.databasePath);
 const redis = config.redisUrl ? new RedisRateLimitStore(config.redisUrl, log) : null;
-const directory = openDirectory(db, config);
+const directory = openDirectory(db, config, (source, reason) =>
+  log.warn("directory index damaged: ignored, built again from the tables", { source, reason }),
+);
 const app = createApp({ directory, db, config, log, rateLimitStore: redis ?? new MemoryRateLimitStore() });
 directory.watch(config.datasetPollMs, (error) =>
   log.error("dataset reload failed; still serving the previous version", { error: String(error) }),
 );
-app.listen({ port: config.port, hostname: config.host });
+// Elysia asks for SO_REUSEPORT, which lets a second server bind the same port and take a share
+// of its connections: this one refuses to start on a port another process holds.
+try {
+  app.listen({ port: config.port, hostname: config.host, reusePort: false, idleTimeout: config.idleTimeoutSeconds });
+} catch (error) {
+  const inUse = (error as NodeJS.ErrnoException).code === "EADDRINUSE";
+  log.error(
+    inUse
+      ? `port ${config.port} on ${config.host} is already in use by another process: not starting`
+      : `cannot listen on ${config.host}:${config.port}`,
+    { port: config.port, host: config.host, error: (error as Error).message },
+  );
+  log.flush();
+  process.exit(1);
+}
 log.info("listening", {
   url: `http://${config.host}:${app.server?.port}`,
   database: config.databasePath,

@@ -86,10 +86,27 @@ export async function buildDatabaseOnce(
   if (existsSync(path)) return false;
   mkdirSync(dirname(path), { recursive: true });
   const lockPath = join(dirname(path), `.${basename(path)}.build-lock`);
-  const lock = new Database(lockPath, { create: true });
+  // Something else at the lock's path (a directory, a file that is not SQLite) is left as it
+  // is, and named: the start stops until it is moved away.
+  const unusable = (error: unknown) =>
+    new Error(
+      `the build lock ${lockPath} cannot be used (${(error as Error).message}): it must be an SQLite file or absent; move it away and start again`,
+    );
+  let lock: Database;
   try {
-    lock.exec("PRAGMA busy_timeout = 0");
-    if (!tryLock(lock)) {
+    lock = new Database(lockPath, { create: true });
+  } catch (error) {
+    throw unusable(error);
+  }
+  try {
+    let locked: boolean;
+    try {
+      lock.exec("PRAGMA busy_timeout = 0");
+      locked = tryLock(lock);
+    } catch (error) {
+      throw unusable(error);
+    }
+    if (!locked) {
       onWait();
       lock.exec(`PRAGMA busy_timeout = ${BUILD_WAIT_MS}`);
       lock.exec("BEGIN EXCLUSIVE");

@@ -38,3 +38,8 @@ export function describeDatabase(path: string): string[] {
     sqlite.close();
   }
 }
+
+/** The largest row id of the entries table (0 when empty): an index's row ids must not exceed it. */
+export function maxEntryRowId(sqlite: Database): number {
+  return (sqlite.prepare("SELECT COALESCE(MAX(row_id), 0) FROM entries").values()[0] as [number])[0];
+}

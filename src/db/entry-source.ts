@@ -59,8 +59,8 @@ export function readEntrySource(sqlite: Database, id: string): SourceRecord | nu
         ? null
         : {
             id: chosen[0],
-            publishedAt: chosen[2] ?? chosen[1],
-            readFrom: chosen[3] === null ? chosen[1] : parseReadFrom(chosen[3]),
+            publishedAt: shown(chosen[2] ?? chosen[1]),
+            readFrom: chosen[3] === null ? shown(chosen[1]) : parseReadFrom(chosen[3]),
             asOf: chosen[4],
             sha256: chosen[5],
           },
@@ -79,5 +79,22 @@ function latest(times: (string | null)[]): string | null {
 
 /** vendor_lists.read_from: a URL, or the JSON object of a Lantern copy (src/pipeline/ingest/store.ts). */
 function parseReadFrom(text: string): NonNullable<SourceRecord["list"]>["readFrom"] {
-  return text.startsWith("{") ? (JSON.parse(text) as { repository: string; path: string; commit: string }) : text;
+  return text.startsWith("{")
+    ? (JSON.parse(text) as { repository: string; path: string; commit: string })
+    : shown(text);
+}
+
+/**
+ * A list's location as the API shows it: a URL as it is, a local file (a `file:` URL, as ingest
+ * records it) by its name alone: where the server keeps its files is nobody's business.
+ */
+function shown(location: string): string {
+  if (!location.startsWith("file:")) return location;
+  const path = location.replace(/[?#].*$/, "");
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
 }

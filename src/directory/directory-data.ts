@@ -4,9 +4,9 @@ import type { IdIndex } from "./id-lookup";
 
 /**
  * Bumped whenever the shape of DirectoryData, or how its name words are folded
- * (src/directory/text.ts), changes, so older index files are rebuilt.
+ * (src/directory/text.ts), or its file layout (data-file.ts) changes, so older index files are rebuilt.
  */
-export const DATA_FORMAT = 8;
+export const DATA_FORMAT = 9;
 
 /** Names of the string tables the per-entry columns point into. */
 export const STRING_TABLES = [
@@ -47,7 +47,8 @@ export interface EntryColumns {
   lastUpdated: Int32Array;
 }
 
-export type Facet = "vendor" | "state" | "fhirVersion" | "access" | "smart" | "resource";
+export const FACETS = ["vendor", "state", "fhirVersion", "access", "smart", "resource"] as const;
+export type Facet = (typeof FACETS)[number];
 
 /**
  * Everything the list operation needs for one dataset version, in a form that is written to and

@@ -5,11 +5,11 @@ import type { Config } from "../config";
 import { processAlive } from "../db/build-file";
 import { beginRead, type Db, openReader } from "../db/client";
 import { readDatabaseId, readDatasetVersion } from "../db/dataset-meta";
-import { countEntries } from "../db/describe";
+import { countEntries, maxEntryRowId } from "../db/describe";
 import { readStoredIndex } from "../db/stored-index";
 import { indexFileName, VERSION_MOVED } from "./build-cli";
 import { buildDirectoryData } from "./build-data";
-import { parseDataBytes, readDataFile, readDataFileSync } from "./data-file";
+import { DamagedIndexError, parseDataBytes, readDataFile, readDataFileSync } from "./data-file";
 import { DATA_FORMAT, type DirectoryData } from "./directory-data";
 import { DatasetSnapshot } from "./snapshot";
 
@@ -18,6 +18,8 @@ export interface DirectoryOptions {
   indexDir?: string;
   /** Datasets with at least this many entries are indexed by a child process and the result kept on disk. */
   buildInProcessBelow?: number;
+  /** Told once about each index file or stored copy found damaged, which is then rebuilt from the tables. */
+  onDamagedIndex?: (source: string, reason: string) => void;
 }
 
 export const defaultIndexDir = (databasePath: string) => `${databasePath}.index`;
@@ -31,8 +33,8 @@ interface Plan {
   /** Set when the data was built in process. */
   snapshot?: DatasetSnapshot;
   file?: string;
-  /** The index kept in the database, when there is no file (a copy of the database alone). */
-  stored?: Uint8Array;
+  /** The index kept in the database, verified, when there is no file (a copy of the database alone). */
+  stored?: DirectoryData;
   /** The child process to run first, when the file does not exist yet. */
   builder?: string[];
 }
@@ -47,6 +49,7 @@ export class Directory {
   private building: Promise<boolean> | null = null;
   private readonly indexDir: string;
   private readonly inProcessBelow: number;
+  private readonly onDamaged: (source: string, reason: string) => void;
 
   constructor(
     private readonly path: string,
@@ -55,6 +58,7 @@ export class Directory {
   ) {
     this.indexDir = options.indexDir ?? defaultIndexDir(path);
     this.inProcessBelow = options.buildInProcessBelow ?? 20_000;
+    this.onDamaged = options.onDamagedIndex ?? (() => {});
     this.removeDeadTemps();
     this.snapshot = this.openSync();
   }
@@ -92,7 +96,8 @@ export class Directory {
   /**
    * Pins the newest version (a connection holding a read transaction: everything read through
    * it is that version) and decides how to get its data: built here for small datasets, else
-   * from its index file, built first by a child process when missing.
+   * from its index file or the copy kept in the database, built first by a child process when
+   * there is neither (or the copy is damaged).
    */
   private plan(): Plan {
     const sqlite = openReader(this.path);
@@ -104,8 +109,12 @@ export class Directory {
         return { sqlite, snapshot: new DatasetSnapshot(sqlite, buildDirectoryData(sqlite)) };
       const file = join(this.indexDir, indexFileName(version));
       if (existsSync(file)) return { sqlite, file };
-      const stored = readStoredIndex(sqlite, DATA_FORMAT, version, readDatabaseId(sqlite));
-      if (stored) return { sqlite, file, stored };
+      const bytes = readStoredIndex(sqlite, DATA_FORMAT, version, readDatabaseId(sqlite));
+      if (bytes) {
+        const source = `${this.path} (table directory_index)`;
+        const stored = this.sound(sqlite, source, () => parseDataBytes(source, bytes));
+        if (stored) return { sqlite, file, stored };
+      }
       mkdirSync(this.indexDir, { recursive: true });
       return { sqlite, file, builder: [process.execPath, BUILD_CLI, this.path, file, String(version)] };
     } catch (error) {
@@ -118,17 +127,11 @@ export class Directory {
     for (;;) {
       const plan = this.plan();
       if (plan.snapshot) return plan.snapshot;
-      if (plan.stored) return this.fromFile(plan, this.parseStored(plan));
+      if (plan.stored) return this.fromFile(plan, plan.stored);
       const exitCode = plan.builder ? Bun.spawnSync(plan.builder, CHILD_OUTPUT).exitCode : 0;
       if (!this.built(plan, exitCode)) continue;
-      let data: DirectoryData;
-      try {
-        data = readDataFileSync(plan.file!);
-      } catch (error) {
-        this.abandon(plan, error);
-      }
-      if (this.foreign(plan, data)) continue;
-      return this.fromFile(plan, data);
+      const data = this.fileData(plan, () => readDataFileSync(plan.file!));
+      if (data) return this.fromFile(plan, data);
     }
   }
 
@@ -136,12 +139,17 @@ export class Directory {
     for (;;) {
       const plan = this.plan();
       if (plan.snapshot) return plan.snapshot;
-      if (plan.stored) return this.fromFile(plan, this.parseStored(plan));
+      if (plan.stored) return this.fromFile(plan, plan.stored);
       const exitCode = plan.builder ? await Bun.spawn(plan.builder, CHILD_OUTPUT).exited : 0;
       if (!this.built(plan, exitCode)) continue;
-      const data = await readDataFile(plan.file!).catch((error) => this.abandon(plan, error));
-      if (this.foreign(plan, data)) continue;
-      return this.fromFile(plan, data);
+      const read = await readDataFile(plan.file!).then(
+        (data) => () => data,
+        (error) => () => {
+          throw error;
+        },
+      );
+      const data = this.fileData(plan, read);
+      if (data) return this.fromFile(plan, data);
     }
   }
 
@@ -156,16 +164,49 @@ export class Directory {
   }
 
   /**
-   * True when the file was built from another database (one that lived at this path before, or
-   * a file from before index files carried an identity): it is removed and the version planned
-   * again, which builds it afresh. A file just built that does not match is an error.
+   * The plan's index file, read by `read` and sound (see `sound`), or null when it must be built
+   * again: it is removed and the version planned again. A file the child process has just built
+   * that fails is an error. A file built from another database (one that lived at this path
+   * before, or from before files carried an identity) is replaced without a word.
    */
-  private foreign(plan: Plan, data: DirectoryData): boolean {
-    if (data.databaseId === readDatabaseId(plan.sqlite)) return false;
-    if (plan.builder) this.abandon(plan, new Error(`${plan.file} was built from another database`));
+  private fileData(plan: Plan, read: () => DirectoryData): DirectoryData | null {
+    const data = this.sound(plan.sqlite, plan.file!, read, plan.builder === undefined);
+    if (data) return data;
+    if (plan.builder) this.abandon(plan, new Error(`${plan.file}, just built, cannot be served`));
     rmSync(plan.file!, { force: true });
     plan.sqlite.close();
-    return true;
+    return null;
+  }
+
+  /**
+   * The data `read` gives, if it can be served for the version `sqlite` pins: whole and sound
+   * (data-file.ts), of that version, database and entry count, its row ids within the table's.
+   * Otherwise null, the reason told to onDamaged (unless `quiet` and the data is only another
+   * database's) or thrown when it is not damage (a read error).
+   */
+  private sound(sqlite: Database, source: string, read: () => DirectoryData, quiet = false): DirectoryData | null {
+    let data: DirectoryData;
+    try {
+      data = read();
+    } catch (error) {
+      if (!(error instanceof DamagedIndexError)) throw error;
+      this.onDamaged(source, error.reason);
+      return null;
+    }
+    const databaseId = readDatabaseId(sqlite);
+    const version = readDatasetVersion(sqlite);
+    const entries = countEntries(sqlite);
+    const maxRowId = maxEntryRowId(sqlite);
+    let reason: string | null = null;
+    if (data.databaseId !== databaseId) {
+      if (quiet) return null;
+      reason = "it was built from another database";
+    } else if (data.version !== version) reason = `it holds version ${data.version}, not ${version}`;
+    else if (data.size !== entries) reason = `it holds ${data.size} entries, the database ${entries}`;
+    else if (data.columns.rowId.some((rowId) => rowId > maxRowId)) reason = "its row ids run past the table's";
+    if (reason === null) return data;
+    this.onDamaged(source, reason);
+    return null;
   }
 
   /** Removes the temporary files of index builds whose process is gone (killed mid-write). */
@@ -177,22 +218,12 @@ export class Directory {
     }
   }
 
-  private parseStored(plan: Plan): DirectoryData {
-    try {
-      return parseDataBytes(`${this.path} (table directory_index)`, plan.stored!);
-    } catch (error) {
-      this.abandon(plan, error);
-    }
-  }
-
   private abandon(plan: Plan, error: unknown): never {
     plan.sqlite.close();
     throw error;
   }
 
   private fromFile(plan: Plan, data: DirectoryData): DatasetSnapshot {
-    if (data.version !== readDatasetVersion(plan.sqlite))
-      this.abandon(plan, new Error(`${plan.file} holds version ${data.version}, not the pinned one`));
     this.removeOldFiles(data.version);
     return new DatasetSnapshot(plan.sqlite, data);
   }
@@ -211,9 +242,14 @@ export class Directory {
 }
 
 /** The Directory of a database, as configured: src/index.ts builds it and hands it to createApp. */
-export function openDirectory(db: Db, config: Pick<Config, "indexDir" | "indexInProcessBelow">): Directory {
+export function openDirectory(
+  db: Db,
+  config: Pick<Config, "indexDir" | "indexInProcessBelow">,
+  onDamagedIndex?: DirectoryOptions["onDamagedIndex"],
+): Directory {
   return new Directory(db.path, db.sqlite, {
     indexDir: config.indexDir ?? undefined,
     buildInProcessBelow: config.indexInProcessBelow,
+    onDamagedIndex,
   });
 }

@@ -352,10 +352,15 @@ export const SourceRecordSchema = t.Object({
     [
       t.Object({
         id: t.String({ description: "The list's id (a vendor with several lists names each; see db/vendors.json)." }),
-        publishedAt: t.String({ description: "Where the developer publishes the list (the URL ONC's CHPL records)." }),
+        publishedAt: t.String({
+          description:
+            "Where the developer publishes the list (the URL ONC's CHPL records); for a list of its own ingested from a file, the file's name.",
+        }),
         readFrom: t.Union(
           [
-            t.String({ description: "The URL (or file) that was read." }),
+            t.String({
+              description: "The URL that was read, or the name of the file read (never a path on the server).",
+            }),
             t.Object(
               {
                 repository: t.String({ examples: ["onc-healthit/lantern-back-end"] }),

@@ -12,6 +12,7 @@ import { keptAnswers } from "./bypass/kept-answers";
 import { changesRoutes } from "./changes/routes";
 import { docsPlugin } from "./docs/plugin";
 import { endpointAnswers, endpointRoutes } from "./endpoints/routes";
+import { ExportFiles } from "./export/files";
 import { InFlightExports } from "./export/in-flight";
 import { exportRoutes } from "./export/routes";
 import { servableFromKept } from "./fhir/negotiate";
@@ -20,6 +21,7 @@ import { healthRoutes } from "./health/routes";
 import { absoluteUrls } from "./http/absolute-url";
 import { errorsPlugin } from "./http/errors-plugin";
 import { openRequestsAndPreflights } from "./http/open-request";
+import { publicOrigins } from "./http/public-origin";
 import { RouteTable } from "./http/route-table";
 import { Metrics } from "./observability/metrics";
 import { observability, requestObserver } from "./observability/plugin";
@@ -83,6 +85,7 @@ export function createApp(deps: AppDeps) {
   const app = new Elysia({ normalize: false, handler: { standardHostname: false }, serve: { routes: direct } })
     .use(absoluteUrls((request) => self.app!.handle(request)))
     .use(openRequestsAndPreflights(routes))
+    .use(publicOrigins(deps.config.trustProxy))
     .use(observability({ metrics, directory, clock }, observe))
     .use(errorsPlugin(log))
     .use(docsPlugin(packageJson.version, () => (self.app?.routes ?? []) as never))
@@ -91,7 +94,16 @@ export function createApp(deps: AppDeps) {
     .use(healthRoutes(clock))
     .use(endpointRoutes(directory, entries))
     .use(availabilityRoutes(directory, availability))
-    .use(exportRoutes(directory, new InFlightExports(2, undefined, deps.config.exportMaxRunning)))
+    .use(
+      exportRoutes(directory, {
+        inFlight: new InFlightExports(2, undefined, deps.config.exportMaxRunning),
+        files: new ExportFiles(deps.config.exportDir ?? `${deps.db.path}.exports`),
+        trustProxy: deps.config.trustProxy,
+        idleTimeoutSeconds: deps.config.idleTimeoutSeconds,
+        onFileError: (error) =>
+          log.error("export download file not written; streaming the export", { error: String(error) }),
+      }),
+    )
     .use(vendorRoutes(directory))
     .use(statsRoutes(directory))
     .use(changesRoutes(directory))

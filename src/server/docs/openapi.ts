@@ -63,7 +63,9 @@ const integer = { type: "integer", minimum: 0 };
 /** Every response header the API sends that a client may read. */
 const HEADERS = {
   "X-Request-Id": header("The request's id (the client's own X-Request-Id when it sent a valid one); in the logs."),
-  ETag: header("Weak validator of this answer; changes only when the dataset changes. Send it in If-None-Match."),
+  ETag: header(
+    "Validator of this answer; changes only when the dataset changes. Send it in If-None-Match. Weak, except for the export's download files (the unfiltered export): strong, a hash of the file's bytes, for If-Range.",
+  ),
   "Last-Modified": header("When the dataset was last refreshed (HTTP date). Send it in If-Modified-Since."),
   "Cache-Control": header("Data answers: `public, max-age=300, stale-while-revalidate=60`; /health: `no-store`."),
   Vary: header("`Accept-Encoding, Authorization, X-API-Key`: the answer depends on the key sent."),
@@ -79,6 +81,10 @@ const HEADERS = {
     'RFC 8288 links to the `first`, `prev`, `next` and `last` pages of the same query (`<url>; rel="next"`); no `prev` on the first page, no `next` on the last; `last` at most page 1000.',
   ),
   Allow: header("The methods the path accepts."),
+  "Accept-Ranges": header("`bytes`: the unfiltered export is a download file; `Range` asks for part of it."),
+  "Content-Range": header(
+    "206: `bytes <first>-<last>/<size>`, the part sent of the download file; 416: `bytes */<size>`.",
+  ),
   "WWW-Authenticate": header('`Bearer realm="endpoint-directory", error="invalid_token"`.'),
 };
 type HeaderName = keyof typeof HEADERS;
@@ -143,6 +149,14 @@ const ERRORS: Record<
     code: "INTERNAL_ERROR",
     message: "Unexpected server error; retry with backoff",
     headers: [],
+  },
+  416: {
+    name: "RangeNotSatisfiable",
+    description:
+      "The export's download files only: `Range` starts at or past the end of the file (RANGE_NOT_SATISFIABLE); Content-Range gives its size.",
+    code: "RANGE_NOT_SATISFIABLE",
+    message: "Range: the file has 52344871 bytes",
+    headers: ["Content-Range"],
   },
   503: {
     name: "ServiceUnavailable",

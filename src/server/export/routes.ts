@@ -1,14 +1,22 @@
+import type { Server } from "bun";
 import { Elysia, t } from "elysia";
+import type { TrustProxy } from "../../config";
 import type { Directory } from "../../directory/directory";
-import { filterKey } from "../../directory/search";
+import { type EndpointFilter, filterKey } from "../../directory/search";
 import { toEndpointFilter } from "../endpoints/filter";
+import { originalOf } from "../http/absolute-url";
 import { DATASET_ANSWER_HEADERS } from "../http/answers";
 import { ApiError, validationError } from "../http/api-error";
+import { clientGroup, clientIp } from "../http/client-ip";
 import { negotiateEncoding } from "../http/compression";
 import { datasetEtag, httpDate, notModified } from "../http/conditional";
+import { DOWNLOAD_IDLE_SECONDS } from "../http/idle-timeout";
+import { originOf } from "../http/public-origin";
 import { contextOf, headersFor } from "../http/request-context";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED } from "../http/schemas";
 import { checkRawQuery } from "../http/strict-query";
+import { downloadResponse, matchesStrong, variantFor } from "./download";
+import type { DownloadFiles, ExportFiles } from "./files";
 import { InFlightExports } from "./in-flight";
 import type { ExportFormat } from "./schemas";
 import {
@@ -54,11 +62,22 @@ const BRANDS_DESCRIPTION = `The whole directory (or the entries matching the lis
 
 The same as \`GET /api/v1/export?format=brands\` (a download there), with CORS and a weak \`ETag\` (per dataset version, filters and origin; 304 on \`If-None-Match\`). No portal or logo extensions: no list we read publishes them. See docs/api.md, "Brands bundle".`;
 
+/** The 200's bodies, per format. */
+const EXPORT_CONTENT = {
+  "text/csv": { schema: CsvExportSchema, example: CSV_EXAMPLE },
+  "application/x-ndjson": { schema: NdjsonExportSchema, example: NDJSON_EXAMPLE },
+  "application/fhir+json": { schema: FhirBundleSchema as object, example: JSON.parse(FHIR_EXAMPLE) },
+};
+
 const fence = (text: string) => `\`\`\`\n${text.trimEnd()}\n\`\`\``;
 
-const DESCRIPTION = `Every endpoint matching the list operation's filters (the same parameters, validated the same way; no \`page\` or \`limit\`), in the list's order, as one download: the entries the list would page through, removed entries excluded as there. Streamed as it is produced; gzip or br when the client accepts it.
+const DESCRIPTION = `Every endpoint matching the list operation's filters (the same parameters, validated the same way; no \`page\` or \`limit\`), in the list's order, as one download: the entries the list would page through, removed entries excluded as there.
 
-The file name in \`Content-Disposition\` carries the dataset version. The \`ETag\` depends on the dataset version, the format and the filters (not on their order in the URL): send it back in \`If-None-Match\` for a 304. An export counts as one request against the rate limit; a client may run at most 2 exports at a time, a third gets 429 with \`Retry-After\` (when one of the running exports is expected to finish at its pace so far). The server runs at most \`EXPORT_MAX_RUNNING\` exports at a time, every client together: beyond it, 503 \`EXPORTS_BUSY\` with \`Retry-After\`.
+The file name in \`Content-Disposition\` carries the dataset version. The \`ETag\` depends on the dataset version, the format and the filters (not on their order in the URL): send it back in \`If-None-Match\` for a 304. An export counts as one request against the rate limit.
+
+**The unfiltered export** (no filter: the whole directory) is a download file per dataset version and format (the FHIR Bundle also per origin), served with \`Content-Length\`, a strong \`ETag\` (a hash of its bytes) and \`Accept-Ranges: bytes\`, gzip-compressed when the client accepts gzip: a cut download resumes with \`Range: bytes=<first>-\` and \`If-Range: <ETag>\` (206 with \`Content-Range\`; the whole new file when the dataset moved on; 416 past the end). It holds no export slot, however slowly it is read.
+
+**A filtered export** is streamed as it is produced (gzip or br when accepted): a client may run at most 2 at a time (an IPv6 client counted by its /48), a third gets 429 with \`Retry-After\` (when one of the running exports is expected to finish at its pace so far); the server runs at most \`EXPORT_MAX_RUNNING\` at a time, every client together: beyond it, 503 \`EXPORTS_BUSY\` with \`Retry-After\`. A reader that stalls is disconnected after 30 s without progress, giving its slot back.
 
 **format=csv** (\`text/csv; charset=utf-8\`, RFC 4180, CRLF line ends): a header row of the Endpoint record's fields in the record's order then \`fhirVersionBasis\` (how the version is known: probe, list, url, certification — inferred, not seen — or unknown), \`access\` joined with \`|\`, an empty cell for null; a cell starting with \`=\`, \`+\`, \`-\`, \`@\`, tab or CR gets a \`'\` in front (spreadsheets would run it as a formula; other formats keep the text as published); a field holding a quote, comma or line break is quoted, its quotes doubled.
 
@@ -82,76 +101,132 @@ const etagTarget = (format: string, filter: object, origin: string) =>
   `http://export/api/v1/export?format=${format}&filter=${encodeURIComponent(filterKey(filter as never))}${format === "fhir" || format === "brands" ? `&origin=${encodeURIComponent(origin)}` : ""}`;
 
 /**
- * The answer to an export request of `formatName` (the export's, or the brands bundle's own URL,
- * which is not a download: no Content-Disposition there).
+ * Whom the filtered exports' per-client cap counts: the API key, else the address, an IPv6
+ * client by its /48 (a site's whole allocation: rotating through its /64s is not more clients).
+ */
+function exportClient(request: Request, server: Server<unknown> | null, trustProxy: TrustProxy): string {
+  const tag = contextOf(request)?.client;
+  if (tag?.startsWith("key:")) return tag;
+  return clientGroup(clientIp(request, server, trustProxy), 48);
+}
+
+/** No filter at all: the whole directory, the export served from its download files. */
+const unfiltered = (filter: EndpointFilter) => filter.queryWords.length === 0 && Object.keys(filter).length === 1;
+
+export interface ExportOptions {
+  /** The filtered exports' slots (per client and server-wide). */
+  inFlight?: InFlightExports;
+  /** The unfiltered exports' download files; without it every export is streamed. */
+  files?: ExportFiles;
+  trustProxy?: TrustProxy;
+  /** The server's idle time-out (IDLE_TIMEOUT_SECONDS), set back on a request that waited for a download file. */
+  idleTimeoutSeconds: number;
+  /** Told when a download file cannot be written (the export is streamed instead). */
+  onFileError?: (error: unknown) => void;
+}
+
+/**
+ * The answer to an export request of `formatName`: the unfiltered export of a download format
+ * from its download file, anything else streamed. `download` is false for the brands bundle's
+ * own URL, which is no download (no Content-Disposition, always streamed).
  */
 function exportAnswer(
   directory: Directory,
-  inFlight: InFlightExports,
+  options: ExportOptions & { inFlight: InFlightExports },
   request: Request,
+  server: Server<unknown> | null,
   query: Record<string, unknown>,
   formatName: ExportFormat,
   download: boolean,
-): Response {
+): Response | Promise<Response> {
+  const { inFlight, files, trustProxy = null, idleTimeoutSeconds, onFileError = () => {} } = options;
   const snapshot = directory.current;
   const filter = toEndpointFilter(query as Parameters<typeof toEndpointFilter>[0]);
   const format = FORMATS[formatName];
-  const origin = new URL(request.url).origin;
-  const etag = datasetEtag(snapshot.version, snapshot.stats.lastUpdated, etagTarget(formatName, filter, origin));
+  const origin = originOf(request);
   const lastModified = httpDate(snapshot.stats.lastUpdated);
-  const headers = headersFor(
-    request,
-    DATASET_ANSWER_HEADERS,
-    lastModified ? { etag, "last-modified": lastModified } : { etag },
-  );
-  if (notModified(request, etag, snapshot.stats.lastUpdated)) return new Response(null, { status: 304, headers });
-  headers.set("content-type", format.contentType);
-  if (download)
-    headers.set(
-      "content-disposition",
-      `attachment; filename="endpoint-directory-v${snapshot.version}.${format.extension}"`,
-    );
-  const encoding = negotiateEncoding(request);
-  if (encoding !== null) headers.set("content-encoding", encoding);
-  if (request.method === "HEAD") {
-    // The GET streams a body of unknown length: say so, not `Content-Length: 0` (what Bun
-    // writes for a bodiless answer).
-    headers.set("transfer-encoding", "chunked");
-    return new Response(null, { status: 200, headers });
-  }
+  const headers = headersFor(request, DATASET_ANSWER_HEADERS, lastModified ? { "last-modified": lastModified } : {});
+  const named = () => {
+    headers.set("content-type", format.contentType);
+    if (download)
+      headers.set(
+        "content-disposition",
+        `attachment; filename="endpoint-directory-v${snapshot.version}.${format.extension}"`,
+      );
+  };
+  const fromFile = (written: DownloadFiles) => {
+    const file = variantFor(written, request);
+    const fresh = request.headers.has("if-none-match")
+      ? matchesStrong(request, file.etag)
+      : notModified(request, file.etag, snapshot.stats.lastUpdated);
+    if (fresh) {
+      headers.set("etag", file.etag);
+      return new Response(null, { status: 304, headers });
+    }
+    named();
+    const response = downloadResponse(request, file, headers);
+    // Set once the runtime has started the answer (it sets the server's own before that).
+    setTimeout(() => server?.timeout(originalOf(request), DOWNLOAD_IDLE_SECONDS), 0);
+    return response;
+  };
+  const streamed = () => {
+    const etag = datasetEtag(snapshot.version, snapshot.stats.lastUpdated, etagTarget(formatName, filter, origin));
+    headers.set("etag", etag);
+    if (notModified(request, etag, snapshot.stats.lastUpdated)) return new Response(null, { status: 304, headers });
+    named();
+    const encoding = negotiateEncoding(request);
+    if (encoding !== null) headers.set("content-encoding", encoding);
+    if (request.method === "HEAD") {
+      // The GET streams a body of unknown length: say so, not `Content-Length: 0` (what Bun
+      // writes for a bodiless answer).
+      headers.set("transfer-encoding", "chunked");
+      return new Response(null, { status: 200, headers });
+    }
 
-  const client = contextOf(request)?.client ?? "unidentified";
-  const slot = inFlight.acquire(client);
-  if (slot === "server") {
-    const seconds = String(inFlight.retryAfterSeconds(null));
-    throw new ApiError(
-      503,
-      "EXPORTS_BUSY",
-      `The server is running its most exports (${inFlight.maxRunning}); retry after ${seconds} s`,
-      { "retry-after": seconds },
-    );
-  }
-  if (slot === "client") {
-    const seconds = String(inFlight.retryAfterSeconds(client));
-    throw new ApiError(
-      429,
-      "TOO_MANY_REQUESTS",
-      `At most ${inFlight.perClient} exports at a time per client; retry after ${seconds} s`,
-      { "retry-after": seconds },
-    );
-  }
-  const writer = format.writer(snapshot, origin);
-  return new Response(exportStream(snapshot, filter, writer, slot, encoding), {
-    status: 200,
-    headers,
+    const client = exportClient(request, server, trustProxy);
+    const slot = inFlight.acquire(client);
+    if (slot === "server") {
+      const seconds = String(inFlight.retryAfterSeconds(null));
+      throw new ApiError(
+        503,
+        "EXPORTS_BUSY",
+        `The server is running its most exports (${inFlight.maxRunning}); retry after ${seconds} s`,
+        { "retry-after": seconds },
+      );
+    }
+    if (slot === "client") {
+      const seconds = String(inFlight.retryAfterSeconds(client));
+      throw new ApiError(
+        429,
+        "TOO_MANY_REQUESTS",
+        `At most ${inFlight.perClient} exports at a time per client; retry after ${seconds} s`,
+        { "retry-after": seconds },
+      );
+    }
+    const writer = format.writer(snapshot, origin);
+    return new Response(exportStream(snapshot, filter, writer, slot, encoding), { status: 200, headers });
+  };
+
+  const file =
+    download && formatName !== "brands" && unfiltered(filter) ? files?.get(snapshot, formatName, filter, origin) : null;
+  if (!file) return streamed();
+  if (!(file instanceof Promise)) return fromFile(file);
+  // The first requests of a version wait for the file to be written: no idle time-out meanwhile.
+  server?.timeout(originalOf(request), 0);
+  return file.then(fromFile, (error) => {
+    server?.timeout(originalOf(request), idleTimeoutSeconds);
+    onFileError(error);
+    return streamed();
   });
 }
 
-export const exportRoutes = (directory: Directory, inFlight = new InFlightExports(2)) =>
-  new Elysia({ name: "export", normalize: false })
+export const exportRoutes = (directory: Directory, options: ExportOptions) => {
+  const settings = { ...options, inFlight: options.inFlight ?? new InFlightExports(2) };
+  return new Elysia({ name: "export", normalize: false })
     .get(
       "/api/v1/export",
-      ({ query, request }) => exportAnswer(directory, inFlight, request, query, query.format as ExportFormat, true),
+      ({ query, request, server }) =>
+        exportAnswer(directory, settings, request, server, query, query.format as ExportFormat, true),
       {
         query: ExportQuery,
         transform: ({ request, query }) => {
@@ -163,7 +238,8 @@ export const exportRoutes = (directory: Directory, inFlight = new InFlightExport
         // The answer is a streamed file, not JSON: the 200 is described here, its body schemas
         // per media type (an error answer is JSON, declared in `response`).
         // 503: the server-wide cap on running exports (EXPORT_MAX_RUNNING).
-        response: { ...API_ERRORS, 503: ErrorEnvelope },
+        // 416: a Range past the end of a download file.
+        response: { ...API_ERRORS, 416: ErrorEnvelope, 503: ErrorEnvelope },
         detail: {
           summary: "Export endpoints (CSV, NDJSON, FHIR Bundle)",
           description: DESCRIPTION,
@@ -171,12 +247,26 @@ export const exportRoutes = (directory: Directory, inFlight = new InFlightExport
           tags: ["Endpoints"],
           responses: {
             200: {
-              description: "The export file, streamed; `Content-Disposition: attachment` names it.",
-              headers: { "Content-Disposition": { $ref: "#/components/headers/Content-Disposition" } },
+              description:
+                "The export file; `Content-Disposition: attachment` names it. Unfiltered: its download file, with Content-Length, a strong ETag and `Accept-Ranges: bytes`; filtered: streamed.",
+              headers: {
+                "Content-Disposition": { $ref: "#/components/headers/Content-Disposition" },
+                "Accept-Ranges": { $ref: "#/components/headers/Accept-Ranges" },
+              },
+              content: EXPORT_CONTENT,
+            },
+            206: {
+              description:
+                "Part of the unfiltered export's download file: the one byte range `Range` asked for (with `If-Range`, only while the file is still the one its ETag names).",
+              headers: {
+                "Content-Disposition": { $ref: "#/components/headers/Content-Disposition" },
+                "Content-Range": { $ref: "#/components/headers/Content-Range" },
+                "Accept-Ranges": { $ref: "#/components/headers/Accept-Ranges" },
+              },
               content: {
-                "text/csv": { schema: CsvExportSchema, example: CSV_EXAMPLE },
-                "application/x-ndjson": { schema: NdjsonExportSchema, example: NDJSON_EXAMPLE },
-                "application/fhir+json": { schema: FhirBundleSchema as object, example: JSON.parse(FHIR_EXAMPLE) },
+                "text/csv": { schema: { type: "string" }, example: CSV_EXAMPLE.slice(0, 120) },
+                "application/x-ndjson": { schema: { type: "string" }, example: NDJSON_EXAMPLE.slice(0, 120) },
+                "application/fhir+json": { schema: { type: "string" }, example: FHIR_EXAMPLE.slice(0, 120) },
               },
             },
             304: NOT_MODIFIED,
@@ -184,28 +274,33 @@ export const exportRoutes = (directory: Directory, inFlight = new InFlightExport
         },
       },
     )
-    .get("/api/v1/brands", ({ query, request }) => exportAnswer(directory, inFlight, request, query, "brands", false), {
-      query: BrandsQuery,
-      transform: ({ request, query }) => {
-        checkRawQuery(request.url, BRANDS_KEYS);
-        for (const name of PAGING_KEYS)
-          if (query[name as keyof typeof query] !== undefined)
-            throw validationError(`${name}: the brands bundle has no pages; it holds every matching entry`);
-      },
-      response: { ...API_ERRORS, 503: ErrorEnvelope },
-      detail: {
-        summary: "The directory as a SMART User-access Brands Bundle",
-        description: BRANDS_DESCRIPTION,
-        operationId: "getBrandsBundle",
-        tags: ["FHIR"],
-        responses: {
-          200: {
-            description: "The Brands Bundle, streamed (application/fhir+json).",
-            content: {
-              "application/fhir+json": { schema: FhirBundleSchema as object, example: JSON.parse(BRANDS_EXAMPLE) },
+    .get(
+      "/api/v1/brands",
+      ({ query, request, server }) => exportAnswer(directory, settings, request, server, query, "brands", false),
+      {
+        query: BrandsQuery,
+        transform: ({ request, query }) => {
+          checkRawQuery(request.url, BRANDS_KEYS);
+          for (const name of PAGING_KEYS)
+            if (query[name as keyof typeof query] !== undefined)
+              throw validationError(`${name}: the brands bundle has no pages; it holds every matching entry`);
+        },
+        response: { ...API_ERRORS, 503: ErrorEnvelope },
+        detail: {
+          summary: "The directory as a SMART User-access Brands Bundle",
+          description: BRANDS_DESCRIPTION,
+          operationId: "getBrandsBundle",
+          tags: ["FHIR"],
+          responses: {
+            200: {
+              description: "The Brands Bundle, streamed (application/fhir+json).",
+              content: {
+                "application/fhir+json": { schema: FhirBundleSchema as object, example: JSON.parse(BRANDS_EXAMPLE) },
+              },
             },
+            304: NOT_MODIFIED,
           },
-          304: NOT_MODIFIED,
         },
       },
-    });
+    );
+};

@@ -54,11 +54,14 @@ const requestTarget = (request: Request) => contextOf(request)?.target ?? target
 
 /**
  * The absolute URL of a request: origin and request line. FHIR bodies carry absolute links, so
- * an answer is kept per origin.
+ * an answer is kept per origin: the one its links are written under (behind a trusted proxy, the
+ * scheme it reports; public-origin.ts).
  */
 export function absoluteKey(request: Request): string {
   const url = request.url;
-  const target = requestTarget(request);
+  const context = contextOf(request);
+  const target = context?.target ?? targetOf(url);
+  if (context?.origin !== undefined) return `${context.origin}${target}`;
   return url.endsWith(target) ? url : `${new URL(url).origin}${target}`;
 }
 

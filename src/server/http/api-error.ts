@@ -9,6 +9,7 @@ export const ERROR_CODES = [
   "INTERNAL_ERROR",
   "EXPORTS_BUSY",
   "CHANGES_EXPIRED",
+  "RANGE_NOT_SATISFIABLE",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -26,6 +27,7 @@ export const ISSUE_TYPES: Record<ErrorCode, string> = {
   INTERNAL_ERROR: "exception",
   EXPORTS_BUSY: "transient",
   CHANGES_EXPIRED: "expired",
+  RANGE_NOT_SATISFIABLE: "invalid",
 };
 
 /** An error the API answers with its own envelope, status and code. */

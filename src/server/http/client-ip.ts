@@ -70,13 +70,15 @@ function canonicalIp(text: string): string | null {
 /**
  * What a client's requests are counted as: an IPv4 address itself; an IPv6 address's /64
  * (`2001:db8:1:2::/64`), the block a single subscriber or host is given, so rotating the low
- * 64 bits is not a new client. Anything else (`unknown`) as it is.
+ * 64 bits is not a new client. Anything else (`unknown`) as it is. `prefix` 48: the /48 (a
+ * site's whole allocation, `2001:db8:1::/48`), for what one client may hold at a time.
  */
-export function clientGroup(ip: string): string {
+export function clientGroup(ip: string, prefix: 48 | 64 = 64): string {
   if (!ip.includes(":")) return ip;
   const groups = ipv6Groups(ip);
   if (groups === null) return ip;
-  return `${compressed([...groups.slice(0, 4), 0, 0, 0, 0])}/64`;
+  const kept = prefix / 16;
+  return `${compressed([...groups.slice(0, kept), ...new Array<number>(8 - kept).fill(0)])}/${prefix}`;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address (an embedded IPv4 tail read as two groups). */

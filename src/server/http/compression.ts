@@ -5,19 +5,28 @@ export type Encoding = "br" | "gzip";
 /** Smaller bodies are sent as they are. */
 const MIN_COMPRESSED_BYTES = 1024;
 
-/** The encoding to use for this client, brotli preferred; null when it accepts neither. */
-export function negotiateEncoding(request: Request): Encoding | null {
+/** The encodings this client accepts (`*` counts as gzip), of those we send. */
+function accepted(request: Request): { br: boolean; gzip: boolean } {
   const header = request.headers.get("accept-encoding");
-  if (!header) return null;
-  let gzip = false;
+  const out = { br: false, gzip: false };
+  if (!header) return out;
   for (const part of header.split(",")) {
     const [name, ...params] = part.trim().toLowerCase().split(";");
     if (params.some((p) => /^\s*q=0(?:\.0*)?\s*$/.test(p))) continue;
-    if (name === "br") return "br";
-    if (name === "gzip" || name === "*") gzip = true;
+    if (name === "br") out.br = true;
+    if (name === "gzip" || name === "*") out.gzip = true;
   }
-  return gzip ? "gzip" : null;
+  return out;
 }
+
+/** The encoding to use for this client, brotli preferred; null when it accepts neither. */
+export function negotiateEncoding(request: Request): Encoding | null {
+  const { br, gzip } = accepted(request);
+  return br ? "br" : gzip ? "gzip" : null;
+}
+
+/** Whether the client accepts gzip (the encoding download files are kept in). */
+export const acceptsGzip = (request: Request): boolean => accepted(request).gzip;
 
 /** A response body: JSON text, or bytes when it was assembled from stored raw bytes. */
 export type Body = string | Uint8Array<ArrayBuffer>;

@@ -25,6 +25,8 @@ export interface RequestContext {
   rateLimit?: RateLimitHeaders;
   /** A short non-reversible client tag for logs. */
   client?: string;
+  /** Set when absolute URLs go under another origin than the request URL's: the scheme a trusted proxy reported (public-origin.ts). */
+  origin?: string;
 }
 
 const contexts = new WeakMap<Request, RequestContext>();

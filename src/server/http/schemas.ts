@@ -15,7 +15,7 @@ export const ErrorEnvelope = t.Object(
       code: t.UnionEnum(ERROR_CODES, {
         default: undefined,
         description:
-          "Machine-readable: VALIDATION_ERROR 400, INVALID_API_KEY 401, NOT_FOUND 404 (no such route), ENDPOINT_NOT_FOUND 404 (no such id), METHOD_NOT_ALLOWED 405, TOO_MANY_REQUESTS 429, INTERNAL_ERROR 500, EXPORTS_BUSY 503 (the export only), CHANGES_EXPIRED 410 (the change feed only).",
+          "Machine-readable: VALIDATION_ERROR 400, INVALID_API_KEY 401, NOT_FOUND 404 (no such route), ENDPOINT_NOT_FOUND 404 (no such id), METHOD_NOT_ALLOWED 405, TOO_MANY_REQUESTS 429, INTERNAL_ERROR 500, EXPORTS_BUSY 503 (the export only), CHANGES_EXPIRED 410 (the change feed only), RANGE_NOT_SATISFIABLE 416 (the export's download files only).",
       }),
       message: t.String({
         description:

@@ -14,7 +14,8 @@ import { stalledExport } from "./helpers";
 
 let dir: string;
 let server: ServerProcess;
-const EXPORT = "/api/v1/export?format=fhir";
+/** A filtered export: streamed, holding a slot (the unfiltered one is a download file and holds none). */
+const EXPORT = "/api/v1/export?format=fhir&fhirVersion=R4";
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "export-backpressure-"));

@@ -1,0 +1,201 @@
+import {
+  closeSync,
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
+import { join } from "node:path";
+import { pipeline } from "node:stream/promises";
+import { createGzip } from "node:zlib";
+import { processAlive } from "../../db/build-file";
+import type { EndpointFilter } from "../../directory/search";
+import type { DatasetSnapshot } from "../../directory/snapshot";
+import { ByteBuffer } from "../http/byte-buffer";
+import type { ExportFormat } from "./schemas";
+import { FORMATS } from "./service";
+
+/** One download file: its bytes on disk, as sent with `Content-Encoding: encoding`. */
+export interface DownloadFile {
+  path: string;
+  size: number;
+  /** A strong ETag: a hash of the file's bytes (so a resumed download is the same bytes or starts again). */
+  etag: string;
+  encoding: "gzip" | null;
+}
+
+/** The unfiltered export of one format, as it is and gzip-compressed. */
+export interface DownloadFiles {
+  identity: DownloadFile;
+  gzip: DownloadFile;
+}
+
+/**
+ * The FHIR Bundle's absolute URLs name the origin the request addressed, so its files are kept
+ * per origin: for this many origins per version (the public one, over http and https, and a
+ * few more); a request under yet another origin (any Host header a client makes up) gets the
+ * streamed export instead, holding an export slot.
+ */
+const FHIR_ORIGINS_PER_VERSION = 4;
+/** Entries read from the read model per search, and rendered between two turns of the event loop. */
+const PAGE = 4096;
+const CHUNK = 1024;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+let instances = 0;
+
+/**
+ * The download files of the unfiltered exports (what most people download): written once per
+ * dataset version, format (and for the FHIR Bundle origin) on the first request for them, then
+ * served from disk with Content-Length and byte ranges (routes.ts), holding no export slot.
+ *
+ * Each server process keeps its files in a folder of its own, `<EXPORT_DIR>/<pid>/`: a
+ * process's files are the output of its own code, never those of an older release left on the
+ * volume. The folder is emptied when the process first writes into it (a process of the same
+ * pid before it left it), the folders of processes that are gone are removed, and when a newer
+ * version's first file is written every file of older versions goes.
+ */
+export class ExportFiles {
+  private readonly dir: string;
+  /** Of the newest version seen: format (and origin) → its files, once written (the promise until then). */
+  private readonly files = new Map<string, DownloadFiles | Promise<DownloadFiles>>();
+  private version = -1;
+  private prepared = false;
+
+  constructor(private readonly root: string) {
+    // A second app in the same process (tests) gets a folder of its own: `<pid>-<n>`.
+    const instance = ++instances;
+    this.dir = join(root, instance === 1 ? String(process.pid) : `${process.pid}-${instance}`);
+  }
+
+  /**
+   * The files of the export of `format` (under `origin`) for the snapshot's version, written
+   * first if needed; null when they are not kept (the snapshot is older than the newest version
+   * seen, or the FHIR Bundle of one origin too many): the caller streams the export instead.
+   * Once written they are returned as they are, not in a promise: the answer is made at once (a
+   * pipelined request behind it must not wait for a turn of the event loop).
+   */
+  get(
+    snapshot: DatasetSnapshot,
+    format: ExportFormat,
+    filter: EndpointFilter,
+    origin: string,
+  ): DownloadFiles | Promise<DownloadFiles> | null {
+    if (snapshot.version < this.version) return null;
+    if (snapshot.version > this.version) this.moveTo(snapshot.version);
+    const key = format === "fhir" ? `fhir ${origin}` : format;
+    let files = this.files.get(key);
+    if (files === undefined) {
+      if (
+        format === "fhir" &&
+        [...this.files.keys()].filter((k) => k.startsWith("fhir ")).length >= FHIR_ORIGINS_PER_VERSION
+      )
+        return null;
+      const tag = format === "fhir" ? `-${Bun.hash.wyhash(origin).toString(36)}` : "";
+      const path = join(this.dir, `v${snapshot.version}-${format}${tag}.${FORMATS[format].extension}`);
+      const written = writeDownloadFiles(snapshot, format, filter, origin, path);
+      files = written;
+      this.files.set(key, written);
+      written.then(
+        (done) => {
+          if (this.files.get(key) === written) this.files.set(key, done);
+        },
+        // A failed write (a full disk) is tried again by the next request.
+        () => {
+          if (this.files.get(key) === written) this.files.delete(key);
+        },
+      );
+    }
+    return files;
+  }
+
+  private moveTo(version: number) {
+    this.version = version;
+    this.files.clear();
+    if (!this.prepared) {
+      this.prepared = true;
+      rmSync(this.dir, { recursive: true, force: true });
+      if (existsSync(this.root))
+        for (const name of readdirSync(this.root)) {
+          const pid = Number(/^(\d+)(?:-\d+)?$/.exec(name)?.[1] ?? 0);
+          if (pid && pid !== process.pid && !processAlive(pid))
+            rmSync(join(this.root, name), { recursive: true, force: true });
+        }
+    } else if (existsSync(this.dir))
+      for (const name of readdirSync(this.dir))
+        if (!name.startsWith(`v${version}-`)) rmSync(join(this.dir, name), { force: true });
+  }
+}
+
+/** A strong ETag of bytes hashed by `hasher`. */
+const etagOf = (hasher: Bun.CryptoHasher) => `"${hasher.digest("base64url").slice(0, 27)}"`;
+
+/**
+ * Renders the export into `path` and compresses it into `path.gz`, each through a temporary
+ * file renamed into place (a reader never sees half a file). Rendering takes CHUNK entries per
+ * turn of the event loop, as the streamed export does; gzip runs on the thread pool.
+ */
+async function writeDownloadFiles(
+  snapshot: DatasetSnapshot,
+  format: ExportFormat,
+  filter: EndpointFilter,
+  origin: string,
+  path: string,
+): Promise<DownloadFiles> {
+  mkdirSync(join(path, ".."), { recursive: true });
+  const temp = `${path}.${process.pid}.tmp`;
+  const gzipTemp = `${path}.gz.${process.pid}.tmp`;
+  try {
+    const writer = FORMATS[format].writer(snapshot, origin);
+    const out = new ByteBuffer();
+    const hasher = new Bun.CryptoHasher("sha256");
+    let size = 0;
+    const fd = openSync(temp, "w");
+    try {
+      const flush = () => {
+        const view = out.bytes.subarray(0, out.length);
+        hasher.update(view);
+        for (let done = 0; done < view.length; ) done += writeSync(fd, view, done);
+        size += view.length;
+        out.clear();
+      };
+      writer.begin(out);
+      for (let offset = 0; ; ) {
+        const { ordinals } = snapshot.search.search(filter, offset, PAGE);
+        for (let from = 0; from < ordinals.length; from += CHUNK) {
+          writer.write(ordinals, from, Math.min(from + CHUNK, ordinals.length), out);
+          flush();
+          await nextTurn();
+        }
+        offset += ordinals.length;
+        if (ordinals.length < PAGE) break;
+      }
+      writer.end(out);
+      flush();
+    } finally {
+      closeSync(fd);
+    }
+    const gzipHasher = new Bun.CryptoHasher("sha256");
+    let gzipSize = 0;
+    const gzip = createGzip({ level: 6 });
+    gzip.on("data", (chunk: Uint8Array) => {
+      gzipHasher.update(chunk);
+      gzipSize += chunk.length;
+    });
+    await pipeline(createReadStream(temp), gzip, createWriteStream(gzipTemp));
+    renameSync(gzipTemp, `${path}.gz`);
+    renameSync(temp, path);
+    return {
+      identity: { path, size, etag: etagOf(hasher), encoding: null },
+      gzip: { path: `${path}.gz`, size: gzipSize, etag: etagOf(gzipHasher), encoding: "gzip" },
+    };
+  } catch (error) {
+    rmSync(temp, { force: true });
+    rmSync(gzipTemp, { force: true });
+    throw error;
+  }
+}
