@@ -1,7 +1,9 @@
 import type { Database } from "bun:sqlite";
 import { readLastRefreshAt } from "../db/dataset-meta";
 import { type ProbeRefRow, snapshotReads } from "../db/snapshot-reads";
+import { type CapabilityReport, capabilityReport, parseDocument } from "../model/capability-rules";
 import type { EndpointRecord } from "../model/endpoints";
+import { fhirVersionFromUrl } from "../model/fhir-version";
 import type { StatsRecord } from "../model/stats";
 import { FHIR_VERSIONS, type FhirVersion, type ProbeStatus } from "../model/types";
 import type { VendorRecord } from "../model/vendors";
@@ -30,9 +32,11 @@ interface CapabilitiesSummary {
   grantTypes: JsonList;
 }
 
-/** What an answer shares with every URL whose probe kept the same two bodies. */
+/** What an answer shares with every URL whose probe kept the same two bodies (and states the same version). */
 export interface CapabilitiesShared {
   summary: CapabilitiesSummary;
+  /** Facets, checks and verdict, read from the two bodies (src/model/capability-rules.ts). */
+  report: CapabilityReport;
   /** The raw bodies, exactly the bytes the server sent (UTF-8). */
   capabilityStatementBytes: Uint8Array<ArrayBuffer> | null;
   smartConfigurationBytes: Uint8Array<ArrayBuffer> | null;
@@ -64,6 +68,8 @@ interface UrlProbe {
   sharedKey: string;
   metadataBodyId: number | null;
   smartBodyId: number | null;
+  /** The release the URL's list or path states, for the `fhir-version-matches` check. */
+  statedVersion: FhirVersion | null;
   /** `ownJson` for entries of vendor `ownVendor` (entries of one URL almost always share a vendor). */
   ownJson?: string;
   ownVendor?: number;
@@ -71,6 +77,7 @@ interface UrlProbe {
 
 const UNPROBED_KEY = "unprobed";
 const UNPROBED: CapabilitiesShared = {
+  report: capabilityReport({ probed: false, statement: null, smart: null, statedVersion: null }),
   summary: {
     fhirVersion: null,
     softwareName: null,
@@ -84,6 +91,7 @@ const UNPROBED: CapabilitiesShared = {
   smartConfigurationBytes: null,
 };
 const json = (value: string | null) => (value === null ? "null" : JSON.stringify(value));
+const decoder = new TextDecoder();
 
 /**
  * One dataset version, frozen: the list operation answers from its in-memory DirectoryData, and
@@ -241,6 +249,7 @@ export class DatasetSnapshot {
         sharedKey: UNPROBED_KEY,
         metadataBodyId: null,
         smartBodyId: null,
+        statedVersion: null,
       };
     const [, probedAt, probeStatus, metadataBodyId, smartBodyId, metadataSha256, smartSha256, probeRowId, ...summary] =
       row;
@@ -251,7 +260,11 @@ export class DatasetSnapshot {
     // it; until then its id (never reused in a file) names it.
     const name = (id: number | null, sha256: string | null) =>
       id === null ? "-" : (sha256 ?? `#${id}@${this.sqlite.filename}`);
-    const key = `${name(metadataBodyId, metadataSha256)}:${name(smartBodyId, smartSha256)}:${Bun.hash(JSON.stringify(summary)).toString(36)}`;
+    // The version the list or URL states is an input of one check, so it names the part too.
+    const stated = this.reads.statedVersion(url) ?? fhirVersionFromUrl(url);
+    const statedVersion =
+      stated !== undefined && stated !== null && stated !== "UNKNOWN" ? (stated as FhirVersion) : null;
+    const key = `${name(metadataBodyId, metadataSha256)}:${name(smartBodyId, smartSha256)}:${Bun.hash(JSON.stringify(summary)).toString(36)}:${statedVersion ?? "-"}`;
     let sharedKey = this.sharedKeys.get(key);
     if (sharedKey === undefined) {
       sharedKey = key;
@@ -265,6 +278,7 @@ export class DatasetSnapshot {
       sharedKey,
       metadataBodyId,
       smartBodyId,
+      statedVersion,
     };
   }
 
@@ -274,7 +288,16 @@ export class DatasetSnapshot {
     const [fhirVersion, softwareName, softwareVersion, resources, smartSupported, smartCapabilities, grantTypes] =
       this.reads.summaryByRowId(probe.rowId);
     const body = (id: number | null) => (id === null ? null : this.reads.bodyById(id));
+    const statement = body(probe.metadataBodyId);
+    const smart = body(probe.smartBodyId);
+    const parse = (bytes: Uint8Array | null) => parseDocument(bytes === null ? null : decoder.decode(bytes));
     return {
+      report: capabilityReport({
+        probed: true,
+        statement: parse(statement),
+        smart: parse(smart),
+        statedVersion: probe.statedVersion,
+      }),
       summary: {
         fhirVersion: probe.metadataBodyId !== null ? fhirVersion : null,
         softwareName,
@@ -284,8 +307,8 @@ export class DatasetSnapshot {
         smartCapabilities: jsonList(smartCapabilities),
         grantTypes: jsonList(grantTypes),
       },
-      capabilityStatementBytes: body(probe.metadataBodyId),
-      smartConfigurationBytes: body(probe.smartBodyId),
+      capabilityStatementBytes: statement,
+      smartConfigurationBytes: smart,
     };
   }
 

@@ -1,5 +1,7 @@
 import { type Static, type TLiteral, Type } from "@sinclair/typebox";
 import { t } from "elysia";
+import { capabilityReport } from "./capability-rules";
+import { ChecksSchema, FacetSchemas, VerdictSchema } from "./capability-schemas";
 import { STATE_EVIDENCE, URL_EVIDENCE, VERSION_EVIDENCE } from "./evidence";
 import { AUDIENCES, ENDPOINT_STATUSES, FHIR_VERSIONS, FILTERABLE_FHIR_VERSIONS, PROBE_STATUSES } from "./types";
 import { US_STATE_CODES } from "./us-states";
@@ -215,12 +217,15 @@ export const CapabilitiesSchema = t.Object({
       grantTypes: t.Array(t.String(), {
         description: "`grant_types_supported` of the SMART configuration, as published.",
       }),
+      ...FacetSchemas,
     },
     {
       description:
-        "Every key is always present: strings null when unknown, arrays [], supportedResourceCount 0, smartSupported false.",
+        "Every key is always present: strings null when unknown, arrays [], supportedResourceCount 0, flags false. `usCore`, `bulkData` and `smart` are read from the two stored documents (docs/api.md, Facets); `tls` from the probe's connection.",
     },
   ),
+  checks: ChecksSchema,
+  verdict: VerdictSchema,
   capabilityStatement: t.Union([t.Object({}, { additionalProperties: true }), t.Null()], {
     description:
       "The CapabilityStatement (or DSTU2 Conformance) exactly as /metadata returned it; null when that probe returned no JSON.",
@@ -229,6 +234,30 @@ export const CapabilitiesSchema = t.Object({
     description:
       "The SMART configuration exactly as /.well-known/smart-configuration returned it; null when it returned no JSON.",
   }),
+});
+
+const EXAMPLE_STATEMENT = {
+  resourceType: "CapabilityStatement",
+  fhirVersion: "4.0.1",
+  kind: "instance",
+  format: ["json"],
+  instantiates: ["http://hl7.org/fhir/us/core/CapabilityStatement/us-core-server|6.1.0"],
+  software: { name: "Epic", version: "November 2026" },
+  rest: [{ mode: "server", resource: [{ type: "Patient" }, { type: "Observation" }] }],
+};
+const EXAMPLE_SMART = {
+  authorization_endpoint: "https://mychart.stmaryshospital.com/oauth2/authorize",
+  token_endpoint: "https://mychart.stmaryshospital.com/oauth2/token",
+  code_challenge_methods_supported: ["S256"],
+  capabilities: ["launch-standalone", "context-standalone-patient"],
+  grant_types_supported: ["authorization_code"],
+};
+/** The example's facets, checks and verdict are what the rules make of the example's documents. */
+const EXAMPLE_REPORT = capabilityReport({
+  probed: true,
+  statement: EXAMPLE_STATEMENT,
+  smart: EXAMPLE_SMART,
+  statedVersion: "R4",
 });
 
 export const CapabilitiesResponse = t.Object(
@@ -250,20 +279,14 @@ export const CapabilitiesResponse = t.Object(
             supportedResourceCount: 2,
             supportedResources: ["Observation", "Patient"],
             smartSupported: true,
-            smartCapabilities: ["launch-standalone", "context-standalone-patient"],
-            grantTypes: ["authorization_code"],
+            smartCapabilities: EXAMPLE_SMART.capabilities,
+            grantTypes: EXAMPLE_SMART.grant_types_supported,
+            ...EXAMPLE_REPORT.facets,
           },
-          capabilityStatement: {
-            resourceType: "CapabilityStatement",
-            fhirVersion: "4.0.1",
-            software: { name: "Epic", version: "November 2026" },
-            rest: [{ mode: "server", resource: [{ type: "Patient" }, { type: "Observation" }] }],
-          },
-          smartConfiguration: {
-            authorization_endpoint: "https://mychart.stmaryshospital.com/oauth2/authorize",
-            capabilities: ["launch-standalone", "context-standalone-patient"],
-            grant_types_supported: ["authorization_code"],
-          },
+          checks: EXAMPLE_REPORT.checks,
+          verdict: EXAMPLE_REPORT.verdict,
+          capabilityStatement: EXAMPLE_STATEMENT,
+          smartConfiguration: EXAMPLE_SMART,
         },
       },
     ],

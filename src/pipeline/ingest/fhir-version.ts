@@ -13,22 +13,3 @@ export function fhirVersionFromString(raw: string | null | undefined): FhirVersi
   if (NAMED.has(text)) return text as FhirVersion;
   return releaseOfVersion(text);
 }
-
-/** Path segments naming a release: FHIR Release 2 is DSTU2, Release 3 is STU3. */
-const SEGMENTS: Record<string, FhirVersion> = {
-  dstu2: "DSTU2",
-  r2: "DSTU2",
-  stu3: "STU3",
-  dstu3: "STU3",
-  r3: "STU3",
-  r4: "R4",
-  r4b: "R4B",
-  r5: "R5",
-};
-
-/** A `/r4/`, `/dstu2/`, `/R2/`… segment of a URL path (case-insensitive), else null. */
-export function fhirVersionFromUrl(url: string): FhirVersion | null {
-  const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "");
-  const match = /\/(dstu2|dstu3|stu3|r2|r3|r4b|r4|r5)(?=\/|$|\?)/i.exec(path);
-  return match ? SEGMENTS[match[1]!.toLowerCase()]! : null;
-}
