@@ -17,14 +17,18 @@ type Raw<T> = T extends boolean ? number : T;
 export const vendorNameRows = (sqlite: Database) =>
   sqlite.prepare("SELECT id, name FROM vendors").values() as [id: Vendor["id"], name: Vendor["name"]][];
 
-/** Per probed URL: its row id, the resources and SMART flag the filters use, when it was probed. */
+/** Per probed URL: its row id, the resources, SMART flag, supports and verdict the filters use, when it was probed. */
 export const probeFactRows = (sqlite: Database) =>
-  sqlite.prepare("SELECT rowid, url, supported_resources, smart_supported, probed_at FROM probes").values() as [
+  sqlite
+    .prepare("SELECT rowid, url, supported_resources, smart_supported, probed_at, supports, verdict FROM probes")
+    .values() as [
     rowId: number,
     url: Probe["url"],
     supportedResources: Probe["supportedResources"],
     smartSupported: Raw<Probe["smartSupported"]>,
     probedAt: Probe["probedAt"],
+    supports: Probe["supports"],
+    verdict: Probe["verdict"],
   ][];
 
 type EntryRow = [

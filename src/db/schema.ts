@@ -131,6 +131,10 @@ export const probes = sqliteTable(
     access: text("access"),
     smartCapabilities: text("smart_capabilities").notNull().default("[]"),
     grantTypes: text("grant_types").notNull().default("[]"),
+    /** JSON array of the `supports=` values the bodies hold (src/model/capability-rules.ts); null until derived. */
+    supports: text("supports"),
+    /** JSON object of the verdict's three statuses; null until derived. */
+    verdict: text("verdict"),
   },
   (table) => [index("probes_metadata_body").on(table.metadataBodyId), index("probes_smart_body").on(table.smartBodyId)],
 );

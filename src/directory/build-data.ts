@@ -1,7 +1,9 @@
 import type { Database } from "bun:sqlite";
+import { readCapabilityColumns } from "../db/capability-columns";
 import { readDatabaseId, readDatasetVersion, readLastRefreshAt } from "../db/dataset-meta";
 import { countEntries } from "../db/describe";
 import { entryChunks, probeFactRows, vendorNameRows } from "../db/index-build-reads";
+import { READY, READY_KIND, SUPPORTS, type VerdictStatuses } from "../model/capability-rules";
 import { buildAvailabilityData } from "./availability-data";
 import { type Bitset, createBitset, setBit } from "./bitset";
 import type { DirectoryData, EntryColumns, Facet, StringTable } from "./directory-data";
@@ -33,12 +35,31 @@ interface ProbeFacts {
   probedAt: string;
   resources: string[];
   smart: boolean;
+  /** The `supports=` and `ready=` values that hold (src/model/capability-rules.ts). */
+  capabilities: { supports: readonly string[]; ready: readonly string[] };
 }
+
+const NO_CAPABILITIES = { supports: [], ready: [] };
 
 function readProbeFacts(sqlite: Database): Map<string, ProbeFacts> {
   const facts = new Map<string, ProbeFacts>();
-  for (const [rowId, url, resources, smart, probedAt] of probeFactRows(sqlite)) {
-    facts.set(url, { rowId, probedAt, resources: JSON.parse(resources) as string[], smart: smart === 1 });
+  // Few distinct pairs (one per vendor release, roughly): each parsed once.
+  const capabilities = new Map<string, ProbeFacts["capabilities"]>();
+  for (const [rowId, url, resources, smart, probedAt, supports, verdict] of probeFactRows(sqlite)) {
+    const key = `${supports}\n${verdict}`;
+    let known = capabilities.get(key);
+    if (known === undefined) {
+      const stored = readCapabilityColumns(supports, verdict);
+      known = stored === null ? NO_CAPABILITIES : { supports: stored.supports, ready: readyOf(stored.verdict) };
+      capabilities.set(key, known);
+    }
+    facts.set(url, {
+      rowId,
+      probedAt,
+      resources: JSON.parse(resources) as string[],
+      smart: smart === 1,
+      capabilities: known,
+    });
   }
   return facts;
 }
@@ -259,6 +280,8 @@ function buildFacets(
     access: new Map(),
     smart: new Map(),
     resource: new Map(),
+    supports: new Map(),
+    ready: new Map(),
   } as Record<Facet, Map<string, Bitset>>;
   const bitsetsFor = (facet: Facet, table: string[]) =>
     table.map((value) => {
@@ -271,6 +294,8 @@ function buildFacets(
   const fhirVersion = bitsetsFor("fhirVersion", strings.fhirVersions);
   const [patient, provider] = bitsetsFor("access", ["patient", "provider"]);
   const [smartTrue, smartFalse] = bitsetsFor("smart", ["true", "false"]);
+  const supportsBits = new Map(bitsetsFor("supports", [...SUPPORTS]).map((bits, i) => [SUPPORTS[i] as string, bits]));
+  const readyBits = new Map(bitsetsFor("ready", [...READY]).map((bits, i) => [READY[i] as string, bits]));
   // Resolve each URL's probe facts to bitsets once; entries then only set bits.
   const resourceBits = new Map<string, Bitset>();
   const perUrl = strings.urls.map((url) => {
@@ -283,7 +308,14 @@ function buildFacets(
       }
       return bits;
     });
-    return { smart: probe?.smart === true, resources };
+    const { supports, ready } = probe?.capabilities ?? NO_CAPABILITIES;
+    return {
+      smart: probe?.smart === true,
+      resources,
+      capabilities: [...supports.map((v) => supportsBits.get(v)), ...ready.map((v) => readyBits.get(v))].filter(
+        (bits): bits is Bitset => bits !== undefined,
+      ),
+    };
   });
   // Removed entries (ordinals from `listed` on) match no filter: they leave the listings.
   for (let i = 0; i < listed; i++) {
@@ -295,10 +327,14 @@ function buildFacets(
     const url = perUrl[columns.url[i]!]!;
     setBit(url.smart ? smartTrue! : smartFalse!, i);
     for (const bits of url.resources) setBit(bits, i);
+    for (const bits of url.capabilities) setBit(bits, i);
   }
   facets.resource = resourceBits;
   return facets;
 }
+
+/** The `ready=` values of a stored verdict: the app kinds whose status is `ready`. */
+const readyOf = (verdict: VerdictStatuses) => READY.filter((value) => verdict[READY_KIND[value]] === "ready");
 
 /** Sorted distinct name words and, per word, the ordinals whose organization name has it. */
 function buildPostings(

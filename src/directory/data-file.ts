@@ -155,6 +155,8 @@ function parseDataFile(path: string, headerBytes: Uint8Array, body: ArrayBuffer)
     access: new Map(),
     smart: new Map(),
     resource: new Map(),
+    supports: new Map(),
+    ready: new Map(),
   } as DirectoryData["facets"];
   for (const [facet, value, name] of header.facets) facets[facet].set(value, arrays.get(name) as Uint32Array);
   for (const table of STRING_TABLES)

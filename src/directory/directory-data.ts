@@ -6,7 +6,7 @@ import type { IdIndex } from "./id-lookup";
  * Bumped whenever the shape of DirectoryData, or how its name words are folded
  * (src/directory/text.ts), changes, so older index files are rebuilt.
  */
-export const DATA_FORMAT = 7;
+export const DATA_FORMAT = 8;
 
 /** Names of the string tables the per-entry columns point into. */
 export const STRING_TABLES = [
@@ -45,7 +45,7 @@ export interface EntryColumns {
   lastUpdated: Int32Array;
 }
 
-export type Facet = "vendor" | "state" | "fhirVersion" | "access" | "smart" | "resource";
+export type Facet = "vendor" | "state" | "fhirVersion" | "access" | "smart" | "resource" | "supports" | "ready";
 
 /**
  * Everything the list operation needs for one dataset version, in a form that is written to and
@@ -63,7 +63,10 @@ export interface DirectoryData {
   listed: number;
   columns: EntryColumns;
   strings: Record<StringTable, string[]>;
-  /** Facet → value → bitset of ordinals. `smart` has the values "true" and "false". */
+  /**
+   * Facet → value → bitset of ordinals. `smart` has the values "true" and "false"; `supports` and
+   * `ready` one bitset per filter value (src/model/capability-rules.ts: SUPPORTS, READY).
+   */
   facets: Record<Facet, Map<string, Bitset>>;
   /** Inverted index of organization-name words: postings of `strings.nameWords[i]` are ordinals[offsets[i]..offsets[i+1]). */
   postings: { offsets: Int32Array; ordinals: Int32Array };

@@ -1,6 +1,6 @@
 import { type Static, type TLiteral, Type } from "@sinclair/typebox";
 import { t } from "elysia";
-import { capabilityReport } from "./capability-rules";
+import { capabilityReport, READY, SUPPORTS } from "./capability-rules";
 import { ChecksSchema, FacetSchemas, VerdictSchema } from "./capability-schemas";
 import { STATE_EVIDENCE, URL_EVIDENCE, VERSION_EVIDENCE } from "./evidence";
 import { AUDIENCES, ENDPOINT_STATUSES, FHIR_VERSIONS, FILTERABLE_FHIR_VERSIONS, PROBE_STATUSES } from "./types";
@@ -75,6 +75,22 @@ export const ListQuery = t.Object(
         "x-error": "smartSupported: must be true or false",
         description: "`true`: only endpoints whose probe returned a SMART configuration; `false`: only the others.",
         examples: ["true"],
+      }),
+    ),
+    supports: t.Optional(
+      t.String({
+        maxLength: 200,
+        "x-error": `supports: must be a comma-separated list of at most ${SUPPORTS.length} of ${SUPPORTS.join(", ")}`,
+        description: `Comma-separated, each must hold (docs/api.md, Facets): ${SUPPORTS.map((v) => `\`${v}\``).join(", ")}. \`us-core\`: a US Core canonical is declared; \`bulk-export\`: \`$export\` at some level; \`smart-v2\`, \`pkce\` (S256), \`backend-services\`, \`launch-ehr\`, \`launch-standalone\`: the SMART facets of those names. Spaces around commas ignored; an unknown value → 400.`,
+        examples: ["pkce,launch-standalone"],
+      }),
+    ),
+    ready: t.Optional(
+      t.String({
+        maxLength: 100,
+        "x-error": `ready: must be a comma-separated list of ${READY.join(", ")}`,
+        description: `Comma-separated app kinds whose verdict must be \`ready\` (docs/api.md, Verdict): ${READY.map((v) => `\`${v}\``).join(", ")}.`,
+        examples: ["patient-apps"],
       }),
     ),
     page: t.Optional(

@@ -468,7 +468,7 @@ describe.skipIf(!HAS_DATA)("facets, checks and verdict of real published documen
     test(`${site}: ${expected.metadata ?? "no /metadata"} + ${expected.smart ?? "no SMART configuration"}`, async () => {
       const response = await app.handle(new Request(`http://localhost/api/v1/endpoints/${ids[site]}/capabilities`));
       expect(response.status).toBe(200);
-      const { data } = await response.json();
+      const { data } = (await response.json()) as { data: any };
       expect(data.probeStatus).toBe(expected.metadata && expected.smart ? "success" : "partial");
       const { usCore, bulkData, smart, tls } = data.summary;
       expect([usCore.declared, usCore.versions]).toEqual(expected.usCore);

@@ -40,8 +40,10 @@ describe("API documentation", () => {
       "limit",
       "page",
       "query",
+      "ready",
       "smartSupported",
       "state",
+      "supports",
       "vendor",
     ]);
     for (const parameter of list.parameters) expect(parameter.schema.description ?? parameter.description).toBeTruthy();

@@ -1,0 +1,79 @@
+import type { Database } from "bun:sqlite";
+import {
+  capabilityReport,
+  parseDocument,
+  type Supports,
+  supportsOf,
+  type VerdictStatuses,
+  verdictStatuses,
+} from "../model/capability-rules";
+import type { probes } from "./schema";
+
+/**
+ * `probes.supports` and `probes.verdict`: what the capability rules make of a probe's two
+ * stored bodies, kept for the filters, statistics and change feed. A function of the bodies
+ * alone, so one derivation serves every probe that kept the same pair.
+ */
+type Probe = typeof probes.$inferSelect;
+export interface CapabilityColumns {
+  supports: NonNullable<Probe["supports"]>;
+  verdict: NonNullable<Probe["verdict"]>;
+}
+
+/** The two columns for a probe whose bodies are these texts (null: that document was not kept). */
+export function capabilityColumns(statement: string | null, smart: string | null): CapabilityColumns {
+  const report = capabilityReport({
+    probed: true,
+    statement: parseDocument(statement),
+    smart: parseDocument(smart),
+    statedVersion: null,
+  });
+  return {
+    supports: JSON.stringify(supportsOf(report.facets)),
+    verdict: JSON.stringify(verdictStatuses(report.verdict)),
+  };
+}
+
+/** The stored columns read back: null while not derived. */
+export function readCapabilityColumns(
+  supports: string | null,
+  verdict: string | null,
+): { supports: Supports[]; verdict: VerdictStatuses } | null {
+  if (supports === null || verdict === null) return null;
+  return { supports: JSON.parse(supports) as Supports[], verdict: JSON.parse(verdict) as VerdictStatuses };
+}
+
+/**
+ * Derives the columns of the probes that have none (`all`: of every probe) from their stored
+ * bodies, each distinct pair of bodies once, in one write transaction. Returns the rows whose
+ * values changed. Cheap when there is nothing to do (one scan of the probe rows, no body read).
+ */
+export function deriveCapabilityColumns(sqlite: Database, { all = false } = {}): number {
+  const rows = sqlite
+    .prepare(
+      `SELECT rowid, metadata_body_id, smart_body_id, supports, verdict FROM probes${all ? "" : " WHERE supports IS NULL OR verdict IS NULL"}`,
+    )
+    .values() as [number, number | null, number | null, string | null, string | null][];
+  if (rows.length === 0) return 0;
+  const body = sqlite.prepare("SELECT body FROM probe_bodies WHERE id = ?");
+  const text = (id: number | null) => (id === null ? null : ((body.values(id)[0]?.[0] as string | undefined) ?? null));
+  const update = sqlite.prepare("UPDATE probes SET supports = ?1, verdict = ?2 WHERE rowid = ?3");
+  const pairs = new Map<string, CapabilityColumns>();
+  let changed = 0;
+  sqlite
+    .transaction(() => {
+      for (const [rowId, metadataId, smartId, supports, verdict] of rows) {
+        const key = `${metadataId}:${smartId}`;
+        let columns = pairs.get(key);
+        if (columns === undefined) {
+          columns = capabilityColumns(text(metadataId), text(smartId));
+          pairs.set(key, columns);
+        }
+        if (columns.supports === supports && columns.verdict === verdict) continue;
+        update.run(columns.supports, columns.verdict, rowId);
+        changed++;
+      }
+    })
+    .immediate();
+  return changed;
+}

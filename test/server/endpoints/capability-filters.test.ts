@@ -1,0 +1,174 @@
+/**
+ * `supports=` and `ready=` on the list and the export, over real HTTP: local FHIR servers are
+ * probed for real, then the directory answers from what their documents declare.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { loadConfig } from "../../../src/config";
+import { probeDue } from "../../../src/pipeline/probe";
+import { insertEntry, json, serve, tempDb } from "../../pipeline/probe/helpers";
+import { createTestApp } from "../../support/app";
+import { fetchPublished } from "../../support/fixture";
+
+const statement = (extra: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    resourceType: "CapabilityStatement",
+    fhirVersion: "4.0.1",
+    kind: "instance",
+    format: ["json"],
+    rest: [{ mode: "server", resource: [{ type: "Patient" }, { type: "Observation" }] }],
+    ...extra,
+  });
+const US_CORE = { instantiates: ["http://hl7.org/fhir/us/core/CapabilityStatement/us-core-server|7.0.0"] };
+const smart = (extra: Record<string, unknown>) =>
+  JSON.stringify({
+    authorization_endpoint: "https://auth.example/authorize",
+    token_endpoint: "https://auth.example/token",
+    ...extra,
+  });
+
+/** Each site: its two documents (undefined → 404), and what its entry should match. */
+const SITES = {
+  // Everything: US Core, SMART v2 with both launches, PKCE, backend services.
+  full: {
+    metadata: statement(US_CORE),
+    smart: smart({
+      capabilities: ["launch-ehr", "launch-standalone", "permission-v2", "client-confidential-asymmetric"],
+      grant_types_supported: ["authorization_code", "client_credentials"],
+      code_challenge_methods_supported: ["S256"],
+    }),
+  },
+  // Backend services and bulk export only.
+  backend: {
+    metadata: statement({
+      rest: [
+        {
+          mode: "server",
+          resource: [{ type: "Patient" }, { type: "Group", operation: [{ name: "export" }] }],
+        },
+      ],
+    }),
+    smart: smart({
+      grant_types_supported: ["client_credentials"],
+      token_endpoint_auth_methods_supported: ["private_key_jwt"],
+    }),
+  },
+  // Standalone launch and PKCE, but the token endpoint is plain http: partial.
+  insecure: {
+    metadata: statement(),
+    smart: smart({
+      token_endpoint: "http://auth.example/token",
+      capabilities: ["launch-standalone"],
+      code_challenge_methods_supported: ["S256"],
+    }),
+  },
+  // No SMART at all.
+  none: { metadata: statement(US_CORE), smart: undefined },
+} satisfies Record<string, { metadata?: string; smart?: string }>;
+
+const fhir = serve({}, (request) => {
+  const [, site, ...rest] = new URL(request.url).pathname.split("/");
+  const documents = SITES[site as keyof typeof SITES];
+  const path = rest.join("/");
+  if (documents && path === "metadata") return json(documents.metadata);
+  if (documents?.smart && path === ".well-known/smart-configuration") return json(documents.smart);
+  return new Response("not found", { status: 404 });
+});
+const ctx = tempDb();
+const urls: Record<string, string> = {};
+let app: ReturnType<typeof createTestApp>;
+let root: string;
+
+beforeAll(async () => {
+  for (const site of Object.keys(SITES)) {
+    urls[site] = `${fhir.url}/${site}`;
+    insertEntry(ctx.db, { url: urls[site]! });
+  }
+  urls.unprobed = "https://unprobed.example/fhir";
+  await probeDue(ctx.db, { allowPrivate: true, timeoutMs: 5000 });
+  insertEntry(ctx.db, { url: urls.unprobed });
+  app = createTestApp({ db: ctx.db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
+  app.listen({ port: 0, hostname: "127.0.0.1" });
+  root = `http://127.0.0.1:${app.server!.port}`;
+});
+afterAll(async () => {
+  await app?.stop();
+  app?.directory.close();
+  fhir.stop();
+  ctx.cleanup();
+});
+
+/** The sites whose entries a list query returns, sorted. */
+async function sites(query: string): Promise<string[]> {
+  const { status, body } = await fetchPublished(app, root, `/api/v1/endpoints?${query}&limit=100`);
+  expect(status).toBe(200);
+  const byUrl = new Map(Object.entries(urls).map(([site, url]) => [url, site]));
+  return (body.data as { url: string }[]).map((e) => byUrl.get(e.url)!).sort();
+}
+
+describe("supports= and ready=", () => {
+  test("each supports value: the entries whose documents declare it", async () => {
+    expect(await sites("supports=us-core")).toEqual(["full", "none"]);
+    expect(await sites("supports=bulk-export")).toEqual(["backend"]);
+    expect(await sites("supports=smart-v2")).toEqual(["full"]);
+    expect(await sites("supports=pkce")).toEqual(["full", "insecure"]);
+    expect(await sites("supports=backend-services")).toEqual(["backend", "full"]);
+    expect(await sites("supports=launch-ehr")).toEqual(["full"]);
+    expect(await sites("supports=launch-standalone")).toEqual(["full", "insecure"]);
+  });
+
+  test("a comma list: every value must hold; spaces and repeats ignored", async () => {
+    expect(await sites("supports=pkce,%20launch-standalone,pkce")).toEqual(["full", "insecure"]);
+    expect(await sites("supports=pkce,us-core")).toEqual(["full"]);
+    expect(await sites("supports=bulk-export,smart-v2")).toEqual([]);
+  });
+
+  test("ready: the app kinds whose verdict is ready; partial and unprobed never match", async () => {
+    expect(await sites("ready=patient-apps")).toEqual(["full"]);
+    expect(await sites("ready=provider-apps")).toEqual(["full"]);
+    expect(await sites("ready=backend-services")).toEqual(["backend", "full"]);
+    expect(await sites("ready=patient-apps,backend-services&supports=us-core")).toEqual(["full"]);
+  });
+
+  test("the verdicts the filters rest on, as capabilities says them", async () => {
+    const list = await fetchPublished(app, root, "/api/v1/endpoints?limit=100");
+    const verdicts: Record<string, string[]> = {};
+    for (const entry of list.body.data as { id: string; url: string }[]) {
+      const site = Object.entries(urls).find(([, url]) => url === entry.url)![0];
+      const { body } = await fetchPublished(app, root, `/api/v1/endpoints/${entry.id}/capabilities`);
+      const v = body.data.verdict;
+      verdicts[site] = [v.patientApps.status, v.providerApps.status, v.backendServices.status];
+    }
+    expect(verdicts).toEqual({
+      full: ["ready", "ready", "ready"],
+      backend: ["partial", "partial", "ready"],
+      insecure: ["partial", "partial", "no"],
+      none: ["no", "no", "no"],
+      unprobed: ["unknown", "unknown", "unknown"],
+    });
+  });
+
+  test("the export takes the same filters", async () => {
+    const response = await fetch(`${root}/api/v1/export?format=ndjson&ready=backend-services`);
+    expect(response.status).toBe(200);
+    const lines = (await response.text()).trim().split("\n");
+    expect(lines.map((line) => JSON.parse(line).url).sort()).toEqual([urls.backend, urls.full].sort());
+  });
+
+  test("bad values: 400 naming the parameter, on the list and the export", async () => {
+    const cases: [string, string][] = [
+      ["supports=fhir", 'supports: "fhir" is not one of us-core, bulk-export'],
+      ["supports=pkce,", "supports: empty value"],
+      ["supports=pkce,pkce,pkce,pkce,pkce,pkce,pkce,pkce", "supports: at most 7 values"],
+      ["ready=patients", 'ready: "patients" is not one of patient-apps'],
+      [`supports=${"x".repeat(201)}`, "supports: must be a comma-separated list"],
+      ["ready=patient-apps&ready=provider-apps", "ready"],
+    ];
+    for (const [query, message] of cases)
+      for (const path of [`/api/v1/endpoints?${query}`, `/api/v1/export?format=csv&${query}`]) {
+        const response = await fetch(`${root}${path}`);
+        const body = (await response.json()) as { error: { code: string; message: string } };
+        expect([path, response.status, body.error.code]).toEqual([path, 400, "VALIDATION_ERROR"]);
+        expect(body.error.message).toContain(message);
+      }
+  });
+});
