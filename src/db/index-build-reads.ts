@@ -48,13 +48,15 @@ type EntryRow = [
   lastUpdated: Entry["lastUpdated"],
   /** 1 when the entry is unusable (kept out of the listings). */
   unusable: number,
+  /** The release the entry's list or URL states (`list_fhir_version` when its evidence is list or url), else null. */
+  statedVersion: Entry["listFhirVersion"] | null,
 ];
 
 /** Entries in row-id order, `limit` at a time after row id `after` (call `.values(after)` repeatedly). */
 export function entryChunks(sqlite: Database, limit: number): (after: number) => EntryRow[] {
   const chunk = sqlite.prepare(
     `SELECT row_id, id, url, vendor_id, organization_name, npi, tenant_id, city, state, zip_code, fhir_version, access, status, last_updated,
-       unusable IS NOT NULL
+       unusable IS NOT NULL, CASE WHEN version_evidence IN ('list', 'url') THEN list_fhir_version END
      FROM entries WHERE row_id > ? ORDER BY row_id LIMIT ${limit}`,
   );
   return (after) => chunk.values(after) as EntryRow[];

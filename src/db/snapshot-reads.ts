@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { entries, probeBodies, probes, vendors } from "./schema";
+import type { probeBodies, probes, vendors } from "./schema";
 
 /**
  * The reads of one dataset snapshot (src/directory/snapshot.ts), prepared once on the
@@ -10,7 +10,6 @@ import type { entries, probeBodies, probes, vendors } from "./schema";
 type Probe = typeof probes.$inferSelect;
 type Body = typeof probeBodies.$inferSelect;
 type Vendor = typeof vendors.$inferSelect;
-type Entry = typeof entries.$inferSelect;
 /** A column as bun:sqlite returns it: a boolean column is 0 or 1. */
 type Raw<T> = T extends boolean ? number : T;
 
@@ -56,17 +55,13 @@ export function snapshotReads(sqlite: Database) {
   const probeByRowId = sqlite.prepare(`${PROBE_REF} WHERE p.rowid = ?`);
   const summaryByRowId = sqlite.prepare(`SELECT ${SUMMARY_COLUMNS} FROM probes WHERE rowid = ?`);
   const bodyById = sqlite.prepare("SELECT CAST(body AS BLOB) FROM probe_bodies WHERE id = ?");
-  const statedVersion = sqlite.prepare(
-    "SELECT list_fhir_version FROM entries WHERE url = ? AND version_evidence IN ('list', 'url') ORDER BY row_id LIMIT 1",
-  );
+
   return {
     probeByUrl: (url: string) => probeByUrl.values(url)[0] as ProbeRefRow | undefined,
     probeByRowId: (rowId: number) => probeByRowId.values(rowId)[0] as ProbeRefRow | undefined,
     summaryByRowId: (rowId: number) => summaryByRowId.values(rowId)[0] as SummaryRow,
     /** A stored body's exact bytes, null when there is no such row. */
     bodyById: (id: number) => (bodyById.values(id)[0] as [Uint8Array<ArrayBuffer>] | undefined)?.[0] ?? null,
-    /** The FHIR release the list or the URL of the URL's first such entry states; undefined when none does. */
-    statedVersion: (url: string) => (statedVersion.values(url)[0] as [Entry["listFhirVersion"]] | undefined)?.[0],
     /** Every vendor, in the order the API lists them (by name, case-insensitive, then id). */
     vendors: () =>
       sqlite

@@ -4,6 +4,7 @@ import { readDatabaseId, readDatasetVersion, readLastRefreshAt } from "../db/dat
 import { countEntries } from "../db/describe";
 import { entryChunks, probeFactRows, vendorNameRows } from "../db/index-build-reads";
 import { READY, READY_KIND, SUPPORTS, type VerdictStatuses } from "../model/capability-rules";
+import { FHIR_VERSIONS, type FhirVersion } from "../model/types";
 import { buildAvailabilityData } from "./availability-data";
 import { type Bitset, createBitset, setBit } from "./bitset";
 import type { DirectoryData, EntryColumns, Facet, StringTable } from "./directory-data";
@@ -112,6 +113,8 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
   const raw = emptyColumns(size);
   /** 1 for an entry kept out of the listings (removed, or unusable: src/pipeline/ingest/unusable.ts). */
   const hidden = new Uint8Array(size);
+  /** Per URL (index into the urls table): the first stated release seen, -1 for none. */
+  const stated: number[] = [];
   const chunk = entryChunks(sqlite, CHUNK);
   let n = 0;
   for (let after = -1; ; ) {
@@ -133,6 +136,8 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
       raw.status[n] = tables.statuses.id(row[12]);
       raw.lastUpdated[n] = tables.lastUpdated.id(row[13]);
       hidden[n] = row[12] === "removed" || row[14] === 1 ? 1 : 0;
+      const version = row[15] === null ? -1 : FHIR_VERSIONS.indexOf(row[15] as FhirVersion);
+      if (stated[raw.url[n]!] === undefined || stated[raw.url[n]!] === -1) stated[raw.url[n]!] = version;
       n++;
     }
     if (rows.length < CHUNK) break;
@@ -167,6 +172,7 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
   );
   strings.nameWords = nameWords;
   const probeRowIds = Int32Array.from(strings.urls, (url) => probes.get(url)?.rowId ?? -1);
+  const statedVersions = Int8Array.from(strings.urls, (_, i) => stated[i] ?? -1);
   const availability = buildAvailabilityData(
     sqlite,
     strings.urls,
@@ -183,6 +189,7 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
     facets,
     postings,
     probeRowIds,
+    statedVersions,
     ids: buildIdIndex(columns.id),
     availability,
   };

@@ -7,9 +7,9 @@ import { DATA_FORMAT, type DirectoryData, type EntryColumns, type Facet, STRING_
  * section offsets), then the typed arrays, each 8-byte aligned so reading maps them with no copy.
  */
 const MAGIC = `endpoint-directory-index/${DATA_FORMAT}`;
-const ARRAY_TYPES = { Int32Array, Uint8Array, Float64Array, Uint32Array } as const;
+const ARRAY_TYPES = { Int32Array, Uint8Array, Float64Array, Uint32Array, Int8Array } as const;
 type ArrayTypeName = keyof typeof ARRAY_TYPES;
-type AnyArray = Int32Array | Uint8Array | Float64Array | Uint32Array;
+type AnyArray = Int32Array | Uint8Array | Float64Array | Uint32Array | Int8Array;
 
 interface Section {
   name: string;
@@ -42,6 +42,7 @@ function sectionsOf(data: DirectoryData): [string, AnyArray][] {
     ["postings:offsets", data.postings.offsets],
     ["postings:ordinals", data.postings.ordinals],
     ["probeRowIds", data.probeRowIds],
+    ["statedVersions", data.statedVersions],
   );
   out.push(["ids:order", data.ids.order], ["ids:heads", data.ids.heads], ["ids:starts", data.ids.starts]);
   out.push(["availability:offsets", data.availability.offsets], ["availability:bytes", data.availability.bytes]);
@@ -175,6 +176,7 @@ function parseDataFile(path: string, headerBytes: Uint8Array, body: ArrayBuffer)
       ordinals: arrays.get("postings:ordinals") as Int32Array,
     },
     probeRowIds: arrays.get("probeRowIds") as Int32Array,
+    statedVersions: arrays.get("statedVersions") as Int8Array,
     ids: {
       order: arrays.get("ids:order") as Int32Array,
       heads: arrays.get("ids:heads") as Uint32Array,

@@ -72,6 +72,11 @@ export interface DirectoryData {
   postings: { offsets: Int32Array; ordinals: Int32Array };
   /** Per URL (index into `strings.urls`): the row id of its probe in the probes table, -1 when never probed. */
   probeRowIds: Int32Array;
+  /**
+   * Per URL: the release its first entry's list or URL states (an index into FHIR_VERSIONS), -1
+   * when none does; the `fhir-version-matches` check compares the CapabilityStatement with it.
+   */
+  statedVersions: Int8Array;
   /** Get-by-id's search tables (IdLookup): no database read. */
   ids: IdIndex;
   /** Per URL (index into `strings.urls`): its availability answer's ingredients, so the route reads no database. */

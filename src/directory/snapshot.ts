@@ -205,7 +205,7 @@ export class DatasetSnapshot {
     const vendorName = this.vendorNames.get(vendorId) ?? vendorId;
     let probe = this.urlProbes[urlIndex];
     if (probe === undefined) {
-      probe = this.probeOf(url, this.data.probeRowIds[urlIndex]!);
+      probe = this.probeOf(url, urlIndex, this.data.probeRowIds[urlIndex]!);
       this.urlProbes[urlIndex] = probe;
     }
     const vendor = columns.vendor[ordinal]!;
@@ -234,7 +234,7 @@ export class DatasetSnapshot {
    * A URL's probe, read by the row id the index recorded for this version (no URL index walk);
    * the URL is checked, and read by it instead if they differ (VACUUM may renumber rows).
    */
-  private probeOf(url: string, rowId: number): UrlProbe {
+  private probeOf(url: string, urlIndex: number, rowId: number): UrlProbe {
     let row: ProbeRefRow | undefined;
     if (rowId !== -1) {
       row = this.reads.probeByRowId(rowId);
@@ -261,9 +261,7 @@ export class DatasetSnapshot {
     const name = (id: number | null, sha256: string | null) =>
       id === null ? "-" : (sha256 ?? `#${id}@${this.sqlite.filename}`);
     // The version the list or URL states is an input of one check, so it names the part too.
-    const stated = this.reads.statedVersion(url) ?? fhirVersionFromUrl(url);
-    const statedVersion =
-      stated !== undefined && stated !== null && stated !== "UNKNOWN" ? (stated as FhirVersion) : null;
+    const statedVersion = this.statedVersionAt(urlIndex);
     const key = `${name(metadataBodyId, metadataSha256)}:${name(smartBodyId, smartSha256)}:${Bun.hash(JSON.stringify(summary)).toString(36)}:${statedVersion ?? "-"}`;
     let sharedKey = this.sharedKeys.get(key);
     if (sharedKey === undefined) {
@@ -280,6 +278,13 @@ export class DatasetSnapshot {
       smartBodyId,
       statedVersion,
     };
+  }
+
+  /** The release the list or URL of the URL at `urlIndex` states, for the `fhir-version-matches` check. */
+  statedVersionAt(urlIndex: number): FhirVersion | null {
+    const stated = this.data.statedVersions[urlIndex]!;
+    const version = stated === -1 ? fhirVersionFromUrl(this.data.strings.urls[urlIndex]!) : FHIR_VERSIONS[stated]!;
+    return version === "UNKNOWN" ? null : version;
   }
 
   /** The summary and raw bodies of a probe: read only when no cached answer has them. */

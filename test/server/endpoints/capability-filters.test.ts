@@ -86,6 +86,10 @@ beforeAll(async () => {
   urls.unprobed = "https://unprobed.example/fhir";
   await probeDue(ctx.db, { allowPrivate: true, timeoutMs: 5000 });
   insertEntry(ctx.db, { url: urls.unprobed });
+  // The list says DSTU2 for the `backend` server, whose statement says 4.0.1.
+  ctx.db.sqlite
+    .prepare("UPDATE entries SET list_fhir_version = 'DSTU2', version_evidence = 'list' WHERE url = ?")
+    .run(urls.backend!);
   app = createTestApp({ db: ctx.db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
   app.listen({ port: 0, hostname: "127.0.0.1" });
   root = `http://127.0.0.1:${app.server!.port}`;
@@ -145,6 +149,22 @@ describe("supports= and ready=", () => {
       none: ["no", "no", "no"],
       unprobed: ["unknown", "unknown", "unknown"],
     });
+  });
+
+  test("fhir-version-matches compares the statement with what the list states, else the URL", async () => {
+    const list = await fetchPublished(app, root, "/api/v1/endpoints?limit=100");
+    const checks: Record<string, unknown> = {};
+    for (const entry of list.body.data as { id: string; url: string }[]) {
+      const { body } = await fetchPublished(app, root, `/api/v1/endpoints/${entry.id}/capabilities`);
+      checks[entry.url] = body.data.checks.find((c: { id: string }) => c.id === "fhir-version-matches");
+    }
+    expect(checks[urls.backend!]).toEqual({
+      id: "fhir-version-matches",
+      ok: false,
+      detail: "fhirVersion 4.0.1 (R4); the list or URL states DSTU2",
+    });
+    // Nothing stated: the rule cannot apply.
+    expect((checks[urls.full!] as { ok: unknown }).ok).toBeNull();
   });
 
   test("the export takes the same filters", async () => {
