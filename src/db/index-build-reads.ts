@@ -31,6 +31,20 @@ export const probeFactRows = (sqlite: Database) =>
     verdict: Probe["verdict"],
   ][];
 
+/** [URL, metadata body id, SMART body id] of every probe, and a stored body's text (the capability statistics). */
+export function probeBodyReads(sqlite: Database) {
+  const body = sqlite.prepare("SELECT body FROM probe_bodies WHERE id = ?");
+  return {
+    probeBodies: () =>
+      sqlite.prepare("SELECT url, metadata_body_id, smart_body_id FROM probes").values() as [
+        Probe["url"],
+        Probe["metadataBodyId"],
+        Probe["smartBodyId"],
+      ][],
+    body: (id: number) => (body.values(id)[0]?.[0] as string | undefined) ?? null,
+  };
+}
+
 type EntryRow = [
   rowId: Entry["rowId"],
   id: Entry["id"],

@@ -2,11 +2,12 @@ import type { Database } from "bun:sqlite";
 import { readCapabilityColumns } from "../db/capability-columns";
 import { readDatabaseId, readDatasetVersion, readLastRefreshAt } from "../db/dataset-meta";
 import { countEntries } from "../db/describe";
-import { entryChunks, probeFactRows, vendorNameRows } from "../db/index-build-reads";
+import { entryChunks, probeBodyReads, probeFactRows, vendorNameRows } from "../db/index-build-reads";
 import { READY, READY_KIND, SUPPORTS, type VerdictStatuses } from "../model/capability-rules";
 import { FHIR_VERSIONS, type FhirVersion } from "../model/types";
 import { buildAvailabilityData } from "./availability-data";
 import { type Bitset, createBitset, setBit } from "./bitset";
+import { computeCapabilityStats } from "./capability-stats";
 import type { DirectoryData, EntryColumns, Facet, StringTable } from "./directory-data";
 import { buildIdIndex, compareIds } from "./id-lookup";
 import { lowerBound } from "./lower-bound";
@@ -179,19 +180,23 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
     (url) => probes.get(url)?.probedAt ?? null,
     readLastRefreshAt(sqlite),
   );
-  return {
+  const base = {
     version,
     databaseId: readDatabaseId(sqlite),
     size: n,
     listed,
     columns,
     strings,
-    facets,
-    postings,
     probeRowIds,
     statedVersions,
+  };
+  return {
+    ...base,
+    facets,
+    postings,
     ids: buildIdIndex(columns.id),
     availability,
+    capabilityStats: computeCapabilityStats(base, probeBodyReads(sqlite)),
   };
 }
 

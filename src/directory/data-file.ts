@@ -27,6 +27,7 @@ interface Header {
   strings: DirectoryData["strings"];
   facets: [Facet, string, string][];
   sections: Section[];
+  capabilityStats: DirectoryData["capabilityStats"];
 }
 
 const align8 = (n: number) => (n + 7) & ~7;
@@ -70,6 +71,7 @@ export function encodeDataFile(data: DirectoryData): Uint8Array {
     strings: data.strings,
     facets,
     sections,
+    capabilityStats: data.capabilityStats,
   };
   const headerBytes = Buffer.from(JSON.stringify(header));
   const start = align8(8 + headerBytes.length);
@@ -177,6 +179,7 @@ function parseDataFile(path: string, headerBytes: Uint8Array, body: ArrayBuffer)
     },
     probeRowIds: arrays.get("probeRowIds") as Int32Array,
     statedVersions: arrays.get("statedVersions") as Int8Array,
+    capabilityStats: header.capabilityStats,
     ids: {
       order: arrays.get("ids:order") as Int32Array,
       heads: arrays.get("ids:heads") as Uint32Array,

@@ -1,12 +1,13 @@
 import type { AvailabilityData } from "./availability-data";
 import type { Bitset } from "./bitset";
+import type { CapabilityStatsData } from "./capability-stats";
 import type { IdIndex } from "./id-lookup";
 
 /**
  * Bumped whenever the shape of DirectoryData, or how its name words are folded
  * (src/directory/text.ts), changes, so older index files are rebuilt.
  */
-export const DATA_FORMAT = 8;
+export const DATA_FORMAT = 9;
 
 /** Names of the string tables the per-entry columns point into. */
 export const STRING_TABLES = [
@@ -77,6 +78,8 @@ export interface DirectoryData {
    * when none does; the `fhir-version-matches` check compares the CapabilityStatement with it.
    */
   statedVersions: Int8Array;
+  /** Facets, checks and verdicts counted, in all and per vendor (src/directory/capability-stats.ts). */
+  capabilityStats: CapabilityStatsData;
   /** Get-by-id's search tables (IdLookup): no database read. */
   ids: IdIndex;
   /** Per URL (index into `strings.urls`): its availability answer's ingredients, so the route reads no database. */

@@ -2,13 +2,14 @@ import type { Database } from "bun:sqlite";
 import { readLastRefreshAt } from "../db/dataset-meta";
 import { type ProbeRefRow, snapshotReads } from "../db/snapshot-reads";
 import { type CapabilityReport, capabilityReport, parseDocument } from "../model/capability-rules";
+import type { CapabilityCounts } from "../model/capability-schemas";
 import type { EndpointRecord } from "../model/endpoints";
-import { fhirVersionFromUrl } from "../model/fhir-version";
 import type { StatsRecord } from "../model/stats";
 import { FHIR_VERSIONS, type FhirVersion, type ProbeStatus } from "../model/types";
 import type { VendorRecord } from "../model/vendors";
 import type { AvailabilityData } from "./availability-data";
 import { countBits } from "./bitset";
+import { statedVersionAt } from "./capability-stats";
 import type { DirectoryData } from "./directory-data";
 import { IdLookup } from "./id-lookup";
 import { Lru } from "./lru";
@@ -58,6 +59,12 @@ export interface CapabilitiesRecord {
   ownJson: string;
   sharedKey: string;
   shared: () => CapabilitiesShared;
+}
+
+/** The capability statistics of a version: in all, and per developer with entries (in vendor order). */
+export interface CapabilityStatsRecord {
+  overall: CapabilityCounts;
+  vendors: ({ vendorId: string; vendorName: string } & CapabilityCounts)[];
 }
 
 /** A URL's probe, as a capabilities answer needs it (`rowId` -1: never probed). */
@@ -110,6 +117,7 @@ export class DatasetSnapshot {
   private readonly urlProbes: (UrlProbe | undefined)[];
   /** Per row id: the entry's ordinal, -1 for none; built by the first idOfRow. */
   private ordinalOfRow: Int32Array | undefined;
+  private capabilityStatsCache: CapabilityStatsRecord | undefined;
   /** One string per distinct body pair. */
   private readonly sharedKeys = new Map<string, string>();
 
@@ -261,7 +269,7 @@ export class DatasetSnapshot {
     const name = (id: number | null, sha256: string | null) =>
       id === null ? "-" : (sha256 ?? `#${id}@${this.sqlite.filename}`);
     // The version the list or URL states is an input of one check, so it names the part too.
-    const statedVersion = this.statedVersionAt(urlIndex);
+    const statedVersion = statedVersionAt(this.data, urlIndex);
     const key = `${name(metadataBodyId, metadataSha256)}:${name(smartBodyId, smartSha256)}:${Bun.hash(JSON.stringify(summary)).toString(36)}:${statedVersion ?? "-"}`;
     let sharedKey = this.sharedKeys.get(key);
     if (sharedKey === undefined) {
@@ -280,11 +288,23 @@ export class DatasetSnapshot {
     };
   }
 
-  /** The release the list or URL of the URL at `urlIndex` states, for the `fhir-version-matches` check. */
-  statedVersionAt(urlIndex: number): FhirVersion | null {
-    const stated = this.data.statedVersions[urlIndex]!;
-    const version = stated === -1 ? fhirVersionFromUrl(this.data.strings.urls[urlIndex]!) : FHIR_VERSIONS[stated]!;
-    return version === "UNKNOWN" ? null : version;
+  /**
+   * Facets, checks and verdicts counted over the listed entries, in all and per developer: computed
+   * on first use, then kept for this version.
+   */
+  get capabilityStats(): CapabilityStatsRecord {
+    if (this.capabilityStatsCache === undefined) {
+      const { overall, vendors } = this.data.capabilityStats;
+      const byId = new Map(this.data.strings.vendorIds.map((id, i) => [id, vendors[i] ?? null]));
+      this.capabilityStatsCache = {
+        overall,
+        vendors: this.vendors.flatMap((vendor) => {
+          const counts = byId.get(vendor.id);
+          return counts ? [{ vendorId: vendor.id, vendorName: vendor.name, ...counts }] : [];
+        }),
+      };
+    }
+    return this.capabilityStatsCache;
   }
 
   /** The summary and raw bodies of a probe: read only when no cached answer has them. */

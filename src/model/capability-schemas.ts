@@ -1,5 +1,6 @@
+import { type Static, type TInteger, Type } from "@sinclair/typebox";
 import { t } from "elysia";
-import { APP_KINDS, CHECKS, VERDICT_STATUSES } from "./capability-rules";
+import { APP_KINDS, CHECKS, SUPPORTS, VERDICT_STATUSES } from "./capability-rules";
 
 const flag = (description: string) => t.Boolean({ description });
 const nullableString = (description: string) => t.Union([t.String(), t.Null()], { description });
@@ -108,4 +109,113 @@ export const VerdictSchema = t.Object(
     ReturnType<typeof AppVerdictSchema>
   >,
   { additionalProperties: false, description: "Can an app of each kind connect here? From the facets and checks." },
+);
+
+const count = (description: string) => Type.Integer({ minimum: 0, description });
+const countsOf = <K extends string>(keys: readonly K[], description: string) =>
+  t.Object(Object.fromEntries(keys.map((key) => [key, Type.Integer({ minimum: 0 })])) as Record<K, TInteger>, {
+    additionalProperties: false,
+    description,
+  });
+
+/** Counts of one scope (every developer, or one): facets, checks and verdicts. */
+export const CapabilityCountsSchema = t.Object(
+  {
+    endpoints: count("Entries in the directory now (as in /api/v1/stats)."),
+    verified: count("Of those, the ones whose last probe returned a CapabilityStatement (status verified)."),
+    supports: countsOf(
+      SUPPORTS,
+      "Verified entries per `supports=` value that holds for them (docs/api.md, Facets); divide by `verified` for a share.",
+    ),
+    verdict: t.Object(
+      Object.fromEntries(
+        APP_KINDS.map((kind) => [
+          kind,
+          countsOf(VERDICT_STATUSES, `Entries per ${kind} verdict; unknown: not probed.`),
+        ]),
+      ) as Record<(typeof APP_KINDS)[number], ReturnType<typeof countsOf<(typeof VERDICT_STATUSES)[number]>>>,
+      { additionalProperties: false, description: "Every entry's verdicts, per app kind and status." },
+    ),
+    checks: t.Object(
+      Object.fromEntries(
+        CHECK_IDS.map((id) => [
+          id,
+          t.Object(
+            {
+              ok: Type.Integer({ minimum: 0 }),
+              failed: Type.Integer({ minimum: 0 }),
+              notApplicable: Type.Integer({ minimum: 0 }),
+            },
+            { additionalProperties: false },
+          ),
+        ]),
+      ),
+      {
+        additionalProperties: false,
+        description: "Verified entries per check: ok, failed, cannot apply (`ok: null`).",
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CapabilityCounts = Static<typeof CapabilityCountsSchema>;
+
+export const CapabilityStatsSchema = t.Object(
+  {
+    vendor: t.Union([t.String(), t.Null()], {
+      description: "The developer the counts are of; null for every developer.",
+    }),
+    ...CapabilityCountsSchema.properties,
+    vendors: t.Array(
+      t.Object(
+        { vendorId: t.String(), vendorName: t.String(), ...CapabilityCountsSchema.properties },
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          "The same counts per developer with at least one entry, in the order of /api/v1/vendors (only the one asked for with `vendor=`).",
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CapabilityStats = Static<typeof CapabilityStatsSchema>;
+
+/** An example's counts: 3 entries of one developer, 2 verified (one ready for every kind, one without SMART). */
+const EXAMPLE_COUNTS: CapabilityCounts = {
+  endpoints: 3,
+  verified: 2,
+  supports: Object.fromEntries(
+    SUPPORTS.map((value) => [value, value === "us-core" ? 2 : 1]),
+  ) as CapabilityCounts["supports"],
+  verdict: Object.fromEntries(
+    APP_KINDS.map((kind) => [kind, { ready: 1, partial: 0, no: 1, unknown: 1 }]),
+  ) as CapabilityCounts["verdict"],
+  checks: Object.fromEntries(
+    CHECKS.map(({ id }) => [
+      id,
+      id.startsWith("tls-") || id.startsWith("certificate-") || id.startsWith("metadata-")
+        ? { ok: 0, failed: 0, notApplicable: 2 }
+        : id.startsWith("smart-")
+          ? { ok: 1, failed: 1, notApplicable: 0 }
+          : { ok: 2, failed: 0, notApplicable: 0 },
+    ]),
+  ),
+};
+
+export const CapabilityStatsResponse = t.Object(
+  { success: t.Literal(true), data: CapabilityStatsSchema },
+  {
+    description: "Capability statistics of the current dataset version.",
+    examples: [
+      {
+        success: true,
+        data: {
+          vendor: null,
+          ...EXAMPLE_COUNTS,
+          vendors: [{ vendorId: "epic", vendorName: "Epic Systems", ...EXAMPLE_COUNTS }],
+        } satisfies CapabilityStats,
+      },
+    ],
+  },
 );

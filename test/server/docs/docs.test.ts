@@ -17,6 +17,7 @@ describe("API documentation", () => {
       "/api/v1/endpoints/{id}/source",
       "/api/v1/export",
       "/api/v1/stats",
+      "/api/v1/stats/capabilities",
       "/api/v1/vendors",
       "/fhir/Endpoint",
       "/fhir/Endpoint/_search",

@@ -167,6 +167,41 @@ describe("supports= and ready=", () => {
     expect((checks[urls.full!] as { ok: unknown }).ok).toBeNull();
   });
 
+  test("GET /api/v1/stats/capabilities counts facets and checks of verified entries, verdicts of all", async () => {
+    const { status, body } = await fetchPublished(app, root, "/api/v1/stats/capabilities");
+    expect(status).toBe(200);
+    const data = body.data;
+    expect([data.vendor, data.endpoints, data.verified]).toEqual([null, 5, 4]);
+    expect(data.supports).toEqual({
+      "us-core": 2,
+      "bulk-export": 1,
+      "smart-v2": 1,
+      pkce: 2,
+      "backend-services": 2,
+      "launch-ehr": 1,
+      "launch-standalone": 2,
+    });
+    expect(data.verdict.patientApps).toEqual({ ready: 1, partial: 2, no: 1, unknown: 1 });
+    expect(data.verdict.backendServices).toEqual({ ready: 2, partial: 0, no: 2, unknown: 1 });
+    expect(data.checks["capability-statement"]).toEqual({ ok: 4, failed: 0, notApplicable: 0 });
+    expect(data.checks["smart-token-endpoint"]).toEqual({ ok: 2, failed: 2, notApplicable: 0 });
+    expect(data.checks["tls-1.2-or-later"]).toEqual({ ok: 0, failed: 0, notApplicable: 4 });
+    // One developer has entries: its row carries the same counts.
+    expect(data.vendors.map((v: { vendorId: string }) => v.vendorId)).toEqual(["epic"]);
+    const { vendorId: _id, vendorName: _name, ...epic } = data.vendors[0];
+    const { vendor: _vendor, vendors: _vendors, ...overall } = data;
+    expect(epic).toEqual(overall);
+
+    const one = await fetchPublished(app, root, "/api/v1/stats/capabilities?vendor=epic");
+    expect([one.body.data.vendor, one.body.data.endpoints, one.body.data.vendors.length]).toEqual(["epic", 5, 1]);
+    const none = await fetchPublished(app, root, "/api/v1/stats/capabilities?vendor=other");
+    expect([none.body.data.endpoints, none.body.data.vendors]).toEqual([0, []]);
+    for (const query of ["vendor=nope", "vendors=epic", "vendor=epic&vendor=epic"]) {
+      const bad = await fetchPublished(app, root, `/api/v1/stats/capabilities?${query}`);
+      expect([query, bad.status, bad.body.error.code]).toEqual([query, 400, "VALIDATION_ERROR"]);
+    }
+  });
+
   test("the export takes the same filters", async () => {
     const response = await fetch(`${root}/api/v1/export?format=ndjson&ready=backend-services`);
     expect(response.status).toBe(200);
