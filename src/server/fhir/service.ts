@@ -1,4 +1,12 @@
-import { type Bitset, countBits, createBitset, intersectInto, selectBits, setBit } from "../../directory/bitset";
+import {
+  type Bitset,
+  countBits,
+  createBitset,
+  hasBit,
+  intersectInto,
+  selectBits,
+  setBit,
+} from "../../directory/bitset";
 import { lowerBound } from "../../directory/lower-bound";
 import { foldText, words } from "../../directory/text";
 import { NPI_SYSTEM } from "../export/formats/fhir";
@@ -288,6 +296,14 @@ function endpointMatcher(index: FhirIndex, name: string, modifier: string | null
     case "fhir-version": {
       const [, code] = token(value);
       return each((e) => endpointVersionCode(index, e) === code);
+    }
+    case "supports":
+    case "ready": {
+      // Every entry of a URL shares its probe, so an Endpoint's first entry holds its facets.
+      const [, code] = token(value);
+      const facet = index.data.facets[name].get(code);
+      if (facet === undefined) return;
+      return each((e) => hasBit(facet, index.endpointFirst[e]!));
     }
   }
 }

@@ -202,6 +202,44 @@ describe("supports= and ready=", () => {
     }
   });
 
+  test("/fhir/Endpoint takes supports and ready, declared in its CapabilityStatement", async () => {
+    const addresses = async (query: string) => {
+      const response = await fetch(`${root}/fhir/Endpoint?${query}&_count=100`);
+      expect([query, response.status]).toEqual([query, 200]);
+      const bundle = (await response.json()) as { entry?: { resource: { address: string } }[] };
+      const byUrl = new Map(Object.entries(urls).map(([site, url]) => [url, site]));
+      return (bundle.entry ?? []).map((e) => byUrl.get(e.resource.address)).sort();
+    };
+    expect(await addresses("supports=pkce")).toEqual(["full", "insecure"]);
+    // FHIR: a comma is "any of", a repeated parameter "all of".
+    expect(await addresses("supports=smart-v2,bulk-export")).toEqual(["backend", "full"]);
+    expect(await addresses("supports=us-core&supports=pkce")).toEqual(["full"]);
+    expect(await addresses("ready=backend-services")).toEqual(["backend", "full"]);
+    expect(await addresses("ready=patient-apps&supports=launch-ehr")).toEqual(["full"]);
+
+    const bad = await fetch(`${root}/fhir/Endpoint?supports=fast`);
+    expect(bad.status).toBe(400);
+    const outcome = (await bad.json()) as { resourceType: string; issue: { diagnostics: string }[] };
+    expect(outcome.resourceType).toBe("OperationOutcome");
+    expect(outcome.issue[0]!.diagnostics).toContain('supports: "fast" is not one of us-core');
+
+    const statement = (await (await fetch(`${root}/fhir/metadata`)).json()) as {
+      rest: { resource: { type: string; searchParam: { name: string; definition: string; type: string }[] }[] }[];
+    };
+    const params = statement.rest[0]!.resource.find((r) => r.type === "Endpoint")!.searchParam;
+    for (const name of ["supports", "ready"]) {
+      const declared = params.find((p) => p.name === name)!;
+      expect([declared.type, declared.definition]).toEqual(["token", `${root}/fhir/SearchParameter/endpoint-${name}`]);
+      const definition = (await (await fetch(declared.definition)).json()) as Record<string, unknown>;
+      expect(definition).toMatchObject({
+        resourceType: "SearchParameter",
+        code: name,
+        base: ["Endpoint"],
+        type: "token",
+      });
+    }
+  });
+
   test("the export takes the same filters", async () => {
     const response = await fetch(`${root}/api/v1/export?format=ndjson&ready=backend-services`);
     expect(response.status).toBe(200);
