@@ -7,6 +7,8 @@ import {
   type VerdictStatuses,
   verdictStatuses,
 } from "../model/capability-rules";
+import { discardPendingChanges } from "./changes";
+import { refreshVerdicts } from "./effective-fields";
 import type { probes } from "./schema";
 
 /**
@@ -44,36 +46,52 @@ export function readCapabilityColumns(
 }
 
 /**
- * Derives the columns of the probes that have none (`all`: of every probe) from their stored
- * bodies, each distinct pair of bodies once, in one write transaction. Returns the rows whose
- * values changed. Cheap when there is nothing to do (one scan of the probe rows, no body read).
+ * Derives the columns of the probes that have none (a database migrated to them, rows written
+ * around the probe) from their stored bodies and copies the verdicts to their entries, in one
+ * write transaction: a state the data had all along, so the change feed records nothing of it.
+ * Cheap when there is nothing to do (one scan of the probe rows, no body read).
  */
-export function deriveCapabilityColumns(sqlite: Database, { all = false } = {}): number {
+export function fillCapabilityColumns(sqlite: Database): number {
+  let changed = 0;
+  sqlite
+    .transaction(() => {
+      const urls = deriveCapabilityColumns(sqlite, { all: false });
+      if (urls.length === 0) return;
+      changed = urls.length;
+      refreshVerdicts(sqlite, urls);
+      discardPendingChanges(sqlite);
+    })
+    .immediate();
+  return changed;
+}
+
+/**
+ * Derives the columns of the probes that have none (`all`: of every probe) from their stored
+ * bodies, each distinct pair of bodies once, inside the caller's transaction. Returns the URLs
+ * whose values changed.
+ */
+export function deriveCapabilityColumns(sqlite: Database, { all = false } = {}): string[] {
   const rows = sqlite
     .prepare(
-      `SELECT rowid, metadata_body_id, smart_body_id, supports, verdict FROM probes${all ? "" : " WHERE supports IS NULL OR verdict IS NULL"}`,
+      `SELECT rowid, url, metadata_body_id, smart_body_id, supports, verdict FROM probes${all ? "" : " WHERE supports IS NULL OR verdict IS NULL"}`,
     )
-    .values() as [number, number | null, number | null, string | null, string | null][];
-  if (rows.length === 0) return 0;
+    .values() as [number, string, number | null, number | null, string | null, string | null][];
+  const changed: string[] = [];
+  if (rows.length === 0) return changed;
   const body = sqlite.prepare("SELECT body FROM probe_bodies WHERE id = ?");
   const text = (id: number | null) => (id === null ? null : ((body.values(id)[0]?.[0] as string | undefined) ?? null));
   const update = sqlite.prepare("UPDATE probes SET supports = ?1, verdict = ?2 WHERE rowid = ?3");
   const pairs = new Map<string, CapabilityColumns>();
-  let changed = 0;
-  sqlite
-    .transaction(() => {
-      for (const [rowId, metadataId, smartId, supports, verdict] of rows) {
-        const key = `${metadataId}:${smartId}`;
-        let columns = pairs.get(key);
-        if (columns === undefined) {
-          columns = capabilityColumns(text(metadataId), text(smartId));
-          pairs.set(key, columns);
-        }
-        if (columns.supports === supports && columns.verdict === verdict) continue;
-        update.run(columns.supports, columns.verdict, rowId);
-        changed++;
-      }
-    })
-    .immediate();
+  for (const [rowId, url, metadataId, smartId, supports, verdict] of rows) {
+    const key = `${metadataId}:${smartId}`;
+    let columns = pairs.get(key);
+    if (columns === undefined) {
+      columns = capabilityColumns(text(metadataId), text(smartId));
+      pairs.set(key, columns);
+    }
+    if (columns.supports === supports && columns.verdict === verdict) continue;
+    update.run(columns.supports, columns.verdict, rowId);
+    changed.push(url);
+  }
   return changed;
 }

@@ -32,9 +32,12 @@ const COLUMNS: Record<ChangeField, string> = {
   state: "state",
   zipCode: "zip_code",
   status: "status",
+  verdict: "verdict",
 };
-/** Stored as JSON text, served as the array. */
-const JSON_FIELDS: ReadonlySet<ChangeField> = new Set(["access"]);
+/** Stored as JSON text, served as the array (or object). */
+const JSON_FIELDS: ReadonlySet<ChangeField> = new Set(["access", "verdict"]);
+/** A verdict of an entry whose URL is unprobed (stored as null). */
+const UNKNOWN_VERDICT = { patientApps: "unknown", providerApps: "unknown", backendServices: "unknown" };
 const LISTED = "e.status != 'removed' AND e.unusable IS NULL";
 const CURRENT = (field: ChangeField) => (field === "vendorName" ? "v.name" : `e.${COLUMNS[field]}`);
 
@@ -51,8 +54,12 @@ const ADDED = `SELECT e.row_id FROM entries e WHERE e.row_id > ?1 AND ${LISTED}`
 type Value = string | null;
 type PendingRow = [rowId: number, wasListed: number, listed: number, ...values: Value[]];
 
-const served = (field: ChangeField, value: Value) =>
-  JSON_FIELDS.has(field) && value !== null ? (JSON.parse(value) as string[]) : value;
+const served = (field: ChangeField, value: Value): unknown =>
+  field === "verdict" && value === null
+    ? UNKNOWN_VERDICT
+    : JSON_FIELDS.has(field) && value !== null
+      ? JSON.parse(value)
+      : value;
 
 /** What one pending row changed: null when the entry is no different in what the list serves. */
 function changeOf(row: PendingRow): { kind: ChangeKind; fields: string | null } | null {

@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
-import { deriveCapabilityColumns } from "./capability-columns";
+import { fillCapabilityColumns } from "./capability-columns";
 import { ensureDatabaseId } from "./dataset-meta";
 import { fillBodyHashes } from "./probe-bodies";
 import * as schema from "./schema";
@@ -45,7 +45,7 @@ export function openDatabase(path: string): Db {
   const orm = drizzle(sqlite, { schema });
   migrate(orm, { migrationsFolder: MIGRATIONS_FOLDER });
   fillBodyHashes(sqlite);
-  deriveCapabilityColumns(sqlite);
+  fillCapabilityColumns(sqlite);
   ensureDatabaseId(sqlite);
   return { sqlite, orm, path };
 }

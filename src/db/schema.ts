@@ -69,6 +69,8 @@ export const entries = sqliteTable(
     unusable: text("unusable"),
     /** When a list first carried the entry; null for entries stored before this was recorded. */
     firstSeen: text("first_seen"),
+    /** Its URL's probe's verdict statuses (probes.verdict), for the change feed; null while unprobed. */
+    verdict: text("verdict"),
   },
   (table) => [index("entries_url").on(table.url), index("entries_vendor").on(table.vendorId)],
 );
@@ -224,4 +226,5 @@ export const entryChangesPending = sqliteTable("entry_changes_pending", {
   state: text("state"),
   zipCode: text("zip_code"),
   status: text("status"),
+  verdict: text("verdict"),
 });

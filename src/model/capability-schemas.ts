@@ -103,6 +103,17 @@ const VERDICT_DESCRIPTIONS: Record<(typeof APP_KINDS)[number], string> = {
     "A backend service: ready with a CapabilityStatement, `client_credentials`, asymmetric client authentication and an https token endpoint; partial when some is missing; no without SMART or without any of client_credentials, asymmetric authentication and system scopes; unknown while unprobed.",
 };
 
+/** The verdict's statuses alone (the change feed's `verdict` field). */
+export const VerdictStatusesSchema = t.Object(
+  Object.fromEntries(
+    APP_KINDS.map((kind) => [
+      kind,
+      t.String({ enum: [...VERDICT_STATUSES], pattern: `^(?:${VERDICT_STATUSES.join("|")})$` }),
+    ]),
+  ),
+  { additionalProperties: false, description: "The status of each app kind's verdict." },
+);
+
 export const VerdictSchema = t.Object(
   Object.fromEntries(APP_KINDS.map((kind) => [kind, AppVerdictSchema(VERDICT_DESCRIPTIONS[kind])])) as Record<
     (typeof APP_KINDS)[number],
