@@ -95,3 +95,69 @@ export function deriveCapabilityColumns(sqlite: Database, { all = false } = {}):
   }
   return changed;
 }
+
+/** The summary columns a probe stores beside its bodies, derived from them (src/pipeline/probe/derive.ts). */
+export type SummaryColumns = Pick<
+  Probe,
+  | "fhirVersion"
+  | "softwareName"
+  | "softwareVersion"
+  | "supportedResources"
+  | "smartSupported"
+  | "access"
+  | "smartCapabilities"
+  | "grantTypes"
+>;
+
+const SUMMARY = `fhir_version, software_name, software_version, supported_resources, smart_supported, access,
+  smart_capabilities, grant_types, supports, verdict`;
+
+/**
+ * Derives every probe's stored summary, supports and verdict again from its stored bodies, with
+ * `summaryOf` for the summary (each distinct pair of bodies once), inside the caller's write
+ * transaction; rows whose values are the same are not written. Returns the URLs changed.
+ */
+export function rederiveProbes(
+  sqlite: Database,
+  summaryOf: (statement: string | null, smart: string | null) => SummaryColumns,
+): { urls: string[]; probes: number; pairs: number } {
+  const rows = sqlite
+    .prepare(`SELECT rowid, url, metadata_body_id, smart_body_id, ${SUMMARY} FROM probes`)
+    .values() as [number, string, number | null, number | null, ...unknown[]][];
+  const body = sqlite.prepare("SELECT body FROM probe_bodies WHERE id = ?");
+  const text = (id: number | null) => (id === null ? null : ((body.values(id)[0]?.[0] as string | undefined) ?? null));
+  const update = sqlite.prepare(
+    `UPDATE probes SET fhir_version = ?1, software_name = ?2, software_version = ?3, supported_resources = ?4,
+       smart_supported = ?5, access = ?6, smart_capabilities = ?7, grant_types = ?8, supports = ?9, verdict = ?10
+     WHERE rowid = ?11`,
+  );
+  const pairs = new Map<string, unknown[]>();
+  const urls: string[] = [];
+  for (const [rowId, url, metadataId, smartId, ...stored] of rows) {
+    const key = `${metadataId}:${smartId}`;
+    let values = pairs.get(key);
+    if (values === undefined) {
+      const statement = text(metadataId);
+      const smart = text(smartId);
+      const s = summaryOf(statement, smart);
+      const c = capabilityColumns(statement, smart);
+      values = [
+        s.fhirVersion,
+        s.softwareName,
+        s.softwareVersion,
+        s.supportedResources,
+        s.smartSupported ? 1 : 0,
+        s.access,
+        s.smartCapabilities,
+        s.grantTypes,
+        c.supports,
+        c.verdict,
+      ];
+      pairs.set(key, values);
+    }
+    if (values.every((value, i) => value === stored[i])) continue;
+    update.run(...(values as (string | number | null)[]), rowId);
+    urls.push(url);
+  }
+  return { urls, probes: rows.length, pairs: pairs.size };
+}
