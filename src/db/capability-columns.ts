@@ -70,7 +70,7 @@ export function fillCapabilityColumns(sqlite: Database): number {
  * bodies, each distinct pair of bodies once, inside the caller's transaction. Returns the URLs
  * whose values changed.
  */
-export function deriveCapabilityColumns(sqlite: Database, { all = false } = {}): string[] {
+function deriveCapabilityColumns(sqlite: Database, { all = false } = {}): string[] {
   const rows = sqlite
     .prepare(
       `SELECT rowid, url, metadata_body_id, smart_body_id, supports, verdict FROM probes${all ? "" : " WHERE supports IS NULL OR verdict IS NULL"}`,

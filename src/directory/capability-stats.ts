@@ -11,19 +11,13 @@ import {
 import type { CapabilityCounts } from "../model/capability-schemas";
 import { fhirVersionFromUrl } from "../model/fhir-version";
 import { FHIR_VERSIONS, type FhirVersion } from "../model/types";
-import type { DirectoryData } from "./directory-data";
+import type { CapabilityStatsData, DirectoryData } from "./directory-data";
 
 /** What the statistics read besides the index: each probe's body ids, and a body's text. */
 export interface CapabilityStatsReads {
   /** [URL, metadata body id, SMART body id] of every probe. */
   probeBodies(): [string, number | null, number | null][];
   body(id: number): string | null;
-}
-
-/** The counts in all, and per developer (by index into `strings.vendorIds`; null: no entries). */
-export interface CapabilityStatsData {
-  overall: CapabilityCounts;
-  vendors: (CapabilityCounts | null)[];
 }
 
 /**

@@ -1,6 +1,6 @@
+import type { CapabilityCounts } from "../model/capability-schemas";
 import type { AvailabilityData } from "./availability-data";
 import type { Bitset } from "./bitset";
-import type { CapabilityStatsData } from "./capability-stats";
 import type { IdIndex } from "./id-lookup";
 
 /**
@@ -8,6 +8,12 @@ import type { IdIndex } from "./id-lookup";
  * (src/directory/text.ts), changes, so older index files are rebuilt.
  */
 export const DATA_FORMAT = 9;
+
+/** Capability counts in all, and per developer (by index into `strings.vendorIds`; null: no entries). */
+export interface CapabilityStatsData {
+  overall: CapabilityCounts;
+  vendors: (CapabilityCounts | null)[];
+}
 
 /** Names of the string tables the per-entry columns point into. */
 export const STRING_TABLES = [

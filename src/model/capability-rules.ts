@@ -22,16 +22,16 @@ const strings = (value: unknown): string[] => [
 /** A canonical as R4 writes it (a string) or as DSTU2/STU3 do (a Reference `{reference}`). */
 const canonical = (value: unknown): string | null => asString(value) ?? asString(asObject(value)?.reference);
 
-export interface UsCoreFacet {
+interface UsCoreFacet {
   declared: boolean;
   versions: string[];
 }
-export interface BulkDataFacet {
+interface BulkDataFacet {
   system: boolean;
   group: boolean;
   patient: boolean;
 }
-export interface SmartFacet {
+interface SmartFacet {
   v1: boolean;
   v2: boolean;
   pkceS256: boolean;
@@ -44,7 +44,7 @@ export interface SmartFacet {
   scopes: string[];
 }
 /** Measured by the prober from the TLS connection, not from the documents: null until it is. */
-export interface TlsFacet {
+interface TlsFacet {
   protocol: string | null;
   certificateExpiresAt: string | null;
   issuer: string | null;
@@ -57,7 +57,7 @@ export interface CapabilityFacets {
   tls: TlsFacet;
 }
 
-export interface Check {
+interface Check {
   id: CheckId;
   /** true: holds; false: does not; null: cannot apply (not probed, or nothing to check it on). */
   ok: boolean | null;
@@ -65,8 +65,8 @@ export interface Check {
 }
 
 export const VERDICT_STATUSES = ["ready", "partial", "no", "unknown"] as const;
-export type VerdictStatus = (typeof VERDICT_STATUSES)[number];
-export interface AppVerdict {
+type VerdictStatus = (typeof VERDICT_STATUSES)[number];
+interface AppVerdict {
   status: VerdictStatus;
   reasons: string[];
 }

@@ -70,7 +70,7 @@ export const FacetSchemas = {
 
 const CHECK_IDS = CHECKS.map((check) => check.id);
 
-export const CheckSchema = t.Object(
+const CheckSchema = t.Object(
   {
     id: t.String({ enum: CHECK_IDS, description: "Stable id of the rule (docs/api.md, Checks)." }),
     ok: t.Union([t.Boolean(), t.Null()], {
@@ -130,7 +130,7 @@ const countsOf = <K extends string>(keys: readonly K[], description: string) =>
   });
 
 /** Counts of one scope (every developer, or one): facets, checks and verdicts. */
-export const CapabilityCountsSchema = t.Object(
+const CapabilityCountsSchema = t.Object(
   {
     endpoints: count("Entries in the directory now (as in /api/v1/stats)."),
     verified: count("Of those, the ones whose last probe returned a CapabilityStatement (status verified)."),
@@ -171,7 +171,7 @@ export const CapabilityCountsSchema = t.Object(
 );
 export type CapabilityCounts = Static<typeof CapabilityCountsSchema>;
 
-export const CapabilityStatsSchema = t.Object(
+const CapabilityStatsSchema = t.Object(
   {
     vendor: t.Union([t.String(), t.Null()], {
       description: "The developer the counts are of; null for every developer.",
