@@ -367,6 +367,14 @@ const onSmart =
   (c: RuleContext): Outcome =>
     !c.probed ? NOT_PROBED : c.smart === null ? NO_SMART : run(c.smart, c);
 
+/** A rule that the SMART configuration publishes `key` as a list (its strings described by `describe`). */
+const publishedList = (key: string, describe: (list: string[]) => string) =>
+  onSmart((smart) =>
+    Array.isArray(smart[key])
+      ? { ok: true, detail: describe(strings(smart[key])) }
+      : { ok: false, detail: `no ${key}` },
+  );
+
 const httpsEndpoint = (url: string | null, what: string) =>
   url === null
     ? { ok: false, detail: `no ${what}` }
@@ -543,23 +551,13 @@ const RULES = [
     id: "smart-capabilities",
     verifies: "`capabilities` is published",
     source: SMART_DISCOVERY,
-    run: onSmart((smart) => {
-      const list = strings(smart.capabilities);
-      return Array.isArray(smart.capabilities)
-        ? { ok: true, detail: `${list.length} capabilities` }
-        : { ok: false, detail: "no capabilities" };
-    }),
+    run: publishedList("capabilities", (list) => `${list.length} capabilities`),
   },
   {
     id: "smart-grant-types",
     verifies: "`grant_types_supported` is published",
     source: SMART_DISCOVERY,
-    run: onSmart((smart) => {
-      const list = strings(smart.grant_types_supported);
-      return Array.isArray(smart.grant_types_supported)
-        ? { ok: true, detail: list.join(", ") || "empty" }
-        : { ok: false, detail: "no grant_types_supported" };
-    }),
+    run: publishedList("grant_types_supported", (list) => list.join(", ") || "empty"),
   },
   {
     id: "tls-1.2-or-later",

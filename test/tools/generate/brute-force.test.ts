@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { type Db, openDatabase } from "../../../src/db/client";
+import { READY, SUPPORTS } from "../../../src/model/capability-rules";
 import { generateDataset } from "../../../tools/generate/generator";
 import { createTestApp } from "../../support/app";
 import { type Combo, combinations } from "../../support/filter-combinations";
@@ -220,21 +221,13 @@ test("the brute force itself sees the data the combinations rely on", () => {
     sorted.length,
   );
   // Every supports= and ready= value holds somewhere, and not everywhere.
-  for (const value of [
-    "us-core",
-    "bulk-export",
-    "smart-v2",
-    "pkce",
-    "backend-services",
-    "launch-ehr",
-    "launch-standalone",
-  ])
+  for (const value of SUPPORTS)
     expect([
       value,
       bruteForce({ supports: value }).length > 0,
       bruteForce({ supports: value }).length < sorted.length,
     ]).toEqual([value, true, true]);
-  for (const value of ["patient-apps", "provider-apps", "backend-services"])
+  for (const value of READY)
     expect([
       value,
       bruteForce({ ready: value }).length > 0,
