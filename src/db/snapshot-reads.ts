@@ -55,7 +55,6 @@ export function snapshotReads(sqlite: Database) {
   const probeByRowId = sqlite.prepare(`${PROBE_REF} WHERE p.rowid = ?`);
   const summaryByRowId = sqlite.prepare(`SELECT ${SUMMARY_COLUMNS} FROM probes WHERE rowid = ?`);
   const bodyById = sqlite.prepare("SELECT CAST(body AS BLOB) FROM probe_bodies WHERE id = ?");
-
   return {
     probeByUrl: (url: string) => probeByUrl.values(url)[0] as ProbeRefRow | undefined,
     probeByRowId: (rowId: number) => probeByRowId.values(rowId)[0] as ProbeRefRow | undefined,
