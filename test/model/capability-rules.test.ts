@@ -63,3 +63,10 @@ test("PKCE plain fails its check; versions of US Core canonicals sort as numbers
   expect(facets.smart.pkcePlain).toBe(true);
   expect(checks.find((c) => c.id === "smart-no-pkce-plain")?.ok).toBe(false);
 });
+
+test("docs/api.md lists every check, in the order the answer gives them", async () => {
+  const docs = await Bun.file(new URL("../../docs/api.md", import.meta.url)).text();
+  const section = docs.slice(docs.indexOf("#### Checks"), docs.indexOf("#### Verdict"));
+  const listed = [...section.matchAll(/^\| `([a-z0-9.-]+)` \|/gm)].map((m) => m[1]);
+  expect(listed).toEqual(CHECKS.map((c) => c.id));
+});
