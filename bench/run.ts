@@ -79,6 +79,16 @@ const SHAPES: Shape[] = [
     path: "/api/v1/endpoints?smartSupported=true&hasResource=Patient&fhirVersion=R4",
   },
   { key: "deep-page", label: "page=1000&limit=100", path: "/api/v1/endpoints?page=1000&limit=100" },
+  {
+    key: "supports",
+    label: "supports=pkce,launch-standalone",
+    path: "/api/v1/endpoints?supports=pkce,launch-standalone",
+  },
+  {
+    key: "ready",
+    label: "ready=patient-apps&fhirVersion=R4",
+    path: "/api/v1/endpoints?ready=patient-apps&fhirVersion=R4",
+  },
   { key: "get-by-id", label: "get by id (random)", path: "/api/v1/endpoints/<id>", randomId: "" },
   {
     key: "capabilities",

@@ -32,27 +32,39 @@ const COLUMNS: Record<ChangeField, string> = {
   state: "state",
   zipCode: "zip_code",
   status: "status",
+  verdict: "verdict",
 };
-/** Stored as JSON text, served as the array. */
-const JSON_FIELDS: ReadonlySet<ChangeField> = new Set(["access"]);
+/** Stored as JSON text, served as the array (or object). */
+const JSON_FIELDS: ReadonlySet<ChangeField> = new Set(["access", "verdict"]);
+/** A verdict of an entry whose URL is unprobed (stored as null). */
+const UNKNOWN_VERDICT = { patientApps: "unknown", providerApps: "unknown", backendServices: "unknown" };
 const LISTED = "e.status != 'removed' AND e.unusable IS NULL";
 const CURRENT = (field: ChangeField) => (field === "vendorName" ? "v.name" : `e.${COLUMNS[field]}`);
 
+/**
+ * Pending rows read at a time: a write that touches most entries (a rule change re-derived over
+ * a million entries) would otherwise hold every pending row in memory at once (2 GB at 1M).
+ */
+const PENDING_CHUNK = 10_000;
 // CROSS JOIN keeps the pending rows outermost: without statistics the planner would otherwise
 // walk every entry below the mark (7 ms at 40,000 entries, per version) to find a handful.
 const PENDING = `SELECT p.entry_row_id, p.was_listed, ${LISTED},
     ${CHANGE_FIELDS.map((field) => `p.${COLUMNS[field]}`).join(", ")},
     ${CHANGE_FIELDS.map(CURRENT).join(", ")}
   FROM entry_changes_pending p CROSS JOIN entries e ON e.row_id = p.entry_row_id JOIN vendors v ON v.id = e.vendor_id
-  WHERE p.entry_row_id <= ?1`;
+  WHERE p.entry_row_id <= ?1 AND p.entry_row_id > ?2 ORDER BY p.entry_row_id LIMIT ${PENDING_CHUNK}`;
 /** Entries inserted since the last version that are in the list. */
 const ADDED = `SELECT e.row_id FROM entries e WHERE e.row_id > ?1 AND ${LISTED}`;
 
 type Value = string | null;
 type PendingRow = [rowId: number, wasListed: number, listed: number, ...values: Value[]];
 
-const served = (field: ChangeField, value: Value) =>
-  JSON_FIELDS.has(field) && value !== null ? (JSON.parse(value) as string[]) : value;
+const served = (field: ChangeField, value: Value): unknown =>
+  field === "verdict" && value === null
+    ? UNKNOWN_VERDICT
+    : JSON_FIELDS.has(field) && value !== null
+      ? JSON.parse(value)
+      : value;
 
 /** What one pending row changed: null when the entry is no different in what the list serves. */
 function changeOf(row: PendingRow): { kind: ChangeKind; fields: string | null } | null {
@@ -96,9 +108,15 @@ export function recordChanges(sqlite: Database, version: number) {
     "INSERT OR REPLACE INTO entry_changes (version, entry_row_id, change, fields) VALUES (?1, ?2, ?3, ?4)",
   );
   const mark = Number(readMetaValue(sqlite, "changes_row_mark"));
-  for (const row of sqlite.query(PENDING).values(mark) as PendingRow[]) {
-    const change = changeOf(row);
-    if (change !== null) insert.run(version, row[0], change.kind, change.fields);
+  const pending = sqlite.query(PENDING);
+  for (let after = -1; ; ) {
+    const rows = pending.values(mark, after) as PendingRow[];
+    for (const row of rows) {
+      const change = changeOf(row);
+      if (change !== null) insert.run(version, row[0], change.kind, change.fields);
+    }
+    if (rows.length < PENDING_CHUNK) break;
+    after = rows[rows.length - 1]![0];
   }
   for (const [rowId] of sqlite.query(ADDED).values(mark) as [number][]) insert.run(version, rowId, "added", null);
   discardPendingChanges(sqlite);

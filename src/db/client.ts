@@ -3,6 +3,7 @@ import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type BunSQLiteDatabase, drizzle } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
+import { fillCapabilityColumns } from "./capability-columns";
 import { ensureDatabaseId } from "./dataset-meta";
 import { fillBodyHashes } from "./probe-bodies";
 import * as schema from "./schema";
@@ -44,6 +45,7 @@ export function openDatabase(path: string): Db {
   const orm = drizzle(sqlite, { schema });
   migrate(orm, { migrationsFolder: MIGRATIONS_FOLDER });
   fillBodyHashes(sqlite);
+  fillCapabilityColumns(sqlite);
   ensureDatabaseId(sqlite);
   return { sqlite, orm, path };
 }

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 
 /**
- * Recomputes the served `fhirVersion` and `access` of every entry on the given URLs from the
+ * Recomputes the served `fhirVersion`, `access` and `verdict` of every entry on the given URLs from the
  * latest probe (when it returned a CapabilityStatement / SMART audiences) or else from the hints
  * of the lists that carry the entry. `lastUpdated` moves only for entries whose values change.
  * `status` is event-driven (ingest and probe set it) and is not touched here.
@@ -9,10 +9,8 @@ import type { Database } from "bun:sqlite";
  * one statement rather than 100,000.
  */
 export function refreshEffectiveFields(sqlite: Database, urls: Iterable<string>, now: string): number {
-  sqlite.exec("CREATE TEMP TABLE IF NOT EXISTS touched_urls (url TEXT PRIMARY KEY) WITHOUT ROWID");
-  sqlite.exec("DELETE FROM temp.touched_urls");
-  const insert = sqlite.prepare("INSERT OR IGNORE INTO temp.touched_urls (url) VALUES (?)");
-  for (const url of urls) insert.run(url);
+  touch(sqlite, urls);
+  updateVerdicts(sqlite);
   const { changes } = sqlite
     .prepare(
       `UPDATE entries SET fhir_version = d.fv, access = d.acc, last_updated = ?1
@@ -27,4 +25,35 @@ export function refreshEffectiveFields(sqlite: Database, urls: Iterable<string>,
     .run(now);
   sqlite.exec("DELETE FROM temp.touched_urls");
   return changes;
+}
+
+/** Fills `temp.touched_urls` with `urls`. */
+function touch(sqlite: Database, urls: Iterable<string>) {
+  sqlite.exec("CREATE TEMP TABLE IF NOT EXISTS touched_urls (url TEXT PRIMARY KEY) WITHOUT ROWID");
+  sqlite.exec("DELETE FROM temp.touched_urls");
+  const insert = sqlite.prepare("INSERT OR IGNORE INTO temp.touched_urls (url) VALUES (?)");
+  for (const url of urls) insert.run(url);
+}
+
+/**
+ * Copies each touched URL's probe verdict to its entries. Not a field of the record, so
+ * `lastUpdated` stays; the change feed's trigger sees it change.
+ */
+function updateVerdicts(sqlite: Database): number {
+  return sqlite
+    .prepare(
+      `UPDATE entries SET verdict = d.v
+       FROM (SELECT e.row_id AS rid, p.verdict AS v
+         FROM temp.touched_urls t JOIN entries e ON e.url = t.url LEFT JOIN probes p ON p.url = e.url) AS d
+       WHERE entries.row_id = d.rid AND entries.verdict IS NOT d.v`,
+    )
+    .run().changes;
+}
+
+/** Copies the probe verdict of each of `urls` to its entries (see updateVerdicts); returns the entries changed. */
+export function refreshVerdicts(sqlite: Database, urls: Iterable<string>): number {
+  touch(sqlite, urls);
+  const changed = updateVerdicts(sqlite);
+  sqlite.exec("DELETE FROM temp.touched_urls");
+  return changed;
 }

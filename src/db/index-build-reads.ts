@@ -18,15 +18,15 @@ export const vendorNameRows = (sqlite: Database) =>
   sqlite.prepare("SELECT id, name FROM vendors").values() as [id: Vendor["id"], name: Vendor["name"]][];
 
 /**
- * Per probed URL: its row id, the resources and SMART flag the filters use, when it was probed,
- * and 1 when its CapabilityStatement named a version (the served version is then the probe's,
- * src/db/effective-fields.ts).
+ * Per probed URL: its row id, the resources, SMART flag, supports and verdict the filters use,
+ * when it was probed, and 1 when its CapabilityStatement named a version (the served version is
+ * then the probe's, src/db/effective-fields.ts).
  */
 export const probeFactRows = (sqlite: Database) =>
   sqlite
     .prepare(
       `SELECT rowid, url, supported_resources, smart_supported, probed_at,
-         metadata_body_id IS NOT NULL AND fhir_version != 'UNKNOWN' FROM probes`,
+         metadata_body_id IS NOT NULL AND fhir_version != 'UNKNOWN', supports, verdict FROM probes`,
     )
     .values() as [
     rowId: number,
@@ -35,7 +35,23 @@ export const probeFactRows = (sqlite: Database) =>
     smartSupported: Raw<Probe["smartSupported"]>,
     probedAt: Probe["probedAt"],
     versionSeen: number,
+    supports: Probe["supports"],
+    verdict: Probe["verdict"],
   ][];
+
+/** [URL, metadata body id, SMART body id] of every probe, and a stored body's text (the capability statistics). */
+export function probeBodyReads(sqlite: Database) {
+  const body = sqlite.prepare("SELECT body FROM probe_bodies WHERE id = ?");
+  return {
+    probeBodies: () =>
+      sqlite.prepare("SELECT url, metadata_body_id, smart_body_id FROM probes").values() as [
+        Probe["url"],
+        Probe["metadataBodyId"],
+        Probe["smartBodyId"],
+      ][],
+    body: (id: number) => (body.values(id)[0]?.[0] as string | undefined) ?? null,
+  };
+}
 
 type EntryRow = [
   rowId: Entry["rowId"],
@@ -55,13 +71,16 @@ type EntryRow = [
   /** 1 when the entry is unusable (kept out of the listings). */
   unusable: number,
   versionEvidence: Entry["versionEvidence"],
+  /** The release the entry's list or URL states (`list_fhir_version` when its evidence is list or url), else null. */
+  statedVersion: Entry["listFhirVersion"] | null,
 ];
 
 /** Entries in row-id order, `limit` at a time after row id `after` (call `.values(after)` repeatedly). */
 export function entryChunks(sqlite: Database, limit: number): (after: number) => EntryRow[] {
   const chunk = sqlite.prepare(
     `SELECT row_id, id, url, vendor_id, organization_name, npi, tenant_id, city, state, zip_code, fhir_version, access, status, last_updated,
-       unusable IS NOT NULL, version_evidence
+       unusable IS NOT NULL, version_evidence,
+       CASE WHEN version_evidence IN ('list', 'url') THEN list_fhir_version END
      FROM entries WHERE row_id > ? ORDER BY row_id LIMIT ${limit}`,
   );
   return (after) => chunk.values(after) as EntryRow[];

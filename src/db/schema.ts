@@ -71,6 +71,8 @@ export const entries = sqliteTable(
     unusableDetail: text("unusable_detail"),
     /** When a list first carried the entry; null for entries stored before this was recorded. */
     firstSeen: text("first_seen"),
+    /** Its URL's probe's verdict statuses (probes.verdict), for the change feed; null while unprobed. */
+    verdict: text("verdict"),
   },
   (table) => [index("entries_url").on(table.url), index("entries_vendor").on(table.vendorId)],
 );
@@ -133,6 +135,10 @@ export const probes = sqliteTable(
     access: text("access"),
     smartCapabilities: text("smart_capabilities").notNull().default("[]"),
     grantTypes: text("grant_types").notNull().default("[]"),
+    /** JSON array of the `supports=` values the bodies hold (src/model/capability-rules.ts); null until derived. */
+    supports: text("supports"),
+    /** JSON object of the verdict's three statuses; null until derived. */
+    verdict: text("verdict"),
   },
   (table) => [index("probes_metadata_body").on(table.metadataBodyId), index("probes_smart_body").on(table.smartBodyId)],
 );
@@ -222,4 +228,5 @@ export const entryChangesPending = sqliteTable("entry_changes_pending", {
   state: text("state"),
   zipCode: text("zip_code"),
   status: text("status"),
+  verdict: text("verdict"),
 });

@@ -9,6 +9,10 @@ export function setBit(bits: Bitset, i: number) {
   bits[i >>> 5]! |= 1 << (i & 31);
 }
 
+export function hasBit(bits: Bitset, i: number): boolean {
+  return (bits[i >>> 5]! & (1 << (i & 31))) !== 0;
+}
+
 function popcount32(x: number): number {
   x -= (x >>> 1) & 0x55555555;
   x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);

@@ -1,10 +1,14 @@
 import type { Database } from "bun:sqlite";
+import { readCapabilityColumns } from "../db/capability-columns";
 import { readDatabaseId, readDatasetVersion, readLastRefreshAt } from "../db/dataset-meta";
 import { countEntries } from "../db/describe";
-import { entryChunks, probeFactRows, vendorNameRows } from "../db/index-build-reads";
+import { entryChunks, probeBodyReads, probeFactRows, vendorNameRows } from "../db/index-build-reads";
+import { READY, READY_KIND, SUPPORTS, type VerdictStatuses } from "../model/capability-rules";
 import { basisOf, FHIR_VERSION_BASES, type VersionEvidence } from "../model/evidence";
+import { FHIR_VERSIONS, type FhirVersion } from "../model/types";
 import { buildAvailabilityData } from "./availability-data";
 import { type Bitset, createBitset, setBit } from "./bitset";
+import { computeCapabilityStats } from "./capability-stats";
 import type { DirectoryData, EntryColumns, Facet, StringTable } from "./directory-data";
 import { buildIdIndex, compareIds } from "./id-lookup";
 import { lowerBound } from "./lower-bound";
@@ -36,17 +40,31 @@ interface ProbeFacts {
   smart: boolean;
   /** The probe's CapabilityStatement named a version: the served one. */
   versionSeen: boolean;
+  /** The `supports=` and `ready=` values that hold (src/model/capability-rules.ts). */
+  capabilities: { supports: readonly string[]; ready: readonly string[] };
 }
+
+const NO_CAPABILITIES = { supports: [], ready: [] };
 
 function readProbeFacts(sqlite: Database): Map<string, ProbeFacts> {
   const facts = new Map<string, ProbeFacts>();
-  for (const [rowId, url, resources, smart, probedAt, versionSeen] of probeFactRows(sqlite)) {
+  // Few distinct pairs (one per vendor release, roughly): each parsed once.
+  const capabilities = new Map<string, ProbeFacts["capabilities"]>();
+  for (const [rowId, url, resources, smart, probedAt, versionSeen, supports, verdict] of probeFactRows(sqlite)) {
+    const key = `${supports}\n${verdict}`;
+    let known = capabilities.get(key);
+    if (known === undefined) {
+      const stored = readCapabilityColumns(supports, verdict);
+      known = stored === null ? NO_CAPABILITIES : { supports: stored.supports, ready: readyOf(stored.verdict) };
+      capabilities.set(key, known);
+    }
     facts.set(url, {
       rowId,
       probedAt,
       resources: JSON.parse(resources) as string[],
       smart: smart === 1,
       versionSeen: versionSeen === 1,
+      capabilities: known,
     });
   }
   return facts;
@@ -101,6 +119,8 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
   const raw = emptyColumns(size);
   /** 1 for an entry kept out of the listings (removed, or unusable: src/pipeline/ingest/unusable.ts). */
   const hidden = new Uint8Array(size);
+  /** Per URL (index into the urls table): the first stated release seen, -1 for none. */
+  const stated: number[] = [];
   const chunk = entryChunks(sqlite, CHUNK);
   let n = 0;
   for (let after = -1; ; ) {
@@ -125,6 +145,8 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
       raw.status[n] = tables.statuses.id(row[12]);
       raw.lastUpdated[n] = tables.lastUpdated.id(row[13]);
       hidden[n] = row[12] === "removed" || row[14] === 1 ? 1 : 0;
+      const version = row[16] === null ? -1 : FHIR_VERSIONS.indexOf(row[16] as FhirVersion);
+      if (stated[raw.url[n]!] === undefined || stated[raw.url[n]!] === -1) stated[raw.url[n]!] = version;
       n++;
     }
     if (rows.length < CHUNK) break;
@@ -159,24 +181,30 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
   );
   strings.nameWords = nameWords;
   const probeRowIds = Int32Array.from(strings.urls, (url) => probes.get(url)?.rowId ?? -1);
+  const statedVersions = Int8Array.from(strings.urls, (_, i) => stated[i] ?? -1);
   const availability = buildAvailabilityData(
     sqlite,
     strings.urls,
     (url) => probes.get(url)?.probedAt ?? null,
     readLastRefreshAt(sqlite),
   );
-  return {
+  const base = {
     version,
     databaseId: readDatabaseId(sqlite),
     size: n,
     listed,
     columns,
     strings,
+    probeRowIds,
+    statedVersions,
+  };
+  return {
+    ...base,
     facets,
     postings,
-    probeRowIds,
     ids: buildIdIndex(columns.id),
     availability,
+    capabilityStats: computeCapabilityStats(base, probeBodyReads(sqlite)),
   };
 }
 
@@ -272,6 +300,8 @@ function buildFacets(
     access: new Map(),
     smart: new Map(),
     resource: new Map(),
+    supports: new Map(),
+    ready: new Map(),
   } as Record<Facet, Map<string, Bitset>>;
   const bitsetsFor = (facet: Facet, table: string[]) =>
     table.map((value) => {
@@ -284,6 +314,8 @@ function buildFacets(
   const fhirVersion = bitsetsFor("fhirVersion", strings.fhirVersions);
   const [patient, provider] = bitsetsFor("access", ["patient", "provider"]);
   const [smartTrue, smartFalse] = bitsetsFor("smart", ["true", "false"]);
+  const supportsBits = new Map(bitsetsFor("supports", [...SUPPORTS]).map((bits, i) => [SUPPORTS[i] as string, bits]));
+  const readyBits = new Map(bitsetsFor("ready", [...READY]).map((bits, i) => [READY[i] as string, bits]));
   // Resolve each URL's probe facts to bitsets once; entries then only set bits.
   const resourceBits = new Map<string, Bitset>();
   const perUrl = strings.urls.map((url) => {
@@ -296,7 +328,14 @@ function buildFacets(
       }
       return bits;
     });
-    return { smart: probe?.smart === true, resources };
+    const { supports, ready } = probe?.capabilities ?? NO_CAPABILITIES;
+    return {
+      smart: probe?.smart === true,
+      resources,
+      capabilities: [...supports.map((v) => supportsBits.get(v)), ...ready.map((v) => readyBits.get(v))].filter(
+        (bits): bits is Bitset => bits !== undefined,
+      ),
+    };
   });
   // Removed entries (ordinals from `listed` on) match no filter: they leave the listings.
   for (let i = 0; i < listed; i++) {
@@ -308,10 +347,14 @@ function buildFacets(
     const url = perUrl[columns.url[i]!]!;
     setBit(url.smart ? smartTrue! : smartFalse!, i);
     for (const bits of url.resources) setBit(bits, i);
+    for (const bits of url.capabilities) setBit(bits, i);
   }
   facets.resource = resourceBits;
   return facets;
 }
+
+/** The `ready=` values of a stored verdict: the app kinds whose status is `ready`. */
+const readyOf = (verdict: VerdictStatuses) => READY.filter((value) => verdict[READY_KIND[value]] === "ready");
 
 /** Sorted distinct name words and, per word, the ordinals whose organization name has it. */
 function buildPostings(

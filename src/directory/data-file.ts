@@ -18,9 +18,9 @@ import { verifyDirectoryData } from "./verify-data";
  */
 const MAGIC = `endpoint-directory-index/${DATA_FORMAT}`;
 const CHECKSUM_BYTES = 32;
-const ARRAY_TYPES = { Int32Array, Uint8Array, Float64Array, Uint32Array } as const;
+const ARRAY_TYPES = { Int32Array, Uint8Array, Float64Array, Uint32Array, Int8Array } as const;
 type ArrayTypeName = keyof typeof ARRAY_TYPES;
-type AnyArray = Int32Array | Uint8Array | Float64Array | Uint32Array;
+type AnyArray = Int32Array | Uint8Array | Float64Array | Uint32Array | Int8Array;
 
 /** Each column's array type. */
 const COLUMN_TYPES: Record<keyof EntryColumns, new (...args: never[]) => AnyArray> = {
@@ -67,6 +67,7 @@ interface Header {
   strings: DirectoryData["strings"];
   facets: [Facet, string, string][];
   sections: Section[];
+  capabilityStats: DirectoryData["capabilityStats"];
 }
 
 const align8 = (n: number) => (n + 7) & ~7;
@@ -82,6 +83,7 @@ function sectionsOf(data: DirectoryData): [string, AnyArray][] {
     ["postings:offsets", data.postings.offsets],
     ["postings:ordinals", data.postings.ordinals],
     ["probeRowIds", data.probeRowIds],
+    ["statedVersions", data.statedVersions],
   );
   out.push(["ids:order", data.ids.order], ["ids:heads", data.ids.heads], ["ids:starts", data.ids.starts]);
   out.push(["availability:offsets", data.availability.offsets], ["availability:bytes", data.availability.bytes]);
@@ -109,6 +111,7 @@ export function encodeDataFile(data: DirectoryData): Uint8Array {
     strings: data.strings,
     facets,
     sections,
+    capabilityStats: data.capabilityStats,
   };
   const headerBytes = Buffer.from(JSON.stringify(header));
   const start = align8(8 + headerBytes.length);
@@ -226,6 +229,8 @@ function parseDataFile(name: string, prefix: Uint8Array, headerLength: number, b
       ordinals: array("postings:ordinals", Int32Array),
     },
     probeRowIds: array("probeRowIds", Int32Array),
+    statedVersions: array("statedVersions", Int8Array),
+    capabilityStats: header.capabilityStats,
     ids: {
       order: array("ids:order", Int32Array),
       heads: array("ids:heads", Uint32Array),
@@ -304,7 +309,17 @@ function parseHeader(name: string, bytes: Uint8Array, arraysLength: number): Hea
       fail(`section ${label} lies outside the file's ${arraysLength} bytes of arrays`);
     return { name: sectionName, type, offset, length } as Section;
   });
-  return { magic: MAGIC, version, databaseId: header.databaseId as string, size, listed, strings, facets, sections };
+  return {
+    magic: MAGIC,
+    version,
+    databaseId: header.databaseId as string,
+    size,
+    listed,
+    strings,
+    facets,
+    sections,
+    capabilityStats: header.capabilityStats as Header["capabilityStats"],
+  };
 }
 
 const sha256 = (parts: Uint8Array[]): Uint8Array => {

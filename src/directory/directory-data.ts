@@ -1,3 +1,5 @@
+import type { Static } from "@sinclair/typebox";
+import type { CapabilityStatsDataSchema } from "../model/capability-schemas";
 import type { AvailabilityData } from "./availability-data";
 import type { Bitset } from "./bitset";
 import type { IdIndex } from "./id-lookup";
@@ -7,6 +9,9 @@ import type { IdIndex } from "./id-lookup";
  * (src/directory/text.ts), or its file layout (data-file.ts) changes, so older index files are rebuilt.
  */
 export const DATA_FORMAT = 9;
+
+/** Capability counts in all, and per developer (by index into `strings.vendorIds`; null: no entries). */
+export type CapabilityStatsData = Static<typeof CapabilityStatsDataSchema>;
 
 /** Names of the string tables the per-entry columns point into. */
 export const STRING_TABLES = [
@@ -47,7 +52,7 @@ export interface EntryColumns {
   lastUpdated: Int32Array;
 }
 
-export const FACETS = ["vendor", "state", "fhirVersion", "access", "smart", "resource"] as const;
+export const FACETS = ["vendor", "state", "fhirVersion", "access", "smart", "resource", "supports", "ready"] as const;
 export type Facet = (typeof FACETS)[number];
 
 /**
@@ -66,12 +71,22 @@ export interface DirectoryData {
   listed: number;
   columns: EntryColumns;
   strings: Record<StringTable, string[]>;
-  /** Facet → value → bitset of ordinals. `smart` has the values "true" and "false". */
+  /**
+   * Facet → value → bitset of ordinals. `smart` has the values "true" and "false"; `supports` and
+   * `ready` one bitset per filter value (src/model/capability-rules.ts: SUPPORTS, READY).
+   */
   facets: Record<Facet, Map<string, Bitset>>;
   /** Inverted index of organization-name words: postings of `strings.nameWords[i]` are ordinals[offsets[i]..offsets[i+1]). */
   postings: { offsets: Int32Array; ordinals: Int32Array };
   /** Per URL (index into `strings.urls`): the row id of its probe in the probes table, -1 when never probed. */
   probeRowIds: Int32Array;
+  /**
+   * Per URL: the release its first entry's list or URL states (an index into FHIR_VERSIONS), -1
+   * when none does; the `fhir-version-matches` check compares the CapabilityStatement with it.
+   */
+  statedVersions: Int8Array;
+  /** Facets, checks and verdicts counted, in all and per vendor (src/directory/capability-stats.ts). */
+  capabilityStats: CapabilityStatsData;
   /** Get-by-id's search tables (IdLookup): no database read. */
   ids: IdIndex;
   /** Per URL (index into `strings.urls`): its availability answer's ingredients, so the route reads no database. */

@@ -12,6 +12,10 @@ export interface EndpointFilter {
   access?: string;
   hasResource?: string[];
   smartSupported?: boolean;
+  /** `supports=` values (src/model/capability-rules.ts, SUPPORTS); each must hold. */
+  supports?: string[];
+  /** `ready=` values (READY); each app kind's verdict must be `ready`. */
+  ready?: string[];
 }
 
 export interface SearchResult {
@@ -72,6 +76,8 @@ export class DirectorySearch {
     if (filter.access !== undefined && !add(facets.access.get(filter.access))) return null;
     if (filter.smartSupported !== undefined && !add(facets.smart.get(String(filter.smartSupported)))) return null;
     for (const type of filter.hasResource ?? []) if (!add(facets.resource.get(type))) return null;
+    for (const value of filter.supports ?? []) if (!add(facets.supports.get(value))) return null;
+    for (const value of filter.ready ?? []) if (!add(facets.ready.get(value))) return null;
     for (const word of filter.queryWords) if (!add(this.prefixBits(word))) return null;
     return sets;
   }

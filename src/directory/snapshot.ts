@@ -1,6 +1,8 @@
 import type { Database } from "bun:sqlite";
 import { readLastRefreshAt } from "../db/dataset-meta";
 import { type ProbeRefRow, snapshotReads } from "../db/snapshot-reads";
+import { type CapabilityReport, capabilityReport, parseDocument } from "../model/capability-rules";
+import type { CapabilityCounts } from "../model/capability-schemas";
 import type { EndpointRecord } from "../model/endpoints";
 import type { FhirVersionBasis, UnusableReason } from "../model/evidence";
 import type { StatsRecord } from "../model/stats";
@@ -8,6 +10,7 @@ import { FHIR_VERSIONS, type FhirVersion, type ProbeStatus } from "../model/type
 import type { VendorRecord } from "../model/vendors";
 import type { AvailabilityData } from "./availability-data";
 import { countBits } from "./bitset";
+import { statedVersionAt } from "./capability-stats";
 import type { DirectoryData } from "./directory-data";
 import { IdLookup } from "./id-lookup";
 import { Lru } from "./lru";
@@ -31,9 +34,11 @@ interface CapabilitiesSummary {
   grantTypes: JsonList;
 }
 
-/** What an answer shares with every URL whose probe kept the same two bodies. */
+/** What an answer shares with every URL whose probe kept the same two bodies (and states the same version). */
 export interface CapabilitiesShared {
   summary: CapabilitiesSummary;
+  /** Facets, checks and verdict, read from the two bodies (src/model/capability-rules.ts). */
+  report: CapabilityReport;
   /** The raw bodies, exactly the bytes the server sent (UTF-8). */
   capabilityStatementBytes: Uint8Array<ArrayBuffer> | null;
   smartConfigurationBytes: Uint8Array<ArrayBuffer> | null;
@@ -57,6 +62,12 @@ export interface CapabilitiesRecord {
   shared: () => CapabilitiesShared;
 }
 
+/** The capability statistics of a version: in all, and per developer with entries (in vendor order). */
+export interface CapabilityStatsRecord {
+  overall: CapabilityCounts;
+  vendors: ({ vendorId: string; vendorName: string } & CapabilityCounts)[];
+}
+
 /** A URL's probe, as a capabilities answer needs it (`rowId` -1: never probed). */
 interface UrlProbe {
   rowId: number;
@@ -65,6 +76,8 @@ interface UrlProbe {
   sharedKey: string;
   metadataBodyId: number | null;
   smartBodyId: number | null;
+  /** The release the URL's list or path states, for the `fhir-version-matches` check. */
+  statedVersion: FhirVersion | null;
   /** `ownJson` for entries of vendor `ownVendor` (entries of one URL almost always share a vendor). */
   ownJson?: string;
   ownVendor?: number;
@@ -72,6 +85,7 @@ interface UrlProbe {
 
 const UNPROBED_KEY = "unprobed";
 const UNPROBED: CapabilitiesShared = {
+  report: capabilityReport({ probed: false, statement: null, smart: null, statedVersion: null }),
   summary: {
     fhirVersion: null,
     softwareName: null,
@@ -85,6 +99,7 @@ const UNPROBED: CapabilitiesShared = {
   smartConfigurationBytes: null,
 };
 const json = (value: string | null) => (value === null ? "null" : JSON.stringify(value));
+const decoder = new TextDecoder();
 
 /**
  * One dataset version, frozen: the list operation answers from its in-memory DirectoryData, and
@@ -103,6 +118,7 @@ export class DatasetSnapshot {
   private readonly urlProbes: (UrlProbe | undefined)[];
   /** Per row id: the entry's ordinal, -1 for none; built by the first idOfRow. */
   private ordinalOfRow: Int32Array | undefined;
+  private capabilityStatsCache: CapabilityStatsRecord | undefined;
   /** One string per distinct body pair. */
   private readonly sharedKeys = new Map<string, string>();
 
@@ -218,7 +234,7 @@ export class DatasetSnapshot {
     const vendorName = this.vendorNames.get(vendorId) ?? vendorId;
     let probe = this.urlProbes[urlIndex];
     if (probe === undefined) {
-      probe = this.probeOf(url, this.data.probeRowIds[urlIndex]!);
+      probe = this.probeOf(url, urlIndex, this.data.probeRowIds[urlIndex]!);
       this.urlProbes[urlIndex] = probe;
     }
     const vendor = columns.vendor[ordinal]!;
@@ -247,7 +263,7 @@ export class DatasetSnapshot {
    * A URL's probe, read by the row id the index recorded for this version (no URL index walk);
    * the URL is checked, and read by it instead if they differ (VACUUM may renumber rows).
    */
-  private probeOf(url: string, rowId: number): UrlProbe {
+  private probeOf(url: string, urlIndex: number, rowId: number): UrlProbe {
     let row: ProbeRefRow | undefined;
     if (rowId !== -1) {
       row = this.reads.probeByRowId(rowId);
@@ -262,6 +278,7 @@ export class DatasetSnapshot {
         sharedKey: UNPROBED_KEY,
         metadataBodyId: null,
         smartBodyId: null,
+        statedVersion: null,
       };
     const [, probedAt, probeStatus, metadataBodyId, smartBodyId, metadataSha256, smartSha256, probeRowId, ...summary] =
       row;
@@ -272,7 +289,9 @@ export class DatasetSnapshot {
     // it; until then its id (never reused in a file) names it.
     const name = (id: number | null, sha256: string | null) =>
       id === null ? "-" : (sha256 ?? `#${id}@${this.sqlite.filename}`);
-    const key = `${name(metadataBodyId, metadataSha256)}:${name(smartBodyId, smartSha256)}:${Bun.hash(JSON.stringify(summary)).toString(36)}`;
+    // The version the list or URL states is an input of one check, so it names the part too.
+    const statedVersion = statedVersionAt(this.data, urlIndex);
+    const key = `${name(metadataBodyId, metadataSha256)}:${name(smartBodyId, smartSha256)}:${Bun.hash(JSON.stringify(summary)).toString(36)}:${statedVersion ?? "-"}`;
     let sharedKey = this.sharedKeys.get(key);
     if (sharedKey === undefined) {
       sharedKey = key;
@@ -286,7 +305,27 @@ export class DatasetSnapshot {
       sharedKey,
       metadataBodyId,
       smartBodyId,
+      statedVersion,
     };
+  }
+
+  /**
+   * Facets, checks and verdicts counted over the listed entries, in all and per developer: computed
+   * on first use, then kept for this version.
+   */
+  get capabilityStats(): CapabilityStatsRecord {
+    if (this.capabilityStatsCache === undefined) {
+      const { overall, vendors } = this.data.capabilityStats;
+      const byId = new Map(this.data.strings.vendorIds.map((id, i) => [id, vendors[i] ?? null]));
+      this.capabilityStatsCache = {
+        overall,
+        vendors: this.vendors.flatMap((vendor) => {
+          const counts = byId.get(vendor.id);
+          return counts ? [{ vendorId: vendor.id, vendorName: vendor.name, ...counts }] : [];
+        }),
+      };
+    }
+    return this.capabilityStatsCache;
   }
 
   /** The summary and raw bodies of a probe: read only when no cached answer has them. */
@@ -295,7 +334,16 @@ export class DatasetSnapshot {
     const [fhirVersion, softwareName, softwareVersion, resources, smartSupported, smartCapabilities, grantTypes] =
       this.reads.summaryByRowId(probe.rowId);
     const body = (id: number | null) => (id === null ? null : this.reads.bodyById(id));
+    const statement = body(probe.metadataBodyId);
+    const smart = body(probe.smartBodyId);
+    const parse = (bytes: Uint8Array | null) => parseDocument(bytes === null ? null : decoder.decode(bytes));
     return {
+      report: capabilityReport({
+        probed: true,
+        statement: parse(statement),
+        smart: parse(smart),
+        statedVersion: probe.statedVersion,
+      }),
       summary: {
         fhirVersion: probe.metadataBodyId !== null ? fhirVersion : null,
         softwareName,
@@ -305,8 +353,8 @@ export class DatasetSnapshot {
         smartCapabilities: jsonList(smartCapabilities),
         grantTypes: jsonList(grantTypes),
       },
-      capabilityStatementBytes: body(probe.metadataBodyId),
-      smartConfigurationBytes: body(probe.smartBodyId),
+      capabilityStatementBytes: statement,
+      smartConfigurationBytes: smart,
     };
   }
 

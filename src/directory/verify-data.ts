@@ -1,3 +1,6 @@
+import { Value } from "@sinclair/typebox/value";
+import { CapabilityStatsDataSchema } from "../model/capability-schemas";
+import { FHIR_VERSIONS } from "../model/types";
 import type { DirectoryData, EntryColumns, StringTable } from "./directory-data";
 
 /** Columns that point into a string table, and whether they may be null (-1). */
@@ -50,6 +53,13 @@ export function verifyDirectoryData(data: DirectoryData): string | null {
   if (firstOutside(ordinals, 0, listed) !== -1) return "a name posting points outside the listed entries";
   if (data.probeRowIds.length !== strings.urls.length) return "probeRowIds does not have one row per URL";
   if (firstOutside(data.probeRowIds, -1, 2 ** 31 - 1) !== -1) return "probeRowIds holds a negative row id";
+  if (data.statedVersions.length !== strings.urls.length) return "statedVersions does not have one value per URL";
+  if (firstOutside(data.statedVersions, -1, FHIR_VERSIONS.length) !== -1) return "statedVersions names no release";
+  if (
+    !Value.Check(CapabilityStatsDataSchema, data.capabilityStats) ||
+    data.capabilityStats.vendors.length !== strings.vendorIds.length
+  )
+    return "the capability counts are not whole";
   const availability = data.availability;
   const availabilityProblem = offsetsProblem(
     "availability",

@@ -1,12 +1,13 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { t } from "elysia";
+import { VerdictStatusesSchema } from "./capability-schemas";
 import { EndpointRecordSchema } from "./endpoints";
 
 /**
  * The fields of the Endpoint record a change can name: every served field but `id` (a change
  * of identity is a removal and an addition) and `lastUpdated` (it moves with every change).
  */
-export const CHANGE_FIELDS = [
+const RECORD_CHANGE_FIELDS = [
   "url",
   "vendorId",
   "vendorName",
@@ -20,14 +21,16 @@ export const CHANGE_FIELDS = [
   "zipCode",
   "status",
 ] as const satisfies readonly (keyof typeof EndpointRecordSchema.properties)[];
+/** And the verdict of the capabilities answer (its three statuses), which is not in the record. */
+export const CHANGE_FIELDS = [...RECORD_CHANGE_FIELDS, "verdict"] as const;
 export type ChangeField = (typeof CHANGE_FIELDS)[number];
 
 const CHANGE_KINDS = ["added", "removed", "changed"] as const;
 export type ChangeKind = (typeof CHANGE_KINDS)[number];
 
-/** One field's change: its value before and after, each as the Endpoint record serves it. */
+/** One field's change: its value before and after, each as the Endpoint record (or capabilities' verdict) serves it. */
 const fieldChange = (field: ChangeField) => {
-  const value = EndpointRecordSchema.properties[field] as TSchema;
+  const value = (field === "verdict" ? VerdictStatusesSchema : EndpointRecordSchema.properties[field]) as TSchema;
   return t.Object({ from: value, to: value }, { additionalProperties: false });
 };
 
@@ -48,7 +51,7 @@ export const ChangeRecordSchema = t.Object(
         additionalProperties: false,
         minProperties: 1,
         description:
-          "For `changed` only: each Endpoint field whose value changed, with its value before (`from`) and after (`to`).",
+          "For `changed` only: each Endpoint field whose value changed, with its value before (`from`) and after (`to`); `verdict`: the statuses of the capabilities verdict (GET /api/v1/endpoints/{id}/capabilities) changed, `unknown` while unprobed.",
       }),
     ),
   },

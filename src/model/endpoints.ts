@@ -1,5 +1,7 @@
 import { type Static, type TLiteral, Type } from "@sinclair/typebox";
 import { t } from "elysia";
+import { capabilityReport, READY, SUPPORTS } from "./capability-rules";
+import { ChecksSchema, FacetSchemas, VerdictSchema } from "./capability-schemas";
 import { FHIR_VERSION_BASES, STATE_EVIDENCE, UNUSABLE_REASONS, URL_EVIDENCE, VERSION_EVIDENCE } from "./evidence";
 import { REQUEST_CAPS } from "./request-caps";
 import { AUDIENCES, ENDPOINT_STATUSES, FHIR_VERSIONS, FILTERABLE_FHIR_VERSIONS, PROBE_STATUSES } from "./types";
@@ -74,6 +76,22 @@ export const ListQuery = t.Object(
         "x-error": "smartSupported: must be true or false",
         description: "`true`: only endpoints whose probe returned a SMART configuration; `false`: only the others.",
         examples: ["true"],
+      }),
+    ),
+    supports: t.Optional(
+      t.String({
+        maxLength: 200,
+        "x-error": `supports: must be a comma-separated list of at most ${SUPPORTS.length} of ${SUPPORTS.join(", ")}`,
+        description: `Comma-separated, each must hold (docs/api.md, Facets): ${SUPPORTS.map((v) => `\`${v}\``).join(", ")}. \`us-core\`: a US Core canonical is declared; \`bulk-export\`: \`$export\` at some level; \`smart-v2\`, \`pkce\` (S256), \`backend-services\`, \`launch-ehr\`, \`launch-standalone\`: the SMART facets of those names. Spaces around commas ignored; an unknown value → 400.`,
+        examples: ["pkce,launch-standalone"],
+      }),
+    ),
+    ready: t.Optional(
+      t.String({
+        maxLength: 100,
+        "x-error": `ready: must be a comma-separated list of ${READY.join(", ")}`,
+        description: `Comma-separated app kinds whose verdict must be \`ready\` (docs/api.md, Verdict): ${READY.map((v) => `\`${v}\``).join(", ")}.`,
+        examples: ["patient-apps"],
       }),
     ),
     page: t.Optional(
@@ -287,12 +305,15 @@ export const CapabilitiesSchema = t.Object({
       grantTypes: t.Array(t.String(), {
         description: "`grant_types_supported` of the SMART configuration, as published.",
       }),
+      ...FacetSchemas,
     },
     {
       description:
-        "Every key is always present: strings null when unknown, arrays [], supportedResourceCount 0, smartSupported false.",
+        "Every key is always present: strings null when unknown, arrays [], supportedResourceCount 0, flags false. `usCore`, `bulkData` and `smart` are read from the two stored documents (docs/api.md, Facets); `tls` from the probe's connection.",
     },
   ),
+  checks: ChecksSchema,
+  verdict: VerdictSchema,
   capabilityStatement: t.Union([t.Object({}, { additionalProperties: true }), t.Null()], {
     description:
       "The CapabilityStatement (or DSTU2 Conformance) exactly as /metadata returned it; null when that probe returned no JSON.",
@@ -301,6 +322,30 @@ export const CapabilitiesSchema = t.Object({
     description:
       "The SMART configuration exactly as /.well-known/smart-configuration returned it; null when it returned no JSON.",
   }),
+});
+
+const EXAMPLE_STATEMENT = {
+  resourceType: "CapabilityStatement",
+  fhirVersion: "4.0.1",
+  kind: "instance",
+  format: ["json"],
+  instantiates: ["http://hl7.org/fhir/us/core/CapabilityStatement/us-core-server|6.1.0"],
+  software: { name: "Epic", version: "November 2026" },
+  rest: [{ mode: "server", resource: [{ type: "Patient" }, { type: "Observation" }] }],
+};
+const EXAMPLE_SMART = {
+  authorization_endpoint: "https://mychart.stmaryshospital.com/oauth2/authorize",
+  token_endpoint: "https://mychart.stmaryshospital.com/oauth2/token",
+  code_challenge_methods_supported: ["S256"],
+  capabilities: ["launch-standalone", "context-standalone-patient"],
+  grant_types_supported: ["authorization_code"],
+};
+/** The example's facets, checks and verdict are what the rules make of the example's documents. */
+const EXAMPLE_REPORT = capabilityReport({
+  probed: true,
+  statement: EXAMPLE_STATEMENT,
+  smart: EXAMPLE_SMART,
+  statedVersion: "R4",
 });
 
 export const CapabilitiesResponse = t.Object(
@@ -322,20 +367,14 @@ export const CapabilitiesResponse = t.Object(
             supportedResourceCount: 2,
             supportedResources: ["Observation", "Patient"],
             smartSupported: true,
-            smartCapabilities: ["launch-standalone", "context-standalone-patient"],
-            grantTypes: ["authorization_code"],
+            smartCapabilities: EXAMPLE_SMART.capabilities,
+            grantTypes: EXAMPLE_SMART.grant_types_supported,
+            ...EXAMPLE_REPORT.facets,
           },
-          capabilityStatement: {
-            resourceType: "CapabilityStatement",
-            fhirVersion: "4.0.1",
-            software: { name: "Epic", version: "November 2026" },
-            rest: [{ mode: "server", resource: [{ type: "Patient" }, { type: "Observation" }] }],
-          },
-          smartConfiguration: {
-            authorization_endpoint: "https://mychart.stmaryshospital.com/oauth2/authorize",
-            capabilities: ["launch-standalone", "context-standalone-patient"],
-            grant_types_supported: ["authorization_code"],
-          },
+          checks: EXAMPLE_REPORT.checks,
+          verdict: EXAMPLE_REPORT.verdict,
+          capabilityStatement: EXAMPLE_STATEMENT,
+          smartConfiguration: EXAMPLE_SMART,
         },
       },
     ],

@@ -16,6 +16,7 @@ import { drizzle } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import { loadConfig } from "../../src/config";
 import { type Db, MIGRATIONS_FOLDER, openDatabase } from "../../src/db/client";
+import { CHECKS } from "../../src/model/capability-rules";
 import { entryId } from "../../src/model/identity";
 import { Rng } from "../../tools/generate/prng";
 import { createTestApp } from "../support/app";
@@ -245,7 +246,18 @@ describe("moving bodies out of the probe rows", () => {
       if (old.metadata && old.smart) withBodies++;
       const parse = (body: Uint8Array | null) => (body ? JSON.parse(decoder.decode(body)) : null);
       const list = (text: string | null) => (text ? (JSON.parse(text) as string[]) : []);
-      expect(JSON.parse(decoder.decode(answer))).toEqual({
+      // Facets, checks and verdict are derived from these bodies (test/pipeline/probe/real-facets.test.ts).
+      const { checks, verdict, ...data } = JSON.parse(decoder.decode(answer)).data;
+      const { usCore, bulkData, smart, tls, ...summary } = data.summary;
+      expect([
+        checks.length,
+        Object.keys(verdict).length,
+        typeof usCore,
+        typeof bulkData,
+        typeof smart,
+        typeof tls,
+      ]).toEqual([CHECKS.length, 3, "object", "object", "object", "object"]);
+      expect({ success: true, data: { ...data, summary } }).toEqual({
         success: true,
         data: {
           endpointId: id,

@@ -99,7 +99,26 @@ describe("GET /api/v1/endpoints/:id/capabilities", () => {
       smartSupported: false,
       smartCapabilities: [],
       grantTypes: [],
+      usCore: { declared: false, versions: [] },
+      bulkData: { system: false, group: false, patient: false },
+      smart: {
+        v1: false,
+        v2: false,
+        pkceS256: false,
+        pkcePlain: false,
+        launchEhr: false,
+        launchStandalone: false,
+        backendServices: false,
+        authorizeUrl: null,
+        tokenUrl: null,
+        scopes: [],
+      },
+      tls: { protocol: null, certificateExpiresAt: null, issuer: null, verified: null },
     });
+    // Probed, answered nothing: no app can connect; the checks on the statement cannot apply.
+    expect(Object.values(body.data.verdict).map((v: any) => v.status)).toEqual(["no", "no", "no"]);
+    const ok = Object.fromEntries(body.data.checks.map((c: any) => [c.id, c.ok]));
+    expect([ok["capability-statement"], ok["kind-instance"], ok["smart-configuration"]]).toEqual([false, null, false]);
   });
 
   test("an endpoint never probed is unchecked with lastProbed null", async () => {
@@ -107,6 +126,8 @@ describe("GET /api/v1/endpoints/:id/capabilities", () => {
     expect(body.data.probeStatus).toBe("unchecked");
     expect(body.data.lastProbed).toBeNull();
     expect(body.data.summary.supportedResourceCount).toBe(0);
+    expect(Object.values(body.data.verdict).map((v: any) => v.status)).toEqual(["unknown", "unknown", "unknown"]);
+    expect(new Set(body.data.checks.map((c: any) => c.ok))).toEqual(new Set([null]));
   });
 });
 

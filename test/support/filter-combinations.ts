@@ -39,6 +39,8 @@ const VALUES = {
     "NoSuchResource",
   ],
   smartSupported: ["true", "false"],
+  supports: ["pkce", "us-core, bulk-export", "smart-v2,launch-ehr", "backend-services", "launch-standalone,pkce,pkce"],
+  ready: ["patient-apps", "provider-apps", "backend-services", "patient-apps,provider-apps"],
 } as const;
 type Key = keyof typeof VALUES;
 const KEYS = Object.keys(VALUES) as Key[];
@@ -51,6 +53,8 @@ export interface Combo {
   access?: string;
   hasResource?: string;
   smartSupported?: string;
+  supports?: string;
+  ready?: string;
   page?: number;
   limit?: number;
 }

@@ -277,11 +277,39 @@ function coreFor(version: Version): string[] {
   return US_CORE;
 }
 
-function capabilityStatement(publisher: string, spec: ProfileSpec, resources: string[], oauthHost: string): string {
+/**
+ * What a variant declares beyond its resources, so that every capability facet occurs
+ * (docs/api.md, Facets): R4 and later variant 0 a versioned US Core and Group `$export`, variant
+ * 1 an unversioned US Core, variant 2 neither.
+ */
+function declarations(spec: ProfileSpec, variant: number) {
+  if (spec.version === "DSTU2" || spec.version === "STU3" || variant === 2)
+    return { instantiates: undefined, groupExport: false };
+  const usCore = "http://hl7.org/fhir/us/core/CapabilityStatement/us-core-server";
+  return variant === 0
+    ? {
+        instantiates: [`${usCore}|6.1.0`, "http://hl7.org/fhir/uv/bulkdata/CapabilityStatement/bulk-data"],
+        groupExport: true,
+      }
+    : { instantiates: [usCore], groupExport: false };
+}
+
+function capabilityStatement(
+  publisher: string,
+  spec: ProfileSpec,
+  resources: string[],
+  oauthHost: string,
+  variant: number,
+): string {
+  const { instantiates, groupExport } = declarations(spec, variant);
   const resource = resources.map((type) => {
     const interaction = [{ code: "read" }, { code: "search-type" }];
     if (type === "Patient" || type === "Observation") interaction.push({ code: "vread" });
     const params = SEARCH_PARAMS[type];
+    const operation =
+      groupExport && type === "Group"
+        ? [{ name: "export", definition: "http://hl7.org/fhir/uv/bulkdata/OperationDefinition/group-export" }]
+        : undefined;
     return params
       ? {
           type,
@@ -290,8 +318,9 @@ function capabilityStatement(publisher: string, spec: ProfileSpec, resources: st
             name,
             type: name.includes("date") || name === "birthdate" ? "date" : "token",
           })),
+          operation,
         }
-      : { type, interaction };
+      : { type, interaction, operation };
   });
   const doc = {
     resourceType: spec.version === "DSTU2" ? "Conformance" : "CapabilityStatement",
@@ -299,6 +328,7 @@ function capabilityStatement(publisher: string, spec: ProfileSpec, resources: st
     date: "2025-09-15T00:00:00Z",
     publisher,
     kind: "instance",
+    instantiates,
     software: { name: spec.softwareName, version: spec.softwareVersion },
     implementation: { description: `${publisher} FHIR API` },
     fhirVersion: FHIR_VERSION_STRINGS[spec.version],
@@ -353,8 +383,9 @@ export function buildProfile(
     if (rng.chance(spec.dropCore / 2)) set.delete("Condition");
     const extra = spec.extra[0] + rng.int(spec.extra[1] - spec.extra[0] + 1);
     for (const type of rng.sample(others, extra)) set.add(type);
+    if (declarations(spec, v).groupExport) set.add("Group");
     const resources = [...set].sort();
-    variants.push({ resources, body: capabilityStatement(publisher, spec, resources, oauthHost) });
+    variants.push({ resources, body: capabilityStatement(publisher, spec, resources, oauthHost, v) });
   }
   return {
     key: `${vendorId}:${spec.version}`,
@@ -397,6 +428,7 @@ export const SMART_CAPABILITIES: Record<SmartKind, string[]> = {
     "permission-patient",
     "permission-user",
     "permission-offline",
+    "permission-v2",
     "sso-openid-connect",
   ],
   /** Backend services only: a SMART configuration whose capabilities name no audience. */

@@ -38,6 +38,16 @@ const UNAUTHORIZED: ManifestResponse = {
 const NOT_FOUND: ManifestResponse = { status: 404, file: "answers/errors/not-found.json", contentType: FHIR_JSON };
 const SMART = (file: string) => ok(`smart/${file}`, "application/json");
 const META = (file: string) => ok(`metadata/${file}`);
+const REAL_SMART = (file: string): ManifestResponse => ({
+  status: 200,
+  file: `real/smart/${file}`,
+  contentType: "application/json",
+});
+const REAL_META = (file: string): ManifestResponse => ({
+  status: 200,
+  file: `real/metadata/${file}`,
+  contentType: FHIR_JSON,
+});
 
 /** How each sample server behaves, by name; `servers` in the manifest point at these. */
 const PROFILES: Record<string, ManifestProfile> = {
@@ -81,7 +91,56 @@ const PROFILES: Record<string, ManifestProfile> = {
   "meditech-dstu2": { expect: "success", metadata: META("dstu2-meditech.json"), smart: SMART("patient-meditech.json") },
   unauthorized: { expect: "failed", metadata: UNAUTHORIZED, smart: UNAUTHORIZED },
   unreachable: { expect: "failed", unreachable: true },
+  // Real published documents (db/sample/real/), so that every verdict shape appears.
+  "real-ecw-r4": {
+    expect: "success",
+    metadata: REAL_META("eclinicalworks__fhir4-r4.json"),
+    smart: REAL_SMART("eclinicalworks__fhir4.json"),
+  },
+  "real-cerner-r4": {
+    expect: "success",
+    metadata: REAL_META("cerner-millennium__fhircernercom-r4-secure.json"),
+    smart: REAL_SMART("cerner-millennium__fhircernercom-r4.json"),
+  },
+  "real-oauth-uris-only": {
+    expect: "partial",
+    metadata: REAL_META("smilecdr__jefferson-healthpartners-provdir.json"),
+    smart: NOT_FOUND,
+  },
+  "real-bulk-data": {
+    expect: "partial",
+    metadata: REAL_META("smarthealthit-bulk-data-server__inferno-bulkdata-kit.json"),
+    smart: NOT_FOUND,
+  },
+  "real-no-security": { expect: "partial", metadata: REAL_META("cms-bfd__bluebutton-v2-r4.json"), smart: NOT_FOUND },
+  "real-smart-behind-401": {
+    expect: "partial",
+    metadata: UNAUTHORIZED,
+    smart: REAL_SMART("practice-fusion__api-practicefusion.json"),
+  },
+  "real-patient-smart-only": {
+    expect: "partial",
+    metadata: NOT_FOUND,
+    smart: REAL_SMART("aetna__patient-access-sandbox.json"),
+  },
 };
+
+/**
+ * Sample servers that replay the real documents instead: the first `count` (by key) of those the
+ * vendors' mixes gave `instead`. Chosen after the mixes, so the mixes' random draws stay the same.
+ * Between them: ready for every app (eClinicalWorks), backend services only (Oracle Health),
+ * OAuth URIs only, bulk export with a token endpoint only, no security at all, SMART behind a
+ * 401, and a patient-only SMART configuration without a CapabilityStatement.
+ */
+const REPLAYED: [instead: string, profile: string, count: number][] = [
+  ["ecw-r4", "real-ecw-r4", 3],
+  ["oracle-r4-provider", "real-cerner-r4", 3],
+  ["greenway-stu3", "real-oauth-uris-only", 2],
+  ["veradigm-r4", "real-bulk-data", 2],
+  ["meditech-r4", "real-no-security", 2],
+  ["practice-fusion-r4", "real-smart-behind-401", 2],
+  ["meditech-dstu2", "real-patient-smart-only", 2],
+];
 
 type Mix = [profile: string, weight: number][];
 
@@ -691,6 +750,13 @@ export function generateSample(): Map<string, string> {
   g.steps.push({ action: "probe", now: PROBE_AT, note: "every URL listed so far, answered per `servers`" });
   oracleV2();
   medhostLater();
+
+  for (const [instead, profile, count] of REPLAYED)
+    for (const key of Object.keys(g.servers)
+      .filter((key) => g.servers[key] === instead)
+      .sort()
+      .slice(0, count))
+      g.servers[key] = profile;
 
   for (const [path, document] of Object.entries(answerDocuments()))
     g.files.set(`answers/${path}`, `${JSON.stringify(document, null, 2)}\n`);

@@ -1,9 +1,10 @@
 import type { UrlEvidence } from "../../model/evidence";
+import { fhirVersionFromUrl } from "../../model/fhir-version";
 import { canonicalUrl, entryId } from "../../model/identity";
 import type { FhirVersion } from "../../model/types";
 import { enrichEntry, repairPublishedUrl } from "./enrich";
 import { fhirVersionOfUrl } from "./enrich/fhir-version";
-import { fhirVersionFromString, fhirVersionFromUrl } from "./fhir-version";
+import { fhirVersionFromString } from "./fhir-version";
 import { listHostRules } from "./list-hosts";
 import { tenantIdFromUrl } from "./tenant-rules";
 import type { NormalisedEntry, RawEntry } from "./types";

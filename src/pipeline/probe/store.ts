@@ -1,3 +1,4 @@
+import { type CapabilityColumns, capabilityColumns } from "../../db/capability-columns";
 import type { Db } from "../../db/client";
 import { markDatasetChanged } from "../../db/dataset-meta";
 import { refreshEffectiveFields } from "../../db/effective-fields";
@@ -5,6 +6,31 @@ import { pruneBodies, storeBody } from "../../db/probe-bodies";
 import { probeStatements } from "../../db/probe-statements";
 import { recordHistory } from "./history";
 import type { ProbeRecord, StorableResult } from "./record";
+
+/**
+ * The capability columns of a pair of stored bodies, derived once per pair and connection (a
+ * vendor release's statement serves thousands of URLs; a body id always names the same bytes).
+ */
+const derivedPairs = new WeakMap<Db["sqlite"], Map<string, CapabilityColumns>>();
+function capabilitiesOf(
+  sqlite: Db["sqlite"],
+  metadataId: number | null,
+  smartId: number | null,
+  derive: () => CapabilityColumns,
+): CapabilityColumns {
+  let pairs = derivedPairs.get(sqlite);
+  if (pairs === undefined || pairs.size > 10_000) {
+    pairs = new Map();
+    derivedPairs.set(sqlite, pairs);
+  }
+  const key = `${metadataId}:${smartId}`;
+  let columns = pairs.get(key);
+  if (columns === undefined) {
+    columns = derive();
+    pairs.set(key, columns);
+  }
+  return columns;
+}
 
 function iso(now: Date | string): string {
   return typeof now === "string" ? now : now.toISOString();
@@ -28,6 +54,7 @@ export function recordProbes(
   const { upsert, setStatus, bodiesOf } = probeStatements(db.sqlite);
   const sqlite = db.sqlite;
   const body = (doc: StorableResult["metadata"]) => (doc.ok && doc.body !== null ? storeBody(sqlite, doc.body) : null);
+  const kept = (doc: StorableResult["metadata"]) => (doc.ok ? doc.body : null);
   const write = db.sqlite.transaction(() => {
     let changed = 0;
     const replaced = new Set<number>();
@@ -35,14 +62,19 @@ export function recordProbes(
       const s = result.summary;
       const before = bodiesOf.values(url)[0] as [number | null, number | null] | undefined;
       if (before) for (const id of before) if (id !== null) replaced.add(id);
+      const metadataId = body(result.metadata);
+      const smartId = body(result.smart);
+      const capabilities = capabilitiesOf(sqlite, metadataId, smartId, () =>
+        capabilityColumns(kept(result.metadata), kept(result.smart)),
+      );
       upsert.run(
         url,
         at,
         result.probeStatus,
         result.metadata.httpStatus,
-        body(result.metadata),
+        metadataId,
         result.smart.httpStatus,
-        body(result.smart),
+        smartId,
         result.errorKind,
         result.durationMs,
         s.fhirVersion,
@@ -53,6 +85,8 @@ export function recordProbes(
         result.access ? JSON.stringify(result.access) : null,
         JSON.stringify(s.smartCapabilities),
         JSON.stringify(s.grantTypes),
+        capabilities.supports,
+        capabilities.verdict,
       );
       if (result.entryStatus) changed += setStatus.run(result.entryStatus, at, url).changes;
     }

@@ -69,16 +69,25 @@ const head = ({ endpointId, ownJson }: CapabilitiesRecord) =>
   `{"success":true,"data":{"endpointId":${json(endpointId)}${ownJson}`;
 
 /**
- * Everything after `probeStatus`: the summary, then the two raw bodies, then the closing braces.
+ * Everything after `probeStatus`: the summary, the checks and the verdict, then the two raw bodies,
+ * then the closing braces.
  * As text when the bytes are valid UTF-8 (the probe stores what it decoded, so they are): an
  * answer is then one concatenation, which the Response encodes back to exactly these bytes,
  * without allocating and copying a buffer per request. As bytes otherwise.
  */
-function sharedPart({ summary: s, capabilityStatementBytes, smartConfigurationBytes }: CapabilitiesShared): Body {
+function sharedPart({
+  summary: s,
+  report,
+  capabilityStatementBytes,
+  smartConfigurationBytes,
+}: CapabilitiesShared): Body {
+  const { facets, checks, verdict } = report;
   const text =
     `,"summary":{"fhirVersion":${json(s.fhirVersion)},"softwareName":${json(s.softwareName)},` +
     `"softwareVersion":${json(s.softwareVersion)},"supportedResourceCount":${s.supportedResources.count},"supportedResources":${s.supportedResources.json},` +
-    `"smartSupported":${s.smartSupported},"smartCapabilities":${s.smartCapabilities.json},"grantTypes":${s.grantTypes.json}},"capabilityStatement":`;
+    `"smartSupported":${s.smartSupported},"smartCapabilities":${s.smartCapabilities.json},"grantTypes":${s.grantTypes.json},` +
+    `"usCore":${JSON.stringify(facets.usCore)},"bulkData":${JSON.stringify(facets.bulkData)},"smart":${JSON.stringify(facets.smart)},"tls":${JSON.stringify(facets.tls)}},` +
+    `"checks":${JSON.stringify(checks)},"verdict":${JSON.stringify(verdict)},"capabilityStatement":`;
   const statement = capabilityStatementBytes ?? NULL;
   const smart = smartConfigurationBytes ?? NULL;
   const part = new Uint8Array(text.length * 3 + statement.length + BETWEEN.length + smart.length + END.length);

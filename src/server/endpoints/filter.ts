@@ -1,6 +1,7 @@
 import type { Static } from "elysia";
 import type { EndpointFilter } from "../../directory/search";
 import { words } from "../../directory/text";
+import { READY, SUPPORTS } from "../../model/capability-rules";
 import type { ListQuery } from "../../model/endpoints";
 import { REQUEST_CAPS } from "../../model/request-caps";
 import { validationError } from "../http/api-error";
@@ -20,6 +21,21 @@ function parseResourceTypes(raw: string): string[] {
   return [...new Set(names)];
 }
 
+/** A comma list of known values (spaces around commas ignored), de-duplicated; 400 otherwise. */
+function parseValues(name: string, raw: string, allowed: readonly string[]): string[] {
+  const values = raw.split(",").map((value) => value.trim());
+  if (values.length > allowed.length)
+    throw validationError(`${name}: at most ${allowed.length} values, each one of ${allowed.join(", ")}`);
+  for (const value of values)
+    if (!allowed.includes(value))
+      throw validationError(
+        value === ""
+          ? `${name}: empty value (check the commas)`
+          : `${name}: "${value.slice(0, 64)}" is not one of ${allowed.join(", ")}`,
+      );
+  return [...new Set(values)];
+}
+
 /** Turns a validated list query into the filter the directory index answers. */
 export function toEndpointFilter(query: Static<typeof ListQuery>): EndpointFilter {
   const queryWords = query.query === undefined ? [] : words(query.query);
@@ -33,5 +49,7 @@ export function toEndpointFilter(query: Static<typeof ListQuery>): EndpointFilte
   if (query.access !== undefined) filter.access = query.access;
   if (query.hasResource !== undefined) filter.hasResource = parseResourceTypes(query.hasResource);
   if (query.smartSupported !== undefined) filter.smartSupported = query.smartSupported === "true";
+  if (query.supports !== undefined) filter.supports = parseValues("supports", query.supports, SUPPORTS);
+  if (query.ready !== undefined) filter.ready = parseValues("ready", query.ready, READY);
   return filter;
 }

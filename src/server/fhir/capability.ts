@@ -85,8 +85,12 @@ export function ownSearchParameter(base: string, id: string) {
           code,
           base: [type],
           type: parameter.type,
-          expression:
-            code === "fhir-version" ? `${type}.extension('${FHIR_VERSION_EXTENSION}').value` : `${type}.${code}`,
+          ...(parameter.derived
+            ? {}
+            : {
+                expression:
+                  code === "fhir-version" ? `${type}.extension('${FHIR_VERSION_EXTENSION}').value` : `${type}.${code}`,
+              }),
           ...(parameter.type === "string" ? { modifier: ["exact", "contains"] } : {}),
         };
   return null;

@@ -1,4 +1,5 @@
 import { words } from "../../directory/text";
+import { READY, SUPPORTS } from "../../model/capability-rules";
 import { REQUEST_CAPS, WHOLE_NUMBER } from "../../model/request-caps";
 import { parseDateValue } from "./date-search";
 import { checkFormat } from "./negotiate";
@@ -17,6 +18,10 @@ interface SearchParameterInfo {
   ours?: string;
   /** A reference's target type (also accepted as the modifier `:Type`). */
   target?: ResourceType;
+  /** The only codes a token parameter takes: any other is a 400 (a closed list of our own). */
+  codes?: readonly string[];
+  /** Not a FHIRPath over the resource: derived by the directory (its SearchParameter has no expression). */
+  derived?: true;
 }
 
 const STRING_RULE =
@@ -77,6 +82,20 @@ export const SEARCH_PARAMETERS: Record<ResourceType, Record<string, SearchParame
       ours: "endpoint-fhir-version",
       documentation:
         "The `endpoint-fhir-version` extension's code: 1.0.2 (DSTU2), 3.0.2 (STU3), 4.0.1 (R4), 4.3.0 (R4B) or 5.0.0 (R5); Endpoints of unknown version have none.",
+    },
+    supports: {
+      type: "token",
+      ours: "endpoint-supports",
+      codes: SUPPORTS,
+      derived: true,
+      documentation: `What the server's probed CapabilityStatement and SMART configuration declare, as the JSON API's \`supports=\` (docs/api.md, Facets): ${SUPPORTS.join(", ")}. A comma separates alternatives; repeat the parameter for all of several. Another code → 400.`,
+    },
+    ready: {
+      type: "token",
+      ours: "endpoint-ready",
+      codes: READY,
+      derived: true,
+      documentation: `App kinds whose verdict for the server is \`ready\`, as the JSON API's \`ready=\` (docs/api.md, Verdict): ${READY.join(", ")}. A comma separates alternatives; repeat the parameter for all of several. Another code → 400.`,
     },
   },
 };
@@ -211,6 +230,11 @@ export function parseSearch(type: ResourceType, pairs: [string, string][], stric
             throw tooCostly(`${rawName}: at most ${REQUEST_CAPS.words} distinct words in a value`);
       // A malformed date is a 400 here, before any search runs (service.ts reads it again).
       if (parameter.type === "date") for (const one of criterion.values) parseDateValue(name, one);
+      const { codes } = parameter;
+      if (codes !== undefined)
+        for (const one of criterion.values)
+          if (!codes.includes(one.slice(one.indexOf("|") + 1)))
+            throw invalid(`${name}: "${one.slice(0, 64)}" is not one of ${codes.join(", ")}`);
       // The search runs (and its links say) each distinct value once, each distinct criterion once.
       if (request.criteria.some((other) => sameCriterion(other, criterion))) continue;
       request.criteria.push(criterion);

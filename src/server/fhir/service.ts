@@ -1,4 +1,12 @@
-import { type Bitset, countBits, createBitset, intersectInto, selectBits, setBit } from "../../directory/bitset";
+import {
+  type Bitset,
+  countBits,
+  createBitset,
+  hasBit,
+  intersectInto,
+  selectBits,
+  setBit,
+} from "../../directory/bitset";
 import { lowerBound } from "../../directory/lower-bound";
 import type { SubstringIndex } from "../../directory/substring-index";
 import { fold, words } from "../../directory/text";
@@ -176,8 +184,6 @@ function stringBits(
   }
   return bits;
 }
-
-const hasBit = (bits: Bitset, i: number) => ((bits[i >>> 5]! >>> (i & 31)) & 1) === 1;
 
 function organizationMatches(index: FhirIndex, { name, modifier, values }: Criterion, bits: Bitset) {
   const developers = index.developers.length;
@@ -365,6 +371,14 @@ function endpointMatches(index: FhirIndex, { name, modifier, values }: Criterion
     case "fhir-version": {
       const codes = new Set(values.map((value) => token(value)[1]));
       return each((e) => codes.has(endpointVersionCode(index, e) ?? ""));
+    }
+    case "supports":
+    case "ready": {
+      // Every entry of a URL shares its probe, so an Endpoint's first entry holds its facets; a
+      // comma between codes means any of them.
+      const facets = values.flatMap((value) => index.data.facets[name].get(token(value)[1]) ?? []);
+      if (facets.length === 0) return;
+      return each((e) => facets.some((facet) => hasBit(facet, index.endpointFirst[e]!)));
     }
   }
 }

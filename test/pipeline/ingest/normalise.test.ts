@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { fhirVersionFromString, fhirVersionFromUrl } from "../../../src/pipeline/ingest/fhir-version";
+import { fhirVersionFromUrl } from "../../../src/model/fhir-version";
+import { fhirVersionFromString } from "../../../src/pipeline/ingest/fhir-version";
 import { normaliseEntries, normaliseNpi, normaliseZip } from "../../../src/pipeline/ingest/normalise";
 import { parseList } from "../../../src/pipeline/ingest/parsers";
 import { tenantIdFromUrl } from "../../../src/pipeline/ingest/tenant-rules";

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
-import { fhirVersionFromUrl } from "../../../src/pipeline/ingest/fhir-version";
+import { fhirVersionFromUrl } from "../../../src/model/fhir-version";
 import { editDistance, listHostRules, registeredDomain } from "../../../src/pipeline/ingest/list-hosts";
 import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../../src/pipeline/ingest/registry";
 import { auditDatabase, formatAudit } from "../../../src/pipeline/national/audit";

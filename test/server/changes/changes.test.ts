@@ -101,8 +101,11 @@ describe("GET /api/v1/changes", () => {
       expect.objectContaining({ id: idOf(DELTA), change: "changed", at: PROBE_AT }),
     ]);
     const byId = new Map(body.data.map((c: { id: string; fields: object }) => [c.id, c.fields]));
-    expect(byId.get(idOf(ALPHA))).toEqual({ status: { from: "listed", to: "verified" } });
-    expect(byId.get(idOf(DELTA))).toEqual({ status: { from: "listed", to: "unresponsive" } });
+    // Probed for the first time, both servers without SMART: every verdict goes from unknown to no.
+    const verdict = (status: string) => ({ patientApps: status, providerApps: status, backendServices: status });
+    const probed = { from: verdict("unknown"), to: verdict("no") };
+    expect(byId.get(idOf(ALPHA))).toEqual({ status: { from: "listed", to: "verified" }, verdict: probed });
+    expect(byId.get(idOf(DELTA))).toEqual({ status: { from: "listed", to: "unresponsive" }, verdict: probed });
   });
 
   test("paging with limit=1 through meta.next gives the same changes as one page", async () => {

@@ -25,6 +25,7 @@ const EXPECTED_OPERATIONS = [
   "GET /api/v1/export",
   "GET /api/v1/vendors",
   "GET /api/v1/stats",
+  "GET /api/v1/stats/capabilities",
   "GET /health",
   "GET /fhir/metadata",
   "GET /fhir/Endpoint",

@@ -18,6 +18,7 @@ describe("API documentation", () => {
       "/api/v1/endpoints/{id}/source",
       "/api/v1/export",
       "/api/v1/stats",
+      "/api/v1/stats/capabilities",
       "/api/v1/vendors",
       "/fhir/Endpoint",
       "/fhir/Endpoint/_search",
@@ -40,8 +41,10 @@ describe("API documentation", () => {
       "limit",
       "page",
       "query",
+      "ready",
       "smartSupported",
       "state",
+      "supports",
       "vendor",
     ]);
     for (const parameter of list.parameters) expect(parameter.schema.description ?? parameter.description).toBeTruthy();

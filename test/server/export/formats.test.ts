@@ -263,8 +263,10 @@ describe("OpenAPI", () => {
       "format",
       "hasResource",
       "query",
+      "ready",
       "smartSupported",
       "state",
+      "supports",
       "vendor",
     ]);
     expect(operation.parameters.find((p) => p.name === "format")!.required).toBe(true);

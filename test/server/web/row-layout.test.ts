@@ -99,7 +99,7 @@ const MEASURE = `(() => {
   const rows = [...document.querySelectorAll("#list .result")].map((row) => ({
     row: box(row),
     parts: [...row.children].map(box),
-    facts: [...row.querySelectorAll(".facts dd")].map(box),
+    facts: [...row.querySelectorAll(".facts > div:not([hidden]) dd")].map(box),
     clipped: [...row.querySelectorAll("h3, .vendor, .url, .facts dd, .facts dt")]
       .filter((el) => el.scrollWidth > el.clientWidth + 1)
       .map((el) => el.className || el.tagName),

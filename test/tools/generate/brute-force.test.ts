@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { type Db, openDatabase } from "../../../src/db/client";
+import { READY, SUPPORTS } from "../../../src/model/capability-rules";
 import { generateDataset } from "../../../tools/generate/generator";
 import { createTestApp } from "../../support/app";
 import { type Combo, combinations } from "../../support/filter-combinations";
@@ -25,6 +26,9 @@ interface Row {
   access: string[];
   resources: Set<string>;
   smart: boolean;
+  /** The probe's stored `supports=` values, and the app kinds its stored verdict says are ready. */
+  supports: string[];
+  ready: string[];
   /** Folded words of the organization name. */
   nameWords: string[];
 }
@@ -71,9 +75,20 @@ function bruteForce(combo: Combo): Row[] {
     for (const type of resources) if (!row.resources.has(type)) return false;
     if (combo.smartSupported !== undefined && row.smart !== (combo.smartSupported === "true")) return false;
     for (const word of queryWords) if (!row.nameWords.some((w) => w.startsWith(word))) return false;
+    for (const value of combo.supports?.split(",") ?? []) if (!row.supports.includes(value.trim())) return false;
+    for (const value of combo.ready?.split(",") ?? []) if (!row.ready.includes(value.trim())) return false;
     return true;
   });
 }
+
+/** `ready=` values per verdict key (docs/api.md, List filters). */
+const READY_VALUES: Record<string, string> = {
+  patientApps: "patient-apps",
+  providerApps: "provider-apps",
+  backendServices: "backend-services",
+};
+const readyKinds = (verdict: Record<string, string>) =>
+  Object.entries(verdict).flatMap(([kind, status]) => (status === "ready" ? [READY_VALUES[kind]!] : []));
 
 function queryString(combo: Combo): string {
   const params = new URLSearchParams();
@@ -90,7 +105,8 @@ beforeAll(() => {
   app = createTestApp({ db, config });
   const raw = db.sqlite
     .prepare(
-      `SELECT e.id, e.vendor_id, v.name, e.organization_name, e.url, e.state, e.fhir_version, e.access, p.supported_resources, p.smart_body_id IS NOT NULL
+      `SELECT e.id, e.vendor_id, v.name, e.organization_name, e.url, e.state, e.fhir_version, e.access, p.supported_resources, p.smart_body_id IS NOT NULL,
+         p.supports, p.verdict
        FROM entries e JOIN vendors v ON v.id = e.vendor_id LEFT JOIN probes p ON p.url = e.url
        WHERE e.status != 'removed'`,
     )
@@ -105,21 +121,40 @@ beforeAll(() => {
     string,
     string | null,
     number,
+    string | null,
+    string | null,
   ][];
   sorted = raw
-    .map(([id, vendorId, vendorName, organizationName, url, state, fhirVersion, access, resources, smart]) => ({
-      id,
-      vendorId,
-      vendorName,
-      organizationName,
-      url,
-      state,
-      fhirVersion,
-      access: JSON.parse(access) as string[],
-      resources: new Set(resources === null ? [] : (JSON.parse(resources) as string[])),
-      smart: smart === 1,
-      nameWords: organizationName === null ? [] : splitWords(organizationName),
-    }))
+    .map(
+      ([
+        id,
+        vendorId,
+        vendorName,
+        organizationName,
+        url,
+        state,
+        fhirVersion,
+        access,
+        resources,
+        smart,
+        supports,
+        verdict,
+      ]) => ({
+        id,
+        vendorId,
+        vendorName,
+        organizationName,
+        url,
+        state,
+        fhirVersion,
+        access: JSON.parse(access) as string[],
+        resources: new Set(resources === null ? [] : (JSON.parse(resources) as string[])),
+        smart: smart === 1,
+        supports: supports === null ? [] : (JSON.parse(supports) as string[]),
+        ready: verdict === null ? [] : readyKinds(JSON.parse(verdict) as Record<string, string>),
+        nameWords: organizationName === null ? [] : splitWords(organizationName),
+      }),
+    )
     .sort(order);
 });
 
@@ -129,7 +164,9 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test("every filter combination: same ids, same order, same meta.total as brute force", async () => {
+test("every filter combination: same ids, same order, same meta.total as brute force", {
+  timeout: 60_000,
+}, async () => {
   const combos = combinations();
   let nonEmpty = 0;
   const failures: string[] = [];
@@ -183,4 +220,17 @@ test("the brute force itself sees the data the combinations rely on", () => {
   expect(bruteForce({ smartSupported: "true" }).length + bruteForce({ smartSupported: "false" }).length).toBe(
     sorted.length,
   );
+  // Every supports= and ready= value holds somewhere, and not everywhere.
+  for (const value of SUPPORTS)
+    expect([
+      value,
+      bruteForce({ supports: value }).length > 0,
+      bruteForce({ supports: value }).length < sorted.length,
+    ]).toEqual([value, true, true]);
+  for (const value of READY)
+    expect([
+      value,
+      bruteForce({ ready: value }).length > 0,
+      bruteForce({ ready: value }).length < sorted.length,
+    ]).toEqual([value, true, true]);
 });

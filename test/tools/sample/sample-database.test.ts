@@ -218,6 +218,20 @@ describe("probe results follow the manifest", () => {
     );
     expect(dstu2).toEqual(["Conformance"]);
   });
+
+  test("every verdict shape appears: each app kind ready, partial and no somewhere, and unknown while unprobed", () => {
+    for (const kind of ["patientApps", "providerApps", "backendServices"]) {
+      const statuses = column(
+        `SELECT DISTINCT COALESCE(json_extract(e.verdict, '$.${kind}'), 'unknown') AS v FROM entries e WHERE e.status != 'removed' ORDER BY v`,
+      );
+      expect([kind, statuses]).toEqual([kind, ["no", "partial", "ready", "unknown"]]);
+    }
+    // The replayed real documents are among them, each stored as published.
+    const real = column(
+      `SELECT DISTINCT p.url AS v FROM ${PROBES} p WHERE p.metadata_body LIKE '%eclinicalworks%' AND p.verdict LIKE '%"backendServices":"ready"%'`,
+    );
+    expect(real.length).toBeGreaterThan(0);
+  });
 });
 
 describe("determinism", () => {

@@ -1,5 +1,5 @@
+import { fhirVersionFromUrl } from "../../../model/fhir-version";
 import type { FhirVersion } from "../../../model/types";
-import { fhirVersionFromUrl } from "../fhir-version";
 
 /**
  * Path patterns of real published URLs that name their FHIR version other than by a plain

@@ -10,6 +10,8 @@ export const FILTER_KEYS = [
   "access",
   "smartSupported",
   "hasResource",
+  "supports",
+  "ready",
 ] as const;
 export type FilterKey = (typeof FILTER_KEYS)[number];
 export type Filters = Record<FilterKey, string>;
@@ -34,6 +36,8 @@ export const emptyFilters = (): Filters => ({
   access: "",
   smartSupported: "",
   hasResource: "",
+  supports: "",
+  ready: "",
 });
 
 /**
@@ -47,6 +51,12 @@ export function normaliseFilter(key: FilterKey, value: string): string {
       .map((name) => name.trim())
       .filter((name) => name !== "")
       .map((name) => name[0]!.toUpperCase() + name.slice(1))
+      .join(",");
+  if (key === "supports" || key === "ready")
+    return value
+      .split(",")
+      .map((name) => name.trim())
+      .filter((name) => name !== "")
       .join(",");
   const words = value.trim().replace(/\s+/g, " ");
   return key === "state" || key === "fhirVersion" ? words.toUpperCase() : words;

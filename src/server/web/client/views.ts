@@ -1,5 +1,9 @@
-import type { EndpointRecord } from "../../../model/endpoints";
+import type { Static } from "@sinclair/typebox";
+import { APP_KINDS, type AppKind } from "../../../model/capability-rules";
+import type { CapabilityStats as CapabilityStatsRecord } from "../../../model/capability-schemas";
+import type { CapabilitiesSchema, EndpointRecord } from "../../../model/endpoints";
 import { type Child, h, svg } from "./dom";
+import { APP_KIND_LABELS, SUPPORTS_LABELS } from "./labels";
 import { endpointUrl, exportUrl, MAX_PAGE, PAGE_SIZE, pageCount, pageUrl, type SearchState } from "./state";
 
 export interface Vendor {
@@ -15,20 +19,14 @@ export interface Stats {
   lastUpdated: string | null;
 }
 
-export interface Capabilities {
-  lastProbed: string | null;
-  probeStatus: string;
-  summary: {
-    fhirVersion: string | null;
-    softwareName: string | null;
-    softwareVersion: string | null;
-    supportedResourceCount: number;
-    supportedResources: string[];
-    smartSupported: boolean;
-    smartCapabilities: string[];
-    grantTypes: string[];
-  };
-}
+/** What the page reads of GET /api/v1/endpoints/:id/capabilities. */
+export type Capabilities = Pick<
+  Static<typeof CapabilitiesSchema>,
+  "lastProbed" | "probeStatus" | "summary" | "checks" | "verdict"
+>;
+
+/** What the page reads of GET /api/v1/stats/capabilities. */
+export type CapabilityStats = Pick<CapabilityStatsRecord, "vendors">;
 
 /** What the page reads of GET /api/v1/endpoints/:id/source. */
 export interface Source {
@@ -131,8 +129,17 @@ export function resultRow(record: EndpointRecord, state: SearchState, basis?: st
       { class: "facts" },
       h("div", {}, h("dt", {}, "FHIR"), h("dd", {}, rowVersion(record.fhirVersion, basis))),
       h("div", {}, h("dt", {}, "Status"), h("dd", {}, statusBadge(record.status))),
+      h("div", { class: "ready-for", hidden: "" }, h("dt", {}, "Ready for"), h("dd", { "data-ready-url": record.url })),
     ),
   );
+}
+
+/** Fills a row's "Ready for" with a badge per app kind whose verdict is ready (none: the field stays hidden). */
+export function showReadiness(row: Element, kinds: AppKind[]) {
+  const dd = row.querySelector("[data-ready-url]");
+  if (dd === null || kinds.length === 0) return;
+  dd.replaceChildren(...kinds.map((kind) => h("span", { class: "badge badge-ready" }, APP_KIND_LABELS[kind])));
+  dd.parentElement?.removeAttribute("hidden");
 }
 
 /** Previous / page n of m / next, as links carrying the whole search. */
@@ -280,6 +287,9 @@ export function capabilitiesSection(c: Capabilities): HTMLElement {
           row("SMART on FHIR", s.smartSupported ? "Supported" : "No SMART configuration found"),
           row("SMART capabilities", chips(s.smartCapabilities, "none published")),
           row("Grant types", chips(s.grantTypes, "none published")),
+          row("US Core", s.usCore.declared ? s.usCore.versions.join(", ") || "declared, no version" : "not declared"),
+          row("Bulk export", chips(bulkLevels(s.bulkData), "not declared")),
+          row("SMART facets", chips(smartFacets(s.smart), "none")),
           row(
             `Resources (${NUMBER.format(s.supportedResourceCount)})`,
             chips(resources.slice(0, RESOURCES_SHOWN), "none reported"),
@@ -292,6 +302,139 @@ export function capabilitiesSection(c: Capabilities): HTMLElement {
               ),
           ),
         ),
+    verdictSection(c.verdict),
+    checksSection(c.checks),
+  );
+}
+
+const VERDICT_TEXT: Record<string, string> = {
+  ready: "Ready",
+  partial: "Partly",
+  no: "No",
+  unknown: "Unknown: not probed yet",
+};
+
+const bulkLevels = (b: Capabilities["summary"]["bulkData"]) =>
+  (["system", "group", "patient"] as const).filter((level) => b[level]).map((level) => `${level} level`);
+
+const smartFacets = (s: Capabilities["summary"]["smart"]) =>
+  [
+    s.v1 && "SMART v1",
+    s.v2 && SUPPORTS_LABELS["smart-v2"],
+    s.pkceS256 && SUPPORTS_LABELS.pkce,
+    s.pkcePlain && "PKCE plain (forbidden)",
+    s.launchEhr && SUPPORTS_LABELS["launch-ehr"],
+    s.launchStandalone && SUPPORTS_LABELS["launch-standalone"],
+    s.backendServices && SUPPORTS_LABELS["backend-services"],
+  ].filter((text): text is string => typeof text === "string");
+
+/** Can my app connect here: each app kind's verdict with the reasons it is not ready. */
+function verdictSection(verdict: Capabilities["verdict"]): HTMLElement {
+  return h(
+    "section",
+    { "aria-labelledby": "verdict-heading", class: "verdict" },
+    h("h4", { id: "verdict-heading" }, "Can an app connect?"),
+    h(
+      "dl",
+      { class: "pairs" },
+      ...APP_KINDS.map((kind) => {
+        const v = verdict[kind];
+        return row(
+          APP_KIND_LABELS[kind],
+          h("span", { class: `badge badge-${v.status}` }, VERDICT_TEXT[v.status] ?? v.status),
+          v.reasons.length > 0 && h("ul", { class: "reasons" }, ...v.reasons.map((reason) => h("li", {}, reason))),
+        );
+      }),
+    ),
+  );
+}
+
+const CHECK_MARK = (ok: boolean | null) => (ok === null ? "–" : ok ? "✓" : "✗");
+const CHECK_WORD = (ok: boolean | null) => (ok === null ? "cannot apply" : ok ? "passes" : "fails");
+
+/** Every conformance check with what was found. */
+function checksSection(checks: Capabilities["checks"]): HTMLElement {
+  return h(
+    "details",
+    { class: "checks" },
+    h(
+      "summary",
+      {},
+      `Checks: ${checks.filter((c) => c.ok === true).length} pass, ${checks.filter((c) => c.ok === false).length} fail, ${checks.filter((c) => c.ok === null).length} cannot apply`,
+    ),
+    h(
+      "table",
+      {},
+      h(
+        "thead",
+        {},
+        h(
+          "tr",
+          {},
+          h("th", { scope: "col" }, "Check"),
+          h("th", { scope: "col" }, "Result"),
+          h("th", { scope: "col" }, "Found"),
+        ),
+      ),
+      h(
+        "tbody",
+        {},
+        ...checks.map((c) =>
+          h(
+            "tr",
+            { class: `check check-${c.ok === null ? "na" : c.ok ? "ok" : "failed"}`, "data-check": c.id },
+            h("th", { scope: "row" }, h("code", {}, c.id)),
+            h("td", { "aria-label": CHECK_WORD(c.ok) }, CHECK_MARK(c.ok)),
+            h("td", {}, c.detail),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+const share = (part: number, whole: number) => (whole === 0 ? "–" : `${Math.round((part / whole) * 100)} %`);
+
+/** Per developer: verified endpoints and the share with PKCE, SMART v2, bulk export, ready for patient apps. */
+export function readinessTable(stats: CapabilityStats, shown = 12): HTMLElement {
+  const rows = [...stats.vendors]
+    .filter((v) => v.verified > 0)
+    .sort((a, b) => b.verified - a.verified)
+    .slice(0, shown);
+  // Short headings (the sidebar is narrow), each with its full name.
+  const columns: [string, string, (v: CapabilityStats["vendors"][number]) => number][] = [
+    ["PKCE", SUPPORTS_LABELS.pkce, (v) => v.supports.pkce],
+    ["v2", SUPPORTS_LABELS["smart-v2"], (v) => v.supports["smart-v2"]],
+    ["Bulk", SUPPORTS_LABELS["bulk-export"], (v) => v.supports["bulk-export"]],
+    ["Patients", `Ready for ${APP_KIND_LABELS.patientApps.toLowerCase()}`, (v) => v.verdict.patientApps.ready],
+  ];
+  return h(
+    "table",
+    { class: "readiness" },
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        h("th", { scope: "col" }, "Developer"),
+        h("th", { scope: "col" }, "Verified"),
+        ...columns.map(([label, title]) => h("th", { scope: "col" }, h("abbr", { title }, label))),
+      ),
+    ),
+    h(
+      "tbody",
+      {},
+      ...rows.map((v) =>
+        h(
+          "tr",
+          {},
+          h("th", { scope: "row" }, v.vendorName),
+          h("td", {}, NUMBER.format(v.verified)),
+          ...columns.map(([, , value]) => h("td", {}, share(value(v), v.verified))),
+        ),
+      ),
+    ),
   );
 }
 

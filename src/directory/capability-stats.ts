@@ -1,0 +1,132 @@
+import {
+  APP_KINDS,
+  type CapabilityReport,
+  CHECKS,
+  capabilityReport,
+  parseDocument,
+  SUPPORTS,
+  supportsOf,
+  VERDICT_STATUSES,
+} from "../model/capability-rules";
+import type { CapabilityCounts } from "../model/capability-schemas";
+import { fhirVersionFromUrl } from "../model/fhir-version";
+import { FHIR_VERSIONS, type FhirVersion } from "../model/types";
+import type { CapabilityStatsData, DirectoryData } from "./directory-data";
+
+/** What the statistics read besides the index: each probe's body ids, and a body's text. */
+export interface CapabilityStatsReads {
+  /** [URL, metadata body id, SMART body id] of every probe. */
+  probeBodies(): [string, number | null, number | null][];
+  body(id: number): string | null;
+}
+
+/**
+ * The release the list or URL of the URL at `urlIndex` states, for the `fhir-version-matches`
+ * check: what the index recorded from its entries, else its path's version segment.
+ */
+export function statedVersionAt(
+  data: Pick<DirectoryData, "statedVersions" | "strings">,
+  urlIndex: number,
+): FhirVersion | null {
+  const stated = data.statedVersions[urlIndex]!;
+  const version = stated === -1 ? fhirVersionFromUrl(data.strings.urls[urlIndex]!) : FHIR_VERSIONS[stated]!;
+  return version === "UNKNOWN" ? null : version;
+}
+
+export function emptyCounts(): CapabilityCounts {
+  const statuses = () => Object.fromEntries(VERDICT_STATUSES.map((s) => [s, 0])) as Record<string, number>;
+  return {
+    endpoints: 0,
+    verified: 0,
+    supports: Object.fromEntries(SUPPORTS.map((value) => [value, 0])) as CapabilityCounts["supports"],
+    verdict: Object.fromEntries(APP_KINDS.map((kind) => [kind, statuses()])) as CapabilityCounts["verdict"],
+    checks: Object.fromEntries(
+      CHECKS.map(({ id }) => [id, { ok: 0, failed: 0, notApplicable: 0 }]),
+    ) as CapabilityCounts["checks"],
+  };
+}
+
+/** Adds `n` entries of one report (verified or not) to `counts`. */
+function add(counts: CapabilityCounts, report: CapabilityReport, verified: boolean, n: number) {
+  counts.endpoints += n;
+  for (const kind of APP_KINDS) counts.verdict[kind][report.verdict[kind].status] += n;
+  if (!verified) return;
+  counts.verified += n;
+  for (const value of supportsOf(report.facets)) counts.supports[value] += n;
+  for (const check of report.checks) {
+    const c = counts.checks[check.id]!;
+    if (check.ok === null) c.notApplicable += n;
+    else if (check.ok) c.ok += n;
+    else c.failed += n;
+  }
+}
+
+/**
+ * Facets, checks and verdicts counted over the listed entries, in all and per developer (by
+ * index into `data.strings.vendorIds`). Each distinct pair of bodies (with the release its URL
+ * states) is derived once; entries only count which pair they have, so a million entries cost one
+ * pass over typed arrays.
+ */
+export function computeCapabilityStats(
+  data: Omit<DirectoryData, "capabilityStats" | "ids" | "availability" | "postings" | "facets">,
+  reads: CapabilityStatsReads,
+): CapabilityStatsData {
+  const pairOfUrl = new Map<string, string>();
+  for (const [url, metadata, smart] of reads.probeBodies()) pairOfUrl.set(url, `${metadata ?? "-"}:${smart ?? "-"}`);
+  const parsed = new Map<number, Record<string, unknown> | null>();
+  const documentOf = (id: string) => {
+    if (id === "-") return null;
+    const n = Number(id);
+    let doc = parsed.get(n);
+    if (doc === undefined) {
+      doc = parseDocument(reads.body(n));
+      parsed.set(n, doc);
+    }
+    return doc;
+  };
+  // Per URL: the index of its report among the distinct ones.
+  const reports: CapabilityReport[] = [];
+  const reportIds = new Map<string, number>();
+  const reportOfUrl = new Int32Array(data.strings.urls.length);
+  for (let url = 0; url < reportOfUrl.length; url++) {
+    const pair = pairOfUrl.get(data.strings.urls[url]!);
+    const stated = pair === undefined ? null : statedVersionAt(data, url);
+    const key = pair === undefined ? "unprobed" : `${pair}:${stated ?? "-"}`;
+    let id = reportIds.get(key);
+    if (id === undefined) {
+      id = reports.length;
+      reportIds.set(key, id);
+      const [metadata, smart] = (pair ?? "-:-").split(":") as [string, string];
+      reports.push(
+        capabilityReport({
+          probed: pair !== undefined,
+          statement: documentOf(metadata),
+          smart: documentOf(smart),
+          statedVersion: stated,
+        }),
+      );
+    }
+    reportOfUrl[url] = id;
+  }
+  // Entries per (vendor, report, verified).
+  const { columns, strings, listed } = data;
+  const verifiedStatus = strings.statuses.indexOf("verified");
+  const width = reports.length * 2;
+  const tally = new Int32Array(strings.vendorIds.length * width);
+  for (let o = 0; o < listed; o++) {
+    const verified = columns.status[o] === verifiedStatus ? 1 : 0;
+    tally[columns.vendor[o]! * width + reportOfUrl[columns.url[o]!]! * 2 + verified]!++;
+  }
+  const overall = emptyCounts();
+  const vendors: (CapabilityCounts | null)[] = strings.vendorIds.map(() => null);
+  for (let v = 0; v < strings.vendorIds.length; v++)
+    for (let r = 0; r < reports.length; r++)
+      for (const verified of [0, 1]) {
+        const n = tally[v * width + r * 2 + verified]!;
+        if (n === 0) continue;
+        vendors[v] ??= emptyCounts();
+        add(vendors[v]!, reports[r]!, verified === 1, n);
+        add(overall, reports[r]!, verified === 1, n);
+      }
+  return { overall, vendors };
+}

@@ -1,0 +1,238 @@
+import { type Static, type TInteger, Type } from "@sinclair/typebox";
+import { t } from "elysia";
+import { APP_KINDS, CHECKS, SUPPORTS, VERDICT_STATUSES } from "./capability-rules";
+
+const flag = (description: string) => t.Boolean({ description });
+const nullableString = (description: string) => t.Union([t.String(), t.Null()], { description });
+
+/** `summary.usCore`, `summary.bulkData`, `summary.smart`, `summary.tls` of a capabilities answer. */
+export const FacetSchemas = {
+  usCore: t.Object(
+    {
+      declared: flag(
+        "The statement names a US Core canonical (`http://hl7.org/fhir/us/core/…`) in `instantiates`, `implementationGuide`, `profile` or a resource's `supportedProfile`/`profile`.",
+      ),
+      versions: t.Array(t.String(), {
+        description: "The versions those canonicals carry after `|`, sorted; unversioned canonicals add none.",
+        examples: [["3.1.1", "6.1.0"]],
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  bulkData: t.Object(
+    {
+      system: flag(
+        "A system-level `$export` operation (by its definition `…/uv/bulkdata/OperationDefinition/export` or the name `export`), or the bulk-data CapabilityStatement in `instantiates`.",
+      ),
+      group: flag("`$export` on Group (definition `…/group-export`, or the name `export`/`group-export`)."),
+      patient: flag("`$export` on Patient (definition `…/patient-export`, or the name `export`/`patient-export`)."),
+    },
+    { additionalProperties: false },
+  ),
+  smart: t.Object(
+    {
+      v1: flag(
+        "`permission-v1`, a SMART v1 scope (`patient/X.read`), or SMART published without any sign of v2 (v1 is what such a server speaks).",
+      ),
+      v2: flag("`permission-v2` in capabilities, or a SMART v2 scope (`patient/X.rs`) in `scopes_supported`."),
+      pkceS256: flag("`code_challenge_methods_supported` includes `S256`."),
+      pkcePlain: flag("`code_challenge_methods_supported` includes `plain` (SMART forbids it)."),
+      launchEhr: flag("`launch-ehr` in capabilities."),
+      launchStandalone: flag("`launch-standalone` in capabilities."),
+      backendServices: flag(
+        "`client_credentials` in `grant_types_supported` with asymmetric client authentication (`private_key_jwt` in `token_endpoint_auth_methods_supported`, or the non-standard `token_endpoint_auth_methods`, or `client-confidential-asymmetric`).",
+      ),
+      authorizeUrl: nullableString(
+        "`authorization_endpoint`, else the `authorize` URI of the CapabilityStatement's oauth-uris security extension (DSTU2/STU3).",
+      ),
+      tokenUrl: nullableString("`token_endpoint`, else the oauth-uris extension's `token`."),
+      scopes: t.Array(t.String(), { description: "`scopes_supported` as published." }),
+    },
+    { additionalProperties: false },
+  ),
+  tls: t.Object(
+    {
+      protocol: nullableString("The TLS protocol of the probe's connection (`TLSv1.3`); null until measured."),
+      certificateExpiresAt: t.Union([t.String({ format: "date-time" }), t.Null()], {
+        description: "When the server's certificate expires; null until measured.",
+      }),
+      issuer: nullableString("The certificate issuer; null until measured."),
+      verified: t.Union([t.Boolean(), t.Null()], {
+        description: "The certificate chain verified; null until measured.",
+      }),
+    },
+    {
+      additionalProperties: false,
+      description: "Facts of the probe's TLS connection; every value null until measured.",
+    },
+  ),
+};
+
+const CHECK_IDS = CHECKS.map((check) => check.id);
+
+const CheckSchema = t.Object(
+  {
+    id: t.String({ enum: CHECK_IDS, description: "Stable id of the rule (docs/api.md, Checks)." }),
+    ok: t.Union([t.Boolean(), t.Null()], {
+      description:
+        "true: holds; false: does not; null: cannot apply (not probed, nothing to check it on, not measured).",
+    }),
+    detail: t.String({ description: "What was found, in words." }),
+  },
+  { additionalProperties: false },
+);
+
+export const ChecksSchema = t.Array(CheckSchema, {
+  description: `Every check, always in this order:\n\n${CHECKS.map((c) => `- \`${c.id}\`: ${c.verifies} (${c.source})`).join("\n")}`,
+});
+
+const AppVerdictSchema = (description: string) =>
+  t.Object(
+    {
+      status: t.String({ enum: [...VERDICT_STATUSES], pattern: `^(?:${VERDICT_STATUSES.join("|")})$` }),
+      reasons: t.Array(t.String(), { description: "Why it is not `ready`: each missing requirement; [] when ready." }),
+    },
+    { additionalProperties: false, description },
+  );
+
+const VERDICT_DESCRIPTIONS: Record<(typeof APP_KINDS)[number], string> = {
+  patientApps:
+    "A patient-facing app (standalone launch): ready when /metadata returned a CapabilityStatement and SMART is published with `launch-standalone`, https authorize and token endpoints and PKCE S256; partial when some of that is missing; no without SMART; unknown while unprobed.",
+  providerApps: "A provider-facing app (EHR launch): as patientApps with `launch-ehr` instead of `launch-standalone`.",
+  backendServices:
+    "A backend service: ready with a CapabilityStatement, `client_credentials`, asymmetric client authentication and an https token endpoint; partial when some is missing; no without SMART or without any of client_credentials, asymmetric authentication and system scopes; unknown while unprobed.",
+};
+
+/** The verdict's statuses alone (the change feed's `verdict` field). */
+export const VerdictStatusesSchema = t.Object(
+  Object.fromEntries(
+    APP_KINDS.map((kind) => [
+      kind,
+      t.String({ enum: [...VERDICT_STATUSES], pattern: `^(?:${VERDICT_STATUSES.join("|")})$` }),
+    ]),
+  ),
+  { additionalProperties: false, description: "The status of each app kind's verdict." },
+);
+
+export const VerdictSchema = t.Object(
+  Object.fromEntries(APP_KINDS.map((kind) => [kind, AppVerdictSchema(VERDICT_DESCRIPTIONS[kind])])) as Record<
+    (typeof APP_KINDS)[number],
+    ReturnType<typeof AppVerdictSchema>
+  >,
+  { additionalProperties: false, description: "Can an app of each kind connect here? From the facets and checks." },
+);
+
+const count = (description: string) => Type.Integer({ minimum: 0, description });
+const countsOf = <K extends string>(keys: readonly K[], description: string) =>
+  t.Object(Object.fromEntries(keys.map((key) => [key, Type.Integer({ minimum: 0 })])) as Record<K, TInteger>, {
+    additionalProperties: false,
+    description,
+  });
+
+/** Counts of one scope (every developer, or one): facets, checks and verdicts. */
+const CapabilityCountsSchema = t.Object(
+  {
+    endpoints: count("Entries in the directory now (as in /api/v1/stats)."),
+    verified: count("Of those, the ones whose last probe returned a CapabilityStatement (status verified)."),
+    supports: countsOf(
+      SUPPORTS,
+      "Verified entries per `supports=` value that holds for them (docs/api.md, Facets); divide by `verified` for a share.",
+    ),
+    verdict: t.Object(
+      Object.fromEntries(
+        APP_KINDS.map((kind) => [
+          kind,
+          countsOf(VERDICT_STATUSES, `Entries per ${kind} verdict; unknown: not probed.`),
+        ]),
+      ) as Record<(typeof APP_KINDS)[number], ReturnType<typeof countsOf<(typeof VERDICT_STATUSES)[number]>>>,
+      { additionalProperties: false, description: "Every entry's verdicts, per app kind and status." },
+    ),
+    checks: t.Object(
+      Object.fromEntries(
+        CHECK_IDS.map((id) => [
+          id,
+          t.Object(
+            {
+              ok: Type.Integer({ minimum: 0 }),
+              failed: Type.Integer({ minimum: 0 }),
+              notApplicable: Type.Integer({ minimum: 0 }),
+            },
+            { additionalProperties: false },
+          ),
+        ]),
+      ),
+      {
+        additionalProperties: false,
+        description: "Verified entries per check: ok, failed, cannot apply (`ok: null`).",
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CapabilityCounts = Static<typeof CapabilityCountsSchema>;
+
+/** The counts kept in the directory index: in all, and per developer (null: no entries). */
+export const CapabilityStatsDataSchema = t.Object({
+  overall: CapabilityCountsSchema,
+  vendors: t.Array(t.Union([CapabilityCountsSchema, t.Null()])),
+});
+
+const CapabilityStatsSchema = t.Object(
+  {
+    vendor: t.Union([t.String(), t.Null()], {
+      description: "The developer the counts are of; null for every developer.",
+    }),
+    ...CapabilityCountsSchema.properties,
+    vendors: t.Array(
+      t.Object(
+        { vendorId: t.String(), vendorName: t.String(), ...CapabilityCountsSchema.properties },
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          "The same counts per developer with at least one entry, in the order of /api/v1/vendors (only the one asked for with `vendor=`).",
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CapabilityStats = Static<typeof CapabilityStatsSchema>;
+
+/** An example's counts: 3 entries of one developer, 2 verified (one ready for every kind, one without SMART). */
+const EXAMPLE_COUNTS: CapabilityCounts = {
+  endpoints: 3,
+  verified: 2,
+  supports: Object.fromEntries(
+    SUPPORTS.map((value) => [value, value === "us-core" ? 2 : 1]),
+  ) as CapabilityCounts["supports"],
+  verdict: Object.fromEntries(
+    APP_KINDS.map((kind) => [kind, { ready: 1, partial: 0, no: 1, unknown: 1 }]),
+  ) as CapabilityCounts["verdict"],
+  checks: Object.fromEntries(
+    CHECKS.map(({ id }) => [
+      id,
+      id.startsWith("tls-") || id.startsWith("certificate-") || id.startsWith("metadata-")
+        ? { ok: 0, failed: 0, notApplicable: 2 }
+        : id.startsWith("smart-")
+          ? { ok: 1, failed: 1, notApplicable: 0 }
+          : { ok: 2, failed: 0, notApplicable: 0 },
+    ]),
+  ),
+};
+
+export const CapabilityStatsResponse = t.Object(
+  { success: t.Literal(true), data: CapabilityStatsSchema },
+  {
+    description: "Capability statistics of the current dataset version.",
+    examples: [
+      {
+        success: true,
+        data: {
+          vendor: null,
+          ...EXAMPLE_COUNTS,
+          vendors: [{ vendorId: "epic", vendorName: "Epic Systems", ...EXAMPLE_COUNTS }],
+        } satisfies CapabilityStats,
+      },
+    ],
+  },
+);

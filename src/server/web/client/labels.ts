@@ -1,0 +1,24 @@
+import { type AppKind, READY, READY_KIND, type Ready, type Supports } from "../../../model/capability-rules";
+
+/** How the page names capability values; the page shell (page-html.ts) and the script share them. */
+
+/** The `supports=` values as the page names them (docs/api.md, Facets). */
+export const SUPPORTS_LABELS: Record<Supports, string> = {
+  "us-core": "US Core",
+  "bulk-export": "Bulk export",
+  "smart-v2": "SMART v2",
+  pkce: "PKCE (S256)",
+  "backend-services": "Backend services",
+  "launch-ehr": "EHR launch",
+  "launch-standalone": "Standalone launch",
+};
+/** The verdict's app kinds as the page names them. */
+export const APP_KIND_LABELS: Record<AppKind, string> = {
+  patientApps: "Patient apps",
+  providerApps: "Provider apps",
+  backendServices: "Backend services",
+};
+/** The `ready=` values, named as their app kinds (docs/api.md, Verdict). */
+export const READY_LABELS = Object.fromEntries(
+  READY.map((value) => [value, APP_KIND_LABELS[READY_KIND[value]]]),
+) as Record<Ready, string>;

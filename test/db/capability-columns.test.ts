@@ -1,0 +1,38 @@
+import { expect, test } from "bun:test";
+import { openDatabase } from "../../src/db/client";
+import { storeBody } from "../../src/db/probe-bodies";
+import { tempDbPath } from "../support/temp-db";
+
+const STATEMENT = JSON.stringify({
+  resourceType: "CapabilityStatement",
+  instantiates: ["http://hl7.org/fhir/us/core/CapabilityStatement/us-core-server"],
+});
+const SMART = JSON.stringify({
+  authorization_endpoint: "https://a.example/authorize",
+  token_endpoint: "https://a.example/token",
+  capabilities: ["launch-standalone"],
+  code_challenge_methods_supported: ["S256"],
+});
+
+test("probe rows stored before the capability columns existed get them from their bodies when the database opens", () => {
+  const path = tempDbPath();
+  const db = openDatabase(path);
+  const insert = db.sqlite.prepare(
+    "INSERT INTO probes (url, probed_at, probe_status, metadata_body_id, smart_body_id) VALUES (?1, '2026-11-01T00:00:00Z', ?2, ?3, ?4)",
+  );
+  insert.run("https://a.example/fhir", "success", storeBody(db.sqlite, STATEMENT), storeBody(db.sqlite, SMART));
+  insert.run("https://b.example/fhir", "failed", null, null);
+  db.sqlite.close();
+
+  const reopened = openDatabase(path);
+  const rows = reopened.sqlite.prepare("SELECT url, supports, verdict FROM probes ORDER BY url").values();
+  expect(rows).toEqual([
+    [
+      "https://a.example/fhir",
+      '["us-core","pkce","launch-standalone"]',
+      '{"patientApps":"ready","providerApps":"partial","backendServices":"no"}',
+    ],
+    ["https://b.example/fhir", "[]", '{"patientApps":"no","providerApps":"no","backendServices":"no"}'],
+  ]);
+  reopened.sqlite.close();
+});

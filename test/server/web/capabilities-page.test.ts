@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import type { BrowserContext, Page } from "playwright-core";
+import { chromiumRuns, launchChromium } from "../../support/chromium";
+import { ENTRIES, PROBES, R4_METADATA, VENDORS } from "../../support/fixture";
+import { seedDatabase } from "../../support/seed";
+import { type ServerProcess, startServer } from "../../support/server-process";
+import { tempDbPath } from "../../support/temp-db";
+
+/**
+ * What servers offer, on the search page in headless Chromium against a real server process:
+ * the Supports and Ready-for filters, "Ready for" badges in result rows, the verdict and checks
+ * on the record page, the per-developer table. Skipped without Chromium, except in CI.
+ */
+const it = chromiumRuns ? test : test.skip;
+
+/** A server ready for every kind of app: https endpoints, both launches, PKCE, backend services. */
+const READY_URL = "https://fhir.ready.example/r4";
+const READY_SMART = JSON.stringify({
+  authorization_endpoint: "https://auth.ready.example/authorize",
+  token_endpoint: "https://auth.ready.example/token",
+  capabilities: ["launch-ehr", "launch-standalone", "client-confidential-asymmetric", "permission-v2"],
+  grant_types_supported: ["authorization_code", "client_credentials"],
+  code_challenge_methods_supported: ["S256"],
+});
+
+let server: ServerProcess | undefined;
+let context: BrowserContext | undefined;
+let page: Page | undefined;
+let profileDir: string | undefined;
+let base = "";
+const pageErrors: string[] = [];
+
+beforeAll(async () => {
+  if (!chromiumRuns) return;
+  const db = seedDatabase(tempDbPath(), {
+    vendors: VENDORS,
+    entries: [
+      ...ENTRIES.filter((entry) => entry.status !== "removed"),
+      {
+        vendorId: "meditech",
+        url: READY_URL,
+        organizationName: "Ready Regional Clinic",
+        state: "OH",
+        fhirVersion: "R4",
+        access: ["patient", "provider"],
+        status: "verified",
+      },
+    ],
+    probes: [
+      ...PROBES,
+      {
+        url: READY_URL,
+        probeStatus: "success",
+        fhirVersion: "R4",
+        metadataBody: R4_METADATA,
+        smartBody: READY_SMART,
+        resources: ["Condition", "Observation", "Patient"],
+        smartSupported: true,
+      },
+    ],
+    at: "2026-11-21T09:00:00.000Z",
+  });
+  db.sqlite.close();
+  server = await startServer({ DATABASE_PATH: db.path, RATE_LIMIT_MAX: "0" });
+  base = new URL(server.baseUrl).origin;
+  ({ context, profileDir } = await launchChromium("capabilities-page", { width: 1400, height: 900 }));
+  await context.route("**", (route) =>
+    new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : route.abort("blockedbyclient"),
+  );
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on("pageerror", (error) => pageErrors.push(String(error)));
+}, 60_000);
+
+afterAll(async () => {
+  await context?.close().catch(() => {});
+  await server?.stop();
+  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+});
+
+async function open(path: string) {
+  const p = page!;
+  await p.goto(`${base}${path}`, { waitUntil: "load" });
+  await p.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
+  await p.waitForLoadState("networkidle");
+  return p;
+}
+
+const apiNames = async (params: string) =>
+  (
+    (await (await fetch(`${base}/api/v1/endpoints?${params}`)).json()) as {
+      data: { organizationName: string | null }[];
+    }
+  ).data.map((e) => e.organizationName);
+
+describe("capabilities on the search page", () => {
+  it("rows carry a Ready for badge per app kind whose verdict is ready, and only those rows", async () => {
+    const p = await open("/");
+    const row = p.locator("#list .result", { hasText: "Ready Regional Clinic" });
+    await row.locator(".badge-ready").first().waitFor();
+    expect(await row.locator(".badge-ready").allTextContents()).toEqual([
+      "Patient apps",
+      "Provider apps",
+      "Backend services",
+    ]);
+    // Every other row's verdict is partial or no: no badge, the field hidden.
+    expect(await p.locator("#list .badge-ready").count()).toBe(3);
+    expect(await p.locator("#list .ready-for:not([hidden])").count()).toBe(1);
+  }, 60_000);
+
+  it("filters by Supports and Ready for, each as the API answers", async () => {
+    for (const [selector, value, params] of [
+      ["#f-ready", "patient-apps", "ready=patient-apps"],
+      ["#f-supports", "launch-standalone", "supports=launch-standalone"],
+    ] as const) {
+      const p = await open("/");
+      await p.selectOption(selector, value);
+      await p.waitForURL((url) => url.search === `?${params}`);
+      await p.waitForLoadState("networkidle");
+      const expected = await apiNames(params);
+      expect(expected.length).toBeGreaterThan(0);
+      expect(expected.length).toBeLessThan(12);
+      expect(await p.locator("#list .org").allTextContents()).toEqual(expected as string[]);
+    }
+    // A shared link with several values keeps them all.
+    const p = await open("/?supports=pkce,backend-services");
+    expect(await p.locator("#f-supports").inputValue()).toBe("pkce,backend-services");
+    expect(await p.locator("#list .org").allTextContents()).toEqual(["Ready Regional Clinic"]);
+  }, 60_000);
+
+  it("the record page says whether each kind of app can connect, why not, and every check", async () => {
+    const p = await open("/?query=massachusetts");
+    await p.locator("#list .org a").first().click();
+    await p.locator("#verdict-heading").waitFor();
+    const verdict = p.locator(".verdict");
+    expect(await verdict.locator(".badge").allTextContents()).toEqual(["Partly", "Partly", "Partly"]);
+    // The fixture's SMART configuration has no token endpoint and no PKCE.
+    expect(await verdict.locator(".reasons").first().textContent()).toContain("no token endpoint");
+    expect(await verdict.locator(".reasons").first().textContent()).toContain("PKCE S256 not published");
+    const checks = p.locator(".checks tbody tr");
+    expect(await checks.count()).toBe(19);
+    const tls = p.locator('.checks tr[data-check="tls-1.2-or-later"] td');
+    expect(await tls.allTextContents()).toEqual(["–", "not yet measured"]);
+    const smart = p.locator('.checks tr[data-check="smart-configuration"]');
+    expect(await smart.getAttribute("class")).toContain("check-ok");
+  }, 60_000);
+
+  it("the overview has a per-developer table of what their verified servers offer", async () => {
+    const p = await open("/");
+    const table = p.locator("#readiness table");
+    await table.waitFor();
+    const stats = (await (await fetch(`${base}/api/v1/stats/capabilities`)).json()) as {
+      data: { vendors: { vendorName: string; verified: number; supports: { pkce: number } }[] };
+    };
+    const meditech = stats.data.vendors.find((v) => v.vendorName === "MEDITECH")!;
+    const row = table.locator("tbody tr", { hasText: "MEDITECH" });
+    const cells = await row.locator("td").allTextContents();
+    expect(cells[0]).toBe(String(meditech.verified));
+    expect(cells[1]).toBe(`${Math.round((meditech.supports.pkce / meditech.verified) * 100)} %`);
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+});
