@@ -5,7 +5,7 @@ import type { DirectoryData } from "./directory-data";
 
 /**
  * What a record is made of: the read model and the vendor names. Renderers that write records
- * straight from the columns (the export) read this; `recordAt` stays the one definition of a
+ * straight from the columns (the export) read this; `endpointRecordAt` stays the one definition of a
  * record, and their tests compare their output with it entry by entry.
  */
 export interface RecordSource {
@@ -24,7 +24,7 @@ export const fhirVersionBasisAt = (data: DirectoryData, ordinal: number): FhirVe
   FHIR_VERSION_BASES[data.columns.fhirVersionBasis[ordinal]!]!;
 
 /** The endpoint record at a list position, from the in-memory columns (`knownId`: its id, when the caller has it). */
-export function recordAt(
+export function endpointRecordAt(
   data: DirectoryData,
   ordinal: number,
   vendorNames: ReadonlyMap<string, string>,

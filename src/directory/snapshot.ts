@@ -14,7 +14,7 @@ import { statedVersionAt } from "./capability-stats";
 import type { DirectoryData } from "./directory-data";
 import { IdLookup } from "./id-lookup";
 import { Lru } from "./lru";
-import { fhirVersionBasisAt, type RecordSource, recordAt } from "./render";
+import { endpointRecordAt, fhirVersionBasisAt, type RecordSource } from "./render";
 import { DirectorySearch, type EndpointFilter } from "./search";
 
 /** A stored JSON list of strings, as canonical JSON text, with its length. */
@@ -155,7 +155,7 @@ export class DatasetSnapshot {
     const { total, ordinals } = this.search.search(filter, offset, limit);
     return {
       total,
-      records: ordinals.map((ordinal) => recordAt(this.data, ordinal, this.vendorNames)),
+      records: ordinals.map((ordinal) => endpointRecordAt(this.data, ordinal, this.vendorNames)),
       bases: ordinals.map((ordinal) => fhirVersionBasisAt(this.data, ordinal)),
     };
   }
@@ -171,7 +171,7 @@ export class DatasetSnapshot {
   /** The record of an id, from the in-memory columns. */
   endpoint(id: string): EndpointRecord | null {
     const ordinal = this.ids.find(id);
-    return ordinal === -1 ? null : recordAt(this.data, ordinal, this.vendorNames, id);
+    return ordinal === -1 ? null : endpointRecordAt(this.data, ordinal, this.vendorNames, id);
   }
 
   /**

@@ -3,14 +3,14 @@ import { fhirVersionFromUrl } from "../../model/fhir-version";
 import { canonicalUrl, entryId } from "../../model/identity";
 import type { FhirVersion } from "../../model/types";
 import { enrichEntry, repairPublishedUrl } from "./enrich";
-import { fhirVersionOfUrl } from "./enrich/fhir-version";
-import { fhirVersionFromString } from "./fhir-version";
+import { fhirVersionOfUrl } from "./enrich/version-of-url";
 import { listHostRules } from "./list-hosts";
+import { stateCode } from "./state-code";
+import { fhirVersionFromString } from "./stated-version";
 import { tenantIdFromUrl } from "./tenant-rules";
 import type { NormalisedEntry, RawEntry } from "./types";
 import { type Unusable, unusableReason } from "./unusable";
 import { validateEndpointUrl } from "./url-validation";
-import { stateCode } from "./us-states";
 
 /** Control characters other than line breaks and tabs, and bidi embedding/override/isolate controls. */
 const CONTROL = /(?![\t\n\v\f\r\u0085])[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu;

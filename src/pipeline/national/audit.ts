@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { auditRows, type AuditRow as Row } from "../../db/audit-rows";
 import { fhirVersionFromUrl } from "../../model/fhir-version";
-import { fhirVersionOfUrl } from "../ingest/enrich/fhir-version";
+import { fhirVersionOfUrl } from "../ingest/enrich/version-of-url";
 import { loadRegistry } from "../ingest/registry";
 import { looksLikeTestOrDemo, NAME_RULES } from "../ingest/unusable";
 

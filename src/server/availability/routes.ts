@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
-import { BY_ID, BY_ID_ERRORS, notFound } from "../endpoints/routes";
+import { BY_ID, BY_ID_ERRORS, endpointNotFound } from "../endpoints/routes";
 import { withUnusableMeta } from "../endpoints/unusable-meta";
 import { dataResponse } from "../http/answers";
 import { NOT_MODIFIED } from "../http/schemas";
@@ -17,7 +17,7 @@ export const availabilityAnswer = (directory: Directory) => (request: Request, i
   return dataResponse(
     request,
     snapshot,
-    () => withUnusableMeta(snapshot, id, availabilityBody(snapshot, id) ?? notFound()),
+    () => withUnusableMeta(snapshot, id, availabilityBody(snapshot, id) ?? endpointNotFound()),
     { keep: false },
   );
 };

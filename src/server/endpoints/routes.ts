@@ -21,7 +21,7 @@ import { toEndpointFilter } from "./filter";
 import { withUnusableMeta } from "./unusable-meta";
 
 /** An id no entry has: 404 ENDPOINT_NOT_FOUND, from every by-id route. */
-export const notFound = (): never => {
+export const endpointNotFound = (): never => {
   throw new ApiError(404, "ENDPOINT_NOT_FOUND", "No endpoint has this id");
 };
 /** The error answers of a by-id route: every operation's, and 404 for an unknown id. */
@@ -67,7 +67,7 @@ export const endpointAnswers = (directory: Directory) => ({
     return dataResponse(
       request,
       snapshot,
-      () => withUnusableMeta(snapshot, id, successBody(snapshot.endpoint(id) ?? notFound())),
+      () => withUnusableMeta(snapshot, id, successBody(snapshot.endpoint(id) ?? endpointNotFound())),
       { keep: false },
     );
   },
@@ -76,7 +76,7 @@ export const endpointAnswers = (directory: Directory) => ({
     return dataResponse(
       request,
       snapshot,
-      () => withUnusableMeta(snapshot, id, capabilitiesBody(snapshot.capabilities(id) ?? notFound())),
+      () => withUnusableMeta(snapshot, id, capabilitiesBody(snapshot.capabilities(id) ?? endpointNotFound())),
       { keep: false },
     );
   },
@@ -156,7 +156,7 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
             withUnusableMeta(
               snapshot,
               params.id,
-              successBody(snapshot.read((sqlite) => readEntrySource(sqlite, params.id)) ?? notFound()),
+              successBody(snapshot.read((sqlite) => readEntrySource(sqlite, params.id)) ?? endpointNotFound()),
             ),
           { keep: false },
         );

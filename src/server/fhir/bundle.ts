@@ -1,7 +1,7 @@
 import type { FhirIndex } from "./fhir-index";
 import { endpointResource, organizationResource } from "./resources";
+import type { SearchResult } from "./search";
 import { queryString, type SearchRequest } from "./search-params";
-import type { SearchResult } from "./service";
 
 /** A resource's absolute URL: `<base>/<type>/<id>` (base: the request's origin and `/fhir`). */
 const fullUrl = (base: string, resource: { resourceType: string; id: string }) =>

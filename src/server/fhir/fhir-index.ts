@@ -317,7 +317,7 @@ export class FhirIndex {
   /** The Endpoints of developer p: `developerEndpoints[developerEndpointOffsets[p] .. [p + 1])`, ascending. */
   readonly developerEndpointOffsets: Int32Array;
   readonly developerEndpoints: Int32Array;
-  /** Per search parameter value, the matching set (src/server/fhir/service.ts); the data never changes. */
+  /** Per search parameter value, the matching set (src/server/fhir/search.ts); the data never changes. */
   readonly matches = new Lru<Uint32Array>(256, { maxWeight: 64 * 1024 * 1024, weigh: (bits) => bits.byteLength });
 
   /** Use `fhirIndexOf`: the tables take seconds to build at 1M entries, in steps. */

@@ -24,8 +24,8 @@ import {
   TypeIdParams,
   TypeParams,
 } from "./schemas";
+import { criteriaSteps, runSearch } from "./search";
 import { pairsOf, parseSearch, type ResourceType } from "./search-params";
-import { criteriaSteps, runSearch } from "./service";
 import { Turns } from "./turns";
 
 /**

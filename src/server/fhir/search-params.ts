@@ -228,7 +228,7 @@ export function parseSearch(type: ResourceType, pairs: [string, string][], stric
         for (const one of criterion.values)
           if (words(one).length > REQUEST_CAPS.words)
             throw tooCostly(`${rawName}: at most ${REQUEST_CAPS.words} distinct words in a value`);
-      // A malformed date is a 400 here, before any search runs (service.ts reads it again).
+      // A malformed date is a 400 here, before any search runs (search.ts reads it again).
       if (parameter.type === "date") for (const one of criterion.values) parseDateValue(name, one);
       const { codes } = parameter;
       if (codes !== undefined)

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { enrichEntry, repairPublishedUrl } from "../../../src/pipeline/ingest/enrich";
-import { fhirVersionOfUrl } from "../../../src/pipeline/ingest/enrich/fhir-version";
 import { placeOfZip, stateOfNamePrefix } from "../../../src/pipeline/ingest/enrich/place";
+import { fhirVersionOfUrl } from "../../../src/pipeline/ingest/enrich/version-of-url";
 import { normaliseEntries } from "../../../src/pipeline/ingest/normalise";
 import type { NormalisedEntry, RawEntry } from "../../../src/pipeline/ingest/types";
 import { unusableReason } from "../../../src/pipeline/ingest/unusable";

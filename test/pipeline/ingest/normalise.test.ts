@@ -1,11 +1,11 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { fhirVersionFromUrl } from "../../../src/model/fhir-version";
-import { fhirVersionFromString } from "../../../src/pipeline/ingest/fhir-version";
 import { normaliseEntries, normaliseNpi, normaliseZip } from "../../../src/pipeline/ingest/normalise";
 import { parseList } from "../../../src/pipeline/ingest/parsers";
+import { stateCode } from "../../../src/pipeline/ingest/state-code";
+import { fhirVersionFromString } from "../../../src/pipeline/ingest/stated-version";
 import { tenantIdFromUrl } from "../../../src/pipeline/ingest/tenant-rules";
-import { stateCode } from "../../../src/pipeline/ingest/us-states";
 import { expectedId, fixture } from "./helpers";
 
 const parsed = (name: string) => parseList(readFileSync(fixture(name), "utf8")).entries;

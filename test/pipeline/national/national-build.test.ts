@@ -13,7 +13,7 @@ import {
   packBundle,
   readBundle,
 } from "../../../src/pipeline/ingest/bundle";
-import { fhirVersionOfUrl } from "../../../src/pipeline/ingest/enrich/fhir-version";
+import { fhirVersionOfUrl } from "../../../src/pipeline/ingest/enrich/version-of-url";
 import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../../src/pipeline/ingest/registry";
 import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { createTestApp } from "../../support/app";

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import type { ValidateFunction } from "ajv";
 import { loadConfig } from "../../../src/config";
 import { type Db, openDatabase } from "../../../src/db/client";
-import { fhirVersionOfUrl } from "../../../src/pipeline/ingest/enrich/fhir-version";
+import { fhirVersionOfUrl } from "../../../src/pipeline/ingest/enrich/version-of-url";
 import { findVendor, loadRegistry } from "../../../src/pipeline/ingest/registry";
 import { generateDataset } from "../../../tools/generate/generator";
 import { createTestApp } from "../../support/app";

@@ -1,7 +1,7 @@
 import type { FhirVersion } from "../../../model/types";
 import type { NormalisedEntry } from "../types";
-import { fhirVersionOfUrl } from "./fhir-version";
 import { placeOfZip, stateOfNamePrefix } from "./place";
+import { fhirVersionOfUrl } from "./version-of-url";
 
 export { repairPublishedUrl } from "./url-repair";
 

@@ -4,7 +4,7 @@ import type { ExportWriter } from "./writer";
 
 /**
  * One Endpoint record per line, each exactly as the list operation serialises it
- * (`JSON.stringify` of `recordAt`'s record: its members in that order), written straight from
+ * (`JSON.stringify` of `endpointRecordAt`'s record: its members in that order), written straight from
  * the columns.
  */
 export function ndjsonWriter({ data, vendorNames }: RecordSource): ExportWriter {
