@@ -97,6 +97,14 @@ module.exports = {
       to: { path: "^src/pipeline/", pathNot: "^src/pipeline/national/build\\.ts$" },
     },
     {
+      name: "ingest-parts-below-ingest",
+      comment:
+        "ingest's parsers, enrichers and host rules are parts ingest uses: they import its shared records (pipeline/ingest/types/), never ingest itself",
+      severity: "error",
+      from: { path: "^src/pipeline/ingest/(parsers|enrich|hosts)/" },
+      to: { path: "^src/pipeline/ingest/[^/]+$" },
+    },
+    {
       name: "sqlite-only-in-db",
       comment:
         "only src/db runs SQL: elsewhere in src/, bun:sqlite and drizzle-orm are imported for their types only (docs/architecture.md, Layers)",

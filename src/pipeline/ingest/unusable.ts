@@ -81,11 +81,8 @@ export const NAME_RULES = [
 /** A name or host that looks like a test or demo entry ("Test Clinic", `testclinic.com`, "Sandbox"). */
 const TEST_OR_DEMO = /(?:^|[^a-z])(?:test|demo|sandbox|training|dummy)|test(?:clinic|site|practice|env)/i;
 
-/** The kinds of unusable entry, as stored (entries.unusable), served and reported. */
-export type UnusableKind = UnusableReason;
-
 export interface Unusable {
-  kind: UnusableKind;
+  kind: UnusableReason;
   /** What exactly ("host is a private IPv4 address"): stored, served as `meta.unusable.detail`, reported by ingest. */
   reason: string;
 }

@@ -1,6 +1,9 @@
-import type { StateEvidence, UrlEvidence, VersionEvidence } from "../../model/evidence";
-import type { Audience, FhirVersion } from "../../model/types";
-import type { UnusableKind } from "./unusable";
+/**
+ * The records ingest passes between its steps (parsed, normalised, stored, summarised), in a
+ * folder of their own so that the parsers and enrichers import them without importing ingest.
+ */
+import type { StateEvidence, UnusableReason, UrlEvidence, VersionEvidence } from "../../../model/evidence";
+import type { Audience, FhirVersion } from "../../../model/types";
 
 export const LIST_FORMATS = ["fhir-bundle", "lantern-json", "csv"] as const;
 export type ListFormat = (typeof LIST_FORMATS)[number];
@@ -44,7 +47,7 @@ export interface NormalisedEntry {
   stateEvidence: StateEvidence | null;
   urlEvidence: UrlEvidence;
   /** Why the entry is not listed (src/pipeline/ingest/unusable.ts, list-hosts.ts), or null. */
-  unusable: UnusableKind | null;
+  unusable: UnusableReason | null;
   /** What that rule found ("host is a private IPv4 address"), or null. */
   unusableDetail: string | null;
 }
@@ -132,6 +135,6 @@ export interface ListSummary {
 export interface UnusableEntry {
   url: string;
   organizationName: string | null;
-  kind: UnusableKind;
+  kind: UnusableReason;
   reason: string;
 }
