@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { readLastRefreshAt } from "../db/dataset-meta";
 import { type ProbeRefRow, snapshotReads } from "../db/snapshot-reads";
-import { type CapabilityReport, capabilityReport, parseDocument } from "../model/capability-rules";
+import { type CapabilityReport, capabilityReport, parseDocument, READY, type Ready } from "../model/capability-rules";
 import type { CapabilityCounts } from "../model/capability-schemas";
 import type { EndpointRecord } from "../model/endpoints";
 import type { FhirVersionBasis, UnusableReason } from "../model/evidence";
@@ -9,7 +9,7 @@ import type { StatsRecord } from "../model/stats";
 import { FHIR_VERSIONS, type FhirVersion, type ProbeStatus } from "../model/types";
 import type { VendorRecord } from "../model/vendors";
 import type { AvailabilityData } from "./availability-data";
-import { countBits } from "./bitset";
+import { countBits, hasBit } from "./bitset";
 import { statedVersionAt } from "./capability-stats";
 import type { DirectoryData } from "./directory-data";
 import { IdLookup } from "./id-lookup";
@@ -151,12 +151,16 @@ export class DatasetSnapshot {
     filter: EndpointFilter,
     offset: number,
     limit: number,
-  ): { total: number; records: EndpointRecord[]; bases: FhirVersionBasis[] } {
+  ): { total: number; records: EndpointRecord[]; bases: FhirVersionBasis[]; ready: Ready[][] } {
     const { total, ordinals } = this.search.search(filter, offset, limit);
+    const readySets = READY.map((kind) => this.data.facets.ready.get(kind));
     return {
       total,
       records: ordinals.map((ordinal) => endpointRecordAt(this.data, ordinal, this.vendorNames)),
       bases: ordinals.map((ordinal) => fhirVersionBasisAt(this.data, ordinal)),
+      ready: ordinals.map((ordinal) =>
+        READY.filter((_, i) => readySets[i] !== undefined && hasBit(readySets[i], ordinal)),
+      ),
     };
   }
 

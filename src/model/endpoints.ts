@@ -195,6 +195,10 @@ export const ListResponse = t.Object(
         description:
           "For each item of `data`, in order: how its fhirVersion is known. probe: its CapabilityStatement; list: the list states it; url: its URL names it; certification: inferred from the developer's certified API, not seen; unknown: fhirVersion is UNKNOWN. (The record itself keeps the spec's fields.)",
       }),
+      ready: t.Array(t.Array(t.Union(literals(READY))), {
+        description:
+          "For each item of `data`, in order: the kinds of app its verdict says are ready (`ready=` values: patient-apps, provider-apps, backend-services); [] when none is (docs/api.md, Verdict).",
+      }),
     }),
   },
   {
@@ -202,7 +206,13 @@ export const ListResponse = t.Object(
       {
         success: true,
         data: [ENDPOINT_EXAMPLE],
-        meta: { total: 1, page: 1, limit: 25, fhirVersionBasis: ["probe" as const] },
+        meta: {
+          total: 1,
+          page: 1,
+          limit: 25,
+          fhirVersionBasis: ["probe" as const],
+          ready: [["patient-apps" as const]],
+        },
       },
     ],
   },

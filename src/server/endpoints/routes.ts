@@ -93,12 +93,12 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
           const filter = toEndpointFilter(query);
           const page = query.page ?? 1;
           const limit = query.limit ?? 25;
-          const { total, records, bases } = snapshot.list(filter, (page - 1) * limit, limit);
+          const { total, records, bases, ready } = snapshot.list(filter, (page - 1) * limit, limit);
           own.link = pageLinks(request.url, page, limit, total);
           return JSON.stringify({
             success: true,
             data: records,
-            meta: { total, page, limit, fhirVersionBasis: bases },
+            meta: { total, page, limit, fhirVersionBasis: bases, ready },
           });
         });
       },

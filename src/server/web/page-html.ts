@@ -48,7 +48,7 @@ export function pageHtml({ script, stylesheet }: PageAssets): string {
 <div class="field"><label for="f-access">Audience</label><select id="f-access" name="access"><option value="">Any audience</option><option value="patient">Patients</option><option value="provider">Providers</option></select></div>
 <div class="field"><label for="f-smartSupported">SMART on FHIR</label><select id="f-smartSupported" name="smartSupported"><option value="">Either</option><option value="true">Supported</option><option value="false">Not supported</option></select></div>
 <div class="field"><label for="f-supports">Supports</label><select id="f-supports" name="supports"><option value="">Anything</option>${options(SUPPORTS_LABELS)}</select></div>
-<div class="field"><label for="f-ready">Ready for</label><select id="f-ready" name="ready"><option value="">Any app, or none</option>${options(READY_LABELS)}</select></div>
+<div class="field"><label for="f-ready">Ready for</label><select id="f-ready" name="ready"><option value="">Anything</option>${options(READY_LABELS)}</select></div>
 <div class="field"><label for="f-hasResource">Resources, all of</label><input id="f-hasResource" name="hasResource" type="text" autocomplete="off" spellcheck="false" placeholder="Patient, Observation" aria-describedby="f-hasResource-hint"><small id="f-hasResource-hint">Comma-separated FHIR types</small></div>
 </div>
 <div class="actions"><button type="submit">Search</button><button type="button" id="clear" class="secondary">Clear</button></div>
@@ -68,7 +68,7 @@ export function pageHtml({ script, stylesheet }: PageAssets): string {
 <p id="overview-summary"></p>
 <figure><figcaption id="versions-caption">Endpoints by FHIR version</figcaption><div id="versions-chart"></div></figure>
 <figure><figcaption id="vendors-caption">Largest vendors</figcaption><div id="vendors-chart"></div></figure>
-<section id="readiness" aria-labelledby="readiness-heading" hidden><h3 id="readiness-heading">What developers' servers offer</h3><p class="muted">Share of each developer's verified endpoints.</p><div id="readiness-table"></div></section>
+<section id="readiness" aria-labelledby="readiness-heading" hidden><h3 id="readiness-heading">What developers' servers offer</h3><p class="muted">Share of each developer's verified endpoints.</p><div id="readiness-table" tabindex="0" role="region" aria-label="Figures per developer, scrolling sideways"></div></section>
 </aside>
 </div>
 <p id="copy-status" class="visually-hidden" aria-live="polite"></p>

@@ -133,6 +133,23 @@ describe("supports= and ready=", () => {
     expect(await sites("ready=patient-apps,backend-services&supports=us-core")).toEqual(["full"]);
   });
 
+  test("the list's meta.ready names, per row, the app kinds ready there", async () => {
+    const list = await fetchPublished(app, root, "/api/v1/endpoints?limit=100");
+    const data = list.body.data as { url: string }[];
+    const ready = list.body.meta.ready as string[][];
+    expect(ready).toHaveLength(data.length);
+    const bySite = Object.fromEntries(
+      data.map((entry, i) => [Object.entries(urls).find(([, url]) => url === entry.url)![0], ready[i]]),
+    );
+    expect(bySite).toEqual({
+      full: ["patient-apps", "provider-apps", "backend-services"],
+      backend: ["backend-services"],
+      insecure: [],
+      none: [],
+      unprobed: [],
+    });
+  });
+
   test("the verdicts the filters rest on, as capabilities says them", async () => {
     const list = await fetchPublished(app, root, "/api/v1/endpoints?limit=100");
     const verdicts: Record<string, string[]> = {};

@@ -24,7 +24,13 @@ describe("GET /api/v1/endpoints", () => {
     const body = await list("");
     expect(body.success).toBe(true);
     expect(orgNames(body)).toEqual(ALL_IN_ORDER);
-    expect(body.meta).toEqual({ total: 11, page: 1, limit: 25, fhirVersionBasis: expect.any(Array) });
+    expect(body.meta).toEqual({
+      total: 11,
+      page: 1,
+      limit: 25,
+      fhirVersionBasis: expect.any(Array),
+      ready: expect.any(Array),
+    });
     expect(body.meta.fhirVersionBasis).toHaveLength(body.data.length);
     expect(body.data.some((e: { status: string }) => e.status === "removed")).toBe(false);
     expect(Object.keys(body.data[0]).sort()).toEqual(
@@ -160,7 +166,13 @@ describe("pagination", () => {
   test("pagination applies after filtering", async () => {
     const body = await list("?fhirVersion=R4&limit=2&page=2");
     expect(orgNames(body)).toEqual(["O'Brien & Sons Pediatrics", "Brigham and Women's Hospital"]);
-    expect(body.meta).toEqual({ total: 7, page: 2, limit: 2, fhirVersionBasis: expect.any(Array) });
+    expect(body.meta).toEqual({
+      total: 7,
+      page: 2,
+      limit: 2,
+      fhirVersionBasis: expect.any(Array),
+      ready: expect.any(Array),
+    });
   });
 
   test.each(["?page=4&limit=5", "?page=1000", "?page=1000&limit=100&vendor=epic"])(

@@ -1,3 +1,4 @@
+import type { Ready } from "../../../model/capability-rules";
 /** A failed request, as the page explains it. */
 export interface Problem {
   kind: "bad-request" | "not-found" | "rate-limited" | "server" | "offline";
@@ -9,10 +10,11 @@ export interface Problem {
   retryAfter: number | null;
 }
 
-/** What the page reads of an answer's `meta`: the list's totals and bases, a by-id answer's `unusable`. */
+/** What the page reads of an answer's `meta`: the list's totals, bases and readiness, a by-id answer's `unusable`. */
 interface Meta {
   total?: number;
   fhirVersionBasis?: string[];
+  ready?: Ready[][];
   unusable?: { reason: string; detail: string | null };
 }
 

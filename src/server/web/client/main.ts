@@ -1,5 +1,5 @@
 import "./style.css";
-import { READY, READY_KIND } from "../../../model/capability-rules";
+import { READY_KIND } from "../../../model/capability-rules";
 import type { EndpointRecord } from "../../../model/endpoints";
 import { FHIR_VERSIONS, FILTERABLE_FHIR_VERSIONS } from "../../../model/types";
 import { US_STATES } from "../../../model/us-states";
@@ -291,7 +291,16 @@ async function showResults(
   const total = answer.meta?.total ?? answer.data.length;
   const bases = answer.meta?.fhirVersionBasis;
   list.replaceChildren(...answer.data.map((record, i) => resultRow(record, current, bases?.[i])));
-  void showRowReadiness(answer.data, isCurrent, signal);
+  // The "Ready for" badges: the kinds of app each row's verdict says are ready (`meta.ready`).
+  const rows = list.querySelectorAll("li.result");
+  answer.meta?.ready?.forEach((kinds, i) => {
+    const row = rows[i];
+    if (row !== undefined)
+      showReadiness(
+        row,
+        kinds.map((value) => READY_KIND[value]),
+      );
+  });
   pager.replaceChildren(
     ...[...pagerLinks(current, total), exportLinks(current, total)].filter(
       (c): c is HTMLElement => c instanceof HTMLElement,
@@ -301,43 +310,6 @@ async function showResults(
   if (focus) {
     const opened = row === null ? null : list.querySelector<HTMLElement>(`a[data-id="${CSS.escape(row)}"]`);
     (opened ?? byId("results-heading")).focus();
-  }
-}
-
-/** A URL as one alternative of a FHIR string search value: `\`, `,`, `|` and `$` escaped. */
-const fhirValue = (url: string) => url.replace(/[\\,|$]/g, (c) => `\\${c}`);
-
-/**
- * The "Ready for" badges of the rows shown: for each app kind, the FHIR search of the rows' URLs
- * whose verdict is ready (`/fhir/Endpoint?address:exact=…&ready=…`). Badges are extra: a request
- * that fails leaves the rows as they are.
- */
-async function showRowReadiness(records: EndpointRecord[], isCurrent: () => boolean, signal: AbortSignal) {
-  if (records.length === 0) return;
-  const urls = [...new Set(records.map((r) => r.url))];
-  const address = encodeURIComponent(urls.map(fhirValue).join(","));
-  const readyUrls = await Promise.all(
-    READY.map(async (value) => {
-      try {
-        const response = await fetch(`/fhir/Endpoint?address:exact=${address}&ready=${value}&_count=${urls.length}`, {
-          headers: { accept: "application/fhir+json" },
-          signal,
-        });
-        if (!response.ok) return new Set<string>();
-        const bundle = (await response.json()) as { entry?: { resource?: { address?: string } }[] };
-        return new Set((bundle.entry ?? []).map((e) => e.resource?.address ?? ""));
-      } catch {
-        return new Set<string>();
-      }
-    }),
-  );
-  if (!isCurrent()) return;
-  for (const row of list.querySelectorAll("li.result")) {
-    const url = row.querySelector("[data-ready-url]")?.getAttribute("data-ready-url") ?? "";
-    showReadiness(
-      row,
-      READY.filter((_, i) => readyUrls[i]!.has(url)).map((value) => READY_KIND[value]),
-    );
   }
 }
 
