@@ -82,3 +82,28 @@ export interface ProbeResult {
   /** Audiences derived from SMART capabilities; null when SMART gives none. */
   access: Audience[] | null;
 }
+
+/**
+ * When a probe run takes its own failures for an outage of the prober's network rather than of
+ * the servers (src/pipeline/probe/outage.ts; docs/deploy.md, "The outage rule").
+ */
+export interface OutageRule {
+  /** How long network failures are held back, and the span the shares are counted over. */
+  windowMs: number;
+  /** Fewer distinct failing hosts than this in a window never count as an outage. */
+  minHosts: number;
+  /** Share (0–1) of the distinct hosts heard from in the window that failed at the network level. */
+  failedShare: number;
+  /** Share (0–1) of those failing hosts that answered at their previous probe. */
+  previouslyUpShare: number;
+  /** Known-good URLs; any HTTP answer from one of them means the prober's network works. */
+  canaryUrls: readonly string[];
+}
+
+export const OUTAGE_DEFAULTS: OutageRule = {
+  windowMs: 60_000,
+  minHosts: 20,
+  failedShare: 0.5,
+  previouslyUpShare: 0.5,
+  canaryUrls: [],
+};

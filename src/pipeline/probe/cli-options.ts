@@ -2,6 +2,9 @@ import { type CliDefinition, type OptionsConfig, wholeNumber } from "../../cli/a
 import { parseDuration } from "./duration";
 import { DEFAULT_STALE_AFTER_MS } from "./run";
 
+/** The exit status of a run stopped by the outage rule (the prober lost the network). */
+export const OUTAGE_EXIT_CODE = 3;
+
 export interface ProbeCliOptions {
   staleAfterMs: number;
   vendorId?: string;
@@ -31,9 +34,12 @@ export const PROBE_CLI = {
     ["--timeout <duration>", "per-request time-out (default 10s)"],
   ],
   environment: `DATABASE_PATH (default db/directory.sqlite), ALLOW_PRIVATE_NETWORK=true lets
-requests reach private addresses (tests only), PROBE_CONTACT_URL is named in the User-Agent.`,
+requests reach private addresses (tests only), PROBE_CONTACT_URL is named in the User-Agent.
+The outage rule (docs/deploy.md): PROBE_CANARY_URLS, PROBE_OUTAGE_WINDOW_SECONDS (default 60),
+PROBE_OUTAGE_MIN_HOSTS (20), PROBE_OUTAGE_FAILED_PERCENT (50), PROBE_OUTAGE_PREVIOUSLY_UP_PERCENT (50).`,
   exitStatus: [
     [1, "failed"],
+    [OUTAGE_EXIT_CODE, "stopped: the prober lost the network; the last window was not recorded"],
     [130, "interrupted"],
   ],
 } as const satisfies CliDefinition<OptionsConfig>;

@@ -1,7 +1,9 @@
 import type { Db } from "../../db/client";
-import { selectDueUrls } from "../../db/due-urls";
+import { answeredAtLastProbe, selectDueUrls } from "../../db/due-urls";
+import { OUTAGE_DEFAULTS, type OutageRule } from "../../model/probe";
 import { interleaveByHost } from "./due";
 import { pruneHistory, uptimes30d } from "./history";
+import { anyCanaryAnswers, OutageWatch } from "./outage";
 import { PROBE_DEFAULTS, type ProbeAdvancedOptions, type ProbeOptions, Prober } from "./prober";
 import { BatchWriter } from "./writer";
 
@@ -67,6 +69,8 @@ export interface ProbeDueOptions extends ProbeOptions, ProbeAdvancedOptions {
    * only to measure what it costs (bench/probe.ts --compare).
    */
   history?: boolean;
+  /** When a run takes the prober's own outage for the directory's (outage.ts); defaults OUTAGE_DEFAULTS. */
+  outage?: Partial<OutageRule>;
 }
 
 export const DEFAULT_STALE_AFTER_MS = 24 * 60 * 60 * 1000;
@@ -76,7 +80,8 @@ export const DEFAULT_STALE_AFTER_MS = 24 * 60 * 60 * 1000;
  * writing results as they arrive. With `signal` aborted, stops starting URLs, drops the ones in
  * flight (the next run probes them) and returns what was stored. At the end, rolls up the
  * availability history of URLs it did not probe (history retention) and sums up the 30-day
- * uptime of the URLs it did.
+ * uptime of the URLs it did. Throws ProberOutageError when the prober lost the network
+ * (outage.ts): what it held back of the last window is then not written.
  */
 export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<ProbeRunSummary> {
   const started = performance.now();
@@ -120,6 +125,14 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
     now,
     onError: () => stop.abort(),
   });
+  const rule: OutageRule = { ...OUTAGE_DEFAULTS, ...opts.outage };
+  const watch = new OutageWatch(
+    rule,
+    (record) => writer.add(record),
+    answeredAtLastProbe(db),
+    () => anyCanaryAnswers(rule.canaryUrls, prober.config.timeoutMs),
+    () => stop.abort(),
+  );
 
   // Each URL fetches its two documents in parallel, so twice as many URL workers as request slots
   // keep the limiter busy while some workers wait for a busy host.
@@ -132,7 +145,7 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
       const url = urls[next++]!;
       const result = await prober.probe(url);
       if (stop.signal.aborted) return;
-      writer.add({ url, result });
+      watch.add({ url, result });
       summary.probed++;
       summary[result.probeStatus]++;
       if (result.entryStatus === "unresponsive") summary.unresponsive++;
@@ -146,8 +159,13 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
     await Promise.all(Array.from({ length: workers }, work));
   } finally {
     opts.signal?.removeEventListener("abort", onOuterAbort);
-    await writer.close();
+    try {
+      await watch.close();
+    } finally {
+      await writer.close();
+    }
   }
+  if (watch.lost) throw watch.lost;
   if (history) {
     const end = now();
     pruneHistory(db.sqlite, end);
