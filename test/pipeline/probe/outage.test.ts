@@ -1,6 +1,5 @@
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { OUTAGE_DEFAULTS, type ProbeResult } from "../../../src/model/probe";
 import { uptimes30d } from "../../../src/pipeline/probe/history";
 import { OutageWatch } from "../../../src/pipeline/probe/outage";
@@ -10,7 +9,6 @@ import { type Farm, startFarm } from "../../../tools/farm/farm";
 import { runScript } from "../../support/run-script";
 import { documentResult, insertEntry, tempDb } from "./helpers";
 
-const REPO_ROOT = join(import.meta.dir, "../../..");
 const HOSTS = 30;
 const PER_HOST = 2;
 
