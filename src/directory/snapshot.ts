@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import { readLastRefreshAt } from "../db/dataset-meta";
 import { type ProbeRefRow, snapshotReads } from "../db/snapshot-reads";
 import type { EndpointRecord } from "../model/endpoints";
+import type { TlsFacts } from "../model/probe";
 import type { StatsRecord } from "../model/stats";
 import { FHIR_VERSIONS, type FhirVersion, type ProbeStatus } from "../model/types";
 import type { VendorRecord } from "../model/vendors";
@@ -12,6 +13,7 @@ import { IdLookup } from "./id-lookup";
 import { Lru } from "./lru";
 import { type RecordSource, recordAt } from "./render";
 import { DirectorySearch, type EndpointFilter } from "./search";
+import { tlsChecks } from "./tls-checks";
 
 /** A stored JSON list of strings, as canonical JSON text, with its length. */
 interface JsonList {
@@ -50,8 +52,10 @@ export interface CapabilitiesRecord {
   vendorName: string;
   lastProbed: string | null;
   probeStatus: ProbeStatus;
-  /** `url`, `vendorName`, `lastProbed` and `probeStatus` as JSON members (`,"url":…`), kept per URL. */
+  /** `url`, `vendorName`, `lastProbed`, `probeStatus` and `checks` as JSON members (`,"url":…`), kept per URL. */
   ownJson: string;
+  /** The summary's `tls` member (`,"tls":{…}`): per host, so not in the shared part. */
+  tlsJson: string;
   sharedKey: string;
   shared: () => CapabilitiesShared;
 }
@@ -64,6 +68,10 @@ interface UrlProbe {
   sharedKey: string;
   metadataBodyId: number | null;
   smartBodyId: number | null;
+  /** `,"checks":[…]` of the URL. */
+  checksJson: string;
+  /** `,"tls":{…}` of the URL's host. */
+  tlsJson: string;
   /** `ownJson` for entries of vendor `ownVendor` (entries of one URL almost always share a vendor). */
   ownJson?: string;
   ownVendor?: number;
@@ -84,6 +92,26 @@ const UNPROBED: CapabilitiesShared = {
   smartConfigurationBytes: null,
 };
 const json = (value: string | null) => (value === null ? "null" : JSON.stringify(value));
+const UNKNOWN_TLS: TlsFacts = { protocol: null, certificateExpiresAt: null, issuer: null, verified: null };
+
+/** A URL's `checks` and its summary's `tls` members, from its probe's stored facts. */
+function placeJson(
+  url: string,
+  probedAt: string | null,
+  tls: TlsFacts,
+  finalUrl: string | null,
+  redirectCount: number | null,
+): { checksJson: string; tlsJson: string } {
+  return {
+    checksJson: `,"checks":${JSON.stringify(tlsChecks({ url, probedAt, tls, finalUrl, redirectCount }))}`,
+    tlsJson: `,"tls":${JSON.stringify({
+      protocol: tls.protocol,
+      certificateExpiresAt: tls.certificateExpiresAt,
+      issuer: tls.issuer,
+      verified: tls.verified,
+    })}`,
+  };
+}
 
 /**
  * One dataset version, frozen: the list operation answers from its in-memory DirectoryData, and
@@ -104,6 +132,8 @@ export class DatasetSnapshot {
   private ordinalOfRow: Int32Array | undefined;
   /** One string per distinct body pair. */
   private readonly sharedKeys = new Map<string, string>();
+  /** One string per distinct `checks` and `tls` member: URLs of one host mostly share them. */
+  private readonly places = new Map<string, string>();
 
   /** `sqlite` must hold an open read transaction at `data.version`; the snapshot owns it from now on. */
   constructor(
@@ -203,7 +233,7 @@ export class DatasetSnapshot {
     const vendor = columns.vendor[ordinal]!;
     let ownJson = probe.ownVendor === vendor ? probe.ownJson : undefined;
     if (ownJson === undefined) {
-      ownJson = `,"url":${json(url)},"vendorName":${json(vendorName)},"lastProbed":${json(probe.probedAt)},"probeStatus":${json(probe.probeStatus)}`;
+      ownJson = `,"url":${json(url)},"vendorName":${json(vendorName)},"lastProbed":${json(probe.probedAt)},"probeStatus":${json(probe.probeStatus)}${probe.checksJson}`;
       if (probe.ownVendor === undefined) {
         probe.ownJson = ownJson;
         probe.ownVendor = vendor;
@@ -217,6 +247,7 @@ export class DatasetSnapshot {
       lastProbed: known.probedAt,
       probeStatus: known.probeStatus,
       ownJson,
+      tlsJson: known.tlsJson,
       sharedKey: known.sharedKey,
       shared: () => this.sharedOf(known),
     };
@@ -241,9 +272,26 @@ export class DatasetSnapshot {
         sharedKey: UNPROBED_KEY,
         metadataBodyId: null,
         smartBodyId: null,
+        ...this.intern(placeJson(url, null, UNKNOWN_TLS, null, null)),
       };
-    const [, probedAt, probeStatus, metadataBodyId, smartBodyId, metadataSha256, smartSha256, probeRowId, ...summary] =
-      row;
+    const [
+      ,
+      probedAt,
+      probeStatus,
+      metadataBodyId,
+      smartBodyId,
+      metadataSha256,
+      smartSha256,
+      probeRowId,
+      protocol,
+      certificateExpiresAt,
+      issuer,
+      verified,
+      finalUrl,
+      redirectCount,
+      ...summary
+    ] = row;
+    const tls = { protocol, certificateExpiresAt, issuer, verified: verified === null ? null : verified === 1 };
     // The shared part is a function of the two bodies and the summary stored with them (derived
     // from them alone, but by the code of the day the probe ran), so all three name it: the
     // summary by a 64-bit hash, which keeps keys short when many URLs have their own bodies. A
@@ -265,7 +313,18 @@ export class DatasetSnapshot {
       sharedKey,
       metadataBodyId,
       smartBodyId,
+      ...this.intern(placeJson(url, probedAt, tls, finalUrl, redirectCount)),
     };
+  }
+
+  private intern({ checksJson, tlsJson }: { checksJson: string; tlsJson: string }) {
+    const one = (text: string) => {
+      const found = this.places.get(text);
+      if (found !== undefined) return found;
+      this.places.set(text, text);
+      return text;
+    };
+    return { checksJson: one(checksJson), tlsJson: one(tlsJson) };
   }
 
   /** The summary and raw bodies of a probe: read only when no cached answer has them. */

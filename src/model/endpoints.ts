@@ -201,6 +201,16 @@ export const CapabilitiesSchema = t.Object({
     description:
       "success: both probes returned data; partial: exactly one did; failed: neither; unchecked: not probed yet.",
   }),
+  checks: t.Array(
+    t.Object({
+      id: t.String({
+        description: "tls-1.2-or-later, certificate-valid-30-days or metadata-on-same-host.",
+      }),
+      ok: t.Union([t.Boolean(), t.Null()], { description: "null when the rule cannot apply (http, not probed yet)." }),
+      detail: t.String({ description: "Why, in words." }),
+    }),
+    { description: 'What the probe\'s stored facts say about how the server is reached (docs/api.md, "Checks").' },
+  ),
   summary: t.Object(
     {
       fhirVersion: t.Union([t.String(), t.Null()]),
@@ -215,6 +225,24 @@ export const CapabilitiesSchema = t.Object({
       grantTypes: t.Array(t.String(), {
         description: "`grant_types_supported` of the SMART configuration, as published.",
       }),
+      tls: t.Object(
+        {
+          protocol: t.Union([t.String(), t.Null()], { description: "The negotiated protocol, e.g. TLSv1.3." }),
+          certificateExpiresAt: t.Union([t.String({ format: "date-time" }), t.Null()], {
+            description: "The server certificate's notAfter.",
+          }),
+          issuer: t.Union([t.String(), t.Null()], {
+            description: "The certificate's issuer: its organization, else its common name.",
+          }),
+          verified: t.Union([t.Boolean(), t.Null()], {
+            description: "Whether the chain verified against the public CAs for the host's name.",
+          }),
+        },
+        {
+          description:
+            "The TLS handshake with the URL's host, read once per host per probe run; every member null for http URLs and while unknown.",
+        },
+      ),
     },
     {
       description:
@@ -243,6 +271,19 @@ export const CapabilitiesResponse = t.Object(
           vendorName: ENDPOINT_EXAMPLE.vendorName,
           lastProbed: "2026-11-25T04:00:12.000Z",
           probeStatus: "success",
+          checks: [
+            { id: "tls-1.2-or-later", ok: true, detail: "negotiated TLSv1.3" },
+            {
+              id: "certificate-valid-30-days",
+              ok: true,
+              detail: "verified; expires 2027-02-14, 81 days after the probe",
+            },
+            {
+              id: "metadata-on-same-host",
+              ok: true,
+              detail: "/metadata answered on mychart.stmaryshospital.com without a redirect",
+            },
+          ],
           summary: {
             fhirVersion: "4.0.1",
             softwareName: "Epic",
@@ -252,6 +293,12 @@ export const CapabilitiesResponse = t.Object(
             smartSupported: true,
             smartCapabilities: ["launch-standalone", "context-standalone-patient"],
             grantTypes: ["authorization_code"],
+            tls: {
+              protocol: "TLSv1.3",
+              certificateExpiresAt: "2027-02-14T23:59:59.000Z",
+              issuer: "DigiCert Inc",
+              verified: true,
+            },
           },
           capabilityStatement: {
             resourceType: "CapabilityStatement",

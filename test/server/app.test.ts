@@ -99,6 +99,7 @@ describe("GET /api/v1/endpoints/:id/capabilities", () => {
       smartSupported: false,
       smartCapabilities: [],
       grantTypes: [],
+      tls: { protocol: null, certificateExpiresAt: null, issuer: null, verified: null },
     });
   });
 

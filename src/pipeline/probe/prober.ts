@@ -1,8 +1,9 @@
-import type { ProbeResult } from "../../model/probe";
+import type { ProbeResult, TlsFacts } from "../../model/probe";
 import { derive } from "./derive";
 import { type FetcherConfig, fetchDocument } from "./fetch";
 import { DnsCache, type LookupFn } from "./guard";
 import { HostLimiter } from "./limiter";
+import { readTlsFacts } from "./tls";
 import { defaultUserAgent } from "./user-agent";
 
 export interface ProbeOptions {
@@ -63,9 +64,13 @@ function positive(value: number | undefined, fallback: number, name: string): nu
   return value;
 }
 
-/** A probing session: one limiter and one DNS cache shared by every URL probed through it. */
+/**
+ * A probing session: one limiter and one DNS cache shared by every URL probed through it, and the
+ * TLS facts of each https host, read once.
+ */
 export class Prober {
   readonly config: FetcherConfig;
+  private readonly tlsOfHost = new Map<string, Promise<TlsFacts>>();
 
   constructor(options: ProbeOptions & ProbeAdvancedOptions = {}) {
     const concurrency = Math.floor(positive(options.concurrency, PROBE_DEFAULTS.concurrency, "concurrency"));
@@ -94,9 +99,10 @@ export class Prober {
   async probe(url: string): Promise<ProbeResult> {
     const startedAt = new Date().toISOString();
     const started = performance.now();
-    const [metadata, smart] = await Promise.all([
+    const [metadata, smart, tls] = await Promise.all([
       fetchDocument(url, "metadata", this.config),
       fetchDocument(url, "smart", this.config),
+      this.tls(url),
     ]);
     const derived = derive(metadata, smart);
     return {
@@ -110,6 +116,24 @@ export class Prober {
       smart,
       summary: derived.summary,
       access: derived.access,
+      tls,
     };
+  }
+
+  /** The TLS facts of an https URL's host (one handshake per host and run); null for http. */
+  private tls(url: string): Promise<TlsFacts | null> {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return Promise.resolve(null);
+    }
+    if (parsed.protocol !== "https:") return Promise.resolve(null);
+    let facts = this.tlsOfHost.get(parsed.host);
+    if (!facts) {
+      facts = readTlsFacts(parsed, this.config);
+      this.tlsOfHost.set(parsed.host, facts);
+    }
+    return facts;
   }
 }

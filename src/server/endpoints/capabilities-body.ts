@@ -2,6 +2,7 @@ import type { CapabilitiesRecord, CapabilitiesShared } from "../../directory/sna
 import type { Body } from "../http/compression";
 
 const NULL = Buffer.from("null");
+const START = Buffer.from('},"capabilityStatement":');
 const BETWEEN = Buffer.from(',"smartConfiguration":');
 const END = Buffer.from("}}");
 const encoder = new TextEncoder();
@@ -10,8 +11,15 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 const json = (value: string | null) => (value === null ? "null" : JSON.stringify(value));
 
+/** What answers share: the summary (up to its per-host `tls` member) and the raw bodies after it. */
+interface SharedParts {
+  summary: string;
+  bodies: Body;
+}
+
 /** Bytes a part holds: its UTF-16 units count twice, whatever the engine stores. */
 const weightOf = (part: Body) => (typeof part === "string" ? part.length * 2 : part.length);
+const weightOfParts = (parts: SharedParts) => parts.summary.length * 2 + weightOf(parts.bodies);
 
 /**
  * Shared parts of capabilities answers (summary and both raw bodies), keyed by the pair of bodies
@@ -19,7 +27,7 @@ const weightOf = (part: Body) => (typeof part === "string" ? part.length * 2 : p
  * of a few statements per vendor release, so a few entries answer most ids.
  */
 export class CapabilitiesCache {
-  private readonly parts = new Map<string, Body>();
+  private readonly parts = new Map<string, SharedParts>();
   private total = 0;
 
   constructor(
@@ -37,7 +45,7 @@ export class CapabilitiesCache {
   }
 
   /** The part under `key`, built and kept on a miss (unless it alone exceeds the bound). */
-  get(key: string, build: () => Body): Body {
+  get(key: string, build: () => SharedParts): SharedParts {
     const found = this.parts.get(key);
     if (found !== undefined) {
       this.parts.delete(key);
@@ -45,12 +53,12 @@ export class CapabilitiesCache {
       return found;
     }
     const part = build();
-    const weight = weightOf(part);
+    const weight = weightOfParts(part);
     if (weight > this.maxBytes) return part;
     while (this.parts.size > 0 && (this.parts.size >= this.maxEntries || this.total + weight > this.maxBytes)) {
       const [oldest, value] = this.parts.entries().next().value!;
       this.parts.delete(oldest);
-      this.total -= weightOf(value);
+      this.total -= weightOfParts(value);
     }
     this.parts.set(key, part);
     this.total += weight;
@@ -64,51 +72,59 @@ export class CapabilitiesCache {
  */
 export const capabilitiesCache = new CapabilitiesCache(48 * 1024 * 1024, 8_192);
 
-/** The envelope up to and including `probeStatus`, in the order of the response schema. */
+/** The envelope up to and including `checks`, in the order of the response schema. */
 const head = ({ endpointId, ownJson }: CapabilitiesRecord) =>
   `{"success":true,"data":{"endpointId":${json(endpointId)}${ownJson}`;
 
-/**
- * Everything after `probeStatus`: the summary, then the two raw bodies, then the closing braces.
- * As text when the bytes are valid UTF-8 (the probe stores what it decoded, so they are): an
- * answer is then one concatenation, which the Response encodes back to exactly these bytes,
- * without allocating and copying a buffer per request. As bytes otherwise.
- */
-function sharedPart({ summary: s, capabilityStatementBytes, smartConfigurationBytes }: CapabilitiesShared): Body {
-  const text =
+/** The summary up to, not including, its `tls` member and closing brace; shared by every URL with the same summary. */
+function summaryPart({ summary: s }: CapabilitiesShared): string {
+  return (
     `,"summary":{"fhirVersion":${json(s.fhirVersion)},"softwareName":${json(s.softwareName)},` +
     `"softwareVersion":${json(s.softwareVersion)},"supportedResourceCount":${s.supportedResources.count},"supportedResources":${s.supportedResources.json},` +
-    `"smartSupported":${s.smartSupported},"smartCapabilities":${s.smartCapabilities.json},"grantTypes":${s.grantTypes.json}},"capabilityStatement":`;
+    `"smartSupported":${s.smartSupported},"smartCapabilities":${s.smartCapabilities.json},"grantTypes":${s.grantTypes.json}`
+  );
+}
+
+/**
+ * Everything after the summary's `tls` member: the summary's closing brace, the two raw bodies,
+ * then the closing braces. As text when the bytes are valid UTF-8 (the probe stores what it
+ * decoded, so they are): an answer is then one concatenation, which the Response encodes back to
+ * exactly these bytes, without allocating and copying a buffer per request. As bytes otherwise.
+ */
+function bodiesPart({ capabilityStatementBytes, smartConfigurationBytes }: CapabilitiesShared): Body {
   const statement = capabilityStatementBytes ?? NULL;
   const smart = smartConfigurationBytes ?? NULL;
-  const part = new Uint8Array(text.length * 3 + statement.length + BETWEEN.length + smart.length + END.length);
-  let at = encoder.encodeInto(text, part).written;
-  for (const piece of [statement, BETWEEN, smart, END]) {
+  const part = new Uint8Array(START.length + statement.length + BETWEEN.length + smart.length + END.length);
+  let at = 0;
+  for (const piece of [START, statement, BETWEEN, smart, END]) {
     part.set(piece, at);
     at += piece.length;
   }
-  const bytes = part.slice(0, at);
   try {
-    return utf8.decode(bytes);
+    return utf8.decode(part);
   } catch {
-    return bytes;
+    return part;
   }
 }
 
 /**
- * The capabilities envelope: the entry's own fields, then the part it shares with every URL
- * that kept the same two bodies (from `cache`, built on a miss), in which the CapabilityStatement
- * and SMART configuration are the exact bytes the server sent (stored only when they parsed as
- * a JSON object), so clients get them raw and unmodified, key order and number formatting
- * included. They are never parsed on the way.
+ * The capabilities envelope: the entry's own fields and checks, the summary it shares with every
+ * URL whose probe kept the same summary, its host's `tls`, then the part it shares with every URL
+ * that kept the same two bodies (both parts from `cache`, built on a miss), in which the
+ * CapabilityStatement and SMART configuration are the exact bytes the server sent (stored only
+ * when they parsed as a JSON object), so clients get them raw and unmodified, key order and
+ * number formatting included. They are never parsed on the way.
  */
 export function capabilitiesBody(record: CapabilitiesRecord, cache: CapabilitiesCache = capabilitiesCache): Body {
-  const shared = cache.get(record.sharedKey, () => sharedPart(record.shared()));
-  const text = head(record);
-  if (typeof shared === "string") return text + shared;
-  // Every byte up to `at + shared.length` is written below, so the buffer need not be zeroed.
-  const body = Buffer.allocUnsafe(text.length * 3 + shared.length);
+  const { summary, bodies } = cache.get(record.sharedKey, () => {
+    const shared = record.shared();
+    return { summary: summaryPart(shared), bodies: bodiesPart(shared) };
+  });
+  const text = head(record) + summary + record.tlsJson;
+  if (typeof bodies === "string") return text + bodies;
+  // Every byte up to `at + bodies.length` is written below, so the buffer need not be zeroed.
+  const body = Buffer.allocUnsafe(text.length * 3 + bodies.length);
   const at = encoder.encodeInto(text, body).written;
-  body.set(shared, at);
-  return body.subarray(0, at + shared.length) as Uint8Array<ArrayBuffer>;
+  body.set(bodies, at);
+  return body.subarray(0, at + bodies.length) as Uint8Array<ArrayBuffer>;
 }
