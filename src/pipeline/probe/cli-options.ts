@@ -30,7 +30,7 @@ export const PROBE_CLI = {
     ["--stale-after <duration>", "re-probe URLs probed longer ago than this (default 24h; e.g. 30m, 24h, 7d, 0)"],
     ["--vendor <id>", "only endpoints of this vendor"],
     ["--limit <n>", "at most n URLs"],
-    ["--concurrency <n>", "requests in flight in all (default 16; at most 2 per host)"],
+    ["--concurrency <n>", "requests in flight in all (default 32; at most 2 per host)"],
     ["--timeout <duration>", "per-request time-out (default 10s)"],
   ],
   environment: `DATABASE_PATH (default db/directory.sqlite), ALLOW_PRIVATE_NETWORK=true lets

@@ -25,6 +25,9 @@ export interface FetcherConfig {
   connectTo?: (url: URL) => URL;
   limiter: HostLimiter;
   dns: DnsCache;
+  /** Hosts (host:port) that answered anything in this run, and those that timed out without ever answering. */
+  hostsAnswered: Set<string>;
+  hostsSilent: Set<string>;
   /** The longest Retry-After we wait for before the single retry of a 429/503. */
   maxRetryAfterMs: number;
   /** The wait before that retry when the server sends no Retry-After. */
@@ -184,7 +187,15 @@ async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig)
   }
 
   const hostKey = logical.host;
+  // A host that let a request time out before answering anything is not asked again in this run:
+  // its other URLs would each hold two slots for the whole time-out.
+  const silent = () => failure(url, "timeout", "the host did not answer an earlier request of this run");
+  if (config.hostsSilent.has(hostKey)) return silent();
   await config.limiter.acquire(hostKey);
+  if (config.hostsSilent.has(hostKey)) {
+    config.limiter.release(hostKey);
+    return silent();
+  }
   const controller = new AbortController();
   const onRunAbort = () => controller.abort(new DOMException("run aborted", "AbortError"));
   config.signal?.addEventListener("abort", onRunAbort, { once: true });
@@ -198,6 +209,7 @@ async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig)
       ca: config.ca,
     });
     status = response.status;
+    config.hostsAnswered.add(hostKey);
     const location = response.headers.get("location");
     const retryAfter = response.headers.get("retry-after");
     if (status < 200 || status > 299) {
@@ -229,6 +241,8 @@ async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig)
     let kind = classifyFetchError(error);
     if (controller.signal.aborted && kind !== "timeout") kind = "timeout";
     if (phase === "body" && kind === "timeout") kind = "body_timeout";
+    if (kind === "timeout" && status === null && !config.signal?.aborted && !config.hostsAnswered.has(hostKey))
+      config.hostsSilent.add(hostKey);
     return failure(url, kind, describeError(error), status);
   } finally {
     clearTimeout(timer);

@@ -11,7 +11,7 @@ export interface ProbeOptions {
   timeoutMs?: number;
   /** Body cap in bytes; a larger body fails the document. Default 5 MB. */
   maxBodyBytes?: number;
-  /** Requests in flight in all. Default 16. */
+  /** Requests in flight in all. Default 32. */
   concurrency?: number;
   /** Requests in flight per host (host:port). Default 2. */
   perHostConcurrency?: number;
@@ -51,7 +51,7 @@ export interface ProbeAdvancedOptions {
 export const PROBE_DEFAULTS = {
   timeoutMs: 10_000,
   maxBodyBytes: 5 * 1024 * 1024,
-  concurrency: 16,
+  concurrency: 32,
   perHostConcurrency: 2,
   maxRedirects: 3,
   maxRetryAfterMs: 30_000,
@@ -88,6 +88,8 @@ export class Prober {
       connectTo: options.connectTo,
       limiter: new HostLimiter(concurrency, perHost),
       dns: new DnsCache(),
+      hostsAnswered: new Set(),
+      hostsSilent: new Set(),
       maxRetryAfterMs: options.maxRetryAfterMs ?? PROBE_DEFAULTS.maxRetryAfterMs,
       defaultRetryDelayMs: options.defaultRetryDelayMs ?? PROBE_DEFAULTS.defaultRetryDelayMs,
       ca: options.ca,
