@@ -11,6 +11,8 @@ export interface ProbeCliOptions {
   limit?: number;
   concurrency?: number;
   timeoutMs?: number;
+  /** Print the run's summary as one JSON object (stdout) instead of text. */
+  json?: boolean;
 }
 
 /** The options of `bun run probe`, also accepted by `bun run refresh`. */
@@ -25,6 +27,7 @@ export const PROBE_CLI = {
     limit: { type: "string" },
     concurrency: { type: "string" },
     timeout: { type: "string" },
+    json: { type: "boolean" },
   },
   optionHelp: [
     ["--stale-after <duration>", "re-probe URLs probed longer ago than this (default 24h; e.g. 30m, 24h, 7d, 0)"],
@@ -32,6 +35,10 @@ export const PROBE_CLI = {
     ["--limit <n>", "at most n URLs"],
     ["--concurrency <n>", "requests in flight in all (default 32; at most 2 per host)"],
     ["--timeout <duration>", "per-request time-out (default 10s)"],
+    [
+      "--json",
+      "print the summary as JSON (counts by outcome and error kind, slowest hosts, newly unresponsive/verified URLs, expiring certificates)",
+    ],
   ],
   environment: `DATABASE_PATH (default db/directory.sqlite), ALLOW_PRIVATE_NETWORK=true lets
 requests reach private addresses (tests only), PROBE_CONTACT_URL is named in the User-Agent.
@@ -51,6 +58,7 @@ export function probeCliOptions(values: {
   limit?: string;
   concurrency?: string;
   timeout?: string;
+  json?: boolean;
 }): ProbeCliOptions {
   const options: ProbeCliOptions = {
     staleAfterMs: values["stale-after"] !== undefined ? parseDuration(values["stale-after"]) : DEFAULT_STALE_AFTER_MS,
@@ -58,6 +66,7 @@ export function probeCliOptions(values: {
     limit: wholeNumber(values.limit, "--limit"),
     concurrency: wholeNumber(values.concurrency, "--concurrency"),
     timeoutMs: values.timeout !== undefined ? parseDuration(values.timeout) : undefined,
+    json: values.json === true,
   };
   if (options.timeoutMs !== undefined && options.timeoutMs <= 0) throw new Error("--timeout must be more than 0");
   return options;

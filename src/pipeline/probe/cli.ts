@@ -6,18 +6,10 @@ import { parseCli } from "../../cli/args";
 import { type Config, loadConfig } from "../../config";
 import { openDatabase } from "../../db/client";
 import { OUTAGE_EXIT_CODE, PROBE_CLI, type ProbeCliOptions, probeCliOptions } from "./cli-options";
-import { formatDuration } from "./duration";
 import { ProberOutageError } from "./outage";
 import { ProgressReporter } from "./progress";
-import { type ProbeRunSummary, probeDue } from "./run";
-
-export function formatSummary(s: ProbeRunSummary): string {
-  const u = s.uptime30d;
-  return (
-    `probed ${s.probed} URLs in ${formatDuration(s.durationMs)}: ${s.success} success, ${s.partial} partial, ${s.failed} failed (${s.unresponsive} unresponsive)\n` +
-    `answered (CapabilityStatement): ${s.answered} of ${s.probed} URLs; uptime over 30 days: ≥ 99 % ${u.high}, 90–99 % ${u.medium}, < 90 % ${u.low}, never ${u.never}`
-  );
-}
+import { probeDue } from "./run";
+import { formatSummary, type ProbeRunSummary } from "./summary";
 
 /**
  * Runs the probe step with parsed options; shared with `bun run refresh`. From the configuration:
@@ -76,7 +68,7 @@ async function main() {
     process.stderr.write(`probe stopped: ${error.message}\n`);
     return OUTAGE_EXIT_CODE;
   }
-  process.stdout.write(`${formatSummary(summary)}\n`);
+  process.stdout.write(`${options.json ? JSON.stringify(summary) : formatSummary(summary)}\n`);
   return signal.aborted ? 130 : 0;
 }
 

@@ -1,47 +1,12 @@
 import type { Db } from "../../db/client";
-import { answeredAtLastProbe, selectDueUrls } from "../../db/due-urls";
+import { answeredAtLastProbe, entryStatusesOf, selectDueUrls } from "../../db/due-urls";
 import { OUTAGE_DEFAULTS, type OutageRule } from "../../model/probe";
 import { interleaveByHost } from "./due";
 import { pruneHistory, uptimes30d } from "./history";
 import { anyCanaryAnswers, OutageWatch } from "./outage";
 import { PROBE_DEFAULTS, type ProbeAdvancedOptions, type ProbeOptions, Prober } from "./prober";
+import { type ProbeRunSummary, SummaryCollector } from "./summary";
 import { BatchWriter } from "./writer";
-
-export interface ProbeRunSummary {
-  probed: number;
-  success: number;
-  partial: number;
-  failed: number;
-  /** URLs whose server could not be reached at all (also counted in `failed`). */
-  unresponsive: number;
-  /** URLs whose /metadata returned a CapabilityStatement in this run. */
-  answered: number;
-  /** The run's URLs by their uptime over the 30 days up to the end of the run. */
-  uptime30d: UptimeDistribution;
-  durationMs: number;
-}
-
-interface UptimeDistribution {
-  /** ≥ 99 % */
-  high: number;
-  /** 90 % to < 99 % */
-  medium: number;
-  /** above 0 and < 90 % */
-  low: number;
-  /** never answered in the 30 days */
-  never: number;
-}
-
-function distribution(uptimes: readonly (number | null)[]): UptimeDistribution {
-  const d: UptimeDistribution = { high: 0, medium: 0, low: 0, never: 0 };
-  for (const u of uptimes) {
-    if (u === null || u === 0) d.never++;
-    else if (u >= 0.99) d.high++;
-    else if (u >= 0.9) d.medium++;
-    else d.low++;
-  }
-  return d;
-}
 
 export interface ProbeDueOptions extends ProbeOptions, ProbeAdvancedOptions {
   vendorId?: string;
@@ -94,23 +59,15 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
       limit: opts.limit,
     }),
   );
-  const summary: ProbeRunSummary = {
-    probed: 0,
-    success: 0,
-    partial: 0,
-    failed: 0,
-    unresponsive: 0,
-    answered: 0,
-    uptime30d: { high: 0, medium: 0, low: 0, never: 0 },
-    durationMs: 0,
-  };
+  const summary = new SummaryCollector();
   const total = urls.length;
   opts.onProgress?.(0, total);
   const history = opts.history ?? true;
   if (total === 0) {
     if (history) pruneHistory(db.sqlite, now());
-    return { ...summary, durationMs: Math.round(performance.now() - started) };
+    return summary.finish(now(), [], Math.round(performance.now() - started));
   }
+  const statusesOf = entryStatusesOf(db);
 
   const stop = new AbortController();
   const onOuterAbort = () => stop.abort();
@@ -145,11 +102,8 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
       const url = urls[next++]!;
       const result = await prober.probe(url);
       if (stop.signal.aborted) return;
+      summary.add(url, result, statusesOf(url));
       watch.add({ url, result });
-      summary.probed++;
-      summary[result.probeStatus]++;
-      if (result.entryStatus === "unresponsive") summary.unresponsive++;
-      if (result.metadata.ok) summary.answered++;
       probedUrls.push(url);
       done++;
       opts.onProgress?.(done, total);
@@ -166,11 +120,11 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
     }
   }
   if (watch.lost) throw watch.lost;
-  if (history) {
-    const end = now();
-    pruneHistory(db.sqlite, end);
-    summary.uptime30d = distribution(uptimes30d(db.sqlite, probedUrls, end));
-  }
-  summary.durationMs = Math.round(performance.now() - started);
-  return summary;
+  const end = now();
+  if (history) pruneHistory(db.sqlite, end);
+  return summary.finish(
+    end,
+    history ? uptimes30d(db.sqlite, probedUrls, end) : [],
+    Math.round(performance.now() - started),
+  );
 }

@@ -13,10 +13,10 @@ import { ingestAll, ingestVendor, syncVendorRegistry } from "../ingest/index";
 import { loadRegistry } from "../ingest/registry";
 import { formatSummaryTable } from "../ingest/summary-table";
 import type { ListSummary } from "../ingest/types";
-import { formatSummary, interruptSignal, runProbe } from "../probe/cli";
+import { interruptSignal, runProbe } from "../probe/cli";
 import { OUTAGE_EXIT_CODE, PROBE_CLI, probeCliOptions } from "../probe/cli-options";
 import { ProberOutageError } from "../probe/outage";
-import type { ProbeRunSummary } from "../probe/run";
+import { formatSummary, type ProbeRunSummary } from "../probe/summary";
 
 const REFRESH_CLI = {
   ...PROBE_CLI,
@@ -80,7 +80,7 @@ async function main(): Promise<number> {
     console.error(`refresh: probe stopped: ${error.message}`);
     return OUTAGE_EXIT_CODE;
   }
-  console.log(formatSummary(summary));
+  console.log(options.json ? JSON.stringify(summary) : formatSummary(summary));
 
   if (signal.aborted) return 130;
   await prebuildIndex(databasePath, config);
