@@ -143,13 +143,8 @@ export async function startFarm(behaviours: readonly Behaviour[], options: FarmO
   const leave = (host: FarmHost) => {
     host.inFlight--;
   };
-  /** A body that never ends: `chunk` every `everyMs`; leaving the host when the client goes away. */
-  const endless = (host: FarmHost, chunk: Uint8Array, everyMs: number) => {
-    let left = false;
-    const done = () => {
-      if (!left) leave(host);
-      left = true;
-    };
+  /** A body that never ends: `chunk` every `everyMs`; `done` when the client goes away. */
+  const endless = (done: () => void, chunk: Uint8Array, everyMs: number) => {
     return new ReadableStream<Uint8Array>({
       async pull(controller) {
         if (everyMs > 0) await Bun.sleep(everyMs);
@@ -163,7 +158,7 @@ export async function startFarm(behaviours: readonly Behaviour[], options: FarmO
     });
   };
 
-  const answer = async (host: FarmHost, request: Request): Promise<Response> => {
+  const answer = async (host: FarmHost, request: Request, done: () => void): Promise<Response> => {
     const url = new URL(request.url);
     let path = url.pathname;
     const doc = path.endsWith(METADATA_SUFFIX) ? "metadata" : path.endsWith(SMART_SUFFIX) ? "smart" : null;
@@ -208,11 +203,11 @@ export async function startFarm(behaviours: readonly Behaviour[], options: FarmO
       case "too-large":
         return json(tooLarge);
       case "endless":
-        return new Response(endless(host, encoder.encode(" ".repeat(65_536)), 0), {
+        return new Response(endless(done, encoder.encode(" ".repeat(65_536)), 0), {
           headers: { "content-type": "application/fhir+json" },
         });
       case "drip":
-        return new Response(endless(host, encoder.encode(" "), 200), {
+        return new Response(endless(done, encoder.encode(" "), 200), {
           headers: { "content-type": "application/fhir+json" },
         });
       case "redirect-chain": {
@@ -290,13 +285,20 @@ export async function startFarm(behaviours: readonly Behaviour[], options: FarmO
       idleTimeout: 0,
       async fetch(request) {
         enter(host);
+        // A request stops counting when its client goes away (a killed prober), whatever the handler still does.
+        let left = false;
+        const done = () => {
+          if (!left) leave(host);
+          left = true;
+        };
+        request.signal.addEventListener("abort", done, { once: true });
         let streaming = false;
         try {
-          const response = await answer(host, request);
+          const response = await answer(host, request, done);
           streaming = streams && response.status === 200;
           return response;
         } finally {
-          if (!streaming) leave(host);
+          if (!streaming) done();
         }
       },
     });

@@ -28,6 +28,8 @@ export interface FetcherConfig {
   /** Hosts (host:port) that answered anything in this run, and those that timed out without ever answering. */
   hostsAnswered: Set<string>;
   hostsSilent: Set<string>;
+  /** Per host not yet heard from: the first request to it, which the others wait for. */
+  hostsFirstContact: Map<string, Promise<void>>;
   /** The longest Retry-After we wait for before the single retry of a 429/503. */
   maxRetryAfterMs: number;
   /** The wait before that retry when the server sends no Retry-After. */
@@ -191,6 +193,46 @@ async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig)
   // its other URLs would each hold two slots for the whole time-out.
   const silent = () => failure(url, "timeout", "the host did not answer an earlier request of this run");
   if (config.hostsSilent.has(hostKey)) return silent();
+  // Until a host has answered once, one request goes first and the others wait for it, so a
+  // silent host holds one slot for the time-out, not two.
+  let firstContact: (() => void) | null = null;
+  while (!config.hostsAnswered.has(hostKey) && firstContact === null) {
+    const pending = config.hostsFirstContact.get(hostKey);
+    if (!pending) {
+      let done!: () => void;
+      const pendingOf = new Promise<void>((resolve) => {
+        done = resolve;
+      });
+      config.hostsFirstContact.set(hostKey, pendingOf);
+      firstContact = () => {
+        if (config.hostsFirstContact.get(hostKey) !== pendingOf) return;
+        config.hostsFirstContact.delete(hostKey);
+        done();
+      };
+      break;
+    }
+    await pending;
+    if (config.hostsSilent.has(hostKey)) return silent();
+    if (!config.hostsAnswered.has(hostKey)) break; // it failed otherwise (refused, DNS…): no reason to wait
+  }
+  try {
+    return await exchangeInSlot(target, addresses, url, hostKey, accept, config, silent, firstContact);
+  } finally {
+    firstContact?.();
+  }
+}
+
+async function exchangeInSlot(
+  target: URL,
+  addresses: ResolvedAddress[],
+  url: string,
+  hostKey: string,
+  accept: string,
+  config: FetcherConfig,
+  silent: () => Exchange,
+  /** Lets the requests waiting for this host go, once it answered (or this request ended). */
+  answered: (() => void) | null,
+): Promise<Exchange> {
   await config.limiter.acquire(hostKey);
   if (config.hostsSilent.has(hostKey)) {
     config.limiter.release(hostKey);
@@ -210,6 +252,7 @@ async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig)
     });
     status = response.status;
     config.hostsAnswered.add(hostKey);
+    answered?.();
     const location = response.headers.get("location");
     const retryAfter = response.headers.get("retry-after");
     if (status < 200 || status > 299) {

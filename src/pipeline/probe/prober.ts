@@ -90,6 +90,7 @@ export class Prober {
       dns: new DnsCache(),
       hostsAnswered: new Set(),
       hostsSilent: new Set(),
+      hostsFirstContact: new Map(),
       maxRetryAfterMs: options.maxRetryAfterMs ?? PROBE_DEFAULTS.maxRetryAfterMs,
       defaultRetryDelayMs: options.defaultRetryDelayMs ?? PROBE_DEFAULTS.defaultRetryDelayMs,
       ca: options.ca,
