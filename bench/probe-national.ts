@@ -213,7 +213,12 @@ const history = readDb(
     }[],
 );
 const stored = probesStored();
-const summary = JSON.parse((second ?? first).stdout || "{}");
+let summary: Record<string, unknown> = {};
+try {
+  summary = JSON.parse((second ?? first).stdout);
+} catch {
+  log(`the last run's summary is not JSON (${(second ?? first).stdout.length} characters)`);
+}
 const p = (list: number[], q: number) => {
   const sorted = [...list].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;

@@ -68,7 +68,10 @@ async function main() {
     process.stderr.write(`probe stopped: ${error.message}\n`);
     return OUTAGE_EXIT_CODE;
   }
-  process.stdout.write(`${options.json ? JSON.stringify(summary) : formatSummary(summary)}\n`);
+  // A pipe takes a large summary asynchronously: wait for it before process.exit.
+  await new Promise<void>((resolve) =>
+    process.stdout.write(`${options.json ? JSON.stringify(summary) : formatSummary(summary)}\n`, () => resolve()),
+  );
   return signal.aborted ? 130 : 0;
 }
 
