@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import { readLastRefreshAt } from "../db/dataset-meta";
 import { type ProbeRefRow, snapshotReads } from "../db/snapshot-reads";
 import type { EndpointRecord } from "../model/endpoints";
-import type { TlsFacts } from "../model/probe";
+import { type TlsFacts, UNKNOWN_TLS } from "../model/probe";
 import type { StatsRecord } from "../model/stats";
 import { FHIR_VERSIONS, type FhirVersion, type ProbeStatus } from "../model/types";
 import type { VendorRecord } from "../model/vendors";
@@ -92,7 +92,6 @@ const UNPROBED: CapabilitiesShared = {
   smartConfigurationBytes: null,
 };
 const json = (value: string | null) => (value === null ? "null" : JSON.stringify(value));
-const UNKNOWN_TLS: TlsFacts = { protocol: null, certificateExpiresAt: null, issuer: null, verified: null };
 
 /** A URL's `checks` and its summary's `tls` members, from its probe's stored facts. */
 function placeJson(

@@ -95,6 +95,9 @@ export interface TlsFacts {
   verified: boolean | null;
 }
 
+/** TLS facts not known (yet): an http URL, or a handshake that did not complete. */
+export const UNKNOWN_TLS: TlsFacts = { protocol: null, certificateExpiresAt: null, issuer: null, verified: null };
+
 /** The result of probing one base URL. */
 export interface ProbeResult {
   url: string;

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { FarmDocuments } from "./farm";
 
 /** Real capability documents with their sources (../shared/data/real-capabilities/SOURCES.md). */
-export const REAL_CAPABILITIES = join(import.meta.dir, "../../../shared/data/real-capabilities");
+const REAL_CAPABILITIES = join(import.meta.dir, "../../../shared/data/real-capabilities");
 const FIXTURES = join(import.meta.dir, "../../test/fixtures/probe");
 
 const read = (dir: string) =>

@@ -100,7 +100,7 @@ function prng(seed: number) {
 }
 
 /** The n-th farm address: 127.<first + n / 65024>.<n / 254 % 256>.<n % 254 + 1>. */
-export function farmAddress(n: number, firstOctet = 40): string {
+function farmAddress(n: number, firstOctet = 40): string {
   return `127.${firstOctet + Math.floor(n / 65_024)}.${Math.floor(n / 254) % 256}.${(n % 254) + 1}`;
 }
 

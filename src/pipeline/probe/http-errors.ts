@@ -31,7 +31,7 @@ const CERTIFICATE_CODES: Record<string, ErrorKind> = {
 };
 
 /** The error kind of a certificate verification code; null for any other code. */
-export function certificateErrorKind(code: string | null | undefined): ErrorKind | null {
+function certificateErrorKind(code: string | null | undefined): ErrorKind | null {
   return (code && CERTIFICATE_CODES[code]) || null;
 }
 

@@ -38,7 +38,7 @@ const networkFailure = (doc: ProbeResult["metadata"]) =>
   doc.httpStatus === null && NETWORK_KINDS.has(doc.errorKind ?? "");
 
 /** Neither document got an HTTP response, for a network reason: what an outage of our own looks like. */
-export function failedAtNetworkLevel(result: Documents): boolean {
+function failedAtNetworkLevel(result: Documents): boolean {
   return result.entryStatus === "unresponsive" && networkFailure(result.metadata) && networkFailure(result.smart);
 }
 

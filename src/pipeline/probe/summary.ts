@@ -6,7 +6,7 @@
 import type { ErrorKind, ProbeResult } from "../../model/probe";
 import { formatDuration } from "./duration";
 
-export interface UptimeDistribution {
+interface UptimeDistribution {
   /** ≥ 99 % */
   high: number;
   /** 90 % to < 99 % */
@@ -59,7 +59,7 @@ export interface ProbeRunSummary {
 const SLOWEST = 10;
 const CERTIFICATE_DAYS = 30;
 
-export function distribution(uptimes: readonly (number | null)[]): UptimeDistribution {
+function distribution(uptimes: readonly (number | null)[]): UptimeDistribution {
   const d: UptimeDistribution = { high: 0, medium: 0, low: 0, never: 0 };
   for (const u of uptimes) {
     if (u === null || u === 0) d.never++;

@@ -1,10 +1,8 @@
 import { isIP } from "node:net";
 import { connect, type PeerCertificate } from "node:tls";
-import type { TlsFacts } from "../../model/probe";
+import { type TlsFacts, UNKNOWN_TLS } from "../../model/probe";
 import type { FetcherConfig } from "./fetch";
 import { resolveAndCheck } from "./guard";
-
-export const UNKNOWN_TLS: TlsFacts = { protocol: null, certificateExpiresAt: null, issuer: null, verified: null };
 
 /** The issuer's organization, else its common name. */
 function issuerOf(certificate: PeerCertificate): string | null {
