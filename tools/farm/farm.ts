@@ -8,6 +8,7 @@
  * Loopback only: every listener binds a 127.0.0.0/8 address.
  */
 import { gzipSync } from "node:zlib";
+import { Rng } from "../generate/prng";
 import { type FarmCertificates, makeCertificates } from "./certs";
 
 /** What a host does; docs/deploy.md ("What the probe makes of a server") says how each is classified. */
@@ -87,18 +88,6 @@ const TLS_BEHAVIOURS = new Set<Behaviour>(["tls-ok", "expired-cert", "self-signe
 const METADATA_SUFFIX = "/metadata";
 const SMART_SUFFIX = "/.well-known/smart-configuration";
 
-/** A small deterministic PRNG (mulberry32). */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** The n-th farm address: 127.<first + n / 65024>.<n / 254 % 256>.<n % 254 + 1>. */
 function farmAddress(n: number, firstOctet = 40): string {
   return `127.${firstOctet + Math.floor(n / 65_024)}.${Math.floor(n / 254) % 256}.${(n % 254) + 1}`;
@@ -115,7 +104,7 @@ export async function startFarm(behaviours: readonly Behaviour[], options: FarmO
   const { documents } = options;
   const [slowMin, slowMax] = options.slowMs ?? [1000, 8000];
   const cap = options.maxBodyBytes ?? 5 * 1024 * 1024;
-  const random = prng(options.seed ?? 1);
+  const rng = new Rng(options.seed ?? 1);
   const firstOctet = options.firstOctet ?? 40;
   const hosts: FarmHost[] = behaviours.map((behaviour, index) => ({
     index,
@@ -178,7 +167,7 @@ export async function startFarm(behaviours: readonly Behaviour[], options: FarmO
       case "self-signed":
         return good();
       case "slow":
-        await Bun.sleep(slowMin + Math.floor(random() * (slowMax - slowMin)));
+        await Bun.sleep(slowMin + rng.int(slowMax - slowMin));
         return good();
       case "status-401":
       case "status-403":

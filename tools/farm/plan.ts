@@ -1,3 +1,4 @@
+import { Rng } from "../generate/prng";
 import { BEHAVIOURS, type Behaviour } from "./farm";
 
 export interface PlanOptions {
@@ -28,20 +29,13 @@ const HOSTILE = BEHAVIOURS.filter((b) => !["ok", "slow", "silent", "tls-ok"].inc
  * of which the given shares are silent, slow or hostile, in a seeded random order.
  */
 export function nationalPlan(options: PlanOptions): FarmPlan {
-  let seed = (options.seed ?? 1) >>> 0;
-  const random = () => {
-    seed = (seed + 0x6d2b79f5) >>> 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = new Rng(options.seed ?? 1);
   const big = options.urls >= 1000 ? 3 : 0;
   const perBig = Math.floor(options.urls * 0.06);
   const urlsPerHost: number[] = Array(big).fill(perBig);
   let left = options.urls - big * perBig;
   while (left > 0) {
-    const n = Math.min(left, 1 + Math.floor(random() * 6));
+    const n = Math.min(left, 1 + rng.int(6));
     urlsPerHost.push(n);
     left -= n;
   }
@@ -59,7 +53,7 @@ export function nationalPlan(options: PlanOptions): FarmPlan {
   const https = Math.round((rest * (options.httpsPercent ?? 10)) / 100);
   smallBehaviours.push(...Array<Behaviour>(https).fill("tls-ok"), ...Array<Behaviour>(rest - https).fill("ok"));
   for (let i = smallBehaviours.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
+    const j = rng.int(i + 1);
     [smallBehaviours[i], smallBehaviours[j]] = [smallBehaviours[j]!, smallBehaviours[i]!];
   }
   return { behaviours: [...Array<Behaviour>(big).fill("ok"), ...smallBehaviours], urlsPerHost };
