@@ -57,7 +57,8 @@ COPY db/national ./db/national
 COPY db/sample ./db/sample
 COPY db/vendors.json ./db/vendors.json
 # The refresh, daily at 04:17 UTC. On a LiteFS replica (/litefs/.primary exists) it does nothing:
-# only the primary writes.
+# only the primary writes. Its probe follows the outage rule set in fly.toml's [env]
+# (PROBE_CANARY_URLS, PROBE_OUTAGE_*; docs/deploy.md): exit 3 when the prober lost the network.
 RUN printf '%s\n' \
       '# minute hour day-of-month month day-of-week command' \
       '17 4 * * * [ -e /litefs/.primary ] || bun run refresh' \

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { OUTAGE_DEFAULTS, type OutageRule } from "./model/probe";
 
 /**
  * The one place that reads the environment: the server and every CLI call `loadConfig()`
@@ -43,6 +44,12 @@ export interface Config {
   idleTimeoutSeconds: number;
   /** Named in the probe's User-Agent so that server operators can find us (`PROBE_CONTACT_URL`). */
   probeContactUrl: string | null;
+  /**
+   * The probe's outage rule (docs/deploy.md, "The outage rule"): `PROBE_CANARY_URLS` (comma
+   * separated), `PROBE_OUTAGE_WINDOW_SECONDS`, `PROBE_OUTAGE_MIN_HOSTS`,
+   * `PROBE_OUTAGE_FAILED_PERCENT`, `PROBE_OUTAGE_PREVIOUSLY_UP_PERCENT`.
+   */
+  probeOutage: OutageRule;
 }
 
 function integer(
@@ -80,6 +87,33 @@ function boolean(env: Record<string, string | undefined>, name: string): boolean
   throw new Error(`${name} must be true or false, got "${raw}"`);
 }
 
+function urlList(env: Record<string, string | undefined>, name: string): string[] {
+  const urls = (env[name] ?? "")
+    .split(",")
+    .map((u) => u.trim())
+    .filter((u) => u !== "");
+  for (const url of urls)
+    if (!/^https?:\/\//.test(url) || !URL.canParse(url)) throw new Error(`${name}: "${url}" is not an http(s) URL`);
+  return urls;
+}
+
+function percent(env: Record<string, string | undefined>, name: string, fallback: number): number {
+  const value = integer(env, name, Math.round(fallback * 100), 0);
+  if (value > 100) throw new Error(`${name} must be at most 100, got "${env[name]}"`);
+  return value / 100;
+}
+
+function probeOutage(env: Record<string, string | undefined>): OutageRule {
+  const d = OUTAGE_DEFAULTS;
+  return {
+    windowMs: integer(env, "PROBE_OUTAGE_WINDOW_SECONDS", d.windowMs / 1000, 1) * 1000,
+    minHosts: integer(env, "PROBE_OUTAGE_MIN_HOSTS", d.minHosts, 1),
+    failedShare: percent(env, "PROBE_OUTAGE_FAILED_PERCENT", d.failedShare),
+    previouslyUpShare: percent(env, "PROBE_OUTAGE_PREVIOUSLY_UP_PERCENT", d.previouslyUpShare),
+    canaryUrls: urlList(env, "PROBE_CANARY_URLS"),
+  };
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const trustProxy =
     env.TRUST_PROXY === undefined || env.TRUST_PROXY === ""
@@ -108,5 +142,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     exportDir: env.EXPORT_DIR || null,
     // Bun's most.
     idleTimeoutSeconds: integer(env, "IDLE_TIMEOUT_SECONDS", 30, 1, 255),
+    probeOutage: probeOutage(env),
   };
 }

@@ -32,3 +32,18 @@ export function selectDueUrls(db: Db, query: DueQuery): string[] {
   const rows = db.sqlite.prepare(sql).all(...params) as { url: string }[];
   return rows.map((r) => r.url);
 }
+
+/**
+ * Whether a URL's stored probe (its previous one, while the run has not written a new one)
+ * returned a CapabilityStatement. Prepared once; for the run's outage watch.
+ */
+export function answeredAtLastProbe(db: Db): (url: string) => boolean {
+  const statement = db.sqlite.prepare("SELECT metadata_body_id IS NOT NULL FROM probes WHERE url = ?");
+  return (url) => (statement.values(url)[0]?.[0] ?? 0) === 1;
+}
+
+/** The statuses of a URL's entries (distinct). Prepared once; for the run summary's "newly …" lists. */
+export function entryStatusesOf(db: Db): (url: string) => string[] {
+  const statement = db.sqlite.prepare("SELECT DISTINCT status FROM entries WHERE url = ?");
+  return (url) => (statement.values(url) as [string][]).map(([status]) => status);
+}

@@ -43,6 +43,10 @@ export const ERROR_CODES: readonly (ErrorKind | null)[] = [
   "not_json_object",
   "not_capability_statement",
   "not_smart_configuration",
+  "certificate_expired",
+  "certificate_self_signed",
+  "certificate_untrusted",
+  "certificate_name_mismatch",
 ];
 const ERROR_INDEX = new Map(ERROR_CODES.map((kind, i) => [kind, i]));
 const OUTCOMES: readonly ProbeOutcomeStatus[] = ["failed", "partial", "success"];

@@ -139,6 +139,18 @@ export const probes = sqliteTable(
     supports: text("supports"),
     /** JSON object of the verdict's three statuses; null until derived. */
     verdict: text("verdict"),
+    /** The https host's negotiated TLS protocol (e.g. TLSv1.3), read once per host and run; null for http or unknown. */
+    tlsProtocol: text("tls_protocol"),
+    /** Its leaf certificate's notAfter (ISO 8601). */
+    tlsCertificateExpiresAt: text("tls_certificate_expires_at"),
+    /** Its leaf certificate's issuer (organization, else common name). */
+    tlsIssuer: text("tls_issuer"),
+    /** Whether its chain verified for the host's name. */
+    tlsVerified: integer("tls_verified", { mode: "boolean" }),
+    /** The URL /metadata finally answered from, after redirects; null when nothing answered. */
+    finalUrl: text("final_url"),
+    /** Redirects followed to reach it. */
+    redirectCount: integer("redirect_count"),
   },
   (table) => [index("probes_metadata_body").on(table.metadataBodyId), index("probes_smart_body").on(table.smartBodyId)],
 );

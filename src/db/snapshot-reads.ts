@@ -25,7 +25,17 @@ type SummaryRow = [
   grantTypes: Probe["grantTypes"],
 ];
 
-/** A URL's probe: outcome, its two bodies' ids and hashes, its row id, then the summary. */
+/** Where a URL's server really is: its host's TLS facts and where /metadata finally answered. */
+type PlaceRow = [
+  tlsProtocol: Probe["tlsProtocol"],
+  tlsCertificateExpiresAt: Probe["tlsCertificateExpiresAt"],
+  tlsIssuer: Probe["tlsIssuer"],
+  tlsVerified: Raw<Probe["tlsVerified"]>,
+  finalUrl: Probe["finalUrl"],
+  redirectCount: Probe["redirectCount"],
+];
+
+/** A URL's probe: outcome, its two bodies' ids and hashes, its row id, where it is, then the summary. */
 export type ProbeRefRow = [
   url: Probe["url"],
   probedAt: Probe["probedAt"],
@@ -35,6 +45,7 @@ export type ProbeRefRow = [
   metadataSha256: Body["sha256"],
   smartSha256: Body["sha256"],
   rowId: number,
+  ...PlaceRow,
   ...SummaryRow,
 ];
 
@@ -47,8 +58,10 @@ type VendorRow = [
 
 const SUMMARY_COLUMNS =
   "fhir_version, software_name, software_version, supported_resources, smart_supported, smart_capabilities, grant_types";
+const PLACE_COLUMNS =
+  "p.tls_protocol, p.tls_certificate_expires_at, p.tls_issuer, p.tls_verified, p.final_url, p.redirect_count";
 const PROBE_REF = `SELECT p.url, p.probed_at, p.probe_status, p.metadata_body_id, p.smart_body_id, m.sha256, s.sha256, p.rowid,
-  ${SUMMARY_COLUMNS.replace(/(\w+)/g, "p.$1")}
+  ${PLACE_COLUMNS}, ${SUMMARY_COLUMNS.replace(/(\w+)/g, "p.$1")}
   FROM probes p LEFT JOIN probe_bodies m ON m.id = p.metadata_body_id LEFT JOIN probe_bodies s ON s.id = p.smart_body_id`;
 
 export function snapshotReads(sqlite: Database) {

@@ -5,6 +5,7 @@ import { type CapabilityReport, capabilityReport, parseDocument, READY, type Rea
 import type { CapabilityCounts } from "../model/capability-schemas";
 import type { EndpointRecord } from "../model/endpoints";
 import type { FhirVersionBasis, UnusableReason } from "../model/evidence";
+import { type TlsFacts, UNKNOWN_TLS } from "../model/probe";
 import type { StatsRecord } from "../model/stats";
 import { FHIR_VERSIONS, type FhirVersion, type ProbeStatus } from "../model/types";
 import type { VendorRecord } from "../model/vendors";
@@ -16,6 +17,7 @@ import { IdLookup } from "./id-lookup";
 import { Lru } from "./lru";
 import { endpointRecordAt, fhirVersionBasisAt, type RecordSource } from "./render";
 import { DirectorySearch, type EndpointFilter } from "./search";
+import { tlsChecks } from "./tls-checks";
 
 /** A stored JSON list of strings, as canonical JSON text, with its length. */
 interface JsonList {
@@ -58,6 +60,10 @@ export interface CapabilitiesRecord {
   probeStatus: ProbeStatus;
   /** `url`, `vendorName`, `lastProbed` and `probeStatus` as JSON members (`,"url":…`), kept per URL. */
   ownJson: string;
+  /** The summary's `tls` member (`,"tls":{…}`): per host, so not in the shared part. */
+  tlsJson: string;
+  /** The URL's TLS checks, the items alone (`{…},{…},{…}`): they close the `checks` list. */
+  tlsChecksJson: string;
   sharedKey: string;
   shared: () => CapabilitiesShared;
 }
@@ -78,6 +84,10 @@ interface UrlProbe {
   smartBodyId: number | null;
   /** The release the URL's list or path states, for the `fhir-version-matches` check. */
   statedVersion: FhirVersion | null;
+  /** The URL's TLS checks, the items alone. */
+  tlsChecksJson: string;
+  /** `,"tls":{…}` of the URL's host. */
+  tlsJson: string;
   /** `ownJson` for entries of vendor `ownVendor` (entries of one URL almost always share a vendor). */
   ownJson?: string;
   ownVendor?: number;
@@ -102,6 +112,29 @@ const json = (value: string | null) => (value === null ? "null" : JSON.stringify
 const decoder = new TextDecoder();
 
 /**
+ * A URL's own parts of its capabilities answer, from its probe's stored facts: its TLS checks (the
+ * items alone: they close the `checks` list, after the checks read from the documents) and its
+ * summary's `tls` member.
+ */
+function placeJson(
+  url: string,
+  probedAt: string | null,
+  tls: TlsFacts,
+  finalUrl: string | null,
+  redirectCount: number | null,
+): { tlsChecksJson: string; tlsJson: string } {
+  return {
+    tlsChecksJson: JSON.stringify(tlsChecks({ url, probedAt, tls, finalUrl, redirectCount })).slice(1, -1),
+    tlsJson: `,"tls":${JSON.stringify({
+      protocol: tls.protocol,
+      certificateExpiresAt: tls.certificateExpiresAt,
+      issuer: tls.issuer,
+      verified: tls.verified,
+    })}`,
+  };
+}
+
+/**
  * One dataset version, frozen: the list operation answers from its in-memory DirectoryData, and
  * its own connection holds the read transaction the data was read in (or one pinned at the same
  * version), so records read by id come from the very same version.
@@ -121,6 +154,8 @@ export class DatasetSnapshot {
   private capabilityStatsCache: CapabilityStatsRecord | undefined;
   /** One string per distinct body pair. */
   private readonly sharedKeys = new Map<string, string>();
+  /** One string per distinct `checks` and `tls` member: URLs of one host mostly share them. */
+  private readonly places = new Map<string, string>();
 
   /** `sqlite` must hold an open read transaction at `data.version`; the snapshot owns it from now on. */
   constructor(
@@ -258,6 +293,8 @@ export class DatasetSnapshot {
       lastProbed: known.probedAt,
       probeStatus: known.probeStatus,
       ownJson,
+      tlsJson: known.tlsJson,
+      tlsChecksJson: known.tlsChecksJson,
       sharedKey: known.sharedKey,
       shared: () => this.sharedOf(known),
     };
@@ -283,9 +320,26 @@ export class DatasetSnapshot {
         metadataBodyId: null,
         smartBodyId: null,
         statedVersion: null,
+        ...this.intern(placeJson(url, null, UNKNOWN_TLS, null, null)),
       };
-    const [, probedAt, probeStatus, metadataBodyId, smartBodyId, metadataSha256, smartSha256, probeRowId, ...summary] =
-      row;
+    const [
+      ,
+      probedAt,
+      probeStatus,
+      metadataBodyId,
+      smartBodyId,
+      metadataSha256,
+      smartSha256,
+      probeRowId,
+      protocol,
+      certificateExpiresAt,
+      issuer,
+      verified,
+      finalUrl,
+      redirectCount,
+      ...summary
+    ] = row;
+    const tls = { protocol, certificateExpiresAt, issuer, verified: verified === null ? null : verified === 1 };
     // The shared part is a function of the two bodies and the summary stored with them (derived
     // from them alone, but by the code of the day the probe ran), so all three name it: the
     // summary by a 64-bit hash, which keeps keys short when many URLs have their own bodies. A
@@ -310,7 +364,18 @@ export class DatasetSnapshot {
       metadataBodyId,
       smartBodyId,
       statedVersion,
+      ...this.intern(placeJson(url, probedAt, tls, finalUrl, redirectCount)),
     };
+  }
+
+  private intern({ tlsChecksJson, tlsJson }: { tlsChecksJson: string; tlsJson: string }) {
+    const one = (text: string) => {
+      const found = this.places.get(text);
+      if (found !== undefined) return found;
+      this.places.set(text, text);
+      return text;
+    };
+    return { tlsChecksJson: one(tlsChecksJson), tlsJson: one(tlsJson) };
   }
 
   /**

@@ -358,6 +358,20 @@ const EXAMPLE_REPORT = capabilityReport({
   statedVersion: "R4",
 });
 
+const EXAMPLE_TLS_CHECKS = [
+  { id: "tls-1.2-or-later", ok: true, detail: "negotiated TLSv1.3" },
+  {
+    id: "certificate-valid-30-days",
+    ok: true,
+    detail: "verified; expires 2027-02-14, 81 days after the probe",
+  },
+  {
+    id: "metadata-on-same-host",
+    ok: true,
+    detail: "/metadata answered on mychart.stmaryshospital.com without a redirect",
+  },
+];
+
 export const CapabilitiesResponse = t.Object(
   { success: t.Literal(true), data: CapabilitiesSchema, meta: UnusableMeta },
   {
@@ -380,8 +394,15 @@ export const CapabilitiesResponse = t.Object(
             smartCapabilities: EXAMPLE_SMART.capabilities,
             grantTypes: EXAMPLE_SMART.grant_types_supported,
             ...EXAMPLE_REPORT.facets,
+            tls: {
+              protocol: "TLSv1.3",
+              certificateExpiresAt: "2027-02-14T23:59:59.000Z",
+              issuer: "DigiCert Inc",
+              verified: true,
+            },
           },
-          checks: EXAMPLE_REPORT.checks,
+          // The TLS checks are the URL's own (its host's handshake), measured by the probe.
+          checks: EXAMPLE_REPORT.checks.map((check) => EXAMPLE_TLS_CHECKS.find((tls) => tls.id === check.id) ?? check),
           verdict: EXAMPLE_REPORT.verdict,
           capabilityStatement: EXAMPLE_STATEMENT,
           smartConfiguration: EXAMPLE_SMART,

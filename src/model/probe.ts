@@ -5,7 +5,21 @@ import type { Audience, FhirVersion } from "./types";
  * The first group means the server was never reached; the rest mean it answered, but not
  * with what we asked for, or we refused to go where it pointed.
  */
-export const UNREACHABLE_ERROR_KINDS = ["dns", "refused", "tls", "timeout", "network"] as const;
+export const UNREACHABLE_ERROR_KINDS = [
+  "dns",
+  "refused",
+  "tls",
+  "timeout",
+  "network",
+  /** The certificate's validity period is over. */
+  "certificate_expired",
+  /** The server presented a self-signed certificate (or a chain ending in one nobody trusts). */
+  "certificate_self_signed",
+  /** The chain does not lead to a trusted CA (missing intermediate, unknown issuer). */
+  "certificate_untrusted",
+  /** The certificate does not name the host. */
+  "certificate_name_mismatch",
+] as const;
 type UnreachableErrorKind = (typeof UNREACHABLE_ERROR_KINDS)[number];
 
 export type ErrorKind =
@@ -66,6 +80,24 @@ export interface ProbeSummary {
 
 export type ProbeOutcomeStatus = "success" | "partial" | "failed";
 
+/**
+ * What the TLS handshake with an https host said, read once per host per run (null members when
+ * unknown: the handshake did not complete).
+ */
+export interface TlsFacts {
+  /** The negotiated protocol, e.g. `TLSv1.3`. */
+  protocol: string | null;
+  /** The leaf certificate's notAfter (ISO 8601). */
+  certificateExpiresAt: string | null;
+  /** The leaf certificate's issuer: its organization (O), else its common name (CN). */
+  issuer: string | null;
+  /** Whether the chain verified against the trusted CAs for the host's name. */
+  verified: boolean | null;
+}
+
+/** TLS facts not known (yet): an http URL, or a handshake that did not complete. */
+export const UNKNOWN_TLS: TlsFacts = { protocol: null, certificateExpiresAt: null, issuer: null, verified: null };
+
 /** The result of probing one base URL. */
 export interface ProbeResult {
   url: string;
@@ -81,4 +113,31 @@ export interface ProbeResult {
   summary: ProbeSummary;
   /** Audiences derived from SMART capabilities; null when SMART gives none. */
   access: Audience[] | null;
+  /** The TLS facts of the URL's host; null for http URLs. */
+  tls: TlsFacts | null;
 }
+
+/**
+ * When a probe run takes its own failures for an outage of the prober's network rather than of
+ * the servers (src/pipeline/probe/outage.ts; docs/deploy.md, "The outage rule").
+ */
+export interface OutageRule {
+  /** How long network failures are held back, and the span the shares are counted over. */
+  windowMs: number;
+  /** Fewer distinct failing hosts than this in a window never count as an outage. */
+  minHosts: number;
+  /** Share (0–1) of the distinct hosts heard from in the window that failed at the network level. */
+  failedShare: number;
+  /** Share (0–1) of those failing hosts that answered at their previous probe. */
+  previouslyUpShare: number;
+  /** Known-good URLs; any HTTP answer from one of them means the prober's network works. */
+  canaryUrls: readonly string[];
+}
+
+export const OUTAGE_DEFAULTS: OutageRule = {
+  windowMs: 60_000,
+  minHosts: 20,
+  failedShare: 0.5,
+  previouslyUpShare: 0.5,
+  canaryUrls: [],
+};

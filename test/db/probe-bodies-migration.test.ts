@@ -265,6 +265,12 @@ describe("moving bodies out of the probe rows", () => {
           vendorName: old.vendorName,
           lastProbed: old.probedAt,
           probeStatus: old.probeStatus ?? "unchecked",
+          // Rows from before the probe read TLS facts: every check cannot apply yet.
+          checks: ["tls-1.2-or-later", "certificate-valid-30-days", "metadata-on-same-host"].map((id) => ({
+            id,
+            ok: null,
+            detail: expect.any(String),
+          })),
           summary: {
             fhirVersion: old.metadata ? old.fhirVersion : null,
             softwareName: old.softwareName,
@@ -274,6 +280,7 @@ describe("moving bodies out of the probe rows", () => {
             smartSupported: old.smartSupported === 1,
             smartCapabilities: list(old.smartCapabilities),
             grantTypes: list(old.grantTypes),
+            tls: { protocol: null, certificateExpiresAt: null, issuer: null, verified: null },
           },
           capabilityStatement: parse(old.metadata),
           smartConfiguration: parse(old.smart),

@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import packageJson from "../../package.json";
+import { loadConfig } from "../../src/config";
 import { RUNTIME_ENV, runtimeEnvPrefix } from "../../src/runtime-env";
 import { fixtureDb } from "../support/fixture";
 
@@ -343,6 +344,13 @@ describe("fly.toml", () => {
     expect(fly.metrics).toMatchObject({ port: 3000, path: "/metrics" });
     // Secrets are never in the file.
     expect(Object.keys(fly.env)).not.toContain("REDIS_URL");
+  });
+
+  test("the refresh's outage rule: canaries and thresholds the configuration accepts", () => {
+    const { probeOutage } = loadConfig(fly.env);
+    expect(probeOutage.canaryUrls.length).toBeGreaterThan(0);
+    for (const url of probeOutage.canaryUrls) expect(new URL(url).protocol).toBe("https:");
+    expect(probeOutage).toMatchObject({ windowMs: 60_000, minHosts: 20, failedShare: 0.5, previouslyUpShare: 0.5 });
   });
 
   test("the app process runs the API and the refresh schedule", () => {

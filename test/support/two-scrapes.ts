@@ -79,6 +79,7 @@ const document = (ok: boolean, body: string | null) => ({
 export const answered = (url: string): ProbeResult => ({
   url,
   startedAt: PROBE_AT,
+  tls: null,
   durationMs: 5,
   probeStatus: "partial",
   entryStatus: "verified",

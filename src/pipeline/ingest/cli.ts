@@ -94,6 +94,7 @@ async function main(): Promise<number> {
         force,
         registryPath,
         maxBytes: config.ingestMaxBytes,
+        allowPrivateNetwork: config.allowPrivateNetwork,
       });
       log(progressLine(1, 1, summary, performance.now() - started));
       summaries = [summary];

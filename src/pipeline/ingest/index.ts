@@ -157,6 +157,8 @@ export async function ingestFile(
     registryPath?: string;
     /** Another registry than the configured one, already loaded (the sample dataset has its own). */
     registry?: VendorDefinition[];
+    /** Keep entries on loopback/private hosts usable (ALLOW_PRIVATE_NETWORK, as for fetched lists). */
+    allowPrivateNetwork?: boolean;
   },
 ): Promise<ListSummary> {
   const registry = opts.registry ?? loadRegistry(opts.registryPath);

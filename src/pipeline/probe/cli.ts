@@ -3,32 +3,25 @@
  * Ctrl-C stops cleanly (results so far are kept; a second Ctrl-C quits at once).
  */
 import { parseCli } from "../../cli/args";
-import { loadConfig } from "../../config";
+import { type Config, loadConfig } from "../../config";
 import { openDatabase } from "../../db/client";
-import { PROBE_CLI, type ProbeCliOptions, probeCliOptions } from "./cli-options";
-import { formatDuration } from "./duration";
+import { OUTAGE_EXIT_CODE, PROBE_CLI, type ProbeCliOptions, probeCliOptions } from "./cli-options";
+import { ProberOutageError } from "./outage";
 import { ProgressReporter } from "./progress";
-import { type ProbeRunSummary, probeDue } from "./run";
-
-export function formatSummary(s: ProbeRunSummary): string {
-  const u = s.uptime30d;
-  return (
-    `probed ${s.probed} URLs in ${formatDuration(s.durationMs)}: ${s.success} success, ${s.partial} partial, ${s.failed} failed (${s.unresponsive} unresponsive)\n` +
-    `answered (CapabilityStatement): ${s.answered} of ${s.probed} URLs; uptime over 30 days: ≥ 99 % ${u.high}, 90–99 % ${u.medium}, < 90 % ${u.low}, never ${u.never}`
-  );
-}
+import { probeDue } from "./run";
+import { formatSummary, type ProbeRunSummary } from "./summary";
 
 /**
- * Runs the probe step with parsed options; shared with `bun run refresh`. `allowPrivateNetwork`
- * (loadConfig) lets requests reach private addresses.
+ * Runs the probe step with parsed options; shared with `bun run refresh`. From the configuration:
+ * the database, `allowPrivateNetwork` (lets requests reach private addresses) and the outage rule.
+ * Throws ProberOutageError when the prober lost the network.
  */
 export async function runProbe(
   options: ProbeCliOptions,
-  databasePath: string,
+  config: Pick<Config, "databasePath" | "allowPrivateNetwork" | "probeOutage">,
   signal: AbortSignal | undefined,
-  allowPrivateNetwork: boolean,
 ): Promise<ProbeRunSummary> {
-  const db = openDatabase(databasePath);
+  const db = openDatabase(config.databasePath);
   try {
     const progress = new ProgressReporter(process.stderr);
     const summary = await probeDue(db, {
@@ -37,7 +30,8 @@ export async function runProbe(
       limit: options.limit,
       concurrency: options.concurrency,
       timeoutMs: options.timeoutMs,
-      allowPrivate: allowPrivateNetwork,
+      allowPrivate: config.allowPrivateNetwork,
+      outage: config.probeOutage,
       signal,
       onProgress: (done, total) => progress.update(done, total),
     });
@@ -66,8 +60,18 @@ async function main() {
   const options = check(() => probeCliOptions(values));
   const config = loadConfig();
   const signal = interruptSignal();
-  const summary = await runProbe(options, config.databasePath, signal, config.allowPrivateNetwork);
-  process.stdout.write(`${formatSummary(summary)}\n`);
+  let summary: ProbeRunSummary;
+  try {
+    summary = await runProbe(options, config, signal);
+  } catch (error) {
+    if (!(error instanceof ProberOutageError)) throw error;
+    process.stderr.write(`probe stopped: ${error.message}\n`);
+    return OUTAGE_EXIT_CODE;
+  }
+  // A pipe takes a large summary asynchronously: wait for it before process.exit.
+  await new Promise<void>((resolve) =>
+    process.stdout.write(`${options.json ? JSON.stringify(summary) : formatSummary(summary)}\n`, () => resolve()),
+  );
   return signal.aborted ? 130 : 0;
 }
 

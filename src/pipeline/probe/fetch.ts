@@ -25,6 +25,11 @@ export interface FetcherConfig {
   connectTo?: (url: URL) => URL;
   limiter: HostLimiter;
   dns: DnsCache;
+  /** Hosts (host:port) that answered anything in this run, and those that timed out without ever answering. */
+  hostsAnswered: Set<string>;
+  hostsSilent: Set<string>;
+  /** Per host not yet heard from: the first request to it, which the others wait for. */
+  hostsFirstContact: Map<string, Promise<void>>;
   /** The longest Retry-After we wait for before the single retry of a 429/503. */
   maxRetryAfterMs: number;
   /** The wait before that retry when the server sends no Retry-After. */
@@ -184,7 +189,55 @@ async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig)
   }
 
   const hostKey = logical.host;
+  // A host that let a request time out before answering anything is not asked again in this run:
+  // its other URLs would each hold two slots for the whole time-out.
+  const silent = () => failure(url, "timeout", "the host did not answer an earlier request of this run");
+  if (config.hostsSilent.has(hostKey)) return silent();
+  // Until a host has answered once, one request goes first and the others wait for it, so a
+  // silent host holds one slot for the time-out, not two.
+  let firstContact: (() => void) | null = null;
+  while (!config.hostsAnswered.has(hostKey) && firstContact === null) {
+    const pending = config.hostsFirstContact.get(hostKey);
+    if (!pending) {
+      let done!: () => void;
+      const pendingOf = new Promise<void>((resolve) => {
+        done = resolve;
+      });
+      config.hostsFirstContact.set(hostKey, pendingOf);
+      firstContact = () => {
+        if (config.hostsFirstContact.get(hostKey) !== pendingOf) return;
+        config.hostsFirstContact.delete(hostKey);
+        done();
+      };
+      break;
+    }
+    await pending;
+    if (config.hostsSilent.has(hostKey)) return silent();
+    if (!config.hostsAnswered.has(hostKey)) break; // it failed otherwise (refused, DNS…): no reason to wait
+  }
+  try {
+    return await exchangeInSlot(target, addresses, url, hostKey, accept, config, silent, firstContact);
+  } finally {
+    firstContact?.();
+  }
+}
+
+async function exchangeInSlot(
+  target: URL,
+  addresses: ResolvedAddress[],
+  url: string,
+  hostKey: string,
+  accept: string,
+  config: FetcherConfig,
+  silent: () => Exchange,
+  /** Lets the requests waiting for this host go, once it answered (or this request ended). */
+  answered: (() => void) | null,
+): Promise<Exchange> {
   await config.limiter.acquire(hostKey);
+  if (config.hostsSilent.has(hostKey)) {
+    config.limiter.release(hostKey);
+    return silent();
+  }
   const controller = new AbortController();
   const onRunAbort = () => controller.abort(new DOMException("run aborted", "AbortError"));
   config.signal?.addEventListener("abort", onRunAbort, { once: true });
@@ -198,6 +251,8 @@ async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig)
       ca: config.ca,
     });
     status = response.status;
+    config.hostsAnswered.add(hostKey);
+    answered?.();
     const location = response.headers.get("location");
     const retryAfter = response.headers.get("retry-after");
     if (status < 200 || status > 299) {
@@ -229,6 +284,8 @@ async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig)
     let kind = classifyFetchError(error);
     if (controller.signal.aborted && kind !== "timeout") kind = "timeout";
     if (phase === "body" && kind === "timeout") kind = "body_timeout";
+    if (kind === "timeout" && status === null && !config.signal?.aborted && !config.hostsAnswered.has(hostKey))
+      config.hostsSilent.add(hostKey);
     return failure(url, kind, describeError(error), status);
   } finally {
     clearTimeout(timer);

@@ -9,9 +9,30 @@ export function classifyFetchError(error: unknown): ErrorKind {
   if (name === "TimeoutError" || name === "AbortError" || code === "ETIMEDOUT" || code === "Timeout") return "timeout";
   if (code === "ECONNREFUSED" || code === "ConnectionRefused") return "refused";
   if (code === "ENOTFOUND" || code === "EAI_AGAIN" || code === "DNSResolutionFailed") return "dns";
+  const certificate = certificateErrorKind(code);
+  if (certificate) return certificate;
   if (/TLS|SSL|CERT|SELF_SIGNED|UNABLE_TO_|HANDSHAKE|DEPTH_ZERO/i.test(code) || /certificate|TLS|SSL/i.test(message))
     return "tls";
   return "network";
+}
+
+/** The OpenSSL verification codes (as Bun's fetch and node:tls report them) we name. */
+const CERTIFICATE_CODES: Record<string, ErrorKind> = {
+  CERT_HAS_EXPIRED: "certificate_expired",
+  DEPTH_ZERO_SELF_SIGNED_CERT: "certificate_self_signed",
+  SELF_SIGNED_CERT_IN_CHAIN: "certificate_self_signed",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "certificate_untrusted",
+  UNABLE_TO_GET_ISSUER_CERT: "certificate_untrusted",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "certificate_untrusted",
+  CERT_UNTRUSTED: "certificate_untrusted",
+  CERT_SIGNATURE_FAILURE: "certificate_untrusted",
+  ERR_TLS_CERT_ALTNAME_INVALID: "certificate_name_mismatch",
+  HOSTNAME_MISMATCH: "certificate_name_mismatch",
+};
+
+/** The error kind of a certificate verification code; null for any other code. */
+function certificateErrorKind(code: string | null | undefined): ErrorKind | null {
+  return (code && CERTIFICATE_CODES[code]) || null;
 }
 
 export function describeError(error: unknown): string {

@@ -1,8 +1,9 @@
-import type { ProbeResult } from "../../model/probe";
+import type { ProbeResult, TlsFacts } from "../../model/probe";
 import { derive } from "./derive";
 import { type FetcherConfig, fetchDocument } from "./fetch";
 import { DnsCache, type LookupFn } from "./guard";
 import { HostLimiter } from "./limiter";
+import { readTlsFacts } from "./tls";
 import { defaultUserAgent } from "./user-agent";
 
 export interface ProbeOptions {
@@ -10,7 +11,7 @@ export interface ProbeOptions {
   timeoutMs?: number;
   /** Body cap in bytes; a larger body fails the document. Default 5 MB. */
   maxBodyBytes?: number;
-  /** Requests in flight in all. Default 16. */
+  /** Requests in flight in all. Default 32. */
   concurrency?: number;
   /** Requests in flight per host (host:port). Default 2. */
   perHostConcurrency?: number;
@@ -50,7 +51,7 @@ export interface ProbeAdvancedOptions {
 export const PROBE_DEFAULTS = {
   timeoutMs: 10_000,
   maxBodyBytes: 5 * 1024 * 1024,
-  concurrency: 16,
+  concurrency: 32,
   perHostConcurrency: 2,
   maxRedirects: 3,
   maxRetryAfterMs: 30_000,
@@ -63,9 +64,13 @@ function positive(value: number | undefined, fallback: number, name: string): nu
   return value;
 }
 
-/** A probing session: one limiter and one DNS cache shared by every URL probed through it. */
+/**
+ * A probing session: one limiter and one DNS cache shared by every URL probed through it, and the
+ * TLS facts of each https host, read once.
+ */
 export class Prober {
   readonly config: FetcherConfig;
+  private readonly tlsOfHost = new Map<string, Promise<TlsFacts>>();
 
   constructor(options: ProbeOptions & ProbeAdvancedOptions = {}) {
     const concurrency = Math.floor(positive(options.concurrency, PROBE_DEFAULTS.concurrency, "concurrency"));
@@ -83,6 +88,9 @@ export class Prober {
       connectTo: options.connectTo,
       limiter: new HostLimiter(concurrency, perHost),
       dns: new DnsCache(),
+      hostsAnswered: new Set(),
+      hostsSilent: new Set(),
+      hostsFirstContact: new Map(),
       maxRetryAfterMs: options.maxRetryAfterMs ?? PROBE_DEFAULTS.maxRetryAfterMs,
       defaultRetryDelayMs: options.defaultRetryDelayMs ?? PROBE_DEFAULTS.defaultRetryDelayMs,
       ca: options.ca,
@@ -94,9 +102,10 @@ export class Prober {
   async probe(url: string): Promise<ProbeResult> {
     const startedAt = new Date().toISOString();
     const started = performance.now();
-    const [metadata, smart] = await Promise.all([
+    const [metadata, smart, tls] = await Promise.all([
       fetchDocument(url, "metadata", this.config),
       fetchDocument(url, "smart", this.config),
+      this.tls(url),
     ]);
     const derived = derive(metadata, smart);
     return {
@@ -110,6 +119,24 @@ export class Prober {
       smart,
       summary: derived.summary,
       access: derived.access,
+      tls,
     };
+  }
+
+  /** The TLS facts of an https URL's host (one handshake per host and run); null for http. */
+  private tls(url: string): Promise<TlsFacts | null> {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return Promise.resolve(null);
+    }
+    if (parsed.protocol !== "https:") return Promise.resolve(null);
+    let facts = this.tlsOfHost.get(parsed.host);
+    if (!facts) {
+      facts = readTlsFacts(parsed, this.config);
+      this.tlsOfHost.set(parsed.host, facts);
+    }
+    return facts;
   }
 }

@@ -7,11 +7,12 @@ import type { DocumentResult, ProbeResult } from "../../model/probe";
 
 /** What the store keeps of one document; the history also keeps /metadata's error class and time. */
 type StorableDocument = Pick<DocumentResult, "ok" | "httpStatus" | "body"> &
-  Partial<Pick<DocumentResult, "errorKind" | "durationMs">>;
+  Partial<Pick<DocumentResult, "errorKind" | "durationMs" | "finalUrl" | "redirects">>;
 
 /** The parts of a ProbeResult the store keeps (a ProbeResult is one). */
 export interface StorableResult
-  extends Pick<ProbeResult, "probeStatus" | "entryStatus" | "errorKind" | "durationMs" | "summary" | "access"> {
+  extends Pick<ProbeResult, "probeStatus" | "entryStatus" | "errorKind" | "durationMs" | "summary" | "access">,
+    Partial<Pick<ProbeResult, "tls">> {
   metadata: StorableDocument;
   smart: StorableDocument;
 }
@@ -29,6 +30,8 @@ export function storable(result: StorableResult): StorableResult {
     body: d.body,
     errorKind: d.errorKind ?? null,
     durationMs: d.durationMs,
+    finalUrl: d.finalUrl,
+    redirects: d.redirects,
   });
   return {
     probeStatus: result.probeStatus,
@@ -37,6 +40,7 @@ export function storable(result: StorableResult): StorableResult {
     durationMs: result.durationMs,
     summary: result.summary,
     access: result.access,
+    tls: result.tls ?? null,
     metadata: doc(result.metadata),
     smart: doc(result.smart),
   };

@@ -1,45 +1,12 @@
 import type { Db } from "../../db/client";
-import { selectDueUrls } from "../../db/due-urls";
+import { answeredAtLastProbe, entryStatusesOf, selectDueUrls } from "../../db/due-urls";
+import { OUTAGE_DEFAULTS, type OutageRule } from "../../model/probe";
 import { interleaveByHost } from "./due";
 import { pruneHistory, uptimes30d } from "./history";
+import { anyCanaryAnswers, OutageWatch } from "./outage";
 import { PROBE_DEFAULTS, type ProbeAdvancedOptions, type ProbeOptions, Prober } from "./prober";
+import { type ProbeRunSummary, SummaryCollector } from "./summary";
 import { BatchWriter } from "./writer";
-
-export interface ProbeRunSummary {
-  probed: number;
-  success: number;
-  partial: number;
-  failed: number;
-  /** URLs whose server could not be reached at all (also counted in `failed`). */
-  unresponsive: number;
-  /** URLs whose /metadata returned a CapabilityStatement in this run. */
-  answered: number;
-  /** The run's URLs by their uptime over the 30 days up to the end of the run. */
-  uptime30d: UptimeDistribution;
-  durationMs: number;
-}
-
-interface UptimeDistribution {
-  /** ≥ 99 % */
-  high: number;
-  /** 90 % to < 99 % */
-  medium: number;
-  /** above 0 and < 90 % */
-  low: number;
-  /** never answered in the 30 days */
-  never: number;
-}
-
-function distribution(uptimes: readonly (number | null)[]): UptimeDistribution {
-  const d: UptimeDistribution = { high: 0, medium: 0, low: 0, never: 0 };
-  for (const u of uptimes) {
-    if (u === null || u === 0) d.never++;
-    else if (u >= 0.99) d.high++;
-    else if (u >= 0.9) d.medium++;
-    else d.low++;
-  }
-  return d;
-}
 
 export interface ProbeDueOptions extends ProbeOptions, ProbeAdvancedOptions {
   vendorId?: string;
@@ -67,6 +34,8 @@ export interface ProbeDueOptions extends ProbeOptions, ProbeAdvancedOptions {
    * only to measure what it costs (bench/probe.ts --compare).
    */
   history?: boolean;
+  /** When a run takes the prober's own outage for the directory's (outage.ts); defaults OUTAGE_DEFAULTS. */
+  outage?: Partial<OutageRule>;
 }
 
 export const DEFAULT_STALE_AFTER_MS = 24 * 60 * 60 * 1000;
@@ -76,7 +45,8 @@ export const DEFAULT_STALE_AFTER_MS = 24 * 60 * 60 * 1000;
  * writing results as they arrive. With `signal` aborted, stops starting URLs, drops the ones in
  * flight (the next run probes them) and returns what was stored. At the end, rolls up the
  * availability history of URLs it did not probe (history retention) and sums up the 30-day
- * uptime of the URLs it did.
+ * uptime of the URLs it did. Throws ProberOutageError when the prober lost the network
+ * (outage.ts): what it held back of the last window is then not written.
  */
 export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<ProbeRunSummary> {
   const started = performance.now();
@@ -89,23 +59,15 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
       limit: opts.limit,
     }),
   );
-  const summary: ProbeRunSummary = {
-    probed: 0,
-    success: 0,
-    partial: 0,
-    failed: 0,
-    unresponsive: 0,
-    answered: 0,
-    uptime30d: { high: 0, medium: 0, low: 0, never: 0 },
-    durationMs: 0,
-  };
+  const summary = new SummaryCollector();
   const total = urls.length;
   opts.onProgress?.(0, total);
   const history = opts.history ?? true;
   if (total === 0) {
     if (history) pruneHistory(db.sqlite, now());
-    return { ...summary, durationMs: Math.round(performance.now() - started) };
+    return summary.finish(now(), [], Math.round(performance.now() - started));
   }
+  const statusesOf = entryStatusesOf(db);
 
   const stop = new AbortController();
   const onOuterAbort = () => stop.abort();
@@ -120,6 +82,14 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
     now,
     onError: () => stop.abort(),
   });
+  const rule: OutageRule = { ...OUTAGE_DEFAULTS, ...opts.outage };
+  const watch = new OutageWatch(
+    rule,
+    (record) => writer.add(record),
+    answeredAtLastProbe(db),
+    () => anyCanaryAnswers(rule.canaryUrls, prober.config.timeoutMs),
+    () => stop.abort(),
+  );
 
   // Each URL fetches its two documents in parallel, so twice as many URL workers as request slots
   // keep the limiter busy while some workers wait for a busy host.
@@ -132,11 +102,8 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
       const url = urls[next++]!;
       const result = await prober.probe(url);
       if (stop.signal.aborted) return;
-      writer.add({ url, result });
-      summary.probed++;
-      summary[result.probeStatus]++;
-      if (result.entryStatus === "unresponsive") summary.unresponsive++;
-      if (result.metadata.ok) summary.answered++;
+      summary.add(url, result, statusesOf(url));
+      watch.add({ url, result });
       probedUrls.push(url);
       done++;
       opts.onProgress?.(done, total);
@@ -146,13 +113,18 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
     await Promise.all(Array.from({ length: workers }, work));
   } finally {
     opts.signal?.removeEventListener("abort", onOuterAbort);
-    await writer.close();
+    try {
+      await watch.close();
+    } finally {
+      await writer.close();
+    }
   }
-  if (history) {
-    const end = now();
-    pruneHistory(db.sqlite, end);
-    summary.uptime30d = distribution(uptimes30d(db.sqlite, probedUrls, end));
-  }
-  summary.durationMs = Math.round(performance.now() - started);
-  return summary;
+  if (watch.lost) throw watch.lost;
+  const end = now();
+  if (history) pruneHistory(db.sqlite, end);
+  return summary.finish(
+    end,
+    history ? uptimes30d(db.sqlite, probedUrls, end) : [],
+    Math.round(performance.now() - started),
+  );
 }

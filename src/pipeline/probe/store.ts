@@ -60,6 +60,7 @@ export function recordProbes(
     const replaced = new Set<number>();
     for (const { url, result } of records) {
       const s = result.summary;
+      const tls = result.tls;
       const before = bodiesOf.values(url)[0] as [number | null, number | null] | undefined;
       if (before) for (const id of before) if (id !== null) replaced.add(id);
       const metadataId = body(result.metadata);
@@ -87,6 +88,13 @@ export function recordProbes(
         JSON.stringify(s.grantTypes),
         capabilities.supports,
         capabilities.verdict,
+        tls?.protocol ?? null,
+        tls?.certificateExpiresAt ?? null,
+        tls?.issuer ?? null,
+        tls ? (tls.verified === null ? null : tls.verified ? 1 : 0) : null,
+        // Where /metadata really answered (after redirects), when anything answered.
+        result.metadata.httpStatus !== null ? (result.metadata.finalUrl ?? null) : null,
+        result.metadata.httpStatus !== null ? (result.metadata.redirects ?? 0) : null,
       );
       if (result.entryStatus) changed += setStatus.run(result.entryStatus, at, url).changes;
     }

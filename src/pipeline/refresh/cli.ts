@@ -13,8 +13,10 @@ import { ingestAll, ingestVendor, syncVendorRegistry } from "../ingest/index";
 import { loadRegistry } from "../ingest/registry";
 import { formatSummaryTable } from "../ingest/summary-table";
 import type { ListSummary } from "../ingest/types";
-import { formatSummary, interruptSignal, runProbe } from "../probe/cli";
-import { PROBE_CLI, probeCliOptions } from "../probe/cli-options";
+import { interruptSignal, runProbe } from "../probe/cli";
+import { OUTAGE_EXIT_CODE, PROBE_CLI, probeCliOptions } from "../probe/cli-options";
+import { ProberOutageError } from "../probe/outage";
+import { formatSummary, type ProbeRunSummary } from "../probe/summary";
 
 const REFRESH_CLI = {
   ...PROBE_CLI,
@@ -31,6 +33,7 @@ const REFRESH_CLI = {
 db/vendors.json), INDEX_DIR and INDEX_IN_PROCESS_BELOW (the index file written at the end), and the probe's.`,
   exitStatus: [
     [1, "a list failed"],
+    [OUTAGE_EXIT_CODE, "the probe stopped: the prober lost the network (no index is built)"],
     [130, "interrupted"],
   ],
 } as const;
@@ -69,8 +72,15 @@ async function main(): Promise<number> {
 
   console.log("\n== probe");
   const signal = interruptSignal();
-  const summary = await runProbe(options, databasePath, signal, config.allowPrivateNetwork);
-  console.log(formatSummary(summary));
+  let summary: ProbeRunSummary;
+  try {
+    summary = await runProbe(options, config, signal);
+  } catch (error) {
+    if (!(error instanceof ProberOutageError)) throw error;
+    console.error(`refresh: probe stopped: ${error.message}`);
+    return OUTAGE_EXIT_CODE;
+  }
+  console.log(options.json ? JSON.stringify(summary) : formatSummary(summary));
 
   if (signal.aborted) return 130;
   await prebuildIndex(databasePath, config);

@@ -1,4 +1,5 @@
 import type { CapabilitiesRecord, CapabilitiesShared } from "../../directory/snapshot";
+import { TLS_CHECK_IDS } from "../../directory/tls-checks";
 import type { Body } from "../http/compression";
 
 const NULL = Buffer.from("null");
@@ -10,8 +11,20 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 const json = (value: string | null) => (value === null ? "null" : JSON.stringify(value));
 
+/**
+ * What answers share: the summary (up to its per-host `tls` member), the checks read from the
+ * documents (before the URL's TLS checks), and the verdict and raw bodies after them.
+ */
+interface SharedParts {
+  summary: string;
+  checks: string;
+  bodies: Body;
+}
+
 /** Bytes a part holds: its UTF-16 units count twice, whatever the engine stores. */
 const weightOf = (part: Body) => (typeof part === "string" ? part.length * 2 : part.length);
+const weightOfParts = (parts: SharedParts) =>
+  parts.summary.length * 2 + parts.checks.length * 2 + weightOf(parts.bodies);
 
 /**
  * Shared parts of capabilities answers (summary and both raw bodies), keyed by the pair of bodies
@@ -19,7 +32,7 @@ const weightOf = (part: Body) => (typeof part === "string" ? part.length * 2 : p
  * of a few statements per vendor release, so a few entries answer most ids.
  */
 export class CapabilitiesCache {
-  private readonly parts = new Map<string, Body>();
+  private readonly parts = new Map<string, SharedParts>();
   private total = 0;
 
   constructor(
@@ -37,7 +50,7 @@ export class CapabilitiesCache {
   }
 
   /** The part under `key`, built and kept on a miss (unless it alone exceeds the bound). */
-  get(key: string, build: () => Body): Body {
+  get(key: string, build: () => SharedParts): SharedParts {
     const found = this.parts.get(key);
     if (found !== undefined) {
       this.parts.delete(key);
@@ -45,12 +58,12 @@ export class CapabilitiesCache {
       return found;
     }
     const part = build();
-    const weight = weightOf(part);
+    const weight = weightOfParts(part);
     if (weight > this.maxBytes) return part;
     while (this.parts.size > 0 && (this.parts.size >= this.maxEntries || this.total + weight > this.maxBytes)) {
       const [oldest, value] = this.parts.entries().next().value!;
       this.parts.delete(oldest);
-      this.total -= weightOf(value);
+      this.total -= weightOfParts(value);
     }
     this.parts.set(key, part);
     this.total += weight;
@@ -69,55 +82,72 @@ const head = ({ endpointId, ownJson }: CapabilitiesRecord) =>
   `{"success":true,"data":{"endpointId":${json(endpointId)}${ownJson}`;
 
 /**
- * Everything after `probeStatus`: the summary, the checks and the verdict, then the two raw bodies,
- * then the closing braces.
- * As text when the bytes are valid UTF-8 (the probe stores what it decoded, so they are): an
- * answer is then one concatenation, which the Response encodes back to exactly these bytes,
- * without allocating and copying a buffer per request. As bytes otherwise.
+ * The summary up to, not including, its per-host `tls` member: shared by every URL with the same
+ * bodies, summary and stated version, facets included.
  */
-function sharedPart({
-  summary: s,
-  report,
-  capabilityStatementBytes,
-  smartConfigurationBytes,
-}: CapabilitiesShared): Body {
-  const { facets, checks, verdict } = report;
-  const text =
+function summaryPart({ summary: s, report: { facets } }: CapabilitiesShared): string {
+  return (
     `,"summary":{"fhirVersion":${json(s.fhirVersion)},"softwareName":${json(s.softwareName)},` +
     `"softwareVersion":${json(s.softwareVersion)},"supportedResourceCount":${s.supportedResources.count},"supportedResources":${s.supportedResources.json},` +
     `"smartSupported":${s.smartSupported},"smartCapabilities":${s.smartCapabilities.json},"grantTypes":${s.grantTypes.json},` +
-    `"usCore":${JSON.stringify(facets.usCore)},"bulkData":${JSON.stringify(facets.bulkData)},"smart":${JSON.stringify(facets.smart)},"tls":${JSON.stringify(facets.tls)}},` +
-    `"checks":${JSON.stringify(checks)},"verdict":${JSON.stringify(verdict)},"capabilityStatement":`;
+    `"usCore":${JSON.stringify(facets.usCore)},"bulkData":${JSON.stringify(facets.bulkData)},"smart":${JSON.stringify(facets.smart)}`
+  );
+}
+
+/**
+ * The summary's closing brace and the checks read from the documents: every check but the TLS
+ * ones, which are the URL's own (its host's handshake, where /metadata answered) and come last.
+ */
+function checksPart({ report: { checks } }: CapabilitiesShared): string {
+  const items = JSON.stringify(checks.filter((check) => !TLS_CHECK_IDS.has(check.id))).slice(1, -1);
+  return `},"checks":[${items}${items === "" ? "" : ","}`;
+}
+
+/**
+ * Everything after the checks: the verdict, the two raw bodies, then the closing braces. As text
+ * when the bytes are valid UTF-8 (the probe stores what it decoded, so they are): an answer is
+ * then one concatenation, which the Response encodes back to exactly these bytes, without
+ * allocating and copying a buffer per request. As bytes otherwise.
+ */
+function bodiesPart({
+  report: { verdict },
+  capabilityStatementBytes,
+  smartConfigurationBytes,
+}: CapabilitiesShared): Body {
+  const start = encoder.encode(`],"verdict":${JSON.stringify(verdict)},"capabilityStatement":`);
   const statement = capabilityStatementBytes ?? NULL;
   const smart = smartConfigurationBytes ?? NULL;
-  const part = new Uint8Array(text.length * 3 + statement.length + BETWEEN.length + smart.length + END.length);
-  let at = encoder.encodeInto(text, part).written;
-  for (const piece of [statement, BETWEEN, smart, END]) {
+  const part = new Uint8Array(start.length + statement.length + BETWEEN.length + smart.length + END.length);
+  let at = 0;
+  for (const piece of [start, statement, BETWEEN, smart, END]) {
     part.set(piece, at);
     at += piece.length;
   }
-  const bytes = part.slice(0, at);
   try {
-    return utf8.decode(bytes);
+    return utf8.decode(part);
   } catch {
-    return bytes;
+    return part;
   }
 }
 
 /**
- * The capabilities envelope: the entry's own fields, then the part it shares with every URL
- * that kept the same two bodies (from `cache`, built on a miss), in which the CapabilityStatement
- * and SMART configuration are the exact bytes the server sent (stored only when they parsed as
- * a JSON object), so clients get them raw and unmodified, key order and number formatting
- * included. They are never parsed on the way.
+ * The capabilities envelope: the entry's own fields; the summary, checks, verdict and raw bodies
+ * it shares with every URL whose probe kept the same two bodies and summary (from `cache`, built
+ * on a miss), with its host's `tls` and its TLS checks spliced in. The CapabilityStatement and
+ * SMART configuration are the exact bytes the server sent (stored only when they parsed as a JSON
+ * object), so clients get them raw and unmodified, key order and number formatting included.
+ * They are never parsed on the way.
  */
 export function capabilitiesBody(record: CapabilitiesRecord, cache: CapabilitiesCache = capabilitiesCache): Body {
-  const shared = cache.get(record.sharedKey, () => sharedPart(record.shared()));
-  const text = head(record);
-  if (typeof shared === "string") return text + shared;
-  // Every byte up to `at + shared.length` is written below, so the buffer need not be zeroed.
-  const body = Buffer.allocUnsafe(text.length * 3 + shared.length);
+  const { summary, checks, bodies } = cache.get(record.sharedKey, () => {
+    const shared = record.shared();
+    return { summary: summaryPart(shared), checks: checksPart(shared), bodies: bodiesPart(shared) };
+  });
+  const text = head(record) + summary + record.tlsJson + checks + record.tlsChecksJson;
+  if (typeof bodies === "string") return text + bodies;
+  // Every byte up to `at + bodies.length` is written below, so the buffer need not be zeroed.
+  const body = Buffer.allocUnsafe(text.length * 3 + bodies.length);
   const at = encoder.encodeInto(text, body).written;
-  body.set(shared, at);
-  return body.subarray(0, at + shared.length) as Uint8Array<ArrayBuffer>;
+  body.set(bodies, at);
+  return body.subarray(0, at + bodies.length) as Uint8Array<ArrayBuffer>;
 }

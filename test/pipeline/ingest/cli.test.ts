@@ -209,6 +209,27 @@ describe("ingest CLI on a real SQLite file", () => {
   });
 });
 
+describe("a saved list of loopback URLs (--file)", () => {
+  const loopback = () => bundle(FOUR).replaceAll("https://fhir.acme.test", "http://127.0.0.7:8080");
+  const unusable = (db: string) =>
+    query<{ unusable: string | null }>(db, "SELECT unusable FROM entries ORDER BY id").map((r) => r.unusable);
+
+  test("with ALLOW_PRIVATE_NETWORK=true its entries are stored usable (not kept out as local)", async () => {
+    const { ingest, db } = setup();
+    expect((await ingest(loopback())).code).toBe(0);
+    expect(unusable(db)).toEqual([null, null, null, null]);
+  });
+
+  test("without it they are stored as unusable", async () => {
+    const { ingest, db, env } = setup();
+    env.ALLOW_PRIVATE_NETWORK = "false";
+    expect((await ingest(loopback())).code).toBe(0);
+    const reasons = unusable(db);
+    expect(reasons).toHaveLength(4);
+    for (const reason of reasons) expect(reason).not.toBeNull();
+  });
+});
+
 describe("a failed scrape changes nothing and exits non-zero", () => {
   async function expectRefused(run: { code: number; output: string }, db: string, before: string, reason: RegExp) {
     expect(run.code).toBe(1);

@@ -37,6 +37,7 @@ function result(url: string, metadata: string | null, smart: string | null): Pro
   return {
     url,
     startedAt: "2026-11-25T00:00:00.000Z",
+    tls: null,
     durationMs: 5,
     probeStatus: ok === 2 ? "success" : ok === 1 ? "partial" : "failed",
     entryStatus: metadata ? "verified" : null,

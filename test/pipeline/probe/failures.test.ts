@@ -389,15 +389,16 @@ describe("https", () => {
     expect(r.metadata.body).toBe(R4);
   });
 
-  test("an untrusted certificate is a TLS failure → unresponsive", async () => {
+  test("a self-signed certificate nobody trusts is named as such → unresponsive", async () => {
     const r = await probeUrl(`https://fhir.tls.test:${tlsServer.port}/r4`, { ...opts, lookup });
-    expect(r.errorKind).toBe("tls");
+    expect(r.errorKind).toBe("certificate_self_signed");
     expect(r.entryStatus).toBe("unresponsive");
   });
 
-  test("a certificate for another name is a TLS failure", async () => {
+  test("a certificate for another name is named as such", async () => {
     const other = async () => [{ address: "127.0.0.1", family: 4 as const }];
     const r = await probeUrl(`https://other.tls.test:${tlsServer.port}/r4`, { ...opts, lookup: other, ca: cert });
-    expect(r.errorKind).toBe("tls");
+    expect(r.errorKind).toBe("certificate_name_mismatch");
+    expect(r.tls).toMatchObject({ verified: false });
   });
 });

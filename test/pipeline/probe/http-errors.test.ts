@@ -16,11 +16,19 @@ test("Retry-After: seconds or an HTTP date", () => {
 test("fetch errors map to error kinds", () => {
   expect(classifyFetchError(Object.assign(new Error("x"), { code: "ECONNREFUSED" }))).toBe("refused");
   expect(classifyFetchError(Object.assign(new Error("x"), { code: "ENOTFOUND" }))).toBe("dns");
-  expect(classifyFetchError(Object.assign(new Error("x"), { code: "ERR_TLS_CERT_ALTNAME_INVALID" }))).toBe("tls");
+  expect(classifyFetchError(Object.assign(new Error("x"), { code: "ERR_TLS_CERT_ALTNAME_INVALID" }))).toBe(
+    "certificate_name_mismatch",
+  );
   expect(
     classifyFetchError(Object.assign(new Error("self signed certificate"), { code: "DEPTH_ZERO_SELF_SIGNED_CERT" })),
-  ).toBe("tls");
-  expect(classifyFetchError(Object.assign(new Error("x"), { code: "UNABLE_TO_VERIFY_LEAF_SIGNATURE" }))).toBe("tls");
+  ).toBe("certificate_self_signed");
+  expect(classifyFetchError(Object.assign(new Error("x"), { code: "CERT_HAS_EXPIRED" }))).toBe("certificate_expired");
+  expect(classifyFetchError(Object.assign(new Error("x"), { code: "UNABLE_TO_VERIFY_LEAF_SIGNATURE" }))).toBe(
+    "certificate_untrusted",
+  );
+  expect(classifyFetchError(Object.assign(new Error("handshake failure"), { code: "ERR_SSL_WRONG_VERSION" }))).toBe(
+    "tls",
+  );
   expect(classifyFetchError(new DOMException("t", "TimeoutError"))).toBe("timeout");
   expect(classifyFetchError(Object.assign(new Error("x"), { code: "ECONNRESET" }))).toBe("network");
   expect(classifyFetchError("weird")).toBe("network");

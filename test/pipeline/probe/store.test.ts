@@ -12,6 +12,7 @@ function success(url: string): ProbeResult {
   return {
     url,
     startedAt: "2026-11-25T00:00:00.000Z",
+    tls: null,
     durationMs: 42,
     probeStatus: "success",
     entryStatus: "verified",
@@ -37,6 +38,7 @@ function failed(url: string, entryStatus: "unresponsive" | null, httpStatus: num
   return {
     url,
     startedAt: "2026-11-25T00:00:00.000Z",
+    tls: null,
     durationMs: 10,
     probeStatus: "failed",
     entryStatus,

@@ -140,7 +140,7 @@ describe("capabilities on the search page", () => {
     const checks = p.locator(".checks tbody tr");
     expect(await checks.count()).toBe(19);
     const tls = p.locator('.checks tr[data-check="tls-1.2-or-later"] td');
-    expect(await tls.allTextContents()).toEqual(["–", "not yet measured"]);
+    expect(await tls.allTextContents()).toEqual(["–", "no TLS handshake completed yet"]);
     const smart = p.locator('.checks tr[data-check="smart-configuration"]');
     expect(await smart.getAttribute("class")).toContain("check-ok");
   }, 60_000);
