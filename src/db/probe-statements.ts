@@ -1,43 +1,70 @@
 import type { Database, Statement } from "bun:sqlite";
+import type { probes } from "./schema";
 
-/** The probes statements of a connection, prepared once (src/pipeline/probe/store.ts runs them). */
-export interface ProbeStatements {
-  upsert: Statement;
-  setStatus: Statement;
-  bodiesOf: Statement;
+/** A probes row as the probe writes it (the schema's columns, JSON arrays as text). */
+type ProbeRow = typeof probes.$inferSelect;
+
+const COLUMNS = [
+  ["url", "url"],
+  ["probed_at", "probedAt"],
+  ["probe_status", "probeStatus"],
+  ["metadata_http_status", "metadataHttpStatus"],
+  ["metadata_body_id", "metadataBodyId"],
+  ["smart_http_status", "smartHttpStatus"],
+  ["smart_body_id", "smartBodyId"],
+  ["error_kind", "errorKind"],
+  ["duration_ms", "durationMs"],
+  ["fhir_version", "fhirVersion"],
+  ["software_name", "softwareName"],
+  ["software_version", "softwareVersion"],
+  ["supported_resources", "supportedResources"],
+  ["smart_supported", "smartSupported"],
+  ["access", "access"],
+  ["smart_capabilities", "smartCapabilities"],
+  ["grant_types", "grantTypes"],
+  ["supports", "supports"],
+  ["verdict", "verdict"],
+  ["tls_protocol", "tlsProtocol"],
+  ["tls_certificate_expires_at", "tlsCertificateExpiresAt"],
+  ["tls_issuer", "tlsIssuer"],
+  ["tls_verified", "tlsVerified"],
+  ["final_url", "finalUrl"],
+  ["redirect_count", "redirectCount"],
+] as const satisfies readonly (readonly [string, keyof ProbeRow])[];
+
+/** The probes writes of a connection, as typed functions over statements prepared once. */
+export interface ProbeWrites {
+  /** Writes the URL's row, replacing the one it had. */
+  upsert(row: ProbeRow): void;
+  /** Sets the status of the URL's entries (not `removed` ones, and only where it changes); how many changed. */
+  setEntryStatus(url: string, status: string, at: string): number;
+  /** The body ids the URL's row refers to now, or undefined when it has none. */
+  bodiesOf(url: string): [metadataBodyId: number | null, smartBodyId: number | null] | undefined;
 }
 
-const statements = new WeakMap<Database, ProbeStatements>();
+const writes = new WeakMap<Database, ProbeWrites>();
 
-export function probeStatements(sqlite: Database): ProbeStatements {
-  let s = statements.get(sqlite);
-  if (!s) {
-    s = {
-      upsert: sqlite.prepare(`
-        INSERT INTO probes (url, probed_at, probe_status, metadata_http_status, metadata_body_id, smart_http_status, smart_body_id,
-          error_kind, duration_ms, fhir_version, software_name, software_version, supported_resources, smart_supported,
-          access, smart_capabilities, grant_types, supports, verdict, tls_protocol, tls_certificate_expires_at,
-          tls_issuer, tls_verified, final_url, redirect_count)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25)
-        ON CONFLICT(url) DO UPDATE SET
-          probed_at = excluded.probed_at, probe_status = excluded.probe_status,
-          metadata_http_status = excluded.metadata_http_status, metadata_body_id = excluded.metadata_body_id,
-          smart_http_status = excluded.smart_http_status, smart_body_id = excluded.smart_body_id,
-          error_kind = excluded.error_kind, duration_ms = excluded.duration_ms, fhir_version = excluded.fhir_version,
-          software_name = excluded.software_name, software_version = excluded.software_version,
-          supported_resources = excluded.supported_resources, smart_supported = excluded.smart_supported,
-          access = excluded.access, smart_capabilities = excluded.smart_capabilities, grant_types = excluded.grant_types,
-          supports = excluded.supports, verdict = excluded.verdict,
-          tls_protocol = excluded.tls_protocol, tls_certificate_expires_at = excluded.tls_certificate_expires_at,
-          tls_issuer = excluded.tls_issuer, tls_verified = excluded.tls_verified, final_url = excluded.final_url,
-          redirect_count = excluded.redirect_count`),
-      // `removed` entries keep their status; lastUpdated moves only with a change.
-      setStatus: sqlite.prepare(
-        `UPDATE entries SET status = ?1, last_updated = ?2 WHERE url = ?3 AND status != 'removed' AND status != ?1`,
-      ),
-      bodiesOf: sqlite.prepare("SELECT metadata_body_id, smart_body_id FROM probes WHERE url = ?"),
+export function probeWrites(sqlite: Database): ProbeWrites {
+  let w = writes.get(sqlite);
+  if (!w) {
+    const upsert: Statement = sqlite.prepare(
+      `INSERT INTO probes (${COLUMNS.map(([column]) => column).join(", ")})
+       VALUES (${COLUMNS.map(([, field]) => `$${field}`).join(", ")})
+       ON CONFLICT(url) DO UPDATE SET ${COLUMNS.slice(1)
+         .map(([column]) => `${column} = excluded.${column}`)
+         .join(", ")}`,
+    );
+    // `removed` entries keep their status; lastUpdated moves only with a change.
+    const setStatus = sqlite.prepare(
+      "UPDATE entries SET status = ?1, last_updated = ?2 WHERE url = ?3 AND status != 'removed' AND status != ?1",
+    );
+    const bodies = sqlite.prepare("SELECT metadata_body_id, smart_body_id FROM probes WHERE url = ?");
+    w = {
+      upsert: (row) => void upsert.run(row as unknown as Record<string, string | number | boolean | null>),
+      setEntryStatus: (url, status, at) => setStatus.run(status, at, url).changes,
+      bodiesOf: (url) => bodies.values(url)[0] as [number | null, number | null] | undefined,
     };
-    statements.set(sqlite, s);
+    writes.set(sqlite, w);
   }
-  return s;
+  return w;
 }

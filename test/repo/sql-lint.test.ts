@@ -51,3 +51,16 @@ describe("the lint rule that keeps SQL text in src/db", () => {
     expect(reportedLines("src/db", source)).toEqual([]);
   });
 });
+
+describe("SQL runs only in src/db", () => {
+  test("no file outside src/db prepares a statement or names bun:sqlite's Statement type", async () => {
+    const offenders: string[] = [];
+    for await (const file of new Bun.Glob("src/**/*.ts").scan({ cwd: ROOT })) {
+      if (file.startsWith("src/db/")) continue;
+      const text = await Bun.file(join(ROOT, file)).text();
+      if (/\.prepare\(|\.query\(\s*["`]/.test(text)) offenders.push(`${file}: prepares a statement`);
+      if (/import[^;]*\bStatement\b[^;]*from "bun:sqlite"/.test(text)) offenders.push(`${file}: imports Statement`);
+    }
+    expect(offenders).toEqual([]);
+  });
+});

@@ -22,19 +22,6 @@ import {
 import { type HistoryStatements, historyStatements } from "../../db/probe-history-statements";
 import type { ProbeRecord } from "./record";
 
-type Stored = [number, number | null, number | null, Uint8Array, number | null, Uint8Array | null];
-
-function readRow(s: HistoryStatements, key: bigint): HistoryRow | null {
-  const row = s.read.values(key)[0] as Stored | undefined;
-  if (!row) return null;
-  const [lastAt, lastUpAt, lastDownAt, records, firstDay, days] = row;
-  return { lastAt, lastUpAt, lastDownAt, records, firstDay, days };
-}
-
-function writeRow(s: HistoryStatements, key: bigint, row: HistoryRow, prunedDay: number) {
-  s.write.run(key, row.lastAt, row.lastUpAt, row.lastDownAt, prunedDay, row.records, row.firstDay, row.days);
-}
-
 /** Appends one record per probe result to its URL's history (call inside the probes' transaction). */
 export function recordHistory(sqlite: Database, records: readonly ProbeRecord[], at: string) {
   const s = historyStatements(sqlite);
@@ -51,7 +38,7 @@ export function recordHistory(sqlite: Database, records: readonly ProbeRecord[],
       responseTimeMs: result.metadata.httpStatus === null ? null : (result.metadata.durationMs ?? null),
     });
     const key = urlKey(url);
-    const before = readRow(s, key);
+    const before = s.read(key);
     const appended = new Uint8Array((before?.records.length ?? 0) + RECORD_BYTES);
     if (before) appended.set(before.records);
     appended.set(record, appended.length - RECORD_BYTES);
@@ -64,8 +51,8 @@ export function recordHistory(sqlite: Database, records: readonly ProbeRecord[],
       days: before?.days ?? null,
     };
     const rolled = rollUp(row, ms);
-    if (rolled) writeRow(s, key, rolled, dayOf(ms));
-    else s.remove.run(key);
+    if (rolled) s.write(key, rolled, dayOf(ms));
+    else s.remove(key);
   }
 }
 
@@ -89,13 +76,13 @@ export function pruneHistory(sqlite: Database, now: Date, chunk = 2_000): PruneR
   const at = now.toISOString();
   const result: PruneResult = { changed: 0, deleted: 0 };
   const step = sqlite.transaction(() => {
-    const keys = (s.due.values(today, chunk) as [bigint][]).map(([key]) => key);
+    const keys = s.due(today, chunk);
     let changed = false;
     for (const key of keys) {
-      const row = readRow(s, key)!;
+      const row = s.read(key)!;
       const rolled = rollUp(row, nowMs);
       if (rolled === null) {
-        s.remove.run(key);
+        s.remove(key);
         result.deleted++;
         changed = true;
         continue;
@@ -104,7 +91,7 @@ export function pruneHistory(sqlite: Database, now: Date, chunk = 2_000): PruneR
         result.changed++;
         changed = true;
       }
-      writeRow(s, key, rolled, today);
+      s.write(key, rolled, today);
     }
     if (changed) markDatasetChanged(sqlite, at);
     return keys.length;
@@ -118,7 +105,7 @@ export function uptimes30d(sqlite: Database, urls: readonly string[], now: Date)
   const s = historyStatements(sqlite);
   const from = now.getTime() - 30 * DAY_MS;
   return urls.map((url) => {
-    const row = readRow(s, urlKey(url));
+    const row = s.read(urlKey(url));
     if (!row) return null;
     let probes = 0;
     let up = 0;

@@ -3,7 +3,7 @@ import type { Db } from "../../db/client";
 import { markDatasetChanged } from "../../db/dataset-meta";
 import { refreshEffectiveFields } from "../../db/effective-fields";
 import { pruneBodies, storeBody } from "../../db/probe-bodies";
-import { probeStatements } from "../../db/probe-statements";
+import { probeWrites } from "../../db/probe-statements";
 import { recordHistory } from "./history";
 import type { ProbeRecord, StorableResult } from "./record";
 
@@ -51,7 +51,7 @@ export function recordProbes(
 ): number {
   if (records.length === 0) return 0;
   const at = iso(now);
-  const { upsert, setStatus, bodiesOf } = probeStatements(db.sqlite);
+  const probes = probeWrites(db.sqlite);
   const sqlite = db.sqlite;
   const body = (doc: StorableResult["metadata"]) => (doc.ok && doc.body !== null ? storeBody(sqlite, doc.body) : null);
   const kept = (doc: StorableResult["metadata"]) => (doc.ok ? doc.body : null);
@@ -61,42 +61,43 @@ export function recordProbes(
     for (const { url, result } of records) {
       const s = result.summary;
       const tls = result.tls;
-      const before = bodiesOf.values(url)[0] as [number | null, number | null] | undefined;
+      const before = probes.bodiesOf(url);
       if (before) for (const id of before) if (id !== null) replaced.add(id);
       const metadataId = body(result.metadata);
       const smartId = body(result.smart);
       const capabilities = capabilitiesOf(sqlite, metadataId, smartId, () =>
         capabilityColumns(kept(result.metadata), kept(result.smart)),
       );
-      upsert.run(
+      const answered = result.metadata.httpStatus !== null;
+      probes.upsert({
         url,
-        at,
-        result.probeStatus,
-        result.metadata.httpStatus,
-        metadataId,
-        result.smart.httpStatus,
-        smartId,
-        result.errorKind,
-        result.durationMs,
-        s.fhirVersion,
-        s.softwareName,
-        s.softwareVersion,
-        JSON.stringify(s.supportedResources),
-        s.smartSupported ? 1 : 0,
-        result.access ? JSON.stringify(result.access) : null,
-        JSON.stringify(s.smartCapabilities),
-        JSON.stringify(s.grantTypes),
-        capabilities.supports,
-        capabilities.verdict,
-        tls?.protocol ?? null,
-        tls?.certificateExpiresAt ?? null,
-        tls?.issuer ?? null,
-        tls ? (tls.verified === null ? null : tls.verified ? 1 : 0) : null,
+        probedAt: at,
+        probeStatus: result.probeStatus,
+        metadataHttpStatus: result.metadata.httpStatus,
+        metadataBodyId: metadataId,
+        smartHttpStatus: result.smart.httpStatus,
+        smartBodyId: smartId,
+        errorKind: result.errorKind,
+        durationMs: result.durationMs,
+        fhirVersion: s.fhirVersion,
+        softwareName: s.softwareName,
+        softwareVersion: s.softwareVersion,
+        supportedResources: JSON.stringify(s.supportedResources),
+        smartSupported: s.smartSupported,
+        access: result.access ? JSON.stringify(result.access) : null,
+        smartCapabilities: JSON.stringify(s.smartCapabilities),
+        grantTypes: JSON.stringify(s.grantTypes),
+        supports: capabilities.supports,
+        verdict: capabilities.verdict,
+        tlsProtocol: tls?.protocol ?? null,
+        tlsCertificateExpiresAt: tls?.certificateExpiresAt ?? null,
+        tlsIssuer: tls?.issuer ?? null,
+        tlsVerified: tls?.verified ?? null,
         // Where /metadata really answered (after redirects), when anything answered.
-        result.metadata.httpStatus !== null ? (result.metadata.finalUrl ?? null) : null,
-        result.metadata.httpStatus !== null ? (result.metadata.redirects ?? 0) : null,
-      );
-      if (result.entryStatus) changed += setStatus.run(result.entryStatus, at, url).changes;
+        finalUrl: answered ? (result.metadata.finalUrl ?? null) : null,
+        redirectCount: answered ? (result.metadata.redirects ?? 0) : null,
+      });
+      if (result.entryStatus) changed += probes.setEntryStatus(url, result.entryStatus, at);
     }
     pruneBodies(sqlite, replaced);
     if (history) recordHistory(db.sqlite, records, at);
