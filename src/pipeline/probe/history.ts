@@ -19,7 +19,7 @@ import {
   rollUp,
   urlKey,
 } from "../../db/history-format";
-import { type HistoryStatements, historyStatements } from "../../db/probe-history-statements";
+import { historyStatements } from "../../db/probe-history-statements";
 import type { ProbeRecord } from "./record";
 
 /** Appends one record per probe result to its URL's history (call inside the probes' transaction). */
