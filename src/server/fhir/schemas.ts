@@ -1,8 +1,7 @@
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { DOCUMENTED_AS } from "../http/schemas";
 import { DEFAULT_COUNT, INCLUDES, MAX_COUNT, type ResourceType, SEARCH_PARAMETERS } from "./search-params";
-
-/** The media type of every /fhir answer (sent with `; fhirVersion=4.0`). */
 
 const Resource = (description: string, example: Record<string, unknown>) =>
   t.Object(
@@ -25,7 +24,7 @@ export const SearchsetBundle = t.Object(
   {
     resourceType: t.Literal("Bundle"),
     type: t.Literal("searchset"),
-    total: t.Optional(t.Integer()),
+    total: t.Optional(Type.Integer({ minimum: 0 })),
     link: t.Array(t.Object({ relation: t.String(), url: t.String() })),
     entry: t.Optional(
       t.Array(
