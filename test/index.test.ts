@@ -41,7 +41,7 @@ describe("the server on a real port", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("ratelimit-limit")).toBe("100");
     const body = (await response.json()) as { meta: unknown; data: { organizationName: string }[] };
-    expect(body.meta).toEqual({ total: 2, page: 1, limit: 1, fhirVersionBasis: ["probe"] });
+    expect(body.meta).toEqual({ total: 2, page: 1, limit: 1, fhirVersionBasis: ["probe"], ready: [[]] });
     expect(body.data[0]?.organizationName).toBe("Brigham and Women's Hospital");
   });
 
