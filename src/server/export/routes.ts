@@ -220,6 +220,13 @@ function exportAnswer(
   });
 }
 
+/** The query of a whole download: only `accepted` keys, and no paging parameter (`why` says so). */
+function checkWhole(url: string, query: object, accepted: ReadonlySet<string>, why: string) {
+  checkRawQuery(url, accepted);
+  for (const name of PAGING_KEYS)
+    if ((query as Record<string, unknown>)[name] !== undefined) throw validationError(`${name}: ${why}`);
+}
+
 export const exportRoutes = (directory: Directory, options: ExportOptions) => {
   const settings = { ...options, inFlight: options.inFlight ?? new InFlightExports(2) };
   return new Elysia({ name: "export", normalize: false })
@@ -229,12 +236,8 @@ export const exportRoutes = (directory: Directory, options: ExportOptions) => {
         exportAnswer(directory, settings, request, server, query, query.format as ExportFormat, true),
       {
         query: ExportQuery,
-        transform: ({ request, query }) => {
-          checkRawQuery(request.url, ACCEPTED_KEYS);
-          for (const name of PAGING_KEYS)
-            if (query[name as keyof typeof query] !== undefined)
-              throw validationError(`${name}: the export has no pages; it returns every matching entry`);
-        },
+        transform: ({ request, query }) =>
+          checkWhole(request.url, query, ACCEPTED_KEYS, "the export has no pages; it returns every matching entry"),
         // The answer is a streamed file, not JSON: the 200 is described here, its body schemas
         // per media type (an error answer is JSON, declared in `response`).
         // 503: the server-wide cap on running exports (EXPORT_MAX_RUNNING).
@@ -279,12 +282,8 @@ export const exportRoutes = (directory: Directory, options: ExportOptions) => {
       ({ query, request, server }) => exportAnswer(directory, settings, request, server, query, "brands", false),
       {
         query: BrandsQuery,
-        transform: ({ request, query }) => {
-          checkRawQuery(request.url, BRANDS_KEYS);
-          for (const name of PAGING_KEYS)
-            if (query[name as keyof typeof query] !== undefined)
-              throw validationError(`${name}: the brands bundle has no pages; it holds every matching entry`);
-        },
+        transform: ({ request, query }) =>
+          checkWhole(request.url, query, BRANDS_KEYS, "the brands bundle has no pages; it holds every matching entry"),
         response: { ...API_ERRORS, 503: ErrorEnvelope },
         detail: {
           summary: "The directory as a SMART User-access Brands Bundle",
