@@ -39,15 +39,27 @@ export const probeFactRows = (sqlite: Database) =>
     verdict: Probe["verdict"],
   ][];
 
-/** [URL, metadata body id, SMART body id] of every probe, and a stored body's text (the capability statistics). */
+/** Every probe's URL, body ids and TLS facts, and a stored body's text (the capability statistics). */
 export function probeBodyReads(sqlite: Database) {
   const body = sqlite.prepare("SELECT body FROM probe_bodies WHERE id = ?");
   return {
     probeBodies: () =>
-      sqlite.prepare("SELECT url, metadata_body_id, smart_body_id FROM probes").values() as [
-        Probe["url"],
-        Probe["metadataBodyId"],
-        Probe["smartBodyId"],
+      sqlite
+        .prepare(
+          `SELECT url, metadata_body_id, smart_body_id, probed_at, tls_protocol, tls_certificate_expires_at,
+             tls_issuer, tls_verified, final_url, redirect_count FROM probes`,
+        )
+        .values() as [
+        url: Probe["url"],
+        metadataBodyId: Probe["metadataBodyId"],
+        smartBodyId: Probe["smartBodyId"],
+        probedAt: Probe["probedAt"],
+        tlsProtocol: Probe["tlsProtocol"],
+        tlsCertificateExpiresAt: Probe["tlsCertificateExpiresAt"],
+        tlsIssuer: Probe["tlsIssuer"],
+        tlsVerified: number | null,
+        finalUrl: Probe["finalUrl"],
+        redirectCount: Probe["redirectCount"],
       ][],
     body: (id: number) => (body.values(id)[0]?.[0] as string | undefined) ?? null,
   };

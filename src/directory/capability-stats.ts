@@ -12,11 +12,23 @@ import type { CapabilityCounts } from "../model/capability-schemas";
 import { fhirVersionFromUrl } from "../model/fhir-version";
 import { FHIR_VERSIONS, type FhirVersion } from "../model/types";
 import type { CapabilityStatsData, DirectoryData } from "./directory-data";
+import { type Check, tlsChecks } from "./tls-checks";
 
-/** What the statistics read besides the index: each probe's body ids, and a body's text. */
+/** What the statistics read besides the index: each probe's body ids and TLS facts, and a body's text. */
 export interface CapabilityStatsReads {
-  /** [URL, metadata body id, SMART body id] of every probe. */
-  probeBodies(): [string, number | null, number | null][];
+  /** URL, metadata and SMART body ids, probe time, TLS protocol, expiry, issuer, verified (0/1), final URL, redirects. */
+  probeBodies(): [
+    string,
+    number | null,
+    number | null,
+    string,
+    string | null,
+    string | null,
+    string | null,
+    number | null,
+    string | null,
+    number | null,
+  ][];
   body(id: number): string | null;
 }
 
@@ -72,7 +84,30 @@ export function computeCapabilityStats(
   reads: CapabilityStatsReads,
 ): CapabilityStatsData {
   const pairOfUrl = new Map<string, string>();
-  for (const [url, metadata, smart] of reads.probeBodies()) pairOfUrl.set(url, `${metadata ?? "-"}:${smart ?? "-"}`);
+  // Per URL: its own TLS checks (its host's handshake, where /metadata answered), as the
+  // capabilities answer gives them; they replace the reports' unmeasured ones.
+  const tlsOfUrl = new Map<string, Check[]>();
+  for (const [
+    url,
+    metadata,
+    smart,
+    probedAt,
+    protocol,
+    expires,
+    issuer,
+    verified,
+    finalUrl,
+    redirects,
+  ] of reads.probeBodies()) {
+    pairOfUrl.set(url, `${metadata ?? "-"}:${smart ?? "-"}`);
+    const tls = {
+      protocol,
+      certificateExpiresAt: expires,
+      issuer,
+      verified: verified === null ? null : verified === 1,
+    };
+    tlsOfUrl.set(url, tlsChecks({ url, probedAt, tls, finalUrl, redirectCount: redirects }));
+  }
   const parsed = new Map<number, Record<string, unknown> | null>();
   const documentOf = (id: string) => {
     if (id === "-") return null;
@@ -91,20 +126,27 @@ export function computeCapabilityStats(
   for (let url = 0; url < reportOfUrl.length; url++) {
     const pair = pairOfUrl.get(data.strings.urls[url]!);
     const stated = pair === undefined ? null : statedVersionAt(data, url);
-    const key = pair === undefined ? "unprobed" : `${pair}:${stated ?? "-"}`;
+    const tls = tlsOfUrl.get(data.strings.urls[url]!) ?? [];
+    const key = pair === undefined ? "unprobed" : `${pair}:${stated ?? "-"}:${tls.map((c) => c.ok).join(",")}`;
     let id = reportIds.get(key);
     if (id === undefined) {
       id = reports.length;
       reportIds.set(key, id);
       const [metadata, smart] = (pair ?? "-:-").split(":") as [string, string];
-      reports.push(
-        capabilityReport({
-          probed: pair !== undefined,
-          statement: documentOf(metadata),
-          smart: documentOf(smart),
-          statedVersion: stated,
+      const report = capabilityReport({
+        probed: pair !== undefined,
+        statement: documentOf(metadata),
+        smart: documentOf(smart),
+        statedVersion: stated,
+      });
+      const own = new Map(tls.map((check) => [check.id, check]));
+      reports.push({
+        ...report,
+        checks: report.checks.map((check) => {
+          const measured = own.get(check.id);
+          return measured === undefined ? check : { ...check, ok: measured.ok, detail: measured.detail };
         }),
-      );
+      });
     }
     reportOfUrl[url] = id;
   }

@@ -8,7 +8,7 @@ import type { IdIndex } from "./id-lookup";
  * Bumped whenever the shape of DirectoryData, or how its name words are folded
  * (src/directory/text.ts), or its file layout (data-file.ts) changes, so older index files are rebuilt.
  */
-export const DATA_FORMAT = 10;
+export const DATA_FORMAT = 11;
 
 /** Capability counts in all, and per developer (by index into `strings.vendorIds`; null: no entries). */
 export type CapabilityStatsData = Static<typeof CapabilityStatsDataSchema>;

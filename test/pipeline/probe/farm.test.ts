@@ -192,6 +192,27 @@ describe("TLS facts (a CA made for the test)", () => {
   });
 });
 
+test("the capability statistics count each verified entry's TLS checks as its answer gives them", async () => {
+  app ??= createTestApp({ db: ctx.db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "warn" }) });
+  const counted = ((await (await app.handle(new Request("http://localhost/api/v1/stats/capabilities"))).json()) as any)
+    .data;
+  const expected: Record<string, { ok: number; failed: number; notApplicable: number }> = {};
+  for (const id of ["tls-1.2-or-later", "certificate-valid-30-days", "metadata-on-same-host"])
+    expected[id] = { ok: 0, failed: 0, notApplicable: 0 };
+  for (const id of [...ids.values(), ...realIds.map((real) => real.id)]) {
+    const response = await app.handle(new Request(`http://localhost/api/v1/endpoints/${id}`));
+    if (((await response.json()) as any).data.status !== "verified") continue;
+    for (const check of (await api(id)).checks as { id: string; ok: boolean | null }[]) {
+      const c = expected[check.id]!;
+      if (check.ok === null) c.notApplicable++;
+      else if (check.ok) c.ok++;
+      else c.failed++;
+    }
+  }
+  expect(expected["tls-1.2-or-later"]!.ok).toBeGreaterThan(0);
+  for (const id of Object.keys(expected)) expect([id, counted.checks[id]]).toEqual([id, expected[id]]);
+});
+
 test.skipIf(!documents.real)("every real CapabilityStatement served by the farm is verified, raw", async () => {
   expect(realIds.length).toBeGreaterThan(5);
   const db = new Database(ctx.path, { readonly: true });
