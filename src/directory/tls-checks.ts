@@ -73,13 +73,6 @@ export function metadataOnSameHost({ url, finalUrl, redirectCount }: TlsCheckInp
   return { id, ok: false, detail: `/metadata answered on ${to ?? finalUrl}, not ${from ?? url}, ${after}` };
 }
 
-/** The ids of the TLS checks: the last three of the documented list (src/model/capability-rules.ts). */
-export const TLS_CHECK_IDS: ReadonlySet<string> = new Set([
-  "tls-1.2-or-later",
-  "certificate-valid-30-days",
-  "metadata-on-same-host",
-]);
-
 /** The three TLS checks, in this order. */
 export function tlsChecks(input: TlsCheckInput): Check[] {
   return [tls12OrLater(input), certificateValid30Days(input), metadataOnSameHost(input)];

@@ -346,6 +346,11 @@ interface Rule {
   /** Where the requirement comes from. */
   source: string;
   run(c: RuleContext): Outcome;
+  /**
+   * Measured by the probe's handshake with the URL's host, not read from the documents: `run`
+   * says "not yet measured", and each URL's answer carries its own (src/directory/tls-checks.ts).
+   */
+  handshake?: true;
 }
 
 const LANTERN = "ONC Lantern R4 validation (lantern-back-end capabilityhandler/validation/r4validation.go)";
@@ -564,22 +569,29 @@ const RULES = [
     verifies: "the connection to the server used TLS 1.2 or later",
     source: "US Core Security; ONC Lantern TLSVersion",
     run: () => NOT_MEASURED,
+    handshake: true,
   },
   {
     id: "certificate-valid-30-days",
     verifies: "the server's certificate verifies and stays valid for at least 30 more days",
     source: "RFC 5280; operational practice",
     run: () => NOT_MEASURED,
+    handshake: true,
   },
   {
     id: "metadata-on-same-host",
     verifies: "/metadata was answered by the base URL's own host (no redirect to another host)",
     source: "FHIR R4 http.html#capabilities",
     run: () => NOT_MEASURED,
+    handshake: true,
   },
 ] as const satisfies readonly Rule[];
 
 export type CheckId = (typeof RULES)[number]["id"];
+/** The checks the probe's handshake measures per URL (the last ones of the list). */
+export const HANDSHAKE_CHECK_IDS: ReadonlySet<string> = new Set(
+  RULES.filter((rule) => "handshake" in rule).map((rule) => rule.id),
+);
 /** Every check, in order: id, what it verifies and its source (the documented list). */
 export const CHECKS: readonly { id: CheckId; verifies: string; source: string }[] = RULES.map(
   ({ id, verifies, source }) => ({ id, verifies, source }),

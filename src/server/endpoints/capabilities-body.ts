@@ -1,5 +1,5 @@
 import type { CapabilitiesRecord, CapabilitiesShared } from "../../directory/snapshot";
-import { TLS_CHECK_IDS } from "../../directory/tls-checks";
+import { HANDSHAKE_CHECK_IDS } from "../../model/capability-rules";
 import type { Body } from "../http/compression";
 
 const NULL = Buffer.from("null");
@@ -99,7 +99,7 @@ function summaryPart({ summary: s, report: { facets } }: CapabilitiesShared): st
  * ones, which are the URL's own (its host's handshake, where /metadata answered) and come last.
  */
 function checksPart({ report: { checks } }: CapabilitiesShared): string {
-  const items = JSON.stringify(checks.filter((check) => !TLS_CHECK_IDS.has(check.id))).slice(1, -1);
+  const items = JSON.stringify(checks.filter((check) => !HANDSHAKE_CHECK_IDS.has(check.id))).slice(1, -1);
   return `},"checks":[${items}${items === "" ? "" : ","}`;
 }
 
