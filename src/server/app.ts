@@ -18,13 +18,13 @@ import { exportRoutes } from "./export/routes";
 import { servableFromKept } from "./fhir/negotiate";
 import { fhirRoutes } from "./fhir/routes";
 import { healthRoutes } from "./health/routes";
-import { absoluteUrls } from "./http/absolute-url";
+import { exchanges, requestEntry } from "./http/entry";
 import { errorsPlugin } from "./http/errors-plugin";
-import { openRequestsAndPreflights } from "./http/open-request";
+import { preflights } from "./http/preflight";
 import { publicOrigins } from "./http/public-origin";
 import { RouteTable } from "./http/route-table";
 import { Metrics } from "./observability/metrics";
-import { observability, requestObserver } from "./observability/plugin";
+import { metricsRoute, requestObserver } from "./observability/plugin";
 import { MemoryRateLimitStore } from "./rate-limit/memory-store";
 import { rateLimiter } from "./rate-limit/plugin";
 import type { RateLimitStore } from "./rate-limit/store";
@@ -48,7 +48,6 @@ export function createApp(deps: AppDeps) {
   const log = deps.log ?? createLogger(deps.config.logLevel);
   const { directory } = deps;
   const metrics = new Metrics();
-  const observe = requestObserver({ log, metrics });
   // The app itself, once built: the limiter, the route table and the direct routes call back into it.
   const self: {
     app?: {
@@ -58,6 +57,7 @@ export function createApp(deps: AppDeps) {
     };
   } = {};
   const routes = new RouteTable(() => self.app?.routes ?? []);
+  const entry = requestEntry(routes, requestObserver({ log, metrics }));
   const limiter = rateLimiter({
     config: deps.config,
     server: () => self.app?.server ?? null,
@@ -72,7 +72,7 @@ export function createApp(deps: AppDeps) {
     limiter.countNow === null
       ? {}
       : directRoutes(
-          { routes, countNow: limiter.countNow, observe, log, app: (request) => self.app!.handle(request) },
+          { routes, entry, countNow: limiter.countNow, log, app: (request) => self.app!.handle(request) },
           {
             "/api/v1/endpoints/:id": entries.entry,
             "/api/v1/endpoints/:id/capabilities": entries.capabilities,
@@ -80,17 +80,19 @@ export function createApp(deps: AppDeps) {
           },
         );
   // standardHostname: false makes Elysia read the path from the first "/" after "http://",
-  // whatever the Host's length; absoluteUrls makes every URL absolute first (src/server/http/absolute-url.ts).
+  // whatever the Host's length; the entry makes every URL absolute first (src/server/http/exchange.ts).
   // `serve.routes`: Bun's router calls the direct routes itself when the app listens.
+  // `wrap`: every request enters, and every answer leaves, through the entry (src/server/http/entry.ts).
   const app = new Elysia({ normalize: false, handler: { standardHostname: false }, serve: { routes: direct } })
-    .use(absoluteUrls((request) => self.app!.handle(request)))
-    .use(openRequestsAndPreflights(routes))
+    .wrap(entry.fetch)
+    .use(exchanges)
+    .use(preflights(routes))
     .use(publicOrigins(deps.config.trustProxy))
-    .use(observability({ metrics, directory, clock }, observe))
     .use(errorsPlugin(log))
+    .use(metricsRoute({ metrics, directory, clock }))
     .use(docsPlugin(packageJson.version, () => (self.app?.routes ?? []) as never))
     .use(limiter.plugin)
-    .use(keptAnswers(directory, observe, { fhir: servableFromKept }))
+    .use(keptAnswers(directory, { fhir: servableFromKept }))
     .use(healthRoutes(clock))
     .use(endpointRoutes(directory, entries))
     .use(availabilityRoutes(directory, availability))

@@ -8,8 +8,9 @@ interface Line {
 
 /**
  * A logger for a test app that keeps its lines. The app logs a request (and records its metrics)
- * after the response is sent: `logged(n)` and `loggedWhere(match)` resolve once those request lines
- * have been written, so a test awaits the observation instead of sleeping.
+ * as its answer leaves, a promised answer once it settles: `logged(n)` and `loggedWhere(match)`
+ * resolve once those request lines have been written, so a test awaits the observation instead of
+ * sleeping.
  */
 export function requestLog(level: LogLevel = "info") {
   const lines: Line[] = [];

@@ -3,6 +3,8 @@ import type { Directory } from "../../directory/directory";
 import { BY_ID, BY_ID_ERRORS, endpointNotFound } from "../endpoints/routes";
 import { withUnusableMeta } from "../endpoints/unusable-meta";
 import { dataResponse } from "../http/answers";
+import { exchanges } from "../http/entry";
+import type { Exchange } from "../http/exchange";
 import { NOT_MODIFIED } from "../http/schemas";
 import { AvailabilityResponse } from "./schemas";
 import { availabilityBody } from "./service";
@@ -12,10 +14,10 @@ import { availabilityBody } from "./service";
  * (src/server/bypass/direct-routes.ts) returns for the same request. Built per request (ids are read at
  * random), ETag per dataset version and id.
  */
-export const availabilityAnswer = (directory: Directory) => (request: Request, id: string) => {
+export const availabilityAnswer = (directory: Directory) => (exchange: Exchange, id: string) => {
   const snapshot = directory.current;
   return dataResponse(
-    request,
+    exchange,
     snapshot,
     () => withUnusableMeta(snapshot, id, availabilityBody(snapshot, id) ?? endpointNotFound()),
     { keep: false },
@@ -24,10 +26,9 @@ export const availabilityAnswer = (directory: Directory) => (request: Request, i
 
 /** `GET /api/v1/endpoints/:id/availability`. */
 export const availabilityRoutes = (directory: Directory, answer = availabilityAnswer(directory)) =>
-  new Elysia({ name: "availability", prefix: "/api/v1/endpoints", normalize: false }).get(
-    "/:id/availability",
-    ({ params, request }) => answer(request, params.id),
-    {
+  new Elysia({ name: "availability", prefix: "/api/v1/endpoints", normalize: false })
+    .use(exchanges)
+    .get("/:id/availability", ({ params, exchange }) => answer(exchange, params.id), {
       ...BY_ID,
       response: { 200: AvailabilityResponse, ...BY_ID_ERRORS },
       detail: {
@@ -38,5 +39,4 @@ export const availabilityRoutes = (directory: Directory, answer = availabilityAn
         tags: ["Endpoints"],
         responses: { 304: NOT_MODIFIED },
       },
-    },
-  );
+    });

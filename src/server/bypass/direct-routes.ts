@@ -1,18 +1,19 @@
 import type { BunRequest } from "bun";
 import type { Logger } from "../../logger";
+import type { requestEntry } from "../http/entry";
 import { errorResponseFor } from "../http/errors-plugin";
-import { openRequest } from "../http/open-request";
+import type { Exchange } from "../http/exchange";
 import type { RouteTable } from "../http/route-table";
-import type { RequestObserver } from "../observability/plugin";
 
 /** An answer by id: what a route's handler returns for `GET <pattern>` with this `:id`. */
-export type AnswerById = (request: Request, id: string) => Response;
+export type AnswerById = (exchange: Exchange, id: string) => Response;
 
 export interface DirectRouteSteps {
   routes: RouteTable;
+  /** Where every request enters: it opens the exchange and observes the answer. */
+  entry: ReturnType<typeof requestEntry>;
   /** The rate limiter's count for the request (throws its 429 or 401). */
-  countNow: (request: Request) => void;
-  observe: RequestObserver;
+  countNow: (exchange: Exchange) => void;
   log: Logger;
   /** The app, for every request a direct route does not take. */
   app: (request: Request) => Promise<Response>;
@@ -21,11 +22,11 @@ export interface DirectRouteSteps {
 /**
  * The read routes clients call at random by id (an entry, its capabilities, its availability),
  * handed to Bun's router for the server to call straight: the same steps the app's hooks take
- * (`openRequest`, the rate limiter's count, the route's own answer, `errorResponseFor`, the
- * request's log line and metrics), in one function instead of Elysia's hook chain, which cost
- * as much again as the answer (bench/README.md, "Where the rest goes"). The response is handed
- * back as soon as it is built: holding it for later loses pipelined requests (Bun drops a
- * pipelined connection whose responses come after the handler returned).
+ * (the request's entry, the rate limiter's count, the route's own answer, `errorResponseFor`),
+ * in one function instead of Elysia's hook chain, which cost as much again as the answer
+ * (bench/README.md, "Where the rest goes"). The response is handed back as soon as it is built:
+ * holding it for later loses pipelined requests (Bun drops a pipelined connection whose
+ * responses come after the handler returned).
  *
  * A direct route takes only the plain form of its request: GET, an absolute URL, no query
  * string, an id that needs no decoding. Anything else (HEAD, a query to refuse, a relative
@@ -42,17 +43,19 @@ export function directRoutes(
     const id = request.params.id ?? "";
     if (request.method !== "GET" || url.charCodeAt(0) === 47 || url.includes("?") || id.includes("%"))
       return steps.app(request);
-    // Bun's router matched the pattern: the route is known without resolving the path.
-    openRequest(request, steps.routes, steps.routes.declared(pattern));
-    let response: Response;
-    try {
-      steps.countNow(request);
-      response = answer(request, id);
-    } catch (error) {
-      response = errorResponseFor(request, error, steps.log);
-    }
-    steps.observe(request, response.status);
-    return response;
+    return steps.entry.serve(
+      request,
+      (exchange) => {
+        try {
+          steps.countNow(exchange);
+          return answer(exchange, id);
+        } catch (error) {
+          return errorResponseFor(exchange, error, steps.log);
+        }
+      },
+      // Bun's router matched the pattern: the route is known without resolving the path.
+      steps.routes.declared(pattern),
+    );
   };
   return Object.fromEntries(
     Object.entries(answers).map(([pattern, answer]) => [pattern, { GET: serve(pattern, answer) }]),

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
 import { dataResponse } from "../http/answers";
+import { exchanges } from "../http/entry";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED } from "../http/schemas";
 import { checkRawQuery, integerParams } from "../http/strict-query";
 import {
@@ -14,11 +15,11 @@ import { changesBody } from "./service";
 
 /** `GET /api/v1/changes`: what was added, removed or changed since a dataset version. */
 export const changesRoutes = (directory: Directory) =>
-  new Elysia({ name: "changes", normalize: false }).get(
+  new Elysia({ name: "changes", normalize: false }).use(exchanges).get(
     "/api/v1/changes",
-    ({ query, request }) => {
+    ({ query, exchange }) => {
       const snapshot = directory.current;
-      return dataResponse(request, snapshot, () => changesBody(snapshot, query));
+      return dataResponse(exchange, snapshot, () => changesBody(snapshot, query));
     },
     {
       query: ChangesQuery,

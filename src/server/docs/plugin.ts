@@ -1,8 +1,9 @@
 import { dirname, join } from "node:path";
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
+import { exchanges } from "../http/entry";
+import { headersFor } from "../http/exchange";
 import { errorResponse, jsonResponse } from "../http/json";
-import { headersFor } from "../http/request-context";
 import { routeOptions } from "../http/route-options";
 import { type DocumentedRoute, openApiDocument } from "./openapi";
 
@@ -104,11 +105,12 @@ export const docsPlugin = (version: string, routes: () => readonly DocumentedRou
   return (
     new Elysia({ name: "docs" })
       .use(routeOptions)
+      .use(exchanges)
       .get(
         "/docs",
-        ({ request }) =>
+        ({ exchange }) =>
           new Response(PAGE, {
-            headers: headersFor(request, undefined, {
+            headers: headersFor(exchange, undefined, {
               "content-type": "text/html; charset=utf-8",
               "content-security-policy": DOCS_POLICY,
               "x-frame-options": "DENY",
@@ -118,20 +120,23 @@ export const docsPlugin = (version: string, routes: () => readonly DocumentedRou
       )
       .get(
         "/docs/assets/:file",
-        ({ params, request }) => {
+        ({ params, exchange }) => {
           // Own keys only: `constructor`, `__proto__`… are on every object and are not assets.
           const asset = params.file;
           if (asset === "start.js")
             return new Response(START_SCRIPT, {
-              headers: headersFor(request, undefined, {
+              headers: headersFor(exchange, undefined, {
                 "content-type": "text/javascript; charset=utf-8",
                 "cache-control": "public, max-age=86400",
               }),
             });
           const type = Object.hasOwn(ASSETS, asset) ? ASSETS[asset] : undefined;
-          if (!type) return errorResponse(request, 404, "NOT_FOUND", "No such route; see /docs");
+          if (!type) return errorResponse(exchange, 404, "NOT_FOUND", "No such route; see /docs");
           return new Response(Bun.file(join(ASSET_DIR, asset)), {
-            headers: headersFor(request, undefined, { "content-type": type, "cache-control": "public, max-age=86400" }),
+            headers: headersFor(exchange, undefined, {
+              "content-type": type,
+              "cache-control": "public, max-age=86400",
+            }),
           });
         },
         { detail: { hide: true }, rateLimit: false },
@@ -140,14 +145,14 @@ export const docsPlugin = (version: string, routes: () => readonly DocumentedRou
       // `openApiDocument` (the routes' own schemas, the same objects the routes validate with),
       // handed over as the plugin's `documentation` when the first client asks (every route is
       // registered by then); the plugin's own conversion of the routes is excluded.
-      .onBeforeHandle(({ request, set }) => {
+      .onBeforeHandle(({ exchange, set }) => {
         if (!described) Object.assign(documentation, openApiDocument(routes(), { ...INFO, version }));
         described = true;
-        for (const [name, value] of headersFor(request)) set.headers[name] = value;
+        for (const [name, value] of headersFor(exchange)) set.headers[name] = value;
       })
       // The plugin answers with the document as an object: sent as our other JSON answers are.
-      .onAfterHandle(({ request, response }) =>
-        response instanceof Response ? undefined : jsonResponse(request, 200, JSON.stringify(response)),
+      .onAfterHandle(({ exchange, response }) =>
+        response instanceof Response ? undefined : jsonResponse(exchange, 200, JSON.stringify(response)),
       )
       .guard({ rateLimit: false }, (app) =>
         app.use(

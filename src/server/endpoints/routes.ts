@@ -14,6 +14,8 @@ import {
 } from "../../model/endpoints";
 import { dataResponse, successBody } from "../http/answers";
 import { ApiError } from "../http/api-error";
+import { exchanges } from "../http/entry";
+import type { Exchange } from "../http/exchange";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, integerParams, NO_PARAMETERS } from "../http/strict-query";
 import { capabilitiesBody } from "./capabilities-body";
@@ -62,19 +64,19 @@ export const BY_ID = {
  * (ids are read at random), with an ETag per dataset version and URL.
  */
 export const endpointAnswers = (directory: Directory) => ({
-  entry(request: Request, id: string): Response {
+  entry(exchange: Exchange, id: string): Response {
     const snapshot = directory.current;
     return dataResponse(
-      request,
+      exchange,
       snapshot,
       () => withUnusableMeta(snapshot, id, successBody(snapshot.endpoint(id) ?? endpointNotFound())),
       { keep: false },
     );
   },
-  capabilities(request: Request, id: string): Response {
+  capabilities(exchange: Exchange, id: string): Response {
     const snapshot = directory.current;
     return dataResponse(
-      request,
+      exchange,
       snapshot,
       () => withUnusableMeta(snapshot, id, capabilitiesBody(snapshot.capabilities(id) ?? endpointNotFound())),
       { keep: false },
@@ -84,17 +86,18 @@ export const endpointAnswers = (directory: Directory) => ({
 
 export const endpointRoutes = (directory: Directory, answers = endpointAnswers(directory)) =>
   new Elysia({ name: "endpoints", prefix: "/api/v1/endpoints", normalize: false })
+    .use(exchanges)
     .get(
       "",
-      ({ query, request }) => {
+      ({ query, exchange }) => {
         const snapshot = directory.current;
         // Built only when this URL's body is not cached yet (a cached URL has passed every check).
-        return dataResponse(request, snapshot, (own) => {
+        return dataResponse(exchange, snapshot, (own) => {
           const filter = toEndpointFilter(query);
           const page = query.page ?? 1;
           const limit = query.limit ?? 25;
           const { total, records, bases, ready } = snapshot.list(filter, (page - 1) * limit, limit);
-          own.link = pageLinks(request.url, page, limit, total);
+          own.link = pageLinks(exchange.request.url, page, limit, total);
           return JSON.stringify({
             success: true,
             data: records,
@@ -122,7 +125,7 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
         },
       },
     )
-    .get("/:id", ({ params, request }) => answers.entry(request, params.id), {
+    .get("/:id", ({ params, exchange }) => answers.entry(exchange, params.id), {
       ...BY_ID,
       response: { 200: EndpointResponse, ...BY_ID_ERRORS },
       detail: {
@@ -133,7 +136,7 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
         responses: { 304: NOT_MODIFIED },
       },
     })
-    .get("/:id/capabilities", ({ params, request }) => answers.capabilities(request, params.id), {
+    .get("/:id/capabilities", ({ params, exchange }) => answers.capabilities(exchange, params.id), {
       ...BY_ID,
       response: { 200: CapabilitiesResponse, ...BY_ID_ERRORS },
       detail: {
@@ -147,10 +150,10 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
     })
     .get(
       "/:id/source",
-      ({ params, request }) => {
+      ({ params, exchange }) => {
         const snapshot = directory.current;
         return dataResponse(
-          request,
+          exchange,
           snapshot,
           () =>
             withUnusableMeta(

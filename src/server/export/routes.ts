@@ -4,15 +4,15 @@ import type { TrustProxy } from "../../config";
 import type { Directory } from "../../directory/directory";
 import { type EndpointFilter, filterKey } from "../../directory/search";
 import { toEndpointFilter } from "../endpoints/filter";
-import { originalOf } from "../http/absolute-url";
 import { DATASET_ANSWER_HEADERS } from "../http/answers";
 import { ApiError, validationError } from "../http/api-error";
 import { clientGroup, clientIp } from "../http/client-ip";
 import { negotiateEncoding } from "../http/compression";
 import { datasetEtag, httpDate, notModified } from "../http/conditional";
+import { exchanges } from "../http/entry";
+import { type Exchange, headersFor } from "../http/exchange";
 import { DOWNLOAD_IDLE_SECONDS } from "../http/idle-timeout";
 import { originOf } from "../http/public-origin";
-import { contextOf, headersFor } from "../http/request-context";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED } from "../http/schemas";
 import { checkRawQuery } from "../http/strict-query";
 import { downloadResponse, matchesStrong, variantFor } from "./download";
@@ -104,10 +104,10 @@ const etagTarget = (format: string, filter: object, origin: string) =>
  * Whom the filtered exports' per-client cap counts: the API key, else the address, an IPv6
  * client by its /48 (a site's whole allocation: rotating through its /64s is not more clients).
  */
-function exportClient(request: Request, server: Server<unknown> | null, trustProxy: TrustProxy): string {
-  const tag = contextOf(request)?.client;
+function exportClient(exchange: Exchange, server: Server<unknown> | null, trustProxy: TrustProxy): string {
+  const tag = exchange.client;
   if (tag?.startsWith("key:")) return tag;
-  return clientGroup(clientIp(request, server, trustProxy), 48);
+  return clientGroup(clientIp(exchange.received, server, trustProxy), 48);
 }
 
 /** No filter at all: the whole directory, the export served from its download files. */
@@ -133,7 +133,7 @@ export interface ExportOptions {
 function exportAnswer(
   directory: Directory,
   options: ExportOptions & { inFlight: InFlightExports },
-  request: Request,
+  exchange: Exchange,
   server: Server<unknown> | null,
   query: Record<string, unknown>,
   formatName: ExportFormat,
@@ -143,9 +143,10 @@ function exportAnswer(
   const snapshot = directory.current;
   const filter = toEndpointFilter(query as Parameters<typeof toEndpointFilter>[0]);
   const format = FORMATS[formatName];
-  const origin = originOf(request);
+  const { request, received } = exchange;
+  const origin = originOf(exchange);
   const lastModified = httpDate(snapshot.stats.lastUpdated);
-  const headers = headersFor(request, DATASET_ANSWER_HEADERS, lastModified ? { "last-modified": lastModified } : {});
+  const headers = headersFor(exchange, DATASET_ANSWER_HEADERS, lastModified ? { "last-modified": lastModified } : {});
   const named = () => {
     headers.set("content-type", format.contentType);
     if (download)
@@ -166,7 +167,7 @@ function exportAnswer(
     named();
     const response = downloadResponse(request, file, headers);
     // Set once the runtime has started the answer (it sets the server's own before that).
-    setTimeout(() => server?.timeout(originalOf(request), DOWNLOAD_IDLE_SECONDS), 0);
+    setTimeout(() => server?.timeout(received, DOWNLOAD_IDLE_SECONDS), 0);
     return response;
   };
   const streamed = () => {
@@ -183,7 +184,7 @@ function exportAnswer(
       return new Response(null, { status: 200, headers });
     }
 
-    const client = exportClient(request, server, trustProxy);
+    const client = exportClient(exchange, server, trustProxy);
     const slot = inFlight.acquire(client);
     if (slot === "server") {
       const seconds = String(inFlight.retryAfterSeconds(null));
@@ -212,9 +213,9 @@ function exportAnswer(
   if (!file) return streamed();
   if (!(file instanceof Promise)) return fromFile(file);
   // The first requests of a version wait for the file to be written: no idle time-out meanwhile.
-  server?.timeout(originalOf(request), 0);
+  server?.timeout(received, 0);
   return file.then(fromFile, (error) => {
-    server?.timeout(originalOf(request), idleTimeoutSeconds);
+    server?.timeout(received, idleTimeoutSeconds);
     onFileError(error);
     return streamed();
   });
@@ -230,10 +231,11 @@ function checkWhole(url: string, query: object, accepted: ReadonlySet<string>, w
 export const exportRoutes = (directory: Directory, options: ExportOptions) => {
   const settings = { ...options, inFlight: options.inFlight ?? new InFlightExports(2) };
   return new Elysia({ name: "export", normalize: false })
+    .use(exchanges)
     .get(
       "/api/v1/export",
-      ({ query, request, server }) =>
-        exportAnswer(directory, settings, request, server, query, query.format as ExportFormat, true),
+      ({ query, exchange, server }) =>
+        exportAnswer(directory, settings, exchange, server, query, query.format as ExportFormat, true),
       {
         query: ExportQuery,
         transform: ({ request, query }) =>
@@ -279,7 +281,7 @@ export const exportRoutes = (directory: Directory, options: ExportOptions) => {
     )
     .get(
       "/api/v1/brands",
-      ({ query, request, server }) => exportAnswer(directory, settings, request, server, query, "brands", false),
+      ({ query, exchange, server }) => exportAnswer(directory, settings, exchange, server, query, "brands", false),
       {
         query: BrandsQuery,
         transform: ({ request, query }) =>

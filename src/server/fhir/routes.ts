@@ -3,9 +3,9 @@ import type { Directory } from "../../directory/directory";
 import type { DatasetSnapshot } from "../../directory/snapshot";
 import { REQUEST_CAPS } from "../../model/request-caps";
 import { absoluteKey, dataResponse, keptResponse } from "../http/answers";
+import { exchanges } from "../http/entry";
+import type { Exchange } from "../http/exchange";
 import { FhirError, outcomeResponse } from "../http/operation-outcome";
-import { contextOf } from "../http/request-context";
-import { targetOf } from "../http/request-target";
 import { NOT_MODIFIED } from "../http/schemas";
 import { searchBundle } from "./bundle";
 import { capabilityStatement, ownSearchParameter } from "./capability";
@@ -83,7 +83,7 @@ interface AnswerOptions {
 }
 
 function answer(
-  request: Request,
+  exchange: Exchange,
   directory: Directory,
   build: (context: Context) => string,
   options: AnswerOptions = {},
@@ -92,8 +92,8 @@ function answer(
   const index = fhirIndexOf(snapshot);
   const run = (built: FhirIndex) =>
     options.steps === undefined
-      ? answerFrom(request, snapshot, built, build, options)
-      : inSteps(request, snapshot, built, build, options);
+      ? answerFrom(exchange, snapshot, built, build, options)
+      : inSteps(exchange, snapshot, built, build, options);
   // The first request of a version waits for its index (built in steps; others are answered meanwhile).
   return index instanceof Promise ? index.then(run) : run(index);
 }
@@ -103,14 +103,14 @@ const keptAnswer = (request: Request, keep: boolean) =>
   (request.method === "GET" || request.method === "HEAD") && keep && !strictOf(request);
 
 /** The context of a handler: the request's parameters (URL, then form body) and the base of its links. */
-function contextFor(request: Request, index: FhirIndex, form: [string, string][]): Context {
-  const url = request.url;
+function contextFor(exchange: Exchange, index: FhirIndex, form: [string, string][]): Context {
+  const url = exchange.request.url;
   const query = url.indexOf("?");
   const pairs = query === -1 ? [] : pairsOf(url.slice(query + 1));
   pairs.push(...form);
-  const key = absoluteKey(request);
-  const origin = key.slice(0, key.length - (contextOf(request)?.target ?? targetOf(url)).length);
-  return { index, base: `${origin}/fhir`, pairs, strict: strictOf(request) };
+  const key = absoluteKey(exchange);
+  const origin = key.slice(0, key.length - exchange.target.length);
+  return { index, base: `${origin}/fhir`, pairs, strict: strictOf(exchange.request) };
 }
 
 /** Costly searches, one step at a time (each criterion's matches, then the answer): see Turns. */
@@ -122,44 +122,46 @@ const searchTurns = new Turns();
  * request the steps cannot be read from (a bad parameter) gets its error from `answerFrom`.
  */
 async function inSteps(
-  request: Request,
+  exchange: Exchange,
   snapshot: DatasetSnapshot,
   index: FhirIndex,
   build: (context: Context) => string,
   options: AnswerOptions,
 ): Promise<Response> {
+  const request = exchange.request;
   const kept =
     keptAnswer(request, options.keep ?? true) && servableFromKept(request)
-      ? keptResponse(request, snapshot, "fhir")
+      ? keptResponse(exchange, snapshot, "fhir")
       : undefined;
   if (kept !== undefined) return kept;
   let steps: (() => unknown)[] = [];
   try {
-    steps = options.steps!(contextFor(request, index, options.form ?? []));
+    steps = options.steps!(contextFor(exchange, index, options.form ?? []));
   } catch {
     // answerFrom answers it.
   }
   for (const step of steps) await searchTurns.run(step);
-  return searchTurns.run(() => answerFrom(request, snapshot, index, build, options));
+  return searchTurns.run(() => answerFrom(exchange, snapshot, index, build, options));
 }
 
 function answerFrom(
-  request: Request,
+  exchange: Exchange,
   snapshot: DatasetSnapshot,
   index: FhirIndex,
   build: (context: Context) => string,
   { form = [], keep = true }: AnswerOptions,
 ): Response {
+  const request = exchange.request;
   try {
     checkAccept(
       request,
       formatInQuery(request.url) || form.some(([name, value]) => name === "_format" && value !== ""),
     );
-    const body = () => build(contextFor(request, index, form));
-    return dataResponse(request, snapshot, body, { family: "fhir", keep: keptAnswer(request, keep) });
+    const body = () => build(contextFor(exchange, index, form));
+    return dataResponse(exchange, snapshot, body, { family: "fhir", keep: keptAnswer(request, keep) });
   } catch (error) {
     if (!(error instanceof FhirError)) throw error;
-    return outcomeResponse(request, error.status, error.code, error.message);
+    return outcomeResponse(exchange, error.status, error.code, error.message);
   }
 }
 
@@ -249,15 +251,16 @@ const searchDetail = (type: ResourceType, method: string) => ({
 /** Search (GET and POST) and read of one resource type. */
 const resourceRoutes = (directory: Directory, type: ResourceType) =>
   new Elysia({ name: `fhir-${type}`, normalize: false })
-    .get(`/${type}`, ({ request }) => answer(request, directory, search(type), { steps: searchSteps(type) }), {
+    .use(exchanges)
+    .get(`/${type}`, ({ exchange }) => answer(exchange, directory, search(type), { steps: searchSteps(type) }), {
       query: searchQuery(type),
       response: { 200: SearchsetBundle, ...ERRORS },
       detail: searchDetail(type, "GET"),
     })
     .post(
       `/${type}/_search`,
-      ({ request, body }) =>
-        answer(request, directory, search(type), {
+      ({ exchange, body }) =>
+        answer(exchange, directory, search(type), {
           form: Object.entries(body).flatMap(([name, value]) =>
             (value === undefined ? [] : Array.isArray(value) ? value : [value]).map((one): [string, string] => [
               name,
@@ -274,28 +277,33 @@ const resourceRoutes = (directory: Directory, type: ResourceType) =>
         detail: searchDetail(type, "POST"),
       },
     )
-    .get(`/${type}/:id`, ({ request, params }) => answer(request, directory, read(type, params.id), { keep: false }), {
-      params: ReadParams,
-      query: FormatQuery,
-      response: { 200: FhirResource, ...READ_ERRORS },
-      detail: {
-        summary: `Read ${type} (FHIR R4)`,
-        description: "Unknown ids, and ids of removed entries, are 404 with an OperationOutcome.",
-        operationId: `read${type}`,
-        tags: TAGS,
-        responses: CONDITIONAL,
+    .get(
+      `/${type}/:id`,
+      ({ exchange, params }) => answer(exchange, directory, read(type, params.id), { keep: false }),
+      {
+        params: ReadParams,
+        query: FormatQuery,
+        response: { 200: FhirResource, ...READ_ERRORS },
+        detail: {
+          summary: `Read ${type} (FHIR R4)`,
+          description: "Unknown ids, and ids of removed entries, are 404 with an OperationOutcome.",
+          operationId: `read${type}`,
+          tags: TAGS,
+          responses: CONDITIONAL,
+        },
       },
-    });
+    );
 
 /** The FHIR R4 face of the directory at `/fhir` (docs/api.md, "FHIR"). */
 export const fhirRoutes = (directory: Directory, software: { name: string; version: string }) => {
   const app = new Elysia({ name: "fhir", prefix: "/fhir", normalize: false })
+    .use(exchanges)
     .use(resourceRoutes(directory, "Endpoint"))
     .use(resourceRoutes(directory, "Organization"))
     .get(
       "/metadata",
-      ({ request }) =>
-        answer(request, directory, (context) => {
+      ({ exchange }) =>
+        answer(exchange, directory, (context) => {
           checkPlain(context);
           const date = context.index.lastUpdated ?? new Date(0).toISOString();
           return JSON.stringify(capabilityStatement(context.base, software, date));
@@ -315,8 +323,8 @@ export const fhirRoutes = (directory: Directory, software: { name: string; versi
   return app
     .get(
       "/SearchParameter/:id",
-      ({ request, params }) =>
-        answer(request, directory, (context) => {
+      ({ exchange, params }) =>
+        answer(exchange, directory, (context) => {
           checkPlain(context);
           const parameter = ownSearchParameter(context.base, params.id);
           if (parameter === null) throw notFound(`No SearchParameter of ours has the id "${params.id.slice(0, 80)}"`);
@@ -334,7 +342,7 @@ export const fhirRoutes = (directory: Directory, software: { name: string; versi
         },
       },
     )
-    .get("/:type", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
+    .get("/:type", ({ exchange, params }) => answer(exchange, directory, unsupported(params.type)), {
       params: TypeParams,
       response: REFUSALS,
       detail: {
@@ -345,7 +353,7 @@ export const fhirRoutes = (directory: Directory, software: { name: string; versi
         tags: TAGS,
       },
     })
-    .post("/:type/_search", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
+    .post("/:type/_search", ({ exchange, params }) => answer(exchange, directory, unsupported(params.type)), {
       params: TypeParams,
       parse: "none",
       response: REFUSALS,
@@ -353,7 +361,7 @@ export const fhirRoutes = (directory: Directory, software: { name: string; versi
       // tools cannot tell them apart); GET /fhir/{type} says it is answered the same.
       detail: { hide: true },
     })
-    .get("/:type/:id", ({ request, params }) => answer(request, directory, unsupported(params.type)), {
+    .get("/:type/:id", ({ exchange, params }) => answer(exchange, directory, unsupported(params.type)), {
       params: TypeIdParams,
       response: REFUSALS,
       detail: { summary: "Any other resource type: 404 OperationOutcome", operationId: "readOtherType", tags: TAGS },

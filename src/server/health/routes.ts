@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import { exchanges } from "../http/entry";
 import { jsonResponse } from "../http/json";
 import { routeOptions } from "../http/route-options";
 import { ErrorEnvelope } from "../http/schemas";
@@ -7,12 +8,13 @@ import { HealthResponse } from "./schemas";
 /** Liveness only: never touches the database, ignores query parameters, never rate limited. */
 export const healthRoutes = (clock: () => Date) =>
   new Elysia({ name: "health" })
+    .use(exchanges)
     .use(routeOptions)
     .get(
       "/health",
-      ({ request }) =>
+      ({ exchange }) =>
         jsonResponse(
-          request,
+          exchange,
           200,
           JSON.stringify({ success: true, data: { status: "ok", timestamp: clock().toISOString() } }),
           { "cache-control": "no-store" },

@@ -2,9 +2,8 @@ import { Lru } from "../../directory/lru";
 import type { DatasetSnapshot } from "../../directory/snapshot";
 import { type Body, compress, type Encoding, isSmall, negotiateEncoding } from "./compression";
 import { datasetEtag, httpDate, notModified } from "./conditional";
+import { type Exchange, headersFor, headerTemplate } from "./exchange";
 import { JSON_CONTENT_TYPE } from "./json";
-import { contextOf, headersFor, headerTemplate } from "./request-context";
-import { targetOf } from "./request-target";
 
 /**
  * The one response path of every data answer: the JSON API's lists, records, vendors, stats and
@@ -19,7 +18,7 @@ interface Family {
   /** The headers of a 200 of the family (DATA below, with the family's content type). */
   headers: Headers;
   /** The cache key, and what the ETag hashes, of a request. */
-  key: (request: Request) => string;
+  key: (exchange: Exchange) => string;
   entries: number;
   bytes: number;
 }
@@ -49,19 +48,14 @@ export const DATASET_ANSWER_HEADERS = headerTemplate(REVALIDATED);
 export const FHIR_MEDIA_TYPE = "application/fhir+json";
 export const FHIR_CONTENT_TYPE = `${FHIR_MEDIA_TYPE}; fhirVersion=4.0`;
 
-/** Path and query as the request line has them. */
-const requestTarget = (request: Request) => contextOf(request)?.target ?? targetOf(request.url);
-
 /**
  * The absolute URL of a request: origin and request line. FHIR bodies carry absolute links, so
  * an answer is kept per origin: the one its links are written under (behind a trusted proxy, the
  * scheme it reports; public-origin.ts).
  */
-export function absoluteKey(request: Request): string {
+export function absoluteKey({ request, target, origin }: Exchange): string {
+  if (origin !== undefined) return `${origin}${target}`;
   const url = request.url;
-  const context = contextOf(request);
-  const target = context?.target ?? targetOf(url);
-  if (context?.origin !== undefined) return `${context.origin}${target}`;
   return url.endsWith(target) ? url : `${new URL(url).origin}${target}`;
 }
 
@@ -70,7 +64,8 @@ export type FamilyName = "api" | "fhir";
 const FAMILIES: Record<FamilyName, Family> = {
   api: {
     headers: headerTemplate({ ...REVALIDATED, "content-type": JSON_CONTENT_TYPE }),
-    key: requestTarget,
+    // Path and query as the request line has them.
+    key: (exchange) => exchange.target,
     entries: 1_000,
     bytes: 64 * 1024 * 1024,
   },
@@ -108,7 +103,7 @@ function answersOf(snapshot: DatasetSnapshot, name: FamilyName): Lru<KeptAnswer>
  * in the encoding chosen for this client, with the answer's own headers.
  */
 function respond(
-  request: Request,
+  exchange: Exchange,
   snapshot: DatasetSnapshot,
   family: Family,
   etag: string,
@@ -116,14 +111,15 @@ function respond(
   encoding: Encoding | null,
   own?: Record<string, string>,
 ): Response {
+  const request = exchange.request;
   let validators: Record<string, string> | undefined;
   if (request.method === "GET" || request.method === "HEAD") {
     const lastModified = httpDate(snapshot.stats.lastUpdated);
     validators = lastModified === null ? { etag } : { etag, "last-modified": lastModified };
     if (notModified(request, etag, snapshot.stats.lastUpdated))
-      return new Response(null, { status: 304, headers: headersFor(request, DATASET_ANSWER_HEADERS, validators) });
+      return new Response(null, { status: 304, headers: headersFor(exchange, DATASET_ANSWER_HEADERS, validators) });
   }
-  const headers = headersFor(request, family.headers, validators);
+  const headers = headersFor(exchange, family.headers, validators);
   if (encoding) headers.set("content-encoding", encoding);
   if (own !== undefined) for (const name in own) headers.set(name, own[name]!);
   return new Response(body, { status: 200, headers });
@@ -151,20 +147,21 @@ export interface AnswerOptions {
  * answer's own in `own` (kept with the answer).
  */
 export function dataResponse(
-  request: Request,
+  exchange: Exchange,
   snapshot: DatasetSnapshot,
   body: (own: Record<string, string>) => Body,
   { family: name = "api", keep = true }: AnswerOptions = {},
 ): Response {
   const family = FAMILIES[name];
-  const key = family.key(request);
+  const key = family.key(exchange);
+  const request = exchange.request;
   const etagOf = () => datasetEtag(snapshot.version, snapshot.stats.lastUpdated, key);
   if (!keep) {
     const own: Record<string, string> = {};
     const text = body(own);
     const encoding = encodingFor(request, text);
     const encoded = encoding === null ? text : compress(text, encoding);
-    return respond(request, snapshot, family, etagOf(), encoded, encoding, own);
+    return respond(exchange, snapshot, family, etagOf(), encoded, encoding, own);
   }
   const answers = answersOf(snapshot, name);
   let text: Body | undefined;
@@ -182,7 +179,7 @@ export function dataResponse(
     answer = { ...answer, encoded: { ...answer.encoded, [encoding]: compress(text ?? body({}), encoding) } };
     answers.set(key, answer);
   }
-  return respond(request, snapshot, family, answer.etag, bodyOf(answer, encoding), encoding, answer.headers);
+  return respond(exchange, snapshot, family, answer.etag, bodyOf(answer, encoding), encoding, answer.headers);
 }
 
 /**
@@ -190,13 +187,13 @@ export function dataResponse(
  * the client accepts compression, its compressed form); undefined otherwise. Every kept URL has
  * passed validation when it was first built.
  */
-export function keptResponse(request: Request, snapshot: DatasetSnapshot, name: FamilyName): Response | undefined {
+export function keptResponse(exchange: Exchange, snapshot: DatasetSnapshot, name: FamilyName): Response | undefined {
   const family = FAMILIES[name];
-  const answer = answersOf(snapshot, name).get(family.key(request));
+  const answer = answersOf(snapshot, name).get(family.key(exchange));
   if (answer === undefined) return undefined;
-  const encoding = encodingFor(request, answer.plain);
+  const encoding = encodingFor(exchange.request, answer.plain);
   if (encoding !== null && answer.encoded[encoding] === undefined) return undefined;
-  return respond(request, snapshot, family, answer.etag, bodyOf(answer, encoding), encoding, answer.headers);
+  return respond(exchange, snapshot, family, answer.etag, bodyOf(answer, encoding), encoding, answer.headers);
 }
 
 const bodyOf = (answer: KeptAnswer, encoding: Encoding | null) =>

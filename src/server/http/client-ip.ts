@@ -1,7 +1,6 @@
 import { isIP } from "node:net";
 import type { Server } from "bun";
 import type { TrustProxy } from "../../config";
-import { originalOf } from "./absolute-url";
 
 /**
  * The longest text read as an address: an IPv6 address in full with an embedded IPv4 tail, a
@@ -16,7 +15,7 @@ const PORT = /^\d{1,5}$/;
  * headers only when TRUST_PROXY says so. `true`: the LAST X-Forwarded-For hop, the address our
  * proxy appended (every earlier hop is whatever the client wrote). `fly`: Fly-Client-IP, which
  * Fly's proxy sets. A header value that is not one valid address is ignored: the socket
- * address counts instead.
+ * address counts instead. `request` is the one the server received (its socket is known).
  */
 export function clientIp(request: Request, server: Server<unknown> | null, trustProxy: TrustProxy): string {
   if (trustProxy === "fly") {
@@ -28,7 +27,7 @@ export function clientIp(request: Request, server: Server<unknown> | null, trust
     const ip = forwarded === null ? null : canonicalIp(forwarded.slice(forwarded.lastIndexOf(",") + 1));
     if (ip !== null) return ip;
   }
-  const socket = server?.requestIP(originalOf(request))?.address;
+  const socket = server?.requestIP(request)?.address;
   if (socket === undefined) return "unknown";
   return canonicalIp(socket) ?? socket;
 }

@@ -1,12 +1,17 @@
 import type { ErrorCode } from "./api-error";
-import { headersFor, headerTemplate } from "./request-context";
+import { type Exchange, headersFor, headerTemplate } from "./exchange";
 
 export const JSON_CONTENT_TYPE = "application/json; charset=utf-8";
 
 const JSON_HEADERS = headerTemplate({ "content-type": JSON_CONTENT_TYPE });
 
-export function jsonResponse(request: Request, status: number, body: string, extra?: Record<string, string>): Response {
-  return new Response(body, { status, headers: headersFor(request, JSON_HEADERS, extra) });
+export function jsonResponse(
+  exchange: Exchange,
+  status: number,
+  body: string,
+  extra?: Record<string, string>,
+): Response {
+  return new Response(body, { status, headers: headersFor(exchange, JSON_HEADERS, extra) });
 }
 
 function errorBody(code: ErrorCode, message: string): string {
@@ -14,11 +19,11 @@ function errorBody(code: ErrorCode, message: string): string {
 }
 
 export function errorResponse(
-  request: Request,
+  exchange: Exchange,
   status: number,
   code: ErrorCode,
   message: string,
   extra?: Record<string, string>,
 ): Response {
-  return jsonResponse(request, status, errorBody(code, message), extra);
+  return jsonResponse(exchange, status, errorBody(code, message), extra);
 }

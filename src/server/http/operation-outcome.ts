@@ -1,5 +1,5 @@
 import { FHIR_CONTENT_TYPE } from "./answers";
-import { headersFor, headerTemplate } from "./request-context";
+import { type Exchange, headersFor, headerTemplate } from "./exchange";
 
 /** Whether a request path is under /fhir, where every answer is FHIR (an OperationOutcome for an error). */
 export const isFhirPath = (path: string) => path === "/fhir" || path.startsWith("/fhir/");
@@ -27,9 +27,9 @@ const OUTCOME = headerTemplate({ "content-type": FHIR_CONTENT_TYPE });
 
 /** The response of an OperationOutcome: its status, the FHIR content type, the request's own headers and `extra`. */
 export const outcomeResponse = (
-  request: Request,
+  exchange: Exchange,
   status: number,
   code: string,
   message: string,
   extra?: Record<string, string>,
-) => new Response(operationOutcome(code, message), { status, headers: headersFor(request, OUTCOME, extra) });
+) => new Response(operationOutcome(code, message), { status, headers: headersFor(exchange, OUTCOME, extra) });

@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import type { TrustProxy } from "../../config";
-import { contextOf } from "./request-context";
+import { exchanges } from "./entry";
+import type { Exchange } from "./exchange";
 
 /** A proxy header element longer than this is not one we wrote: it is ignored, so any header costs the same. */
 const LONGEST_ELEMENT = 256;
@@ -47,21 +48,21 @@ function forwardedScheme(request: Request, trustProxy: TrustProxy): "http" | "ht
 }
 
 /**
- * Behind a trusted proxy, records in each request's context the origin its absolute URLs (FHIR
+ * Behind a trusted proxy, records in each request's exchange the origin its absolute URLs (FHIR
  * `fullUrl`s and links, the FHIR export's) are written under: the scheme the proxy reports, the
  * host and port the request named (never a forwarded host). Without TRUST_PROXY it adds no hook.
  */
 export const publicOrigins = (trustProxy: TrustProxy) => {
   const plugin = new Elysia({ name: "public-origins" });
   if (trustProxy === null) return plugin;
-  return plugin.onRequest(({ request }) => {
+  return plugin.use(exchanges).onRequest(({ exchange }) => {
+    const request = exchange.request;
     const reported = forwardedScheme(request, trustProxy);
-    const context = contextOf(request);
-    if (reported === null || context === undefined || request.url.startsWith(`${reported}:`)) return;
+    if (reported === null || request.url.startsWith(`${reported}:`)) return;
     const origin = new URL(request.url).origin;
-    context.origin = `${reported}${origin.slice(origin.indexOf(":"))}`;
+    exchange.origin = `${reported}${origin.slice(origin.indexOf(":"))}`;
   });
 };
 
 /** The origin absolute URLs of this request's answer are written under (see publicOrigins). */
-export const originOf = (request: Request): string => contextOf(request)?.origin ?? new URL(request.url).origin;
+export const originOf = (exchange: Exchange): string => exchange.origin ?? new URL(exchange.request.url).origin;

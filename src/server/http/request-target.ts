@@ -2,7 +2,7 @@
  * The path of a request, taken from `request.url` exactly where Elysia's router takes it: the
  * app runs with `handler.standardHostname: false`, so Elysia reads the path from the first `/`
  * after `http://` (whatever the Host's length); a relative URL is made absolute first
- * (`absoluteUrls`, absolute-url.ts). `targetOf` (path and query) keys cached answers and ETags:
+ * (`openExchange`, exchange.ts). `targetOf` (path and query) keys cached answers and ETags:
  * never the Host.
  */
 /** Where the path starts in a request URL, as Elysia's router reads it (standardHostname: false). */

@@ -5,13 +5,13 @@ import { RATE_LIMITED } from "./route-options";
  * Which route a request is for: the one answer the router, the rate limiter, 405 handling, the
  * answers cache and the metrics share. It mirrors Elysia's matching (`RouteTable.resolve`) from
  * the request line's path (`pathOf`, request-target.ts), resolved once per request by
- * `openRequest` (open-request.ts).
+ * `openExchange` (exchange.ts).
  *
  * A route declares itself by being registered (`app.routes`): its path pattern is its metrics
  * label, its methods make the `Allow` header of a 405 and of a CORS preflight (allow.ts), and
  * its route options (route-options.ts) say whether the rate limiter counts it.
  * A handler answers with a Response built by `jsonResponse`, `dataResponse` or with
- * `headersFor(request)`: that is how the request id, CORS and RateLimit headers reach the client.
+ * `headersFor(exchange)`: that is how the request id, CORS and RateLimit headers reach the client.
  */
 /** What every part of the app knows about a registered route. */
 export interface RouteInfo {

@@ -1,7 +1,8 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
 import type { Logger } from "../../logger";
-import { contextOf, headersFor } from "../http/request-context";
+import { type ExchangeObserver, exchanges } from "../http/entry";
+import { headersFor } from "../http/exchange";
 import { pathOf } from "../http/request-target";
 import { routeOptions } from "../http/route-options";
 import type { Metrics } from "./metrics";
@@ -15,49 +16,40 @@ export interface ObservabilityOptions {
 
 /**
  * Records one answered request: a JSON log line and a metrics observation, labelled with the
- * pattern of the registered route serving its path ("unmatched" when none does).
+ * pattern of the registered route serving its path ("unmatched" when none does). The request's
+ * entry (http/entry.ts) calls it once per answer.
  */
-export type RequestObserver = (request: Request, status: number) => void;
-
-export function requestObserver({ log, metrics }: Pick<ObservabilityOptions, "log" | "metrics">): RequestObserver {
-  return (request, status) => {
-    const context = contextOf(request);
-    const seconds = context === undefined ? 0 : (performance.now() - context.startedAt) / 1000;
+export function requestObserver({ log, metrics }: Pick<ObservabilityOptions, "log" | "metrics">): ExchangeObserver {
+  return ({ request, startedAt, route, id, client }, status) => {
+    const seconds = (performance.now() - startedAt) / 1000;
     const path = pathOf(request.url);
-    const routeLabel = context?.route?.pattern ?? "unmatched";
+    const routeLabel = route?.pattern ?? "unmatched";
     metrics.observe(routeLabel, request.method, status, seconds);
     log.info("request", {
-      requestId: context?.id,
+      requestId: id,
       method: request.method,
       path: path.length > 200 ? `${path.slice(0, 200)}…` : path,
       route: routeLabel,
       status,
       durationMs: Math.round(seconds * 100_000) / 100,
-      client: context?.client,
+      client,
     });
   };
 }
 
-/** One JSON log line and one metrics observation per request; GET /metrics in Prometheus text. */
-export const observability = (
-  { metrics, directory, clock }: Omit<ObservabilityOptions, "log">,
-  observe: RequestObserver,
-) =>
-  new Elysia({ name: "observability" })
+/** GET /metrics in Prometheus text: what `requestObserver` counted, and the dataset's size and age. */
+export const metricsRoute = ({ metrics, directory, clock }: Omit<ObservabilityOptions, "log">) =>
+  new Elysia({ name: "metrics" })
     .use(routeOptions)
-    .onAfterResponse({ as: "global" }, ({ request, set, responseValue }) => {
-      const status =
-        responseValue instanceof Response ? responseValue.status : typeof set.status === "number" ? set.status : 200;
-      observe(request, status);
-    })
+    .use(exchanges)
     .get(
       "/metrics",
-      ({ request }) => {
+      ({ exchange }) => {
         const { stats, version } = directory.current;
         return new Response(
           metrics.render({ entries: stats.totalEndpoints, version, lastRefreshAt: stats.lastUpdated }, clock()),
           {
-            headers: headersFor(request, undefined, {
+            headers: headersFor(exchange, undefined, {
               "content-type": "text/plain; version=0.0.4; charset=utf-8",
               "cache-control": "no-store",
             }),

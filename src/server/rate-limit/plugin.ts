@@ -3,7 +3,8 @@ import { Elysia } from "elysia";
 import type { Config } from "../../config";
 import type { ApiKeyLookup } from "../../db/api-keys";
 import { ApiError } from "../http/api-error";
-import { contextOf } from "../http/request-context";
+import { exchanges } from "../http/entry";
+import type { Exchange } from "../http/exchange";
 import { identifyClient } from "./client-identity";
 import type { RateLimitStore } from "./store";
 
@@ -35,30 +36,27 @@ export const rateLimiter = ({ config, server, store, keys, clock, onRejected }: 
    * counted: CORS preflights, and paths whose route opted out (`rateLimit: false`, see
    * src/server/http/route-options.ts). Paths no route serves are counted.
    */
-  const start = (request: Request) => {
-    if (request.method === "OPTIONS") return null;
-    const context = contextOf(request);
-    if (context?.route?.rateLimited === false) return null;
-    const identity = identifyClient(request, server(), config, keys);
-    if (context) context.client = identity.tag;
+  const start = (exchange: Exchange) => {
+    if (exchange.request.method === "OPTIONS" || exchange.route?.rateLimited === false) return null;
+    const identity = identifyClient(exchange.received, server(), config, keys);
+    exchange.client = identity.tag;
     if (!enabled) {
       if (identity.invalidKey) throw identity.invalidKey;
       return null;
     }
     const nowSeconds = clock().getTime() / 1000;
-    return { context, identity, nowSeconds, window: Math.floor(nowSeconds / windowSeconds) };
+    return { exchange, identity, nowSeconds, window: Math.floor(nowSeconds / windowSeconds) };
   };
 
   /** Sets the RateLimit headers for the request's count in its window; throws 429 over the quota. */
-  const settle = ({ context, identity, nowSeconds, window }: NonNullable<ReturnType<typeof start>>, count: number) => {
+  const settle = ({ exchange, identity, nowSeconds, window }: NonNullable<ReturnType<typeof start>>, count: number) => {
     const reset = String(Math.max(1, Math.ceil((window + 1) * windowSeconds - nowSeconds)));
-    if (context)
-      context.rateLimit = {
-        limit: String(identity.limit),
-        remaining: String(Math.max(0, identity.limit - count)),
-        reset,
-        policy: `${identity.limit};w=${windowSeconds}`,
-      };
+    exchange.rateLimit = {
+      limit: String(identity.limit),
+      remaining: String(Math.max(0, identity.limit - count)),
+      reset,
+      policy: `${identity.limit};w=${windowSeconds}`,
+    };
     if (count > identity.limit) {
       onRejected?.();
       throw new ApiError(
@@ -73,8 +71,8 @@ export const rateLimiter = ({ config, server, store, keys, clock, onRejected }: 
 
   /** Counts a request at once, when the store answers at once (memory); null for Redis. */
   const countNow = store.synchronous
-    ? (request: Request) => {
-        const counting = start(request);
+    ? (exchange: Exchange) => {
+        const counting = start(exchange);
         if (counting !== null)
           settle(counting, store.hit(counting.identity.client, counting.window, windowSeconds) as number);
       }
@@ -82,19 +80,19 @@ export const rateLimiter = ({ config, server, store, keys, clock, onRejected }: 
 
   // Elysia awaits every request hook once one is async: with a synchronous store (memory) the
   // hook stays synchronous, so the whole request path does; Redis needs the async one.
-  const plugin = new Elysia({ name: "rate-limit" });
+  const plugin = new Elysia({ name: "rate-limit" }).use(exchanges);
   if (countNow !== null)
     return {
       countNow,
       // A block body: Elysia reads `=> f(…)` as maybe asynchronous and would await the hook.
-      plugin: plugin.onRequest(({ request }) => {
-        countNow(request);
+      plugin: plugin.onRequest(({ exchange }) => {
+        countNow(exchange);
       }),
     };
   return {
     countNow,
-    plugin: plugin.onRequest(async ({ request }) => {
-      const counting = start(request);
+    plugin: plugin.onRequest(async ({ exchange }) => {
+      const counting = start(exchange);
       if (counting !== null)
         settle(counting, await store.hit(counting.identity.client, counting.window, windowSeconds));
     }),

@@ -5,6 +5,7 @@ import { CapabilityStatsResponse } from "../../model/capability-schemas";
 import { StatsResponse } from "../../model/stats";
 import { dataResponse, successBody } from "../http/answers";
 import { validationError } from "../http/api-error";
+import { exchanges } from "../http/entry";
 import { API_ERRORS, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, NO_PARAMETERS } from "../http/strict-query";
 
@@ -12,11 +13,12 @@ const CAPABILITY_STATS_QUERY = new Set(["vendor"]);
 
 export const statsRoutes = (directory: Directory) =>
   new Elysia({ name: "stats", normalize: false })
+    .use(exchanges)
     .get(
       "/api/v1/stats",
-      ({ request }) => {
+      ({ exchange }) => {
         const snapshot = directory.current;
-        return dataResponse(request, snapshot, () => successBody(snapshot.stats));
+        return dataResponse(exchange, snapshot, () => successBody(snapshot.stats));
       },
       {
         query: NoQuery,
@@ -33,9 +35,9 @@ export const statsRoutes = (directory: Directory) =>
     )
     .get(
       "/api/v1/stats/capabilities",
-      ({ query, request }) => {
+      ({ query, exchange }) => {
         const snapshot = directory.current;
-        return dataResponse(request, snapshot, () => {
+        return dataResponse(exchange, snapshot, () => {
           const { overall, vendors } = snapshot.capabilityStats;
           if (query.vendor === undefined) return successBody({ vendor: null, ...overall, vendors });
           const one = vendors.find((v) => v.vendorId === query.vendor);

@@ -2,15 +2,16 @@ import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
 import { VendorListResponse } from "../../model/vendors";
 import { dataResponse, successBody } from "../http/answers";
+import { exchanges } from "../http/entry";
 import { API_ERRORS, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, NO_PARAMETERS } from "../http/strict-query";
 
 export const vendorRoutes = (directory: Directory) =>
-  new Elysia({ name: "vendors", normalize: false }).get(
+  new Elysia({ name: "vendors", normalize: false }).use(exchanges).get(
     "/api/v1/vendors",
-    ({ request }) => {
+    ({ exchange }) => {
       const snapshot = directory.current;
-      return dataResponse(request, snapshot, () => successBody(snapshot.vendors));
+      return dataResponse(exchange, snapshot, () => successBody(snapshot.vendors));
     },
     {
       query: NoQuery,

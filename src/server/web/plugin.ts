@@ -1,8 +1,9 @@
 import { Elysia } from "elysia";
 import { negotiateEncoding } from "../http/compression";
 import { matchesIfNoneMatch } from "../http/conditional";
+import { exchanges } from "../http/entry";
+import { type Exchange, headersFor } from "../http/exchange";
 import { errorResponse } from "../http/json";
-import { headersFor } from "../http/request-context";
 import { routeOptions } from "../http/route-options";
 import { type Asset, buildWebBundle, type WebBundle } from "./bundle";
 
@@ -43,8 +44,9 @@ function webBundle(): Promise<WebBundle> {
   return building;
 }
 
-function serve(request: Request, asset: Asset, extra: Record<string, string>): Response {
-  const headers = headersFor(request, undefined, { ...extra, etag: asset.etag, vary: "Accept-Encoding" });
+function serve(exchange: Exchange, asset: Asset, extra: Record<string, string>): Response {
+  const request = exchange.request;
+  const headers = headersFor(exchange, undefined, { ...extra, etag: asset.etag, vary: "Accept-Encoding" });
   if (matchesIfNoneMatch(request, asset.etag)) return new Response(null, { status: 304, headers });
   const encoding = negotiateEncoding(request);
   headers.set("content-type", asset.contentType);
@@ -59,20 +61,21 @@ function serve(request: Request, asset: Asset, extra: Record<string, string>): R
 export const webPage = () =>
   new Elysia({ name: "web-page" })
     .use(routeOptions)
+    .use(exchanges)
     .onStart(() => {
       // Warm the bundle while the server starts rather than on the first visitor's request.
       webBundle().catch(() => {});
     })
-    .get("/", async ({ request }) => serve(request, (await webBundle()).page, PAGE_HEADERS), {
+    .get("/", async ({ exchange }) => serve(exchange, (await webBundle()).page, PAGE_HEADERS), {
       rateLimit: false,
       detail: { hide: true },
     })
     .get(
       "/assets/:file",
-      async ({ params, request }) => {
+      async ({ params, exchange }) => {
         const asset = (await webBundle()).assets.get(params.file);
-        if (!asset) return errorResponse(request, 404, "NOT_FOUND", "No such route; see /docs");
-        return serve(request, asset, ASSET_HEADERS);
+        if (!asset) return errorResponse(exchange, 404, "NOT_FOUND", "No such route; see /docs");
+        return serve(exchange, asset, ASSET_HEADERS);
       },
       { rateLimit: false, detail: { hide: true } },
     );

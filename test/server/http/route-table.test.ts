@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { loadConfig } from "../../../src/config";
+import { exchanges } from "../../../src/server/http/entry";
 import { jsonResponse } from "../../../src/server/http/json";
 import { routeOptions } from "../../../src/server/http/route-options";
 import { createTestApp } from "../../support/app";
@@ -22,10 +23,11 @@ function appWithThrowawayRoutes(rateLimitMax = "100") {
   app.use(
     new Elysia({ name: "throwaway" })
       .use(routeOptions)
-      .get("/api/v1/throwaway/:name", ({ request, params }) => jsonResponse(request, 200, JSON.stringify(params)))
-      .get("/api/v1/writable", ({ request }) => jsonResponse(request, 200, '"read"'))
-      .post("/api/v1/writable", ({ request }) => jsonResponse(request, 200, '"written"'))
-      .get("/static/:hashed", ({ request }) => jsonResponse(request, 200, "{}"), { rateLimit: false }),
+      .use(exchanges)
+      .get("/api/v1/throwaway/:name", ({ exchange, params }) => jsonResponse(exchange, 200, JSON.stringify(params)))
+      .get("/api/v1/writable", ({ exchange }) => jsonResponse(exchange, 200, '"read"'))
+      .post("/api/v1/writable", ({ exchange }) => jsonResponse(exchange, 200, '"written"'))
+      .get("/static/:hashed", ({ exchange }) => jsonResponse(exchange, 200, "{}"), { rateLimit: false }),
   );
   const send = (path: string, init?: RequestInit) => app.handle(new Request(`http://localhost${path}`, init));
   return { app, send, logged };
