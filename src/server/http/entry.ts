@@ -32,7 +32,8 @@ export const exchanges = new Elysia({ name: "exchange" })
  *
  * `fetch` wraps Elysia's fetch (`app.wrap`): the only point every answer of the app passes, the
  * routes Bun's router calls straight included (Elysia's after-response hooks miss answers given
- * by a request hook).
+ * by a request hook). Elysia documents `wrap` as its own, not as a public hook:
+ * test/server/observability/every-answer.test.ts fails if an answer ever leaves unobserved.
  */
 export function requestEntry(routes: RouteTable, observe: ExchangeObserver) {
   const serve = (received: Request, answer: (exchange: Exchange) => Answer, route?: RouteInfo | null): Answer => {
