@@ -5,7 +5,7 @@
  *
  * - `records`: one raw record per probe, 14 bytes, little-endian, in the order written:
  *   at (u48, ms since the epoch) · flags (u8: bits 0–1 outcome 0 failed / 1 partial / 2 success,
- *   bit 2 /metadata returned a CapabilityStatement) · error (u8, index in ERROR_CODES, 0 = none) ·
+ *   bit 2 /metadata returned a CapabilityStatement) · error (u8, index in STORED_ERROR_KINDS, 0 = none) ·
  *   /metadata HTTP status (u16, 0 = no response) · SMART HTTP status (u16, 0 = no response) ·
  *   /metadata response time (u16 ms, 65535 = no response, longer times saturate at 65534).
  *   Kept for the current UTC day and the RAW_DAYS days before it.
@@ -25,7 +25,7 @@ export const RAW_DAYS = 30;
 export const DAILY_DAYS = 400;
 
 /** Stored as indexes: append only, never reorder. */
-export const ERROR_CODES: readonly (ErrorKind | null)[] = [
+export const STORED_ERROR_KINDS: readonly (ErrorKind | null)[] = [
   null,
   "dns",
   "refused",
@@ -48,7 +48,7 @@ export const ERROR_CODES: readonly (ErrorKind | null)[] = [
   "certificate_untrusted",
   "certificate_name_mismatch",
 ];
-const ERROR_INDEX = new Map(ERROR_CODES.map((kind, i) => [kind, i]));
+const ERROR_INDEX = new Map(STORED_ERROR_KINDS.map((kind, i) => [kind, i]));
 const OUTCOMES: readonly ProbeOutcomeStatus[] = ["failed", "partial", "success"];
 /** A record's response time when no response arrived. */
 export const NO_RESPONSE_TIME = 0xffff;
@@ -148,7 +148,7 @@ export function decodeRecord(records: Uint8Array, i: number): HistoryRecord {
     at: recordAt(records, i),
     outcome: OUTCOMES[flags & 3] ?? "failed",
     up: (flags & 4) !== 0,
-    error: ERROR_CODES[records[o + 7]!] ?? null,
+    error: STORED_ERROR_KINDS[records[o + 7]!] ?? null,
     httpStatus: http === 0 ? null : http,
     smartHttpStatus: smart === 0 ? null : smart,
     responseTimeMs: ms === NO_RESPONSE_TIME ? null : ms,

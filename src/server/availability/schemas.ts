@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
-import { ERROR_CODES } from "../../db/history-format";
+import { STORED_ERROR_KINDS } from "../../db/history-format";
 import { UnusableMeta } from "../../model/endpoints";
 
 const nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T, description: string) =>
@@ -12,7 +12,7 @@ const Uptime = (window: string) =>
     `Share of the probes of the last ${window} whose /metadata returned a CapabilityStatement, 0 to 1, rounded to 4 places; null when the window holds no probe.`,
   );
 
-const ERROR_KINDS = ERROR_CODES.filter((kind) => kind !== null);
+const ERROR_KINDS = STORED_ERROR_KINDS.filter((kind) => kind !== null);
 
 const RecentProbeSchema = t.Object({
   at: t.String({ format: "date-time", description: "When the probe was stored (the probe run's clock)." }),

@@ -1,4 +1,4 @@
-import { DAY_MS, ERROR_CODES, NO_RESPONSE_TIME, RECORD_BYTES, readU16, readU48 } from "../../db/history-format";
+import { DAY_MS, NO_RESPONSE_TIME, RECORD_BYTES, readU16, readU48, STORED_ERROR_KINDS } from "../../db/history-format";
 import { AT, HISTORY_HEADER, KIND_PROBED_AT, NO_TIME, NO_VALUE } from "../../directory/availability-data";
 import type { DatasetSnapshot } from "../../directory/snapshot";
 import { ByteBuffer } from "../http/byte-buffer";
@@ -27,7 +27,7 @@ const NEXT_RECORD_OPEN = ascii(`,{"at":`);
 const OUTCOME = ["failed", "partial", "success", "failed"].map((o) => ascii(`,"outcome":"${o}","httpStatus":`));
 const SMART = ascii(`,"smartHttpStatus":`);
 const TIME = ascii(`,"responseTimeMs":`);
-const ERROR = ERROR_CODES.map((kind) => ascii(`,"error":${kind === null ? "null" : JSON.stringify(kind)}}`));
+const ERROR = STORED_ERROR_KINDS.map((kind) => ascii(`,"error":${kind === null ? "null" : JSON.stringify(kind)}}`));
 const NO_ERROR = ERROR[0]!;
 /** 10000-01-01T00:00:00.000Z: later times (never written by a probe) take Date's slower path. */
 const FAST_TIME_END = 253_402_300_800_000;
