@@ -24,7 +24,7 @@ const LAYERS = [
   ["src/pipeline/refresh"],
   // Operator commands that are neither the pipeline nor served: API key administration.
   ["src/keys"],
-  // The server: HTTP plumbing, then cross-cutting plugins, the fast lane, the features, the app.
+  // The server: HTTP plumbing, then cross-cutting plugins, the bypasses, the features, the entry every request passes, the app.
   ["src/server/http"],
   ["src/server/observability"],
   ["src/server/rate-limit", "src/server/bypass"],
@@ -42,6 +42,7 @@ const LAYERS = [
   ["src/server/fhir"],
   // The OpenAPI document: built from every feature's schemas.
   ["src/server/docs"],
+  ["src/server/entry.ts"],
   ["src/server/app.ts"],
   // The composition root: builds the national database on a first start, then serves.
   ["src/index.ts"],

@@ -45,15 +45,24 @@ describe("the server on a real port", () => {
     expect(body.data[0]?.organizationName).toBe("Brigham and Women's Hospital");
   });
 
-  test("rate limits per socket address: each client's quota counts on its own", async () => {
-    const remaining = async (localAddress: string) => {
-      const headers = await rawGet(server.baseUrl, "/api/v1/stats", localAddress);
-      return Number(/^ratelimit-remaining: (\d+)/im.exec(headers)![1]);
+  test("rate limits per socket address: each client's quota counts on its own, on every way in", async () => {
+    const list = (await (await fetch(`${server.baseUrl}/api/v1/endpoints?limit=1`)).json()) as {
+      data: { id: string }[];
     };
-    const first = await remaining("127.0.0.2");
-    expect(await remaining("127.0.0.2")).toBe(first - 1);
-    expect(await remaining("127.0.0.2")).toBe(first - 2);
-    expect(await remaining("127.0.0.3")).toBe(99);
+    // Through Elysia's hooks (stats), and a direct route Bun's router calls (an entry by id).
+    for (const [path, [one, other]] of [
+      ["/api/v1/stats", ["127.0.0.2", "127.0.0.3"]],
+      [`/api/v1/endpoints/${list.data[0]!.id}`, ["127.0.0.4", "127.0.0.5"]],
+    ] as const) {
+      const remaining = async (localAddress: string) => {
+        const headers = await rawGet(server.baseUrl, path, localAddress);
+        return Number(/^ratelimit-remaining: (\d+)/im.exec(headers)![1]);
+      };
+      const first = await remaining(one);
+      expect(await remaining(one)).toBe(first - 1);
+      expect(await remaining(one)).toBe(first - 2);
+      expect(await remaining(other)).toBe(99);
+    }
   });
 
   test("exits 0 on SIGTERM", async () => {

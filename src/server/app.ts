@@ -1,4 +1,3 @@
-import type { Server } from "bun";
 import { Elysia } from "elysia";
 import packageJson from "../../package.json";
 import type { Config } from "../config";
@@ -12,14 +11,15 @@ import { keptAnswers } from "./bypass/kept-answers";
 import { changesRoutes } from "./changes/routes";
 import { docsPlugin } from "./docs/plugin";
 import { endpointAnswers, endpointRoutes } from "./endpoints/routes";
+import { requestEntry } from "./entry";
 import { ExportFiles } from "./export/files";
 import { InFlightExports } from "./export/in-flight";
 import { exportRoutes } from "./export/routes";
 import { servableFromKept } from "./fhir/negotiate";
 import { fhirRoutes } from "./fhir/routes";
 import { healthRoutes } from "./health/routes";
-import { exchanges, requestEntry } from "./http/entry";
 import { errorsPlugin } from "./http/errors-plugin";
+import { exchanges } from "./http/exchange";
 import { preflights } from "./http/preflight";
 import { publicOrigins } from "./http/public-origin";
 import { RouteTable } from "./http/route-table";
@@ -48,10 +48,9 @@ export function createApp(deps: AppDeps) {
   const log = deps.log ?? createLogger(deps.config.logLevel);
   const { directory } = deps;
   const metrics = new Metrics();
-  // The app itself, once built: the limiter, the route table and the direct routes call back into it.
+  // The app itself, once built: the route table, the docs and the direct routes call back into it.
   const self: {
     app?: {
-      server: Server<unknown> | null;
       handle(request: Request): Promise<Response>;
       routes: { method: string; path: string; hooks: unknown }[];
     };
@@ -60,7 +59,6 @@ export function createApp(deps: AppDeps) {
   const entry = requestEntry(routes, requestObserver({ log, metrics }));
   const limiter = rateLimiter({
     config: deps.config,
-    server: () => self.app?.server ?? null,
     store: deps.rateLimitStore ?? new MemoryRateLimitStore(),
     keys: new ApiKeyLookup(deps.db.sqlite),
     clock,
@@ -72,7 +70,7 @@ export function createApp(deps: AppDeps) {
     limiter.countNow === null
       ? {}
       : directRoutes(
-          { routes, entry, countNow: limiter.countNow, log, app: (request) => self.app!.handle(request) },
+          { routes, serve: entry.serve, countNow: limiter.countNow, log, app: (request) => self.app!.handle(request) },
           {
             "/api/v1/endpoints/:id": entries.entry,
             "/api/v1/endpoints/:id/capabilities": entries.capabilities,
@@ -82,7 +80,7 @@ export function createApp(deps: AppDeps) {
   // standardHostname: false makes Elysia read the path from the first "/" after "http://",
   // whatever the Host's length; the entry makes every URL absolute first (src/server/http/exchange.ts).
   // `serve.routes`: Bun's router calls the direct routes itself when the app listens.
-  // `wrap`: every request enters, and every answer leaves, through the entry (src/server/http/entry.ts).
+  // `wrap`: every request enters, and every answer leaves, through the entry (src/server/entry.ts).
   const app = new Elysia({ normalize: false, handler: { standardHostname: false }, serve: { routes: direct } })
     .wrap(entry.fetch)
     .use(exchanges)

@@ -1,19 +1,22 @@
-import type { BunRequest } from "bun";
+import type { BunRequest, Server } from "bun";
 import type { Logger } from "../../logger";
-import type { requestEntry } from "../http/entry";
 import { errorResponseFor } from "../http/errors-plugin";
 import type { Exchange } from "../http/exchange";
-import type { RouteTable } from "../http/route-table";
+import type { RouteInfo, RouteTable } from "../http/route-table";
 
 /** An answer by id: what a route's handler returns for `GET <pattern>` with this `:id`. */
 export type AnswerById = (exchange: Exchange, id: string) => Response;
 
 export interface DirectRouteSteps {
   routes: RouteTable;
-  /** Where every request enters: it opens the exchange and observes the answer. */
-  entry: ReturnType<typeof requestEntry>;
-  /** The rate limiter's count for the request (throws its 429 or 401). */
-  countNow: (exchange: Exchange) => void;
+  /** Where every request enters (src/server/entry.ts): opens the exchange, has `answer` answer it, observes the answer. */
+  serve: (
+    received: Request,
+    answer: (exchange: Exchange) => Response,
+    route: RouteInfo | null,
+  ) => Response | Promise<Response>;
+  /** The rate limiter's count for the request (throws its 429 or 401); the server knows its socket. */
+  countNow: (exchange: Exchange, server: Server<unknown>) => void;
   log: Logger;
   /** The app, for every request a direct route does not take. */
   app: (request: Request) => Promise<Response>;
@@ -37,17 +40,17 @@ export interface DirectRouteSteps {
 export function directRoutes(
   steps: DirectRouteSteps,
   answers: Record<string, AnswerById>,
-): Record<string, { GET: (request: BunRequest) => Response | Promise<Response> }> {
-  const serve = (pattern: string, answer: AnswerById) => (request: BunRequest) => {
+): Record<string, { GET: (request: BunRequest, server: Server<unknown>) => Response | Promise<Response> }> {
+  const serve = (pattern: string, answer: AnswerById) => (request: BunRequest, server: Server<unknown>) => {
     const url = request.url;
     const id = request.params.id ?? "";
     if (request.method !== "GET" || url.charCodeAt(0) === 47 || url.includes("?") || id.includes("%"))
       return steps.app(request);
-    return steps.entry.serve(
+    return steps.serve(
       request,
       (exchange) => {
         try {
-          steps.countNow(exchange);
+          steps.countNow(exchange, server);
           return answer(exchange, id);
         } catch (error) {
           return errorResponseFor(exchange, error, steps.log);

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
 import { type FamilyName, familyOf, keptResponse } from "../http/answers";
-import { exchanges } from "../http/entry";
+import { exchanges } from "../http/exchange";
 import { pathOf } from "../http/request-target";
 
 /**

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
 import { dataResponse } from "../http/answers";
-import { exchanges } from "../http/entry";
+import { exchanges } from "../http/exchange";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED } from "../http/schemas";
 import { checkRawQuery, integerParams } from "../http/strict-query";
 import {

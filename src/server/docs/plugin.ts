@@ -1,8 +1,7 @@
 import { dirname, join } from "node:path";
 import { openapi } from "@elysiajs/openapi";
 import { Elysia } from "elysia";
-import { exchanges } from "../http/entry";
-import { headersFor } from "../http/exchange";
+import { exchanges, headersFor } from "../http/exchange";
 import { errorResponse, jsonResponse } from "../http/json";
 import { routeOptions } from "../http/route-options";
 import { type DocumentedRoute, openApiDocument } from "./openapi";

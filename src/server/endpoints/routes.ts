@@ -14,8 +14,7 @@ import {
 } from "../../model/endpoints";
 import { dataResponse, successBody } from "../http/answers";
 import { ApiError } from "../http/api-error";
-import { exchanges } from "../http/entry";
-import type { Exchange } from "../http/exchange";
+import { type Exchange, exchanges } from "../http/exchange";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, integerParams, NO_PARAMETERS } from "../http/strict-query";
 import { capabilitiesBody } from "./capabilities-body";

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { exchanges } from "../http/entry";
+import { exchanges } from "../http/exchange";
 import { jsonResponse } from "../http/json";
 import { routeOptions } from "../http/route-options";
 import { ErrorEnvelope } from "../http/schemas";

@@ -1,8 +1,8 @@
 import { Elysia } from "elysia";
 import type { Logger } from "../../logger";
 import { ApiError, type ErrorCode, ISSUE_TYPES } from "./api-error";
-import { exchanges } from "./entry";
 import type { Exchange } from "./exchange";
+import { exchanges } from "./exchange";
 import { errorResponse } from "./json";
 import { FhirError, isFhirPath, outcomeResponse } from "./operation-outcome";
 import { pathOf } from "./request-target";

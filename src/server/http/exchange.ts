@@ -1,4 +1,5 @@
 import type { BunRequest } from "bun";
+import { Elysia } from "elysia";
 import { pathOf, targetOf } from "./request-target";
 import type { RouteInfo, RouteTable } from "./route-table";
 
@@ -13,7 +14,7 @@ interface RateLimitHeaders {
 /**
  * One request and what the app learns about it while answering it: its id, when it started,
  * which route it is for, who the client is, its RateLimit headers. Opened once where the request
- * enters (entry.ts), handed to every hook and handler on Elysia's context (`exchange`) and to
+ * enters (src/server/entry.ts), handed to every hook and handler on Elysia's context (`exchange`) and to
  * each response builder as an argument. Response builders take the headers from it
  * (`headersFor`) when they construct the Response: merging Elysia's `set.headers` into each
  * response costs more than the route itself.
@@ -68,6 +69,30 @@ function absolute(received: Request): Request {
   if (params !== undefined) Object.assign(request, { params });
   return request;
 }
+
+/** The exchange of each request Elysia handles, from the entry (`toElysia`) to the first request hook (`exchanges`). */
+const opened = new WeakMap<Request, Exchange>();
+
+/**
+ * The request to hand to Elysia's fetch for an exchange. Elysia's fetch takes the request alone,
+ * so the exchange is left here, keyed by its request, for the `exchanges` hook to take.
+ */
+export function toElysia(exchange: Exchange): Request {
+  opened.set(exchange.request, exchange);
+  return exchange.request;
+}
+
+/**
+ * Puts each request's exchange on Elysia's context as `exchange`, for every hook, handler and
+ * the error handler: the app's first request hook, and the one place the exchange left by
+ * `toElysia` is looked up. A feature `.use()`s it to have `exchange` in its handlers' type; it
+ * is registered once (it has a name).
+ */
+export const exchanges = new Elysia({ name: "exchange" })
+  .decorate("exchange", undefined as unknown as Exchange)
+  .onRequest((context) => {
+    context.exchange = opened.get(context.request)!;
+  });
 
 const EXPOSED =
   "ETag, X-Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, Retry-After, Content-Disposition, Allow, Link";

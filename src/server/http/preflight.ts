@@ -1,7 +1,6 @@
 import { Elysia } from "elysia";
 import { allowHeader } from "./allow";
-import { exchanges } from "./entry";
-import { headersFor, headerTemplate } from "./exchange";
+import { exchanges, headersFor, headerTemplate } from "./exchange";
 import type { RouteTable } from "./route-table";
 
 /**

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { TrustProxy } from "../../config";
-import { exchanges } from "./entry";
 import type { Exchange } from "./exchange";
+import { exchanges } from "./exchange";
 
 /** A proxy header element longer than this is not one we wrote: it is ignored, so any header costs the same. */
 const LONGEST_ELEMENT = 256;

@@ -1,8 +1,7 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
 import type { Logger } from "../../logger";
-import { type ExchangeObserver, exchanges } from "../http/entry";
-import { headersFor } from "../http/exchange";
+import { type Exchange, exchanges, headersFor } from "../http/exchange";
 import { pathOf } from "../http/request-target";
 import { routeOptions } from "../http/route-options";
 import type { Metrics } from "./metrics";
@@ -14,10 +13,13 @@ export interface ObservabilityOptions {
   clock: () => Date;
 }
 
+/** Records one answered exchange: its log line and its metrics. */
+export type ExchangeObserver = (exchange: Exchange, status: number) => void;
+
 /**
  * Records one answered request: a JSON log line and a metrics observation, labelled with the
  * pattern of the registered route serving its path ("unmatched" when none does). The request's
- * entry (http/entry.ts) calls it once per answer.
+ * entry (src/server/entry.ts) calls it once per answer.
  */
 export function requestObserver({ log, metrics }: Pick<ObservabilityOptions, "log" | "metrics">): ExchangeObserver {
   return ({ request, startedAt, route, id, client }, status) => {

@@ -3,15 +3,12 @@ import { Elysia } from "elysia";
 import type { Config } from "../../config";
 import type { ApiKeyLookup } from "../../db/api-keys";
 import { ApiError } from "../http/api-error";
-import { exchanges } from "../http/entry";
-import type { Exchange } from "../http/exchange";
+import { type Exchange, exchanges } from "../http/exchange";
 import { identifyClient } from "./client-identity";
 import type { RateLimitStore } from "./store";
 
 export interface RateLimitOptions {
   config: Config;
-  /** The listening server (for socket addresses), null when not listening (app.handle in tests). */
-  server: () => Server<unknown> | null;
   store: RateLimitStore;
   keys: ApiKeyLookup;
   clock: () => Date;
@@ -27,7 +24,7 @@ export interface RateLimitOptions {
  * Returns the Elysia plugin that counts every request, and `countNow`, the same count for the
  * direct routes (src/server/bypass/direct-routes.ts), which exist only with a store that answers at once.
  */
-export const rateLimiter = ({ config, server, store, keys, clock, onRejected }: RateLimitOptions) => {
+export const rateLimiter = ({ config, store, keys, clock, onRejected }: RateLimitOptions) => {
   const { windowSeconds } = config.rateLimit;
   const enabled = config.rateLimit.max > 0;
 
@@ -36,9 +33,9 @@ export const rateLimiter = ({ config, server, store, keys, clock, onRejected }: 
    * counted: CORS preflights, and paths whose route opted out (`rateLimit: false`, see
    * src/server/http/route-options.ts). Paths no route serves are counted.
    */
-  const start = (exchange: Exchange) => {
+  const start = (exchange: Exchange, server: Server<unknown> | null) => {
     if (exchange.request.method === "OPTIONS" || exchange.route?.rateLimited === false) return null;
-    const identity = identifyClient(exchange.received, server(), config, keys);
+    const identity = identifyClient(exchange.received, server, config, keys);
     exchange.client = identity.tag;
     if (!enabled) {
       if (identity.invalidKey) throw identity.invalidKey;
@@ -71,8 +68,8 @@ export const rateLimiter = ({ config, server, store, keys, clock, onRejected }: 
 
   /** Counts a request at once, when the store answers at once (memory); null for Redis. */
   const countNow = store.synchronous
-    ? (exchange: Exchange) => {
-        const counting = start(exchange);
+    ? (exchange: Exchange, server: Server<unknown> | null) => {
+        const counting = start(exchange, server);
         if (counting !== null)
           settle(counting, store.hit(counting.identity.client, counting.window, windowSeconds) as number);
       }
@@ -85,14 +82,14 @@ export const rateLimiter = ({ config, server, store, keys, clock, onRejected }: 
     return {
       countNow,
       // A block body: Elysia reads `=> f(…)` as maybe asynchronous and would await the hook.
-      plugin: plugin.onRequest(({ exchange }) => {
-        countNow(exchange);
+      plugin: plugin.onRequest(({ exchange, server }) => {
+        countNow(exchange, server);
       }),
     };
   return {
     countNow,
-    plugin: plugin.onRequest(async ({ exchange }) => {
-      const counting = start(exchange);
+    plugin: plugin.onRequest(async ({ exchange, server }) => {
+      const counting = start(exchange, server);
       if (counting !== null)
         settle(counting, await store.hit(counting.identity.client, counting.window, windowSeconds));
     }),

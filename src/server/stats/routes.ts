@@ -5,7 +5,7 @@ import { CapabilityStatsResponse } from "../../model/capability-schemas";
 import { StatsResponse } from "../../model/stats";
 import { dataResponse, successBody } from "../http/answers";
 import { validationError } from "../http/api-error";
-import { exchanges } from "../http/entry";
+import { exchanges } from "../http/exchange";
 import { API_ERRORS, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, NO_PARAMETERS } from "../http/strict-query";
 

@@ -2,7 +2,7 @@ import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
 import { VendorListResponse } from "../../model/vendors";
 import { dataResponse, successBody } from "../http/answers";
-import { exchanges } from "../http/entry";
+import { exchanges } from "../http/exchange";
 import { API_ERRORS, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, NO_PARAMETERS } from "../http/strict-query";
 

@@ -1,8 +1,7 @@
 import { Elysia } from "elysia";
 import { negotiateEncoding } from "../http/compression";
 import { matchesIfNoneMatch } from "../http/conditional";
-import { exchanges } from "../http/entry";
-import { type Exchange, headersFor } from "../http/exchange";
+import { type Exchange, exchanges, headersFor } from "../http/exchange";
 import { errorResponse } from "../http/json";
 import { routeOptions } from "../http/route-options";
 import { type Asset, buildWebBundle, type WebBundle } from "./bundle";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Elysia } from "elysia";
 import { loadConfig } from "../../../src/config";
-import { exchanges } from "../../../src/server/http/entry";
+import { exchanges } from "../../../src/server/http/exchange";
 import { jsonResponse } from "../../../src/server/http/json";
 import { routeOptions } from "../../../src/server/http/route-options";
 import { createTestApp } from "../../support/app";

@@ -1,27 +1,8 @@
-import { Elysia } from "elysia";
-import { type Exchange, openExchange } from "./exchange";
-import type { RouteInfo, RouteTable } from "./route-table";
-
-/** Records one answered exchange: its log line and its metrics (observability/plugin.ts). */
-export type ExchangeObserver = (exchange: Exchange, status: number) => void;
+import { type Exchange, openExchange, toElysia } from "./http/exchange";
+import type { RouteInfo, RouteTable } from "./http/route-table";
+import type { ExchangeObserver } from "./observability/plugin";
 
 type Answer = Response | Promise<Response>;
-
-/** The exchange of each request Elysia handles, from the entry to the first request hook. */
-const opened = new WeakMap<Request, Exchange>();
-
-/**
- * Puts each request's exchange on Elysia's context as `exchange`, for every hook, handler and
- * the error handler. Elysia's fetch takes the request alone, so the entry leaves the exchange
- * here, keyed by its request, and this request hook (the app's first) takes it: the one place
- * it is looked up. A feature `.use()`s it to have `exchange` in its handlers' type; it is
- * registered once (it has a name).
- */
-export const exchanges = new Elysia({ name: "exchange" })
-  .decorate("exchange", undefined as unknown as Exchange)
-  .onRequest((context) => {
-    context.exchange = opened.get(context.request)!;
-  });
 
 /**
  * Where every request enters and its answer leaves (docs/architecture.md, "A request's way"):
@@ -49,9 +30,6 @@ export function requestEntry(routes: RouteTable, observe: ExchangeObserver) {
   };
   // Typed as Elysia's `wrap` takes it: `handle` is the app's fetch, (request) => Response | Promise<Response>.
   const fetch = (handle: (...args: unknown[]) => unknown) => (received: Request) =>
-    serve(received, (exchange) => {
-      opened.set(exchange.request, exchange);
-      return handle(exchange.request) as Answer;
-    });
+    serve(received, (exchange) => handle(toElysia(exchange)) as Answer);
   return { serve, fetch };
 }
