@@ -9,7 +9,7 @@ export type AnswerById = (exchange: Exchange, id: string) => Response;
 
 export interface DirectRouteSteps {
   routes: RouteTable;
-  /** Where every request enters (src/server/entry.ts): opens the exchange, has `answer` answer it, observes the answer. */
+  /** Where every request enters (src/server/entry.ts): opens its exchange, has it answered, observes the answer. */
   serve: (
     received: Request,
     answer: (exchange: Exchange) => Response,

@@ -14,10 +14,10 @@ interface RateLimitHeaders {
 /**
  * One request and what the app learns about it while answering it: its id, when it started,
  * which route it is for, who the client is, its RateLimit headers. Opened once where the request
- * enters (src/server/entry.ts), handed to every hook and handler on Elysia's context (`exchange`) and to
- * each response builder as an argument. Response builders take the headers from it
- * (`headersFor`) when they construct the Response: merging Elysia's `set.headers` into each
- * response costs more than the route itself.
+ * enters (src/server/entry.ts), handed to every hook and handler on Elysia's context
+ * (`exchange`) and to each response builder as an argument. Response builders take the headers
+ * from it (`headersFor`) when they construct the Response: merging Elysia's `set.headers` into
+ * each response costs more than the route itself.
  */
 export interface Exchange {
   /** The request as the app handles it: always with an absolute URL. */
@@ -70,7 +70,7 @@ function absolute(received: Request): Request {
   return request;
 }
 
-/** The exchange of each request Elysia handles, from the entry (`toElysia`) to the first request hook (`exchanges`). */
+/** Each exchange Elysia handles, from the entry (`toElysia`) to the first request hook (`exchanges`). */
 const opened = new WeakMap<Request, Exchange>();
 
 /**
