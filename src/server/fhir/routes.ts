@@ -101,15 +101,19 @@ function answer(
 const keptAnswer = (request: Request, keep: boolean) =>
   (request.method === "GET" || request.method === "HEAD") && keep && !strictOf(request);
 
+/** The absolute base of a request's links, `<origin>/fhir`: the key of its answer without the request target. */
+function baseOf(exchange: Exchange): string {
+  const key = absoluteKey(exchange);
+  return `${key.slice(0, key.length - exchange.target.length)}/fhir`;
+}
+
 /** The context of a handler: the request's parameters (URL, then form body) and the base of its links. */
-function contextFor(exchange: Exchange, index: FhirIndex, form: [string, string][]): Context {
+function contextFor(exchange: Exchange, index: FhirIndex, form: [string, string][], base: string): Context {
   const url = exchange.request.url;
   const query = url.indexOf("?");
   const pairs = query === -1 ? [] : pairsOf(url.slice(query + 1));
   pairs.push(...form);
-  const key = absoluteKey(exchange);
-  const origin = key.slice(0, key.length - exchange.target.length);
-  return { index, base: `${origin}/fhir`, pairs, strict: strictOf(exchange.request) };
+  return { index, base, pairs, strict: strictOf(exchange.request) };
 }
 
 /** Costly searches, one step at a time (each criterion's matches, then the answer): see Turns. */
@@ -135,7 +139,7 @@ async function inSteps(
   if (kept !== undefined) return kept;
   let steps: (() => unknown)[] = [];
   try {
-    steps = options.steps!(contextFor(exchange, index, options.form ?? []));
+    steps = options.steps!(contextFor(exchange, index, options.form ?? [], baseOf(exchange)));
   } catch {
     // answerFrom answers it.
   }
@@ -156,7 +160,8 @@ function answerFrom(
       request,
       formatInQuery(request.url) || form.some(([name, value]) => name === "_format" && value !== ""),
     );
-    const body = () => build(contextFor(exchange, index, form));
+    const base = baseOf(exchange);
+    const body = () => build(contextFor(exchange, index, form, base));
     return dataResponse(exchange, snapshot, body, { family: "fhir", keep: keptAnswer(request, keep) });
   } catch (error) {
     if (!(error instanceof FhirError)) throw error;
