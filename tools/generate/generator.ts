@@ -5,12 +5,11 @@ import { markDatasetChanged } from "../../src/db/dataset-meta";
 import { storeBody } from "../../src/db/probe-bodies";
 import { canonicalUrl, entryId } from "../../src/model/identity";
 import type { Audience } from "../../src/model/types";
+import { SMART_CAPABILITIES, type SmartKind } from "../fhir/capability-documents";
 import {
   buildProfile,
   type CapabilityProfile,
-  SMART_CAPABILITIES,
   SMART_GRANT_TYPES,
-  type SmartKind,
   smartAccess,
   smartBody,
   type Version,

@@ -1,5 +1,6 @@
 import type { Audience } from "../../src/model/types";
-import type { ProfileSpec, SmartKind, Version } from "./capabilities";
+import type { SmartKind } from "../fhir/capability-documents";
+import type { ProfileSpec, Version } from "./capabilities";
 import type { Rng } from "./prng";
 
 export interface ListModel {
