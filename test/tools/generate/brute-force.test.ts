@@ -103,58 +103,33 @@ beforeAll(() => {
   db = openDatabase(path);
   const config = loadConfig({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" });
   app = createTestApp({ db, config });
+  /** A row as stored: the fields Row parses (JSON arrays as text, the verdict as its JSON object). */
+  type Stored = Omit<Row, "access" | "resources" | "smart" | "supports" | "ready" | "nameWords"> & {
+    access: string;
+    resources: string | null;
+    smart: number;
+    supports: string | null;
+    verdict: string | null;
+  };
   const raw = db.sqlite
     .prepare(
-      `SELECT e.id, e.vendor_id, v.name, e.organization_name, e.url, e.state, e.fhir_version, e.access, p.supported_resources, p.smart_body_id IS NOT NULL,
-         p.supports, p.verdict
+      `SELECT e.id, e.vendor_id AS vendorId, v.name AS vendorName, e.organization_name AS organizationName, e.url,
+         e.state, e.fhir_version AS fhirVersion, e.access, p.supported_resources AS resources,
+         p.smart_body_id IS NOT NULL AS smart, p.supports, p.verdict
        FROM entries e JOIN vendors v ON v.id = e.vendor_id LEFT JOIN probes p ON p.url = e.url
        WHERE e.status != 'removed'`,
     )
-    .values() as [
-    string,
-    string,
-    string,
-    string | null,
-    string,
-    string | null,
-    string,
-    string,
-    string | null,
-    number,
-    string | null,
-    string | null,
-  ][];
+    .all() as Stored[];
   sorted = raw
-    .map(
-      ([
-        id,
-        vendorId,
-        vendorName,
-        organizationName,
-        url,
-        state,
-        fhirVersion,
-        access,
-        resources,
-        smart,
-        supports,
-        verdict,
-      ]) => ({
-        id,
-        vendorId,
-        vendorName,
-        organizationName,
-        url,
-        state,
-        fhirVersion,
-        access: JSON.parse(access) as string[],
-        resources: new Set(resources === null ? [] : (JSON.parse(resources) as string[])),
-        smart: smart === 1,
-        supports: supports === null ? [] : (JSON.parse(supports) as string[]),
-        ready: verdict === null ? [] : readyKinds(JSON.parse(verdict) as Record<string, string>),
-        nameWords: organizationName === null ? [] : splitWords(organizationName),
-      }),
-    )
+    .map(({ access, resources, smart, supports, verdict, ...fields }) => ({
+      ...fields,
+      access: JSON.parse(access) as string[],
+      resources: new Set(resources === null ? [] : (JSON.parse(resources) as string[])),
+      smart: smart === 1,
+      supports: supports === null ? [] : (JSON.parse(supports) as string[]),
+      ready: verdict === null ? [] : readyKinds(JSON.parse(verdict) as Record<string, string>),
+      nameWords: fields.organizationName === null ? [] : splitWords(fields.organizationName),
+    }))
     .sort(order);
 });
 
