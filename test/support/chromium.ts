@@ -1,7 +1,7 @@
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BrowserContext, chromium } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
 
 /** Debian's Chromium, which CI installs. */
 const CHROMIUM = "/usr/bin/chromium";
@@ -37,4 +37,34 @@ export async function launchChromium(
     serviceWorkers: "block",
   });
   return { context, profileDir };
+}
+
+export interface OpenChromium {
+  context: BrowserContext;
+  page: Page;
+  /** Quits Chromium and deletes its profile. */
+  close(): Promise<void>;
+}
+
+/**
+ * Chromium as launchChromium starts it, with its first page, where every request to a host
+ * other than 127.0.0.1 is aborted: a page test never reaches the network.
+ */
+export async function openLoopbackChromium(
+  name: string,
+  viewport: { width: number; height: number },
+): Promise<OpenChromium> {
+  const { context, profileDir } = await launchChromium(name, viewport);
+  await context.route("**", (route) =>
+    new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : route.abort("blockedbyclient"),
+  );
+  const page = context.pages()[0] ?? (await context.newPage());
+  return {
+    context,
+    page,
+    close: async () => {
+      await context.close().catch(() => {});
+      rmSync(profileDir, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
-import type { BrowserContext, Page } from "playwright-core";
-import { chromiumRuns, launchChromium } from "../../support/chromium";
+import type { Page } from "playwright-core";
+import { chromiumRuns, type OpenChromium, openLoopbackChromium } from "../../support/chromium";
 import { ENTRIES, PROBES, R4_METADATA, VENDORS } from "../../support/fixture";
 import { seedDatabase } from "../../support/seed";
 import { type ServerProcess, startServer } from "../../support/server-process";
@@ -25,9 +24,8 @@ const READY_SMART = JSON.stringify({
 });
 
 let server: ServerProcess | undefined;
-let context: BrowserContext | undefined;
+let browser: OpenChromium | undefined;
 let page: Page | undefined;
-let profileDir: string | undefined;
 let base = "";
 const pageErrors: string[] = [];
 
@@ -64,18 +62,14 @@ beforeAll(async () => {
   db.sqlite.close();
   server = await startServer({ DATABASE_PATH: db.path, RATE_LIMIT_MAX: "0" });
   base = new URL(server.baseUrl).origin;
-  ({ context, profileDir } = await launchChromium("capabilities-page", { width: 1400, height: 900 }));
-  await context.route("**", (route) =>
-    new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : route.abort("blockedbyclient"),
-  );
-  page = context.pages()[0] ?? (await context.newPage());
+  browser = await openLoopbackChromium("capabilities-page", { width: 1400, height: 900 });
+  page = browser.page;
   page.on("pageerror", (error) => pageErrors.push(String(error)));
 }, 60_000);
 
 afterAll(async () => {
-  await context?.close().catch(() => {});
+  await browser?.close();
   await server?.stop();
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
 });
 
 async function open(path: string) {

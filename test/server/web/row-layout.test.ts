@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
-import { ARTIFACTS, chromiumRuns, launchChromium } from "../../support/chromium";
+import type { Page } from "playwright-core";
+import { ARTIFACTS, chromiumRuns, type OpenChromium, openLoopbackChromium } from "../../support/chromium";
 import { seedDatabase } from "../../support/seed";
 import { type ServerProcess, startServer } from "../../support/server-process";
 import { tempDbPath } from "../../support/temp-db";
@@ -37,8 +37,7 @@ function longestNational() {
 }
 
 let server: ServerProcess | undefined;
-let context: BrowserContext | undefined;
-let profileDir: string | undefined;
+let browser: OpenChromium | undefined;
 let page: Page | undefined;
 let longest: ReturnType<typeof longestNational>;
 
@@ -76,14 +75,13 @@ beforeAll(async () => {
   });
   db.sqlite.close();
   server = await startServer({ DATABASE_PATH: db.path, RATE_LIMIT_MAX: "0" });
-  ({ context, profileDir } = await launchChromium("row-layout", { width: 1280, height: 900 }));
-  page = context.pages()[0] ?? (await context.newPage());
+  browser = await openLoopbackChromium("row-layout", { width: 1280, height: 900 });
+  page = browser.page;
 }, 60_000);
 
 afterAll(async () => {
-  await context?.close().catch(() => {});
+  await browser?.close();
   await server?.stop();
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
 });
 
 interface Box {
