@@ -2,7 +2,7 @@
  * `bun run probe`: probes the endpoints that are due and stores the results as they arrive.
  * Ctrl-C stops cleanly (results so far are kept; a second Ctrl-C quits at once).
  */
-import { parseCli } from "../../cli/args";
+import { exitWhenDone, parseCli } from "../../cli/args";
 import { type Config, loadConfig } from "../../config";
 import { openDatabase } from "../../db/client";
 import { OUTAGE_EXIT_CODE, PROBE_CLI, type ProbeCliOptions, probeCliOptions } from "./cli-options";
@@ -81,7 +81,7 @@ export async function probeStep(
   return signal.aborted ? 130 : 0;
 }
 
-async function main() {
+async function main(): Promise<number> {
   const { values, check } = parseCli(PROBE_CLI);
   return probeStep(
     check(() => probeCliOptions(values)),
@@ -90,12 +90,4 @@ async function main() {
   );
 }
 
-if (import.meta.main) {
-  main().then(
-    (code) => process.exit(code),
-    (error) => {
-      process.stderr.write(`probe failed: ${(error as Error).stack ?? error}\n`);
-      process.exit(1);
-    },
-  );
-}
+if (import.meta.main) exitWhenDone("probe", main);

@@ -3,7 +3,7 @@
  * endpoints that are due. The probe runs even when a list failed; the exit status is then 1.
  * Options: those of `bun run probe` and --force (passed to ingest); `--help` lists them.
  */
-import { parseCli } from "../../cli/args";
+import { exitWhenDone, parseCli } from "../../cli/args";
 import { type Config, loadConfig } from "../../config";
 import { openDatabase } from "../../db/client";
 import { countEntries } from "../../db/describe";
@@ -92,12 +92,4 @@ async function prebuildIndex(databasePath: string, config: Config) {
   );
 }
 
-if (import.meta.main) {
-  main().then(
-    (code) => process.exit(code),
-    (error) => {
-      process.stderr.write(`refresh failed: ${(error as Error).stack ?? error}\n`);
-      process.exit(1);
-    },
-  );
-}
+if (import.meta.main) exitWhenDone("refresh", main);
