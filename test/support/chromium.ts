@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { type ServerProcess, startServer } from "./server-process";
 
 /** Debian's Chromium, which CI installs. */
 const CHROMIUM = "/usr/bin/chromium";
@@ -39,7 +40,7 @@ export async function launchChromium(
   return { context, profileDir };
 }
 
-export interface OpenChromium {
+interface OpenChromium {
   context: BrowserContext;
   page: Page;
   /** Quits Chromium and deletes its profile. */
@@ -50,10 +51,7 @@ export interface OpenChromium {
  * Chromium as launchChromium starts it, with its first page, where every request to a host
  * other than 127.0.0.1 is aborted: a page test never reaches the network.
  */
-export async function openLoopbackChromium(
-  name: string,
-  viewport: { width: number; height: number },
-): Promise<OpenChromium> {
+async function openLoopbackChromium(name: string, viewport: { width: number; height: number }): Promise<OpenChromium> {
   const { context, profileDir } = await launchChromium(name, viewport);
   await context.route("**", (route) =>
     new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : route.abort("blockedbyclient"),
@@ -65,6 +63,34 @@ export async function openLoopbackChromium(
     close: async () => {
       await context.close().catch(() => {});
       rmSync(profileDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface PageOnServer extends OpenChromium {
+  server: ServerProcess;
+  /** The server's origin, `http://127.0.0.1:<port>`. */
+  base: string;
+}
+
+/**
+ * A real server (`bun src/index.ts`, no rate limit) on the database at `databasePath`, and
+ * loopback-only Chromium (`name`, `viewport`) to open its pages; `close()` quits and stops both.
+ */
+export async function pageOnServer(
+  databasePath: string,
+  name: string,
+  viewport: { width: number; height: number },
+): Promise<PageOnServer> {
+  const server = await startServer({ DATABASE_PATH: databasePath, RATE_LIMIT_MAX: "0" });
+  const browser = await openLoopbackChromium(name, viewport);
+  return {
+    ...browser,
+    server,
+    base: new URL(server.baseUrl).origin,
+    close: async () => {
+      await browser.close();
+      await server.stop();
     },
   };
 }

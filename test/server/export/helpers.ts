@@ -2,14 +2,12 @@ import { afterAll, beforeAll } from "bun:test";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { generateDataset } from "../../../tools/generate/generator";
-import type { createTestApp } from "../../support/app";
 import { type ServerProcess, startServer } from "../../support/server-process";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
 
 type App = { handle(request: Request): Promise<Response> };
 
 export type { App };
-export type AppOf = ReturnType<typeof createTestApp>;
 
 export interface ListRecord {
   id: string;

@@ -9,16 +9,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { ARTIFACTS, chromiumRuns, type OpenChromium, openLoopbackChromium } from "../../support/chromium";
-import { type ServerProcess, startServer } from "../../support/server-process";
+import { ARTIFACTS, chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
 import { pageFixtureDb, settled } from "./page-fixture";
 
 const it = chromiumRuns ? test : test.skip;
 const AXE = readFileSync(Bun.resolveSync("axe-core/axe.min.js", import.meta.dir), "utf8");
 const WIDTHS = [390, 1280, 1920];
 
-let server: ServerProcess | undefined;
-let browser: OpenChromium | undefined;
+let live: PageOnServer | undefined;
 let page: Page | undefined;
 let base = "";
 
@@ -26,15 +24,13 @@ beforeAll(async () => {
   if (!chromiumRuns) return;
   const db = pageFixtureDb();
   db.sqlite.close();
-  server = await startServer({ DATABASE_PATH: db.path, RATE_LIMIT_MAX: "0" });
-  base = new URL(server.baseUrl).origin;
-  browser = await openLoopbackChromium("accessibility", { width: 1280, height: 900 });
-  page = browser.page;
+  live = await pageOnServer(db.path, "accessibility", { width: 1280, height: 900 });
+  page = live.page;
+  base = live.base;
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
+  await live?.close();
 });
 
 const current = () => {

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { chromiumRuns, type OpenChromium, openLoopbackChromium } from "../../support/chromium";
+import { chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
 import { ENTRIES, PROBES, R4_METADATA, VENDORS } from "../../support/fixture";
 import { seedDatabase } from "../../support/seed";
-import { type ServerProcess, startServer } from "../../support/server-process";
 import { tempDbPath } from "../../support/temp-db";
 
 /**
@@ -23,8 +22,7 @@ const READY_SMART = JSON.stringify({
   code_challenge_methods_supported: ["S256"],
 });
 
-let server: ServerProcess | undefined;
-let browser: OpenChromium | undefined;
+let live: PageOnServer | undefined;
 let page: Page | undefined;
 let base = "";
 const pageErrors: string[] = [];
@@ -60,16 +58,14 @@ beforeAll(async () => {
     at: "2026-11-21T09:00:00.000Z",
   });
   db.sqlite.close();
-  server = await startServer({ DATABASE_PATH: db.path, RATE_LIMIT_MAX: "0" });
-  base = new URL(server.baseUrl).origin;
-  browser = await openLoopbackChromium("capabilities-page", { width: 1400, height: 900 });
-  page = browser.page;
+  live = await pageOnServer(db.path, "capabilities-page", { width: 1400, height: 900 });
+  page = live.page;
+  base = live.base;
   page.on("pageerror", (error) => pageErrors.push(String(error)));
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
+  await live?.close();
 });
 
 async function open(path: string) {

@@ -2,8 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { buildNationalDatabase } from "../../../src/pipeline/national/build";
-import { chromiumRuns, type OpenChromium, openLoopbackChromium } from "../../support/chromium";
-import { type ServerProcess, startServer } from "../../support/server-process";
+import { chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
 
 /**
@@ -19,8 +18,7 @@ const CORRECTEK = "1e395fe0d519e6abacdab76534d8004bd393f35ad8e1c7038cb452c6a3775
 /** A Carepaths practice: its version comes only from the developer's certification. */
 const CAREPATHS = "5c1e6ac4461275248b8502d9a50219d9f1c13c36543301cfe9600a2c0cd1f9fc";
 
-let server: ServerProcess | undefined;
-let browser: OpenChromium | undefined;
+let live: PageOnServer | undefined;
 let page: Page | undefined;
 let base = "";
 
@@ -28,15 +26,13 @@ beforeAll(async () => {
   if (!chromiumRuns) return;
   const path = join(tempDir("national-page-"), "directory.sqlite");
   await buildNationalDatabase(path);
-  server = await startServer({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0" });
-  base = new URL(server.baseUrl).origin;
-  browser = await openLoopbackChromium("national-page", { width: 1400, height: 900 });
-  page = browser.page;
+  live = await pageOnServer(path, "national-page", { width: 1400, height: 900 });
+  page = live.page;
+  base = live.base;
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
+  await live?.close();
   removeTempDirs();
 });
 
