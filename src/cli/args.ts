@@ -95,3 +95,17 @@ export function wholeNumber(value: string | undefined, flag: string, min = 1): n
     throw new Error(`${flag} must be a whole number ≥ ${min}, got "${value}"`);
   return Number(value);
 }
+
+/**
+ * Runs a command's `main` and exits with the status it resolves to; an error thrown prints
+ * `<command> failed:` with its stack and exits 1.
+ */
+export function exitWhenDone(command: string, main: () => Promise<number>): void {
+  main().then(
+    (code) => process.exit(code),
+    (error) => {
+      process.stderr.write(`${command} failed: ${(error as Error).stack ?? error}\n`);
+      process.exit(1);
+    },
+  );
+}

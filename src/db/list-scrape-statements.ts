@@ -1,4 +1,5 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
+import { perConnection } from "./per-connection";
 import type { entries, entrySources, vendorLists, vendors } from "./schema";
 
 /**
@@ -41,96 +42,69 @@ export type ListedEntry = Pick<
 /** A stored entry as a list scrape compares it with the list. */
 export type StoredEntry = ListedEntry & Pick<Entry, "rowId" | "listAccess" | "status">;
 
-interface Prepared {
-  listOwner: Statement;
-  upsertVendor: Statement;
-  upsertList: Statement;
-  vendorEntries: Statement;
-  listSources: Statement;
-  otherListAudiences: Statement;
-  insertEntry: Statement;
-  updateServed: Statement;
-  updateHints: Statement;
-  markRemoved: Statement;
-  setListAccess: Statement;
-  setSource: Statement;
-  markLost: Statement;
-  recordListRead: Statement;
-  recordVendorScraped: Statement;
-  probedUrlsOfVendor: Statement;
-}
-
-const prepared = new WeakMap<Database, Prepared>();
-
-function statementsOf(sqlite: Database): Prepared {
-  let s = prepared.get(sqlite);
-  if (s) return s;
-  s = {
-    listOwner: sqlite.prepare("SELECT vendor_id FROM vendor_lists WHERE id = ?"),
-    upsertVendor: sqlite.prepare(
-      `INSERT INTO vendors (id, name, endpoint_list_url) VALUES (?1, ?2, ?3)
-       ON CONFLICT(id) DO UPDATE SET name = excluded.name, endpoint_list_url = excluded.endpoint_list_url
-       WHERE vendors.name IS NOT excluded.name OR vendors.endpoint_list_url IS NOT excluded.endpoint_list_url`,
-    ),
-    upsertList: sqlite.prepare(
-      `INSERT INTO vendor_lists (id, vendor_id, url, format, audience, fhir_version, published_url)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-       ON CONFLICT(id) DO UPDATE SET vendor_id = excluded.vendor_id, url = excluded.url, format = excluded.format,
-         audience = excluded.audience, fhir_version = excluded.fhir_version, published_url = excluded.published_url
-       WHERE vendor_lists.vendor_id IS NOT excluded.vendor_id OR vendor_lists.url IS NOT excluded.url
-         OR vendor_lists.format IS NOT excluded.format OR vendor_lists.audience IS NOT excluded.audience
-         OR vendor_lists.fhir_version IS NOT excluded.fhir_version
-         OR vendor_lists.published_url IS NOT excluded.published_url`,
-    ),
-    vendorEntries: sqlite.prepare(
-      `SELECT row_id AS rowId, id, url, organization_name AS organizationName, npi, tenant_id AS tenantId, city, state,
-         zip_code AS zipCode, list_fhir_version AS listFhirVersion, list_access AS listAccess, status,
-         version_evidence AS versionEvidence, state_evidence AS stateEvidence, url_evidence AS urlEvidence, unusable,
-         unusable_detail AS unusableDetail
-       FROM entries WHERE vendor_id = ?`,
-    ),
-    listSources: sqlite.prepare("SELECT entry_row_id AS entryRowId, present FROM entry_sources WHERE list_id = ?"),
-    otherListAudiences: sqlite.prepare(
-      `SELECT es.entry_row_id AS entryRowId, vl.audience FROM entry_sources es JOIN vendor_lists vl ON vl.id = es.list_id
-       WHERE es.present = 1 AND es.list_id != ?1 AND vl.vendor_id = ?2`,
-    ),
-    insertEntry: sqlite.prepare(
-      `INSERT INTO entries (id, vendor_id, url, organization_name, npi, tenant_id, city, state, zip_code,
-         list_fhir_version, list_access, fhir_version, access, status, last_updated,
-         version_evidence, state_evidence, url_evidence, unusable, first_seen, unusable_detail)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?11, 'listed', ?12, ?13, ?14, ?15, ?16, ?12, ?17)`,
-    ),
-    updateServed: sqlite.prepare(
-      `UPDATE entries SET organization_name = ?2, npi = ?3, tenant_id = ?4, city = ?5, state = ?6, zip_code = ?7,
-         list_fhir_version = ?8, list_access = ?9, status = ?10, last_updated = ?11,
-         version_evidence = ?12, state_evidence = ?13, url_evidence = ?14, unusable = ?15, unusable_detail = ?16
-       WHERE row_id = ?1`,
-    ),
-    updateHints: sqlite.prepare(
-      `UPDATE entries SET list_fhir_version = ?2, list_access = ?3, version_evidence = ?4, state_evidence = ?5,
-         url_evidence = ?6, unusable_detail = ?7 WHERE row_id = ?1`,
-    ),
-    markRemoved: sqlite.prepare("UPDATE entries SET status = 'removed', last_updated = ?2 WHERE row_id = ?1"),
-    setListAccess: sqlite.prepare("UPDATE entries SET list_access = ?2 WHERE row_id = ?1"),
-    setSource: sqlite.prepare(
-      `INSERT INTO entry_sources (entry_row_id, list_id, present) VALUES (?1, ?2, ?3)
-       ON CONFLICT(list_id, entry_row_id) DO UPDATE SET present = excluded.present`,
-    ),
-    markLost: sqlite.prepare(
-      `UPDATE entry_sources SET present = 0,
-         last_seen = (SELECT last_scraped_at FROM vendor_lists WHERE id = ?2) WHERE entry_row_id = ?1 AND list_id = ?2`,
-    ),
-    recordListRead: sqlite.prepare(
-      "UPDATE vendor_lists SET last_scraped_at = ?2, last_entry_count = ?3, read_from = ?4, sha256 = ?5 WHERE id = ?1",
-    ),
-    recordVendorScraped: sqlite.prepare("UPDATE vendors SET last_scraped_at = ?2 WHERE id = ?1"),
-    probedUrlsOfVendor: sqlite.prepare(
-      "SELECT DISTINCT p.url FROM probes p JOIN entries e ON e.url = p.url WHERE e.vendor_id = ?",
-    ),
-  };
-  prepared.set(sqlite, s);
-  return s;
-}
+const statementsOf = perConnection((sqlite) => ({
+  listOwner: sqlite.prepare("SELECT vendor_id FROM vendor_lists WHERE id = ?"),
+  upsertVendor: sqlite.prepare(
+    `INSERT INTO vendors (id, name, endpoint_list_url) VALUES (?1, ?2, ?3)
+     ON CONFLICT(id) DO UPDATE SET name = excluded.name, endpoint_list_url = excluded.endpoint_list_url
+     WHERE vendors.name IS NOT excluded.name OR vendors.endpoint_list_url IS NOT excluded.endpoint_list_url`,
+  ),
+  upsertList: sqlite.prepare(
+    `INSERT INTO vendor_lists (id, vendor_id, url, format, audience, fhir_version, published_url)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+     ON CONFLICT(id) DO UPDATE SET vendor_id = excluded.vendor_id, url = excluded.url, format = excluded.format,
+       audience = excluded.audience, fhir_version = excluded.fhir_version, published_url = excluded.published_url
+     WHERE vendor_lists.vendor_id IS NOT excluded.vendor_id OR vendor_lists.url IS NOT excluded.url
+       OR vendor_lists.format IS NOT excluded.format OR vendor_lists.audience IS NOT excluded.audience
+       OR vendor_lists.fhir_version IS NOT excluded.fhir_version
+       OR vendor_lists.published_url IS NOT excluded.published_url`,
+  ),
+  vendorEntries: sqlite.prepare(
+    `SELECT row_id AS rowId, id, url, organization_name AS organizationName, npi, tenant_id AS tenantId, city, state,
+       zip_code AS zipCode, list_fhir_version AS listFhirVersion, list_access AS listAccess, status,
+       version_evidence AS versionEvidence, state_evidence AS stateEvidence, url_evidence AS urlEvidence, unusable,
+       unusable_detail AS unusableDetail
+     FROM entries WHERE vendor_id = ?`,
+  ),
+  listSources: sqlite.prepare("SELECT entry_row_id AS entryRowId, present FROM entry_sources WHERE list_id = ?"),
+  otherListAudiences: sqlite.prepare(
+    `SELECT es.entry_row_id AS entryRowId, vl.audience FROM entry_sources es JOIN vendor_lists vl ON vl.id = es.list_id
+     WHERE es.present = 1 AND es.list_id != ?1 AND vl.vendor_id = ?2`,
+  ),
+  insertEntry: sqlite.prepare(
+    `INSERT INTO entries (id, vendor_id, url, organization_name, npi, tenant_id, city, state, zip_code,
+       list_fhir_version, list_access, fhir_version, access, status, last_updated,
+       version_evidence, state_evidence, url_evidence, unusable, first_seen, unusable_detail)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?11, 'listed', ?17, ?12, ?13, ?14, ?15, ?17, ?16)`,
+  ),
+  updateServed: sqlite.prepare(
+    `UPDATE entries SET organization_name = ?2, npi = ?3, tenant_id = ?4, city = ?5, state = ?6, zip_code = ?7,
+       list_fhir_version = ?8, list_access = ?9, version_evidence = ?10, state_evidence = ?11, url_evidence = ?12,
+       unusable = ?13, unusable_detail = ?14, status = ?15, last_updated = ?16
+     WHERE row_id = ?1`,
+  ),
+  updateHints: sqlite.prepare(
+    `UPDATE entries SET list_fhir_version = ?2, list_access = ?3, version_evidence = ?4, state_evidence = ?5,
+       url_evidence = ?6, unusable_detail = ?7 WHERE row_id = ?1`,
+  ),
+  markRemoved: sqlite.prepare("UPDATE entries SET status = 'removed', last_updated = ?2 WHERE row_id = ?1"),
+  setListAccess: sqlite.prepare("UPDATE entries SET list_access = ?2 WHERE row_id = ?1"),
+  setSource: sqlite.prepare(
+    `INSERT INTO entry_sources (entry_row_id, list_id, present) VALUES (?1, ?2, ?3)
+     ON CONFLICT(list_id, entry_row_id) DO UPDATE SET present = excluded.present`,
+  ),
+  markLost: sqlite.prepare(
+    `UPDATE entry_sources SET present = 0,
+       last_seen = (SELECT last_scraped_at FROM vendor_lists WHERE id = ?2) WHERE entry_row_id = ?1 AND list_id = ?2`,
+  ),
+  recordListRead: sqlite.prepare(
+    "UPDATE vendor_lists SET last_scraped_at = ?2, last_entry_count = ?3, read_from = ?4, sha256 = ?5 WHERE id = ?1",
+  ),
+  recordVendorScraped: sqlite.prepare("UPDATE vendors SET last_scraped_at = ?2 WHERE id = ?1"),
+  probedUrlsOfVendor: sqlite.prepare(
+    "SELECT DISTINCT p.url FROM probes p JOIN entries e ON e.url = p.url WHERE e.vendor_id = ?",
+  ),
+}));
 
 /** Inserts or renames a vendor; the number of rows changed (0 when nothing differed). */
 export function upsertVendor(sqlite: Database, vendor: VendorValues): number {
@@ -148,6 +122,25 @@ export function upsertList(sqlite: Database, vendorId: Vendor["id"], list: ListV
     list.fhirVersion,
     list.publishedUrl ?? null,
   ).changes;
+}
+
+/** What a list gives an entry, in the order insertEntry and updateServed bind it (?4–?16, ?2–?14). */
+function listedValues(entry: ListedEntry, listAccess: string) {
+  return [
+    entry.organizationName,
+    entry.npi,
+    entry.tenantId,
+    entry.city,
+    entry.state,
+    entry.zipCode,
+    entry.listFhirVersion,
+    listAccess,
+    entry.versionEvidence,
+    entry.stateEvidence,
+    entry.urlEvidence,
+    entry.unusable,
+    entry.unusableDetail,
+  ] as const;
 }
 
 /**
@@ -170,27 +163,7 @@ export function listScrapeStatements(sqlite: Database) {
       s.otherListAudiences.all(listId, vendorId) as (Pick<EntrySource, "entryRowId"> & Pick<VendorList, "audience">)[],
     /** A new entry, `listed`, its served values the list's hints; its row id. */
     insertEntry: (vendorId: Vendor["id"], entry: ListedEntry, listAccess: string, now: string): number =>
-      Number(
-        s.insertEntry.run(
-          entry.id,
-          vendorId,
-          entry.url,
-          entry.organizationName,
-          entry.npi,
-          entry.tenantId,
-          entry.city,
-          entry.state,
-          entry.zipCode,
-          entry.listFhirVersion,
-          listAccess,
-          now,
-          entry.versionEvidence,
-          entry.stateEvidence,
-          entry.urlEvidence,
-          entry.unusable,
-          entry.unusableDetail,
-        ).lastInsertRowid,
-      ),
+      Number(s.insertEntry.run(entry.id, vendorId, entry.url, ...listedValues(entry, listAccess), now).lastInsertRowid),
     /** A served field changed: every field the list gives, the status, and `last_updated`. */
     updateServed: (
       rowId: Entry["rowId"],
@@ -199,24 +172,7 @@ export function listScrapeStatements(sqlite: Database) {
       status: Entry["status"],
       now: string,
     ): void => {
-      s.updateServed.run(
-        rowId,
-        entry.organizationName,
-        entry.npi,
-        entry.tenantId,
-        entry.city,
-        entry.state,
-        entry.zipCode,
-        entry.listFhirVersion,
-        listAccess,
-        status,
-        now,
-        entry.versionEvidence,
-        entry.stateEvidence,
-        entry.urlEvidence,
-        entry.unusable,
-        entry.unusableDetail,
-      );
+      s.updateServed.run(rowId, ...listedValues(entry, listAccess), status, now);
     },
     /** Only the list's hints and the evidence changed: `last_updated` stays. */
     updateHints: (rowId: Entry["rowId"], entry: ListedEntry, listAccess: string): void => {

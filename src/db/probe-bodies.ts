@@ -1,4 +1,5 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
+import { perConnection } from "./per-connection";
 
 /**
  * The raw bodies probes keep (CapabilityStatements, SMART configurations), each distinct body
@@ -12,30 +13,15 @@ function bodySha256(body: string | Uint8Array): string {
   return new Bun.CryptoHasher("sha256").update(body).digest("hex");
 }
 
-interface Statements {
-  find: Statement;
-  insert: Statement;
-  prune: Statement;
-}
-
-const statements = new WeakMap<Database, Statements>();
-
-function prepared(sqlite: Database): Statements {
-  let s = statements.get(sqlite);
-  if (!s) {
-    s = {
-      find: sqlite.prepare("SELECT id FROM probe_bodies WHERE sha256 = ?"),
-      insert: sqlite.prepare("INSERT INTO probe_bodies (sha256, body) VALUES (?, ?)"),
-      prune: sqlite.prepare(
-        `DELETE FROM probe_bodies WHERE id = ?1
-           AND NOT EXISTS (SELECT 1 FROM probes WHERE metadata_body_id = ?1)
-           AND NOT EXISTS (SELECT 1 FROM probes WHERE smart_body_id = ?1)`,
-      ),
-    };
-    statements.set(sqlite, s);
-  }
-  return s;
-}
+const prepared = perConnection((sqlite) => ({
+  find: sqlite.prepare("SELECT id FROM probe_bodies WHERE sha256 = ?"),
+  insert: sqlite.prepare("INSERT INTO probe_bodies (sha256, body) VALUES (?, ?)"),
+  prune: sqlite.prepare(
+    `DELETE FROM probe_bodies WHERE id = ?1
+       AND NOT EXISTS (SELECT 1 FROM probes WHERE metadata_body_id = ?1)
+       AND NOT EXISTS (SELECT 1 FROM probes WHERE smart_body_id = ?1)`,
+  ),
+}));
 
 /** The id of `body` in probe_bodies, stored first when new. Call inside the caller's write transaction. */
 export function storeBody(sqlite: Database, body: string): number {

@@ -1,4 +1,5 @@
-import type { Database, Statement } from "bun:sqlite";
+import type { Statement } from "bun:sqlite";
+import { perConnection } from "./per-connection";
 import type { probes } from "./schema";
 
 /** A probes row as the probe writes it (the schema's columns, JSON arrays as text). */
@@ -42,29 +43,22 @@ export interface ProbeWrites {
   bodiesOf(url: string): [metadataBodyId: number | null, smartBodyId: number | null] | undefined;
 }
 
-const writes = new WeakMap<Database, ProbeWrites>();
-
-export function probeWrites(sqlite: Database): ProbeWrites {
-  let w = writes.get(sqlite);
-  if (!w) {
-    const upsert: Statement = sqlite.prepare(
-      `INSERT INTO probes (${COLUMNS.map(([column]) => column).join(", ")})
-       VALUES (${COLUMNS.map(([, field]) => `$${field}`).join(", ")})
-       ON CONFLICT(url) DO UPDATE SET ${COLUMNS.slice(1)
-         .map(([column]) => `${column} = excluded.${column}`)
-         .join(", ")}`,
-    );
-    // `removed` entries keep their status; lastUpdated moves only with a change.
-    const setStatus = sqlite.prepare(
-      "UPDATE entries SET status = ?1, last_updated = ?2 WHERE url = ?3 AND status != 'removed' AND status != ?1",
-    );
-    const bodies = sqlite.prepare("SELECT metadata_body_id, smart_body_id FROM probes WHERE url = ?");
-    w = {
-      upsert: (row) => void upsert.run(row as unknown as Record<string, string | number | boolean | null>),
-      setEntryStatus: (url, status, at) => setStatus.run(status, at, url).changes,
-      bodiesOf: (url) => bodies.values(url)[0] as [number | null, number | null] | undefined,
-    };
-    writes.set(sqlite, w);
-  }
-  return w;
-}
+export const probeWrites = perConnection((sqlite): ProbeWrites => {
+  const upsert: Statement = sqlite.prepare(
+    `INSERT INTO probes (${COLUMNS.map(([column]) => column).join(", ")})
+     VALUES (${COLUMNS.map(([, field]) => `$${field}`).join(", ")})
+     ON CONFLICT(url) DO UPDATE SET ${COLUMNS.slice(1)
+       .map(([column]) => `${column} = excluded.${column}`)
+       .join(", ")}`,
+  );
+  // `removed` entries keep their status; lastUpdated moves only with a change.
+  const setStatus = sqlite.prepare(
+    "UPDATE entries SET status = ?1, last_updated = ?2 WHERE url = ?3 AND status != 'removed' AND status != ?1",
+  );
+  const bodies = sqlite.prepare("SELECT metadata_body_id, smart_body_id FROM probes WHERE url = ?");
+  return {
+    upsert: (row) => void upsert.run(row as unknown as Record<string, string | number | boolean | null>),
+    setEntryStatus: (url, status, at) => setStatus.run(status, at, url).changes,
+    bodiesOf: (url) => bodies.values(url)[0] as [number | null, number | null] | undefined,
+  };
+});

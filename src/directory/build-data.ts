@@ -9,7 +9,7 @@ import { FHIR_VERSIONS, type FhirVersion } from "../model/types";
 import { buildAvailabilityData } from "./availability-data";
 import { type Bitset, createBitset, setBit } from "./bitset";
 import { computeCapabilityStats } from "./capability-stats";
-import type { DirectoryData, EntryColumns, Facet, StringTable } from "./directory-data";
+import { type DirectoryData, type EntryColumns, type Facet, STRING_TABLES, type StringTable } from "./directory-data";
 import { buildIdIndex, compareIds } from "./id-lookup";
 import { lowerBound } from "./lower-bound";
 import { words } from "./text";
@@ -99,21 +99,9 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
   const vendorNames = new Map(vendorNameRows(sqlite));
   const probes = readProbeFacts(sqlite);
   const size = countEntries(sqlite);
+  // Every string table but the name words, which are built from the names afterwards.
   const tables = Object.fromEntries(
-    (
-      [
-        "urls",
-        "vendorIds",
-        "organizationNames",
-        "tenantIds",
-        "cities",
-        "states",
-        "zipCodes",
-        "lastUpdated",
-        "fhirVersions",
-        "statuses",
-      ] as const
-    ).map((name) => [name, new Interner()]),
+    STRING_TABLES.filter((name) => name !== "nameWords").map((name) => [name, new Interner()]),
   ) as Record<Exclude<StringTable, "nameWords">, Interner>;
 
   const raw = emptyColumns(size);

@@ -12,10 +12,10 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
 import { createTestApp } from "../support/app";
+import { finished, killOnceStored, spawnScript } from "../support/run-script";
 import { seedDatabase } from "../support/seed";
 import { slowFhirServers } from "./probe/helpers";
 
-const ROOT = join(import.meta.dir, "..", "..");
 const dirs: string[] = [];
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -27,21 +27,9 @@ function tempDir(): string {
   return dir;
 }
 
-function spawnCli(script: string, args: string[], env: Record<string, string>) {
-  return Bun.spawn([process.execPath, join(ROOT, script), ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-}
-
-async function finish(proc: ReturnType<typeof spawnCli>) {
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ]);
+/** The exit code and everything the script wrote, once it has exited. */
+async function finish(proc: ReturnType<typeof spawnScript>) {
+  const { code, stdout, stderr } = await finished(proc);
   return { code, output: stdout + stderr };
 }
 
@@ -106,7 +94,7 @@ describe("kill -9 during an ingest", () => {
     const dbPath = join(dir, "directory.sqlite");
     const env = { DATABASE_PATH: dbPath };
     const ingest = (file: string) =>
-      spawnCli(
+      spawnScript(
         "src/pipeline/ingest/cli.ts",
         ["--vendor", "meditech", "--file", file, "--list", "meditech-endpoints"],
         env,
@@ -201,25 +189,10 @@ describe("kill -9 during a probe run", () => {
     }));
     seedDatabase(dbPath, { vendors: [{ id: "epic", name: "Epic Systems" }], entries }).sqlite.close();
     const env = { DATABASE_PATH: dbPath, ALLOW_PRIVATE_NETWORK: "true" };
-    const probe = () => spawnCli("src/pipeline/probe/cli.ts", ["--concurrency", "16", "--timeout", "5s"], env);
+    const probe = () => spawnScript("src/pipeline/probe/cli.ts", ["--concurrency", "16", "--timeout", "5s"], env);
 
     const child = probe();
-    const reader = new Database(dbPath, { readonly: true });
-    let stored = 0;
-    const deadline = performance.now() + 30_000;
-    while (performance.now() < deadline && child.exitCode === null) {
-      try {
-        stored = (reader.prepare("SELECT COUNT(*) AS n FROM probes").get() as { n: number }).n;
-      } catch {
-        // busy: try again
-      }
-      if (stored >= 60) {
-        child.kill("SIGKILL");
-        break;
-      }
-      await Bun.sleep(5);
-    }
-    reader.close();
+    await killOnceStored(child, dbPath, "probes", 60);
     await finish(child);
     expect(child.signalCode).toBe("SIGKILL");
 

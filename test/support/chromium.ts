@@ -1,7 +1,8 @@
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BrowserContext, chromium } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { type ServerProcess, startServer } from "./server-process";
 
 /** Debian's Chromium, which CI installs. */
 const CHROMIUM = "/usr/bin/chromium";
@@ -37,4 +38,59 @@ export async function launchChromium(
     serviceWorkers: "block",
   });
   return { context, profileDir };
+}
+
+interface OpenChromium {
+  context: BrowserContext;
+  page: Page;
+  /** Quits Chromium and deletes its profile. */
+  close(): Promise<void>;
+}
+
+/**
+ * Chromium as launchChromium starts it, with its first page, where every request to a host
+ * other than 127.0.0.1 is aborted: a page test never reaches the network.
+ */
+async function openLoopbackChromium(name: string, viewport: { width: number; height: number }): Promise<OpenChromium> {
+  const { context, profileDir } = await launchChromium(name, viewport);
+  await context.route("**", (route) =>
+    new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : route.abort("blockedbyclient"),
+  );
+  const page = context.pages()[0] ?? (await context.newPage());
+  return {
+    context,
+    page,
+    close: async () => {
+      await context.close().catch(() => {});
+      rmSync(profileDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface PageOnServer extends OpenChromium {
+  server: ServerProcess;
+  /** The server's origin, `http://127.0.0.1:<port>`. */
+  base: string;
+}
+
+/**
+ * A real server (`bun src/index.ts`, no rate limit) on the database at `databasePath`, and
+ * loopback-only Chromium (`name`, `viewport`) to open its pages; `close()` quits and stops both.
+ */
+export async function pageOnServer(
+  databasePath: string,
+  name: string,
+  viewport: { width: number; height: number },
+): Promise<PageOnServer> {
+  const server = await startServer({ DATABASE_PATH: databasePath, RATE_LIMIT_MAX: "0" });
+  const browser = await openLoopbackChromium(name, viewport);
+  return {
+    ...browser,
+    server,
+    base: new URL(server.baseUrl).origin,
+    close: async () => {
+      await browser.close();
+      await server.stop();
+    },
+  };
 }

@@ -3,31 +3,18 @@ import { readDatasetVersion } from "../../src/db/dataset-meta";
 import { entryId } from "../../src/model/identity";
 import type { ProbeResult } from "../../src/model/probe";
 import { ingestContent, syncVendorRegistry } from "../../src/pipeline/ingest";
-import type { VendorDefinition } from "../../src/pipeline/ingest/types";
 import { bareSummary } from "../pipeline/probe/helpers";
+import { acmeRegistry } from "./acme";
 
 /**
  * Two scrapes of one developer's list, through the real ingest code: the first has Alpha, Beta,
  * Gamma and Delta; the second loses Gamma, moves Beta from Raleigh, NC to Dallas, TX, and adds
  * Epsilon. The change feed's and FHIR `_lastUpdated`'s tests read what they changed.
  */
-const REGISTRY: VendorDefinition[] = [
-  {
-    id: "acme",
-    name: "Acme EHR",
-    endpointListUrl: "https://acme.example/developers/endpoints",
-    defaultFhirVersion: "R4",
-    lists: [
-      {
-        id: "acme-list",
-        url: "https://acme.example/developers/endpoints.json",
-        format: "lantern-json",
-        audience: null,
-        fhirVersion: null,
-      },
-    ],
-  },
-];
+const REGISTRY = acmeRegistry(
+  [{ id: "acme-list", url: "https://acme.example/developers/endpoints.json", format: "lantern-json" }],
+  { defaultFhirVersion: "R4" },
+);
 
 const item = (key: string, OrganizationName: string, OrganizationZipCode: string) => ({
   URL: `https://fhir.acme.example/r4/${key}`,

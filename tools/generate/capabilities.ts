@@ -1,3 +1,12 @@
+import {
+  ARGONAUT,
+  capabilityStatement,
+  SMART_CAPABILITIES,
+  type SmartKind,
+  STU3_CORE,
+  smartConfiguration,
+  US_CORE_3_1_1,
+} from "../fhir/capability-documents";
 import { Rng } from "./prng";
 
 export type Version = "DSTU2" | "STU3" | "R4" | "R4B" | "R5";
@@ -152,77 +161,16 @@ const R4_RESOURCE_TYPES = [
   "VisionPrescription",
 ] as const;
 
-/** US Core (R4 and later). */
+/** US Core (R4 and later): 3.1.1's types and those later releases profile, with Binary for documents. */
 const US_CORE = [
-  "AllergyIntolerance",
+  ...US_CORE_3_1_1,
   "Binary",
-  "CarePlan",
-  "CareTeam",
-  "Condition",
   "Coverage",
-  "Device",
-  "DiagnosticReport",
-  "DocumentReference",
-  "Encounter",
-  "Goal",
-  "Immunization",
-  "Location",
-  "Medication",
   "MedicationDispense",
-  "MedicationRequest",
-  "Observation",
-  "Organization",
-  "Patient",
-  "Practitioner",
-  "PractitionerRole",
-  "Procedure",
-  "Provenance",
   "QuestionnaireResponse",
   "RelatedPerson",
   "ServiceRequest",
   "Specimen",
-];
-/** Argonaut Data Query (DSTU2). */
-const ARGONAUT = [
-  "AllergyIntolerance",
-  "Binary",
-  "CarePlan",
-  "Condition",
-  "Device",
-  "DiagnosticReport",
-  "DocumentReference",
-  "Encounter",
-  "Goal",
-  "Immunization",
-  "Medication",
-  "MedicationOrder",
-  "MedicationStatement",
-  "Observation",
-  "Patient",
-  "Practitioner",
-  "Procedure",
-];
-const STU3_CORE = [
-  "AllergyIntolerance",
-  "Binary",
-  "CarePlan",
-  "CareTeam",
-  "Condition",
-  "Device",
-  "DiagnosticReport",
-  "DocumentReference",
-  "Encounter",
-  "Goal",
-  "Immunization",
-  "Location",
-  "Medication",
-  "MedicationRequest",
-  "MedicationStatement",
-  "Observation",
-  "Organization",
-  "Patient",
-  "Practitioner",
-  "Procedure",
 ];
 
 const FHIR_VERSION_STRINGS: Record<Version, string> = {
@@ -231,19 +179,6 @@ const FHIR_VERSION_STRINGS: Record<Version, string> = {
   R4: "4.0.1",
   R4B: "4.3.0",
   R5: "5.0.0",
-};
-
-const SEARCH_PARAMS: Record<string, string[]> = {
-  Patient: ["_id", "identifier", "family", "given", "birthdate", "gender", "name"],
-  Observation: ["patient", "category", "code", "date", "_lastUpdated"],
-  Condition: ["patient", "category", "clinical-status", "onset-date"],
-  Encounter: ["patient", "date", "_id"],
-  MedicationRequest: ["patient", "intent", "status"],
-  DocumentReference: ["patient", "category", "type", "date"],
-  Procedure: ["patient", "date"],
-  Immunization: ["patient", "date"],
-  AllergyIntolerance: ["patient", "clinical-status"],
-  DiagnosticReport: ["patient", "category", "code", "date"],
 };
 
 interface ResourceVariant {
@@ -271,7 +206,7 @@ export interface ProfileSpec {
   dropCore: number;
 }
 
-function coreFor(version: Version): string[] {
+function coreFor(version: Version): readonly string[] {
   if (version === "DSTU2") return ARGONAUT;
   if (version === "STU3") return STU3_CORE;
   return US_CORE;
@@ -292,73 +227,6 @@ function declarations(spec: ProfileSpec, variant: number) {
         groupExport: true,
       }
     : { instantiates: [usCore], groupExport: false };
-}
-
-function capabilityStatement(
-  publisher: string,
-  spec: ProfileSpec,
-  resources: string[],
-  oauthHost: string,
-  variant: number,
-): string {
-  const { instantiates, groupExport } = declarations(spec, variant);
-  const resource = resources.map((type) => {
-    const interaction = [{ code: "read" }, { code: "search-type" }];
-    if (type === "Patient" || type === "Observation") interaction.push({ code: "vread" });
-    const params = SEARCH_PARAMS[type];
-    const operation =
-      groupExport && type === "Group"
-        ? [{ name: "export", definition: "http://hl7.org/fhir/uv/bulkdata/OperationDefinition/group-export" }]
-        : undefined;
-    return params
-      ? {
-          type,
-          interaction,
-          searchParam: params.map((name) => ({
-            name,
-            type: name.includes("date") || name === "birthdate" ? "date" : "token",
-          })),
-          operation,
-        }
-      : { type, interaction, operation };
-  });
-  const doc = {
-    resourceType: spec.version === "DSTU2" ? "Conformance" : "CapabilityStatement",
-    status: "active",
-    date: "2025-09-15T00:00:00Z",
-    publisher,
-    kind: "instance",
-    instantiates,
-    software: { name: spec.softwareName, version: spec.softwareVersion },
-    implementation: { description: `${publisher} FHIR API` },
-    fhirVersion: FHIR_VERSION_STRINGS[spec.version],
-    format: ["json", "xml"],
-    rest: [
-      {
-        mode: "server",
-        security: {
-          extension: [
-            {
-              url: "http://fhir-registry.smarthealthit.org/StructureDefinition/oauth-uris",
-              extension: [
-                { url: "authorize", valueUri: `https://${oauthHost}/oauth2/authorize` },
-                { url: "token", valueUri: `https://${oauthHost}/oauth2/token` },
-              ],
-            },
-          ],
-          service: [
-            {
-              coding: [
-                { system: "http://terminology.hl7.org/CodeSystem/restful-security-service", code: "SMART-on-FHIR" },
-              ],
-            },
-          ],
-        },
-        resource,
-      },
-    ],
-  };
-  return JSON.stringify(doc);
 }
 
 /**
@@ -385,7 +253,17 @@ export function buildProfile(
     for (const type of rng.sample(others, extra)) set.add(type);
     if (declarations(spec, v).groupExport) set.add("Group");
     const resources = [...set].sort();
-    variants.push({ resources, body: capabilityStatement(publisher, spec, resources, oauthHost, v) });
+    const statement = capabilityStatement({
+      fhirVersion: FHIR_VERSION_STRINGS[spec.version],
+      publisher,
+      software: { name: spec.softwareName, version: spec.softwareVersion },
+      date: "2025-09-15T00:00:00Z",
+      description: `${publisher} FHIR API`,
+      resources,
+      ...declarations(spec, v),
+      oauthHost,
+    });
+    variants.push({ resources, body: JSON.stringify(statement) });
   }
   return {
     key: `${vendorId}:${spec.version}`,
@@ -395,45 +273,6 @@ export function buildProfile(
     variants,
   };
 }
-
-export type SmartKind = "patient" | "provider" | "both" | "backend";
-
-export const SMART_CAPABILITIES: Record<SmartKind, string[]> = {
-  patient: [
-    "launch-standalone",
-    "client-public",
-    "client-confidential-symmetric",
-    "context-standalone-patient",
-    "permission-patient",
-    "permission-offline",
-    "sso-openid-connect",
-  ],
-  provider: [
-    "launch-ehr",
-    "client-confidential-symmetric",
-    "context-ehr-patient",
-    "context-ehr-encounter",
-    "permission-user",
-    "permission-offline",
-    "sso-openid-connect",
-  ],
-  both: [
-    "launch-ehr",
-    "launch-standalone",
-    "client-public",
-    "client-confidential-symmetric",
-    "context-ehr-patient",
-    "context-ehr-encounter",
-    "context-standalone-patient",
-    "permission-patient",
-    "permission-user",
-    "permission-offline",
-    "permission-v2",
-    "sso-openid-connect",
-  ],
-  /** Backend services only: a SMART configuration whose capabilities name no audience. */
-  backend: ["client-confidential-asymmetric"],
-};
 
 export const SMART_GRANT_TYPES: Record<SmartKind, string[]> = {
   patient: ["authorization_code", "refresh_token"],
@@ -450,26 +289,21 @@ export function smartAccess(kind: SmartKind): string | null {
 
 /** A SMART configuration: one per vendor and kind, its endpoints on the vendor's authorization host. */
 export function smartBody(kind: SmartKind, oauthHost: string): string {
-  return JSON.stringify({
-    issuer: `https://${oauthHost}`,
-    jwks_uri: `https://${oauthHost}/oauth2/jwks`,
-    authorization_endpoint: `https://${oauthHost}/oauth2/authorize`,
-    token_endpoint: `https://${oauthHost}/oauth2/token`,
-    token_endpoint_auth_methods_supported:
-      kind === "backend" ? ["private_key_jwt"] : ["client_secret_basic", "private_key_jwt"],
-    grant_types_supported: SMART_GRANT_TYPES[kind],
-    scopes_supported: [
-      "openid",
-      "fhirUser",
-      "launch",
-      "launch/patient",
-      "offline_access",
-      "patient/*.read",
-      "user/*.read",
-      "system/*.read",
-    ],
-    response_types_supported: ["code"],
-    capabilities: SMART_CAPABILITIES[kind],
-    code_challenge_methods_supported: ["S256"],
-  });
+  return JSON.stringify(
+    smartConfiguration({
+      issuer: `https://${oauthHost}`,
+      capabilities: SMART_CAPABILITIES[kind],
+      grantTypes: SMART_GRANT_TYPES[kind],
+      scopes: [
+        "openid",
+        "fhirUser",
+        "launch",
+        "launch/patient",
+        "offline_access",
+        "patient/*.read",
+        "user/*.read",
+        "system/*.read",
+      ],
+    }),
+  );
 }

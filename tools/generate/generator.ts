@@ -5,12 +5,11 @@ import { markDatasetChanged } from "../../src/db/dataset-meta";
 import { storeBody } from "../../src/db/probe-bodies";
 import { canonicalUrl, entryId } from "../../src/model/identity";
 import type { Audience } from "../../src/model/types";
+import { SMART_CAPABILITIES, type SmartKind } from "../fhir/capability-documents";
 import {
   buildProfile,
   type CapabilityProfile,
-  SMART_CAPABILITIES,
   SMART_GRANT_TYPES,
-  type SmartKind,
   smartAccess,
   smartBody,
   type Version,
@@ -170,15 +169,6 @@ function audiencesOf(model: VendorModel, version: Version): Audience[] {
   return [...new Set(audiences)];
 }
 
-function pickVersion(rng: Rng, versions: [Version, number][]): Version {
-  let r = rng.next() * versions.reduce((sum, [, w]) => sum + w, 0);
-  for (const [version, w] of versions) {
-    r -= w;
-    if (r < 0) return version;
-  }
-  return versions[versions.length - 1]![0];
-}
-
 function urlFacts(seed: number, plan: VendorPlan, index: number, takenUrls: Set<string>): UrlFacts {
   const cached = plan.urls[index];
   if (cached) return cached;
@@ -194,7 +184,7 @@ function urlFacts(seed: number, plan: VendorPlan, index: number, takenUrls: Set<
     version = shared.version;
     primaryAudience = null;
   } else {
-    version = pickVersion(rng, model.versions);
+    version = rng.weighted(model.versions);
     const audiences = audiencesOf(model, version);
     primaryAudience =
       audiences.length === 0

@@ -44,6 +44,16 @@ export class Rng {
     return items[this.int(items.length)]!;
   }
 
+  /** One of a few choices by relative weight (a linear scan: for long lists, WeightedPicker). */
+  weighted<T>(choices: readonly (readonly [T, number])[]): T {
+    let r = this.next() * choices.reduce((sum, [, w]) => sum + w, 0);
+    for (const [choice, w] of choices) {
+      r -= w;
+      if (r < 0) return choice;
+    }
+    return choices[choices.length - 1]![0];
+  }
+
   shuffle<T>(items: readonly T[]): T[] {
     const out = [...items];
     for (let i = out.length - 1; i > 0; i--) {

@@ -1,5 +1,6 @@
 import type { Audience } from "../../src/model/types";
-import type { ProfileSpec, SmartKind, Version } from "./capabilities";
+import type { SmartKind } from "../fhir/capability-documents";
+import type { ProfileSpec, Version } from "./capabilities";
 import type { Rng } from "./prng";
 
 export interface ListModel {
@@ -15,6 +16,12 @@ interface UrlShape {
   url: string;
   tenantId: string | null;
 }
+
+type UrlModel =
+  | { kind: "pool"; entriesPerUrl: number; make: (rng: Rng, version: Version, audience: Audience | null) => UrlShape }
+  | { kind: "shared"; urls: { url: string; version: Version; weight: number }[] };
+
+type SmartModel = (rng: Rng, audience: Audience | null) => SmartKind;
 
 /**
  * Vendor ids, names and list ids follow the project's registry (`db/vendors.json`) where the
@@ -38,15 +45,13 @@ export interface VendorModel {
    * Either a pool of per-tenant URLs (`entriesPerUrl` on average, skewed so the first URLs
    * carry hundreds or thousands of entries) or a fixed set of URLs every practice shares.
    */
-  urls:
-    | { kind: "pool"; entriesPerUrl: number; make: (rng: Rng, version: Version, audience: Audience | null) => UrlShape }
-    | { kind: "shared"; urls: { url: string; version: Version; weight: number }[] };
+  urls: UrlModel;
   /** Chance that a URL carrying both audiences is listed in the patient and the provider list. */
   bothListsChance: number;
   npiRate: number;
   /** Share of entries named like health systems and hospitals rather than practices. */
   systemNameShare: number;
-  smart: (rng: Rng, audience: Audience | null) => SmartKind;
+  smart: SmartModel;
 }
 
 const slugWords = [
@@ -71,65 +76,89 @@ function slug(rng: Rng): string {
 function upperCode(rng: Rng, n: number): string {
   return rng.chars("ABCDEFGHIJKLMNOPQRSTUVWXYZ", n);
 }
-function pickSmart(rng: Rng, weights: [SmartKind, number][]): SmartKind {
-  let r = rng.next() * weights.reduce((sum, [, w]) => sum + w, 0);
-  for (const [kind, w] of weights) {
-    r -= w;
-    if (r < 0) return kind;
-  }
-  return weights[weights.length - 1]![0];
-}
-function byAudience(audience: Audience | null, rng: Rng): SmartKind {
-  if (audience === "patient")
-    return pickSmart(rng, [
-      ["patient", 0.7],
-      ["both", 0.28],
-      ["backend", 0.02],
-    ]);
-  if (audience === "provider")
-    return pickSmart(rng, [
-      ["provider", 0.75],
-      ["both", 0.23],
-      ["backend", 0.02],
-    ]);
-  return pickSmart(rng, [
+const uuid = (rng: Rng) => rng.uuid();
+const digits = (n: number) => (rng: Rng) => rng.digits(n);
+
+/** SMART flavours drawn by weight, whatever the list's audience. */
+const weighted =
+  (...weights: [SmartKind, number][]): SmartModel =>
+  (rng) =>
+    rng.weighted(weights);
+const always =
+  (kind: SmartKind): SmartModel =>
+  () =>
+    kind;
+const SMART_BY_AUDIENCE: Record<Audience | "none", [SmartKind, number][]> = {
+  patient: [
+    ["patient", 0.7],
+    ["both", 0.28],
+    ["backend", 0.02],
+  ],
+  provider: [
+    ["provider", 0.75],
+    ["both", 0.23],
+    ["backend", 0.02],
+  ],
+  none: [
     ["both", 0.5],
     ["patient", 0.3],
     ["provider", 0.15],
     ["backend", 0.05],
-  ]);
-}
+  ],
+};
+/** SMART flavours that follow the audience of the URL's list. */
+const byListAudience: SmartModel = (rng, audience) => rng.weighted(SMART_BY_AUDIENCE[audience ?? "none"]);
+/** The flavours of a list for no audience in particular, whatever the URL's list says. */
+const mixedAudience: SmartModel = (rng) => rng.weighted(SMART_BY_AUDIENCE.none);
+
 const versionPath: Record<Version, string> = { DSTU2: "DSTU2", STU3: "STU3", R4: "R4", R4B: "R4B", R5: "R5" };
 
-export const VENDORS: VendorModel[] = [
+/** A published list; most are FHIR Bundles for no single audience. */
+function list(
+  suffix: string,
+  url: string,
   {
+    version = null,
+    audience = null,
+    format = "fhir-bundle",
+  }: Partial<{ version: Version | null; audience: Audience | null; format: string }> = {},
+): ListModel {
+  return { suffix, url, format, audience, fhirVersion: version };
+}
+/** Per-tenant URLs: `tenant` draws the tenant id, `url` writes it into the URL. */
+function tenantPool(
+  entriesPerUrl: number,
+  tenant: (rng: Rng) => string,
+  url: (tenant: string, version: Version, audience: Audience | null) => string,
+): UrlModel {
+  return {
+    kind: "pool",
+    entriesPerUrl,
+    make: (rng, version, audience) => {
+      const tenantId = tenant(rng);
+      return { url: url(tenantId, version, audience), tenantId };
+    },
+  };
+}
+/** Per-customer hosts or paths that name no tenant id. */
+function hostPool(entriesPerUrl: number, url: (rng: Rng, version: Version) => string): UrlModel {
+  return { kind: "pool", entriesPerUrl, make: (rng, version) => ({ url: url(rng, version), tenantId: null }) };
+}
+
+type VendorSpec = Omit<VendorModel, "bothListsChance"> & Partial<Pick<VendorModel, "bothListsChance">>;
+const vendor = (spec: VendorSpec): VendorModel => ({ bothListsChance: 0, ...spec });
+
+export const VENDORS: VendorModel[] = [
+  vendor({
     id: "epic",
     name: "Epic Systems",
     share: 0.27,
     endpointListUrl: "https://open.epic.com/MyApps/Endpoints",
     oauthHost: "fhir.epic.com/interconnect-fhir-oauth",
     lists: [
-      {
-        suffix: "r4",
-        url: "https://open.epic.com/Endpoints/R4",
-        format: "fhir-bundle",
-        audience: "patient",
-        fhirVersion: "R4",
-      },
-      {
-        suffix: "stu3",
-        url: "https://open.epic.com/Endpoints/STU3",
-        format: "fhir-bundle",
-        audience: "patient",
-        fhirVersion: "STU3",
-      },
-      {
-        suffix: "dstu2",
-        url: "https://open.epic.com/Endpoints/DSTU2",
-        format: "fhir-bundle",
-        audience: "patient",
-        fhirVersion: "DSTU2",
-      },
+      list("r4", "https://open.epic.com/Endpoints/R4", { version: "R4", audience: "patient" }),
+      list("stu3", "https://open.epic.com/Endpoints/STU3", { version: "STU3", audience: "patient" }),
+      list("dstu2", "https://open.epic.com/Endpoints/DSTU2", { version: "DSTU2", audience: "patient" }),
     ],
     versions: [
       ["R4", 0.82],
@@ -141,52 +170,36 @@ export const VENDORS: VendorModel[] = [
       { version: "STU3", softwareName: "Epic", softwareVersion: "August 2019", extra: [5, 20], dropCore: 0.1 },
       { version: "DSTU2", softwareName: "Epic", softwareVersion: "May 2018", extra: [0, 10], dropCore: 0.1 },
     ],
-    urls: {
-      kind: "pool",
-      entriesPerUrl: 20,
-      make: (rng, version) => {
-        const host = rng.chance(0.5) ? `epicproxy.et${rng.digits(4)}.epichosted.com` : `fhir.${slug(rng)}.org`;
-        return { url: `https://${host}/FHIRProxy/api/FHIR/${versionPath[version]}`, tenantId: null };
-      },
-    },
-    bothListsChance: 0,
+    urls: hostPool(20, (rng, version) => {
+      const host = rng.chance(0.5) ? `epicproxy.et${rng.digits(4)}.epichosted.com` : `fhir.${slug(rng)}.org`;
+      return `https://${host}/FHIRProxy/api/FHIR/${versionPath[version]}`;
+    }),
     npiRate: 0.2,
     systemNameShare: 0.55,
-    smart: (rng) =>
-      pickSmart(rng, [
-        ["patient", 0.55],
-        ["both", 0.43],
-        ["backend", 0.02],
-      ]),
-  },
-  {
+    smart: weighted(["patient", 0.55], ["both", 0.43], ["backend", 0.02]),
+  }),
+  vendor({
     id: "oracle-health",
     name: "Oracle Health",
     share: 0.16,
     endpointListUrl: "https://github.com/oracle-samples/ignite-endpoints",
     oauthHost: "authorization.cerner.com/tenants/ec2458f2-1e24-41c8-b71b-0e701af7583d/protocols",
     lists: [
-      {
-        suffix: "millennium-patient-r4",
-        url: "https://raw.githubusercontent.com/oracle-samples/ignite-endpoints/main/oracle_health_fhir_endpoints/millennium_patient_r4_endpoints.json",
-        format: "fhir-bundle",
-        audience: "patient",
-        fhirVersion: "R4",
-      },
-      {
-        suffix: "millennium-provider-r4",
-        url: "https://raw.githubusercontent.com/oracle-samples/ignite-endpoints/main/oracle_health_fhir_endpoints/millennium_provider_r4_endpoints.json",
-        format: "fhir-bundle",
-        audience: "provider",
-        fhirVersion: "R4",
-      },
-      {
-        suffix: "millennium-patient-dstu2",
-        url: "https://raw.githubusercontent.com/oracle-samples/ignite-endpoints/main/millennium_patient_dstu2_endpoints.json",
-        format: "fhir-bundle",
-        audience: "patient",
-        fhirVersion: "DSTU2",
-      },
+      list(
+        "millennium-patient-r4",
+        "https://raw.githubusercontent.com/oracle-samples/ignite-endpoints/main/oracle_health_fhir_endpoints/millennium_patient_r4_endpoints.json",
+        { version: "R4", audience: "patient" },
+      ),
+      list(
+        "millennium-provider-r4",
+        "https://raw.githubusercontent.com/oracle-samples/ignite-endpoints/main/oracle_health_fhir_endpoints/millennium_provider_r4_endpoints.json",
+        { version: "R4", audience: "provider" },
+      ),
+      list(
+        "millennium-patient-dstu2",
+        "https://raw.githubusercontent.com/oracle-samples/ignite-endpoints/main/millennium_patient_dstu2_endpoints.json",
+        { version: "DSTU2", audience: "patient" },
+      ),
     ],
     versions: [
       ["R4", 0.9],
@@ -196,34 +209,22 @@ export const VENDORS: VendorModel[] = [
       { version: "R4", softwareName: "Millennium", softwareVersion: "2025.01", extra: [20, 60], dropCore: 0.05 },
       { version: "DSTU2", softwareName: "Millennium", softwareVersion: "2018.05", extra: [0, 8], dropCore: 0.15 },
     ],
-    urls: {
-      kind: "pool",
-      entriesPerUrl: 8,
-      make: (rng, version, audience) => {
-        const tenant = rng.uuid();
-        const host = audience === "provider" ? "fhir-ehr.cerner.com" : "fhir-myrecord.cerner.com";
-        return { url: `https://${host}/${version === "DSTU2" ? "dstu2" : "r4"}/${tenant}`, tenantId: tenant };
-      },
-    },
-    bothListsChance: 0,
+    urls: tenantPool(8, uuid, (tenant, version, audience) => {
+      const host = audience === "provider" ? "fhir-ehr.cerner.com" : "fhir-myrecord.cerner.com";
+      return `https://${host}/${version === "DSTU2" ? "dstu2" : "r4"}/${tenant}`;
+    }),
     npiRate: 0.6,
     systemNameShare: 0.5,
-    smart: (rng, audience) => byAudience(audience, rng),
-  },
-  {
+    smart: byListAudience,
+  }),
+  vendor({
     id: "athenahealth",
     name: "athenahealth",
     share: 0.15,
     endpointListUrl: "https://docs.athenahealth.com/api/guides/base-fhir-urls",
     oauthHost: "api.platform.athenahealth.com/oauth2/v1",
     lists: [
-      {
-        suffix: "r4",
-        url: "https://service-base-urls.api.fhir.athena.io/athena-fhir-service-base-urls.json",
-        format: "fhir-bundle",
-        audience: null,
-        fhirVersion: "R4",
-      },
+      list("r4", "https://service-base-urls.api.fhir.athena.io/athena-fhir-service-base-urls.json", { version: "R4" }),
     ],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "athenaOne", softwareVersion: "25.11", extra: [10, 25], dropCore: 0 }],
@@ -234,62 +235,37 @@ export const VENDORS: VendorModel[] = [
         { url: "https://api.preview.platform.athenahealth.com/fhir/r4", version: "R4", weight: 0.015 },
       ],
     },
-    bothListsChance: 0,
     npiRate: 0.35,
     systemNameShare: 0.05,
-    smart: () => "both",
-  },
-  {
+    smart: always("both"),
+  }),
+  vendor({
     id: "eclinicalworks",
     name: "eClinicalWorks",
     share: 0.1,
     endpointListUrl: "https://fhir.eclinicalworks.com/ecwopendev",
     oauthHost: "oauthserver.eclinicalworks.com/oauth",
-    lists: [
-      {
-        suffix: "r4",
-        url: "https://fhir.eclinicalworks.com/ecwopendev/external/practiceList",
-        format: "fhir-bundle",
-        audience: null,
-        fhirVersion: "R4",
-      },
-    ],
+    lists: [list("r4", "https://fhir.eclinicalworks.com/ecwopendev/external/practiceList", { version: "R4" })],
     versions: [["R4", 1]],
     profiles: [
       { version: "R4", softwareName: "eClinicalWorks FHIR", softwareVersion: "12.0.3", extra: [0, 12], dropCore: 0.1 },
     ],
-    urls: {
-      kind: "pool",
-      entriesPerUrl: 4,
-      make: (rng) => {
-        const code = upperCode(rng, 6);
-        return { url: `https://fhir4.eclinicalworks.com/fhir/r4/${code}`, tenantId: code };
-      },
-    },
-    bothListsChance: 0,
+    urls: tenantPool(
+      4,
+      (rng) => upperCode(rng, 6),
+      (code) => `https://fhir4.eclinicalworks.com/fhir/r4/${code}`,
+    ),
     npiRate: 0.55,
     systemNameShare: 0.03,
-    smart: (rng) =>
-      pickSmart(rng, [
-        ["patient", 0.7],
-        ["both", 0.3],
-      ]),
-  },
-  {
+    smart: weighted(["patient", 0.7], ["both", 0.3]),
+  }),
+  vendor({
     id: "nextgen",
     name: "NextGen Healthcare",
     share: 0.08,
     endpointListUrl: "https://www.nextgen.com/api/practice-search",
     oauthHost: "fhir.nextgen.com/nge/prod/patient-oauth",
-    lists: [
-      {
-        suffix: "practices",
-        url: "https://www.nextgen.com/api/practice-search",
-        format: "fhir-bundle",
-        audience: null,
-        fhirVersion: null,
-      },
-    ],
+    lists: [list("practices", "https://www.nextgen.com/api/practice-search")],
     versions: [["R4", 1]],
     profiles: [
       { version: "R4", softwareName: "NextGen Enterprise EHR", softwareVersion: "8.4", extra: [15, 35], dropCore: 0 },
@@ -309,26 +285,17 @@ export const VENDORS: VendorModel[] = [
         { url: "https://fhir.nextgen.com/nge/prod/fhir-api-dstu2/fhir/dstu2", version: "DSTU2", weight: 0.1 },
       ],
     },
-    bothListsChance: 0,
     npiRate: 0.3,
     systemNameShare: 0.03,
-    smart: () => "both",
-  },
-  {
+    smart: always("both"),
+  }),
+  vendor({
     id: "meditech",
     name: "MEDITECH",
     share: 0.05,
     endpointListUrl: "https://fhir.meditech.com/explorer/endpoints",
     oauthHost: "greenfield-fhir.meditech.com/oauth",
-    lists: [
-      {
-        suffix: "endpoints",
-        url: "https://fhir.meditech.com/explorer/endpoints",
-        format: "fhir-bundle",
-        audience: null,
-        fhirVersion: null,
-      },
-    ],
+    lists: [list("endpoints", "https://fhir.meditech.com/explorer/endpoints")],
     versions: [
       ["R4", 0.7],
       ["DSTU2", 0.3],
@@ -337,47 +304,23 @@ export const VENDORS: VendorModel[] = [
       { version: "R4", softwareName: "MEDITECH Expanse", softwareVersion: "2.2", extra: [5, 20], dropCore: 0.1 },
       { version: "DSTU2", softwareName: "MEDITECH 6.x", softwareVersion: "6.16", extra: [0, 4], dropCore: 0.3 },
     ],
-    urls: {
-      kind: "pool",
-      entriesPerUrl: 6,
-      make: (rng, version) => {
-        const host = `${slug(rng)}-fhir.meditech.cloud`;
-        return {
-          url: version === "DSTU2" ? `https://${host}/v1/argonaut/v1` : `https://${host}/v2/uscore/R4`,
-          tenantId: null,
-        };
-      },
-    },
-    bothListsChance: 0,
+    urls: hostPool(6, (rng, version) => {
+      const host = `${slug(rng)}-fhir.meditech.cloud`;
+      return version === "DSTU2" ? `https://${host}/v1/argonaut/v1` : `https://${host}/v2/uscore/R4`;
+    }),
     npiRate: 0.15,
     systemNameShare: 0.7,
-    smart: (rng) =>
-      pickSmart(rng, [
-        ["patient", 0.8],
-        ["provider", 0.2],
-      ]),
-  },
-  {
+    smart: weighted(["patient", 0.8], ["provider", 0.2]),
+  }),
+  vendor({
     id: "veradigm",
     name: "Veradigm",
     share: 0.04,
     endpointListUrl: "https://open.platform.veradigm.com/fhirendpoints",
     oauthHost: "open.allscripts.com/oauth",
     lists: [
-      {
-        suffix: "r4",
-        url: "https://open.platform.veradigm.com/fhirendpoints/download/R4?endpointFilter=All",
-        format: "fhir-bundle",
-        audience: null,
-        fhirVersion: "R4",
-      },
-      {
-        suffix: "dstu2",
-        url: "https://open.platform.veradigm.com/fhirendpoints/download/DSTU2",
-        format: "fhir-bundle",
-        audience: null,
-        fhirVersion: "DSTU2",
-      },
+      list("r4", "https://open.platform.veradigm.com/fhirendpoints/download/R4?endpointFilter=All", { version: "R4" }),
+      list("dstu2", "https://open.platform.veradigm.com/fhirendpoints/download/DSTU2", { version: "DSTU2" }),
     ],
     versions: [
       ["R4", 0.85],
@@ -393,169 +336,90 @@ export const VENDORS: VendorModel[] = [
         dropCore: 0.15,
       },
     ],
-    urls: {
-      kind: "pool",
-      entriesPerUrl: 6,
-      make: (rng) => {
-        const id = rng.digits(8);
-        return { url: `https://fhir.fhirpoint.open.allscripts.com/fhirroute/fhir/${id}`, tenantId: id };
-      },
-    },
-    bothListsChance: 0,
+    urls: tenantPool(6, digits(8), (id) => `https://fhir.fhirpoint.open.allscripts.com/fhirroute/fhir/${id}`),
     npiRate: 0.4,
     systemNameShare: 0.2,
-    smart: (rng) =>
-      pickSmart(rng, [
-        ["both", 0.6],
-        ["patient", 0.4],
-      ]),
-  },
-  {
+    smart: weighted(["both", 0.6], ["patient", 0.4]),
+  }),
+  vendor({
     id: "greenway",
     name: "Greenway Health",
     share: 0.03,
     endpointListUrl: "https://developers.greenwayhealth.com/developer-platform/page/fhir-base-urls",
     oauthHost: "authz.fhirprod.aws.greenwayhealth.com",
     lists: [
-      {
-        suffix: "r4",
-        url: "https://developers.greenwayhealth.com/developer-platform/page/fhir-base-urls",
-        format: "fhir-bundle",
-        audience: null,
-        fhirVersion: "R4",
-      },
+      list("r4", "https://developers.greenwayhealth.com/developer-platform/page/fhir-base-urls", { version: "R4" }),
     ],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "Intergy", softwareVersion: "12.10", extra: [0, 15], dropCore: 0.2 }],
-    urls: {
-      kind: "pool",
-      entriesPerUrl: 4,
-      make: (rng, version) => {
-        const oid = `2.16.840.1.113883.3.${rng.int(9000) + 1000}.${rng.int(900) + 100}`;
-        return {
-          url: `https://fhir-api.fhirprod.aws.greenwayhealth.com/fhir/${versionPath[version]}/${oid}`,
-          tenantId: oid,
-        };
-      },
-    },
-    bothListsChance: 0,
+    urls: tenantPool(
+      4,
+      (rng) => `2.16.840.1.113883.3.${rng.int(9000) + 1000}.${rng.int(900) + 100}`,
+      (oid, version) => `https://fhir-api.fhirprod.aws.greenwayhealth.com/fhir/${versionPath[version]}/${oid}`,
+    ),
     npiRate: 0.3,
     systemNameShare: 0.05,
-    smart: (rng) =>
-      pickSmart(rng, [
-        ["patient", 0.5],
-        ["both", 0.5],
-      ]),
-  },
-  {
+    smart: weighted(["patient", 0.5], ["both", 0.5]),
+  }),
+  vendor({
     id: "practice-fusion",
     name: "Practice Fusion",
     share: 0.025,
     endpointListUrl: "https://www.practicefusion.com/assets/static_files/ServiceBaseURLs.json",
     oauthHost: "api.practicefusion.com/ehr/oauth2",
-    lists: [
-      {
-        suffix: "r4",
-        url: "https://www.practicefusion.com/assets/static_files/ServiceBaseURLs.json",
-        format: "fhir-bundle",
-        audience: null,
-        fhirVersion: "R4",
-      },
-    ],
+    lists: [list("r4", "https://www.practicefusion.com/assets/static_files/ServiceBaseURLs.json", { version: "R4" })],
     versions: [["R4", 1]],
     profiles: [
       { version: "R4", softwareName: "Practice Fusion", softwareVersion: "4.2", extra: [0, 6], dropCore: 0.3 },
     ],
-    urls: {
-      kind: "pool",
-      entriesPerUrl: 2,
-      make: (rng) => {
-        const tenant = rng.uuid();
-        return { url: `https://api.practicefusion.com/fhir/r4/v1/${tenant}`, tenantId: tenant };
-      },
-    },
-    bothListsChance: 0,
+    urls: tenantPool(2, uuid, (tenant) => `https://api.practicefusion.com/fhir/r4/v1/${tenant}`),
     npiRate: 0.5,
     systemNameShare: 0,
-    smart: () => "patient",
-  },
-  {
+    smart: always("patient"),
+  }),
+  vendor({
     id: "medhost",
     name: "MEDHOST",
     share: 0.012,
     endpointListUrl: "https://api.mhdi10xasayd.com/medhost-developer-composition/v1/fhir-base-urls.json",
     oauthHost: "api.medhost.com/oauth2",
     lists: [
-      {
-        suffix: "r4",
-        url: "https://api.mhdi10xasayd.com/medhost-developer-composition/v1/fhir-base-urls.json",
+      list("r4", "https://api.mhdi10xasayd.com/medhost-developer-composition/v1/fhir-base-urls.json", {
         format: "lantern-json",
-        audience: null,
-        fhirVersion: null,
-      },
+      }),
     ],
     versions: [["R4", 1]],
     profiles: [
       { version: "R4", softwareName: "MEDHOST Enterprise", softwareVersion: "2024.2", extra: [0, 10], dropCore: 0.2 },
     ],
-    urls: {
-      kind: "pool",
-      entriesPerUrl: 2.5,
-      make: (rng) => {
-        const tenant = rng.uuid();
-        return { url: `https://api.medhost.com/fhir/tenant/${tenant}/r4`, tenantId: tenant };
-      },
-    },
-    bothListsChance: 0,
+    urls: tenantPool(2.5, uuid, (tenant) => `https://api.medhost.com/fhir/tenant/${tenant}/r4`),
     npiRate: 0.4,
     systemNameShare: 0.8,
-    smart: (rng, audience) => byAudience(audience, rng),
-  },
-  {
+    smart: byListAudience,
+  }),
+  vendor({
     id: "drchrono",
     name: "DrChrono",
     share: 0.01,
     endpointListUrl: "https://drchrono-fhirpresentation.everhealthsoftware.com/fhir/r4/endpoints",
     oauthHost: "drchrono.com/o",
     lists: [
-      {
-        suffix: "r4",
-        url: "https://drchrono-fhirpresentation.everhealthsoftware.com/fhir/r4/endpoints",
-        format: "fhir-bundle",
-        audience: null,
-        fhirVersion: "R4",
-      },
+      list("r4", "https://drchrono-fhirpresentation.everhealthsoftware.com/fhir/r4/endpoints", { version: "R4" }),
     ],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "DrChrono FHIR", softwareVersion: "3.1", extra: [0, 5], dropCore: 0.2 }],
-    urls: {
-      kind: "pool",
-      entriesPerUrl: 1.5,
-      make: (rng) => {
-        const id = rng.digits(6);
-        return { url: `https://drchrono-fhir.everhealthsoftware.com/fhir/${id}`, tenantId: id };
-      },
-    },
-    bothListsChance: 0,
+    urls: tenantPool(1.5, digits(6), (id) => `https://drchrono-fhir.everhealthsoftware.com/fhir/${id}`),
     npiRate: 0.6,
     systemNameShare: 0,
-    smart: () => "patient",
-  },
-  {
+    smart: always("patient"),
+  }),
+  vendor({
     id: "cpsi",
     name: "TruBridge (CPSI)",
     share: 0.008,
     endpointListUrl: "https://fhir.cpsinet.com/endpoints",
     oauthHost: "fhir.cpsinet.com/oauth",
-    lists: [
-      {
-        suffix: "endpoints",
-        url: "https://fhir.cpsinet.com/endpoints",
-        format: "csv",
-        audience: null,
-        fhirVersion: null,
-      },
-    ],
+    lists: [list("endpoints", "https://fhir.cpsinet.com/endpoints", { format: "csv" })],
     versions: [
       ["R4", 0.7],
       ["DSTU2", 0.3],
@@ -564,31 +428,18 @@ export const VENDORS: VendorModel[] = [
       { version: "R4", softwareName: "Thrive", softwareVersion: "22", extra: [0, 8], dropCore: 0.2 },
       { version: "DSTU2", softwareName: "Evident", softwareVersion: "19", extra: [0, 2], dropCore: 0.3 },
     ],
-    urls: {
-      kind: "pool",
-      entriesPerUrl: 3,
-      make: (rng) => ({ url: `https://fhir.cpsinet.com/${slug(rng)}/fhir`, tenantId: null }),
-    },
-    bothListsChance: 0,
+    urls: hostPool(3, (rng) => `https://fhir.cpsinet.com/${slug(rng)}/fhir`),
     npiRate: 0.3,
     systemNameShare: 0.8,
-    smart: (rng) => byAudience(null, rng),
-  },
-  {
+    smart: mixedAudience,
+  }),
+  vendor({
     id: "modmed",
     name: "Modernizing Medicine",
     share: 0.008,
     endpointListUrl: "https://portal.ema-api.com/endpoints",
     oauthHost: "portal.ema-api.com/oauth",
-    lists: [
-      {
-        suffix: "endpoints",
-        url: "https://portal.ema-api.com/endpoints",
-        format: "fhir-bundle",
-        audience: "provider",
-        fhirVersion: null,
-      },
-    ],
+    lists: [list("endpoints", "https://portal.ema-api.com/endpoints", { audience: "provider" })],
     versions: [
       ["R4", 0.5],
       ["R4B", 0.5],
@@ -597,155 +448,91 @@ export const VENDORS: VendorModel[] = [
       { version: "R4", softwareName: "EMA", softwareVersion: "7.12", extra: [0, 10], dropCore: 0.1 },
       { version: "R4B", softwareName: "EMA", softwareVersion: "8.0", extra: [5, 20], dropCore: 0.1 },
     ],
-    urls: {
-      kind: "pool",
-      entriesPerUrl: 2,
-      make: (rng) => {
-        const firm = `${slug(rng)}`;
-        return { url: `https://${firm}.ema-api.com/ema/fhir/v2`, tenantId: firm };
-      },
-    },
-    bothListsChance: 0,
+    urls: tenantPool(2, slug, (firm) => `https://${firm}.ema-api.com/ema/fhir/v2`),
     npiRate: 0.5,
     systemNameShare: 0,
-    smart: (rng) =>
-      pickSmart(rng, [
-        ["provider", 0.6],
-        ["both", 0.4],
-      ]),
-  },
-  {
+    smart: weighted(["provider", 0.6], ["both", 0.4]),
+  }),
+  vendor({
     id: "netsmart",
     name: "Netsmart",
     share: 0.006,
     endpointListUrl: "https://fhir.netsmartcloud.com/endpoints",
     oauthHost: "oauth.netsmartcloud.com",
-    lists: [
-      {
-        suffix: "endpoints",
-        url: "https://fhir.netsmartcloud.com/endpoints",
-        format: "csv",
-        audience: null,
-        fhirVersion: "R4",
-      },
-    ],
+    lists: [list("endpoints", "https://fhir.netsmartcloud.com/endpoints", { version: "R4", format: "csv" })],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "myAvatar", softwareVersion: "2024", extra: [0, 6], dropCore: 0.4 }],
-    urls: {
-      kind: "pool",
-      entriesPerUrl: 3,
-      make: (rng) => ({ url: `https://fhir.netsmartcloud.com/${slug(rng)}/fhir/r4`, tenantId: null }),
-    },
-    bothListsChance: 0,
+    urls: hostPool(3, (rng) => `https://fhir.netsmartcloud.com/${slug(rng)}/fhir/r4`),
     npiRate: 0.2,
     systemNameShare: 0.3,
-    smart: (rng) => byAudience(null, rng),
-  },
-  {
+    smart: mixedAudience,
+  }),
+  vendor({
     id: "elation",
     name: "Elation Health",
     share: 0.006,
     endpointListUrl: "https://docs.elationhealth.com/reference/fhir-endpoints",
     oauthHost: "app.elationemr.com/api/2.0/oauth2",
     lists: [
-      {
-        suffix: "endpoints",
-        url: "https://docs.elationhealth.com/reference/fhir-endpoints",
-        format: "json",
+      list("endpoints", "https://docs.elationhealth.com/reference/fhir-endpoints", {
         audience: "patient",
-        fhirVersion: null,
-      },
+        format: "json",
+      }),
     ],
     versions: [["R4B", 1]],
     profiles: [{ version: "R4B", softwareName: "Elation FHIR", softwareVersion: "2.4", extra: [10, 30], dropCore: 0 }],
     urls: { kind: "shared", urls: [{ url: "https://fhir.elationemr.com/fhir", version: "R4B", weight: 1 }] },
-    bothListsChance: 0,
     npiRate: 0.5,
     systemNameShare: 0,
-    smart: () => "patient",
-  },
-  {
+    smart: always("patient"),
+  }),
+  vendor({
     id: "tebra",
     name: "Tebra",
     share: 0.005,
     endpointListUrl: "https://fhir.prd.cloud.tebra.com/fhir-endpoints",
     oauthHost: "fhir.prd.cloud.tebra.com/oauth",
     lists: [
-      {
-        suffix: "endpoints",
-        url: "https://fhir.prd.cloud.tebra.com/fhir-endpoints",
-        format: "fhir-bundle",
-        audience: "patient",
-        fhirVersion: "R4",
-      },
+      list("endpoints", "https://fhir.prd.cloud.tebra.com/fhir-endpoints", { version: "R4", audience: "patient" }),
     ],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "Tebra EHR", softwareVersion: "5.3", extra: [0, 6], dropCore: 0.2 }],
-    urls: {
-      kind: "pool",
-      entriesPerUrl: 1.5,
-      make: (rng) => {
-        const tenant = rng.uuid();
-        return { url: `https://fhir.prd.cloud.tebra.com/fhirapi/${tenant}/R4`, tenantId: tenant };
-      },
-    },
-    bothListsChance: 0,
+    urls: tenantPool(1.5, uuid, (tenant) => `https://fhir.prd.cloud.tebra.com/fhirapi/${tenant}/R4`),
     npiRate: 0.6,
     systemNameShare: 0,
-    smart: () => "patient",
-  },
-  {
+    smart: always("patient"),
+  }),
+  vendor({
     id: "advancedmd",
     name: "AdvancedMD",
     share: 0.005,
     endpointListUrl: "https://providerapi.advancedmd.com/v1/r4/endpoints",
     oauthHost: "providerapi.advancedmd.com/v1/oauth2",
     lists: [
-      {
-        suffix: "patient-r4",
-        url: "https://providerapi.advancedmd.com/v1/r4/endpoints?audience=patient",
-        format: "fhir-bundle",
+      list("patient-r4", "https://providerapi.advancedmd.com/v1/r4/endpoints?audience=patient", {
+        version: "R4",
         audience: "patient",
-        fhirVersion: "R4",
-      },
-      {
-        suffix: "provider-r4",
-        url: "https://providerapi.advancedmd.com/v1/r4/endpoints?audience=provider",
-        format: "fhir-bundle",
+      }),
+      list("provider-r4", "https://providerapi.advancedmd.com/v1/r4/endpoints?audience=provider", {
+        version: "R4",
         audience: "provider",
-        fhirVersion: "R4",
-      },
+      }),
     ],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "AdvancedMD", softwareVersion: "25.2", extra: [0, 8], dropCore: 0.1 }],
-    urls: {
-      kind: "pool",
-      entriesPerUrl: 1.5,
-      make: (rng) => {
-        const office = rng.digits(6);
-        return { url: `https://providerapi.advancedmd.com/v1/r4/${office}`, tenantId: office };
-      },
-    },
+    urls: tenantPool(1.5, digits(6), (office) => `https://providerapi.advancedmd.com/v1/r4/${office}`),
     bothListsChance: 0.6,
     npiRate: 0.5,
     systemNameShare: 0,
-    smart: (rng) => byAudience(null, rng),
-  },
-  {
+    smart: mixedAudience,
+  }),
+  vendor({
     id: "carecloud",
     name: "CareCloud",
     share: 0.004,
     endpointListUrl: "https://fhirapi.carecloud.com/endpoints",
     oauthHost: "fhirapi.carecloud.com/oauth2",
-    lists: [
-      {
-        suffix: "endpoints",
-        url: "https://fhirapi.carecloud.com/endpoints",
-        format: "json",
-        audience: "patient",
-        fhirVersion: null,
-      },
-    ],
+    lists: [list("endpoints", "https://fhirapi.carecloud.com/endpoints", { audience: "patient", format: "json" })],
     versions: [
       ["R5", 0.6],
       ["R4", 0.4],
@@ -754,96 +541,52 @@ export const VENDORS: VendorModel[] = [
       { version: "R5", softwareName: "CareCloud Central", softwareVersion: "5.0.1", extra: [20, 60], dropCore: 0.05 },
       { version: "R4", softwareName: "CareCloud Central", softwareVersion: "4.9", extra: [5, 20], dropCore: 0.05 },
     ],
-    urls: {
-      kind: "pool",
-      entriesPerUrl: 2,
-      make: (rng, version) => {
-        const tenant = rng.uuid();
-        return { url: `https://fhirapi.carecloud.com/${tenant}/fhir/${versionPath[version]}`, tenantId: tenant };
-      },
-    },
-    bothListsChance: 0,
+    urls: tenantPool(
+      2,
+      uuid,
+      (tenant, version) => `https://fhirapi.carecloud.com/${tenant}/fhir/${versionPath[version]}`,
+    ),
     npiRate: 0.5,
     systemNameShare: 0,
-    smart: () => "patient",
-  },
-  {
+    smart: always("patient"),
+  }),
+  vendor({
     id: "nextech",
     name: "Nextech",
     share: 0.004,
     endpointListUrl: "https://www.nextech.com/developers-portal",
     oauthHost: "select.nextech-api.com/oauth",
-    lists: [
-      {
-        suffix: "r4",
-        url: "https://www.nextech.com/hubfs/Nextech%20FHIR%20Base%20URL.csv",
-        format: "csv",
-        audience: null,
-        fhirVersion: null,
-      },
-    ],
+    lists: [list("r4", "https://www.nextech.com/hubfs/Nextech%20FHIR%20Base%20URL.csv", { format: "csv" })],
     versions: [["R4", 1]],
     profiles: [
       { version: "R4", softwareName: "Nextech Select", softwareVersion: "16.3", extra: [0, 10], dropCore: 0.1 },
     ],
-    urls: {
-      kind: "pool",
-      entriesPerUrl: 1.5,
-      make: (rng) => {
-        const tenant = rng.uuid();
-        return { url: `https://select.nextech-api.com/api/fhir/${tenant}`, tenantId: tenant };
-      },
-    },
-    bothListsChance: 0,
+    urls: tenantPool(1.5, uuid, (tenant) => `https://select.nextech-api.com/api/fhir/${tenant}`),
     npiRate: 0.5,
     systemNameShare: 0,
-    smart: (rng) => byAudience(null, rng),
-  },
-  {
+    smart: mixedAudience,
+  }),
+  vendor({
     id: "azalea",
     name: "Azalea Health",
     share: 0.003,
     endpointListUrl: "https://app.azaleahealth.com/fhir/endpoints",
     oauthHost: "app.azaleahealth.com/oauth2",
-    lists: [
-      {
-        suffix: "endpoints",
-        url: "https://app.azaleahealth.com/fhir/endpoints",
-        format: "json",
-        audience: null,
-        fhirVersion: "R4",
-      },
-    ],
+    lists: [list("endpoints", "https://app.azaleahealth.com/fhir/endpoints", { version: "R4", format: "json" })],
     versions: [["R4", 1]],
     profiles: [{ version: "R4", softwareName: "Azalea EHR", softwareVersion: "11.2", extra: [0, 6], dropCore: 0.2 }],
-    urls: {
-      kind: "pool",
-      entriesPerUrl: 2,
-      make: (rng) => {
-        const id = rng.digits(5);
-        return { url: `https://app.azaleahealth.com/fhir/R4/${id}`, tenantId: id };
-      },
-    },
-    bothListsChance: 0,
+    urls: tenantPool(2, digits(5), (id) => `https://app.azaleahealth.com/fhir/R4/${id}`),
     npiRate: 0.4,
     systemNameShare: 0.5,
-    smart: (rng) => byAudience(null, rng),
-  },
-  {
+    smart: mixedAudience,
+  }),
+  vendor({
     id: "canvas",
     name: "Canvas Medical",
     share: 0.003,
     endpointListUrl: "https://docs.canvasmedical.com/api/fhir-endpoints",
     oauthHost: "canvasmedical.com/auth",
-    lists: [
-      {
-        suffix: "endpoints",
-        url: "https://docs.canvasmedical.com/api/fhir-endpoints",
-        format: "json",
-        audience: null,
-        fhirVersion: null,
-      },
-    ],
+    lists: [list("endpoints", "https://docs.canvasmedical.com/api/fhir-endpoints", { format: "json" })],
     versions: [
       ["R4", 0.4],
       ["R4B", 0.3],
@@ -854,17 +597,9 @@ export const VENDORS: VendorModel[] = [
       { version: "R4B", softwareName: "Canvas", softwareVersion: "2025.3", extra: [5, 15], dropCore: 0.05 },
       { version: "R5", softwareName: "Canvas", softwareVersion: "2025.9", extra: [10, 40], dropCore: 0.05 },
     ],
-    urls: {
-      kind: "pool",
-      entriesPerUrl: 1.5,
-      make: (rng) => {
-        const customer = `${slug(rng)}`;
-        return { url: `https://fumage-${customer}.canvasmedical.com`, tenantId: customer };
-      },
-    },
-    bothListsChance: 0,
+    urls: tenantPool(1.5, slug, (customer) => `https://fumage-${customer}.canvasmedical.com`),
     npiRate: 0.5,
     systemNameShare: 0,
-    smart: (rng) => byAudience(null, rng),
-  },
+    smart: mixedAudience,
+  }),
 ];

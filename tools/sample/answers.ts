@@ -3,336 +3,98 @@
  * `Conformance`) and SMART configurations, written by us in the shapes real servers return.
  */
 
+import {
+  ARGONAUT,
+  capabilityStatement,
+  SMART_CAPABILITIES,
+  STU3_CORE,
+  smartConfiguration,
+  US_CORE_3_1_1,
+  without,
+} from "../fhir/capability-documents";
+
 type Json = Record<string, unknown>;
 
-const US_CORE_R4 = [
-  "AllergyIntolerance",
-  "CarePlan",
-  "CareTeam",
-  "Condition",
-  "Device",
-  "DiagnosticReport",
-  "DocumentReference",
-  "Encounter",
-  "Goal",
-  "Immunization",
-  "Location",
-  "Medication",
-  "MedicationRequest",
-  "Observation",
-  "Organization",
-  "Patient",
-  "Practitioner",
-  "PractitionerRole",
-  "Procedure",
-  "Provenance",
-] as const;
-
-const SEARCH_PARAMS: Record<string, [string, string][]> = {
-  Patient: [
-    ["_id", "token"],
-    ["identifier", "token"],
-    ["name", "string"],
-    ["birthdate", "date"],
-    ["gender", "token"],
-  ],
-  Observation: [
-    ["patient", "reference"],
-    ["category", "token"],
-    ["code", "token"],
-    ["date", "date"],
-  ],
-  Condition: [
-    ["patient", "reference"],
-    ["category", "token"],
-    ["clinical-status", "token"],
-  ],
-  Encounter: [
-    ["patient", "reference"],
-    ["date", "date"],
-  ],
-};
-
-interface StatementSpec {
-  resourceType: "CapabilityStatement" | "Conformance";
-  fhirVersion: string;
-  publisher: string;
-  software: [string, string];
-  date: string;
-  resources: readonly string[];
-  /** Where the OAuth endpoints live; omitted for servers without SMART. */
-  oauth?: { authorize: string; token: string };
-  description: string;
-}
-
-function securityServiceSystem(fhirVersion: string): string {
-  return fhirVersion.startsWith("4") || fhirVersion.startsWith("5")
-    ? "http://terminology.hl7.org/CodeSystem/restful-security-service"
-    : "http://hl7.org/fhir/restful-security-service";
-}
-
-function statement(spec: StatementSpec): Json {
-  const dstu = spec.resourceType === "Conformance";
-  const interactions = dstu ? ["read", "search-type"] : ["read", "search-type"];
-  const resource = [...spec.resources].sort().map((type) => {
-    const entry: Json = { type, interaction: interactions.map((code) => ({ code })) };
-    const params = SEARCH_PARAMS[type];
-    if (params) entry.searchParam = params.map(([name, kind]) => ({ name, type: kind }));
-    return entry;
-  });
-  const security: Json = {
-    service: [
-      {
-        coding: [{ system: securityServiceSystem(spec.fhirVersion), code: "SMART-on-FHIR" }],
-        text: "OAuth2 using SMART-on-FHIR profile (see http://docs.smarthealthit.org)",
-      },
-    ],
-  };
-  if (spec.oauth) {
-    security.extension = [
-      {
-        url: "http://fhir-registry.smarthealthit.org/StructureDefinition/oauth-uris",
-        extension: [
-          { url: "authorize", valueUri: spec.oauth.authorize },
-          { url: "token", valueUri: spec.oauth.token },
-        ],
-      },
-    ];
-  }
-  const out: Json = {
-    resourceType: spec.resourceType,
-    status: "active",
-    date: spec.date,
-    publisher: spec.publisher,
-    kind: "instance",
-    software: { name: spec.software[0], version: spec.software[1] },
-    implementation: { description: spec.description },
-    fhirVersion: spec.fhirVersion,
-  };
-  if (dstu) out.acceptUnknown = "no";
-  out.format = ["json", "xml"];
-  out.rest = [{ mode: "server", security, resource }];
-  return out;
-}
-
-function smart(spec: { issuer: string; capabilities: string[]; grantTypes: string[]; scopes: string[] }): Json {
-  return {
-    issuer: spec.issuer,
-    authorization_endpoint: `${spec.issuer}/oauth2/authorize`,
-    token_endpoint: `${spec.issuer}/oauth2/token`,
-    token_endpoint_auth_methods_supported: ["client_secret_basic", "private_key_jwt"],
-    grant_types_supported: spec.grantTypes,
-    scopes_supported: spec.scopes,
-    response_types_supported: ["code"],
-    capabilities: spec.capabilities,
-    code_challenge_methods_supported: ["S256"],
-  };
-}
-
-const PATIENT_CAPS = [
-  "launch-standalone",
-  "client-public",
-  "client-confidential-symmetric",
-  "context-standalone-patient",
-  "permission-patient",
-  "permission-offline",
-  "sso-openid-connect",
-];
-const PROVIDER_CAPS = [
-  "launch-ehr",
-  "client-confidential-symmetric",
-  "context-ehr-patient",
-  "context-ehr-encounter",
-  "permission-user",
-  "sso-openid-connect",
-];
-const BOTH_CAPS = [
-  "launch-ehr",
-  "launch-standalone",
-  "client-public",
-  "client-confidential-symmetric",
-  "client-confidential-asymmetric",
-  "context-ehr-patient",
-  "context-ehr-encounter",
-  "context-standalone-patient",
-  "permission-patient",
-  "permission-user",
-  "permission-offline",
-  "permission-v2",
-  "sso-openid-connect",
-];
+/** Patient and provider apps, and backend services that sign their client assertions. */
+const BOTH_CAPS = [...SMART_CAPABILITIES.both, "client-confidential-asymmetric"];
 const PATIENT_SCOPES = ["openid", "fhirUser", "launch/patient", "offline_access", "patient/*.read"];
 const USER_SCOPES = ["openid", "fhirUser", "launch", "online_access", "user/*.read"];
 
 /** Every answer file, by its path under db/sample/answers/. Values are serialized by the generator. */
 export function answerDocuments(): Record<string, Json> {
-  const oauth = (host: string) => ({
-    authorize: `https://${host}/oauth2/authorize`,
-    token: `https://${host}/oauth2/token`,
-  });
   return {
-    "metadata/dstu1-legacy.json": statement({
-      resourceType: "Conformance",
+    "metadata/dstu1-legacy.json": capabilityStatement({
       fhirVersion: "0.0.82",
       publisher: "MEDITECH",
-      software: ["MEDITECH MAGIC FHIR Pilot", "0.8"],
+      software: { name: "MEDITECH MAGIC FHIR Pilot", version: "0.8" },
       date: "2015-03-02",
       resources: ["Patient", "Observation", "Condition", "MedicationPrescription"],
       description: "Pilot server from before DSTU2 (its version maps to UNKNOWN)",
     }),
-    "metadata/dstu2-epic.json": statement({
-      resourceType: "Conformance",
+    "metadata/dstu2-epic.json": capabilityStatement({
       fhirVersion: "1.0.2",
       publisher: "Epic Systems Corporation",
-      software: ["Epic", "August 2021"],
+      software: { name: "Epic", version: "August 2021" },
       date: "2021-10-04T10:20:30Z",
-      oauth: oauth("fhir.epic.example"),
+      oauthHost: "fhir.epic.example",
       description: "Epic DSTU2 FHIR API",
-      resources: [
-        "AllergyIntolerance",
-        "Binary",
-        "CarePlan",
-        "Condition",
-        "Device",
-        "DiagnosticReport",
-        "DocumentReference",
-        "Encounter",
-        "FamilyMemberHistory",
-        "Goal",
-        "Immunization",
-        "MedicationOrder",
-        "MedicationStatement",
-        "Observation",
-        "Patient",
-        "Practitioner",
-        "Procedure",
-      ],
+      resources: [...without(ARGONAUT, "Medication"), "FamilyMemberHistory"],
     }),
-    "metadata/dstu2-oracle.json": statement({
-      resourceType: "Conformance",
+    "metadata/dstu2-oracle.json": capabilityStatement({
       fhirVersion: "1.0.2",
       publisher: "Cerner",
-      software: ["Millennium", "2021.09"],
+      software: { name: "Millennium", version: "2021.09" },
       date: "2021-09-15T00:00:00Z",
-      oauth: oauth("authorization.cerner.com"),
+      oauthHost: "authorization.cerner.com",
       description: "Cerner Millennium DSTU2",
       resources: [
-        "AllergyIntolerance",
+        ...ARGONAUT,
         "Appointment",
-        "Binary",
-        "CarePlan",
-        "Condition",
         "Contract",
-        "Device",
-        "DiagnosticReport",
-        "DocumentReference",
-        "Encounter",
-        "Goal",
-        "Immunization",
-        "Medication",
         "MedicationAdministration",
-        "MedicationOrder",
-        "MedicationStatement",
-        "Observation",
-        "Patient",
         "Person",
-        "Practitioner",
-        "Procedure",
         "ProcedureRequest",
         "RelatedPerson",
         "Schedule",
         "Slot",
       ],
     }),
-    "metadata/dstu2-veradigm.json": statement({
-      resourceType: "Conformance",
+    "metadata/dstu2-veradigm.json": capabilityStatement({
       fhirVersion: "1.0.2",
       publisher: "Veradigm",
-      software: ["Unity FHIR", "20.1"],
+      software: { name: "Unity FHIR", version: "20.1" },
       date: "2020-06-01",
-      oauth: oauth("fhir.fhirpoint.open.allscripts.com"),
+      oauthHost: "fhir.fhirpoint.open.allscripts.com",
       description: "Veradigm (Allscripts) DSTU2",
-      resources: [
-        "AllergyIntolerance",
-        "CarePlan",
-        "Condition",
-        "DiagnosticReport",
-        "DocumentReference",
-        "Encounter",
-        "Immunization",
-        "MedicationOrder",
-        "MedicationStatement",
-        "Observation",
-        "Patient",
-        "Procedure",
-      ],
+      resources: without(ARGONAUT, "Binary", "Device", "Goal", "Medication", "Practitioner"),
     }),
-    "metadata/dstu2-meditech.json": statement({
-      resourceType: "Conformance",
+    "metadata/dstu2-meditech.json": capabilityStatement({
       fhirVersion: "1.0.2",
       publisher: "MEDITECH",
-      software: ["MEDITECH Expanse", "2.1"],
+      software: { name: "MEDITECH Expanse", version: "2.1" },
       date: "2019-11-20",
-      oauth: oauth("meditech.cloud"),
+      oauthHost: "meditech.cloud",
       description: "MEDITECH DSTU2 Argonaut",
-      resources: [
-        "AllergyIntolerance",
-        "CarePlan",
-        "Condition",
-        "Device",
-        "DiagnosticReport",
-        "DocumentReference",
-        "Goal",
-        "Immunization",
-        "MedicationStatement",
-        "Observation",
-        "Patient",
-        "Procedure",
-      ],
+      resources: without(ARGONAUT, "Binary", "Encounter", "Medication", "MedicationOrder", "Practitioner"),
     }),
-    "metadata/stu3-greenway.json": statement({
-      resourceType: "CapabilityStatement",
+    "metadata/stu3-greenway.json": capabilityStatement({
       fhirVersion: "3.0.2",
       publisher: "Greenway Health",
-      software: ["Intergy FHIR", "3.4"],
+      software: { name: "Intergy FHIR", version: "3.4" },
       date: "2020-02-10",
-      oauth: oauth("fhir.greenwayhealth.com"),
+      oauthHost: "fhir.greenwayhealth.com",
       description: "Greenway Intergy STU3",
-      resources: [
-        "AllergyIntolerance",
-        "Appointment",
-        "Binary",
-        "CarePlan",
-        "CareTeam",
-        "Condition",
-        "Device",
-        "DiagnosticReport",
-        "DocumentReference",
-        "Encounter",
-        "Goal",
-        "Immunization",
-        "Location",
-        "Medication",
-        "MedicationRequest",
-        "MedicationStatement",
-        "Observation",
-        "Organization",
-        "Patient",
-        "Practitioner",
-        "Procedure",
-        "ProcedureRequest",
-      ],
+      resources: [...STU3_CORE, "Appointment", "ProcedureRequest"],
     }),
-    "metadata/r4-oracle.json": statement({
-      resourceType: "CapabilityStatement",
+    "metadata/r4-oracle.json": capabilityStatement({
       fhirVersion: "4.0.1",
       publisher: "Oracle Health",
-      software: ["Millennium", "2025.01"],
+      software: { name: "Millennium", version: "2025.01" },
       date: "2025-01-15T00:00:00Z",
-      oauth: oauth("authorization.cerner.com"),
+      oauthHost: "authorization.cerner.com",
       description: "Oracle Health Millennium Platform R4",
       resources: [
-        ...US_CORE_R4,
+        ...US_CORE_3_1_1,
         "Account",
         "Appointment",
         "Binary",
@@ -355,16 +117,15 @@ export function answerDocuments(): Record<string, Json> {
         "Specimen",
       ],
     }),
-    "metadata/r4-epic.json": statement({
-      resourceType: "CapabilityStatement",
+    "metadata/r4-epic.json": capabilityStatement({
       fhirVersion: "4.0.1",
       publisher: "Epic Systems Corporation",
-      software: ["Epic", "November 2025"],
+      software: { name: "Epic", version: "November 2025" },
       date: "2025-11-03T00:00:00Z",
-      oauth: oauth("fhir.epic.example"),
+      oauthHost: "fhir.epic.example",
       description: "Epic R4 FHIR API",
       resources: [
-        ...US_CORE_R4,
+        ...US_CORE_3_1_1,
         "Appointment",
         "Binary",
         "BodyStructure",
@@ -391,94 +152,68 @@ export function answerDocuments(): Record<string, Json> {
         "Task",
       ],
     }),
-    "metadata/r4-eclinicalworks.json": statement({
-      resourceType: "CapabilityStatement",
+    "metadata/r4-eclinicalworks.json": capabilityStatement({
       fhirVersion: "4.0.1",
       publisher: "eClinicalWorks",
-      software: ["eClinicalWorks FHIR", "12.0"],
+      software: { name: "eClinicalWorks FHIR", version: "12.0" },
       date: "2024-05-20",
-      oauth: oauth("oauthserver.eclinicalworks.com"),
+      oauthHost: "oauthserver.eclinicalworks.com",
       description: "eClinicalWorks US Core 3.1.1",
-      resources: [...US_CORE_R4],
+      resources: [...US_CORE_3_1_1],
     }),
-    "metadata/r4-athenahealth.json": statement({
-      resourceType: "CapabilityStatement",
+    "metadata/r4-athenahealth.json": capabilityStatement({
       fhirVersion: "4.0.1",
       publisher: "athenahealth",
-      software: ["athenaOne FHIR", "25.3"],
+      software: { name: "athenaOne FHIR", version: "25.3" },
       date: "2025-03-10",
-      oauth: oauth("api.platform.athenahealth.com"),
+      oauthHost: "api.platform.athenahealth.com",
       description: "athenahealth R4 (one base URL for every practice)",
-      resources: [...US_CORE_R4, "Binary", "Coverage", "QuestionnaireResponse", "ServiceRequest", "Specimen"],
+      resources: [...US_CORE_3_1_1, "Binary", "Coverage", "QuestionnaireResponse", "ServiceRequest", "Specimen"],
     }),
-    "metadata/r4-nextgen.json": statement({
-      resourceType: "CapabilityStatement",
+    "metadata/r4-nextgen.json": capabilityStatement({
       fhirVersion: "4.0.1",
       publisher: "NextGen Healthcare",
-      software: ["NextGen Enterprise FHIR", "6.2"],
+      software: { name: "NextGen Enterprise FHIR", version: "6.2" },
       date: "2024-09-01",
       description: "NextGen Enterprise R4",
-      resources: [
-        "AllergyIntolerance",
-        "CarePlan",
-        "CareTeam",
-        "Condition",
-        "Device",
-        "DiagnosticReport",
-        "DocumentReference",
-        "Encounter",
-        "Goal",
-        "Immunization",
-        "Location",
-        "MedicationRequest",
-        "Observation",
-        "Organization",
-        "Patient",
-        "Practitioner",
-        "Procedure",
-        "Provenance",
-      ],
+      resources: without(US_CORE_3_1_1, "Medication", "PractitionerRole"),
     }),
-    "metadata/r4-veradigm.json": statement({
-      resourceType: "CapabilityStatement",
+    "metadata/r4-veradigm.json": capabilityStatement({
       fhirVersion: "4.0.1",
       publisher: "Veradigm",
-      software: ["Veradigm FHIR", "23.2"],
+      software: { name: "Veradigm FHIR", version: "23.2" },
       date: "2023-08-01",
-      oauth: oauth("fhir.fhirpoint.open.allscripts.com"),
+      oauthHost: "fhir.fhirpoint.open.allscripts.com",
       description: "Veradigm R4",
-      resources: [...US_CORE_R4, "Binary", "Coverage"],
+      resources: [...US_CORE_3_1_1, "Binary", "Coverage"],
     }),
-    "metadata/r4-meditech.json": statement({
-      resourceType: "CapabilityStatement",
+    "metadata/r4-meditech.json": capabilityStatement({
       fhirVersion: "4.0.1",
       publisher: "MEDITECH",
-      software: ["MEDITECH Expanse", "2.2"],
+      software: { name: "MEDITECH Expanse", version: "2.2" },
       date: "2024-01-10",
-      oauth: oauth("meditech.cloud"),
+      oauthHost: "meditech.cloud",
       description: "MEDITECH Expanse US Core",
-      resources: US_CORE_R4.filter((type) => type !== "PractitionerRole" && type !== "Location"),
+      resources: without(US_CORE_3_1_1, "PractitionerRole", "Location"),
     }),
-    "metadata/r4-practice-fusion.json": statement({
-      resourceType: "CapabilityStatement",
+    "metadata/r4-practice-fusion.json": capabilityStatement({
       fhirVersion: "4.0.1",
       publisher: "Practice Fusion",
-      software: ["Practice Fusion FHIR", "4.1"],
+      software: { name: "Practice Fusion FHIR", version: "4.1" },
       date: "2023-03-14",
-      oauth: oauth("api.practicefusion.com"),
+      oauthHost: "api.practicefusion.com",
       description: "Practice Fusion R4",
-      resources: US_CORE_R4.filter((type) => type !== "Location"),
+      resources: without(US_CORE_3_1_1, "Location"),
     }),
-    "metadata/r4b-greenway.json": statement({
-      resourceType: "CapabilityStatement",
+    "metadata/r4b-greenway.json": capabilityStatement({
       fhirVersion: "4.3.0",
       publisher: "Greenway Health",
-      software: ["Greenway FHIR Gateway", "5.0"],
+      software: { name: "Greenway FHIR Gateway", version: "5.0" },
       date: "2025-06-30",
-      oauth: oauth("fhir.greenwayhealth.com"),
+      oauthHost: "fhir.greenwayhealth.com",
       description: "Greenway R4B",
       resources: [
-        ...US_CORE_R4,
+        ...US_CORE_3_1_1,
         "Appointment",
         "Coverage",
         "Questionnaire",
@@ -488,16 +223,15 @@ export function answerDocuments(): Record<string, Json> {
         "Subscription",
       ],
     }),
-    "metadata/r5-practice-fusion.json": statement({
-      resourceType: "CapabilityStatement",
+    "metadata/r5-practice-fusion.json": capabilityStatement({
       fhirVersion: "5.0.0",
       publisher: "Practice Fusion",
-      software: ["Practice Fusion FHIR", "5.0-preview"],
+      software: { name: "Practice Fusion FHIR", version: "5.0-preview" },
       date: "2025-10-01",
-      oauth: oauth("api.practicefusion.com"),
+      oauthHost: "api.practicefusion.com",
       description: "Practice Fusion R5 preview",
       resources: [
-        ...US_CORE_R4,
+        ...US_CORE_3_1_1,
         "Appointment",
         "DeviceUsage",
         "Subscription",
@@ -507,61 +241,61 @@ export function answerDocuments(): Record<string, Json> {
         "Requirements",
       ],
     }),
-    "smart/patient-oracle.json": smart({
+    "smart/patient-oracle.json": smartConfiguration({
       issuer: "https://authorization.cerner.com",
-      capabilities: PATIENT_CAPS,
+      capabilities: SMART_CAPABILITIES.patient,
       grantTypes: ["authorization_code"],
       scopes: PATIENT_SCOPES,
     }),
-    "smart/provider-oracle.json": smart({
+    "smart/provider-oracle.json": smartConfiguration({
       issuer: "https://authorization.cerner.com",
-      capabilities: PROVIDER_CAPS,
+      capabilities: without(SMART_CAPABILITIES.provider, "permission-offline"),
       grantTypes: ["authorization_code", "client_credentials"],
       scopes: USER_SCOPES,
     }),
-    "smart/both-epic.json": smart({
+    "smart/both-epic.json": smartConfiguration({
       issuer: "https://fhir.epic.example/interconnect-fhir-oauth",
       capabilities: BOTH_CAPS,
       grantTypes: ["authorization_code", "client_credentials", "urn:ietf:params:oauth:grant-type:jwt-bearer"],
       scopes: [...PATIENT_SCOPES, "launch", "user/*.read"],
     }),
-    "smart/both-eclinicalworks.json": smart({
+    "smart/both-eclinicalworks.json": smartConfiguration({
       issuer: "https://oauthserver.eclinicalworks.com",
-      capabilities: BOTH_CAPS.slice(0, 11),
+      capabilities: without(BOTH_CAPS, "permission-v2", "sso-openid-connect"),
       grantTypes: ["authorization_code", "refresh_token"],
       scopes: [...PATIENT_SCOPES, "launch", "user/*.read"],
     }),
-    "smart/both-athenahealth.json": smart({
+    "smart/both-athenahealth.json": smartConfiguration({
       issuer: "https://api.platform.athenahealth.com",
       capabilities: BOTH_CAPS,
       grantTypes: ["authorization_code", "client_credentials", "refresh_token"],
       scopes: [...PATIENT_SCOPES, "launch", "user/*.read", "system/*.read"],
     }),
-    "smart/provider-veradigm.json": smart({
+    "smart/provider-veradigm.json": smartConfiguration({
       issuer: "https://fhir.fhirpoint.open.allscripts.com",
-      capabilities: PROVIDER_CAPS,
+      capabilities: without(SMART_CAPABILITIES.provider, "permission-offline"),
       grantTypes: ["authorization_code"],
       scopes: USER_SCOPES,
     }),
-    "smart/patient-greenway.json": smart({
+    "smart/patient-greenway.json": smartConfiguration({
       issuer: "https://fhir.greenwayhealth.com",
-      capabilities: PATIENT_CAPS.slice(0, 5),
+      capabilities: SMART_CAPABILITIES.patient.slice(0, 5),
       grantTypes: ["authorization_code", "refresh_token"],
       scopes: PATIENT_SCOPES,
     }),
-    "smart/both-practice-fusion.json": smart({
+    "smart/both-practice-fusion.json": smartConfiguration({
       issuer: "https://api.practicefusion.com",
-      capabilities: BOTH_CAPS.slice(0, 10),
+      capabilities: without(BOTH_CAPS, "permission-offline", "permission-v2", "sso-openid-connect"),
       grantTypes: ["authorization_code"],
       scopes: [...PATIENT_SCOPES, "launch"],
     }),
-    "smart/patient-meditech.json": smart({
+    "smart/patient-meditech.json": smartConfiguration({
       issuer: "https://meditech.cloud",
-      capabilities: PATIENT_CAPS,
+      capabilities: SMART_CAPABILITIES.patient,
       grantTypes: ["authorization_code"],
       scopes: PATIENT_SCOPES,
     }),
-    "smart/backend-only.json": smart({
+    "smart/backend-only.json": smartConfiguration({
       issuer: "https://fhir.nextgen.com/nge/prod/auth",
       capabilities: [],
       grantTypes: ["client_credentials"],

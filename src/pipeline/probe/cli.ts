@@ -2,7 +2,7 @@
  * `bun run probe`: probes the endpoints that are due and stores the results as they arrive.
  * Ctrl-C stops cleanly (results so far are kept; a second Ctrl-C quits at once).
  */
-import { parseCli } from "../../cli/args";
+import { exitWhenDone, parseCli } from "../../cli/args";
 import { type Config, loadConfig } from "../../config";
 import { openDatabase } from "../../db/client";
 import { OUTAGE_EXIT_CODE, PROBE_CLI, type ProbeCliOptions, probeCliOptions } from "./cli-options";
@@ -12,11 +12,11 @@ import { probeDue } from "./run";
 import { formatSummary, type ProbeRunSummary } from "./summary";
 
 /**
- * Runs the probe step with parsed options; shared with `bun run refresh`. From the configuration:
+ * Runs the probe with parsed options. From the configuration:
  * the database, `allowPrivateNetwork` (lets requests reach private addresses) and the outage rule.
  * Throws ProberOutageError when the prober lost the network.
  */
-export async function runProbe(
+async function runProbe(
   options: ProbeCliOptions,
   config: Pick<Config, "databasePath" | "allowPrivateNetwork" | "probeOutage">,
   signal: AbortSignal | undefined,
@@ -43,7 +43,7 @@ export async function runProbe(
 }
 
 /** Aborts on the first SIGINT/SIGTERM, exits on the second. */
-export function interruptSignal(): AbortSignal {
+function interruptSignal(): AbortSignal {
   const controller = new AbortController();
   const onSignal = (name: string) => {
     if (controller.signal.aborted) process.exit(130);
@@ -55,17 +55,23 @@ export function interruptSignal(): AbortSignal {
   return controller.signal;
 }
 
-async function main() {
-  const { values, check } = parseCli(PROBE_CLI);
-  const options = check(() => probeCliOptions(values));
-  const config = loadConfig();
+/**
+ * The probe step of `bun run probe` and `bun run refresh`: runs it interruptibly and prints its
+ * summary (text, or JSON with --json). The exit status it calls for: OUTAGE_EXIT_CODE when the
+ * prober lost the network (`label` starts the message), 130 when interrupted, else 0.
+ */
+export async function probeStep(
+  options: ProbeCliOptions,
+  config: Parameters<typeof runProbe>[1],
+  label: string,
+): Promise<number> {
   const signal = interruptSignal();
   let summary: ProbeRunSummary;
   try {
     summary = await runProbe(options, config, signal);
   } catch (error) {
     if (!(error instanceof ProberOutageError)) throw error;
-    process.stderr.write(`probe stopped: ${error.message}\n`);
+    process.stderr.write(`${label}probe stopped: ${error.message}\n`);
     return OUTAGE_EXIT_CODE;
   }
   // A pipe takes a large summary asynchronously: wait for it before process.exit.
@@ -75,12 +81,13 @@ async function main() {
   return signal.aborted ? 130 : 0;
 }
 
-if (import.meta.main) {
-  main().then(
-    (code) => process.exit(code),
-    (error) => {
-      process.stderr.write(`probe failed: ${(error as Error).stack ?? error}\n`);
-      process.exit(1);
-    },
+async function main(): Promise<number> {
+  const { values, check } = parseCli(PROBE_CLI);
+  return probeStep(
+    check(() => probeCliOptions(values)),
+    loadConfig(),
+    "",
   );
 }
+
+if (import.meta.main) exitWhenDone("probe", main);

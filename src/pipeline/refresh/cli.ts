@@ -3,7 +3,7 @@
  * endpoints that are due. The probe runs even when a list failed; the exit status is then 1.
  * Options: those of `bun run probe` and --force (passed to ingest); `--help` lists them.
  */
-import { parseCli } from "../../cli/args";
+import { exitWhenDone, parseCli } from "../../cli/args";
 import { type Config, loadConfig } from "../../config";
 import { openDatabase } from "../../db/client";
 import { countEntries } from "../../db/describe";
@@ -13,10 +13,8 @@ import { ingestAll, ingestVendor, syncVendorRegistry } from "../ingest/index";
 import { loadRegistry } from "../ingest/registry";
 import { formatSummaryTable } from "../ingest/summary-table";
 import type { ListSummary } from "../ingest/types";
-import { interruptSignal, runProbe } from "../probe/cli";
+import { probeStep } from "../probe/cli";
 import { OUTAGE_EXIT_CODE, PROBE_CLI, probeCliOptions } from "../probe/cli-options";
-import { ProberOutageError } from "../probe/outage";
-import { formatSummary, type ProbeRunSummary } from "../probe/summary";
 
 const REFRESH_CLI = {
   ...PROBE_CLI,
@@ -71,18 +69,8 @@ async function main(): Promise<number> {
   const failedLists = lists.filter((l) => !l.ok);
 
   console.log("\n== probe");
-  const signal = interruptSignal();
-  let summary: ProbeRunSummary;
-  try {
-    summary = await runProbe(options, config, signal);
-  } catch (error) {
-    if (!(error instanceof ProberOutageError)) throw error;
-    console.error(`refresh: probe stopped: ${error.message}`);
-    return OUTAGE_EXIT_CODE;
-  }
-  console.log(options.json ? JSON.stringify(summary) : formatSummary(summary));
-
-  if (signal.aborted) return 130;
+  const probed = await probeStep(options, config, "refresh: ");
+  if (probed !== 0) return probed;
   await prebuildIndex(databasePath, config);
   if (ingestError || failedLists.length > 0) {
     console.error(
@@ -104,12 +92,4 @@ async function prebuildIndex(databasePath: string, config: Config) {
   );
 }
 
-if (import.meta.main) {
-  main().then(
-    (code) => process.exit(code),
-    (error) => {
-      process.stderr.write(`refresh failed: ${(error as Error).stack ?? error}\n`);
-      process.exit(1);
-    },
-  );
-}
+if (import.meta.main) exitWhenDone("refresh", main);

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { openDatabase } from "../../../src/db/client";
 import { ingestFile, syncVendorRegistry } from "../../../src/pipeline/ingest";
 import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../../src/pipeline/ingest/registry";
+import { REQUIRED_VENDOR_IDS } from "../../support/required-vendors";
 import { bundle, FOUR, removeTempDirs, tempDir, writeFile, writeRegistry } from "./cli-helpers";
 import { fixture } from "./helpers";
 
@@ -16,18 +17,7 @@ describe("vendor registry (db/vendors.json)", () => {
 
   test("has the ten required vendors, each with a list page and at least one list", () => {
     const ids = registry.map((v) => v.id);
-    for (const id of [
-      "epic",
-      "oracle-health",
-      "athenahealth",
-      "eclinicalworks",
-      "meditech",
-      "veradigm",
-      "nextgen",
-      "greenway",
-      "practice-fusion",
-      "medhost",
-    ]) {
+    for (const id of REQUIRED_VENDOR_IDS) {
       expect(ids).toContain(id);
     }
     for (const vendor of registry) {

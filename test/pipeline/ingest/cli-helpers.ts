@@ -3,6 +3,7 @@ export { removeTempDirs, tempDir } from "../../support/temp-db";
 import { Database } from "bun:sqlite";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { writeAcmeRegistry } from "../../support/acme";
 import { runScript } from "../../support/run-script";
 
 export interface Org {
@@ -58,33 +59,20 @@ export function writeFile(dir: string, name: string, content: string | Uint8Arra
 
 /** A registry with vendor `acme` (a patient and a provider list) and any extra network lists. */
 export function writeRegistry(dir: string, base: string, extraVendors: object[] = []): string {
-  const registry = {
-    vendors: [
+  return writeAcmeRegistry(
+    join(dir, "vendors.json"),
+    [
       {
-        id: "acme",
-        name: "Acme EHR",
-        endpointListUrl: "https://acme.test/endpoints",
-        lists: [
-          {
-            id: "acme-patient",
-            url: `${base}/lists/acme-patient`,
-            format: "fhir-bundle",
-            audience: "patient",
-            fhirVersion: "R4",
-          },
-          {
-            id: "acme-provider",
-            url: `${base}/lists/acme-provider`,
-            format: "fhir-bundle",
-            audience: "provider",
-            fhirVersion: null,
-          },
-        ],
+        id: "acme-patient",
+        url: `${base}/lists/acme-patient`,
+        format: "fhir-bundle",
+        audience: "patient",
+        fhirVersion: "R4",
       },
-      ...extraVendors,
+      { id: "acme-provider", url: `${base}/lists/acme-provider`, format: "fhir-bundle", audience: "provider" },
     ],
-  };
-  return writeFile(dir, "vendors.json", JSON.stringify(registry));
+    extraVendors,
+  );
 }
 
 export interface CliRun {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { normaliseEntries } from "../../../src/pipeline/ingest/normalise";
 import type { RawEntry } from "../../../src/pipeline/ingest/types";
+import { writeAcmeRegistry } from "../../support/acme";
 import { query, removeTempDirs, runCli, tempDir, writeFile } from "./cli-helpers";
 
 const raw = (url: string, organizationName: string | null = "Clinic"): RawEntry => ({
@@ -150,28 +151,9 @@ describe("lists that are not UTF-8 are read as Windows-1252", () => {
   function setup() {
     const dir = tempDir();
     const db = join(dir, "directory.sqlite");
-    const registry = writeFile(
-      dir,
-      "vendors.json",
-      JSON.stringify({
-        vendors: [
-          {
-            id: "acme",
-            name: "Acme EHR",
-            endpointListUrl: "https://acme.test/endpoints",
-            lists: [
-              {
-                id: "acme-list",
-                url: `http://127.0.0.1:${server.port}/list`,
-                format: "csv",
-                audience: null,
-                fhirVersion: "R4",
-              },
-            ],
-          },
-        ],
-      }),
-    );
+    const registry = writeAcmeRegistry(join(dir, "vendors.json"), [
+      { id: "acme-list", url: `http://127.0.0.1:${server.port}/list`, format: "csv", fhirVersion: "R4" },
+    ]);
     const run = (...args: string[]) =>
       runCli(["--vendor", "acme", "--registry", registry, ...args], {
         DATABASE_PATH: db,

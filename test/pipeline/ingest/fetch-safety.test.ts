@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fetchAndParseList, ListFetchError } from "../../../src/pipeline/ingest/fetch-list";
 import type { ListDefinition } from "../../../src/pipeline/ingest/types";
 import type { LookupFn } from "../../../src/pipeline/probe/guard";
+import { writeAcmeRegistry } from "../../support/acme";
 import { bundle, FOUR, query, removeTempDirs, runCli, snapshot, tempDir, writeFile } from "./cli-helpers";
 
 type Handler = (request: Request) => Response | Promise<Response>;
@@ -57,22 +58,9 @@ async function setup(env: Record<string, string> = { ALLOW_PRIVATE_NETWORK: "tru
   const dir = tempDir();
   const db = join(dir, "directory.sqlite");
   const secret = writeFile(dir, "secret.csv", SECRET_CSV);
-  const registry = writeFile(
-    dir,
-    "vendors.json",
-    JSON.stringify({
-      vendors: [
-        {
-          id: "acme",
-          name: "Acme EHR",
-          endpointListUrl: "https://acme.test/endpoints",
-          lists: [
-            { id: "acme-r4", url: `${main.base}/lists/acme`, format: "fhir-bundle", audience: null, fhirVersion: "R4" },
-          ],
-        },
-      ],
-    }),
-  );
+  const registry = writeAcmeRegistry(join(dir, "vendors.json"), [
+    { id: "acme-r4", url: `${main.base}/lists/acme`, format: "fhir-bundle", fhirVersion: "R4" },
+  ]);
   const run = (...extra: string[]) =>
     runCli(["--vendor", "acme", "--registry", registry, ...extra], { DATABASE_PATH: db, ...env });
   main.routes.set("/lists/acme", bundle(FOUR));

@@ -1,10 +1,11 @@
 import { Database } from "bun:sqlite";
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { indexFileName } from "../../../src/directory/build-cli";
 import { parseDuration } from "../../../src/pipeline/probe/duration";
 import { ProgressReporter } from "../../../src/pipeline/probe/progress";
+import { writeAcmeRegistry } from "../../support/acme";
 import { runScript } from "../../support/run-script";
 import { fixture, insertEntry, json, serve, tempDb } from "./helpers";
 
@@ -140,35 +141,10 @@ describe("bun run refresh", () => {
     });
     const lists = serve({ "/lists/good": () => json(bundle), "/lists/bad": () => json("oops", 500) });
     try {
-      const registry = join(dirname(ctx.path), "vendors.json");
-      writeFileSync(
-        registry,
-        JSON.stringify({
-          vendors: [
-            {
-              id: "acme",
-              name: "Acme EHR",
-              endpointListUrl: "https://acme.test/endpoints",
-              lists: [
-                {
-                  id: "acme-good",
-                  url: `${lists.url}/lists/good`,
-                  format: "fhir-bundle",
-                  audience: "patient",
-                  fhirVersion: null,
-                },
-                {
-                  id: "acme-bad",
-                  url: `${lists.url}/lists/bad`,
-                  format: "fhir-bundle",
-                  audience: "provider",
-                  fhirVersion: null,
-                },
-              ],
-            },
-          ],
-        }),
-      );
+      const registry = writeAcmeRegistry(join(dirname(ctx.path), "vendors.json"), [
+        { id: "acme-good", url: `${lists.url}/lists/good`, format: "fhir-bundle", audience: "patient" },
+        { id: "acme-bad", url: `${lists.url}/lists/bad`, format: "fhir-bundle", audience: "provider" },
+      ]);
       ctx.db.sqlite.close();
       const r = await run("src/pipeline/refresh/cli.ts", [], {
         DATABASE_PATH: ctx.path,

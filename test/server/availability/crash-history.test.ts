@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { decodeRecord, RECORD_BYTES, urlKey } from "../../../src/db/history-format";
 import { slowFhirServers } from "../../pipeline/probe/helpers";
+import { killOnceStored, spawnScript } from "../../support/run-script";
 import { seedDatabase } from "../../support/seed";
 
-const ROOT = join(import.meta.dir, "../..", "..");
 const dir = mkdtempSync(join(tmpdir(), "crash-history-"));
 const CAPABILITY = JSON.stringify({ resourceType: "CapabilityStatement", fhirVersion: "4.0.1", rest: [] });
 const SMART = JSON.stringify({ token_endpoint: "https://auth.example/token", capabilities: ["launch-standalone"] });
@@ -53,30 +53,13 @@ test("kill -9 mid-run: one history record per stored probe, none without one; th
   }));
   seedDatabase(dbPath, { vendors: [{ id: "epic", name: "Epic Systems" }], entries }).sqlite.close();
   const probe = () =>
-    Bun.spawn([process.execPath, join(ROOT, "src/pipeline/probe/cli.ts"), "--concurrency", "16", "--timeout", "5s"], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_PATH: dbPath, ALLOW_PRIVATE_NETWORK: "true" },
-      stdout: "pipe",
-      stderr: "pipe",
+    spawnScript("src/pipeline/probe/cli.ts", ["--concurrency", "16", "--timeout", "5s"], {
+      DATABASE_PATH: dbPath,
+      ALLOW_PRIVATE_NETWORK: "true",
     });
 
   const child = probe();
-  const reader = new Database(dbPath, { readonly: true });
-  const deadline = performance.now() + 30_000;
-  while (performance.now() < deadline && child.exitCode === null) {
-    let stored = 0;
-    try {
-      stored = (reader.prepare("SELECT COUNT(*) AS n FROM probe_history").get() as { n: number }).n;
-    } catch {
-      // busy: try again
-    }
-    if (stored >= 60) {
-      child.kill("SIGKILL");
-      break;
-    }
-    await Bun.sleep(5);
-  }
-  reader.close();
+  await killOnceStored(child, dbPath, "probe_history", 60);
   await child.exited;
   expect(child.signalCode).toBe("SIGKILL");
 

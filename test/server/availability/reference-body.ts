@@ -4,17 +4,7 @@
  * against. Kept deliberately independent of src/directory/availability-data.ts and service.ts.
  */
 import type { Database } from "bun:sqlite";
-import {
-  DAY_BYTES,
-  DAY_MS,
-  decodeRecord,
-  medianAndP95,
-  recordAt,
-  recordCount,
-  recordTime,
-  recordUp,
-  urlKey,
-} from "../../../src/db/history-format";
+import { DAY_BYTES, DAY_MS, decodeDay, decodeRecord, recordCount, urlKey } from "../../../src/db/history-format";
 
 const HISTORY_SQL =
   "SELECT last_at, last_up_at, last_down_at, records, first_day, days FROM probe_history WHERE url_key = ?1";
@@ -40,42 +30,45 @@ export function referenceBody(sqlite: Database, id: string, url: string, lastUpd
   }
   const [lastAt, lastUpAt, lastDownAt, records, firstDay, days] = row;
   const end = Math.max(lastUpdated === null ? 0 : Date.parse(lastUpdated), lastAt);
-  const from = WINDOWS.map((d) => end - d * DAY_MS);
-  const probes = [0, 0, 0, 0];
-  const up = [0, 0, 0, 0];
-  const times: number[] = [];
-  const count = recordCount(records);
-  for (let i = 0; i < count; i++) {
-    const at = recordAt(records, i);
-    const isUp = recordUp(records, i);
-    for (let w = 0; w < WINDOWS.length; w++) {
-      if (at <= from[w]!) continue;
-      probes[w]!++;
-      if (isUp) up[w]!++;
-    }
-    if (isUp && at > from[2]!) {
-      const ms = recordTime(records, i);
-      if (ms >= 0) times.push(ms);
-    }
-  }
-  if (days !== null && firstDay !== null) {
-    for (let i = 0, o = 0; o < days.length; i++, o += DAY_BYTES) {
-      if ((firstDay + i) * DAY_MS <= from[3]!) continue;
-      probes[3]! += days[o]!;
-      up[3]! += days[o + 1]!;
-    }
-  }
-  times.sort((a, b) => a - b);
-  const { median, p95 } = medianAndP95(times);
+  // Every record decoded, then each window filtered from scratch (no running counters).
+  const all = Array.from({ length: recordCount(records) }, (_, i) => decodeRecord(records, i));
+  const daily =
+    days === null || firstDay === null
+      ? []
+      : Array.from({ length: days.length / DAY_BYTES }, (_, i) => ({
+          start: (firstDay + i) * DAY_MS,
+          ...decodeDay(days, i),
+        }));
+  const after = (windowDays: number) => end - windowDays * DAY_MS;
+  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+  /** Up probes over probes later than the window's start; the 365-day window adds the daily figures. */
+  const uptime = (windowDays: (typeof WINDOWS)[number]) => {
+    const raw = all.filter((r) => r.at > after(windowDays));
+    const older = windowDays === 365 ? daily.filter((d) => d.start > after(windowDays)) : [];
+    const up = raw.filter((r) => r.up).length + sum(older.map((d) => d.up));
+    return ratio(up, raw.length + sum(older.map((d) => d.probes)));
+  };
+  const [d1, d7, d30, d365] = WINDOWS.map(uptime);
+  const times = all
+    .filter((r) => r.up && r.at > after(30) && r.responseTimeMs !== null)
+    .map((r) => r.responseTimeMs!)
+    .sort((a, b) => a - b);
+  // Median: the middle time, or the rounded mean of the two middle ones; p95: the nearest rank.
+  const median =
+    times.length === 0
+      ? null
+      : times.length % 2 === 1
+        ? times[(times.length - 1) / 2]!
+        : Math.round((times[times.length / 2 - 1]! + times[times.length / 2]!) / 2);
+  const p95 = times.length === 0 ? null : times[Math.ceil(times.length * 0.95) - 1]!;
   let body =
-    `${head}${json(iso(lastAt))},"uptime":{"1d":${number(ratio(up[0]!, probes[0]!))},"7d":${number(ratio(up[1]!, probes[1]!))},` +
-    `"30d":${number(ratio(up[2]!, probes[2]!))},"365d":${number(ratio(up[3]!, probes[3]!))}},` +
+    `${head}${json(iso(lastAt))},"uptime":{"1d":${number(d1!)},"7d":${number(d7!)},` +
+    `"30d":${number(d30!)},"365d":${number(d365!)}},` +
     `"responseTimeMs":{"median":${number(median)},"p95":${number(p95)}},` +
     `"lastSuccessAt":${json(iso(lastUpAt))},"lastFailureAt":${json(iso(lastDownAt))},"recent":[`;
-  // Newest first: a stable sort by time, so records of one millisecond keep their written order.
-  const order = Array.from({ length: count }, (_, i) => i).sort((a, b) => recordAt(records, a) - recordAt(records, b));
-  for (let k = count - 1, n = 0; k >= 0 && n < RECENT; k--, n++) {
-    const r = decodeRecord(records, order[k]!);
+  // Newest first; of records of one millisecond, the one written later first.
+  const newestFirst = all.map((r, i) => ({ r, i })).sort((a, b) => b.r.at - a.r.at || b.i - a.i);
+  for (const [n, { r }] of newestFirst.slice(0, RECENT).entries()) {
     body +=
       `${n === 0 ? "" : ","}{"at":"${new Date(r.at).toISOString()}","outcome":"${r.outcome}","httpStatus":${number(r.httpStatus)},` +
       `"smartHttpStatus":${number(r.smartHttpStatus)},"responseTimeMs":${number(r.responseTimeMs)},"error":${json(r.error)}}`;

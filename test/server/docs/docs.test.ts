@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { FILTER_PARAMETERS } from "../../support/filters";
 import { fixtureApp, get } from "../../support/fixture";
 
 const { app } = fixtureApp();
@@ -34,19 +35,7 @@ describe("API documentation", () => {
     ]);
     const list = body.paths["/api/v1/endpoints"].get;
     const names = list.parameters.map((p: { name: string }) => p.name).sort();
-    expect(names).toEqual([
-      "access",
-      "fhirVersion",
-      "hasResource",
-      "limit",
-      "page",
-      "query",
-      "ready",
-      "smartSupported",
-      "state",
-      "supports",
-      "vendor",
-    ]);
+    expect(names).toEqual([...FILTER_PARAMETERS, "limit", "page"].sort());
     for (const parameter of list.parameters) expect(parameter.schema.description ?? parameter.description).toBeTruthy();
     expect(Object.keys(list.responses)).toEqual(expect.arrayContaining(["200", "400", "429"]));
     expect(JSON.stringify(body)).toContain("case-insensitive");

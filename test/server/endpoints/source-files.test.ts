@@ -9,28 +9,21 @@ import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
 import { entryId } from "../../../src/model/identity";
 import { ingestFile, syncVendorRegistry } from "../../../src/pipeline/ingest";
-import type { VendorDefinition } from "../../../src/pipeline/ingest/types";
+import { acmeRegistry } from "../../support/acme";
 import { createTestApp } from "../../support/app";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
 
-const REGISTRY: VendorDefinition[] = [
-  {
-    id: "acme",
-    name: "Acme EHR",
-    endpointListUrl: "https://acme.example/developers/endpoints",
-    defaultFhirVersion: "R4",
-    lists: [
-      {
-        id: "acme-r4",
-        url: "https://acme.example/r4/endpoints.json",
-        format: "lantern-json",
-        audience: null,
-        fhirVersion: null,
-        publishedUrl: "https://acme.example/developers/endpoints.json",
-      },
-    ],
-  },
-];
+const REGISTRY = acmeRegistry(
+  [
+    {
+      id: "acme-r4",
+      url: "https://acme.example/r4/endpoints.json",
+      format: "lantern-json",
+      publishedUrl: "https://acme.example/developers/endpoints.json",
+    },
+  ],
+  { defaultFhirVersion: "R4" },
+);
 
 const list = (url: string, name: string) => JSON.stringify({ Endpoints: [{ URL: url, OrganizationName: name }] });
 const dir = join(tempDir(), "secret-server-folder", "lists");

@@ -7,7 +7,7 @@ import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
 import { entryId } from "../../../src/model/identity";
 import { ingestContent, syncVendorRegistry } from "../../../src/pipeline/ingest";
-import type { VendorDefinition } from "../../../src/pipeline/ingest/types";
+import { acmeRegistry } from "../../support/acme";
 import { createTestApp } from "../../support/app";
 import { tempDbPath } from "../../support/temp-db";
 
@@ -16,25 +16,18 @@ const LANTERN = {
   path: "resources/prod_resources/Acme_EndpointSources.json",
   commit: "8a6f77361f3a03857f9520164be76aa6f9aa678c",
 };
-const REGISTRY: VendorDefinition[] = [
-  {
-    id: "acme",
-    name: "Acme EHR",
-    endpointListUrl: "https://acme.example/developers/endpoints",
-    defaultFhirVersion: "R4",
-    lists: [
-      {
-        id: "acme-lantern",
-        url: "https://raw.githubusercontent.com/onc-healthit/lantern-back-end/HEAD/resources/prod_resources/Acme_EndpointSources.json",
-        format: "lantern-json",
-        audience: null,
-        fhirVersion: null,
-        source: "lantern",
-        publishedUrl: "https://acme.example/developers/endpoints.json",
-      },
-    ],
-  },
-];
+const REGISTRY = acmeRegistry(
+  [
+    {
+      id: "acme-lantern",
+      url: "https://raw.githubusercontent.com/onc-healthit/lantern-back-end/HEAD/resources/prod_resources/Acme_EndpointSources.json",
+      format: "lantern-json",
+      source: "lantern",
+      publishedUrl: "https://acme.example/developers/endpoints.json",
+    },
+  ],
+  { defaultFhirVersion: "R4" },
+);
 
 const item = (URL: string, OrganizationName: string, OrganizationZipCode = "") => ({
   URL,

@@ -4,24 +4,10 @@
  * values and its seeded random pairs and larger combinations, without page and limit), on the
  * same generated 10,000-entry dataset, in all three formats.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { loadConfig } from "../../../src/config";
-import { type Db, openDatabase } from "../../../src/db/client";
-import { generateDataset } from "../../../tools/generate/generator";
-import { createTestApp } from "../../support/app";
+import { expect, test } from "bun:test";
 import { type Combo, combinations } from "../../support/filter-combinations";
-import {
-  type AppOf,
-  expectedCsvRow,
-  exportText,
-  type FhirBundle,
-  type ListRecord,
-  pageThroughList,
-  parseCsv,
-} from "./helpers";
+import { appOnGeneratedDataset } from "../../support/generated-app";
+import { expectedCsvRow, exportText, type FhirBundle, type ListRecord, pageThroughList, parseCsv } from "./helpers";
 
 /** The list test's combinations with the paging parameters dropped, each once. */
 function filterCombinations(): Combo[] {
@@ -42,23 +28,7 @@ function queryString(combo: Combo): string {
   return params.toString();
 }
 
-let dir: string;
-let db: Db;
-let app: AppOf;
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "export-brute-force-"));
-  const path = join(dir, "directory.sqlite");
-  generateDataset({ endpoints: 10_000, out: path, seed: 11 });
-  db = openDatabase(path);
-  app = createTestApp({ db, config: loadConfig({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
-});
-
-afterAll(() => {
-  app?.directory.close();
-  db?.sqlite.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const live = appOnGeneratedDataset({ endpoints: 10_000, seed: 11 });
 
 /** The distinct URLs of the records, in order of first appearance. */
 const distinctUrls = (records: ListRecord[]) => [...new Set(records.map((record) => record.url))];
@@ -69,11 +39,11 @@ test("every filter combination: the export holds the list's records, in the list
   let nonEmpty = 0;
   for (const combo of combos) {
     const filters = queryString(combo);
-    const expected = await pageThroughList(app, filters);
+    const expected = await pageThroughList(live.app, filters);
     if (expected.length > 0) nonEmpty++;
     const sep = filters ? "&" : "";
 
-    const ndjson = await exportText(app, `format=ndjson${sep}${filters}`);
+    const ndjson = await exportText(live.app, `format=ndjson${sep}${filters}`);
     const lines = ndjson.text.split("\n");
     if (ndjson.response.status !== 200 || lines.pop() !== "") {
       failures.push(`ndjson ${filters}: status ${ndjson.response.status}`);
@@ -86,13 +56,13 @@ test("every filter combination: the export holds the list's records, in the list
         `ndjson ${filters}: ${lines.length} lines vs ${expected.length}; first difference at ${lines.findIndex((l, i) => l !== expectedLines[i])}`,
       );
 
-    const csv = await exportText(app, `format=csv${sep}${filters}`);
+    const csv = await exportText(live.app, `format=csv${sep}${filters}`);
     const rows = parseCsv(csv.text).slice(1);
     const expectedRows = expected.map(expectedCsvRow);
     if (JSON.stringify(rows) !== JSON.stringify(expectedRows))
       failures.push(`csv ${filters}: ${rows.length} rows vs ${expected.length}`);
 
-    const fhir = await exportText(app, `format=fhir${sep}${filters}`);
+    const fhir = await exportText(live.app, `format=fhir${sep}${filters}`);
     const bundle = JSON.parse(fhir.text) as FhirBundle;
     const addresses = (bundle.entry ?? [])
       .filter((item) => item.resource.resourceType === "Endpoint")

@@ -4,42 +4,18 @@
  * clients and other requests are served meanwhile; a slot is given back when its client goes
  * away; an export counts as one request.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { generateDataset } from "../../../tools/generate/generator";
-import { type ServerProcess, startServer } from "../../support/server-process";
-import { stalledExport } from "./helpers";
+import { expect, test } from "bun:test";
+import { STREAMED_EXPORT as EXPORT, serveGeneratedDataset, stalledExport } from "./helpers";
 
-let dir: string;
-let server: ServerProcess;
-/** A filtered export: streamed, holding a slot (the unfiltered one is a download file and holds none). */
-const EXPORT = "/api/v1/export?format=fhir&fhirVersion=R4";
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "export-concurrency-"));
-  const path = join(dir, "directory.sqlite");
-  generateDataset({ endpoints: 40_000, out: path, seed: 3 });
-  server = await startServer({
-    DATABASE_PATH: path,
-    RATE_LIMIT_MAX: "1000",
-    TRUST_PROXY: "true",
-  });
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const live = serveGeneratedDataset({ endpoints: 40_000, seed: 3 }, { RATE_LIMIT_MAX: "1000", TRUST_PROXY: "true" });
 
 const get = (path: string, client: string, init: RequestInit = {}) =>
-  fetch(`${server.baseUrl}${path}`, { ...init, headers: { "x-forwarded-for": client, ...init.headers } });
+  fetch(`${live.server.baseUrl}${path}`, { ...init, headers: { "x-forwarded-for": client, ...init.headers } });
 
 test("a client's third export while two are running → 429 with Retry-After; others are served", async () => {
   const client = "203.0.113.10";
-  const first = await stalledExport(server.baseUrl, EXPORT, client);
-  const second = await stalledExport(server.baseUrl, EXPORT, client);
+  const first = await stalledExport(live.server.baseUrl, EXPORT, client);
+  const second = await stalledExport(live.server.baseUrl, EXPORT, client);
   expect(first.head).toStartWith("HTTP/1.1 200");
   expect(second.head).toStartWith("HTTP/1.1 200");
 

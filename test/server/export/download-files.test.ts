@@ -13,30 +13,17 @@ import { gunzipSync } from "node:zlib";
 import { markDatasetChanged } from "../../../src/db/dataset-meta";
 import { generateDataset } from "../../../tools/generate/generator";
 import { type ServerProcess, startServer } from "../../support/server-process";
-import { removeTempDirs, tempDir } from "../../support/temp-db";
-import { stalledExport } from "./helpers";
+import { tempDir } from "../../support/temp-db";
+import { serveGeneratedDataset, stalledExport } from "./helpers";
 
-let path: string;
-let server: ServerProcess;
-
-beforeAll(async () => {
-  path = join(tempDir(), "directory.sqlite");
-  generateDataset({ endpoints: 3000, out: path, seed: 7 });
-  server = await startServer({
-    DATABASE_PATH: path,
-    RATE_LIMIT_MAX: "0",
-    TRUST_PROXY: "true",
-    DATASET_POLL_MS: "100",
-  });
-}, 60_000);
-
-afterAll(async () => {
-  await server?.stop();
-  removeTempDirs();
-});
+const live = serveGeneratedDataset(
+  { endpoints: 3000, seed: 7 },
+  { RATE_LIMIT_MAX: "0", TRUST_PROXY: "true", DATASET_POLL_MS: "100" },
+  60_000,
+);
 
 const get = (target: string, headers: Record<string, string> = {}) =>
-  fetch(`${server.baseUrl}${target}`, { headers, decompress: false } as RequestInit);
+  fetch(`${live.server.baseUrl}${target}`, { headers, decompress: false } as RequestInit);
 const bytesOf = async (response: Response) => new Uint8Array(await response.arrayBuffer());
 const CSV = "/api/v1/export?format=csv";
 
@@ -94,7 +81,7 @@ describe("the unfiltered export, a download file", () => {
     const expected = await bytesOf(full);
     const etag = full.headers.get("etag")!;
     // A client that reads the first part, then loses the connection.
-    const { hostname, port } = new URL(server.baseUrl);
+    const { hostname, port } = new URL(live.server.baseUrl);
     const part = await new Promise<Buffer>((resolve) => {
       const chunks: Buffer[] = [];
       const socket = connect({ host: hostname, port: Number(port) }, () =>
@@ -134,7 +121,7 @@ describe("the unfiltered export, a download file", () => {
 });
 
 test("the FHIR Bundle names its origin: files for 4 origins a version, any further Host is streamed", async () => {
-  const { hostname, port } = new URL(server.baseUrl);
+  const { hostname, port } = new URL(live.server.baseUrl);
   const headOf = (host: string) =>
     new Promise<string>((resolve, reject) => {
       let received = "";
@@ -271,11 +258,11 @@ test("a new dataset version: new files, the old version's removed, an old If-Ran
   const before = await get(CSV);
   const oldEtag = before.headers.get("etag")!;
   await before.arrayBuffer();
-  const exportsDir = join(`${path}.exports`, String(server.process.pid));
+  const exportsDir = join(`${live.path}.exports`, String(live.server.process.pid));
   const oldFiles = readdirSync(exportsDir);
   expect(oldFiles.some((name) => name.endsWith(".csv"))).toBe(true);
 
-  const writer = new Database(path);
+  const writer = new Database(live.path);
   writer.exec("PRAGMA busy_timeout = 5000");
   writer.transaction(() => {
     writer.run("UPDATE entries SET organization_name = 'Zyzzyva Download Clinic' WHERE row_id = 1");

@@ -5,44 +5,31 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ValidateFunction } from "ajv";
-import { loadConfig } from "../../../src/config";
-import { type Db, openDatabase } from "../../../src/db/client";
 import { fhirVersionOfUrl } from "../../../src/pipeline/ingest/enrich/version-of-url";
 import { findVendor, loadRegistry } from "../../../src/pipeline/ingest/registry";
-import { generateDataset } from "../../../tools/generate/generator";
-import { createTestApp } from "../../support/app";
 import { fixtureApp } from "../../support/fixture";
+import { appOnGeneratedDataset } from "../../support/generated-app";
 import { runScript } from "../../support/run-script";
 import { bundleValidator } from "./fhir-schema";
-import { type AppOf, exportText, type FhirBundle, type ListRecord, pageThroughList } from "./helpers";
+import { exportText, type FhirBundle, type ListRecord, pageThroughList } from "./helpers";
 
 const NPI_SYSTEM = "http://hl7.org/fhir/sid/us-npi";
 
-let dir: string;
-let db: Db;
-let app: AppOf;
 let validate: ValidateFunction;
 const fixture = fixtureApp({ LOG_LEVEL: "error" });
 
+const live = appOnGeneratedDataset({ endpoints: 4_000, seed: 7 });
+
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "export-fhir-"));
-  const path = join(dir, "generated.sqlite");
-  generateDataset({ endpoints: 4_000, out: path, seed: 7 });
-  db = openDatabase(path);
-  app = createTestApp({ db, config: loadConfig({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
   validate = await bundleValidator();
 });
 
 afterAll(() => {
-  app?.directory.close();
-  db?.sqlite.close();
   fixture.app.directory.close();
   fixture.db.sqlite.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 async function bundleOf(target: { handle(request: Request): Promise<Response> }, query: string) {
@@ -96,10 +83,10 @@ describe("the FHIR Bundle", () => {
   test("validates against the official FHIR R4 JSON schema, whole and filtered", async () => {
     for (const [target, query] of [
       [fixture.app, ""],
-      [app, ""],
-      [app, "vendor=meditech"],
-      [app, "state=CA&fhirVersion=R4"],
-      [app, "vendor=no-such-vendor"],
+      [live.app, ""],
+      [live.app, "vendor=meditech"],
+      [live.app, "state=CA&fhirVersion=R4"],
+      [live.app, "vendor=no-such-vendor"],
     ] as const) {
       const bundle = await bundleOf(target, query);
       const valid = validate(bundle);
@@ -122,8 +109,8 @@ describe("the FHIR Bundle", () => {
 
   test("an Endpoint per distinct URL, an Organization per organization, a reference per entry", async () => {
     for (const query of ["", "vendor=athenahealth", "query=health", "access=patient&smartSupported=false"]) {
-      const records = await pageThroughList(app, query);
-      const bundle = await bundleOf(app, query);
+      const records = await pageThroughList(live.app, query);
+      const bundle = await bundleOf(live.app, query);
       const endpoints = resources(bundle, "Endpoint");
       expect(endpoints.map((e) => e.address)).toEqual([...new Set(records.map((r) => r.url))]);
       expect(new Set(endpoints.map((e) => e.id)).size).toBe(endpoints.length);
@@ -214,17 +201,11 @@ describe("the FHIR Bundle's identity rules", () => {
 });
 
 describe("round trip through our own ingest", () => {
-  interface Row {
-    id: string;
-    url: string;
-    organizationName: string | null;
-    npi: string | null;
-    tenantId: string | null;
-    city: string | null;
-    state: string | null;
-    zipCode: string | null;
-    fhirVersion: string;
-  }
+  /** The fields an exported Endpoint carries back into an entry. */
+  type Row = Pick<
+    ListRecord,
+    "id" | "url" | "organizationName" | "npi" | "tenantId" | "city" | "state" | "zipCode" | "fhirVersion"
+  >;
   const fields = (r: Row | ListRecord): Row => ({
     id: r.id,
     url: r.url,
@@ -239,11 +220,11 @@ describe("round trip through our own ingest", () => {
 
   for (const vendor of ["meditech", "athenahealth", "oracle-health"]) {
     test(`export ${vendor}, ingest the file as ${vendor} into an empty database: the same entries, the same ids`, async () => {
-      const records = await pageThroughList(app, `vendor=${vendor}`);
+      const records = await pageThroughList(live.app, `vendor=${vendor}`);
       expect(records.length).toBeGreaterThan(20);
-      const file = join(dir, `${vendor}.fhir.json`);
-      writeFileSync(file, (await exportText(app, `format=fhir&vendor=${vendor}`)).text);
-      const target = join(dir, `${vendor}-roundtrip.sqlite`);
+      const file = join(live.dir, `${vendor}.fhir.json`);
+      writeFileSync(file, (await exportText(live.app, `format=fhir&vendor=${vendor}`)).text);
+      const target = join(live.dir, `${vendor}-roundtrip.sqlite`);
       const {
         code: exitCode,
         stdout,

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { loadConfig } from "../../../src/config";
 import { createTestApp } from "../../support/app";
+import { FILTER_PARAMETERS } from "../../support/filters";
 import { ENTRIES, PROBES, VENDORS } from "../../support/fixture";
 import { seedDatabase } from "../../support/seed";
 import { tempDbPath } from "../../support/temp-db";
@@ -257,18 +258,7 @@ describe("OpenAPI", () => {
       responses: Record<string, { content?: Record<string, { example?: unknown }> }>;
     };
     const names = operation.parameters.map((p) => p.name).sort();
-    expect(names).toEqual([
-      "access",
-      "fhirVersion",
-      "format",
-      "hasResource",
-      "query",
-      "ready",
-      "smartSupported",
-      "state",
-      "supports",
-      "vendor",
-    ]);
+    expect(names).toEqual([...FILTER_PARAMETERS, "format"].sort());
     expect(operation.parameters.find((p) => p.name === "format")!.required).toBe(true);
     const content = operation.responses["200"]!.content!;
     expect(Object.keys(content).sort()).toEqual(["application/fhir+json", "application/x-ndjson", "text/csv"]);

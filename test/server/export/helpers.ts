@@ -1,10 +1,13 @@
+import { afterAll, beforeAll } from "bun:test";
 import { connect, type Socket } from "node:net";
-import type { createTestApp } from "../../support/app";
+import { join } from "node:path";
+import { generateDataset } from "../../../tools/generate/generator";
+import { type ServerProcess, startServer } from "../../support/server-process";
+import { removeTempDirs, tempDir } from "../../support/temp-db";
 
 type App = { handle(request: Request): Promise<Response> };
 
 export type { App };
-export type AppOf = ReturnType<typeof createTestApp>;
 
 export interface ListRecord {
   id: string;
@@ -173,4 +176,30 @@ export function stalledExport(
     });
     socket.on("error", reject);
   });
+}
+
+/** A filtered export: streamed, holding a slot (the unfiltered one is a download file and holds none). */
+export const STREAMED_EXPORT = "/api/v1/export?format=fhir&fhirVersion=R4";
+
+/**
+ * A real server (`bun src/index.ts`) with `env` on a generated dataset of `endpoints` entries
+ * (`seed`) in a temporary directory: started before this file's tests (within `timeoutMs`),
+ * stopped and deleted after them.
+ */
+export function serveGeneratedDataset(
+  dataset: { endpoints: number; seed: number },
+  env: Record<string, string>,
+  timeoutMs = 120_000,
+): { server: ServerProcess; path: string } {
+  const live = {} as { server: ServerProcess; path: string };
+  beforeAll(async () => {
+    live.path = join(tempDir(), "directory.sqlite");
+    generateDataset({ ...dataset, out: live.path });
+    live.server = await startServer({ DATABASE_PATH: live.path, ...env }, timeoutMs);
+  }, timeoutMs);
+  afterAll(async () => {
+    await live.server?.stop();
+    removeTempDirs();
+  });
+  return live;
 }

@@ -4,43 +4,21 @@
  * 503 EXPORTS_BUSY with Retry-After while other requests are answered; a client going away
  * gives its place back.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { generateDataset } from "../../../tools/generate/generator";
-import { type ServerProcess, startServer } from "../../support/server-process";
-import { stalledExport } from "./helpers";
+import { expect, test } from "bun:test";
+import { STREAMED_EXPORT as EXPORT, serveGeneratedDataset, stalledExport } from "./helpers";
 
-let dir: string;
-let server: ServerProcess;
-/** A filtered export: streamed, holding a slot (the unfiltered one is a download file and holds none). */
-const EXPORT = "/api/v1/export?format=fhir&fhirVersion=R4";
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "export-server-cap-"));
-  const path = join(dir, "directory.sqlite");
-  generateDataset({ endpoints: 40_000, out: path, seed: 5 });
-  server = await startServer({
-    DATABASE_PATH: path,
-    RATE_LIMIT_MAX: "1000",
-    TRUST_PROXY: "true",
-    EXPORT_MAX_RUNNING: "3",
-  });
-}, 120_000);
-
-afterAll(async () => {
-  await server?.stop();
-  rmSync(dir, { recursive: true, force: true });
-});
+const live = serveGeneratedDataset(
+  { endpoints: 40_000, seed: 5 },
+  { RATE_LIMIT_MAX: "1000", TRUST_PROXY: "true", EXPORT_MAX_RUNNING: "3" },
+);
 
 const get = (path: string, client: string) =>
-  fetch(`${server.baseUrl}${path}`, { headers: { "x-forwarded-for": client } });
+  fetch(`${live.server.baseUrl}${path}`, { headers: { "x-forwarded-for": client } });
 
 test("beyond EXPORT_MAX_RUNNING exports, any client's export → 503 EXPORTS_BUSY with Retry-After", async () => {
   const stalled = [];
   for (const client of ["203.0.113.1", "203.0.113.2", "203.0.113.3"]) {
-    const running = await stalledExport(server.baseUrl, EXPORT, client, "br");
+    const running = await stalledExport(live.server.baseUrl, EXPORT, client, "br");
     expect(running.head).toStartWith("HTTP/1.1 200");
     stalled.push(running);
   }

@@ -38,29 +38,18 @@ describe("instantOf", () => {
 describe("parseDateValue", () => {
   const at = (iso: string) => Date.parse(iso);
   test("each precision's range, shifted by the zone", () => {
-    expect(parseDateValue("d", "2026")).toEqual({ lo: at("2026-01-01T00:00:00Z"), hi: at("2027-01-01T00:00:00Z") });
-    expect(parseDateValue("d", "2024-02")).toEqual({ lo: at("2024-02-01T00:00:00Z"), hi: at("2024-03-01T00:00:00Z") });
-    expect(parseDateValue("d", "2026-12-31")).toEqual({
-      lo: at("2026-12-31T00:00:00Z"),
-      hi: at("2027-01-01T00:00:00Z"),
-    });
-    expect(parseDateValue("d", "2026-11-26T10:00+01:00")).toEqual({
-      lo: at("2026-11-26T09:00:00Z"),
-      hi: at("2026-11-26T09:01:00Z"),
-    });
-    expect(parseDateValue("d", "2026-11-26T10:00:05-02:30")).toEqual({
-      lo: at("2026-11-26T12:30:05Z"),
-      hi: at("2026-11-26T12:30:06Z"),
-    });
-    // Fractions: a tenth of a second; and beyond milliseconds, each bound rounds up to the next whole one.
-    expect(parseDateValue("d", "2026-11-26T10:00:05.5Z")).toEqual({
-      lo: at("2026-11-26T10:00:05.500Z"),
-      hi: at("2026-11-26T10:00:05.600Z"),
-    });
-    expect(parseDateValue("d", "2026-11-26T10:00:05.1234Z")).toEqual({
-      lo: at("2026-11-26T10:00:05.124Z"),
-      hi: at("2026-11-26T10:00:05.124Z"),
-    });
+    // [value, the first instant it covers, the first instant past it]
+    const ranges: [string, string, string][] = [
+      ["2026", "2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z"],
+      ["2024-02", "2024-02-01T00:00:00Z", "2024-03-01T00:00:00Z"],
+      ["2026-12-31", "2026-12-31T00:00:00Z", "2027-01-01T00:00:00Z"],
+      ["2026-11-26T10:00+01:00", "2026-11-26T09:00:00Z", "2026-11-26T09:01:00Z"],
+      ["2026-11-26T10:00:05-02:30", "2026-11-26T12:30:05Z", "2026-11-26T12:30:06Z"],
+      // Fractions: a tenth of a second; and beyond milliseconds, each bound rounds up to the next whole one.
+      ["2026-11-26T10:00:05.5Z", "2026-11-26T10:00:05.500Z", "2026-11-26T10:00:05.600Z"],
+      ["2026-11-26T10:00:05.1234Z", "2026-11-26T10:00:05.124Z", "2026-11-26T10:00:05.124Z"],
+    ];
+    for (const [value, lo, hi] of ranges) expect(parseDateValue("d", value)).toEqual({ lo: at(lo), hi: at(hi) });
   });
 
   test("prefixes turn the range into what they match", () => {

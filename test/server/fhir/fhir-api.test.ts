@@ -3,18 +3,12 @@
  * generated dataset: every resource it returns is checked against the official FHIR R4 JSON
  * schema, and what it finds against the JSON API and the FHIR export of the same data.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { beforeAll, describe, expect, test } from "bun:test";
 import type { ValidateFunction } from "ajv";
 import { Client } from "fhir-kit-client";
-import { loadConfig } from "../../../src/config";
-import { type Db, openDatabase } from "../../../src/db/client";
 import { markDatasetChanged } from "../../../src/db/dataset-meta";
-import { generateDataset } from "../../../tools/generate/generator";
-import { createTestApp } from "../../support/app";
 import { fixtureApp } from "../../support/fixture";
+import { appOnGeneratedDataset } from "../../support/generated-app";
 import { fhirValidator } from "../export/fhir-schema";
 import { exportText, type FhirBundle, type ListRecord, pageThroughList } from "../export/helpers";
 
@@ -42,23 +36,16 @@ interface Outcome {
   issue: { severity: string; code: string; diagnostics: string }[];
 }
 
-let dir: string;
-let db: Db;
-let app: ReturnType<typeof createTestApp>;
 let base: string;
 let client: Client;
 let validateBundle: ValidateFunction;
 let validateResource: ValidateFunction;
 let listed: ListRecord[];
 
+const live = appOnGeneratedDataset({ endpoints: 2_500, seed: 11 }, { listen: true });
+
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "fhir-api-"));
-  const path = join(dir, "generated.sqlite");
-  generateDataset({ endpoints: 2_500, out: path, seed: 11 });
-  db = openDatabase(path);
-  app = createTestApp({ db, config: loadConfig({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
-  app.listen({ port: 0, hostname: "127.0.0.1" });
-  base = `http://127.0.0.1:${app.server!.port}/fhir`;
+  base = `${live.origin}/fhir`;
   client = new Client({ baseUrl: base });
   validateBundle = await fhirValidator("Bundle", ["Endpoint", "Organization"]);
   validateResource = await fhirValidator("ResourceList", [
@@ -68,14 +55,7 @@ beforeAll(async () => {
     "OperationOutcome",
     "SearchParameter",
   ]);
-  listed = await pageThroughList(app, "");
-});
-
-afterAll(async () => {
-  await app?.stop(true);
-  app?.directory.close();
-  db?.sqlite.close();
-  rmSync(dir, { recursive: true, force: true });
+  listed = await pageThroughList(live.app, "");
 });
 
 function expectValid(validate: ValidateFunction, value: unknown) {
@@ -186,7 +166,7 @@ describe("/fhir with a FHIR client", () => {
     expect(endpoints.length).toBe(urls.size);
     expect(new Set(endpoints.map((e) => e.address))).toEqual(urls);
     expect(pages.length).toBe(Math.ceil(urls.size / 97));
-    const { text } = await exportText(app, "format=fhir");
+    const { text } = await exportText(live.app, "format=fhir");
     const exported = ((JSON.parse(text) as FhirBundle).entry ?? []).map((e) => e.resource);
     expect(new Set(endpoints.map((e) => e.id))).toEqual(
       new Set(exported.filter((r) => r.resourceType === "Endpoint").map((r) => r.id)),
@@ -201,7 +181,7 @@ describe("/fhir with a FHIR client", () => {
   test("Organization search with _include paged to its end: the export's organizations, the developers, their endpoints", async () => {
     const pages = await allPages("Organization", { _include: "Organization:endpoint", _count: "100" });
     const organizations = matches(pages);
-    const { text } = await exportText(app, "format=fhir");
+    const { text } = await exportText(live.app, "format=fhir");
     const exported = ((JSON.parse(text) as FhirBundle).entry ?? []).map((e) => e.resource);
     const vendors = new Set(listed.map((r) => r.vendorId));
     const developers = organizations.filter((o) => o.id.startsWith("developer-"));
@@ -284,7 +264,7 @@ describe("/fhir with a FHIR client", () => {
       const organizations = matches(await allPages("Organization", { name: x, _count: "200" })).filter(
         (o) => !o.id.startsWith("developer-"),
       );
-      const query = new Set((await pageThroughList(app, `query=${encodeURIComponent(x)}`)).map(recordKey));
+      const query = new Set((await pageThroughList(live.app, `query=${encodeURIComponent(x)}`)).map(recordKey));
       for (const o of organizations) expect(query.has(organizationKey(o))).toBe(true);
       expect(organizations.length).toBe(query.size);
     }
@@ -447,13 +427,13 @@ describe("/fhir with a FHIR client", () => {
       resourceType: "Endpoint",
       searchParams: { _count: "50" },
     })) as unknown as Bundle;
-    db.sqlite.transaction(() => {
-      db.sqlite
+    live.db.sqlite.transaction(() => {
+      live.db.sqlite
         .prepare("UPDATE entries SET status = 'removed' WHERE rowid IN (SELECT rowid FROM entries LIMIT 60)")
         .run();
-      markDatasetChanged(db.sqlite, "2026-11-26T00:00:00.000Z");
+      markDatasetChanged(live.db.sqlite, "2026-11-26T00:00:00.000Z");
     })();
-    expect(await app.directory.refreshIfChanged()).toBe(true);
+    expect(await live.app.directory.refreshIfChanged()).toBe(true);
     const expired = await failure(client.nextPage({ bundle: first as never })!);
     expect(expired.status).toBe(410);
     expect(expired.outcome.issue[0]!.diagnostics).toContain("first page");

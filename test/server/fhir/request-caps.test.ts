@@ -5,17 +5,11 @@
  * the caps rely on answers as a scan of every string would. Through a real server on 127.0.0.1
  * over a generated dataset.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { request as httpRequest } from "node:http";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { loadConfig } from "../../../src/config";
-import { type Db, openDatabase } from "../../../src/db/client";
 import { foldText, words } from "../../../src/directory/text";
 import { REQUEST_CAPS } from "../../../src/model/request-caps";
-import { generateDataset } from "../../../tools/generate/generator";
-import { createTestApp } from "../../support/app";
+import { appOnGeneratedDataset } from "../../support/generated-app";
 import { exportText, type FhirBundle } from "../export/helpers";
 
 interface Outcome {
@@ -34,37 +28,21 @@ type Resource = FhirBundle["entry"] extends (infer E)[] | undefined
     : never
   : never;
 
-let dir: string;
-let db: Db;
-let app: ReturnType<typeof createTestApp>;
-let origin: string;
 /** Every resource of the FHIR export (developers included): what a scan of every string would search. */
 let organizations: Resource[];
 let endpoints: Resource[];
 
+const live = appOnGeneratedDataset({ endpoints: 2_500, seed: 7 }, { listen: true });
+
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "request-caps-"));
-  const path = join(dir, "generated.sqlite");
-  generateDataset({ endpoints: 2_500, out: path, seed: 7 });
-  db = openDatabase(path);
-  app = createTestApp({ db, config: loadConfig({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
-  app.listen({ port: 0, hostname: "127.0.0.1" });
-  origin = `http://127.0.0.1:${app.server!.port}`;
-  const bundle = JSON.parse((await exportText(app, "format=fhir")).text) as FhirBundle;
+  const bundle = JSON.parse((await exportText(live.app, "format=fhir")).text) as FhirBundle;
   const resources = (bundle.entry ?? []).map((entry) => entry.resource);
   organizations = resources.filter((r) => r.resourceType === "Organization");
   endpoints = resources.filter((r) => r.resourceType === "Endpoint");
 });
 
-afterAll(async () => {
-  await app?.stop(true);
-  app?.directory.close();
-  db?.sqlite.close();
-  rmSync(dir, { recursive: true, force: true });
-});
-
 async function fhir(path: string, init?: RequestInit) {
-  const response = await fetch(`${origin}/fhir${path}`, init);
+  const response = await fetch(`${live.origin}/fhir${path}`, init);
   return { response, body: (await response.json()) as Bundle & Outcome };
 }
 
@@ -81,7 +59,7 @@ async function expectTooCostly(path: string, init?: RequestInit, mentions?: stri
 /** Every id a search matches, following next links. */
 async function matchIds(path: string, init?: RequestInit): Promise<string[]> {
   const ids: string[] = [];
-  let next: string | undefined = `${origin}/fhir${path}${path.includes("?") ? "&" : "?"}_count=500`;
+  let next: string | undefined = `${live.origin}/fhir${path}${path.includes("?") ? "&" : "?"}_count=500`;
   let first = true;
   while (next !== undefined) {
     const response = await fetch(next, first ? init : undefined);
@@ -171,7 +149,7 @@ describe("POST _search bodies", () => {
     // Chunked, without a Content-Length: refused once the cap is passed.
     const chunked = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const request = httpRequest(
-        `${origin}/fhir/Organization/_search`,
+        `${live.origin}/fhir/Organization/_search`,
         { method: "POST", headers: { ...form, "transfer-encoding": "chunked" } },
         (response) => {
           let body = "";
@@ -289,26 +267,26 @@ describe("the substring index answers as a scan of every string would", () => {
 
 describe("the JSON API's caps", () => {
   test("query: more distinct words than the cap is a 400 naming the cap; repeated words count once", async () => {
-    const tooMany = await fetch(`${origin}/api/v1/endpoints?query=${letters(REQUEST_CAPS.words + 1).join("%20")}`);
+    const tooMany = await fetch(`${live.origin}/api/v1/endpoints?query=${letters(REQUEST_CAPS.words + 1).join("%20")}`);
     expect(tooMany.status).toBe(400);
     const body = (await tooMany.json()) as { error: { code: string; message: string } };
     expect(body.error.code).toBe("VALIDATION_ERROR");
     expect(body.error.message).toContain(`at most ${REQUEST_CAPS.words} distinct words`);
-    const repeated = await fetch(`${origin}/api/v1/endpoints?query=${Array(25).fill("health").join("%20")}`);
+    const repeated = await fetch(`${live.origin}/api/v1/endpoints?query=${Array(25).fill("health").join("%20")}`);
     expect(repeated.status).toBe(200);
     const exportTooMany = await fetch(
-      `${origin}/api/v1/export?format=csv&query=${letters(REQUEST_CAPS.words + 1).join("%20")}`,
+      `${live.origin}/api/v1/export?format=csv&query=${letters(REQUEST_CAPS.words + 1).join("%20")}`,
     );
     expect(exportTooMany.status).toBe(400);
   });
 
   test("whole numbers have one spelling: a leading zero is a 400, short or long, on every integer parameter", async () => {
     for (const query of ["since=05", "since=0000000005", "since=1&limit=010", "since=1&after=01"]) {
-      const response = await fetch(`${origin}/api/v1/changes?${query}`);
+      const response = await fetch(`${live.origin}/api/v1/changes?${query}`);
       expect(response.status).toBe(400);
     }
-    expect((await fetch(`${origin}/api/v1/changes?since=0`)).status).toBe(200);
-    expect((await fetch(`${origin}/api/v1/endpoints?page=01`)).status).toBe(400);
+    expect((await fetch(`${live.origin}/api/v1/changes?since=0`)).status).toBe(200);
+    expect((await fetch(`${live.origin}/api/v1/endpoints?page=01`)).status).toBe(400);
     expect((await fhir("/Endpoint?_count=05")).response.status).toBe(400);
   });
 });

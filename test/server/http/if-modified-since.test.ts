@@ -4,48 +4,30 @@
  * when the dataset's refresh time has milliseconds; anything that is not an HTTP-date is ignored.
  * Through a real server on 127.0.0.1.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { loadConfig } from "../../../src/config";
-import { type Db, openDatabase } from "../../../src/db/client";
-import { generateDataset } from "../../../tools/generate/generator";
-import { createTestApp } from "../../support/app";
+import { describe, expect, test } from "bun:test";
+import { openDatabase } from "../../../src/db/client";
+import { appOnGeneratedDataset } from "../../support/generated-app";
 
 /** The dataset's last refresh, with milliseconds (as a real refresh records it). */
 const REFRESHED_AT = "2026-11-20T06:00:05.750Z";
 const LAST_MODIFIED = "Fri, 20 Nov 2026 06:00:05 GMT";
 
-let dir: string;
-let db: Db;
-let app: ReturnType<typeof createTestApp>;
-let origin: string;
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "if-modified-since-"));
-  const path = join(dir, "generated.sqlite");
-  generateDataset({ endpoints: 300, out: path, seed: 5 });
-  const writer = openDatabase(path);
-  writer.sqlite.prepare("UPDATE dataset_meta SET value = ? WHERE key = 'last_refresh_at'").run(REFRESHED_AT);
-  writer.sqlite.close();
-  db = openDatabase(path);
-  app = createTestApp({ db, config: loadConfig({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
-  app.listen({ port: 0, hostname: "127.0.0.1" });
-  origin = `http://127.0.0.1:${app.server!.port}`;
-});
-
-afterAll(async () => {
-  await app?.stop(true);
-  app?.directory.close();
-  db?.sqlite.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const live = appOnGeneratedDataset(
+  { endpoints: 300, seed: 5 },
+  {
+    listen: true,
+    prepare: (path) => {
+      const writer = openDatabase(path);
+      writer.sqlite.prepare("UPDATE dataset_meta SET value = ? WHERE key = 'last_refresh_at'").run(REFRESHED_AT);
+      writer.sqlite.close();
+    },
+  },
+);
 
 const PATHS = ["/api/v1/endpoints?limit=2", "/api/v1/stats", "/fhir/Organization?name=health", "/fhir/metadata"];
 
 async function statusWith(path: string, headers: Record<string, string>): Promise<number> {
-  const response = await fetch(`${origin}${path}`, { headers });
+  const response = await fetch(`${live.origin}${path}`, { headers });
   await response.arrayBuffer();
   return response.status;
 }
@@ -53,11 +35,11 @@ async function statusWith(path: string, headers: Record<string, string>): Promis
 describe("If-Modified-Since", () => {
   test("every data answer, /fhir included, carries Last-Modified at whole seconds; echoing it back is a 304", async () => {
     for (const path of PATHS) {
-      const first = await fetch(`${origin}${path}`);
+      const first = await fetch(`${live.origin}${path}`);
       await first.arrayBuffer();
       expect(first.status).toBe(200);
       expect(first.headers.get("last-modified")).toBe(LAST_MODIFIED);
-      const again = await fetch(`${origin}${path}`, { headers: { "if-modified-since": LAST_MODIFIED } });
+      const again = await fetch(`${live.origin}${path}`, { headers: { "if-modified-since": LAST_MODIFIED } });
       expect(again.status).toBe(304);
       expect(again.headers.get("etag")).toBe(first.headers.get("etag"));
       expect(again.headers.get("last-modified")).toBe(LAST_MODIFIED);

@@ -6,20 +6,17 @@
  * opened, after Back). Skipped without Chromium, except in CI.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
-import { ARTIFACTS, chromiumRuns, launchChromium } from "../../support/chromium";
-import { type ServerProcess, startServer } from "../../support/server-process";
+import type { Page } from "playwright-core";
+import { ARTIFACTS, chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
 import { pageFixtureDb, settled } from "./page-fixture";
 
 const it = chromiumRuns ? test : test.skip;
 const AXE = readFileSync(Bun.resolveSync("axe-core/axe.min.js", import.meta.dir), "utf8");
 const WIDTHS = [390, 1280, 1920];
 
-let server: ServerProcess | undefined;
-let context: BrowserContext | undefined;
-let profileDir: string | undefined;
+let live: PageOnServer | undefined;
 let page: Page | undefined;
 let base = "";
 
@@ -27,19 +24,13 @@ beforeAll(async () => {
   if (!chromiumRuns) return;
   const db = pageFixtureDb();
   db.sqlite.close();
-  server = await startServer({ DATABASE_PATH: db.path, RATE_LIMIT_MAX: "0" });
-  base = new URL(server.baseUrl).origin;
-  ({ context, profileDir } = await launchChromium("accessibility", { width: 1280, height: 900 }));
-  await context.route("**", (route) =>
-    new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : route.abort("blockedbyclient"),
-  );
-  page = context.pages()[0] ?? (await context.newPage());
+  live = await pageOnServer(db.path, "accessibility", { width: 1280, height: 900 });
+  page = live.page;
+  base = live.base;
 }, 60_000);
 
 afterAll(async () => {
-  await context?.close().catch(() => {});
-  await server?.stop();
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+  await live?.close();
 });
 
 const current = () => {

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
-import type { BrowserContext, Page } from "playwright-core";
-import { chromiumRuns, launchChromium } from "../../support/chromium";
+import type { Page } from "playwright-core";
+import { chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
 import { ENTRIES, PROBES, R4_METADATA, VENDORS } from "../../support/fixture";
 import { seedDatabase } from "../../support/seed";
-import { type ServerProcess, startServer } from "../../support/server-process";
 import { tempDbPath } from "../../support/temp-db";
 
 /**
@@ -24,10 +22,8 @@ const READY_SMART = JSON.stringify({
   code_challenge_methods_supported: ["S256"],
 });
 
-let server: ServerProcess | undefined;
-let context: BrowserContext | undefined;
+let live: PageOnServer | undefined;
 let page: Page | undefined;
-let profileDir: string | undefined;
 let base = "";
 const pageErrors: string[] = [];
 
@@ -62,20 +58,14 @@ beforeAll(async () => {
     at: "2026-11-21T09:00:00.000Z",
   });
   db.sqlite.close();
-  server = await startServer({ DATABASE_PATH: db.path, RATE_LIMIT_MAX: "0" });
-  base = new URL(server.baseUrl).origin;
-  ({ context, profileDir } = await launchChromium("capabilities-page", { width: 1400, height: 900 }));
-  await context.route("**", (route) =>
-    new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : route.abort("blockedbyclient"),
-  );
-  page = context.pages()[0] ?? (await context.newPage());
+  live = await pageOnServer(db.path, "capabilities-page", { width: 1400, height: 900 });
+  page = live.page;
+  base = live.base;
   page.on("pageerror", (error) => pageErrors.push(String(error)));
 }, 60_000);
 
 afterAll(async () => {
-  await context?.close().catch(() => {});
-  await server?.stop();
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+  await live?.close();
 });
 
 async function open(path: string) {

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { rmSync } from "node:fs";
 import { join } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { buildNationalDatabase } from "../../../src/pipeline/national/build";
-import { chromiumRuns, launchChromium } from "../../support/chromium";
-import { type ServerProcess, startServer } from "../../support/server-process";
+import { chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
 
 /**
@@ -20,29 +18,21 @@ const CORRECTEK = "1e395fe0d519e6abacdab76534d8004bd393f35ad8e1c7038cb452c6a3775
 /** A Carepaths practice: its version comes only from the developer's certification. */
 const CAREPATHS = "5c1e6ac4461275248b8502d9a50219d9f1c13c36543301cfe9600a2c0cd1f9fc";
 
-let server: ServerProcess | undefined;
-let context: BrowserContext | undefined;
+let live: PageOnServer | undefined;
 let page: Page | undefined;
-let profileDir: string | undefined;
 let base = "";
 
 beforeAll(async () => {
   if (!chromiumRuns) return;
   const path = join(tempDir("national-page-"), "directory.sqlite");
   await buildNationalDatabase(path);
-  server = await startServer({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0" });
-  base = new URL(server.baseUrl).origin;
-  ({ context, profileDir } = await launchChromium("national-page", { width: 1400, height: 900 }));
-  await context.route("**", (route) =>
-    new URL(route.request().url()).hostname === "127.0.0.1" ? route.continue() : route.abort("blockedbyclient"),
-  );
-  page = context.pages()[0] ?? (await context.newPage());
+  live = await pageOnServer(path, "national-page", { width: 1400, height: 900 });
+  page = live.page;
+  base = live.base;
 }, 120_000);
 
 afterAll(async () => {
-  await context?.close().catch(() => {});
-  await server?.stop();
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+  await live?.close();
   removeTempDirs();
 });
 

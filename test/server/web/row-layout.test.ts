@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { BrowserContext, Page } from "playwright-core";
-import { ARTIFACTS, chromiumRuns, launchChromium } from "../../support/chromium";
+import type { Page } from "playwright-core";
+import { ARTIFACTS, chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
 import { seedDatabase } from "../../support/seed";
-import { type ServerProcess, startServer } from "../../support/server-process";
 import { tempDbPath } from "../../support/temp-db";
 
 /**
@@ -36,9 +35,7 @@ function longestNational() {
   return { organizationName, url, developer };
 }
 
-let server: ServerProcess | undefined;
-let context: BrowserContext | undefined;
-let profileDir: string | undefined;
+let live: PageOnServer | undefined;
 let page: Page | undefined;
 let longest: ReturnType<typeof longestNational>;
 
@@ -75,15 +72,12 @@ beforeAll(async () => {
     ],
   });
   db.sqlite.close();
-  server = await startServer({ DATABASE_PATH: db.path, RATE_LIMIT_MAX: "0" });
-  ({ context, profileDir } = await launchChromium("row-layout", { width: 1280, height: 900 }));
-  page = context.pages()[0] ?? (await context.newPage());
+  live = await pageOnServer(db.path, "row-layout", { width: 1280, height: 900 });
+  page = live.page;
 }, 60_000);
 
 afterAll(async () => {
-  await context?.close().catch(() => {});
-  await server?.stop();
-  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+  await live?.close();
 });
 
 interface Box {
@@ -124,7 +118,7 @@ describe("the search page's rows with the longest national values", () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     for (const width of WIDTHS) {
       await p.setViewportSize({ width, height: 900 });
-      await p.goto(`${new URL(server!.baseUrl).origin}/`, { waitUntil: "load" });
+      await p.goto(`${live!.base}/`, { waitUntil: "load" });
       await p.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
       await p.locator("#list .result").nth(2).waitFor();
       await p.waitForLoadState("networkidle");
@@ -164,7 +158,7 @@ describe("the search page's rows with the longest national values", () => {
   it("spells an unknown version one way, and shows a place as city and state, never a bare ZIP", async () => {
     const p = page!;
     await p.setViewportSize({ width: 1280, height: 900 });
-    await p.goto(`${new URL(server!.baseUrl).origin}/`, { waitUntil: "load" });
+    await p.goto(`${live!.base}/`, { waitUntil: "load" });
     await p.locator("#list .result").nth(2).waitFor();
     await p.waitForLoadState("networkidle");
     const vendors = await p.locator("#list .vendor").allTextContents();

@@ -4,16 +4,10 @@
  * 10,000-entry dataset. The expectation is computed here from plain SQL rows with plain
  * TypeScript following docs/api.md, sharing no code with src/directory.
  */
-import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { loadConfig } from "../../../src/config";
-import { type Db, openDatabase } from "../../../src/db/client";
+import { beforeAll, expect, test } from "bun:test";
 import { READY, SUPPORTS } from "../../../src/model/capability-rules";
-import { generateDataset } from "../../../tools/generate/generator";
-import { createTestApp } from "../../support/app";
 import { type Combo, combinations } from "../../support/filter-combinations";
+import { appOnGeneratedDataset } from "../../support/generated-app";
 
 interface Row {
   id: string;
@@ -34,9 +28,6 @@ interface Row {
 }
 
 const N = 10_000;
-let dir: string;
-let db: Db;
-let app: ReturnType<typeof createTestApp>;
 let sorted: Row[];
 
 function fold(text: string): string {
@@ -96,72 +87,37 @@ function queryString(combo: Combo): string {
   return params.toString();
 }
 
+const live = appOnGeneratedDataset({ endpoints: N, seed: 11 });
+
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "brute-force-"));
-  const path = join(dir, "directory.sqlite");
-  generateDataset({ endpoints: N, out: path, seed: 11 });
-  db = openDatabase(path);
-  const config = loadConfig({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" });
-  app = createTestApp({ db, config });
-  const raw = db.sqlite
+  /** A row as stored: the fields Row parses (JSON arrays as text, the verdict as its JSON object). */
+  type Stored = Omit<Row, "access" | "resources" | "smart" | "supports" | "ready" | "nameWords"> & {
+    access: string;
+    resources: string | null;
+    smart: number;
+    supports: string | null;
+    verdict: string | null;
+  };
+  const raw = live.db.sqlite
     .prepare(
-      `SELECT e.id, e.vendor_id, v.name, e.organization_name, e.url, e.state, e.fhir_version, e.access, p.supported_resources, p.smart_body_id IS NOT NULL,
-         p.supports, p.verdict
+      `SELECT e.id, e.vendor_id AS vendorId, v.name AS vendorName, e.organization_name AS organizationName, e.url,
+         e.state, e.fhir_version AS fhirVersion, e.access, p.supported_resources AS resources,
+         p.smart_body_id IS NOT NULL AS smart, p.supports, p.verdict
        FROM entries e JOIN vendors v ON v.id = e.vendor_id LEFT JOIN probes p ON p.url = e.url
        WHERE e.status != 'removed'`,
     )
-    .values() as [
-    string,
-    string,
-    string,
-    string | null,
-    string,
-    string | null,
-    string,
-    string,
-    string | null,
-    number,
-    string | null,
-    string | null,
-  ][];
+    .all() as Stored[];
   sorted = raw
-    .map(
-      ([
-        id,
-        vendorId,
-        vendorName,
-        organizationName,
-        url,
-        state,
-        fhirVersion,
-        access,
-        resources,
-        smart,
-        supports,
-        verdict,
-      ]) => ({
-        id,
-        vendorId,
-        vendorName,
-        organizationName,
-        url,
-        state,
-        fhirVersion,
-        access: JSON.parse(access) as string[],
-        resources: new Set(resources === null ? [] : (JSON.parse(resources) as string[])),
-        smart: smart === 1,
-        supports: supports === null ? [] : (JSON.parse(supports) as string[]),
-        ready: verdict === null ? [] : readyKinds(JSON.parse(verdict) as Record<string, string>),
-        nameWords: organizationName === null ? [] : splitWords(organizationName),
-      }),
-    )
+    .map(({ access, resources, smart, supports, verdict, ...fields }) => ({
+      ...fields,
+      access: JSON.parse(access) as string[],
+      resources: new Set(resources === null ? [] : (JSON.parse(resources) as string[])),
+      smart: smart === 1,
+      supports: supports === null ? [] : (JSON.parse(supports) as string[]),
+      ready: verdict === null ? [] : readyKinds(JSON.parse(verdict) as Record<string, string>),
+      nameWords: fields.organizationName === null ? [] : splitWords(fields.organizationName),
+    }))
     .sort(order);
-});
-
-afterAll(() => {
-  app?.directory.close();
-  db?.sqlite.close();
-  rmSync(dir, { recursive: true, force: true });
 });
 
 test("every filter combination: same ids, same order, same meta.total as brute force", {
@@ -172,7 +128,7 @@ test("every filter combination: same ids, same order, same meta.total as brute f
   const failures: string[] = [];
   for (const combo of combos) {
     const qs = queryString(combo);
-    const response = await app.handle(new Request(`http://localhost/api/v1/endpoints${qs ? `?${qs}` : ""}`));
+    const response = await live.app.handle(new Request(`http://localhost/api/v1/endpoints${qs ? `?${qs}` : ""}`));
     const body = (await response.json()) as {
       success: boolean;
       data: { id: string }[];
@@ -208,7 +164,7 @@ test("every filter combination: same ids, same order, same meta.total as brute f
 test("the brute force itself sees the data the combinations rely on", () => {
   // Every generated entry but the removed ones, which leave the listings.
   const removed = (
-    db.sqlite.prepare("SELECT COUNT(*) AS n FROM entries WHERE status = 'removed'").get() as { n: number }
+    live.db.sqlite.prepare("SELECT COUNT(*) AS n FROM entries WHERE status = 'removed'").get() as { n: number }
   ).n;
   expect(removed).toBeGreaterThan(0);
   expect(sorted.length).toBe(N - removed);

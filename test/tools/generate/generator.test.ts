@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { canonicalUrl, entryId } from "../../../src/model/identity";
 import { generateDataset } from "../../../tools/generate/generator";
 import { STATES } from "../../../tools/generate/places";
+import { REQUIRED_VENDOR_IDS } from "../../support/required-vendors";
 
 const N = 10_000;
 let dir: string;
@@ -78,18 +79,7 @@ describe("shape of the generated dataset", () => {
     expect(top3).toBeGreaterThan(N * 0.5);
     expect(sizes[sizes.length - 1]![1]).toBeLessThan(N * 0.01);
     const vendorIds = sizes.map(([id]) => id);
-    for (const id of [
-      "epic",
-      "oracle-health",
-      "athenahealth",
-      "eclinicalworks",
-      "meditech",
-      "veradigm",
-      "nextgen",
-      "greenway",
-      "practice-fusion",
-      "medhost",
-    ]) {
+    for (const id of REQUIRED_VENDOR_IDS) {
       expect(vendorIds).toContain(id);
     }
     expect(count("SELECT count(*) FROM vendors")).toBe(sizes.length);

@@ -1,0 +1,15 @@
+/**
+ * The filters the list operation and the export both take (docs/api.md, "Filters"), written out
+ * here rather than read from the code.
+ */
+export const FILTER_PARAMETERS = [
+  "access",
+  "fhirVersion",
+  "hasResource",
+  "query",
+  "ready",
+  "smartSupported",
+  "state",
+  "supports",
+  "vendor",
+] as const;
