@@ -104,9 +104,13 @@ describe("capabilities on the search page", () => {
       ["#f-supports", "launch-standalone", "supports=launch-standalone"],
     ] as const) {
       const p = await open("/");
+      // The page's own list request for the new filter, then its rendering: "networkidle" has
+      // fired already since the page loaded, so it would not wait for that request.
+      const answered = p.waitForResponse((response) => response.url().includes(`/api/v1/endpoints?${params}`));
       await p.selectOption(selector, value);
       await p.waitForURL((url) => url.search === `?${params}`);
-      await p.waitForLoadState("networkidle");
+      await answered;
+      await p.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
       const expected = await apiNames(params);
       expect(expected.length).toBeGreaterThan(0);
       expect(expected.length).toBeLessThan(12);
