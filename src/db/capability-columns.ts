@@ -49,13 +49,15 @@ export function readCapabilityColumns(
  * Derives the columns of the probes that have none (a database migrated to them, rows written
  * around the probe) from their stored bodies and copies the verdicts to their entries, in one
  * write transaction: a state the data had all along, so the change feed records nothing of it.
- * Cheap when there is nothing to do (one scan of the probe rows, no body read).
+ * Cheap when there is nothing to do: one scan of the probe rows, no body read and no write lock,
+ * so a read-only replica opens the database.
  */
 export function fillCapabilityColumns(sqlite: Database): number {
+  if (rowsWithoutColumns(sqlite).length === 0) return 0;
   let changed = 0;
   sqlite
     .transaction(() => {
-      const urls = deriveCapabilityColumns(sqlite, { all: false });
+      const urls = deriveCapabilityColumns(sqlite);
       if (urls.length === 0) return;
       changed = urls.length;
       refreshVerdicts(sqlite, urls);
@@ -65,31 +67,31 @@ export function fillCapabilityColumns(sqlite: Database): number {
   return changed;
 }
 
+/** The probes whose supports or verdict is not derived yet. */
+const rowsWithoutColumns = (sqlite: Database) =>
+  sqlite
+    .prepare("SELECT rowid, url, metadata_body_id, smart_body_id FROM probes WHERE supports IS NULL OR verdict IS NULL")
+    .values() as [number, string, number | null, number | null][];
+
 /**
- * Derives the columns of the probes that have none (`all`: of every probe) from their stored
- * bodies, each distinct pair of bodies once, inside the caller's transaction. Returns the URLs
- * whose values changed.
+ * Derives the columns of the probes that have none from their stored bodies, each distinct pair
+ * of bodies once, inside the caller's transaction. Returns the URLs written.
  */
-function deriveCapabilityColumns(sqlite: Database, { all = false } = {}): string[] {
-  const rows = sqlite
-    .prepare(
-      `SELECT rowid, url, metadata_body_id, smart_body_id, supports, verdict FROM probes${all ? "" : " WHERE supports IS NULL OR verdict IS NULL"}`,
-    )
-    .values() as [number, string, number | null, number | null, string | null, string | null][];
+function deriveCapabilityColumns(sqlite: Database): string[] {
+  const rows = rowsWithoutColumns(sqlite);
   const changed: string[] = [];
   if (rows.length === 0) return changed;
   const body = sqlite.prepare("SELECT body FROM probe_bodies WHERE id = ?");
   const text = (id: number | null) => (id === null ? null : ((body.values(id)[0]?.[0] as string | undefined) ?? null));
   const update = sqlite.prepare("UPDATE probes SET supports = ?1, verdict = ?2 WHERE rowid = ?3");
   const pairs = new Map<string, CapabilityColumns>();
-  for (const [rowId, url, metadataId, smartId, supports, verdict] of rows) {
+  for (const [rowId, url, metadataId, smartId] of rows) {
     const key = `${metadataId}:${smartId}`;
     let columns = pairs.get(key);
     if (columns === undefined) {
       columns = capabilityColumns(text(metadataId), text(smartId));
       pairs.set(key, columns);
     }
-    if (columns.supports === supports && columns.verdict === verdict) continue;
     update.run(columns.supports, columns.verdict, rowId);
     changed.push(url);
   }
