@@ -2,6 +2,7 @@ import { type CapabilityColumns, capabilityColumns } from "../../db/capability-c
 import type { Db } from "../../db/client";
 import { markDatasetChanged } from "../../db/dataset-meta";
 import { refreshEffectiveFields } from "../../db/effective-fields";
+import { perConnection } from "../../db/per-connection";
 import { pruneBodies, storeBody } from "../../db/probe-bodies";
 import { probeWrites } from "../../db/probe-statements";
 import { recordHistory } from "./history";
@@ -11,18 +12,15 @@ import type { ProbeRecord, StorableResult } from "./record";
  * The capability columns of a pair of stored bodies, derived once per pair and connection (a
  * vendor release's statement serves thousands of URLs; a body id always names the same bytes).
  */
-const derivedPairs = new WeakMap<Db["sqlite"], Map<string, CapabilityColumns>>();
+const derivedPairs = perConnection(() => new Map<string, CapabilityColumns>());
 function capabilitiesOf(
   sqlite: Db["sqlite"],
   metadataId: number | null,
   smartId: number | null,
   derive: () => CapabilityColumns,
 ): CapabilityColumns {
-  let pairs = derivedPairs.get(sqlite);
-  if (pairs === undefined || pairs.size > 10_000) {
-    pairs = new Map();
-    derivedPairs.set(sqlite, pairs);
-  }
+  const pairs = derivedPairs(sqlite);
+  if (pairs.size > 10_000) pairs.clear();
   const key = `${metadataId}:${smartId}`;
   let columns = pairs.get(key);
   if (columns === undefined) {
