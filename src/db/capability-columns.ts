@@ -9,6 +9,7 @@ import {
 } from "../model/capability-rules";
 import { discardPendingChanges } from "./changes";
 import { refreshVerdicts } from "./effective-fields";
+import { bodyPairMemo, bodyText } from "./probe-bodies";
 import type { probes } from "./schema";
 
 /**
@@ -81,17 +82,12 @@ function deriveCapabilityColumns(sqlite: Database): string[] {
   const rows = rowsWithoutColumns(sqlite);
   const changed: string[] = [];
   if (rows.length === 0) return changed;
-  const body = sqlite.prepare("SELECT body FROM probe_bodies WHERE id = ?");
-  const text = (id: number | null) => (id === null ? null : ((body.values(id)[0]?.[0] as string | undefined) ?? null));
   const update = sqlite.prepare("UPDATE probes SET supports = ?1, verdict = ?2 WHERE rowid = ?3");
-  const pairs = new Map<string, CapabilityColumns>();
+  const pairs = bodyPairMemo<CapabilityColumns>();
   for (const [rowId, url, metadataId, smartId] of rows) {
-    const key = `${metadataId}:${smartId}`;
-    let columns = pairs.get(key);
-    if (columns === undefined) {
-      columns = capabilityColumns(text(metadataId), text(smartId));
-      pairs.set(key, columns);
-    }
+    const columns = pairs.of(metadataId, smartId, () =>
+      capabilityColumns(bodyText(sqlite, metadataId), bodyText(sqlite, smartId)),
+    );
     update.run(columns.supports, columns.verdict, rowId);
     changed.push(url);
   }
@@ -126,24 +122,20 @@ export function rederiveProbes(
   const rows = sqlite
     .prepare(`SELECT rowid, url, metadata_body_id, smart_body_id, ${SUMMARY} FROM probes`)
     .values() as [number, string, number | null, number | null, ...unknown[]][];
-  const body = sqlite.prepare("SELECT body FROM probe_bodies WHERE id = ?");
-  const text = (id: number | null) => (id === null ? null : ((body.values(id)[0]?.[0] as string | undefined) ?? null));
   const update = sqlite.prepare(
     `UPDATE probes SET fhir_version = ?1, software_name = ?2, software_version = ?3, supported_resources = ?4,
        smart_supported = ?5, access = ?6, smart_capabilities = ?7, grant_types = ?8, supports = ?9, verdict = ?10
      WHERE rowid = ?11`,
   );
-  const pairs = new Map<string, unknown[]>();
+  const pairs = bodyPairMemo<unknown[]>();
   const urls: string[] = [];
   for (const [rowId, url, metadataId, smartId, ...stored] of rows) {
-    const key = `${metadataId}:${smartId}`;
-    let values = pairs.get(key);
-    if (values === undefined) {
-      const statement = text(metadataId);
-      const smart = text(smartId);
+    const values = pairs.of(metadataId, smartId, () => {
+      const statement = bodyText(sqlite, metadataId);
+      const smart = bodyText(sqlite, smartId);
       const s = summaryOf(statement, smart);
       const c = capabilityColumns(statement, smart);
-      values = [
+      return [
         s.fhirVersion,
         s.softwareName,
         s.softwareVersion,
@@ -155,8 +147,7 @@ export function rederiveProbes(
         c.supports,
         c.verdict,
       ];
-      pairs.set(key, values);
-    }
+    });
     if (values.every((value, i) => value === stored[i])) continue;
     update.run(...(values as (string | number | null)[]), rowId);
     urls.push(url);
