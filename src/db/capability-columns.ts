@@ -9,6 +9,7 @@ import {
 } from "../model/capability-rules";
 import { discardPendingChanges } from "./changes";
 import { refreshVerdicts } from "./effective-fields";
+import { bodyPairMemo, bodyText } from "./probe-bodies";
 import type { probes } from "./schema";
 
 /**
@@ -49,13 +50,15 @@ export function readCapabilityColumns(
  * Derives the columns of the probes that have none (a database migrated to them, rows written
  * around the probe) from their stored bodies and copies the verdicts to their entries, in one
  * write transaction: a state the data had all along, so the change feed records nothing of it.
- * Cheap when there is nothing to do (one scan of the probe rows, no body read).
+ * Cheap when there is nothing to do: one scan of the probe rows, no body read and no write lock,
+ * so a read-only replica opens the database.
  */
 export function fillCapabilityColumns(sqlite: Database): number {
+  if (rowsWithoutColumns(sqlite).length === 0) return 0;
   let changed = 0;
   sqlite
     .transaction(() => {
-      const urls = deriveCapabilityColumns(sqlite, { all: false });
+      const urls = deriveCapabilityColumns(sqlite);
       if (urls.length === 0) return;
       changed = urls.length;
       refreshVerdicts(sqlite, urls);
@@ -65,31 +68,26 @@ export function fillCapabilityColumns(sqlite: Database): number {
   return changed;
 }
 
+/** The probes whose supports or verdict is not derived yet. */
+const rowsWithoutColumns = (sqlite: Database) =>
+  sqlite
+    .prepare("SELECT rowid, url, metadata_body_id, smart_body_id FROM probes WHERE supports IS NULL OR verdict IS NULL")
+    .values() as [number, string, number | null, number | null][];
+
 /**
- * Derives the columns of the probes that have none (`all`: of every probe) from their stored
- * bodies, each distinct pair of bodies once, inside the caller's transaction. Returns the URLs
- * whose values changed.
+ * Derives the columns of the probes that have none from their stored bodies, each distinct pair
+ * of bodies once, inside the caller's transaction. Returns the URLs written.
  */
-function deriveCapabilityColumns(sqlite: Database, { all = false } = {}): string[] {
-  const rows = sqlite
-    .prepare(
-      `SELECT rowid, url, metadata_body_id, smart_body_id, supports, verdict FROM probes${all ? "" : " WHERE supports IS NULL OR verdict IS NULL"}`,
-    )
-    .values() as [number, string, number | null, number | null, string | null, string | null][];
+function deriveCapabilityColumns(sqlite: Database): string[] {
+  const rows = rowsWithoutColumns(sqlite);
   const changed: string[] = [];
   if (rows.length === 0) return changed;
-  const body = sqlite.prepare("SELECT body FROM probe_bodies WHERE id = ?");
-  const text = (id: number | null) => (id === null ? null : ((body.values(id)[0]?.[0] as string | undefined) ?? null));
   const update = sqlite.prepare("UPDATE probes SET supports = ?1, verdict = ?2 WHERE rowid = ?3");
-  const pairs = new Map<string, CapabilityColumns>();
-  for (const [rowId, url, metadataId, smartId, supports, verdict] of rows) {
-    const key = `${metadataId}:${smartId}`;
-    let columns = pairs.get(key);
-    if (columns === undefined) {
-      columns = capabilityColumns(text(metadataId), text(smartId));
-      pairs.set(key, columns);
-    }
-    if (columns.supports === supports && columns.verdict === verdict) continue;
+  const pairs = bodyPairMemo<CapabilityColumns>();
+  for (const [rowId, url, metadataId, smartId] of rows) {
+    const columns = pairs.of(metadataId, smartId, () =>
+      capabilityColumns(bodyText(sqlite, metadataId), bodyText(sqlite, smartId)),
+    );
     update.run(columns.supports, columns.verdict, rowId);
     changed.push(url);
   }
@@ -124,24 +122,20 @@ export function rederiveProbes(
   const rows = sqlite
     .prepare(`SELECT rowid, url, metadata_body_id, smart_body_id, ${SUMMARY} FROM probes`)
     .values() as [number, string, number | null, number | null, ...unknown[]][];
-  const body = sqlite.prepare("SELECT body FROM probe_bodies WHERE id = ?");
-  const text = (id: number | null) => (id === null ? null : ((body.values(id)[0]?.[0] as string | undefined) ?? null));
   const update = sqlite.prepare(
     `UPDATE probes SET fhir_version = ?1, software_name = ?2, software_version = ?3, supported_resources = ?4,
        smart_supported = ?5, access = ?6, smart_capabilities = ?7, grant_types = ?8, supports = ?9, verdict = ?10
      WHERE rowid = ?11`,
   );
-  const pairs = new Map<string, unknown[]>();
+  const pairs = bodyPairMemo<unknown[]>();
   const urls: string[] = [];
   for (const [rowId, url, metadataId, smartId, ...stored] of rows) {
-    const key = `${metadataId}:${smartId}`;
-    let values = pairs.get(key);
-    if (values === undefined) {
-      const statement = text(metadataId);
-      const smart = text(smartId);
+    const values = pairs.of(metadataId, smartId, () => {
+      const statement = bodyText(sqlite, metadataId);
+      const smart = bodyText(sqlite, smartId);
       const s = summaryOf(statement, smart);
       const c = capabilityColumns(statement, smart);
-      values = [
+      return [
         s.fhirVersion,
         s.softwareName,
         s.softwareVersion,
@@ -153,8 +147,7 @@ export function rederiveProbes(
         c.supports,
         c.verdict,
       ];
-      pairs.set(key, values);
-    }
+    });
     if (values.every((value, i) => value === stored[i])) continue;
     update.run(...(values as (string | number | null)[]), rowId);
     urls.push(url);

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { bodyText } from "./probe-bodies";
 import type { entries, probes, vendors } from "./schema";
 
 /**
@@ -41,7 +42,6 @@ export const probeFactRows = (sqlite: Database) =>
 
 /** Every probe's URL, body ids and TLS facts, and a stored body's text (the capability statistics). */
 export function probeBodyReads(sqlite: Database) {
-  const body = sqlite.prepare("SELECT body FROM probe_bodies WHERE id = ?");
   return {
     probeBodies: () =>
       sqlite
@@ -61,7 +61,7 @@ export function probeBodyReads(sqlite: Database) {
         finalUrl: Probe["finalUrl"],
         redirectCount: Probe["redirectCount"],
       ][],
-    body: (id: number) => (body.values(id)[0]?.[0] as string | undefined) ?? null,
+    body: (id: number) => bodyText(sqlite, id),
   };
 }
 

@@ -15,6 +15,7 @@ function bodySha256(body: string | Uint8Array): string {
 
 const prepared = perConnection((sqlite) => ({
   find: sqlite.prepare("SELECT id FROM probe_bodies WHERE sha256 = ?"),
+  text: sqlite.prepare("SELECT body FROM probe_bodies WHERE id = ?"),
   insert: sqlite.prepare("INSERT INTO probe_bodies (sha256, body) VALUES (?, ?)"),
   prune: sqlite.prepare(
     `DELETE FROM probe_bodies WHERE id = ?1
@@ -22,6 +23,35 @@ const prepared = perConnection((sqlite) => ({
        AND NOT EXISTS (SELECT 1 FROM probes WHERE smart_body_id = ?1)`,
   ),
 }));
+
+/** The text of stored body `id`; null for no id (that document was not kept) or an id not stored. */
+export function bodyText(sqlite: Database, id: number | null): string | null {
+  if (id === null) return null;
+  return (prepared(sqlite).text.values(id)[0]?.[0] as string | undefined) ?? null;
+}
+
+/**
+ * A value derived once per pair of body ids (a statement's and a SMART configuration's): a body
+ * id always names the same bytes, and a vendor release serves one pair to thousands of URLs.
+ */
+export function bodyPairMemo<T>() {
+  const kept = new Map<string, T>();
+  return {
+    get size() {
+      return kept.size;
+    },
+    clear: () => kept.clear(),
+    of(metadataId: number | null, smartId: number | null, derive: () => T): T {
+      const key = `${metadataId}:${smartId}`;
+      let value = kept.get(key);
+      if (value === undefined) {
+        value = derive();
+        kept.set(key, value);
+      }
+      return value;
+    },
+  };
+}
 
 /** The id of `body` in probe_bodies, stored first when new. Call inside the caller's write transaction. */
 export function storeBody(sqlite: Database, body: string): number {

@@ -43,18 +43,14 @@ interface SmartFacet {
   tokenUrl: string | null;
   scopes: string[];
 }
-/** Measured by the prober from the TLS connection, not from the documents: null until it is. */
-interface TlsFacet {
-  protocol: string | null;
-  certificateExpiresAt: string | null;
-  issuer: string | null;
-  verified: boolean | null;
-}
+/**
+ * What the documents say. The answer's `summary.tls` is not among them: it is the URL's host's
+ * own, measured by the probe's handshake (src/directory/tls-checks.ts).
+ */
 export interface CapabilityFacets {
   usCore: UsCoreFacet;
   bulkData: BulkDataFacet;
   smart: SmartFacet;
-  tls: TlsFacet;
 }
 
 interface Check {
@@ -305,8 +301,6 @@ function smartFacet(s: SmartSources): SmartFacet {
     scopes: s.scopes,
   };
 }
-
-const NO_TLS: TlsFacet = { protocol: null, certificateExpiresAt: null, issuer: null, verified: null };
 
 // --- checks -------------------------------------------------------------------------------
 
@@ -674,7 +668,6 @@ export function capabilityReport(input: CapabilityInput): CapabilityReport {
     usCore: usCoreFacet(statement),
     bulkData: bulkDataFacet(statement),
     smart: smartFacet(sources),
-    tls: NO_TLS,
   };
   const checks = RULES.map((rule): Check => ({ id: rule.id, ...rule.run(context) }));
   return { facets, checks, verdict: verdictOf(context, facets) };

@@ -86,10 +86,13 @@ export const ChecksSchema = t.Array(CheckSchema, {
   description: `Every check, always in this order:\n\n${CHECKS.map((c) => `- \`${c.id}\`: ${c.verifies} (${c.source})`).join("\n")}`,
 });
 
+/** One app kind's verdict status. */
+const VerdictStatusSchema = t.String({ enum: [...VERDICT_STATUSES], pattern: `^(?:${VERDICT_STATUSES.join("|")})$` });
+
 const AppVerdictSchema = (description: string) =>
   t.Object(
     {
-      status: t.String({ enum: [...VERDICT_STATUSES], pattern: `^(?:${VERDICT_STATUSES.join("|")})$` }),
+      status: VerdictStatusSchema,
       reasons: t.Array(t.String(), { description: "Why it is not `ready`: each missing requirement; [] when ready." }),
     },
     { additionalProperties: false, description },
@@ -105,12 +108,7 @@ const VERDICT_DESCRIPTIONS: Record<(typeof APP_KINDS)[number], string> = {
 
 /** The verdict's statuses alone (the change feed's `verdict` field). */
 export const VerdictStatusesSchema = t.Object(
-  Object.fromEntries(
-    APP_KINDS.map((kind) => [
-      kind,
-      t.String({ enum: [...VERDICT_STATUSES], pattern: `^(?:${VERDICT_STATUSES.join("|")})$` }),
-    ]),
-  ),
+  Object.fromEntries(APP_KINDS.map((kind) => [kind, VerdictStatusSchema])),
   { additionalProperties: false, description: "The status of each app kind's verdict." },
 );
 

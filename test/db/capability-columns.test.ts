@@ -1,4 +1,6 @@
+import { Database } from "bun:sqlite";
 import { expect, test } from "bun:test";
+import { fillCapabilityColumns } from "../../src/db/capability-columns";
 import { openDatabase } from "../../src/db/client";
 import { storeBody } from "../../src/db/probe-bodies";
 import { tempDbPath } from "../support/temp-db";
@@ -35,4 +37,25 @@ test("probe rows stored before the capability columns existed get them from thei
     ["https://b.example/fhir", "[]", '{"patientApps":"no","providerApps":"no","backendServices":"no"}'],
   ]);
   reopened.sqlite.close();
+});
+
+test("a database with every column derived opens while another connection holds the write lock", () => {
+  const path = tempDbPath();
+  const db = openDatabase(path);
+  db.sqlite
+    .prepare("INSERT INTO probes (url, probed_at, probe_status) VALUES (?1, '2026-11-01T00:00:00Z', 'failed')")
+    .run("https://b.example/fhir");
+  db.sqlite.close();
+  const writer = openDatabase(path);
+  writer.sqlite.exec("BEGIN IMMEDIATE");
+  try {
+    // Stands in for a read-only replica (LiteFS), where taking the write lock fails.
+    const reader = new Database(path);
+    reader.exec("PRAGMA busy_timeout = 0");
+    expect(fillCapabilityColumns(reader)).toBe(0);
+    reader.close();
+  } finally {
+    writer.sqlite.exec("ROLLBACK");
+    writer.sqlite.close();
+  }
 });

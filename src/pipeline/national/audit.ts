@@ -3,6 +3,7 @@ import { auditRows, type AuditRow as Row } from "../../db/audit-rows";
 import { fhirVersionFromUrl } from "../../model/fhir-version";
 import { fhirVersionOfUrl } from "../ingest/enrich/version-of-url";
 import { loadRegistry } from "../ingest/registry";
+import type { VendorDefinition } from "../ingest/types";
 import { looksLikeTestOrDemo, NAME_RULES } from "../ingest/unusable";
 
 /**
@@ -56,7 +57,8 @@ export function auditDatabase(sqlite: Database, sampleSize = 100): AuditReport {
     for (const row of items) counts.set(key(row), [...(counts.get(key(row)) ?? []), row]);
     return [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   };
-  const certified = new Set(loadRegistry().flatMap((v) => (v.defaultFhirVersion ? [v.id] : [])));
+  const registry = loadRegistry();
+  const certified = new Set(registry.flatMap((v) => (v.defaultFhirVersion ? [v.id] : [])));
   // Entries whose version the old rules took from the developer's certification.
   const population = rows
     .filter((r) => r.status !== "removed")
@@ -86,7 +88,7 @@ export function auditDatabase(sqlite: Database, sampleSize = 100): AuditReport {
       evidence,
       entries: items.length,
     })),
-    ruleMatches: ruleMatches(rows),
+    ruleMatches: ruleMatches(rows, registry),
     repairedUrls: listed.filter((r) => r.urlEvidence === "repaired").length,
     dstu2UrlServedR4: listed.filter((r) => fhirVersionOfUrl(r.url) === "DSTU2" && r.fhirVersion === "R4").length,
     sample: {
@@ -111,12 +113,10 @@ const pathOf = (url: string) => url.replace(/^[a-z]+:\/\/[^/]*/i, "");
  * The matches of the rules that judge names, near-miss domains, internal hosts, version-suffixed
  * path segments and withdrawn certifications, on every stored entry.
  */
-function ruleMatches(rows: Row[]): RuleMatches[] {
+function ruleMatches(rows: Row[], registry: VendorDefinition[]): RuleMatches[] {
   const named = (r: Row): NamedEntry => ({ id: r.id.slice(0, 12), name: r.name, url: r.url, detail: r.unusableDetail });
   const present = rows.filter((r) => r.status !== "removed");
-  const withdrawn = new Set(
-    loadRegistry().flatMap((v) => v.lists.flatMap((l) => (l.certificationWithdrawn ? [l.id] : []))),
-  );
+  const withdrawn = new Set(registry.flatMap((v) => v.lists.flatMap((l) => (l.certificationWithdrawn ? [l.id] : []))));
   const nameRules = NAME_RULES.map((rule) => {
     const matched = present.filter((r) => r.name !== null && rule.pattern.test(r.name));
     return {

@@ -196,9 +196,13 @@ async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig)
   // Until a host has answered once, one request goes first and the others wait for it, so a
   // silent host holds one slot for the time-out, not two.
   let firstContact: (() => void) | null = null;
-  while (!config.hostsAnswered.has(hostKey) && firstContact === null) {
+  if (!config.hostsAnswered.has(hostKey)) {
     const pending = config.hostsFirstContact.get(hostKey);
-    if (!pending) {
+    if (pending) {
+      await pending;
+      // Answered, or failed otherwise (refused, DNS…): no reason to wait again; silent: not asked.
+      if (config.hostsSilent.has(hostKey)) return silent();
+    } else {
       let done!: () => void;
       const pendingOf = new Promise<void>((resolve) => {
         done = resolve;
@@ -209,11 +213,7 @@ async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig)
         config.hostsFirstContact.delete(hostKey);
         done();
       };
-      break;
     }
-    await pending;
-    if (config.hostsSilent.has(hostKey)) return silent();
-    if (!config.hostsAnswered.has(hostKey)) break; // it failed otherwise (refused, DNS…): no reason to wait
   }
   try {
     return await exchangeInSlot(target, addresses, url, hostKey, accept, config, silent, firstContact);

@@ -12,6 +12,7 @@
  */
 import type { OutageRule, ProbeResult } from "../../model/probe";
 import type { ProbeRecord } from "./record";
+import { hostOf } from "./summary";
 
 /** Why a run stopped without recording its last window. */
 export class ProberOutageError extends Error {
@@ -45,14 +46,6 @@ function failedAtNetworkLevel(result: Documents): boolean {
 /** Either document failed for a network reason: held back for a window, dropped if the network was lost. */
 function touchedByNetwork(result: Documents): boolean {
   return networkFailure(result.metadata) || networkFailure(result.smart);
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
 }
 
 /** Any HTTP response from any canary within `timeoutMs` (each tried in parallel). */

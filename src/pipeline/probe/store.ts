@@ -2,34 +2,23 @@ import { type CapabilityColumns, capabilityColumns } from "../../db/capability-c
 import type { Db } from "../../db/client";
 import { markDatasetChanged } from "../../db/dataset-meta";
 import { refreshEffectiveFields } from "../../db/effective-fields";
-import { pruneBodies, storeBody } from "../../db/probe-bodies";
+import { perConnection } from "../../db/per-connection";
+import { bodyPairMemo, pruneBodies, storeBody } from "../../db/probe-bodies";
 import { probeWrites } from "../../db/probe-statements";
 import { recordHistory } from "./history";
 import type { ProbeRecord, StorableResult } from "./record";
 
-/**
- * The capability columns of a pair of stored bodies, derived once per pair and connection (a
- * vendor release's statement serves thousands of URLs; a body id always names the same bytes).
- */
-const derivedPairs = new WeakMap<Db["sqlite"], Map<string, CapabilityColumns>>();
+/** The capability columns of a pair of stored bodies, derived once per pair and connection. */
+const derivedPairs = perConnection(() => bodyPairMemo<CapabilityColumns>());
 function capabilitiesOf(
   sqlite: Db["sqlite"],
   metadataId: number | null,
   smartId: number | null,
   derive: () => CapabilityColumns,
 ): CapabilityColumns {
-  let pairs = derivedPairs.get(sqlite);
-  if (pairs === undefined || pairs.size > 10_000) {
-    pairs = new Map();
-    derivedPairs.set(sqlite, pairs);
-  }
-  const key = `${metadataId}:${smartId}`;
-  let columns = pairs.get(key);
-  if (columns === undefined) {
-    columns = derive();
-    pairs.set(key, columns);
-  }
-  return columns;
+  const pairs = derivedPairs(sqlite);
+  if (pairs.size > 10_000) pairs.clear();
+  return pairs.of(metadataId, smartId, derive);
 }
 
 function iso(now: Date | string): string {

@@ -70,7 +70,8 @@ function distribution(uptimes: readonly (number | null)[]): UptimeDistribution {
   return d;
 }
 
-const hostOf = (url: string) => {
+/** The host (with port) of a URL; the URL itself when it does not parse. */
+export const hostOf = (url: string) => {
   try {
     return new URL(url).host;
   } catch {
