@@ -1,4 +1,4 @@
-import { type Bitset, createBitset, setBit } from "./bitset";
+import { type Bitset, createBitset, hasBit, setBit } from "./bitset";
 import { fold } from "./text";
 
 /**
@@ -51,8 +51,6 @@ const WORD_CHARACTER = /[\p{L}\p{N}]/u;
 /** Whether a character is part of a word (a letter or a digit, as `words` splits). */
 const isWordCode = (ch: number) =>
   ch < 128 ? (ch >= 97 && ch <= 122) || (ch >= 48 && ch <= 57) : WORD_CHARACTER.test(String.fromCodePoint(ch));
-
-const isBitSet = (bits: Bitset, i: number) => ((bits[i >>> 5]! >>> (i & 31)) & 1) === 1;
 
 const varintLength = (n: number) => (n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5);
 
@@ -226,7 +224,7 @@ export class SubstringIndex {
             return true;
           };
     const check = (i: number) => {
-      if (!isBitSet(bits, i) && holds(i) && (also === undefined || also(i))) setBit(bits, i);
+      if (!hasBit(bits, i) && holds(i) && (also === undefined || also(i))) setBit(bits, i);
     };
     const exact = !codes.includes(OTHER) && also === undefined;
     if (placement === "anywhere" && n <= 2) {
