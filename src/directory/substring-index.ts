@@ -73,17 +73,6 @@ export class SubstringIndex {
     private readonly wordStarts: Bitset[],
   ) {}
 
-  /** Strings in the table. */
-  get size(): number {
-    return this.starts.length - 1;
-  }
-
-  /** Bytes the index holds. */
-  get byteLength(): number {
-    const bitsets = 2 * this.characters.length * this.characters[0]!.byteLength;
-    return this.text.byteLength + this.starts.byteLength + this.offsets.byteLength + this.postings.byteLength + bitsets;
-  }
-
   /** Builds the index of `table` in steps of CHUNK strings, yielding between them. */
   static *build(table: readonly string[]): Generator<void, SubstringIndex> {
     const size = table.length;
