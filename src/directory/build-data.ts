@@ -302,8 +302,8 @@ function buildFacets(
   const fhirVersion = bitsetsFor("fhirVersion", strings.fhirVersions);
   const [patient, provider] = bitsetsFor("access", ["patient", "provider"]);
   const [smartTrue, smartFalse] = bitsetsFor("smart", ["true", "false"]);
-  const supportsBits = new Map(bitsetsFor("supports", [...SUPPORTS]).map((bits, i) => [SUPPORTS[i] as string, bits]));
-  const readyBits = new Map(bitsetsFor("ready", [...READY]).map((bits, i) => [READY[i] as string, bits]));
+  bitsetsFor("supports", [...SUPPORTS]);
+  bitsetsFor("ready", [...READY]);
   // Resolve each URL's probe facts to bitsets once; entries then only set bits.
   const resourceBits = new Map<string, Bitset>();
   const perUrl = strings.urls.map((url) => {
@@ -320,7 +320,7 @@ function buildFacets(
     return {
       smart: probe?.smart === true,
       resources,
-      capabilities: [...supports.map((v) => supportsBits.get(v)), ...ready.map((v) => readyBits.get(v))].filter(
+      capabilities: [...supports.map((v) => facets.supports.get(v)), ...ready.map((v) => facets.ready.get(v))].filter(
         (bits): bits is Bitset => bits !== undefined,
       ),
     };

@@ -28,8 +28,17 @@ const BUILD_CLI = join(import.meta.dir, "build-cli.ts");
 const CHILD_OUTPUT = { stdout: "inherit", stderr: "inherit" } as const;
 const KEEP_FILES = 2;
 
+/** What the plan read of the version it pinned, which index data must match. */
+interface Pinned {
+  version: number;
+  databaseId: string;
+  entries: number;
+}
+
 interface Plan {
   sqlite: Database;
+  /** Set unless the data was built in process. */
+  pinned?: Pinned;
   /** Set when the data was built in process. */
   snapshot?: DatasetSnapshot;
   file?: string;
@@ -104,19 +113,20 @@ export class Directory {
     try {
       beginRead(sqlite);
       const version = readDatasetVersion(sqlite);
-      const size = countEntries(sqlite);
-      if (size < this.inProcessBelow)
+      const entries = countEntries(sqlite);
+      if (entries < this.inProcessBelow)
         return { sqlite, snapshot: new DatasetSnapshot(sqlite, buildDirectoryData(sqlite)) };
+      const pinned = { version, databaseId: readDatabaseId(sqlite), entries };
       const file = join(this.indexDir, indexFileName(version));
-      if (existsSync(file)) return { sqlite, file };
-      const bytes = readStoredIndex(sqlite, DATA_FORMAT, version, readDatabaseId(sqlite));
+      if (existsSync(file)) return { sqlite, pinned, file };
+      const bytes = readStoredIndex(sqlite, DATA_FORMAT, version, pinned.databaseId);
       if (bytes) {
         const source = `${this.path} (table directory_index)`;
-        const stored = this.sound(sqlite, source, () => parseDataBytes(source, bytes));
-        if (stored) return { sqlite, file, stored };
+        const stored = this.sound(sqlite, pinned, source, () => parseDataBytes(source, bytes));
+        if (stored) return { sqlite, pinned, file, stored };
       }
       mkdirSync(this.indexDir, { recursive: true });
-      return { sqlite, file, builder: [process.execPath, BUILD_CLI, this.path, file, String(version)] };
+      return { sqlite, pinned, file, builder: [process.execPath, BUILD_CLI, this.path, file, String(version)] };
     } catch (error) {
       sqlite.close();
       throw error;
@@ -170,7 +180,7 @@ export class Directory {
    * before, or from before files carried an identity) is replaced without a word.
    */
   private fileData(plan: Plan, read: () => DirectoryData): DirectoryData | null {
-    const data = this.sound(plan.sqlite, plan.file!, read, plan.builder === undefined);
+    const data = this.sound(plan.sqlite, plan.pinned!, plan.file!, read, plan.builder === undefined);
     if (data) return data;
     if (plan.builder) this.abandon(plan, new Error(`${plan.file}, just built, cannot be served`));
     rmSync(plan.file!, { force: true });
@@ -180,11 +190,18 @@ export class Directory {
 
   /**
    * The data `read` gives, if it can be served for the version `sqlite` pins: whole and sound
-   * (data-file.ts), of that version, database and entry count, its row ids within the table's.
-   * Otherwise null, the reason told to onDamaged (unless `quiet` and the data is only another
-   * database's) or thrown when it is not damage (a read error).
+   * (data-file.ts), of that version, database and entry count (`pinned`: what the plan read in
+   * the same read transaction), its row ids within the table's. Otherwise null, the reason told
+   * to onDamaged (unless `quiet` and the data is only another database's) or thrown when it is
+   * not damage (a read error).
    */
-  private sound(sqlite: Database, source: string, read: () => DirectoryData, quiet = false): DirectoryData | null {
+  private sound(
+    sqlite: Database,
+    { version, databaseId, entries }: Pinned,
+    source: string,
+    read: () => DirectoryData,
+    quiet = false,
+  ): DirectoryData | null {
     let data: DirectoryData;
     try {
       data = read();
@@ -193,9 +210,6 @@ export class Directory {
       this.onDamaged(source, error.reason);
       return null;
     }
-    const databaseId = readDatabaseId(sqlite);
-    const version = readDatasetVersion(sqlite);
-    const entries = countEntries(sqlite);
     const maxRowId = maxEntryRowId(sqlite);
     let reason: string | null = null;
     if (data.databaseId !== databaseId) {

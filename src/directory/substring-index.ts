@@ -1,4 +1,4 @@
-import { type Bitset, createBitset, setBit } from "./bitset";
+import { type Bitset, createBitset, hasBit, setBit } from "./bitset";
 import { fold } from "./text";
 
 /**
@@ -52,8 +52,6 @@ const WORD_CHARACTER = /[\p{L}\p{N}]/u;
 const isWordCode = (ch: number) =>
   ch < 128 ? (ch >= 97 && ch <= 122) || (ch >= 48 && ch <= 57) : WORD_CHARACTER.test(String.fromCodePoint(ch));
 
-const isBitSet = (bits: Bitset, i: number) => ((bits[i >>> 5]! >>> (i & 31)) & 1) === 1;
-
 const varintLength = (n: number) => (n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5);
 
 const utf8 = new TextEncoder();
@@ -74,17 +72,6 @@ export class SubstringIndex {
     /** Per code: the strings having a word that starts with a character of that code. */
     private readonly wordStarts: Bitset[],
   ) {}
-
-  /** Strings in the table. */
-  get size(): number {
-    return this.starts.length - 1;
-  }
-
-  /** Bytes the index holds. */
-  get byteLength(): number {
-    const bitsets = 2 * this.characters.length * this.characters[0]!.byteLength;
-    return this.text.byteLength + this.starts.byteLength + this.offsets.byteLength + this.postings.byteLength + bitsets;
-  }
 
   /** Builds the index of `table` in steps of CHUNK strings, yielding between them. */
   static *build(table: readonly string[]): Generator<void, SubstringIndex> {
@@ -226,7 +213,7 @@ export class SubstringIndex {
             return true;
           };
     const check = (i: number) => {
-      if (!isBitSet(bits, i) && holds(i) && (also === undefined || also(i))) setBit(bits, i);
+      if (!hasBit(bits, i) && holds(i) && (also === undefined || also(i))) setBit(bits, i);
     };
     const exact = !codes.includes(OTHER) && also === undefined;
     if (placement === "anywhere" && n <= 2) {

@@ -6,14 +6,6 @@ import type { DownloadFile, DownloadFiles } from "./files";
 export const variantFor = (files: DownloadFiles, request: Request): DownloadFile =>
   acceptsGzip(request) ? files.gzip : files.identity;
 
-/** If-None-Match against a strong ETag (weak comparison, as RFC 9110 §13.1.2 says for it). */
-export function matchesStrong(request: Request, etag: string): boolean {
-  const header = request.headers.get("if-none-match");
-  if (header === null) return false;
-  if (header.trim() === "*") return true;
-  return header.split(",").some((candidate) => candidate.trim().replace(/^W\//, "") === etag);
-}
-
 /** Ranges longer than this header text are not ours to parse: the whole file is sent. */
 const LONGEST_RANGE = 100;
 

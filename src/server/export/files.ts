@@ -18,7 +18,7 @@ import type { EndpointFilter } from "../../directory/search";
 import type { DatasetSnapshot } from "../../directory/snapshot";
 import { ByteBuffer } from "../http/byte-buffer";
 import type { ExportFormat } from "./schemas";
-import { FORMATS } from "./service";
+import { exportChunks, FORMATS, nextTurn } from "./service";
 
 /** One download file: its bytes on disk, as sent with `Content-Encoding: encoding`. */
 export interface DownloadFile {
@@ -42,10 +42,8 @@ export interface DownloadFiles {
  * streamed export instead, holding an export slot.
  */
 const FHIR_ORIGINS_PER_VERSION = 4;
-/** Entries read from the read model per search, and rendered between two turns of the event loop. */
-const PAGE = 4096;
+/** Entries rendered between two turns of the event loop. */
 const CHUNK = 1024;
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 let instances = 0;
 
 /**
@@ -164,15 +162,10 @@ async function writeDownloadFiles(
         out.clear();
       };
       writer.begin(out);
-      for (let offset = 0; ; ) {
-        const { ordinals } = snapshot.search.search(filter, offset, PAGE);
-        for (let from = 0; from < ordinals.length; from += CHUNK) {
-          writer.write(ordinals, from, Math.min(from + CHUNK, ordinals.length), out);
-          flush();
-          await nextTurn();
-        }
-        offset += ordinals.length;
-        if (ordinals.length < PAGE) break;
+      for (const { ordinals, from, to } of exportChunks(snapshot, filter, CHUNK)) {
+        writer.write(ordinals, from, to, out);
+        flush();
+        await nextTurn();
       }
       writer.end(out);
       flush();

@@ -14,7 +14,7 @@ import { DOWNLOAD_IDLE_SECONDS } from "../http/idle-timeout";
 import { originOf } from "../http/public-origin";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED } from "../http/schemas";
 import { checkRawQuery } from "../http/strict-query";
-import { downloadResponse, matchesStrong, variantFor } from "./download";
+import { downloadResponse, variantFor } from "./download";
 import type { DownloadFiles, ExportFiles } from "./files";
 import { InFlightExports } from "./in-flight";
 import type { ExportFormat } from "./schemas";
@@ -156,10 +156,7 @@ function exportAnswer(
   };
   const fromFile = (written: DownloadFiles) => {
     const file = variantFor(written, request);
-    const fresh = request.headers.has("if-none-match")
-      ? matchesStrong(request, file.etag)
-      : notModified(request, file.etag, snapshot.stats.lastUpdated);
-    if (fresh) {
+    if (notModified(request, file.etag, snapshot.stats.lastUpdated)) {
       headers.set("etag", file.etag);
       return new Response(null, { status: 304, headers });
     }

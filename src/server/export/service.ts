@@ -52,7 +52,38 @@ const CHUNK = 256;
 /** The render buffer's first size; it grows when a chunk needs more. */
 const BUFFER_BYTES = 256 * 1024;
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** One chunk of the entries an export renders: `ordinals[from .. to)`, `done` of `total` once rendered. */
+interface ExportChunk {
+  ordinals: number[];
+  from: number;
+  to: number;
+  done: number;
+  total: number;
+}
+
+/**
+ * Every entry the list operation would page through for `filter`, in its order: read PAGE at a
+ * time through the snapshot's search, handed out `chunk` at a time. Stops early (reading no
+ * further page) once `stopped()` says so.
+ */
+export function* exportChunks(
+  snapshot: DatasetSnapshot,
+  filter: EndpointFilter,
+  chunk: number,
+  stopped: () => boolean = () => false,
+): Generator<ExportChunk, void> {
+  for (let offset = 0; ; ) {
+    const { total, ordinals } = snapshot.search.search(filter, offset, PAGE);
+    for (let from = 0; from < ordinals.length && !stopped(); from += chunk) {
+      const to = Math.min(from + chunk, ordinals.length);
+      yield { ordinals, from, to, done: offset + to, total };
+    }
+    offset += ordinals.length;
+    if (ordinals.length < PAGE || stopped()) break;
+  }
+}
 
 /**
  * Sinks that copy what they are written (into the socket, or their own buffer while the client
@@ -141,18 +172,11 @@ export function exportStream(
       };
       try {
         writer.begin(out);
-        let offset = 0;
-        for (;;) {
-          const { total, ordinals } = snapshot.search.search(filter, offset, PAGE);
-          for (let from = 0; from < ordinals.length && !cancelled; from += CHUNK) {
-            const to = Math.min(from + CHUNK, ordinals.length);
-            writer.write(ordinals, from, to, out);
-            slot.progress(offset + to, total);
-            await send();
-            await nextTurn();
-          }
-          offset += ordinals.length;
-          if (ordinals.length < PAGE || cancelled) break;
+        for (const { ordinals, from, to, done, total } of exportChunks(snapshot, filter, CHUNK, () => cancelled)) {
+          writer.write(ordinals, from, to, out);
+          slot.progress(done, total);
+          await send();
+          await nextTurn();
         }
         if (!cancelled) {
           writer.end(out);

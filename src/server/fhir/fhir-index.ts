@@ -357,14 +357,11 @@ export class FhirIndex {
 
   /** Builds the index of a version in steps, each at most CHUNK items, letting other work run between them. */
   static async build(snapshot: DatasetSnapshot): Promise<FhirIndex> {
-    const steps = buildTables(snapshot);
-    for (let step = steps.next(); ; step = steps.next()) {
-      if (step.done) return new FhirIndex(snapshot, step.value);
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    return new FhirIndex(snapshot, await new Stepped(buildTables(snapshot)).perTurn());
   }
 
-  private readonly substrings = new Map<SearchedTable, SubstringIndex | Promise<SubstringIndex>>();
+  /** Per table: its substring index, being built or built (one build, whether stepped or drained). */
+  private readonly substrings = new Map<SearchedTable, Stepped<SubstringIndex>>();
   private readonly scratches = new Map<string, Bitset>();
 
   /**
@@ -386,33 +383,25 @@ export class FhirIndex {
    * and 33 MB for the organization names at 1M entries), and kept with the version.
    */
   substringIndex(table: SearchedTable): SubstringIndex | Promise<SubstringIndex> {
-    let built = this.substrings.get(table);
-    if (built === undefined) {
-      const steps = SubstringIndex.build(this.data.strings[table]);
-      built = (async () => {
-        for (let step = steps.next(); ; step = steps.next()) {
-          if (step.done) {
-            this.substrings.set(table, step.value);
-            return step.value;
-          }
-          await new Promise((resolve) => setImmediate(resolve));
-        }
-      })();
-      this.substrings.set(table, built);
-    }
-    return built;
+    const steps = this.substringSteps(table);
+    return steps.done?.value ?? steps.perTurn();
   }
 
-  /** The substring index of a table, built now (at once) if no search has asked for it yet. */
+  /**
+   * The substring index of a table, at once: built now if no search has asked for it yet, or its
+   * running build finished now (the search that started it then gets this same index).
+   */
   substringIndexNow(table: SearchedTable): SubstringIndex {
-    const built = this.substrings.get(table);
-    if (built !== undefined && !(built instanceof Promise)) return built;
-    const steps = SubstringIndex.build(this.data.strings[table]);
-    for (let step = steps.next(); ; step = steps.next())
-      if (step.done) {
-        this.substrings.set(table, step.value);
-        return step.value;
-      }
+    return this.substringSteps(table).drain();
+  }
+
+  private substringSteps(table: SearchedTable): Stepped<SubstringIndex> {
+    let steps = this.substrings.get(table);
+    if (steps === undefined) {
+      steps = new Stepped(SubstringIndex.build(this.data.strings[table]));
+      this.substrings.set(table, steps);
+    }
+    return steps;
   }
 
   /** Organization positions: developers first. */
@@ -447,6 +436,66 @@ export class FhirIndex {
   /** The developer position of Endpoint e (its first entry's vendor). */
   developerOfEndpoint(e: number): number {
     return this.developerOfVendor[this.data.columns.vendor[this.endpointFirst[e]!]!]!;
+  }
+}
+
+/**
+ * A computation in steps (a generator that yields between them), taken either a step per turn
+ * of the event loop (other work runs between them) or all at once; both ways share the one
+ * generator and its value, so a caller that cannot wait finishes a stepped run rather than
+ * starting another.
+ */
+class Stepped<T> {
+  private steps: Generator<void, T> | null;
+  private result: { value: T } | null = null;
+  private failure: { error: unknown } | null = null;
+  private running: Promise<T> | null = null;
+
+  constructor(steps: Generator<void, T>) {
+    this.steps = steps;
+  }
+
+  /** `{ value }` once the last step is taken, else null. */
+  get done(): { value: T } | null {
+    return this.result;
+  }
+
+  /** Takes the steps left, one per turn of the event loop (one run however often asked). */
+  perTurn(): Promise<T> {
+    this.running ??= (async () => {
+      for (let done = this.step(); ; done = this.step()) {
+        if (done !== null) return done.value;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    return this.running;
+  }
+
+  /** Takes the steps left now. */
+  drain(): T {
+    for (;;) {
+      const done = this.step();
+      if (done !== null) return done.value;
+    }
+  }
+
+  /** Takes one step: the value once there is none left (the generator then let go), or the error it threw. */
+  private step(): { value: T } | null {
+    if (this.failure !== null) throw this.failure.error;
+    if (this.result === null) {
+      try {
+        const step = this.steps!.next();
+        if (step.done) {
+          this.result = { value: step.value };
+          this.steps = null;
+        }
+      } catch (error) {
+        this.failure = { error };
+        this.steps = null;
+        throw error;
+      }
+    }
+    return this.result;
   }
 }
 

@@ -8,15 +8,19 @@ export function datasetEtag(version: number, refreshedAt: string | null, target:
   return `W/"${version.toString(36)}-${Bun.hash.wyhash(`${refreshedAt}\n${target}`).toString(36)}"`;
 }
 
+/** `W/"x"` and `"x"` both as `"x"`: the weak comparison (RFC 9110 §8.8.3.2). */
+const opaqueTag = (etag: string) => (etag.startsWith("W/") ? etag.slice(2) : etag);
+
+/**
+ * Whether If-None-Match names `etag` (weak or strong), by the weak comparison RFC 9110 §13.1.2
+ * asks for: a client may send back either form of it.
+ */
 export function matchesIfNoneMatch(request: Request, etag: string): boolean {
   const header = request.headers.get("if-none-match");
   if (header === null) return false;
   if (header.trim() === "*") return true;
-  const bare = etag.slice(2);
-  return header.split(",").some((candidate) => {
-    const value = candidate.trim();
-    return value === etag || value === bare || value === `W/${bare}`;
-  });
+  const wanted = opaqueTag(etag);
+  return header.split(",").some((candidate) => opaqueTag(candidate.trim()) === wanted);
 }
 
 /** The dataset's refresh time as an HTTP date (Last-Modified), one string per time. */

@@ -54,6 +54,16 @@ describe("the unfiltered export, a download file", () => {
     expect(again.headers.get("etag")).toBe(etag);
   });
 
+  test("If-None-Match compares weakly: its ETag as W/ in a list → 304; another → 200", async () => {
+    const etag = (await get(CSV)).headers.get("etag")!;
+    const weak = await get(CSV, { "if-none-match": `"another-version", W/${etag}` });
+    expect(weak.status).toBe(304);
+    expect(weak.headers.get("etag")).toBe(etag);
+    const other = await get(CSV, { "if-none-match": `W/"another-version"` });
+    expect(other.status).toBe(200);
+    await other.arrayBuffer();
+  });
+
   test("Range: 206 with Content-Range for a slice, a suffix, an open end; 416 past the end", async () => {
     const whole = await bytesOf(await get("/api/v1/export?format=ndjson"));
     const size = whole.length;
