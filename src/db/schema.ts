@@ -6,6 +6,8 @@ export const vendors = sqliteTable("vendors", {
   name: text("name").notNull(),
   endpointListUrl: text("endpoint_list_url").notNull(),
   lastScrapedAt: text("last_scraped_at"),
+  /** JSON array of its certified products (model/report-card.ts, CertificationSchema `products`); null until its lists are read again. */
+  certifications: text("certifications"),
 });
 
 /** One row per published endpoint list; a vendor may publish several (per audience, per FHIR version). */
@@ -242,3 +244,19 @@ export const entryChangesPending = sqliteTable("entry_changes_pending", {
   status: text("status"),
   verdict: text("verdict"),
 });
+
+/**
+ * Report-card history (src/db/report-history.ts): per UTC day (days since the epoch), the flattened
+ * figures (JSON object, model/report-card.ts `historyFigures`) of each developer, and of the whole
+ * directory under vendor_id ''. Written when an index is built on a writable database; one row a
+ * day at most, kept as long as the change feed.
+ */
+export const reportHistory = sqliteTable(
+  "report_history",
+  {
+    vendorId: text("vendor_id").notNull(),
+    day: integer("day").notNull(),
+    figures: text("figures").notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.vendorId, table.day] })],
+);

@@ -1,3 +1,4 @@
+import type { CertificationRecord } from "../../../model/report-card";
 /**
  * The records ingest passes between its steps (parsed, normalised, stored, summarised), in a
  * folder of their own so that the parsers and enrichers import them without importing ingest.
@@ -105,6 +106,8 @@ export interface VendorDefinition {
    * and URL name none (docs/api.md, "Enrichment at ingest").
    */
   defaultFhirVersion?: FhirVersion | null;
+  /** Its certified products behind its lists, as CHPL records them (the report card's certification). */
+  certifications?: CertificationRecord["products"];
 }
 
 /** Thrown when a list body cannot be read at all (not JSON, no known shape, HTML page…). */
