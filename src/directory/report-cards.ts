@@ -246,7 +246,7 @@ export function computeReportCards(
 }
 
 /** Each developer's flattened figures and (under NATIONAL) the directory's: one history point. */
-export function historyPoints(cards: ReportCards): Map<string, Record<string, Figure>> {
+function historyPoints(cards: ReportCards): Map<string, Record<string, Figure>> {
   const points = new Map<string, Record<string, Figure>>([[NATIONAL, historyFigures(cards.national)]]);
   for (const card of cards.vendors) points.set(card.vendorId, historyFigures(card));
   return points;

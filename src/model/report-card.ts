@@ -97,7 +97,7 @@ const ProductSchema = t.Object({
   }),
 });
 
-export const CertificationSchema = t.Object({
+const CertificationSchema = t.Object({
   products: t.Array(ProductSchema, {
     description: "The developer's certified products behind its lists, as CHPL records them; [] when we know none.",
   }),
@@ -119,7 +119,7 @@ const ListSchema = t.Object({
   entries: t.Union([Type.Integer({ minimum: 0 }), t.Null()], { description: "Items the last read found." }),
 });
 
-export const ReportCardSchema = t.Object({
+const ReportCardSchema = t.Object({
   vendorId: t.String({ examples: ["epic"] }),
   vendorName: t.String({ examples: ["Epic Systems"] }),
   lists: t.Array(ListSchema, { description: "Its published lists." }),
@@ -129,7 +129,7 @@ export const ReportCardSchema = t.Object({
 });
 export type ReportCard = Static<typeof ReportCardSchema>;
 
-export const NationalFiguresSchema = t.Object({
+const NationalFiguresSchema = t.Object({
   developers: count("Developers with at least one listed entry."),
   standardizedApi: count("Developers with an active (g)(10) certification."),
   list: ListFiguresSchema,
@@ -161,8 +161,11 @@ export const VendorReportsResponse = t.Object({
 });
 
 /** One day's figures of a history: the numeric figures flattened (`historyFigures`). */
-export const HistoryPointSchema = t.Object({
-  day: t.String({ format: "date", description: "The UTC day (YYYY-MM-DD) the figures stood at its end." }),
+const HistoryPointSchema = t.Object({
+  day: t.String({
+    pattern: "^\\d{4}-\\d{2}-\\d{2}$",
+    description: "The UTC day (YYYY-MM-DD) the figures stood at its end.",
+  }),
   figures: t.Record(t.String(), t.Union([t.Number(), t.Null()]), {
     description: "Named figures (`list.listed`, `servers.supports.pkce`, …), as in the report card.",
   }),
@@ -172,7 +175,10 @@ export type HistoryPoint = Static<typeof HistoryPointSchema>;
 export const HistoryResponse = t.Object({
   success: t.Literal(true),
   data: t.Object({ vendorId: t.Union([t.String(), t.Null()]), points: t.Array(HistoryPointSchema) }),
-  meta: t.Object({ from: t.String({ format: "date" }), to: t.String({ format: "date" }) }),
+  meta: t.Object({
+    from: t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "The first day answered (YYYY-MM-DD)." }),
+    to: t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "The last day answered (YYYY-MM-DD)." }),
+  }),
 });
 
 /** A figure of a history point or a CSV cell: a number, or null where it is undefined. */

@@ -60,7 +60,9 @@ export function loadRegistry(path = loadConfig().registryPath): VendorDefinition
     if (fallback !== undefined && fallback !== null && !FHIR_VERSIONS.includes(fallback))
       fail(`vendor ${vendor.id}: unknown defaultFhirVersion`);
     if (vendor.certifications !== undefined && !vendor.certifications.every(isCertification))
-      fail(`vendor ${vendor.id}: certifications must be {chplProductNumber, product, version, certificationDate, status, standardizedApi}`);
+      fail(
+        `vendor ${vendor.id}: certifications must be {chplProductNumber, product, version, certificationDate, status, standardizedApi}`,
+      );
     for (const list of vendor.lists) {
       checkList(fail, vendor.id, list);
       if (listIds.has(list.id)) fail(`list id ${list.id} used twice`);

@@ -6,7 +6,7 @@ import { HistoryResponse, VendorReportResponse, VendorReportsResponse } from "..
 import { dataResponse } from "../http/answers";
 import { ApiError, validationError } from "../http/api-error";
 import { exchanges } from "../http/exchange";
-import { API_ERRORS, NOT_MODIFIED, NoQuery } from "../http/schemas";
+import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, NO_PARAMETERS } from "../http/strict-query";
 import { reportCsv } from "./csv";
 
@@ -18,7 +18,6 @@ const day = (name: string, description: string) =>
   t.Optional(
     t.String({
       pattern: "^\\d{4}-\\d{2}-\\d{2}$",
-      format: "date",
       "x-error": `${name}: must be a date, YYYY-MM-DD`,
       description,
       examples: ["2026-01-01"],
@@ -134,7 +133,7 @@ export const reportRoutes = (directory: Directory) =>
         params: VendorId,
         query: NoQuery,
         transform: ({ request }) => checkRawQuery(request.url, NO_PARAMETERS),
-        response: { 200: VendorReportResponse, ...API_ERRORS },
+        response: { 200: VendorReportResponse, ...API_ERRORS, 404: ErrorEnvelope },
         detail: {
           summary: "One developer's report card",
           description: `Its published lists, its certification (CHPL products, (g)(10)), and its servers: distinct URLs, probed, verified, unresponsive, 30-day uptime, capability shares, verdict statuses, certificates expiring, the checks most often failed. Unknown id → 404 NOT_FOUND. ${FIGURES_DOC}`,
@@ -162,7 +161,7 @@ export const reportRoutes = (directory: Directory) =>
         params: VendorId,
         query: HistoryQuery,
         transform: ({ request }) => checkRawQuery(request.url, HISTORY_KEYS),
-        response: { 200: HistoryResponse, ...API_ERRORS },
+        response: { 200: HistoryResponse, ...API_ERRORS, 404: ErrorEnvelope },
         detail: {
           summary: "One developer's report card over time",
           description:

@@ -1,9 +1,9 @@
-import type { CertificationRecord } from "../../../model/report-card";
 /**
  * The records ingest passes between its steps (parsed, normalised, stored, summarised), in a
  * folder of their own so that the parsers and enrichers import them without importing ingest.
  */
 import type { StateEvidence, UnusableReason, UrlEvidence, VersionEvidence } from "../../../model/evidence";
+import type { CertificationRecord } from "../../../model/report-card";
 import type { Audience, FhirVersion } from "../../../model/types";
 
 export const LIST_FORMATS = ["fhir-bundle", "lantern-json", "csv"] as const;
