@@ -413,8 +413,9 @@ export class DatasetSnapshot {
     const { asOf, national, vendors } = this.data.reportCards;
     const today = asOf === null ? null : dayNumber(asOf);
     const points: HistoryPoint[] = [];
-    for (const [day, figures] of readReportHistory(this.sqlite, vendorId ?? NATIONAL, from, to))
-      if (day !== today) points.push({ day: dayText(day), figures: JSON.parse(figures) as Record<string, Figure> });
+    for (const { day, figures, generated } of readReportHistory(this.sqlite, vendorId ?? NATIONAL, from, to))
+      if (day !== today)
+        points.push({ day: dayText(day), figures, ...(generated ? { generated: true as const } : {}) });
     const card = vendorId === null ? national : vendors.find((v) => v.vendorId === vendorId);
     if (today !== null && card !== undefined && today >= from && today <= to) {
       const at = points.findIndex((point) => point.day > dayText(today));

@@ -148,17 +148,80 @@ const asOf = t.Union([t.String({ format: "date-time" }), t.Null()], {
   description: "The dataset's last write, which every figure is as of; null for an empty dataset.",
 });
 
-export const VendorReportResponse = t.Object({
-  success: t.Literal(true),
-  data: ReportCardSchema,
-  meta: t.Object({ asOf }),
-});
+/** An example card, every key present (the shapes follow the lists they are made from). */
+const EXAMPLE_CARD = {
+  vendorId: "epic",
+  vendorName: "Epic Systems",
+  lists: [
+    {
+      id: "epic-r4",
+      publishedUrl: "https://open.epic.com/Endpoints/R4",
+      readFrom: "https://open.epic.com/Endpoints/R4",
+      asOf: "2026-11-02T08:03:00.000Z",
+      entries: 240,
+    },
+  ],
+  list: {
+    listed: 310,
+    unusable: 1,
+    unusableByReason: Object.fromEntries(UNUSABLE_REASONS.map((r) => [r, r === "internal-host" ? 1 : 0])),
+    shares: { organizationName: 1, npi: 0.1355, zipCode: 1, state: 1, https: 1, statedFhirVersion: 1 },
+  },
+  certification: {
+    products: [
+      {
+        chplProductNumber: "15.04.04.1447.Epic.AM.22.1.221121",
+        product: "EpicCare Ambulatory EHR Suite",
+        version: "November 2022",
+        certificationDate: "2022-11-21",
+        status: "Active",
+        standardizedApi: true,
+      },
+    ],
+    active: 1,
+    withdrawn: 0,
+    standardizedApi: true,
+  },
+  servers: {
+    urls: 278,
+    probed: 278,
+    verified: 243,
+    unresponsive: 2,
+    uptime30d: { median: 1, worstDecile: 0.9667 },
+    supports: Object.fromEntries(SUPPORTS.map((v) => [v, v === "pkce" ? 0.9465 : 0.1])),
+    verdicts: Object.fromEntries(
+      APP_KINDS.map((kind) => [kind, Object.fromEntries(VERDICT_STATUSES.map((s, i) => [s, i === 0 ? 240 : 1]))]),
+    ),
+    certificates: { expiringWithin30Days: 3, expired: 0 },
+    mostFailedChecks: [{ id: "tls-certificate-valid", failed: 4 }],
+  },
+};
+const EXAMPLE_AS_OF = "2026-11-04T09:00:00.000Z";
 
-export const VendorReportsResponse = t.Object({
-  success: t.Literal(true),
-  data: t.Object({ national: NationalFiguresSchema, vendors: t.Array(ReportCardSchema) }),
-  meta: t.Object({ asOf }),
-});
+export const VendorReportResponse = t.Object(
+  { success: t.Literal(true), data: ReportCardSchema, meta: t.Object({ asOf }) },
+  { examples: [{ success: true, data: EXAMPLE_CARD, meta: { asOf: EXAMPLE_AS_OF } }] },
+);
+
+export const VendorReportsResponse = t.Object(
+  {
+    success: t.Literal(true),
+    data: t.Object({ national: NationalFiguresSchema, vendors: t.Array(ReportCardSchema) }),
+    meta: t.Object({ asOf }),
+  },
+  {
+    examples: [
+      {
+        success: true,
+        data: {
+          national: { developers: 1, standardizedApi: 1, list: EXAMPLE_CARD.list, servers: EXAMPLE_CARD.servers },
+          vendors: [EXAMPLE_CARD],
+        },
+        meta: { asOf: EXAMPLE_AS_OF },
+      },
+    ],
+  },
+);
 
 /** One day's figures of a history: the numeric figures flattened (`historyFigures`). */
 const HistoryPointSchema = t.Object({
@@ -169,17 +232,40 @@ const HistoryPointSchema = t.Object({
   figures: t.Record(t.String(), t.Union([t.Number(), t.Null()]), {
     description: "Named figures (`list.listed`, `servers.supports.pkce`, …), as in the report card.",
   }),
+  generated: t.Optional(
+    t.Literal(true, {
+      description:
+        "Present on made-up points only: the demo dataset (`data:sample`) carries a generated year of history so that every chart shows something.",
+    }),
+  ),
 });
 export type HistoryPoint = Static<typeof HistoryPointSchema>;
 
-export const HistoryResponse = t.Object({
-  success: t.Literal(true),
-  data: t.Object({ vendorId: t.Union([t.String(), t.Null()]), points: t.Array(HistoryPointSchema) }),
-  meta: t.Object({
-    from: t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "The first day answered (YYYY-MM-DD)." }),
-    to: t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "The last day answered (YYYY-MM-DD)." }),
-  }),
-});
+export const HistoryResponse = t.Object(
+  {
+    success: t.Literal(true),
+    data: t.Object({ vendorId: t.Union([t.String(), t.Null()]), points: t.Array(HistoryPointSchema) }),
+    meta: t.Object({
+      from: t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "The first day answered (YYYY-MM-DD)." }),
+      to: t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "The last day answered (YYYY-MM-DD)." }),
+    }),
+  },
+  {
+    examples: [
+      {
+        success: true,
+        data: {
+          vendorId: "epic",
+          points: [
+            { day: "2026-11-03", figures: { "list.listed": 309, "servers.supports.pkce": 0.9421 } },
+            { day: "2026-11-04", figures: { "list.listed": 310, "servers.supports.pkce": 0.9465 } },
+          ],
+        },
+        meta: { from: "2025-11-04", to: "2026-11-04" },
+      },
+    ],
+  },
+);
 
 /** A figure of a history point or a CSV cell: a number, or null where it is undefined. */
 export type Figure = number | null;

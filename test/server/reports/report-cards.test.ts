@@ -3,7 +3,9 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
 import { markDatasetChanged } from "../../../src/db/dataset-meta";
+import { writeReportPoints } from "../../../src/db/report-history";
 import { canonicalUrl } from "../../../src/model/identity";
+import { generateDemoHistory } from "../../../tools/sample/history";
 import { createTestApp } from "../../support/app";
 import { get, R4_METADATA, SMART_CONFIG } from "../../support/fixture";
 import { seedDatabase } from "../../support/seed";
@@ -304,14 +306,30 @@ describe("report history", () => {
   test("points older than the change feed's 400 days are dropped", async () => {
     const path = tempDbPath();
     const db = seed(path);
-    db.sqlite
-      .prepare("INSERT INTO report_history (vendor_id, day, figures) VALUES ('', ?, '{}')")
-      .run(Math.floor(Date.parse(AT) / DAY_MS) - 401);
-    db.sqlite
-      .prepare("INSERT INTO report_history (vendor_id, day, figures) VALUES ('', ?, '{}')")
-      .run(Math.floor(Date.parse(AT) / DAY_MS) - 399);
+    const today = Math.floor(Date.parse(AT) / DAY_MS);
+    for (const back of [401, 399]) writeReportPoints(db.sqlite, today - back, new Map([["", { "list.listed": back }]]));
     appOn(path).directory.close();
     const days = db.sqlite.prepare("SELECT day FROM report_history WHERE vendor_id = '' ORDER BY day").values();
     expect(days.map(([day]) => Math.floor(Date.parse(AT) / DAY_MS) - (day as number))).toEqual([399, 0]);
+  });
+});
+
+describe("the demo's generated year", () => {
+  test("a point a day for a year before the last write, each marked generated; today's is the index's own", async () => {
+    const path = tempDbPath();
+    const db = seed(path);
+    db.sqlite.close();
+    expect(generateDemoHistory(path)).toBe(3 * 365);
+    const app = appOn(path);
+    const { body } = await get(app, "/api/v1/vendors/alpha/report/history?from=2025-01-01");
+    const points = body.data.points as { day: string; generated?: boolean; figures: Record<string, number> }[];
+    expect(points).toHaveLength(366);
+    expect(points[0]!.day).toBe("2025-11-20");
+    expect(points.slice(0, 365).every((p) => p.generated === true)).toBe(true);
+    expect(points[365]).toEqual({ day: "2026-11-20", figures: expect.any(Object) });
+    expect(points[365]!.figures["list.listed"]).toBe(4);
+    // Counts grow towards now; the generated year starts lower than it ends.
+    expect(points[0]!.figures["list.listed"]!).toBeLessThan(points[364]!.figures["list.listed"]!);
+    app.directory.close();
   });
 });
