@@ -120,6 +120,10 @@ describe("fhirVersion before a probe", () => {
     ["https://fhirserver.astronautehr.com:9443/fhir-server/api/v4", "R4"],
     ["https://api.prod.1life.com/fhir/4.0", "R4"],
     ["https://fhir.cozeva.com/4_0_0", "R4"],
+    ["https://fhir.example/api/4.0.1", "R4"],
+    // Two parts name FHIR's version only right after `fhir`: elsewhere it may be the vendor's API's.
+    ["https://api.prod.1life.com/fhir/chirp/4.0", null],
+    ["https://fhir.example/api/3.0", null],
     ["https://fhir.example/fhir/3.0.2", "STU3"],
     ["https://fhirprod.bl0.hos.allscriptscloud.com/R2/fhir", "DSTU2"],
     ["https://fhir.example/R3/open", "STU3"],
