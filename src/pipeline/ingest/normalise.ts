@@ -32,17 +32,18 @@ export function normaliseNpi(raw: string | null | undefined): string | null {
 }
 
 /**
- * 5 digits or ZIP+4 (`12345-6789`). Nine bare digits become ZIP+4; a broken +4 part keeps the
- * 5-digit ZIP. Four digits are not padded: a spreadsheet may have dropped a leading zero (New
+ * A ZIP code as published: 5 digits, or ZIP+4 written either way (`12345-6789`, or nine bare
+ * digits `123456789`, kept without a hyphen added: the list's text, not our rewrite of it). Else
+ * the 5-digit ZIP a longer text starts with, when no digit follows it (`79761?`, a broken +4 part
+ * `20814-191`). Four digits are not padded: a spreadsheet may have dropped a leading zero (New
  * England) or the publisher a trailing digit (`4850` for Ozark, Missouri, 65xxx), and a padded
- * guess would place the entry in another state. Anything else → null.
+ * guess would place the entry in another state. Anything else (`350954`, `KY1-1010`) → null.
  */
 export function normaliseZip(raw: string | null | undefined): string | null {
   const text = cleanText(raw);
   if (text === null) return null;
-  if (/^\d{5}(-\d{4})?$/.test(text)) return text;
-  if (/^\d{9}$/.test(text)) return `${text.slice(0, 5)}-${text.slice(5)}`;
-  const prefix = /^(\d{5})[- ]/.exec(text);
+  if (/^(?:\d{5}(?:-\d{4})?|\d{9})$/.test(text)) return text;
+  const prefix = /^(\d{5})(?!\d)/.exec(text);
   return prefix ? prefix[1]! : null;
 }
 

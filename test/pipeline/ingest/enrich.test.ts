@@ -68,6 +68,16 @@ describe("state and city", () => {
     expect(placeOfZip(null)).toBeNull();
   });
 
+  test("a ZIP the table does not know: the state its first three digits settle, no city", () => {
+    // Every 936xx ZIP the table knows is in California, every 075xx in New Jersey.
+    expect(placeOfZip("93697")).toEqual({ state: "CA", city: null });
+    expect(placeOfZip("07562")).toEqual({ state: "NJ", city: null });
+    expect(placeOfZip("071122016")).toMatchObject({ state: "NJ" });
+    // 063xx is Connecticut but for one New York ZIP: the prefix settles nothing. 819xx is unused.
+    expect(placeOfZip("06300")).toBeNull();
+    expect(placeOfZip("81909")).toBeNull();
+  });
+
   test('from an "XX - Name" prefix when XX is a USPS code', () => {
     expect(stateOfNamePrefix("NC - Sollus Pediatrics")).toBe("NC");
     expect(stateOfNamePrefix("PR - Clinica")).toBe("PR");

@@ -1,0 +1,162 @@
+/**
+ * What the national directory serves of what the bundled lists publish: ZIP codes, URLs that need
+ * a repair or cannot be used, and the versions URLs name. Each expectation is counted here from
+ * the raw bundled lists (db/national/lists.json.zst and db/vendors.json), not through the ingest
+ * code, and compared with what the built database serves.
+ */
+import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildNationalDatabase } from "../../../src/pipeline/national/build";
+import { removeTempDirs, tempDir } from "../../support/temp-db";
+import { ROOT } from "./helpers";
+
+interface RawItem {
+  URL: string;
+  OrganizationName: string;
+  NPIID: string;
+  OrganizationZipCode: string;
+}
+interface RawListItem extends RawItem {
+  vendor: string;
+  list: string;
+}
+
+/** Every item of every bundled list, with the vendor and list the registry files it under. */
+function rawItems(): RawListItem[] {
+  const files = JSON.parse(
+    Bun.zstdDecompressSync(readFileSync(join(ROOT, "db/national/lists.json.zst"))).toString("utf8"),
+  ) as Record<string, string>;
+  const { vendors } = JSON.parse(readFileSync(join(ROOT, "db/vendors.json"), "utf8")) as {
+    vendors: { id: string; lists: { id: string; bundledFile?: string }[] }[];
+  };
+  return vendors.flatMap((vendor) =>
+    vendor.lists.flatMap((list) =>
+      list.bundledFile
+        ? (JSON.parse(files[list.bundledFile]!) as { Endpoints: RawItem[] }).Endpoints.map((item) => ({
+            ...item,
+            vendor: vendor.id,
+            list: list.id,
+          }))
+        : [],
+    ),
+  );
+}
+
+/** ZIP → state of the committed ZIP table, read here on its own. */
+function zipStates(): Map<string, string> {
+  const text = new TextDecoder().decode(
+    Bun.gunzipSync(readFileSync(join(ROOT, "src/pipeline/ingest/enrich/zip-places.tsv.gz"))),
+  );
+  return new Map(text.split("\n").flatMap((line) => (line ? [line.split("\t").slice(0, 2) as [string, string]] : [])));
+}
+
+let db: Database;
+let items: RawListItem[];
+
+beforeAll(async () => {
+  const path = join(tempDir("national-published-"), "directory.sqlite");
+  await buildNationalDatabase(path);
+  db = new Database(path, { readonly: true });
+  items = rawItems();
+}, 180_000);
+
+afterAll(() => {
+  db?.close();
+  removeTempDirs();
+});
+
+interface Served {
+  id: string;
+  url: string;
+  name: string | null;
+  zip: string | null;
+  state: string | null;
+  city: string | null;
+  stateEvidence: string | null;
+  version: string;
+  versionEvidence: string | null;
+  urlEvidence: string;
+  unusable: string | null;
+  detail: string | null;
+  lastUpdated: string;
+}
+const COLUMNS = `id, url, organization_name AS name, zip_code AS zip, state, city, state_evidence AS stateEvidence,
+  fhir_version AS version, version_evidence AS versionEvidence, url_evidence AS urlEvidence, unusable,
+  unusable_detail AS detail, last_updated AS lastUpdated`;
+const served = (where: string, ...params: string[]) =>
+  db.prepare(`SELECT ${COLUMNS} FROM entries WHERE ${where} ORDER BY id`).all(...params) as Served[];
+
+/** The entries of a published item whose URL is plain (scheme and host lowercased, no trailing `/`). */
+function entriesOf(item: RawListItem): Served[] {
+  const match = /^(https?):\/\/([^/?#]+)(.*)$/i.exec(item.URL.trim())!;
+  const url = `${match[1]!.toLowerCase()}://${match[2]!.toLowerCase()}${match[3]!.replace(/\/+$/, "")}`;
+  const name = item.OrganizationName.replace(/\s+/g, " ").trim();
+  const found = served(
+    "vendor_id = ? AND url = ? AND organization_name IS ?",
+    item.vendor,
+    url,
+    name === "" ? null : name,
+  );
+  expect([item.URL, item.OrganizationName, found.length]).toEqual([item.URL, item.OrganizationName, 1]);
+  return found;
+}
+
+describe("ZIP codes, as published", () => {
+  test("a ZIP+4 of nine bare digits is served as published, and places the entry by its first five", () => {
+    const states = zipStates();
+    const nine = items.filter((item) => /^\d{9}$/.test(item.OrganizationZipCode.trim()));
+    expect(nine.length).toBe(20);
+    for (const item of nine) {
+      const zip = item.OrganizationZipCode.trim();
+      for (const entry of entriesOf(item))
+        expect([entry.zip, entry.state]).toEqual([zip, states.get(zip.slice(0, 5)) ?? expect.any(String)]);
+    }
+  });
+
+  test("a stray character after a ZIP keeps the ZIP, its state and its city: Odessa, TX", () => {
+    const odessa = items.filter((item) => item.OrganizationZipCode.trim() === "79761?");
+    expect(odessa.map((item) => item.vendor)).toEqual(["oracle-health", "oracle-health"]);
+    for (const item of odessa)
+      expect(entriesOf(item).map((e) => [e.zip, e.state, e.city, e.stateEvidence])).toEqual([
+        ["79761", "TX", "Odessa", "zip"],
+      ]);
+  });
+
+  test("a five-digit ZIP the table does not know gets the state its first three digits settle, no city", () => {
+    const states = zipStates();
+    const prefixStates = new Map<string, Set<string>>();
+    for (const [zip, state] of states) {
+      const set = prefixStates.get(zip.slice(0, 3)) ?? new Set();
+      set.add(state);
+      prefixStates.set(zip.slice(0, 3), set);
+    }
+    const unknown = items.filter(
+      (item) => /^\d{5}$/.test(item.OrganizationZipCode.trim()) && !states.has(item.OrganizationZipCode.trim()),
+    );
+    const settled = unknown.filter((item) => prefixStates.get(item.OrganizationZipCode.trim().slice(0, 3))?.size === 1);
+    expect([unknown.length, settled.length]).toEqual([15, 13]);
+    for (const item of settled) {
+      const zip = item.OrganizationZipCode.trim();
+      const [state] = prefixStates.get(zip.slice(0, 3))!;
+      for (const entry of entriesOf(item))
+        expect([zip, entry.state, entry.city, entry.stateEvidence]).toEqual([zip, state!, null, "zip"]);
+    }
+    for (const item of unknown.filter((i) => !settled.includes(i)))
+      for (const entry of entriesOf(item))
+        expect([item.OrganizationZipCode, entry.state]).toEqual([item.OrganizationZipCode, null]);
+  });
+});
+
+describe("versions named by the URL", () => {
+  test("/fhir/4.0 is R4; /fhir/chirp/4.0 on the same host names nothing, and is not given the certified R4", () => {
+    const rows = served("url LIKE 'https://api.prod.1life.com/%'");
+    expect(rows.map((r) => [r.url, r.version, r.versionEvidence])).toEqual(
+      expect.arrayContaining([
+        ["https://api.prod.1life.com/fhir/4.0", "R4", "url"],
+        ["https://api.prod.1life.com/fhir/chirp/4.0", "UNKNOWN", null],
+      ]),
+    );
+  });
+});
