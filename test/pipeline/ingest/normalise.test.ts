@@ -17,7 +17,7 @@ describe("Oracle Health fixture, normalised", () => {
   test("duplicate (Endpoint, Organization) pairs collapse into one entry", () => {
     expect(result.entries).toHaveLength(3);
     expect(result.duplicates).toBe(1);
-    expect(result.invalid).toBe(0);
+    expect(result.dropped).toHaveLength(0);
   });
 
   test("tenant from the URL, not the Endpoint id; NPI under the typo system; state name → code; ZIP+4 as published", () => {
@@ -102,7 +102,7 @@ describe("Lantern fixture, normalised", () => {
       ["HFD1AD", "Elion Krok, MD PC", "1467081836", null],
       ["EGBBCD", null, null, null],
     ]);
-    expect(result.invalid).toBe(1);
+    expect(result.dropped).toHaveLength(1);
     expect(result.duplicates).toBe(1);
     expect(result.entries[2]?.id).toBe(
       expectedId("eclinicalworks", "https://fhir4.eclinicalworks.com/fhir/r4/EGBBCD", null, null),

@@ -8,7 +8,13 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { loadConfig } from "../../../src/config";
+import { openDatabase } from "../../../src/db/client";
+import { selectDueUrls } from "../../../src/db/due-urls";
+import { formatUrlFindings } from "../../../src/pipeline/national/audit";
 import { buildNationalDatabase } from "../../../src/pipeline/national/build";
+import { createTestApp } from "../../support/app";
+import { get } from "../../support/fixture";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
 import { ROOT } from "./helpers";
 
@@ -53,11 +59,13 @@ function zipStates(): Map<string, string> {
 }
 
 let db: Database;
+let path: string;
 let items: RawListItem[];
+let findings: string;
 
 beforeAll(async () => {
-  const path = join(tempDir("national-published-"), "directory.sqlite");
-  await buildNationalDatabase(path);
+  path = join(tempDir("national-published-"), "directory.sqlite");
+  findings = formatUrlFindings((await buildNationalDatabase(path)).summaries).join("\n");
   db = new Database(path, { readonly: true });
   items = rawItems();
 }, 180_000);
@@ -85,7 +93,7 @@ interface Served {
 const COLUMNS = `id, url, organization_name AS name, zip_code AS zip, state, city, state_evidence AS stateEvidence,
   fhir_version AS version, version_evidence AS versionEvidence, url_evidence AS urlEvidence, unusable,
   unusable_detail AS detail, last_updated AS lastUpdated`;
-const served = (where: string, ...params: string[]) =>
+const served = (where: string, ...params: (string | null)[]) =>
   db.prepare(`SELECT ${COLUMNS} FROM entries WHERE ${where} ORDER BY id`).all(...params) as Served[];
 
 /** The entries of a published item whose URL is plain (scheme and host lowercased, no trailing `/`). */
@@ -159,4 +167,74 @@ describe("versions named by the URL", () => {
       ]),
     );
   });
+});
+
+const sha256 = (text: string) => new Bun.CryptoHasher("sha256").update(text).digest("hex");
+
+describe("published URLs that need a repair, or cannot be used", () => {
+  test("a loopback address left before First Insight's real host is dropped; the entry is served, reported repaired", () => {
+    const published = items.filter((item) => /^https?:\/\/127\.0\.0\.1\s/.test(item.URL));
+    expect(published.length).toBeGreaterThan(0);
+    for (const item of published) {
+      const url = item.URL.replace(/^https:\/\/127\.0\.0\.1\s+/, "https://").replace(/^(https:\/\/[^/]+)/, (h) =>
+        h.toLowerCase(),
+      );
+      const name = item.OrganizationName.trim();
+      expect(served("url = ?", url).map((e) => [e.id, e.name, e.urlEvidence, e.unusable])).toEqual([
+        [sha256(`${item.vendor}\n${url}\n${name.toLowerCase()}`), name, "repaired", null],
+      ]);
+      expect(findings).toContain(`${JSON.stringify(item.URL)} → ${url}`);
+    }
+  });
+
+  test("First Insight's relative paths are served on fhir.maximeyes.com, the host of its other /api/<practice>/R4 URLs", () => {
+    const relative = items.filter((item) => /^[a-z0-9_~%-]+\/\S*$/i.test(item.URL.trim()));
+    expect([relative.length, new Set(relative.map((item) => item.vendor))]).toEqual([17, new Set(["first-insight"])]);
+    for (const item of relative) {
+      const url = `https://fhir.maximeyes.com/${item.URL.trim()}`;
+      const name = item.OrganizationName.trim();
+      expect(
+        served("url = ? AND organization_name = ?", url, name).map((e) => [e.id, e.urlEvidence, e.unusable]),
+      ).toEqual([[sha256(`first-insight\n${url}\n${name.toLowerCase()}`), "repaired", null]]);
+      expect(findings).toContain(
+        `${JSON.stringify(name)}  ${JSON.stringify(item.URL)} → ${url}  (relative path resolved against https://fhir.maximeyes.com`,
+      );
+    }
+  });
+
+  test("every item whose URL cannot be stored is reported by data:audit with why", () => {
+    const unstorable = items.filter((item) => item.URL.includes("\\"));
+    expect(unstorable.length).toBeGreaterThan(0);
+    for (const item of unstorable) expect(findings).toContain(`${JSON.stringify(item.URL)}  (backslash in the URL)`);
+    expect(findings).toContain(
+      `published items dropped at ingest (not stored: their URL cannot be): ${unstorable.length}`,
+    );
+  });
+
+  test("Veradigm's URLs with a query string keep their id, are not listed or probed, and say why by id", async () => {
+    const withQuery = items.filter((item) => item.URL.includes("?"));
+    expect(withQuery.map((item) => item.vendor)).toEqual(["veradigm", "veradigm"]);
+    const directoryDb = openDatabase(path);
+    const app = createTestApp({ db: directoryDb, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+    try {
+      for (const item of withQuery) {
+        const url = item.URL.trim();
+        const id = sha256(`veradigm\n${url}\n${item.OrganizationName.trim().toLowerCase()}`);
+        const entry = await get(app, `/api/v1/endpoints/${id}`);
+        expect([entry.status, entry.body.data.url, entry.body.meta.unusable.reason]).toEqual([
+          200,
+          url,
+          "query-or-fragment",
+        ]);
+        expect(entry.body.meta.unusable.detail).toContain(`query string (${url.slice(url.indexOf("?"))})`);
+      }
+      const listed = await get(app, "/api/v1/endpoints?vendor=veradigm&query=orthopedic%20centers%20of%20colorado");
+      expect(listed.body.data.filter((e: { url: string }) => e.url.includes("?"))).toEqual([]);
+      const due = selectDueUrls(directoryDb, { now: new Date(), staleAfterMs: 0 });
+      expect(due.length).toBeGreaterThan(20_000);
+      expect(due.filter((url) => url.includes("?"))).toEqual([]);
+    } finally {
+      app.directory.close();
+    }
+  }, 60_000);
 });
