@@ -238,3 +238,55 @@ describe("published URLs that need a repair, or cannot be used", () => {
     }
   }, 60_000);
 });
+
+describe("dates", () => {
+  test("an entry two bundled copies carry is dated by the newer, as its /source says (list.asOf, lastSeen)", async () => {
+    const { files } = JSON.parse(readFileSync(join(ROOT, "db/national/provenance.json"), "utf8")) as {
+      files: Record<string, { lastChangedAt: string }>;
+    };
+    const { vendors } = JSON.parse(readFileSync(join(ROOT, "db/vendors.json"), "utf8")) as {
+      vendors: { lists: { id: string; bundledFile?: string }[] }[];
+    };
+    const fileOf = new Map(
+      vendors.flatMap((v) => v.lists.flatMap((l) => (l.bundledFile ? [[l.id, l.bundledFile]] : []))),
+    );
+    // Per entry id (computed from the published item), the dates of the copies that carry it.
+    const dates = new Map<string, Set<string>>();
+    for (const item of items) {
+      const match = /^(https?):\/\/([^/?#\s]+)([^\s]*)$/i.exec(item.URL.trim());
+      if (!match) continue;
+      const url = `${match[1]!.toLowerCase()}://${match[2]!.toLowerCase()}${match[3]!.replace(/\/+$/, "")}`;
+      const npi = item.NPIID.trim();
+      const orgKey = /^\d{10}$/.test(npi) ? npi : item.OrganizationName.replace(/\s+/g, " ").trim().toLowerCase();
+      const id = sha256(`${item.vendor}\n${url}\n${orgKey}`);
+      const set = dates.get(id) ?? new Set();
+      set.add(new Date(files[fileOf.get(item.list)!]!.lastChangedAt).toISOString());
+      dates.set(id, set);
+    }
+    const stored = new Map(
+      (db.prepare("SELECT id, last_updated AS at FROM entries").all() as { id: string; at: string }[]).map((r) => [
+        r.id,
+        r.at,
+      ]),
+    );
+    const twoDates = [...dates].filter(([id, set]) => set.size > 1 && stored.has(id));
+    // 539 entries (MEDITECH's, Netsmart's, NextGen's two or three lists); 538 of them unchanged by
+    // the newer copy, which only the newest-copy rule dates.
+    expect(twoDates.length).toBe(539);
+    const newest = (set: Set<string>) => [...set].sort().at(-1)!;
+    expect(twoDates.filter(([id, set]) => stored.get(id) !== newest(set))).toEqual([]);
+    const app = createTestApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+    try {
+      for (const [id] of twoDates.slice(0, 3)) {
+        const entry = await get(app, `/api/v1/endpoints/${id}`);
+        const source = await get(app, `/api/v1/endpoints/${id}/source`);
+        expect([source.body.data.list.asOf, source.body.data.lastSeen]).toEqual([
+          entry.body.data.lastUpdated,
+          entry.body.data.lastUpdated,
+        ]);
+      }
+    } finally {
+      app.directory.close();
+    }
+  }, 60_000);
+});
