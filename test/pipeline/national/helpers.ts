@@ -63,7 +63,7 @@ export const notADeveloper = (file: string) => /^(1Up|Medicare_|MedicaidState)/.
  * published, else the lowercased name with whitespace collapsed. Null when there is no http(s) URL,
  * or when it holds whitespace, a control character or a backslash (parsers disagree on those).
  */
-export function publishedKey(item: PublishedItem): string | null {
+function publishedKey(item: PublishedItem): string | null {
   let url = (item.URL ?? "").trim();
   // A loopback address left before the real host name: `https://127.0.0.1<TAB>clinic.example.com/…`.
   url = url.replace(/^(https?:\/\/)(?:127\.\d+\.\d+\.\d+|localhost)[ \t]+(?=[a-z0-9.-]+\.[a-z]{2,}[:/])/i, "$1");
