@@ -14,7 +14,10 @@ type Entry = typeof entries.$inferSelect;
 type EntrySource = typeof entrySources.$inferSelect;
 
 /** A vendor as the registry names it. */
-export type VendorValues = Pick<Vendor, "id" | "name" | "endpointListUrl">;
+export type VendorValues = Pick<Vendor, "id" | "name" | "endpointListUrl"> & {
+  /** Its certified products (stored as JSON in `vendors.certifications`); absent: none known. */
+  certifications?: readonly object[];
+};
 
 /** A list as the registry defines it; `publishedUrl` absent: the list is published at `url`. */
 export type ListValues = Pick<VendorList, "id" | "url" | "format" | "audience" | "fhirVersion"> & {
@@ -46,9 +49,11 @@ export type StoredEntry = ListedEntry & Pick<Entry, "rowId" | "listAccess" | "st
 const statementsOf = perConnection((sqlite) => ({
   listOwner: sqlite.prepare("SELECT vendor_id FROM vendor_lists WHERE id = ?"),
   upsertVendor: sqlite.prepare(
-    `INSERT INTO vendors (id, name, endpoint_list_url) VALUES (?1, ?2, ?3)
-     ON CONFLICT(id) DO UPDATE SET name = excluded.name, endpoint_list_url = excluded.endpoint_list_url
-     WHERE vendors.name IS NOT excluded.name OR vendors.endpoint_list_url IS NOT excluded.endpoint_list_url`,
+    `INSERT INTO vendors (id, name, endpoint_list_url, certifications) VALUES (?1, ?2, ?3, ?4)
+     ON CONFLICT(id) DO UPDATE SET name = excluded.name, endpoint_list_url = excluded.endpoint_list_url,
+       certifications = excluded.certifications
+     WHERE vendors.name IS NOT excluded.name OR vendors.endpoint_list_url IS NOT excluded.endpoint_list_url
+       OR vendors.certifications IS NOT excluded.certifications`,
   ),
   upsertList: sqlite.prepare(
     `INSERT INTO vendor_lists (id, vendor_id, url, format, audience, fhir_version, published_url)
@@ -109,7 +114,8 @@ const statementsOf = perConnection((sqlite) => ({
 
 /** Inserts or renames a vendor; the number of rows changed (0 when nothing differed). */
 export function upsertVendor(sqlite: Database, vendor: VendorValues): number {
-  return statementsOf(sqlite).upsertVendor.run(vendor.id, vendor.name, vendor.endpointListUrl).changes;
+  const certifications = vendor.certifications === undefined ? null : JSON.stringify(vendor.certifications);
+  return statementsOf(sqlite).upsertVendor.run(vendor.id, vendor.name, vendor.endpointListUrl, certifications).changes;
 }
 
 /** Inserts or redefines a list of `vendorId`; the number of rows changed (0 when nothing differed). */

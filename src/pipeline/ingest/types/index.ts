@@ -3,6 +3,7 @@
  * folder of their own so that the parsers and enrichers import them without importing ingest.
  */
 import type { StateEvidence, UnusableReason, UrlEvidence, VersionEvidence } from "../../../model/evidence";
+import type { CertificationRecord } from "../../../model/report-card";
 import type { Audience, FhirVersion } from "../../../model/types";
 
 export const LIST_FORMATS = ["fhir-bundle", "lantern-json", "csv"] as const;
@@ -105,6 +106,8 @@ export interface VendorDefinition {
    * and URL name none (docs/api.md, "Enrichment at ingest").
    */
   defaultFhirVersion?: FhirVersion | null;
+  /** Its certified products behind its lists, as CHPL records them (the report card's certification). */
+  certifications?: CertificationRecord["products"];
 }
 
 /** Thrown when a list body cannot be read at all (not JSON, no known shape, HTML page…). */
