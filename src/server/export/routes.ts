@@ -15,7 +15,7 @@ import { originOf } from "../http/public-origin";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED } from "../http/schemas";
 import { checkRawQuery } from "../http/strict-query";
 import { downloadResponse, variantFor } from "./download";
-import type { DownloadFiles, ExportFiles } from "./files";
+import { type DownloadFiles, type ExportFiles, SupersededWrite } from "./files";
 import { InFlightExports } from "./in-flight";
 import type { ExportFormat } from "./schemas";
 import {
@@ -125,9 +125,9 @@ export interface ExportOptions {
 }
 
 /**
- * The answer to an export request of `formatName`: the unfiltered export of a download format
- * from its download file, anything else streamed. `download` is false for the brands bundle's
- * own URL, which is no download (no Content-Disposition, always streamed).
+ * The answer to an export request of `formatName`: the unfiltered export from its download
+ * file, a filtered one streamed. `download` is false for the brands bundle's own URL, which
+ * names no file (no Content-Disposition).
  */
 function exportAnswer(
   directory: Directory,
@@ -148,11 +148,12 @@ function exportAnswer(
   const headers = headersFor(exchange, DATASET_ANSWER_HEADERS, lastModified ? { "last-modified": lastModified } : {});
   const named = () => {
     headers.set("content-type", format.contentType);
-    if (download)
-      headers.set(
-        "content-disposition",
-        `attachment; filename="endpoint-directory-v${snapshot.version}.${format.extension}"`,
-      );
+    // The brands bundle's own URL is shown, not saved: `inline`, which also keeps the runtime
+    // from naming the file on disk (it does for a file body without a Content-Disposition).
+    headers.set(
+      "content-disposition",
+      download ? `attachment; filename="endpoint-directory-v${snapshot.version}.${format.extension}"` : "inline",
+    );
   };
   const fromFile = (written: DownloadFiles) => {
     const file = variantFor(written, request);
@@ -204,15 +205,14 @@ function exportAnswer(
     return new Response(exportStream(snapshot, filter, writer, slot, encoding), { status: 200, headers });
   };
 
-  const file =
-    download && formatName !== "brands" && unfiltered(filter) ? files?.get(snapshot, formatName, filter, origin) : null;
+  const file = unfiltered(filter) ? files?.get(snapshot, formatName, filter) : null;
   if (!file) return streamed();
   if (!(file instanceof Promise)) return fromFile(file);
   // The first requests of a version wait for the file to be written: no idle time-out meanwhile.
   server?.timeout(received, 0);
   return file.then(fromFile, (error) => {
     server?.timeout(received, idleTimeoutSeconds);
-    onFileError(error);
+    if (!(error instanceof SupersededWrite)) onFileError(error);
     return streamed();
   });
 }
