@@ -165,7 +165,8 @@ for (const [dataset, open] of [
           expect(render(FORMATS.fhir.writer(snapshot, "http://localhost"), ordinals, slice)).toBe(expected);
         }
       }
-    });
+      // Three renderings of the reference per filter: seconds on a shared, busy host.
+    }, 30_000);
   });
 }
 
