@@ -98,7 +98,7 @@ export function createApp(deps: AppDeps) {
     .use(
       exportRoutes(directory, {
         inFlight: new InFlightExports(2, undefined, deps.config.exportMaxRunning),
-        files: new ExportFiles(deps.config.exportDir ?? `${deps.db.path}.exports`),
+        files: new ExportFiles(deps.config.exportDir ?? `${deps.db.path}.exports`, deps.config.publicOrigin),
         trustProxy: deps.config.trustProxy,
         idleTimeoutSeconds: deps.config.idleTimeoutSeconds,
         onFileError: (error) =>
