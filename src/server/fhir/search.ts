@@ -110,16 +110,18 @@ export const criteriaSteps = (index: FhirIndex, request: SearchRequest) =>
     criterionBits(index, request.type, criterion);
   });
 
+/** The string table of each `address-*` parameter of Organization. */
+const ADDRESS_TABLES = new Map<string, SearchedTable>([
+  ["address-state", "states"],
+  ["address-city", "cities"],
+  ["address-postalcode", "zipCodes"],
+]);
+
 /** The string table a criterion finds text in through its substring index; null when it needs none. */
 function searchedTable(type: ResourceType, { name, modifier }: Criterion): SearchedTable | null {
   if (type === "Endpoint") return name === "address" ? "urls" : null;
   if (name === "name") return modifier === null ? null : "organizationNames";
-  const tables: Record<string, SearchedTable> = {
-    "address-state": "states",
-    "address-city": "cities",
-    "address-postalcode": "zipCodes",
-  };
-  return tables[name] ?? null;
+  return ADDRESS_TABLES.get(name) ?? null;
 }
 
 /** The bitset of one criterion: the union of its alternatives, cached per dataset version. */
