@@ -10,16 +10,18 @@ import {
 import { lowerBound } from "../../directory/lower-bound";
 import type { SubstringIndex } from "../../directory/substring-index";
 import { fold, words } from "../../directory/text";
+import { REQUEST_CAPS } from "../../model/request-caps";
 import { NPI_SYSTEM } from "../export/formats/fhir";
 import { FhirError } from "../http/operation-outcome";
 import { type DateInterval, parseDateValue } from "./date-search";
 import type { FhirIndex, SearchedTable } from "./fhir-index";
 import { CONNECTION_CODE, CONNECTION_SYSTEM, endpointStatus, endpointVersionCode } from "./resources";
+import { searchedTable } from "./search-cost";
 import type { Criterion, ResourceType, SearchRequest } from "./search-params";
 
 const ENDPOINT_STATUS_SYSTEM = "http://hl7.org/fhir/endpoint-status";
 /** At most this many resources are included in one page (`_revinclude` of a developer can be its whole list). */
-const MAX_INCLUDED = 1_000;
+const MAX_INCLUDED = REQUEST_CAPS.includedResources;
 
 export interface SearchResult {
   total: number;
@@ -100,29 +102,21 @@ function includedOf(index: FhirIndex, request: SearchRequest, matches: number[])
 }
 
 /**
- * A search's costly work as steps (each criterion's matches, cached for the version), for the
- * caller to run apart (src/server/fhir/turns.ts); `runSearch` then finds them cached.
+ * A search's costly work as steps: building the substring indexes its criteria read (each in
+ * steps of its own), then each criterion's matches (cached for the version), for the caller to
+ * run apart (src/server/fhir/turns.ts) after checking the search's cost; `runSearch` then finds
+ * them cached.
  */
-export const criteriaSteps = (index: FhirIndex, request: SearchRequest) =>
-  request.criteria.map((criterion) => async () => {
+export const substringSteps = (index: FhirIndex, request: SearchRequest) =>
+  request.criteria.flatMap((criterion) => {
     const table = searchedTable(request.type, criterion);
-    if (table !== null) await index.substringIndex(table);
-    criterionBits(index, request.type, criterion);
+    return table === null || index.substringIndexIfBuilt(table) !== null
+      ? []
+      : [async () => void (await index.substringIndex(table))];
   });
 
-/** The string table of each `address-*` parameter of Organization. */
-const ADDRESS_TABLES = new Map<string, SearchedTable>([
-  ["address-state", "states"],
-  ["address-city", "cities"],
-  ["address-postalcode", "zipCodes"],
-]);
-
-/** The string table a criterion finds text in through its substring index; null when it needs none. */
-function searchedTable(type: ResourceType, { name, modifier }: Criterion): SearchedTable | null {
-  if (type === "Endpoint") return name === "address" ? "urls" : null;
-  if (name === "name") return modifier === null ? null : "organizationNames";
-  return ADDRESS_TABLES.get(name) ?? null;
-}
+export const criteriaSteps = (index: FhirIndex, request: SearchRequest) =>
+  request.criteria.map((criterion) => () => void criterionBits(index, request.type, criterion));
 
 /** The bitset of one criterion: the union of its alternatives, cached per dataset version. */
 function criterionBits(index: FhirIndex, type: ResourceType, criterion: Criterion): Bitset {
