@@ -337,9 +337,15 @@ export class SubstringIndex {
     const filter = singles.length * this.bitsetWork;
     if (longest === null) return filter + this.bitsetWork;
     if (keys === null) return filter + this.markCost(longest, "anywhere", longer.length);
-    // Each candidate: read, then tested for every longer word.
-    const unit = 1 + WORK.check * longer.length;
-    return filter + keys.reduce((sum, key) => sum + this.postingBytes(key, key + 1), 0) * unit;
+    // Each candidate: read, then tested for every longer word (a lone two-character word: read only).
+    const exact = longer.length === 1 && longest.length === 2;
+    return (
+      filter +
+      keys.reduce((sum, key) => {
+        const sure = exact && key >>> (2 * BITS) !== OTHER;
+        return sum + this.postingBytes(key, key + 1) * (sure ? 1 : 1 + WORK.check * longer.length);
+      }, 0)
+    );
   }
 
   /**
@@ -371,10 +377,13 @@ export class SubstringIndex {
       this.mark(longest, "anywhere", bits, also, longer.length);
       return;
     }
-    const unit = 1 + WORK.check * longer.length;
-    for (const key of keys)
-      this.each(key, key + 1, unit, (i) => {
-        if (!hasBit(bits, i) && also(i)) setBit(bits, i);
+    // A lone two-character word is found exactly by a key whose first code is not OTHER.
+    const exact = longer.length === 1 && longest.length === 2;
+    for (const key of keys) {
+      const sure = exact && key >>> (2 * BITS) !== OTHER;
+      this.each(key, key + 1, sure ? 1 : 1 + WORK.check * longer.length, (i) => {
+        if (!hasBit(bits, i) && (sure ? all === null || hasBit(all, i) : also(i))) setBit(bits, i);
       });
+    }
   }
 }

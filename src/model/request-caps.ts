@@ -36,15 +36,17 @@ export const REQUEST_CAPS = {
  */
 export const WORK = {
   /** Work units one request may cost. */
-  budget: 2_500_000,
+  budget: 3_000_000,
   /** Units of testing one candidate string against a value (reading its posting is one more). */
-  check: 4,
+  check: 80,
+  /** Units of a posting of the name-word index (read, mapped to its organization, set). */
+  namePosting: 3,
   /** Bitset words (32 resources each) combined per unit. */
-  bitsetWordsPerUnit: 8,
+  bitsetWordsPerUnit: 2,
   /** Resources visited per unit by a pass over all of a type's resources. */
-  passItemsPerUnit: 2,
+  passItemsPerUnit: 1,
   /** Units of writing one resource into a page (a match or an include). */
-  resource: 300,
+  resource: 1_000,
   /**
    * A search costing at most this many units is answered at once, never queued behind costly
    * searches (src/server/fhir/turns.ts): about 0.5 ms at 1M entries.

@@ -102,7 +102,7 @@ function organizationCost(
         for (const word of wanted) {
           if (nameWords.has(word)) continue;
           nameWords.add(word);
-          units += namePostings(index, word);
+          units += namePostings(index, word) * WORK.namePosting;
         }
       }
       return units;

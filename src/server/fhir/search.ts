@@ -219,7 +219,8 @@ function organizationMatches(index: FhirIndex, { name, modifier, values }: Crite
       // From the organizations in NPI order: all of them, or each NPI's run (found by bisection).
       const order = index.organizationsByNpi;
       const sorted = index.npisInOrder;
-      if (anyNpi) for (const g of order) setBit(bits, developers + g);
+      // An indexed loop: `for … of` over a typed array is many times slower in Bun (100 ms at 1M).
+      if (anyNpi) for (let k = 0; k < order.length; k++) setBit(bits, developers + order[k]!);
       else
         for (const npi of npis)
           for (let k = lowerBound(sorted, npi); k < sorted.length && sorted[k] === npi; k++)
@@ -229,8 +230,7 @@ function organizationMatches(index: FhirIndex, { name, modifier, values }: Crite
     case "_lastUpdated": {
       const within = intervalsTest(values.map((value) => parseDateValue(name, value)));
       for (let p = 0; p < developers; p++) if (within(index.developerUpdatedMs[p]!)) setBit(bits, p);
-      const updated = index.organizationUpdatedMs;
-      for (let g = 0; g < first.length; g++) if (within(updated[g]!)) setBit(bits, developers + g);
+      markWithin(index.organizationUpdatedMs, within, bits, developers);
       return;
     }
     case "address-state":
@@ -262,6 +262,11 @@ function organizationMatches(index: FhirIndex, { name, modifier, values }: Crite
   }
 }
 
+/** Sets bit `offset + i` of every instant `times[i]` within the intervals (a loop of its own, for the engine to optimise). */
+function markWithin(times: Float64Array, within: (t: number) => boolean, bits: Bitset, offset: number) {
+  for (let i = 0; i < times.length; i++) if (within(times[i]!)) setBit(bits, offset + i);
+}
+
 /** A test of an instant against date intervals (any of them), merged and sorted first. */
 function intervalsTest(intervals: DateInterval[]): (t: number) => boolean {
   const sorted = intervals.filter(({ lo, hi }) => lo < hi).sort((a, b) => a.lo - b.lo);
@@ -271,10 +276,14 @@ function intervalsTest(intervals: DateInterval[]): (t: number) => boolean {
     if (last !== undefined && interval.lo <= last.hi) last.hi = Math.max(last.hi, interval.hi);
     else merged.push({ ...interval });
   }
+  // Typed arrays read by index: the test runs once per resource.
+  const los = Float64Array.from(merged, ({ lo }) => lo);
+  const his = Float64Array.from(merged, ({ hi }) => hi);
+  const count = merged.length;
   return (t) => {
-    for (const { lo, hi } of merged) {
-      if (t < lo) return false;
-      if (t < hi) return true;
+    for (let k = 0; k < count; k++) {
+      if (t < los[k]!) return false;
+      if (t < his[k]!) return true;
     }
     return false;
   };
@@ -328,8 +337,7 @@ function endpointMatches(index: FhirIndex, { name, modifier, values }: Criterion
       return;
     case "_lastUpdated": {
       const within = intervalsTest(values.map((value) => parseDateValue(name, value)));
-      const updated = index.endpointUpdatedMs;
-      return each((e) => within(updated[e]!));
+      return markWithin(index.endpointUpdatedMs, within, bits, 0);
     }
     case "organization":
       for (const value of values) {
