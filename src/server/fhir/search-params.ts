@@ -104,7 +104,7 @@ export const SEARCH_PARAMETERS: Record<ResourceType, Record<string, SearchParame
  * The search parameter `name` of `type`, or undefined: an own key only, so names every object
  * inherits (`constructor`, `__proto__`, `toString`) are unknown parameters like any other.
  */
-export const searchParameter = (type: ResourceType, name: string): SearchParameterInfo | undefined =>
+const searchParameter = (type: ResourceType, name: string): SearchParameterInfo | undefined =>
   Object.hasOwn(SEARCH_PARAMETERS[type], name) ? SEARCH_PARAMETERS[type][name] : undefined;
 
 const isResourceType = (name: string | undefined): name is ResourceType =>
