@@ -253,14 +253,14 @@ export class SubstringIndex {
 
   /**
    * The work units (src/model/request-caps.ts, WORK) `mark` spends on `value` at most, from the
-   * sizes of the postings it would read, before reading them; `also` is the number of tests
-   * `also` makes of a candidate (0 without one).
+   * sizes of the postings it would read, before reading them; `alsoUnits` is what `also`
+   * costs per candidate (0 without one).
    */
-  markCost(value: string, placement: Placement, also = 0): number {
+  markCost(value: string, placement: Placement, alsoUnits = 0): number {
     if (value.length === 0) return 0;
     const plan = this.planOf(value, placement);
-    const exact = plan.whole && also === 0 && !plan.codes.includes(OTHER);
-    const unit = exact ? 1 : 1 + WORK.check * (1 + also);
+    const exact = plan.whole && alsoUnits === 0 && !plan.codes.includes(OTHER);
+    const unit = exact ? 1 : 1 + WORK.check + alsoUnits;
     if (plan.from === -1) return this.bitsetWork + (exact ? 0 : this.characterCounts[plan.codes[0]!]! * unit);
     return this.postingBytes(plan.from, plan.to) * unit;
   }
@@ -268,10 +268,16 @@ export class SubstringIndex {
   /**
    * Sets in `bits` (over the table) every string whose folded form holds `value` (folded) as
    * `placement` says and passes `also` (given: a stricter test of the string, such as equality
-   * with the value as given, making `checks` tests of it). Reads the postings of the value's
-   * trigrams, never the whole table.
+   * with the value as given, costing `alsoUnits` per candidate). Reads the postings of the
+   * value's trigrams, never the whole table.
    */
-  mark(value: string, placement: Placement, bits: Bitset, also?: (i: number) => boolean, checks = 1) {
+  mark(
+    value: string,
+    placement: Placement,
+    bits: Bitset,
+    also?: (i: number) => boolean,
+    alsoUnits: number = WORK.check,
+  ) {
     if (value.length === 0) return;
     const plan = this.planOf(value, placement);
     const bytes = utf8.encode(value);
@@ -290,7 +296,7 @@ export class SubstringIndex {
       if (!hasBit(bits, i) && holds(i) && (also === undefined || also(i))) setBit(bits, i);
     };
     const exact = plan.whole && !plan.codes.includes(OTHER) && also === undefined;
-    const unit = exact ? 1 : 1 + WORK.check * (1 + (also === undefined ? 0 : checks));
+    const unit = exact ? 1 : 1 + WORK.check + (also === undefined ? 0 : alsoUnits);
     if (plan.from === -1) {
       const having = this.characters[plan.codes[0]!]!;
       this.work += this.bitsetWork;
@@ -336,14 +342,14 @@ export class SubstringIndex {
     const { singles, longer, longest, keys } = this.wordsPlan(wanted);
     const filter = singles.length * this.bitsetWork;
     if (longest === null) return filter + this.bitsetWork;
-    if (keys === null) return filter + this.markCost(longest, "anywhere", longer.length);
+    if (keys === null) return filter + this.markCost(longest, "anywhere", WORK.wordCheck * longer.length);
     // Each candidate: read, then tested for every longer word (a lone two-character word: read only).
     const exact = longer.length === 1 && longest.length === 2;
     return (
       filter +
       keys.reduce((sum, key) => {
         const sure = exact && key >>> (2 * BITS) !== OTHER;
-        return sum + this.postingBytes(key, key + 1) * (sure ? 1 : 1 + WORK.check * longer.length);
+        return sum + this.postingBytes(key, key + 1) * (sure ? 1 : 1 + WORK.wordCheck * longer.length);
       }, 0)
     );
   }
@@ -374,14 +380,14 @@ export class SubstringIndex {
     const encoded = longer.map((word) => utf8.encode(word));
     const also = (i: number) => (all === null || hasBit(all, i)) && encoded.every((word) => this.startsWord(i, word));
     if (keys === null) {
-      this.mark(longest, "anywhere", bits, also, longer.length);
+      this.mark(longest, "anywhere", bits, also, WORK.wordCheck * longer.length);
       return;
     }
     // A lone two-character word is found exactly by a key whose first code is not OTHER.
     const exact = longer.length === 1 && longest.length === 2;
     for (const key of keys) {
       const sure = exact && key >>> (2 * BITS) !== OTHER;
-      this.each(key, key + 1, sure ? 1 : 1 + WORK.check * longer.length, (i) => {
+      this.each(key, key + 1, sure ? 1 : 1 + WORK.wordCheck * longer.length, (i) => {
         if (!hasBit(bits, i) && (sure ? all === null || hasBit(all, i) : also(i))) setBit(bits, i);
       });
     }

@@ -9,6 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { countBits, createBitset } from "../../src/directory/bitset";
 import { SubstringIndex } from "../../src/directory/substring-index";
 import { fold, words } from "../../src/directory/text";
+import { WORK } from "../../src/model/request-caps";
 
 /** A deterministic pseudo-random generator (mulberry32). */
 function random(seed: number) {
@@ -83,10 +84,10 @@ describe("the substring index's work", () => {
       for (const value of values) {
         const folded = fold(value);
         for (const placement of ["anywhere", "start", "whole"] as const) {
-          const also = placement === "whole" ? 1 : 0;
+          const also = placement === "whole" ? WORK.check : 0;
           const cost = index.markCost(folded, placement, also);
           const before = index.work;
-          index.mark(folded, placement, createBitset(table.length), also === 1 ? () => true : undefined);
+          index.mark(folded, placement, createBitset(table.length), also === 0 ? undefined : () => true, also);
           expect({ value, placement, spent: index.work - before <= cost }).toEqual({ value, placement, spent: true });
           checked++;
         }
