@@ -171,6 +171,8 @@ function shapes(data: Sample): Shape[] {
 /** A parameter at its caps: its name (and modifier) and a draw of its alternatives (escaped, comma-joined). */
 interface Slot {
   name: string;
+  /** What its values are, for the report. */
+  what: string;
   draw: () => string;
 }
 
@@ -185,32 +187,52 @@ function slotsOf(type: ResourceType, data: Sample): Slot[] {
   const dates = ten(() => `${pick(["gt", "lt", "ge", "le", ""])}${date()}`);
   if (type === "Endpoint")
     return [
-      { name: "address", draw: tenDistinct(() => pieces(data.urls, alternatives, 1, 12, 1)) },
-      { name: "address:contains", draw: tenDistinct(() => pieces(data.urls, alternatives, 3, 6, 30)) },
-      { name: "_lastUpdated", draw: dates },
-      { name: "status", draw: () => `active,error,${nonce()}` },
-      { name: "fhir-version", draw: () => `4.0.1,1.0.2,3.0.2,4.3.0,5.0.0,${nonce()}` },
-      { name: "connection-type", draw: () => `hl7-fhir-rest,${nonce()}` },
-      { name: "supports", draw: () => shuffled(["us-core", "bulk-export", "smart-v2", "pkce"]).join(",") },
-      { name: "ready", draw: () => shuffled(["patient-apps", "provider-apps", "backend-services"]).join(",") },
-      { name: "organization", draw: () => `developer-${pick(data.vendors)},${nonce()}` },
+      { name: "address", what: "URL heads", draw: tenDistinct(() => pieces(data.urls, alternatives, 1, 12, 1)) },
+      {
+        name: "address:contains",
+        what: "URL pieces",
+        draw: tenDistinct(() => pieces(data.urls, alternatives, 3, 6, 30)),
+      },
+      { name: "_lastUpdated", what: "dates", draw: dates },
+      { name: "status", what: "codes", draw: () => `active,error,${nonce()}` },
+      { name: "fhir-version", what: "codes", draw: () => `4.0.1,1.0.2,3.0.2,4.3.0,5.0.0,${nonce()}` },
+      { name: "connection-type", what: "codes", draw: () => `hl7-fhir-rest,${nonce()}` },
+      {
+        name: "supports",
+        what: "codes",
+        draw: () => shuffled(["us-core", "bulk-export", "smart-v2", "pkce"]).join(","),
+      },
+      {
+        name: "ready",
+        what: "codes",
+        draw: () => shuffled(["patient-apps", "provider-apps", "backend-services"]).join(","),
+      },
+      { name: "organization", what: "developers", draw: () => `developer-${pick(data.vendors)},${nonce()}` },
     ];
   return [
-    { name: "address-postalcode", draw: ten(digitWords) },
-    { name: "address-postalcode", draw: tenDistinct(() => pieces(data.zips, alternatives, 2, 3)) },
-    { name: "address-postalcode:contains", draw: tenDistinct(() => pieces(data.zips, alternatives, 1, 3)) },
-    { name: "address-postalcode:exact", draw: tenDistinct(() => pieces(data.zips, alternatives, 1, 3)) },
-    { name: "address-city", draw: tenDistinct(() => prefixes(alternatives)) },
-    { name: "address-city:contains", draw: tenDistinct(() => pieces(data.cities, alternatives, 2, 3)) },
-    { name: "address-state", draw: tenDistinct(() => prefixes(alternatives)) },
-    { name: "name:contains", draw: tenDistinct(() => pieces(data.names, alternatives, 1, 3)) },
-    { name: "name:exact", draw: tenDistinct(() => pieces(data.names, alternatives, 1, 3)) },
-    { name: "name", draw: ten(() => prefixes(words).join(" ")) },
-    { name: "name", draw: tenDistinct(() => prefixes(alternatives)) },
-    { name: "identifier", draw: () => `http://hl7.org/fhir/sid/us-npi|,${nonce()}` },
-    { name: "_lastUpdated", draw: dates },
-    { name: "endpoint", draw: ten(hex) },
-    { name: "_id", draw: ten(hex) },
+    { name: "address-postalcode", what: "ten one-digit words", draw: ten(digitWords) },
+    { name: "address-postalcode", what: "2-3 digits", draw: tenDistinct(() => pieces(data.zips, alternatives, 2, 3)) },
+    {
+      name: "address-postalcode:contains",
+      what: "1-3 digits",
+      draw: tenDistinct(() => pieces(data.zips, alternatives, 1, 3)),
+    },
+    {
+      name: "address-postalcode:exact",
+      what: "1-3 digits",
+      draw: tenDistinct(() => pieces(data.zips, alternatives, 1, 3)),
+    },
+    { name: "address-city", what: "prefixes", draw: tenDistinct(() => prefixes(alternatives)) },
+    { name: "address-city:contains", what: "pieces", draw: tenDistinct(() => pieces(data.cities, alternatives, 2, 3)) },
+    { name: "address-state", what: "prefixes", draw: tenDistinct(() => prefixes(alternatives)) },
+    { name: "name:contains", what: "pieces", draw: tenDistinct(() => pieces(data.names, alternatives, 1, 3)) },
+    { name: "name:exact", what: "pieces", draw: tenDistinct(() => pieces(data.names, alternatives, 1, 3)) },
+    { name: "name", what: "ten prefixes each", draw: ten(() => prefixes(words).join(" ")) },
+    { name: "name", what: "prefixes", draw: tenDistinct(() => prefixes(alternatives)) },
+    { name: "identifier", what: "bare NPI system", draw: () => `http://hl7.org/fhir/sid/us-npi|,${nonce()}` },
+    { name: "_lastUpdated", what: "dates", draw: dates },
+    { name: "endpoint", what: "ids", draw: ten(hex) },
+    { name: "_id", what: "ids", draw: ten(hex) },
   ];
 }
 
@@ -313,7 +335,7 @@ function variant(index: FhirIndex, found: Found): { path: string; units: number 
 }
 
 const describeFound = (found: Found) =>
-  `${found.type}?${[...found.fixed.map(([name, value]) => `${name}=${value}`), ...found.slots.map((slot) => slot.name)].join("&")}`;
+  `${found.type}?${[...found.fixed.map(([name, value]) => `${name}=${value}`), ...found.slots.map((slot) => `${slot.name} (${slot.what})`)].join("&")}`;
 
 /** The FHIR index of the database, built in this process (with every substring index), for the counted costs. */
 async function inProcessIndex(db: string, dir: string): Promise<FhirIndex> {
