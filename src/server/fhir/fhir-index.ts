@@ -392,6 +392,11 @@ export class FhirIndex {
     return this.substringSteps(table).drain();
   }
 
+  /** The substring index of a table if it is built, else null (nothing is started). */
+  substringIndexIfBuilt(table: SearchedTable): SubstringIndex | null {
+    return this.substrings.get(table)?.done?.value ?? null;
+  }
+
   private substringSteps(table: SearchedTable): Stepped<SubstringIndex> {
     let steps = this.substrings.get(table);
     if (steps === undefined) {
