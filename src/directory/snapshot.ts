@@ -7,7 +7,7 @@ import type { CapabilityCounts } from "../model/capability-schemas";
 import type { EndpointRecord } from "../model/endpoints";
 import type { FhirVersionBasis, UnusableReason } from "../model/evidence";
 import { type TlsFacts, UNKNOWN_TLS } from "../model/probe";
-import { type Figure, type HistoryPoint, historyFigures, type ReportCards } from "../model/report-card";
+import { type HistoryPoint, historyFigures, type ReportCards } from "../model/report-card";
 import type { StatsRecord } from "../model/stats";
 import { FHIR_VERSIONS, type FhirVersion, type ProbeStatus } from "../model/types";
 import type { VendorRecord } from "../model/vendors";
