@@ -347,7 +347,7 @@ const EXAMPLE_SMART = {
   authorization_endpoint: "https://mychart.stmaryshospital.com/oauth2/authorize",
   token_endpoint: "https://mychart.stmaryshospital.com/oauth2/token",
   code_challenge_methods_supported: ["S256"],
-  capabilities: ["launch-standalone", "context-standalone-patient"],
+  capabilities: ["launch-standalone", "client-public", "context-standalone-patient", "permission-patient"],
   grant_types_supported: ["authorization_code"],
 };
 /** The example's facets, checks and verdict are what the rules make of the example's documents. */
@@ -356,6 +356,7 @@ const EXAMPLE_REPORT = capabilityReport({
   statement: EXAMPLE_STATEMENT,
   smart: EXAMPLE_SMART,
   statedVersion: "R4",
+  url: "https://mychart.stmaryshospital.com/fhir/r4",
 });
 
 const EXAMPLE_TLS_CHECKS = [
