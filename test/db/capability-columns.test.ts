@@ -43,11 +43,7 @@ test("probe rows stored before the capability columns existed get them from thei
       '["us-core","pkce","launch-standalone","client-public"]',
       '{"patientApps":"ready","providerApps":"no","backendServices":"no"}',
     ],
-    [
-      "https://b.example/fhir",
-      "[]",
-      '{"patientApps":"unknown","providerApps":"unknown","backendServices":"unknown"}',
-    ],
+    ["https://b.example/fhir", "[]", '{"patientApps":"unknown","providerApps":"unknown","backendServices":"unknown"}'],
   ]);
   reopened.sqlite.close();
 });

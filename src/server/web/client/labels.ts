@@ -27,13 +27,19 @@ export const SUPPORTS_LABELS: Record<Supports, string> = {
   "client-confidential-asymmetric": "Private key JWT",
 };
 /** The verdict's statuses as the page names them, with what each means (docs/api.md, Verdict). */
-export const VERDICT_STATUS_LABELS: Record<VerdictStatus, { label: string; meaning: string }> = {
+const VERDICT_STATUS_LABELS: Record<VerdictStatus, { label: string; meaning: string }> = {
   ready: { label: "Ready", meaning: VERDICT_STATUS_MEANINGS.ready },
   partial: { label: "Incomplete", meaning: VERDICT_STATUS_MEANINGS.partial },
   no: { label: "Not offered", meaning: VERDICT_STATUS_MEANINGS.no },
   undeclared: { label: "Nothing declared", meaning: VERDICT_STATUS_MEANINGS.undeclared },
   unknown: { label: "Not probed", meaning: VERDICT_STATUS_MEANINGS.unknown },
 };
+/** A status as the API sends it (typed as a string), named; an unknown one as itself. */
+export const verdictStatusLabel = (status: string): { label: string; meaning: string } =>
+  (VERDICT_STATUS_LABELS as Record<string, { label: string; meaning: string } | undefined>)[status] ?? {
+    label: status,
+    meaning: "",
+  };
 /** The verdict's app kinds as the page names them. */
 export const APP_KIND_LABELS: Record<AppKind, string> = {
   patientApps: "Patient apps",
