@@ -365,7 +365,7 @@ function smartSources(statement: Json | null, smart: Json | null): SmartSources 
 }
 
 /** An absolute https URL with a host (`https://` alone, `$HOST/token` or `https:///x` are not). */
-export function isHttpsUrl(value: string | null): boolean {
+function isHttpsUrl(value: string | null): boolean {
   if (value === null || !/^https:\/\//i.test(value)) return false;
   try {
     const url = new URL(value);
