@@ -426,7 +426,7 @@ export function readinessTable(stats: CapabilityStats, shown = 12): HTMLElement 
         h(
           "tr",
           {},
-          h("th", { scope: "row" }, v.vendorName),
+          h("th", { scope: "row" }, h("a", { href: `/?developer=${encodeURIComponent(v.vendorId)}` }, v.vendorName)),
           h("td", {}, NUMBER.format(v.verified)),
           ...columns.map(([, , value]) => h("td", {}, share(value(v), v.verified))),
         ),
