@@ -5,6 +5,7 @@ import {
   capabilityReport,
   parseDocument,
   SUPPORTS,
+  schemeOf,
   supportsOf,
   VERDICT_STATUSES,
 } from "../model/capability-rules";
@@ -134,8 +135,12 @@ export function urlReports(data: IndexBase, reads: CapabilityStatsReads): UrlRep
   for (let url = 0; url < reportOfUrl.length; url++) {
     const pair = pairOfUrl.get(data.strings.urls[url]!);
     const stated = pair === undefined ? null : statedVersionAt(data, url);
-    const tls = tlsOfUrl.get(data.strings.urls[url]!) ?? [];
-    const key = pair === undefined ? "unprobed" : `${pair}:${stated ?? "-"}:${tls.map((c) => c.ok).join(",")}`;
+    const urlText = data.strings.urls[url]!;
+    const tls = tlsOfUrl.get(urlText) ?? [];
+    const key =
+      pair === undefined
+        ? "unprobed"
+        : `${pair}:${stated ?? "-"}:${schemeOf(urlText)}:${tls.map((c) => c.ok).join(",")}`;
     let id = reportIds.get(key);
     if (id === undefined) {
       id = reports.length;
@@ -146,6 +151,7 @@ export function urlReports(data: IndexBase, reads: CapabilityStatsReads): UrlRep
         statement: documentOf(metadata),
         smart: documentOf(smart),
         statedVersion: stated,
+        url: urlText,
       });
       const own = new Map(tls.map((check) => [check.id, check]));
       reports.push({

@@ -2,7 +2,14 @@ import type { Database } from "bun:sqlite";
 import { readLastRefreshAt } from "../db/dataset-meta";
 import { dayNumber, dayText, NATIONAL, readReportHistory } from "../db/report-history";
 import { type ProbeRefRow, snapshotReads } from "../db/snapshot-reads";
-import { type CapabilityReport, capabilityReport, parseDocument, READY, type Ready } from "../model/capability-rules";
+import {
+  type CapabilityReport,
+  capabilityReport,
+  parseDocument,
+  READY,
+  type Ready,
+  schemeOf,
+} from "../model/capability-rules";
 import type { CapabilityCounts } from "../model/capability-schemas";
 import type { EndpointRecord } from "../model/endpoints";
 import type { FhirVersionBasis, UnusableReason } from "../model/evidence";
@@ -86,6 +93,8 @@ interface UrlProbe {
   smartBodyId: number | null;
   /** The release the URL's list or path states, for the `fhir-version-matches` check. */
   statedVersion: FhirVersion | null;
+  /** The base URL (the verdict reads its scheme). */
+  url: string;
   /** The URL's TLS checks, the items alone. */
   tlsChecksJson: string;
   /** `,"tls":{…}` of the URL's host. */
@@ -97,7 +106,7 @@ interface UrlProbe {
 
 const UNPROBED_KEY = "unprobed";
 const UNPROBED: CapabilitiesShared = {
-  report: capabilityReport({ probed: false, statement: null, smart: null, statedVersion: null }),
+  report: capabilityReport({ probed: false, statement: null, smart: null, statedVersion: null, url: null }),
   summary: {
     fhirVersion: null,
     softwareName: null,
@@ -322,6 +331,7 @@ export class DatasetSnapshot {
         metadataBodyId: null,
         smartBodyId: null,
         statedVersion: null,
+        url,
         ...this.intern(placeJson(url, null, UNKNOWN_TLS, null, null)),
       };
     const [
@@ -349,9 +359,10 @@ export class DatasetSnapshot {
     // it; until then its id (never reused in a file) names it.
     const name = (id: number | null, sha256: string | null) =>
       id === null ? "-" : (sha256 ?? `#${id}@${this.sqlite.filename}`);
-    // The version the list or URL states is an input of one check, so it names the part too.
+    // The version the list or URL states is an input of one check, and the URL's scheme of the
+    // verdict, so they name the part too.
     const statedVersion = statedVersionAt(this.data, urlIndex);
-    const key = `${name(metadataBodyId, metadataSha256)}:${name(smartBodyId, smartSha256)}:${Bun.hash(JSON.stringify(summary)).toString(36)}:${statedVersion ?? "-"}`;
+    const key = `${name(metadataBodyId, metadataSha256)}:${name(smartBodyId, smartSha256)}:${Bun.hash(JSON.stringify(summary)).toString(36)}:${statedVersion ?? "-"}:${schemeOf(url)}`;
     let sharedKey = this.sharedKeys.get(key);
     if (sharedKey === undefined) {
       sharedKey = key;
@@ -366,6 +377,7 @@ export class DatasetSnapshot {
       metadataBodyId,
       smartBodyId,
       statedVersion,
+      url,
       ...this.intern(placeJson(url, probedAt, tls, finalUrl, redirectCount)),
     };
   }
@@ -439,6 +451,7 @@ export class DatasetSnapshot {
         statement: parse(statement),
         smart: parse(smart),
         statedVersion: probe.statedVersion,
+        url: probe.url,
       }),
       summary: {
         fhirVersion: probe.metadataBodyId !== null ? fhirVersion : null,

@@ -82,7 +82,7 @@ export const ListQuery = t.Object(
       t.String({
         maxLength: 200,
         "x-error": `supports: must be a comma-separated list of at most ${SUPPORTS.length} of ${SUPPORTS.join(", ")}`,
-        description: `Comma-separated, each must hold (docs/api.md, Facets): ${SUPPORTS.map((v) => `\`${v}\``).join(", ")}. \`us-core\`: a US Core canonical is declared; \`bulk-export\`: \`$export\` at some level; \`smart-v2\`, \`pkce\` (S256), \`backend-services\`, \`launch-ehr\`, \`launch-standalone\`: the SMART facets of those names. Spaces around commas ignored; an unknown value → 400.`,
+        description: `Comma-separated, each must hold (docs/api.md, Facets): ${SUPPORTS.map((v) => `\`${v}\``).join(", ")}. \`us-core\`: a US Core canonical is declared; \`bulk-export\`: \`$export\` at some level; \`smart-v2\`, \`pkce\` (S256), \`backend-services\`, \`launch-ehr\`, \`launch-standalone\`: the SMART facets of those names; \`permission-offline\`, \`sso-openid-connect\` (with https issuer and jwks_uri), \`dynamic-registration\` (an https registration_endpoint) and the client types: what the SMART configuration declares. Spaces around commas ignored; an unknown value → 400.`,
         examples: ["pkce,launch-standalone"],
       }),
     ),
@@ -347,7 +347,7 @@ const EXAMPLE_SMART = {
   authorization_endpoint: "https://mychart.stmaryshospital.com/oauth2/authorize",
   token_endpoint: "https://mychart.stmaryshospital.com/oauth2/token",
   code_challenge_methods_supported: ["S256"],
-  capabilities: ["launch-standalone", "context-standalone-patient"],
+  capabilities: ["launch-standalone", "client-public", "context-standalone-patient", "permission-patient"],
   grant_types_supported: ["authorization_code"],
 };
 /** The example's facets, checks and verdict are what the rules make of the example's documents. */
@@ -356,6 +356,7 @@ const EXAMPLE_REPORT = capabilityReport({
   statement: EXAMPLE_STATEMENT,
   smart: EXAMPLE_SMART,
   statedVersion: "R4",
+  url: "https://mychart.stmaryshospital.com/fhir/r4",
 });
 
 const EXAMPLE_TLS_CHECKS = [
