@@ -24,9 +24,9 @@ export function mapFhirVersion(value: unknown): FhirVersion {
  * grant types): control characters and bidi overrides stripped as list text is, and bounded, so a
  * hostile server cannot reverse or widen the record page or bloat every probe row.
  */
-export const SUMMARY_TEXT_MAX = 200;
+const SUMMARY_TEXT_MAX = 200;
 /** The most SMART capabilities or grant types the summary keeps (real servers publish about 30). */
-export const SUMMARY_LIST_MAX = 100;
+const SUMMARY_LIST_MAX = 100;
 
 function summaryText(value: unknown): string | null {
   const text = cleanText(value);
