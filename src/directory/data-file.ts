@@ -169,7 +169,8 @@ export function readDataFileSync(path: string): DirectoryData {
 }
 
 /** Parses the bytes of a whole data file held in memory (the copy kept in the database). */
-export function parseDataBytes(name: string, bytes: Uint8Array): DirectoryData {
+export function parseDataBytes(name: string, bytes: Uint8Array | string): DirectoryData {
+  if (typeof bytes === "string") throw new DamagedIndexError(name, "its value is text, not the index's bytes");
   const { headerLength, start } = layoutOf(name, bytes.length, bytes.subarray(0, 8));
   // The arrays get a buffer of their own (aligned, without the header's bytes).
   return parseDataFile(name, bytes.subarray(0, start), headerLength, bytes.slice(start).buffer);

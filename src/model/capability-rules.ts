@@ -1,3 +1,4 @@
+import { parseBoundedObject } from "./bounded-json";
 import { releaseOfVersion } from "./fhir-version";
 import type { FhirVersion } from "./types";
 
@@ -1019,12 +1020,7 @@ export const verdictStatuses = (verdict: Verdict): VerdictStatuses => ({
   backendServices: verdict.backendServices.status,
 });
 
-/** Parses a stored body; null when it is absent or not a JSON object. */
+/** Parses a stored body; null when it is absent, not a JSON object or over JSON_BOUNDS (a hostile body stored before them). */
 export function parseDocument(text: string | null): Json | null {
-  if (text === null) return null;
-  try {
-    return asObject(JSON.parse(text));
-  } catch {
-    return null;
-  }
+  return parseBoundedObject(text);
 }

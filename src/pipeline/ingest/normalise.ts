@@ -1,3 +1,4 @@
+import { cleanText } from "../../model/clean-text";
 import type { UrlEvidence } from "../../model/evidence";
 import { fhirVersionFromUrl } from "../../model/fhir-version";
 import { canonicalUrl, entryId } from "../../model/identity";
@@ -12,19 +13,6 @@ import { tenantIdFromUrl } from "./tenant-rules";
 import type { DroppedItem, NormalisedEntry, RawEntry, RepairedItem } from "./types";
 import { type Unusable, unusableReason } from "./unusable";
 import { validateEndpointUrl } from "./url-validation";
-
-/** Control characters other than line breaks and tabs, and bidi embedding/override/isolate controls. */
-const CONTROL = /(?![\t\n\v\f\r\u0085])[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu;
-
-/** Control characters (NUL, ESC, BEL…) removed, trimmed, inner whitespace collapsed; empty → null. */
-function cleanText(raw: string | null | undefined): string | null {
-  if (typeof raw !== "string") return null;
-  const text = raw
-    .replace(CONTROL, "")
-    .replace(/[\s\u0085]+/g, " ")
-    .trim();
-  return text === "" ? null : text;
-}
 
 /** 10 digits, or null. */
 export function normaliseNpi(raw: string | null | undefined): string | null {
