@@ -15,6 +15,7 @@ import {
 import { dataResponse, successBody } from "../http/answers";
 import { ApiError } from "../http/api-error";
 import { type Exchange, exchanges } from "../http/exchange";
+import { PER_ENTRY, routeOptions } from "../http/route-options";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, integerParams, NO_PARAMETERS } from "../http/strict-query";
 import { capabilitiesBody } from "./capabilities-body";
@@ -52,6 +53,7 @@ function pageLinks(url: string, page: number, limit: number, total: number): str
 
 /** What every by-id route checks: the id, and no query parameters at all. */
 export const BY_ID = {
+  rateLimit: PER_ENTRY as typeof PER_ENTRY,
   params: IdParams,
   query: NoQuery,
   transform: ({ request }: { request: Request }) => checkRawQuery(request.url, NO_PARAMETERS),
@@ -85,6 +87,7 @@ export const endpointAnswers = (directory: Directory) => ({
 
 export const endpointRoutes = (directory: Directory, answers = endpointAnswers(directory)) =>
   new Elysia({ name: "endpoints", prefix: "/api/v1/endpoints", normalize: false })
+    .use(routeOptions)
     .use(exchanges)
     .get(
       "",
