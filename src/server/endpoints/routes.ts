@@ -19,7 +19,7 @@ import { PER_ENTRY, routeOptions } from "../http/route-options";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, integerParams, NO_PARAMETERS } from "../http/strict-query";
 import { capabilitiesBody } from "./capabilities-body";
-import { toEndpointFilter } from "./filter";
+import { listSort, toEndpointFilter } from "./filter";
 import { withUnusableMeta } from "./unusable-meta";
 
 /** An id no entry has: 404 ENDPOINT_NOT_FOUND, from every by-id route. */
@@ -98,7 +98,12 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
           const filter = toEndpointFilter(query);
           const page = query.page ?? 1;
           const limit = query.limit ?? 25;
-          const { total, records, bases, ready } = snapshot.list(filter, (page - 1) * limit, limit);
+          const { total, records, bases, ready } = snapshot.list(
+            filter,
+            (page - 1) * limit,
+            limit,
+            listSort(query, filter),
+          );
           own.link = pageLinks(exchange.request.url, page, limit, total);
           return JSON.stringify({
             success: true,
@@ -118,7 +123,7 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
           summary: "List endpoints",
           operationId: "listEndpoints",
           description:
-            "Filters combine with AND. Ordered by vendorName, then organizationName (entries without one last), then url, then id, case-insensitive; the same request always returns the same page. A page past the end returns `data: []` with the true `meta.total`. Unknown, repeated or malformed parameters → 400 VALIDATION_ERROR.",
+            "Filters combine with AND. Ordered by vendorName, then organizationName (entries without one last), then url, then id, case-insensitive (or, with `sort=relevance` beside a `query`, by how well names match it first); the same request always returns the same page. A page past the end returns `data: []` with the true `meta.total`. Unknown, repeated or malformed parameters → 400 VALIDATION_ERROR.",
           tags: ["Endpoints"],
           responses: {
             200: { description: "OK", headers: { Link: { $ref: "#/components/headers/Link" } } },
