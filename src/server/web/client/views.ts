@@ -426,7 +426,7 @@ function checksSection(checks: Capabilities["checks"]): HTMLElement {
 const share = (part: number, whole: number) => (whole === 0 ? "–" : `${Math.round((part / whole) * 100)} %`);
 
 /** Width of a share's bar in the per-developer table, in SVG units. */
-const SHARE_BAR = 44;
+const SHARE_BAR = 50;
 
 /** A share drawn as a bar under its figure; the bar is decoration (the figure says it), so hidden from screen readers. */
 const shareCell = (part: number, whole: number) =>
