@@ -114,7 +114,7 @@ describe("the search page for keyboards and screen readers", () => {
       }
     }
     expect(found).toEqual({});
-  }, 120_000);
+  }, 300_000);
 
   it("a keyboard alone searches, filters, opens an endpoint and comes back to the row it opened", async () => {
     const p = current();

@@ -426,7 +426,7 @@ function checksSection(checks: Capabilities["checks"]): HTMLElement {
 const share = (part: number, whole: number) => (whole === 0 ? "–" : `${Math.round((part / whole) * 100)} %`);
 
 /** Width of a share's bar in the per-developer table, in SVG units. */
-const SHARE_BAR = 50;
+const SHARE_BAR = 44;
 
 /** A share drawn as a bar under its figure; the bar is decoration (the figure says it), so hidden from screen readers. */
 const shareCell = (part: number, whole: number) =>
@@ -464,7 +464,7 @@ export function readinessTable(stats: CapabilityStats, shown = 12): HTMLElement 
     ["PKCE", SUPPORTS_LABELS.pkce, (v) => v.supports.pkce],
     ["v2", SUPPORTS_LABELS["smart-v2"], (v) => v.supports["smart-v2"]],
     ["Bulk", SUPPORTS_LABELS["bulk-export"], (v) => v.supports["bulk-export"]],
-    ["Patients", `Ready for ${APP_KIND_LABELS.patientApps.toLowerCase()}`, (v) => v.verdict.patientApps.ready],
+    ["Ready", `Ready for ${APP_KIND_LABELS.patientApps.toLowerCase()}`, (v) => v.verdict.patientApps.ready],
   ];
   return h(
     "table",
