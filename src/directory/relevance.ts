@@ -11,7 +11,7 @@ import { words } from "./text";
  * first before the last word is complete), 1 when every query word starts a word of the name in
  * the query's order, 2 otherwise.
  */
-export function nameMatchTier(nameWords: readonly string[], queryWords: readonly string[]): 0 | 1 | 2 {
+function nameMatchTier(nameWords: readonly string[], queryWords: readonly string[]): 0 | 1 | 2 {
   if (nameWords.length === queryWords.length && nameWords.every((word, i) => word.startsWith(queryWords[i]!))) return 0;
   let at = 0;
   for (const query of queryWords) {

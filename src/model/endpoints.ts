@@ -22,7 +22,7 @@ const PAGE_MESSAGE = "page: must be a whole number from 1 to 1000";
 const LIMIT_MESSAGE = "limit: must be a whole number from 1 to 100";
 const MAX_QUERY_LENGTH = REQUEST_CAPS.valueChars;
 /** The list's orders besides its default one (`sort=`). */
-export const LIST_SORTS = ["relevance"] as const;
+const LIST_SORTS = ["relevance"] as const;
 export type ListSort = (typeof LIST_SORTS)[number];
 
 export const ListQuery = t.Object(

@@ -507,7 +507,7 @@ type Outcome = (typeof OUTCOME_RANK)[number];
  * The last 30 UTC days up to the newest probe, each with its worst probe outcome among the
  * answer's recent probes (null: none that day).
  */
-export function dailyOutcomes(recent: Availability["recent"]): { day: string; outcome: Outcome | null }[] {
+function dailyOutcomes(recent: Availability["recent"]): { day: string; outcome: Outcome | null }[] {
   if (recent.length === 0) return [];
   const newest = Math.floor(Date.parse(recent[0]!.at) / DAY_MS);
   const worst = new Map<number, Outcome>();
