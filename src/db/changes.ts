@@ -15,7 +15,7 @@ import type { datasetVersions, entryChanges } from "./schema";
  */
 
 /** How long changes are kept: a client that synced within this many days can catch up. */
-const CHANGES_KEPT_DAYS = 400;
+export const CHANGES_KEPT_DAYS = 400;
 const DAY_MS = 86_400_000;
 
 /** The column of each change field, in CHANGE_FIELDS order, in `entry_changes_pending` and in the read below. */

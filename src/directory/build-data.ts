@@ -3,15 +3,17 @@ import { readCapabilityColumns } from "../db/capability-columns";
 import { readDatabaseId, readDatasetVersion, readLastRefreshAt } from "../db/dataset-meta";
 import { countEntries } from "../db/describe";
 import { entryChunks, probeBodyReads, probeFactRows, vendorNameRows } from "../db/index-build-reads";
+import { reportReads } from "../db/report-reads";
 import { READY, READY_KIND, SUPPORTS, type VerdictStatuses } from "../model/capability-rules";
 import { basisOf, FHIR_VERSION_BASES, type VersionEvidence } from "../model/evidence";
 import { FHIR_VERSIONS, type FhirVersion } from "../model/types";
 import { buildAvailabilityData } from "./availability-data";
 import { type Bitset, createBitset, setBit } from "./bitset";
-import { computeCapabilityStats } from "./capability-stats";
+import { computeCapabilityStats, urlReports } from "./capability-stats";
 import { type DirectoryData, type EntryColumns, type Facet, STRING_TABLES, type StringTable } from "./directory-data";
 import { buildIdIndex, compareIds } from "./id-lookup";
 import { lowerBound } from "./lower-bound";
+import { computeReportCards } from "./report-cards";
 import { words } from "./text";
 
 const CHUNK = 50_000;
@@ -170,11 +172,12 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
   strings.nameWords = nameWords;
   const probeRowIds = Int32Array.from(strings.urls, (url) => probes.get(url)?.rowId ?? -1);
   const statedVersions = Int8Array.from(strings.urls, (_, i) => stated[i] ?? -1);
+  const lastRefreshAt = readLastRefreshAt(sqlite);
   const availability = buildAvailabilityData(
     sqlite,
     strings.urls,
     (url) => probes.get(url)?.probedAt ?? null,
-    readLastRefreshAt(sqlite),
+    lastRefreshAt,
   );
   const base = {
     version,
@@ -186,13 +189,15 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
     probeRowIds,
     statedVersions,
   };
+  const reports = urlReports(base, probeBodyReads(sqlite));
   return {
     ...base,
     facets,
     postings,
     ids: buildIdIndex(columns.id),
     availability,
-    capabilityStats: computeCapabilityStats(base, probeBodyReads(sqlite)),
+    capabilityStats: computeCapabilityStats(base, reports),
+    reportCards: computeReportCards({ ...base, availability }, reports, reportReads(sqlite), lastRefreshAt),
   };
 }
 

@@ -68,6 +68,7 @@ interface Header {
   facets: [Facet, string, string][];
   sections: Section[];
   capabilityStats: DirectoryData["capabilityStats"];
+  reportCards: DirectoryData["reportCards"];
 }
 
 const align8 = (n: number) => (n + 7) & ~7;
@@ -112,6 +113,7 @@ export function encodeDataFile(data: DirectoryData): Uint8Array {
     facets,
     sections,
     capabilityStats: data.capabilityStats,
+    reportCards: data.reportCards,
   };
   const headerBytes = Buffer.from(JSON.stringify(header));
   const start = align8(8 + headerBytes.length);
@@ -231,6 +233,7 @@ function parseDataFile(name: string, prefix: Uint8Array, headerLength: number, b
     probeRowIds: array("probeRowIds", Int32Array),
     statedVersions: array("statedVersions", Int8Array),
     capabilityStats: header.capabilityStats,
+    reportCards: header.reportCards,
     ids: {
       order: array("ids:order", Int32Array),
       heads: array("ids:heads", Uint32Array),
@@ -319,6 +322,7 @@ function parseHeader(name: string, bytes: Uint8Array, arraysLength: number): Hea
     facets,
     sections,
     capabilityStats: header.capabilityStats as Header["capabilityStats"],
+    reportCards: header.reportCards as Header["reportCards"],
   };
 }
 

@@ -1,11 +1,13 @@
 import type { Database } from "bun:sqlite";
 import { readLastRefreshAt } from "../db/dataset-meta";
+import { dayNumber, dayText, NATIONAL, readReportHistory } from "../db/report-history";
 import { type ProbeRefRow, snapshotReads } from "../db/snapshot-reads";
 import { type CapabilityReport, capabilityReport, parseDocument, READY, type Ready } from "../model/capability-rules";
 import type { CapabilityCounts } from "../model/capability-schemas";
 import type { EndpointRecord, ListSort } from "../model/endpoints";
 import type { FhirVersionBasis, UnusableReason } from "../model/evidence";
 import { type TlsFacts, UNKNOWN_TLS } from "../model/probe";
+import { type Figure, type HistoryPoint, historyFigures, type ReportCards } from "../model/report-card";
 import type { StatsRecord } from "../model/stats";
 import { FHIR_VERSIONS, type FhirVersion, type ProbeStatus } from "../model/types";
 import type { VendorRecord } from "../model/vendors";
@@ -404,6 +406,31 @@ export class DatasetSnapshot {
       };
     }
     return this.capabilityStatsCache;
+  }
+
+  /** Each developer's report card and the directory's figures, as of this version. */
+  get reportCards(): ReportCards {
+    return this.data.reportCards;
+  }
+
+  /**
+   * The history of one developer (or, with `vendorId` null, of the directory) from day `from` to
+   * day `to` (days since the epoch, both included), oldest first: the kept points of earlier days,
+   * and for the day of this version's last write its own figures (kept or not yet kept).
+   */
+  reportHistory(vendorId: string | null, from: number, to: number): HistoryPoint[] {
+    const { asOf, national, vendors } = this.data.reportCards;
+    const today = asOf === null ? null : dayNumber(asOf);
+    const points: HistoryPoint[] = [];
+    for (const { day, figures, generated } of readReportHistory(this.sqlite, vendorId ?? NATIONAL, from, to))
+      if (day !== today)
+        points.push({ day: dayText(day), figures, ...(generated ? { generated: true as const } : {}) });
+    const card = vendorId === null ? national : vendors.find((v) => v.vendorId === vendorId);
+    if (today !== null && card !== undefined && today >= from && today <= to) {
+      const at = points.findIndex((point) => point.day > dayText(today));
+      points.splice(at === -1 ? points.length : at, 0, { day: dayText(today), figures: historyFigures(card) });
+    }
+    return points;
   }
 
   /** The summary and raw bodies of a probe: read only when no cached answer has them. */

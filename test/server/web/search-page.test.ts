@@ -342,10 +342,10 @@ describe("the search page in headless Chromium", () => {
         "2026-11-21 day day-success",
       ]);
       // The response times as a line, oldest to newest.
-      expect(await section.locator("svg.line").getAttribute("aria-label")).toBe(
+      expect(await section.locator("svg.response-line").getAttribute("aria-label")).toBe(
         "Response time of the last 2 probes, oldest to newest: from 182 ms to 240 ms, newest 182 ms",
       );
-      expect(await section.locator("svg.line polyline").getAttribute("points")).toMatch(/^4,\d+ 296,\d+$/);
+      expect(await section.locator("svg.response-line polyline").getAttribute("points")).toMatch(/^4,\d+ 296,\d+$/);
       // The numbers are one click away.
       const table = section.locator("details.recent table");
       expect(await table.isVisible()).toBe(false);

@@ -486,7 +486,12 @@ export function readinessTable(stats: CapabilityStats, shown = 12): HTMLElement 
         h(
           "tr",
           {},
-          h("th", { scope: "row" }, v.vendorName, h("span", { class: "verified" }, ` (${NUMBER.format(v.verified)})`)),
+          h(
+            "th",
+            { scope: "row" },
+            h("a", { href: `/?developer=${encodeURIComponent(v.vendorId)}` }, v.vendorName),
+            h("span", { class: "verified" }, ` (${NUMBER.format(v.verified)})`),
+          ),
           ...columns.map(([, , value]) => shareCell(value(v), v.verified)),
         ),
       ),
@@ -577,7 +582,7 @@ function responseLine(recent: Availability["recent"]): SVGElement | null {
   return svg(
     "svg",
     {
-      class: "line",
+      class: "response-line",
       viewBox: `0 0 ${width} ${height}`,
       width: "100%",
       role: "img",
@@ -605,8 +610,10 @@ export function availabilitySection(a: Availability): HTMLElement {
         h(
           "p",
           { class: "legend", "aria-hidden": "true" },
-          ...OUTCOME_RANK.toReversed().map((o) => h("span", { class: `key key-${o}` }, OUTCOME_LABELS[o])),
-          h("span", { class: "key key-none" }, "not probed"),
+          ...OUTCOME_RANK.toReversed().map((o) =>
+            h("span", { class: `outcome-key outcome-key-${o}` }, OUTCOME_LABELS[o]),
+          ),
+          h("span", { class: "outcome-key outcome-key-none" }, "not probed"),
         ),
       ),
     line !== null && h("figure", { class: "chart" }, h("figcaption", {}, "Response time, recent probes"), line),
