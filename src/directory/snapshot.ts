@@ -11,7 +11,7 @@ import {
   schemeOf,
 } from "../model/capability-rules";
 import type { CapabilityCounts } from "../model/capability-schemas";
-import type { EndpointRecord } from "../model/endpoints";
+import type { EndpointRecord, ListSort } from "../model/endpoints";
 import type { FhirVersionBasis, UnusableReason } from "../model/evidence";
 import { type TlsFacts, UNKNOWN_TLS } from "../model/probe";
 import { type HistoryPoint, historyFigures, type ReportCards } from "../model/report-card";
@@ -24,6 +24,7 @@ import { statedVersionAt } from "./capability-stats";
 import type { DirectoryData } from "./directory-data";
 import { IdLookup } from "./id-lookup";
 import { Lru } from "./lru";
+import { RelevanceSearch } from "./relevance";
 import { endpointRecordAt, fhirVersionBasisAt, type RecordSource } from "./render";
 import { DirectorySearch, type EndpointFilter } from "./search";
 import { tlsChecks } from "./tls-checks";
@@ -153,6 +154,8 @@ function placeJson(
 export class DatasetSnapshot {
   readonly version: number;
   readonly search: DirectorySearch;
+  /** The list in `sort=relevance` order, beside the default one. */
+  private readonly relevance: RelevanceSearch;
   readonly vendors: VendorRecord[];
   readonly stats: StatsRecord;
   private readonly vendorNames: Map<string, string>;
@@ -175,6 +178,7 @@ export class DatasetSnapshot {
   ) {
     this.version = data.version;
     this.search = new DirectorySearch(data);
+    this.relevance = new RelevanceSearch(data, this.search);
     this.ids = new IdLookup(data.columns.id, data.ids);
     this.reads = snapshotReads(sqlite);
     this.vendors = this.readVendors();
@@ -192,13 +196,18 @@ export class DatasetSnapshot {
     this.sqlite.close();
   }
 
-  /** A page of the listings: its records, and how each one's fhirVersion is known. */
+  /**
+   * A page of the listings: its records, and how each one's fhirVersion is known; in the list's
+   * default order, or by how well names match the query (`relevance`).
+   */
   list(
     filter: EndpointFilter,
     offset: number,
     limit: number,
+    sort?: ListSort,
   ): { total: number; records: EndpointRecord[]; bases: FhirVersionBasis[]; ready: Ready[][] } {
-    const { total, ordinals } = this.search.search(filter, offset, limit);
+    const { total, ordinals } =
+      sort === "relevance" ? this.relevance.page(filter, offset, limit) : this.search.search(filter, offset, limit);
     const readySets = READY.map((kind) => this.data.facets.ready.get(kind));
     return {
       total,

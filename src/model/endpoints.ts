@@ -21,6 +21,9 @@ const oneOf = (values: readonly string[], options: { "x-error": string; descript
 const PAGE_MESSAGE = "page: must be a whole number from 1 to 1000";
 const LIMIT_MESSAGE = "limit: must be a whole number from 1 to 100";
 const MAX_QUERY_LENGTH = REQUEST_CAPS.valueChars;
+/** The list's orders besides its default one (`sort=`). */
+const LIST_SORTS = ["relevance"] as const;
+export type ListSort = (typeof LIST_SORTS)[number];
 
 export const ListQuery = t.Object(
   {
@@ -104,6 +107,14 @@ export const ListQuery = t.Object(
         examples: [1],
       }),
     ),
+    sort: t.Optional(
+      oneOf(LIST_SORTS, {
+        "x-error": "sort: must be relevance, and only beside a query",
+        description:
+          "`relevance`, beside a `query` only: whole-name matches first (as many words as the query, each starting with the query's word at its place), then names where every query word starts a word in the query's order, then the rest; ties in the default order. Without it, the default order.",
+        examples: ["relevance"],
+      }),
+    ),
     limit: t.Optional(
       Type.Integer({
         minimum: 1,
@@ -124,6 +135,8 @@ export const ListQuery = t.Object(
 export const LIST_QUERY_KEYS = new Set(Object.keys(ListQuery.properties));
 export const LIST_INTEGER_MESSAGES = { page: PAGE_MESSAGE, limit: LIMIT_MESSAGE };
 export const LIST_INTEGER_KEYS = Object.keys(LIST_INTEGER_MESSAGES);
+/** The list's order parameter: the export, which has no order to choose, leaves it out. */
+export const LIST_ORDER_KEYS = ["sort"] as const;
 
 const nullableString = (description: string, example: string | null) =>
   t.Union([t.String(), t.Null()], { description, examples: [example] });

@@ -74,15 +74,16 @@ export interface PageOnServer extends OpenChromium {
 }
 
 /**
- * A real server (`bun src/index.ts`, no rate limit) on the database at `databasePath`, and
+ * A real server (`bun src/index.ts`, no rate limit unless `env` sets one) on the database at `databasePath`, and
  * loopback-only Chromium (`name`, `viewport`) to open its pages; `close()` quits and stops both.
  */
 export async function pageOnServer(
   databasePath: string,
   name: string,
   viewport: { width: number; height: number },
+  env: Record<string, string> = {},
 ): Promise<PageOnServer> {
-  const server = await startServer({ DATABASE_PATH: databasePath, RATE_LIMIT_MAX: "0" });
+  const server = await startServer({ DATABASE_PATH: databasePath, RATE_LIMIT_MAX: "0", ...env });
   const browser = await openLoopbackChromium(name, viewport);
   return {
     ...browser,

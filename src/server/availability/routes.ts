@@ -4,6 +4,7 @@ import { BY_ID, BY_ID_ERRORS, endpointNotFound } from "../endpoints/routes";
 import { withUnusableMeta } from "../endpoints/unusable-meta";
 import { dataResponse } from "../http/answers";
 import { type Exchange, exchanges } from "../http/exchange";
+import { routeOptions } from "../http/route-options";
 import { NOT_MODIFIED } from "../http/schemas";
 import { AvailabilityResponse } from "./schemas";
 import { availabilityBody } from "./service";
@@ -27,6 +28,7 @@ export const availabilityAnswer = (directory: Directory) => (exchange: Exchange,
 export const availabilityRoutes = (directory: Directory, answer = availabilityAnswer(directory)) =>
   new Elysia({ name: "availability", prefix: "/api/v1/endpoints", normalize: false })
     .use(exchanges)
+    .use(routeOptions)
     .get("/:id/availability", ({ params, exchange }) => answer(exchange, params.id), {
       ...BY_ID,
       response: { 200: AvailabilityResponse, ...BY_ID_ERRORS },

@@ -2,7 +2,7 @@ import type { Static } from "elysia";
 import type { EndpointFilter } from "../../directory/search";
 import { words } from "../../directory/text";
 import { READY, SUPPORTS } from "../../model/capability-rules";
-import type { ListQuery } from "../../model/endpoints";
+import type { ListQuery, ListSort } from "../../model/endpoints";
 import { REQUEST_CAPS } from "../../model/request-caps";
 import { RESOURCE_TYPE_NAME } from "../../model/resource-types";
 import { validationError } from "../http/api-error";
@@ -52,4 +52,14 @@ export function toEndpointFilter(query: Static<typeof ListQuery>): EndpointFilte
   if (query.supports !== undefined) filter.supports = parseValues("supports", query.supports, SUPPORTS);
   if (query.ready !== undefined) filter.ready = parseValues("ready", query.ready, READY);
   return filter;
+}
+
+/**
+ * The list's order: `sort=relevance` ranks by how well names match the query, so it needs one
+ * (a query of no words, such as `%20`, is none); undefined for the default order.
+ */
+export function listSort(query: Static<typeof ListQuery>, filter: EndpointFilter): ListSort | undefined {
+  if (query.sort === undefined) return undefined;
+  if (filter.queryWords.length === 0) throw validationError("sort: relevance needs a query with at least one word");
+  return query.sort as ListSort; // the schema let only a LIST_SORTS value through
 }

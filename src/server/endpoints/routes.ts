@@ -16,10 +16,11 @@ import { WORK } from "../../model/request-caps";
 import { dataResponse, successBody } from "../http/answers";
 import { ApiError, validationError } from "../http/api-error";
 import { type Exchange, exchanges } from "../http/exchange";
+import { PER_ENTRY, routeOptions } from "../http/route-options";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, integerParams, NO_PARAMETERS } from "../http/strict-query";
 import { capabilitiesBody } from "./capabilities-body";
-import { toEndpointFilter } from "./filter";
+import { listSort, toEndpointFilter } from "./filter";
 import { withUnusableMeta } from "./unusable-meta";
 
 /** An id no entry has: 404 ENDPOINT_NOT_FOUND, from every by-id route. */
@@ -65,6 +66,7 @@ function pageLinks(url: string, page: number, limit: number, total: number): str
 
 /** What every by-id route checks: the id, and no query parameters at all. */
 export const BY_ID = {
+  rateLimit: PER_ENTRY as typeof PER_ENTRY,
   params: IdParams,
   query: NoQuery,
   transform: ({ request }: { request: Request }) => checkRawQuery(request.url, NO_PARAMETERS),
@@ -98,6 +100,7 @@ export const endpointAnswers = (directory: Directory) => ({
 
 export const endpointRoutes = (directory: Directory, answers = endpointAnswers(directory)) =>
   new Elysia({ name: "endpoints", prefix: "/api/v1/endpoints", normalize: false })
+    .use(routeOptions)
     .use(exchanges)
     .get(
       "",
@@ -109,7 +112,12 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
           const page = query.page ?? 1;
           const limit = query.limit ?? 25;
           checkListCost(snapshot.search.cost(filter, limit));
-          const { total, records, bases, ready } = snapshot.list(filter, (page - 1) * limit, limit);
+          const { total, records, bases, ready } = snapshot.list(
+            filter,
+            (page - 1) * limit,
+            limit,
+            listSort(query, filter),
+          );
           own.link = pageLinks(exchange.request.url, page, limit, total);
           return JSON.stringify({
             success: true,
@@ -129,7 +137,7 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
           summary: "List endpoints",
           operationId: "listEndpoints",
           description:
-            "Filters combine with AND. Ordered by vendorName, then organizationName (entries without one last), then url, then id, case-insensitive; the same request always returns the same page. A page past the end returns `data: []` with the true `meta.total`. Unknown, repeated or malformed parameters → 400 VALIDATION_ERROR.",
+            "Filters combine with AND. Ordered by vendorName, then organizationName (entries without one last), then url, then id, case-insensitive (or, with `sort=relevance` beside a `query`, by how well names match it first); the same request always returns the same page. A page past the end returns `data: []` with the true `meta.total`. Unknown, repeated or malformed parameters → 400 VALIDATION_ERROR.",
           tags: ["Endpoints"],
           responses: {
             200: { description: "OK", headers: { Link: { $ref: "#/components/headers/Link" } } },

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { LIST_INTEGER_KEYS, ListQuery } from "../../model/endpoints";
+import { LIST_INTEGER_KEYS, LIST_ORDER_KEYS, ListQuery } from "../../model/endpoints";
 import { FHIR_VERSION_BASES } from "../../model/evidence";
 import {
   FHIR_VERSION_BASIS_EXTENSION,
@@ -182,12 +182,12 @@ export const FhirBundleSchema = t.Object(
 /**
  * The export's query: `format` plus exactly the list operation's filters, with the list's own
  * schemas (so they validate the same way and say the same in the docs). No `page` or `limit`:
- * the export returns every matching entry.
+ * the export returns every matching entry; no `sort`: it comes in the default order.
  */
 export const ExportQuery = t.Object(
   {
     format: ExportFormatSchema,
-    ...t.Omit(ListQuery, LIST_INTEGER_KEYS as ["page", "limit"]).properties,
+    ...t.Omit(ListQuery, [...LIST_INTEGER_KEYS, ...LIST_ORDER_KEYS] as ["page", "limit", "sort"]).properties,
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,5 @@
 import { allowHeader } from "./allow";
-import { RATE_LIMITED } from "./route-options";
+import { PER_ENTRY, RATE_LIMITED } from "./route-options";
 
 /**
  * Which route a request is for: the one answer the router, the rate limiter, 405 handling, the
@@ -23,6 +23,11 @@ export interface RouteInfo {
   readonly allow: string;
   /** False when the route opted out of rate limiting. */
   readonly rateLimited: boolean;
+  /**
+   * For a route counted per entry (`rateLimit: "per-entry"`): which segment of the path (split
+   * on `/`) is the entry's id; null for every other route.
+   */
+  readonly entrySegment: number | null;
 }
 
 interface RegisteredRoute {
@@ -77,24 +82,32 @@ export class RouteTable {
   }
 
   private build(routes: readonly RegisteredRoute[]) {
-    const byPattern = new Map<string, { methods: Set<string>; rateLimited: boolean }>();
+    const byPattern = new Map<string, { methods: Set<string>; rateLimited: boolean; perEntry: boolean }>();
     for (const { method, path, hooks } of routes) {
       if (method === "WS") continue;
       let entry = byPattern.get(path);
       if (entry === undefined) {
-        entry = { methods: new Set(), rateLimited: true };
+        entry = { methods: new Set(), rateLimited: true, perEntry: false };
         byPattern.set(path, entry);
       }
       entry.methods.add(method);
       if (method === "GET") entry.methods.add("HEAD");
       const detail = (hooks as { detail?: Record<string, unknown> } | undefined)?.detail;
       if (detail?.[RATE_LIMITED] === false) entry.rateLimited = false;
+      if (detail?.[RATE_LIMITED] === PER_ENTRY) entry.perEntry = true;
     }
     const statics = new Map<string, RouteInfo>();
     const dynamics: DynamicRoute[] = [];
     const patterns = new Map<string, RouteInfo>();
-    for (const [pattern, { methods, rateLimited }] of byPattern) {
-      const info: RouteInfo = { pattern, methods, allow: allowHeader(methods), rateLimited };
+    for (const [pattern, { methods, rateLimited, perEntry }] of byPattern) {
+      const entrySegment = perEntry ? pattern.split("/").indexOf(":id") : -1;
+      const info: RouteInfo = {
+        pattern,
+        methods,
+        allow: allowHeader(methods),
+        rateLimited,
+        entrySegment: entrySegment === -1 ? null : entrySegment,
+      };
       patterns.set(pattern, info);
       if (!pattern.includes(":") && !pattern.includes("*")) {
         statics.set(pattern, info);

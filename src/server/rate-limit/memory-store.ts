@@ -36,6 +36,13 @@ export class MemoryRateLimitStore implements RateLimitStore {
     return count;
   }
 
+  peek(client: string, window: number): number {
+    if (window !== this.window) return 0;
+    const count = this.counts.get(client);
+    if (count !== undefined || this.counts.size < this.maxClients) return count ?? 0;
+    return this.counts.get(`overflow:${Number(Bun.hash.wyhash(client) % BigInt(OVERFLOW_BUCKETS))}`) ?? 0;
+  }
+
   get size(): number {
     return this.counts.size;
   }

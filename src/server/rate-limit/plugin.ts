@@ -16,11 +16,36 @@ export interface RateLimitOptions {
 }
 
 /**
+ * How many requests for one entry's parts (its record, capabilities, availability and source: the
+ * routes declared `rateLimit: "per-entry"`) a client's window counts as one: what the search page
+ * asks to show an entry. The first is counted, the next three are not, any further ones are.
+ */
+const ENTRY_PARTS = 4;
+
+/** An entry id as the API writes it; any other `:id` (unknown to the API) is counted like any request. */
+const ENTRY_ID = /^[0-9a-f]{64}$/;
+
+/** The entry a per-entry route's request is for (its `:id`), else null. */
+function entryOf(exchange: Exchange): string | null {
+  const segment = exchange.route?.entrySegment;
+  if (segment === null || segment === undefined) return null;
+  const target = exchange.target;
+  const query = target.indexOf("?");
+  const id = (query === -1 ? target : target.slice(0, query)).split("/")[segment] ?? "";
+  return ENTRY_ID.test(id) ? id : null;
+}
+
+/** The counter of one client's requests for one entry. */
+const entryKey = (client: string, entry: string) => `${client}\nentry\n${entry}`;
+
+/**
  * Fixed-window limits per client (docs/api.md, "Rate limits and API keys"): every response of a
  * limited route (401s included) carries the RateLimit headers; over the quota → 429 with
  * Retry-After. A request with an unknown key counts against its address's anonymous quota (429
  * once it is spent, 401 before).
- * `RATE_LIMIT_MAX=0` turns counting off; API keys are still checked.
+ * `RATE_LIMIT_MAX=0` turns counting off; API keys are still checked. An entry's parts asked in one
+ * window cost one request together (`ENTRY_PARTS`); an entry's counter is only made while the
+ * client is under its quota, so a client over it cannot fill the store with them.
  * Returns the Elysia plugin that counts every request, and `countNow`, the same count for the
  * direct routes (src/server/bypass/direct-routes.ts), which exist only with a store that answers at once.
  */
@@ -42,7 +67,13 @@ export const rateLimiter = ({ config, store, keys, clock, onRejected }: RateLimi
       return null;
     }
     const nowSeconds = clock().getTime() / 1000;
-    return { exchange, identity, nowSeconds, window: Math.floor(nowSeconds / windowSeconds) };
+    return {
+      exchange,
+      identity,
+      nowSeconds,
+      window: Math.floor(nowSeconds / windowSeconds),
+      entry: entryOf(exchange),
+    };
   };
 
   /** Sets the RateLimit headers for the request's count in its window; throws 429 over the quota. */
@@ -70,8 +101,18 @@ export const rateLimiter = ({ config, store, keys, clock, onRejected }: RateLimi
   const countNow = store.synchronous
     ? (exchange: Exchange, server: Server<unknown> | null) => {
         const counting = start(exchange, server);
-        if (counting !== null)
-          settle(counting, store.hit(counting.identity.client, counting.window, windowSeconds) as number);
+        if (counting === null) return;
+        const { identity, window, entry } = counting;
+        const client = identity.client;
+        if (entry === null || (store.peek(client, window) as number) >= identity.limit)
+          return settle(counting, store.hit(client, window, windowSeconds) as number);
+        const part = store.hit(entryKey(client, entry), window, windowSeconds) as number;
+        settle(
+          counting,
+          part === 1 || part > ENTRY_PARTS
+            ? (store.hit(client, window, windowSeconds) as number)
+            : (store.peek(client, window) as number),
+        );
       }
     : null;
 
@@ -90,8 +131,18 @@ export const rateLimiter = ({ config, store, keys, clock, onRejected }: RateLimi
     countNow,
     plugin: plugin.onRequest(async ({ exchange, server }) => {
       const counting = start(exchange, server);
-      if (counting !== null)
-        settle(counting, await store.hit(counting.identity.client, counting.window, windowSeconds));
+      if (counting === null) return;
+      const { identity, window, entry } = counting;
+      const client = identity.client;
+      if (entry === null || (await store.peek(client, window)) >= identity.limit)
+        return settle(counting, await store.hit(client, window, windowSeconds));
+      const part = await store.hit(entryKey(client, entry), window, windowSeconds);
+      settle(
+        counting,
+        part === 1 || part > ENTRY_PARTS
+          ? await store.hit(client, window, windowSeconds)
+          : await store.peek(client, window),
+      );
     }),
   };
 };

@@ -49,6 +49,17 @@ export class RedisRateLimitStore implements RateLimitStore {
     }
   }
 
+  async peek(client: string, window: number): Promise<number> {
+    try {
+      if (!this.client.connected) await withTimeout(this.connecting ?? this.reconnect(), COMMAND_TIMEOUT_MS * 4);
+      const count = await withTimeout(this.client.get(`${this.keyPrefix}:${window}:${client}`), COMMAND_TIMEOUT_MS);
+      return Number(count ?? 0);
+    } catch (error) {
+      this.warn(error);
+      return this.local.peek(client, window);
+    }
+  }
+
   close() {
     this.client.close();
   }

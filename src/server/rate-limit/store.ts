@@ -4,4 +4,6 @@ export interface RateLimitStore {
   readonly synchronous?: boolean;
   /** Adds one request for `client` in window `window` and returns the count so far in that window. */
   hit(client: string, window: number, windowSeconds: number): number | Promise<number>;
+  /** The count so far for `client` in window `window`, without adding one (0 when none). */
+  peek(client: string, window: number): number | Promise<number>;
 }

@@ -68,7 +68,7 @@ export function pageHtml({ script, stylesheet }: PageAssets): string {
 <p id="overview-summary"></p>
 <figure><figcaption id="versions-caption">Endpoints by FHIR version</figcaption><div id="versions-chart"></div></figure>
 <figure><figcaption id="vendors-caption">Largest vendors</figcaption><div id="vendors-chart"></div></figure>
-<section id="readiness" aria-labelledby="readiness-heading" hidden><h3 id="readiness-heading">What developers' servers offer</h3><p class="muted">Share of each developer's verified endpoints.</p><div id="readiness-table" tabindex="0" role="region" aria-label="Figures per developer, scrolling sideways"></div></section>
+<section id="readiness" aria-labelledby="readiness-heading" hidden><h3 id="readiness-heading">What developers' servers offer</h3><p id="readiness-intro" class="muted">Share of each developer's verified endpoints.</p><div id="readiness-table"></div></section>
 </aside>
 </div>
 <p id="copy-status" class="visually-hidden" aria-live="polite"></p>

@@ -20,7 +20,11 @@ const OWN = new Set(["date", "x-request-id"]);
 /** Counts in memory, but answers through a Promise, as a Redis store does. */
 function awaitedStore(): RateLimitStore {
   const memory = new MemoryRateLimitStore();
-  return { synchronous: false, hit: async (client, window) => memory.hit(client, window) };
+  return {
+    synchronous: false,
+    hit: async (client, window) => memory.hit(client, window),
+    peek: async (client, window) => memory.peek(client, window),
+  };
 }
 
 async function answer(response: Response) {

@@ -24,7 +24,11 @@ function unusableFixture(): Db {
 
 function awaitedStore(): RateLimitStore {
   const memory = new MemoryRateLimitStore();
-  return { synchronous: false, hit: async (client, window) => memory.hit(client, window) };
+  return {
+    synchronous: false,
+    hit: async (client, window) => memory.hit(client, window),
+    peek: async (client, window) => memory.peek(client, window),
+  };
 }
 
 describe("an unusable entry by id", () => {

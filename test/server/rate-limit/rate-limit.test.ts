@@ -56,6 +56,38 @@ describe("rate limiting (fixed window per client)", () => {
     expect(restored.response.headers.get("ratelimit-reset")).toBe("60");
   });
 
+  test("an entry's record, capabilities, availability and source together cost one request; more cost again", async () => {
+    const { app } = limitedApp(3);
+    const list = await get(app, "/api/v1/endpoints?limit=2");
+    expect(list.response.headers.get("ratelimit-remaining")).toBe("2");
+    const [first, second] = list.body.data.map((entry: { id: string }) => `/api/v1/endpoints/${entry.id}`);
+    const remaining = async (path: string) => {
+      const { status, response } = await get(app, path);
+      expect(status).toBe(200);
+      return response.headers.get("ratelimit-remaining");
+    };
+    const parts = ["", "/capabilities", "/availability", "/source"];
+    const seen = [];
+    for (const part of parts) seen.push(await remaining(`${first}${part}`));
+    expect(seen).toEqual(["1", "1", "1", "1"]);
+    // A fifth look at the same entry in the window is a request of its own; so is another entry.
+    expect(await remaining(`${first}/capabilities`)).toBe("0");
+    expect((await get(app, `${second}/source`)).status).toBe(429);
+  });
+
+  test("a well-formed id, known or not, is grouped; a malformed one is counted every time", async () => {
+    const { app } = limitedApp(2);
+    const id = "0".repeat(64);
+    expect((await get(app, `/api/v1/endpoints/${id}`)).response.headers.get("ratelimit-remaining")).toBe("1");
+    expect((await get(app, `/api/v1/endpoints/${id}/capabilities`)).response.headers.get("ratelimit-remaining")).toBe(
+      "1",
+    );
+    expect((await get(app, "/api/v1/endpoints/nope/capabilities")).response.headers.get("ratelimit-remaining")).toBe(
+      "0",
+    );
+    expect((await get(app, "/api/v1/endpoints/nope/capabilities")).status).toBe(429);
+  });
+
   test("/health and the docs are never limited", async () => {
     const { app } = limitedApp(1);
     await get(app, "/api/v1/stats");

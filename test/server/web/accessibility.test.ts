@@ -73,7 +73,26 @@ async function views(): Promise<string[]> {
   const list = (await (await fetch(`${base}/api/v1/endpoints?vendor=epic&limit=1`)).json()) as {
     data: { id: string }[];
   };
-  return ["/", "/?query=zzzz-nothing", "/?page=9", "/?state=OH&fhirVersion=R4&page=2", `/?id=${list.data[0]!.id}`];
+  const ids = ((await (await fetch(`${base}/api/v1/endpoints?limit=100`)).json()) as { data: { id: string }[] }).data;
+  const byProbe = new Map<boolean, string>();
+  for (const { id } of ids) {
+    const c = (await (await fetch(`${base}/api/v1/endpoints/${id}/capabilities`)).json()) as {
+      data: { probeStatus: string };
+    };
+    byProbe.set(c.data.probeStatus !== "unchecked", id);
+  }
+  return [
+    "/",
+    "/?query=zzzz-nothing",
+    "/?query=mercy",
+    "/?supports=smart-v2",
+    "/?supports=bulk-export",
+    "/?page=9",
+    "/?state=OH&fhirVersion=R4&page=2",
+    `/?id=${list.data[0]!.id}`,
+    `/?id=${byProbe.get(true)}`,
+    `/?id=${byProbe.get(false)}`,
+  ];
 }
 
 describe("the search page for keyboards and screen readers", () => {
@@ -95,7 +114,7 @@ describe("the search page for keyboards and screen readers", () => {
       }
     }
     expect(found).toEqual({});
-  }, 120_000);
+  }, 300_000);
 
   it("a keyboard alone searches, filters, opens an endpoint and comes back to the row it opened", async () => {
     const p = current();

@@ -168,9 +168,76 @@ describe("capabilities on the search page", () => {
     };
     const meditech = stats.data.vendors.find((v) => v.vendorName === "MEDITECH")!;
     const row = table.locator("tbody tr", { hasText: "MEDITECH" });
+    expect(await row.locator("th .verified").textContent()).toBe(` (${meditech.verified})`);
     const cells = await row.locator("td").allTextContents();
-    expect(cells[0]).toBe(String(meditech.verified));
-    expect(cells[1]).toBe(`${Math.round((meditech.supports.pkce / meditech.verified) * 100)} %`);
+    const pkce = Math.round((meditech.supports.pkce / meditech.verified) * 100);
+    expect(cells[0]).toBe(`${pkce} %`);
+    // Each share is drawn as a bar of that share of its track.
+    const bar = row.locator("td").first().locator("rect.bar");
+    const track = row.locator("td").first().locator("rect.share-track");
+    expect(Number(await bar.getAttribute("width"))).toBe(
+      Math.round((pkce / 100) * Number(await track.getAttribute("width"))),
+    );
     expect(pageErrors).toEqual([]);
+  }, 60_000);
+
+  it("the per-developer table fits the sidebar at 390, 1280 and 1920 px: every column shown, nothing to scroll", async () => {
+    const p = page!;
+    const found: Record<number, unknown> = {};
+    for (const width of [390, 1280, 1920]) {
+      await p.setViewportSize({ width, height: 900 });
+      await open("/");
+      const table = p.locator("#readiness table");
+      await table.waitFor();
+      const fit = await table.evaluate((t) => {
+        const box = t.parentElement!.getBoundingClientRect();
+        const cells = [...t.querySelectorAll("th, td")].map((c) => c.getBoundingClientRect());
+        return {
+          table: t.scrollWidth,
+          room: t.parentElement!.clientWidth,
+          outside: cells.filter((c) => c.right > box.right + 0.5 || c.left < box.left - 0.5).length,
+        };
+      });
+      if (fit.table > fit.room || fit.outside > 0) found[width] = fit;
+    }
+    await p.setViewportSize({ width: 1400, height: 900 });
+    expect(found).toEqual({});
+  }, 90_000);
+
+  it("an entry's page answers 'Can an app connect?' first, in the first screen at 1280 px", async () => {
+    const p = page!;
+    await p.setViewportSize({ width: 1280, height: 900 });
+    const list = (await (await fetch(`${base}/api/v1/endpoints?query=ready%20regional`)).json()) as {
+      data: { id: string }[];
+    };
+    await open(`/?id=${list.data[0]!.id}`);
+    await p.locator("#verdict-heading").waitFor();
+    const headings = await p.locator("#detail h3").allTextContents();
+    expect(headings[0]).toBe("Can an app connect?");
+    expect(headings.indexOf("Record")).toBeGreaterThan(0);
+    const box = await p.locator("#detail .verdict").boundingBox();
+    expect(box!.y + box!.height).toBeLessThan(900);
+    expect(await p.locator("#detail .verdict .badge").allTextContents()).toEqual(["Ready", "Ready", "Ready"]);
+    await p.setViewportSize({ width: 1400, height: 900 });
+  }, 60_000);
+
+  it("an unprobed entry says once that it is not probed yet, not once per kind of app", async () => {
+    const p = page!;
+    const list = (await (await fetch(`${base}/api/v1/endpoints?limit=100`)).json()) as { data: { id: string }[] };
+    let unprobed: string | null = null;
+    for (const { id } of list.data) {
+      const c = (await (await fetch(`${base}/api/v1/endpoints/${id}/capabilities`)).json()) as {
+        data: { probeStatus: string };
+      };
+      if (c.data.probeStatus === "unchecked") {
+        unprobed = id;
+        break;
+      }
+    }
+    await open(`/?id=${unprobed}`);
+    await p.locator("#verdict-heading").waitFor();
+    const verdict = (await p.locator("#detail .verdict").textContent()) ?? "";
+    expect(verdict.match(/not probed/gi)).toHaveLength(1);
+    expect(await p.locator("#detail .verdict .badge").allTextContents()).toEqual(["Not probed yet"]);
   }, 60_000);
 });

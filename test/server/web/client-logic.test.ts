@@ -10,7 +10,10 @@ describe("the address bar and the search it carries", () => {
     expect(state.page).toBe(2);
     expect(state.id).toBeNull();
     expect(pageUrl(state)).toBe("/?query=mercy&state=OH&page=2");
-    expect(listUrl(state)).toBe("/api/v1/endpoints?query=mercy&state=OH&page=2");
+    // A typed name is searched by relevance; the address bar keeps the filters alone.
+    expect(listUrl(state)).toBe("/api/v1/endpoints?query=mercy&state=OH&page=2&sort=relevance");
+    expect(listUrl(parseState("?query=%2A%2A&state=OH"))).toBe("/api/v1/endpoints?query=**&state=OH");
+    expect(listUrl(parseState("?state=OH"))).toBe("/api/v1/endpoints?state=OH");
   });
 
   test("defaults are left out; the detail's id is kept in the page address, not in the list request", () => {

@@ -44,6 +44,34 @@ async function open(path: string) {
 }
 
 describe("the search page on the national directory", () => {
+  it("a capability search says nothing has been probed yet, and how, instead of 'no endpoint matches'", async () => {
+    for (const supports of ["bulk-export", "smart-v2"]) {
+      const p = await open(`/?supports=${supports}`);
+      await p.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
+      await p.locator("#summary", { hasText: "probed" }).waitFor();
+      const summary = (await p.locator("#summary").textContent()) ?? "";
+      expect(summary).toContain("none of the 40,611 entries has been probed yet");
+      expect(summary).toContain("bun run probe");
+      expect(summary).toContain("bun run data:sample");
+      // The developers' section says the same instead of hiding.
+      await p.locator("#readiness").waitFor();
+      expect(await p.locator("#readiness").textContent()).toContain("No server has been probed yet");
+    }
+  }, 60_000);
+
+  it('typing "cleveland clinic" puts Epic\'s Cleveland Clinic first, ahead of names that only contain the words', async () => {
+    const p = await open("/");
+    await p.locator("#list > li").first().waitFor();
+    await p.locator("#f-query").pressSequentially("cleveland clinic", { delay: 40 });
+    await p.waitForURL(/query=cleveland\+clinic/);
+    await p.locator("#summary", { hasText: "13 endpoints match" }).waitFor();
+    const first = p.locator("#list > li").first();
+    expect(await first.locator("h3").textContent()).toBe("Cleveland Clinic");
+    expect(await first.locator(".vendor").textContent()).toStartWith("Epic Systems");
+    const names = await p.locator("#list > li h3").allTextContents();
+    expect(names.indexOf("MS - Cleveland Children's Clinic")).toBeGreaterThan(names.indexOf("Cleveland Clinic"));
+  }, 60_000);
+
   it("says only the first 25,000 matches can be paged, and links to the export of them all", async () => {
     const p = await open("/");
     await p.locator("#results:not([aria-busy])").waitFor({ state: "attached" });

@@ -295,6 +295,14 @@ describe("the search page in headless Chromium", () => {
             error: null,
           },
           {
+            at: "2026-11-20T08:00:00.000Z",
+            outcome: "success",
+            httpStatus: 200,
+            smartHttpStatus: 200,
+            responseTimeMs: 240,
+            error: null,
+          },
+          {
             at: "2026-11-18T03:00:00.000Z",
             outcome: "failed",
             httpStatus: null,
@@ -317,7 +325,33 @@ describe("the search page in headless Chromium", () => {
       const text = (await section.textContent()) ?? "";
       for (const shown of ["100.00 %", "98.57 %", "99.50 %", "no probes", "median 182 ms", "p95 1,240 ms", "timeout"])
         expect(text).toContain(shown);
-      expect(await section.locator("tbody tr").count()).toBe(2);
+      // A strip of the last 30 days, one square a day, named by its counts for a screen reader.
+      const strip = section.locator("svg.strip");
+      expect(await strip.getAttribute("aria-label")).toBe(
+        "Probe outcomes, last 30 days to 2026-11-21: 2 days answered, 1 day failed, 27 days not probed",
+      );
+      const days = await strip
+        .locator("rect")
+        .evaluateAll((rects) => rects.map((r) => `${r.getAttribute("data-day")} ${r.getAttribute("class")}`));
+      expect(days).toHaveLength(30);
+      expect(days[0]).toBe("2026-10-23 day day-none");
+      expect(days.slice(-4)).toEqual([
+        "2026-11-18 day day-failed",
+        "2026-11-19 day day-none",
+        "2026-11-20 day day-success",
+        "2026-11-21 day day-success",
+      ]);
+      // The response times as a line, oldest to newest.
+      expect(await section.locator("svg.response-line").getAttribute("aria-label")).toBe(
+        "Response time of the last 2 probes, oldest to newest: from 182 ms to 240 ms, newest 182 ms",
+      );
+      expect(await section.locator("svg.response-line polyline").getAttribute("points")).toMatch(/^4,\d+ 296,\d+$/);
+      // The numbers are one click away.
+      const table = section.locator("details.recent table");
+      expect(await table.isVisible()).toBe(false);
+      await section.locator("details.recent summary").click();
+      expect(await table.isVisible()).toBe(true);
+      expect(await section.locator("tbody tr").count()).toBe(3);
       expect(await p.locator(".raw a").allTextContents()).toContain("Availability");
     } finally {
       await p.unroute("**/api/v1/endpoints/*/availability");

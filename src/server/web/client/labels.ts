@@ -7,6 +7,7 @@ import {
   VERDICT_STATUS_MEANINGS,
   type VerdictStatus,
 } from "../../../model/capability-rules";
+import type { ProbeStatus } from "../../../model/types";
 
 /** How the page names capability values; the page shell (page-html.ts) and the script share them. */
 
@@ -50,3 +51,9 @@ export const APP_KIND_LABELS: Record<AppKind, string> = {
 export const READY_LABELS = Object.fromEntries(
   READY.map((value) => [value, APP_KIND_LABELS[READY_KIND[value]]]),
 ) as Record<Ready, string>;
+/** A probe's outcome (`recent[].outcome`) as the availability strip names it. */
+export const OUTCOME_LABELS: Record<Exclude<ProbeStatus, "unchecked">, string> = {
+  success: "answered",
+  partial: "answered in part",
+  failed: "failed",
+};

@@ -28,6 +28,7 @@ import {
   count,
   exportLinks,
   formatDate,
+  noProbesYet,
   pagerLinks,
   rawLinks,
   readinessTable,
@@ -37,7 +38,9 @@ import {
   type Source,
   type Stats,
   showReadiness,
+  unprobedNote,
   type Vendor,
+  verdictSection,
   versionLabel,
 } from "./views";
 
@@ -310,6 +313,13 @@ async function showResults(
     ),
   );
   summary.textContent = resultsSummary(current, total, answer.data.length);
+  // A capability filter that matches nothing: say whether that is because nothing was probed.
+  if (total === 0 && (current.filters.supports !== "" || current.filters.ready !== "")) {
+    const stats = await capabilityStats();
+    const note = stats.ok ? unprobedNote(stats.data) : null;
+    if (!isCurrent()) return;
+    if (note !== null) summary.textContent = `${summary.textContent} ${note}`;
+  }
   if (focus) {
     const opened = row === null ? null : list.querySelector<HTMLElement>(`a[data-id="${CSS.escape(row)}"]`);
     (opened ?? byId("results-heading")).focus();
@@ -352,6 +362,8 @@ async function showDetail(id: string, isCurrent: () => boolean, signal: AbortSig
       " · ",
       h("a", { href: `/?developer=${encodeURIComponent(r.vendorId)}` }, "its report card"),
     ),
+    // The answer a person opens an entry for comes first.
+    capabilities.ok ? verdictSection(capabilities.data) : "",
     recordSection(r, source.ok ? source.data : null, record.meta?.unusable ?? null),
     capabilities.ok
       ? capabilitiesSection(capabilities.data)
@@ -391,6 +403,17 @@ async function showDeveloper(id: string, isCurrent: () => boolean, signal: Abort
 }
 
 // ---- the dataset overview -------------------------------------------------------------------
+
+let capabilityStatsAsked: Promise<Answer<CapabilityStats>> | undefined;
+
+/** The capability statistics, asked once a visit (again after a failure): the overview's table and the no-match note. */
+function capabilityStats(): Promise<Answer<CapabilityStats>> {
+  capabilityStatsAsked ??= get<CapabilityStats>("/api/v1/stats/capabilities").then((answer) => {
+    if (!answer.ok) capabilityStatsAsked = undefined;
+    return answer;
+  });
+  return capabilityStatsAsked;
+}
 
 let overviewLoaded = false;
 
@@ -437,9 +460,11 @@ async function loadOverview() {
       ),
     );
   }
-  const readiness = await get<CapabilityStats>("/api/v1/stats/capabilities");
-  if (readiness.ok && readiness.data.vendors.some((v) => v.verified > 0)) {
-    byId("readiness-table").replaceChildren(readinessTable(readiness.data));
+  const readiness = await capabilityStats();
+  if (readiness.ok) {
+    const probed = readiness.data.vendors.some((v) => v.verified > 0);
+    byId("readiness-table").replaceChildren(probed ? readinessTable(readiness.data) : noProbesYet(readiness.data));
+    byId("readiness-intro").hidden = !probed;
     byId("readiness").hidden = false;
   }
   const problem = !stats.ok ? stats.problem : !vendors.ok ? vendors.problem : null;

@@ -93,9 +93,15 @@ export function pageUrl(state: SearchState): string {
   return text === "" ? "/" : `/?${text}`;
 }
 
-/** The list operation for a state's filters and page. */
+/**
+ * The list operation for a state's filters and page. A typed name is searched by relevance
+ * (`sort=relevance`): the whole name first, as a person typing it expects; the address bar keeps
+ * the filters alone.
+ */
 export function listUrl(state: SearchState): string {
-  const text = searchParams(state).toString();
+  const params = searchParams(state);
+  if (/[\p{L}\p{N}]/u.test(params.get("query") ?? "")) params.set("sort", "relevance");
+  const text = params.toString();
   return text === "" ? "/api/v1/endpoints" : `/api/v1/endpoints?${text}`;
 }
 

@@ -3,7 +3,7 @@ import { APP_KINDS, type AppKind } from "../../../model/capability-rules";
 import type { CapabilityStats as CapabilityStatsRecord } from "../../../model/capability-schemas";
 import type { CapabilitiesSchema, EndpointRecord } from "../../../model/endpoints";
 import { type Child, h, svg } from "./dom";
-import { APP_KIND_LABELS, SUPPORTS_LABELS, verdictStatusLabel } from "./labels";
+import { APP_KIND_LABELS, OUTCOME_LABELS, SUPPORTS_LABELS, verdictStatusLabel } from "./labels";
 import { endpointUrl, exportUrl, MAX_PAGE, PAGE_SIZE, pageCount, pageUrl, type SearchState } from "./state";
 
 export interface Vendor {
@@ -26,7 +26,31 @@ export type Capabilities = Pick<
 >;
 
 /** What the page reads of GET /api/v1/stats/capabilities. */
-export type CapabilityStats = Pick<CapabilityStatsRecord, "vendors">;
+export type CapabilityStats = Pick<CapabilityStatsRecord, "vendors" | "endpoints" | "verdict">;
+
+/** How to get probe results, for a directory that has none: the operator's command and the demo. */
+const HOW_TO_PROBE =
+  "A probe reads each server's /metadata and SMART configuration (bun run probe); the demo dataset (bun run data:sample) has probed servers.";
+
+/**
+ * What a capability search that matches nothing should add, when probes are why: capability
+ * filters match probed servers only. Null when every entry has been probed.
+ */
+export function unprobedNote(stats: CapabilityStats): string | null {
+  const unprobed = stats.verdict.patientApps.unknown;
+  if (unprobed === 0) return null;
+  if (unprobed >= stats.endpoints)
+    return `Nothing is known of what these servers support: none of the ${count(stats.endpoints, "entry", "entries")} has been probed yet. ${HOW_TO_PROBE}`;
+  return `Only probed servers can match: ${NUMBER.format(stats.endpoints - unprobed)} of the ${count(stats.endpoints, "entry", "entries")} have been probed.`;
+}
+
+/** The overview's per-developer section when no developer has a verified server yet. */
+export const noProbesYet = (stats: CapabilityStats) =>
+  h(
+    "p",
+    { class: "note" },
+    `No server has been probed yet (${count(stats.endpoints, "entry", "entries")} listed), so no share is known. ${HOW_TO_PROBE}`,
+  );
 
 /** What the page reads of GET /api/v1/endpoints/:id/source. */
 export interface Source {
@@ -302,7 +326,6 @@ export function capabilitiesSection(c: Capabilities): HTMLElement {
               ),
           ),
         ),
-    verdictSection(c.verdict),
     checksSection(c.checks),
   );
 }
@@ -321,28 +344,38 @@ const smartFacets = (s: Capabilities["summary"]["smart"]) =>
     s.backendServices && SUPPORTS_LABELS["backend-services"],
   ].filter((text): text is string => typeof text === "string");
 
-/** Can my app connect here: each app kind's verdict with the reasons it is not ready. */
-function verdictSection(verdict: Capabilities["verdict"]): HTMLElement {
+/**
+ * Can my app connect here: the answer a person opens an entry for, shown first. Each app kind's
+ * verdict with the reasons it is not ready; an unprobed entry says once that nothing is known yet.
+ */
+export function verdictSection(c: Pick<Capabilities, "probeStatus" | "verdict">): HTMLElement {
   return h(
     "section",
     { "aria-labelledby": "verdict-heading", class: "verdict" },
-    h("h4", { id: "verdict-heading" }, "Can an app connect?"),
-    h(
-      "dl",
-      { class: "pairs" },
-      ...APP_KINDS.map((kind) => {
-        const v = verdict[kind];
-        return row(
-          APP_KIND_LABELS[kind],
-          h(
-            "span",
-            { class: `badge badge-${v.status}`, title: verdictStatusLabel(v.status).meaning },
-            verdictStatusLabel(v.status).label,
-          ),
-          v.reasons.length > 0 && h("ul", { class: "reasons" }, ...v.reasons.map((reason) => h("li", {}, reason))),
-        );
-      }),
-    ),
+    h("h3", { id: "verdict-heading" }, "Can an app connect?"),
+    c.probeStatus === "unchecked"
+      ? h(
+          "p",
+          { class: "not-probed" },
+          h("span", { class: "badge badge-unknown" }, "Not probed yet"),
+          " Whether patient apps, provider apps or backend services can connect is known once the directory has read this server's /metadata and SMART configuration.",
+        )
+      : h(
+          "dl",
+          { class: "pairs" },
+          ...APP_KINDS.map((kind) => {
+            const v = c.verdict[kind];
+            return row(
+              APP_KIND_LABELS[kind],
+              h(
+                "span",
+                { class: `badge badge-${v.status}`, title: verdictStatusLabel(v.status).meaning },
+                verdictStatusLabel(v.status).label,
+              ),
+              v.reasons.length > 0 && h("ul", { class: "reasons" }, ...v.reasons.map((reason) => h("li", {}, reason))),
+            );
+          }),
+        ),
   );
 }
 
@@ -390,9 +423,38 @@ function checksSection(checks: Capabilities["checks"]): HTMLElement {
   );
 }
 
+/** A share as a whole percentage ("41 %"), "–" of nothing. */
 const share = (part: number, whole: number) => (whole === 0 ? "–" : `${Math.round((part / whole) * 100)} %`);
 
-/** Per developer: verified endpoints and the share with PKCE, SMART v2, bulk export, ready for patient apps. */
+/** Width of a share's bar in the per-developer table, in SVG units. */
+const SHARE_BAR = 44;
+
+/** A share drawn as a bar under its figure; the bar is decoration (the figure says it), so hidden from screen readers. */
+const shareCell = (part: number, whole: number) =>
+  h(
+    "td",
+    {},
+    h("span", { class: "share-figure" }, share(part, whole)),
+    svg(
+      "svg",
+      { class: "share-bar", viewBox: `0 0 ${SHARE_BAR} 6`, width: SHARE_BAR, height: 6, "aria-hidden": "true" },
+      svg("rect", { class: "share-track", x: 0, y: 0, width: SHARE_BAR, height: 6, rx: 1 }),
+      svg("rect", {
+        class: "bar",
+        x: 0,
+        y: 0,
+        width: whole === 0 ? 0 : Math.round((part / whole) * SHARE_BAR),
+        height: 6,
+        rx: 1,
+      }),
+    ),
+  );
+
+/**
+ * Per developer: verified endpoints and the share of them with PKCE, SMART v2, bulk export, ready
+ * for patient apps, each a figure with a bar under it; sized to the sidebar (fixed columns, names
+ * wrapping), so it fits from 320 px up without scrolling.
+ */
 export function readinessTable(stats: CapabilityStats, shown = 12): HTMLElement {
   const rows = [...stats.vendors]
     .filter((v) => v.verified > 0)
@@ -403,7 +465,7 @@ export function readinessTable(stats: CapabilityStats, shown = 12): HTMLElement 
     ["PKCE", SUPPORTS_LABELS.pkce, (v) => v.supports.pkce],
     ["v2", SUPPORTS_LABELS["smart-v2"], (v) => v.supports["smart-v2"]],
     ["Bulk", SUPPORTS_LABELS["bulk-export"], (v) => v.supports["bulk-export"]],
-    ["Patients", `Ready for ${APP_KIND_LABELS.patientApps.toLowerCase()}`, (v) => v.verdict.patientApps.ready],
+    ["Ready", `Ready for ${APP_KIND_LABELS.patientApps.toLowerCase()}`, (v) => v.verdict.patientApps.ready],
   ];
   return h(
     "table",
@@ -414,8 +476,7 @@ export function readinessTable(stats: CapabilityStats, shown = 12): HTMLElement 
       h(
         "tr",
         {},
-        h("th", { scope: "col" }, "Developer"),
-        h("th", { scope: "col" }, "Verified"),
+        h("th", { scope: "col", class: "developer" }, "Developer (verified)"),
         ...columns.map(([label, title]) => h("th", { scope: "col" }, h("abbr", { title }, label))),
       ),
     ),
@@ -426,9 +487,13 @@ export function readinessTable(stats: CapabilityStats, shown = 12): HTMLElement 
         h(
           "tr",
           {},
-          h("th", { scope: "row" }, h("a", { href: `/?developer=${encodeURIComponent(v.vendorId)}` }, v.vendorName)),
-          h("td", {}, NUMBER.format(v.verified)),
-          ...columns.map(([, , value]) => h("td", {}, share(value(v), v.verified))),
+          h(
+            "th",
+            { scope: "row" },
+            h("a", { href: `/?developer=${encodeURIComponent(v.vendorId)}` }, v.vendorName),
+            h("span", { class: "verified" }, ` (${NUMBER.format(v.verified)})`),
+          ),
+          ...columns.map(([, , value]) => shareCell(value(v), v.verified)),
         ),
       ),
     ),
@@ -438,12 +503,121 @@ export function readinessTable(stats: CapabilityStats, shown = 12): HTMLElement 
 const percent = (value: number | null) => (value === null ? "no probes" : `${(value * 100).toFixed(2)} %`);
 const ms = (value: number | null) => (value === null ? "–" : `${NUMBER.format(value)} ms`);
 
+const DAY_MS = 86_400_000;
+const STRIP_DAYS = 30;
+/** The worse outcome of a day first: a day with a failed probe is a failed day. */
+const OUTCOME_RANK = ["failed", "partial", "success"] as const;
+type Outcome = (typeof OUTCOME_RANK)[number];
+
+/**
+ * The last 30 UTC days up to the newest probe, each with its worst probe outcome among the
+ * answer's recent probes (null: none that day).
+ */
+function dailyOutcomes(recent: Availability["recent"]): { day: string; outcome: Outcome | null }[] {
+  if (recent.length === 0) return [];
+  const newest = Math.floor(Date.parse(recent[0]!.at) / DAY_MS);
+  const worst = new Map<number, Outcome>();
+  for (const probe of recent) {
+    const day = Math.floor(Date.parse(probe.at) / DAY_MS);
+    const outcome = (OUTCOME_RANK as readonly string[]).includes(probe.outcome) ? (probe.outcome as Outcome) : "failed";
+    const seen = worst.get(day);
+    if (seen === undefined || OUTCOME_RANK.indexOf(outcome) < OUTCOME_RANK.indexOf(seen)) worst.set(day, outcome);
+  }
+  return Array.from({ length: STRIP_DAYS }, (_, i) => {
+    const day = newest - (STRIP_DAYS - 1) + i;
+    return { day: new Date(day * DAY_MS).toISOString().slice(0, 10), outcome: worst.get(day) ?? null };
+  });
+}
+
+/** A strip of 30 days, one square a day coloured by its worst outcome; one image named by its counts. */
+function outcomeStrip(recent: Availability["recent"]): SVGElement {
+  const days = dailyOutcomes(recent);
+  const tally = (outcome: Outcome | null) => days.filter((d) => d.outcome === outcome).length;
+  const parts = [
+    ...OUTCOME_RANK.toReversed().map((o) => [tally(o), OUTCOME_LABELS[o]] as const),
+    [tally(null), "not probed"] as const,
+  ]
+    .filter(([n]) => n > 0)
+    .map(([n, label]) => `${count(n, "day")} ${label}`);
+  const cell = 10;
+  return svg(
+    "svg",
+    {
+      class: "strip",
+      viewBox: `0 0 ${STRIP_DAYS * cell} ${cell}`,
+      width: "100%",
+      role: "img",
+      "aria-label": `Probe outcomes, last ${STRIP_DAYS} days to ${days.at(-1)?.day}: ${parts.join(", ")}`,
+    },
+    ...days.map((d, i) =>
+      svg(
+        "rect",
+        {
+          x: i * cell + 1,
+          y: 0,
+          width: cell - 2,
+          height: cell,
+          rx: 1,
+          class: `day day-${d.outcome ?? "none"}`,
+          "data-day": d.day,
+        },
+        svg("title", {}, `${d.day}: ${d.outcome === null ? "not probed" : OUTCOME_LABELS[d.outcome]}`),
+      ),
+    ),
+  );
+}
+
+/** The response times of the recent probes that had one, oldest to newest, as a line; null with fewer than two. */
+function responseLine(recent: Availability["recent"]): SVGElement | null {
+  const points = recent
+    .filter((p) => p.responseTimeMs !== null)
+    .map((p) => p.responseTimeMs!)
+    .reverse();
+  if (points.length < 2) return null;
+  const width = 300;
+  const height = 60;
+  const max = Math.max(...points);
+  const min = Math.min(...points);
+  const x = (i: number) => Math.round((i / (points.length - 1)) * (width - 8)) + 4;
+  const y = (v: number) => Math.round(height - 6 - (v / Math.max(1, max)) * (height - 12));
+  return svg(
+    "svg",
+    {
+      class: "response-line",
+      viewBox: `0 0 ${width} ${height}`,
+      width: "100%",
+      role: "img",
+      "aria-label": `Response time of the last ${points.length} probes, oldest to newest: from ${ms(min)} to ${ms(max)}, newest ${ms(points.at(-1)!)}`,
+    },
+    svg("line", { x1: 0, y1: height - 6, x2: width, y2: height - 6, class: "axis" }),
+    svg("polyline", { points: points.map((v, i) => `${x(i)},${y(v)}`).join(" "), class: "series" }),
+    svg("text", { x: 4, y: 10, class: "scale" }, ms(max)),
+  );
+}
+
 export function availabilitySection(a: Availability): HTMLElement {
   const windows = ["1d", "7d", "30d", "365d"] as const;
+  const line = responseLine(a.recent);
   return h(
     "section",
     { "aria-labelledby": "availability-heading", id: "availability" },
     h("h3", { id: "availability-heading" }, "Availability"),
+    a.recent.length > 0 &&
+      h(
+        "figure",
+        { class: "chart" },
+        h("figcaption", {}, `Each of the last ${STRIP_DAYS} days`),
+        outcomeStrip(a.recent),
+        h(
+          "p",
+          { class: "legend", "aria-hidden": "true" },
+          ...OUTCOME_RANK.toReversed().map((o) =>
+            h("span", { class: `outcome-key outcome-key-${o}` }, OUTCOME_LABELS[o]),
+          ),
+          h("span", { class: "outcome-key outcome-key-none" }, "not probed"),
+        ),
+      ),
+    line !== null && h("figure", { class: "chart" }, h("figcaption", {}, "Response time, recent probes"), line),
     h(
       "dl",
       { class: "uptime" },
@@ -458,29 +632,34 @@ export function availabilitySection(a: Availability): HTMLElement {
     ),
     a.recent.length > 0 &&
       h(
-        "div",
-        { class: "scroll" },
+        "details",
+        { class: "recent" },
+        h("summary", {}, `The ${count(a.recent.length, "recent probe")}, as a table`),
         h(
-          "table",
-          {},
-          h("caption", {}, "Recent probes, newest first"),
+          "div",
+          { class: "scroll", tabindex: "0", role: "region", "aria-label": "Recent probes, scrolling sideways" },
           h(
-            "thead",
+            "table",
             {},
-            h("tr", {}, ...["When", "Outcome", "HTTP", "Time", "Error"].map((t) => h("th", { scope: "col" }, t))),
-          ),
-          h(
-            "tbody",
-            {},
-            ...a.recent.map((p) =>
-              h(
-                "tr",
-                {},
-                h("td", {}, formatDate(p.at)),
-                h("td", {}, p.outcome),
-                h("td", {}, p.httpStatus === null ? "–" : String(p.httpStatus)),
-                h("td", {}, ms(p.responseTimeMs)),
-                h("td", {}, p.error ?? ""),
+            h("caption", {}, "Recent probes, newest first"),
+            h(
+              "thead",
+              {},
+              h("tr", {}, ...["When", "Outcome", "HTTP", "Time", "Error"].map((t) => h("th", { scope: "col" }, t))),
+            ),
+            h(
+              "tbody",
+              {},
+              ...a.recent.map((p) =>
+                h(
+                  "tr",
+                  {},
+                  h("td", {}, formatDate(p.at)),
+                  h("td", {}, p.outcome),
+                  h("td", {}, p.httpStatus === null ? "–" : String(p.httpStatus)),
+                  h("td", {}, ms(p.responseTimeMs)),
+                  h("td", {}, p.error ?? ""),
+                ),
               ),
             ),
           ),
