@@ -59,6 +59,8 @@ const BRANDS_DESCRIPTION = `The whole directory (or the entries matching the lis
 - an \`Organization\` per named organization with an Endpoint left: \`name\`, NPI \`identifier\`, \`address\`, \`endpoint\` references, each resolving to an Endpoint of the Bundle; organizations published without a name are left out (a brand's name is required);
 - each developer as an \`Organization\` (\`developer-<vendorId>\`) with its page as \`telecom\`.
 
+Non-production entries (test, QA, demo, sandbox, development, staging, training servers and placeholder organizations: the \`environment\` of the record) are left out unless \`environment=non-production\` asks for them.
+
 The same as \`GET /api/v1/export?format=brands\` (a download there), with CORS and a weak \`ETag\` (per dataset version, filters and origin; 304 on \`If-None-Match\`). No portal or logo extensions: no list we read publishes them. See docs/api.md, "Brands bundle".`;
 
 /** The 200's bodies, per format. */
@@ -140,7 +142,11 @@ function exportAnswer(
 ): Response | Promise<Response> {
   const { inFlight, files, trustProxy = null, idleTimeoutSeconds, onFileError = () => {} } = options;
   const snapshot = directory.current;
-  const filter = toEndpointFilter(query as Parameters<typeof toEndpointFilter>[0]);
+  const asked = toEndpointFilter(query as Parameters<typeof toEndpointFilter>[0]);
+  // The brands bundle is what patient apps show patients: non-production entries (test, demo,
+  // sandbox… src/model/environment.ts) only when `environment=` asks for them.
+  const filter =
+    formatName === "brands" && asked.environment === undefined ? { ...asked, environment: "production" } : asked;
   const format = FORMATS[formatName];
   const { request, received } = exchange;
   const origin = originOf(exchange);
@@ -205,7 +211,7 @@ function exportAnswer(
   };
 
   const file =
-    download && formatName !== "brands" && unfiltered(filter) ? files?.get(snapshot, formatName, filter, origin) : null;
+    download && formatName !== "brands" && unfiltered(asked) ? files?.get(snapshot, formatName, filter, origin) : null;
   if (!file) return streamed();
   if (!(file instanceof Promise)) return fromFile(file);
   // The first requests of a version wait for the file to be written: no idle time-out meanwhile.
