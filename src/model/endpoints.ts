@@ -233,7 +233,7 @@ export const ListResponse = t.Object(
 );
 
 /** Which environment rule makes an entry non-production, and what it found. */
-export const EnvironmentRuleSchema = t.Object(
+const EnvironmentRuleSchema = t.Object(
   {
     rule: t.Union(literals(ENVIRONMENT_RULES.map((rule) => rule.id)), {
       description:

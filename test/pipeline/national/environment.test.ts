@@ -49,7 +49,9 @@ afterAll(() => {
 async function listAll(query: string): Promise<{ id: string; organizationName: string | null; url: string }[]> {
   const out = [];
   for (let page = 1; ; page++) {
-    const body = await (await fetch(`${origin}/api/v1/endpoints?limit=100&page=${page}&${query}`)).json();
+    const body = (await (await fetch(`${origin}/api/v1/endpoints?limit=100&page=${page}&${query}`)).json()) as {
+      data: { id: string; organizationName: string | null; url: string }[];
+    };
     out.push(...body.data);
     if (body.data.length < 100) return out;
   }
@@ -63,8 +65,11 @@ describe("the national directory's non-production entries", () => {
     expect(nonProduction.length).toBeGreaterThan(400);
     expect(nonProduction.length).toBe(audited.size);
     expect(new Set(nonProduction.map((e) => e.id.slice(0, 12)))).toEqual(audited);
-    const production = (await (await fetch(`${origin}/api/v1/endpoints?environment=production&limit=1`)).json()).meta
-      .total;
+    const production = (
+      (await (await fetch(`${origin}/api/v1/endpoints?environment=production&limit=1`)).json()) as {
+        meta: { total: number };
+      }
+    ).meta.total;
     expect(production + nonProduction.length).toBe(report.listed);
   }, 120_000);
 

@@ -120,9 +120,10 @@ describe("environment", () => {
   });
 
   test("a non-production FHIR Endpoint carries R5's environmentType as its R4 extension; a production one none", async () => {
-    const bundle = await (await fetch(`${root}/api/v1/export?format=fhir`)).json();
-    const endpoint = (address: string) =>
-      bundle.entry.find((e: { resource: { address?: string } }) => e.resource.address === address).resource;
+    const bundle = (await (await fetch(`${root}/api/v1/export?format=fhir`)).json()) as {
+      entry: { resource: { id: string; address?: string; extension?: unknown[] } }[];
+    };
+    const endpoint = (address: string) => bundle.entry.find((e) => e.resource.address === address)!.resource;
     const extension = {
       url: "http://hl7.org/fhir/5.0/StructureDefinition/extension-Endpoint.environmentType",
       valueCodeableConcept: {
@@ -132,14 +133,18 @@ describe("environment", () => {
     expect(endpoint(MGH_TEST).extension).toContainEqual(extension);
     expect(endpoint(SANDBOX).extension).toContainEqual(extension);
     expect(JSON.stringify(endpoint(MGH))).not.toContain("environmentType");
-    const read = await (await fetch(`${root}/fhir/Endpoint/${endpoint(MGH_TEST).id}`)).json();
+    const read = (await (await fetch(`${root}/fhir/Endpoint/${endpoint(MGH_TEST).id}`)).json()) as {
+      extension: unknown[];
+    };
     expect(read.extension).toContainEqual(extension);
   });
 
   test("the brands bundle leaves non-production entries out, unless environment=non-production asks", async () => {
     const organizations = async (query: string) => {
-      const bundle = await (await fetch(`${root}/api/v1/brands${query}`)).json();
-      const resources = (bundle.entry ?? []).map((e: { resource: object }) => e.resource) as {
+      const bundle = (await (await fetch(`${root}/api/v1/brands${query}`)).json()) as {
+        entry?: { resource: object }[];
+      };
+      const resources = (bundle.entry ?? []).map((e) => e.resource) as {
         resourceType: string;
         id: string;
         name?: string;
