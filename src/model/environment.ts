@@ -45,10 +45,15 @@ interface EnvironmentRule {
  * The words of a host (its labels split at `.` and `-`), of a path (its segments split at `/`,
  * `-`, `_`, `.` and `~`) or of a name (runs of letters and digits), each with where it starts.
  */
+const lastWords = new Map<RegExp, { text: string; words: { word: string; at: number }[] }>();
 const wordsOf = (text: string, separators: RegExp) => {
-  const out: { word: string; at: number }[] = [];
-  for (const match of text.matchAll(separators)) out.push({ word: match[0], at: match.index });
-  return out;
+  // The rules of one part read the same text in turn: it is split once.
+  const last = lastWords.get(separators);
+  if (last?.text === text) return last.words;
+  const words: { word: string; at: number }[] = [];
+  for (const match of text.matchAll(separators)) words.push({ word: match[0], at: match.index });
+  lastWords.set(separators, { text, words });
+  return words;
 };
 const HOST_WORDS = /[^.-]+/g;
 const PATH_WORDS = /[^/._~-]+/g;
@@ -133,6 +138,17 @@ function nameRule(terms: readonly string[], keep?: (name: string, start: number,
     return null;
   };
 }
+
+/** The first of `finders` that finds something, and what it found. */
+const firstOf =
+  (...finders: ((text: string) => string | null)[]) =>
+  (text: string) => {
+    for (const find of finders) {
+      const found = find(text);
+      if (found !== null) return found;
+    }
+    return null;
+  };
 
 /** Whether the name goes on after the word with a space and a word of two letters or more. */
 const followedByWord = (name: string, end: number) => /^\s+\p{L}{2,}/u.test(name.slice(end));
@@ -230,9 +246,10 @@ export const ENVIRONMENT_RULES: readonly EnvironmentRule[] = [
     part: "name",
     code: "test",
     what: 'a name word test or tests ("A - Test Clinic", "A03Test", "Blessing Hospital Test"), or testing as the first word ("Testing Client Network"; "Dream Sleep Testing" is a real service)',
-    find: (name) =>
-      nameRule(["test", "tests"])(name) ??
-      nameRule(["testing"], (text, start) => /\p{L}/u.test(text.slice(0, start)))(name),
+    find: firstOf(
+      nameRule(["test", "tests"]),
+      nameRule(["testing"], (text, start) => /\p{L}/u.test(text.slice(0, start))),
+    ),
   },
   {
     id: "name-qa",
@@ -260,12 +277,14 @@ export const ENVIRONMENT_RULES: readonly EnvironmentRule[] = [
     part: "name",
     code: "dev",
     what: 'a name word dev not followed by a further word but env, environment or server ("Touchworks Dev", "Northwell DEV 18.4"; "Dev Mishra M.D." is a person), or development as a qualifier after a dash ("Roswell Park - Development")',
-    find: (name) =>
+    find: firstOf(
       nameRule(
         ["dev"],
         (text, _start, end) =>
           followedByWord(text, end) && !/^\s+(?:env|environment|server)(?![\p{L}])/iu.test(text.slice(end)),
-      )(name) ?? nameRule(["development"], (text, start, end) => !qualifier(text, start, end))(name),
+      ),
+      nameRule(["development"], (text, start, end) => !qualifier(text, start, end)),
+    ),
   },
   {
     id: "name-staging",
@@ -293,15 +312,16 @@ export const ENVIRONMENT_RULES: readonly EnvironmentRule[] = [
     part: "name",
     code: "test",
     what: 'a placeholder organization: the word fake, one letter repeated ("zzzzzzz"), a template left in ("Practice Name"), keyboard mashing (asdf), "to be thrown away"',
-    find: (name) =>
-      nameRule(["fake"])(name) ??
-      /^\s*(\p{L})\1{2,}\s*$/iu.exec(name)?.[0].trim() ??
-      /^\s*(?:practice|organization|organisation|clinic|facility|provider|company)\s+name\s*$/i
-        .exec(name)?.[0]
-        .trim() ??
-      /\p{L}*asdf\p{L}*/iu.exec(name)?.[0] ??
-      /\bto be thrown away\b/i.exec(name)?.[0] ??
-      null,
+    find: firstOf(
+      nameRule(["fake"]),
+      (name) => /^\s*(\p{L})\1{2,}\s*$/iu.exec(name)?.[0].trim() ?? null,
+      (name) =>
+        /^\s*(?:practice|organization|organisation|clinic|facility|provider|company)\s+name\s*$/i
+          .exec(name)?.[0]
+          .trim() ?? null,
+      (name) => /\p{L}*asdf\p{L}*/iu.exec(name)?.[0] ?? null,
+      (name) => /\bto be thrown away\b/i.exec(name)?.[0] ?? null,
+    ),
   },
 ];
 
@@ -326,8 +346,17 @@ function urlParts(url: string): { host: string; path: string } {
   return { host: host.toLowerCase(), path };
 }
 
+/**
+ * Letters every host and path rule needs, and every name rule: a URL or name without any of them
+ * matches no rule, and is judged without splitting it into words (most are). A new rule's terms
+ * must be covered here.
+ */
+const URL_TRIGGERS = /test|tst|qa|uat|demo|sandbox|sbx|playground|dev|stag|prod|train/i;
+const NAME_TRIGGERS = /test|qa|uat|sbx|demo|sandbox|dev|stag|prod|train|sample|fake|asdf|thrown|name|(\p{L})\1\1/iu;
+
 /** The index (in ENVIRONMENT_RULES) of the first host or path rule the URL matches, and what it found; null for none. */
 export function urlEnvironment(url: string): { rule: number; found: string } | null {
+  if (!URL_TRIGGERS.test(url)) return null;
   const { host, path } = urlParts(url);
   for (let i = 0; i < ENVIRONMENT_RULES.length; i++) {
     const rule = ENVIRONMENT_RULES[i]!;
@@ -340,7 +369,7 @@ export function urlEnvironment(url: string): { rule: number; found: string } | n
 
 /** The index of the first name rule the organization name matches, and what it found; null for none. */
 export function nameEnvironment(name: string | null): { rule: number; found: string } | null {
-  if (name === null) return null;
+  if (name === null || !NAME_TRIGGERS.test(name)) return null;
   for (let i = 0; i < ENVIRONMENT_RULES.length; i++) {
     const rule = ENVIRONMENT_RULES[i]!;
     if (rule.part !== "name") continue;
