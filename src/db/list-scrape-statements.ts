@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { markDatasetChanged } from "./dataset-meta";
 import { perConnection } from "./per-connection";
 import type { entries, entrySources, vendorLists, vendors } from "./schema";
 
@@ -217,4 +218,29 @@ export function listScrapeStatements(sqlite: Database) {
     probedUrlsOfVendor: (vendorId: Vendor["id"]) =>
       (s.probedUrlsOfVendor.all(vendorId) as Pick<Entry, "url">[]).map(({ url }) => url),
   };
+}
+
+/**
+ * Dates each entry by the newest read of the lists that carry it, where that read is newer than
+ * its `last_updated` (the national build: an entry two bundled copies carry unchanged was dated by
+ * the older one, while `/source` names the newer as its list, `asOf` and `lastSeen`). In one
+ * transaction with a new dataset version; `last_updated` is no column of the change feed, so it
+ * records nothing. Returns the number of entries dated.
+ */
+export function dateEntriesByNewestRead(sqlite: Database, at: string): number {
+  return sqlite
+    .transaction(() => {
+      const { changes } = sqlite
+        .prepare(
+          `UPDATE entries SET last_updated = newest.at
+           FROM (SELECT es.entry_row_id AS row_id, MAX(vl.last_scraped_at) AS at
+                 FROM entry_sources es JOIN vendor_lists vl ON vl.id = es.list_id
+                 WHERE es.present = 1 GROUP BY es.entry_row_id) AS newest
+           WHERE entries.row_id = newest.row_id AND newest.at > entries.last_updated`,
+        )
+        .run();
+      if (changes > 0) markDatasetChanged(sqlite, at);
+      return changes;
+    })
+    .immediate();
 }

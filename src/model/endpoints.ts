@@ -262,7 +262,7 @@ export const UnusableMeta = t.Optional(
           {
             reason: t.Union(literals(UNUSABLE_REASONS), {
               description:
-                "The rule: non-public-address, localhost, single-label-host, internal-suffix (an internal or reserved host name, or a developer's internal network), web-page (a document, not a server's base), near-miss-domain (a misspelling of a domain the same list uses), internal-host (an internal machine named without its internal subdomain), do-not-use, deleted, inactive, dummy (the organization name says so).",
+                "The rule: non-public-address, localhost, single-label-host, internal-suffix (an internal or reserved host name, or a developer's internal network), web-page (a document, not a server's base), query-or-fragment (a base URL has neither: `[base]/metadata` cannot be formed), near-miss-domain (a misspelling of a domain the same list uses), internal-host (an internal machine named without its internal subdomain), do-not-use, deleted, inactive, dummy (the organization name says so).",
             }),
             detail: t.Union([t.String(), t.Null()], {
               description:

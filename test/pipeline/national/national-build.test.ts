@@ -18,7 +18,7 @@ import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../../src/pipeline/inges
 import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { createTestApp } from "../../support/app";
 import { get } from "../../support/fixture";
-import { hasLantern, LANTERN, LANTERN_FILES, publishedKey, readJson } from "./helpers";
+import { hasLantern, LANTERN, LANTERN_FILES, publishedKeys, readJson } from "./helpers";
 
 let dir: string;
 let path: string;
@@ -140,13 +140,10 @@ describe("building the national directory from the bundle", () => {
         const keys = new Set<string>();
         for (const list of vendor.lists) {
           if (!list.bundledFile) continue;
-          const items = readJson<{ Endpoints: Parameters<typeof publishedKey>[0][] }>(
+          const items = readJson<{ Endpoints: Parameters<typeof publishedKeys>[0] }>(
             join(LANTERN_FILES, list.bundledFile),
           );
-          for (const item of items.Endpoints) {
-            const key = publishedKey(item);
-            if (key !== null) keys.add(key);
-          }
+          for (const key of publishedKeys(items.Endpoints)) if (key !== null) keys.add(key);
         }
         expect({ vendor: vendor.id, entries: counts.get(vendor.id) ?? 0 }).toEqual({
           vendor: vendor.id,

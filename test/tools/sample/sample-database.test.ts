@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { listHostRules } from "../../../src/pipeline/ingest/list-hosts";
 import { buildSampleDatabase } from "../../../tools/sample/build";
 
 const ROOT = join(import.meta.dir, "../..", "..");
@@ -147,6 +148,18 @@ describe("sample database contents", () => {
     const dropped = [...v1].filter((url) => !v2.has(url)).sort();
     expect(dropped.length).toBeGreaterThan(0);
     expect(column("SELECT url AS v FROM entries WHERE status = 'removed' ORDER BY url")).toEqual(dropped);
+  });
+
+  test("the demo trips none of its own host rules: no entry is unusable, not even with every list as one", async () => {
+    expect(column("SELECT DISTINCT unusable AS v FROM entries WHERE unusable IS NOT NULL")).toEqual([]);
+    // Its own FHIR export, re-ingested, is one list holding every host of the sample.
+    const { generateSample } = await import("../../../tools/sample/generate");
+    const urls = [...generateSample()]
+      .filter(([path]) => path.startsWith("lists/"))
+      .flatMap(([, content]) => [...content.matchAll(/https?:\/\/[^\s",]+/g)].map((m) => m[0]));
+    expect(urls.length).toBeGreaterThan(2_000);
+    const rule = listHostRules(urls);
+    expect(urls.flatMap((url) => (rule(url) === null ? [] : [`${url}: ${rule(url)!.reason}`]))).toEqual([]);
   });
 
   test("timestamps are the manifest's fixed times", () => {
