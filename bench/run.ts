@@ -95,6 +95,12 @@ const SHAPES: Shape[] = [
     label: "ready=patient-apps&fhirVersion=R4",
     path: "/api/v1/endpoints?ready=patient-apps&fhirVersion=R4",
   },
+  { key: "environment", label: "environment=production", path: "/api/v1/endpoints?environment=production" },
+  {
+    key: "environment-vendor",
+    label: "environment=non-production&vendor=epic",
+    path: "/api/v1/endpoints?environment=non-production&vendor=epic",
+  },
   { key: "get-by-id", label: "get by id (random)", path: "/api/v1/endpoints/<id>", randomId: "" },
   {
     key: "capabilities",

@@ -30,7 +30,7 @@ type ListRow = [
  * version is known from the probe when the probe's CapabilityStatement named one (as the served
  * value is computed, src/db/effective-fields.ts), else as the list's read recorded it.
  */
-export function readEntrySource(sqlite: Database, id: string): SourceRecord | null {
+export function readEntrySource(sqlite: Database, id: string): Omit<SourceRecord, "environment"> | null {
   const entry = sqlite
     .query(
       `SELECT e.row_id, e.vendor_id, e.first_seen, e.url_evidence, e.version_evidence, e.state_evidence,

@@ -5,6 +5,7 @@ import { countEntries } from "../db/describe";
 import { entryChunks, probeBodyReads, probeFactRows, vendorNameRows } from "../db/index-build-reads";
 import { reportReads } from "../db/report-reads";
 import { READY, READY_KIND, SUPPORTS, type VerdictStatuses } from "../model/capability-rules";
+import { ENVIRONMENTS, nameEnvironment, urlEnvironment } from "../model/environment";
 import { basisOf, FHIR_VERSION_BASES, type VersionEvidence } from "../model/evidence";
 import { resourceTypeNames } from "../model/resource-types";
 import { FHIR_VERSIONS, type FhirVersion } from "../model/types";
@@ -89,6 +90,7 @@ function emptyColumns(size: number): EntryColumns {
     fhirVersion: new Int32Array(size),
     fhirVersionBasis: new Uint8Array(size),
     access: new Uint8Array(size),
+    environment: new Uint8Array(size),
     status: new Int32Array(size),
     lastUpdated: new Int32Array(size),
   };
@@ -156,6 +158,7 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
     hidden,
   );
   const columns = emptyColumns(n);
+  environments(raw, n, tables.urls.values, tables.organizationNames.values);
   for (const key of Object.keys(columns) as (keyof EntryColumns)[]) {
     if (key !== "id") permute(raw[key] as Int32Array, columns[key] as Int32Array, order);
   }
@@ -201,6 +204,21 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
     capabilityStats: computeCapabilityStats(base, reports),
     reportCards: computeReportCards({ ...base, availability }, reports, reportReads(sqlite), lastRefreshAt),
   };
+}
+
+/**
+ * Each entry's environment (src/model/environment.ts): the first host or path rule its URL
+ * matches, else the first name rule its organization name matches, else production (0). Derived
+ * here, from the rule table, for every build: nothing of it is stored, so a rule change applies to
+ * every database at its next index build. Each distinct URL and name is judged once.
+ */
+function environments(raw: EntryColumns, n: number, urls: string[], names: string[]) {
+  const ofUrl = Uint8Array.from(urls, (url) => (urlEnvironment(url)?.rule ?? -1) + 1);
+  const ofName = Uint8Array.from(names, (name) => (nameEnvironment(name)?.rule ?? -1) + 1);
+  for (let i = 0; i < n; i++) {
+    const name = raw.organizationName[i]!;
+    raw.environment[i] = ofUrl[raw.url[i]!]! || (name < 0 ? 0 : ofName[name]!);
+  }
 }
 
 /**
@@ -297,6 +315,7 @@ function buildFacets(
     resource: new Map(),
     supports: new Map(),
     ready: new Map(),
+    environment: new Map(),
   } as Record<Facet, Map<string, Bitset>>;
   const bitsetsFor = (facet: Facet, table: string[]) =>
     table.map((value) => {
@@ -311,6 +330,7 @@ function buildFacets(
   const [smartTrue, smartFalse] = bitsetsFor("smart", ["true", "false"]);
   bitsetsFor("supports", [...SUPPORTS]);
   bitsetsFor("ready", [...READY]);
+  const [production, nonProduction] = bitsetsFor("environment", [...ENVIRONMENTS]);
   // Resolve each URL's probe facts to bitsets once; entries then only set bits.
   const resourceBits = resourceBitsets(probes, size);
   const perUrl = strings.urls.map((url) => {
@@ -334,6 +354,7 @@ function buildFacets(
     if (columns.access[i]! & 2) setBit(provider!, i);
     const url = perUrl[columns.url[i]!]!;
     setBit(url.smart ? smartTrue! : smartFalse!, i);
+    setBit(columns.environment[i] === 0 ? production! : nonProduction!, i);
     for (const bits of url.resources) setBit(bits, i);
     for (const bits of url.capabilities) setBit(bits, i);
   }

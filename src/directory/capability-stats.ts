@@ -168,7 +168,7 @@ export function urlReports(data: IndexBase, reads: CapabilityStatsReads): UrlRep
 }
 
 /**
- * Facets, checks and verdicts counted over the listed entries, in all and per developer (by
+ * Facets, checks and verdicts counted over the listed production entries, in all and per developer (by
  * index into `data.strings.vendorIds`). Entries only count which URL report they have, so a
  * million entries cost one pass over typed arrays.
  */
@@ -178,7 +178,10 @@ export function computeCapabilityStats(data: IndexBase, { reports, reportOfUrl }
   const verifiedStatus = strings.statuses.indexOf("verified");
   const width = reports.length * 2;
   const tally = new Int32Array(strings.vendorIds.length * width);
+  // Non-production entries (test, demo, sandbox… src/model/environment.ts) are left out: the
+  // counts describe the servers apps and patients use.
   for (let o = 0; o < listed; o++) {
+    if (columns.environment[o] !== 0) continue;
     const verified = columns.status[o] === verifiedStatus ? 1 : 0;
     tally[columns.vendor[o]! * width + reportOfUrl[columns.url[o]!]! * 2 + verified]!++;
   }

@@ -39,6 +39,7 @@ const COLUMN_TYPES: Record<keyof EntryColumns, new (...args: never[]) => AnyArra
   status: Int32Array,
   lastUpdated: Int32Array,
   fhirVersionBasis: Uint8Array,
+  environment: Uint8Array,
 };
 
 /** An index (a file, or the copy kept in the database) that is not whole or not sound: it is rebuilt, never served. */

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { Static } from "@sinclair/typebox";
 import type { CapabilityStatsDataSchema } from "../model/capability-schemas";
 import type { ReportCards } from "../model/report-card";
@@ -9,7 +10,15 @@ import type { IdIndex } from "./id-lookup";
  * Bumped whenever the shape of DirectoryData, or how its name words are folded
  * (src/directory/text.ts), or its file layout (data-file.ts) changes, so older index files are rebuilt.
  */
-export const DATA_FORMAT = 12;
+const LAYOUT = 13;
+/**
+ * The index's format: its layout, and a hash of the environment rules' source
+ * (src/model/environment.ts), since the index holds each entry's environment derived by them: a
+ * rule change makes every index file, and the copy kept in the database, one of another format,
+ * rebuilt at the next start instead of served.
+ */
+export const DATA_FORMAT =
+  LAYOUT * 1_000_000 + (Bun.hash.crc32(readFileSync(new URL("../model/environment.ts", import.meta.url))) % 1_000_000);
 
 /** Capability counts in all, and per developer (by index into `strings.vendorIds`; null: no entries). */
 export type CapabilityStatsData = Static<typeof CapabilityStatsDataSchema>;
@@ -49,11 +58,23 @@ export interface EntryColumns {
   fhirVersionBasis: Uint8Array;
   /** Bit 1: patient, bit 2: provider. */
   access: Uint8Array;
+  /** 0: production; else 1 + the index in ENVIRONMENT_RULES (src/model/environment.ts) of the rule that makes it non-production. */
+  environment: Uint8Array;
   status: Int32Array;
   lastUpdated: Int32Array;
 }
 
-export const FACETS = ["vendor", "state", "fhirVersion", "access", "smart", "resource", "supports", "ready"] as const;
+export const FACETS = [
+  "vendor",
+  "state",
+  "fhirVersion",
+  "access",
+  "smart",
+  "resource",
+  "supports",
+  "ready",
+  "environment",
+] as const;
 export type Facet = (typeof FACETS)[number];
 
 /**

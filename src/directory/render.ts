@@ -1,4 +1,5 @@
 import type { EndpointRecord } from "../model/endpoints";
+import { ENVIRONMENT_RULES } from "../model/environment";
 import { FHIR_VERSION_BASES, type FhirVersionBasis } from "../model/evidence";
 import type { Audience, EndpointStatus, FhirVersion } from "../model/types";
 import type { DirectoryData } from "./directory-data";
@@ -22,6 +23,12 @@ export const lookup = (table: readonly string[], index: number) => (index < 0 ? 
 /** How the version of the entry at a list position is known (FHIR_VERSION_BASES). */
 export const fhirVersionBasisAt = (data: DirectoryData, ordinal: number): FhirVersionBasis =>
   FHIR_VERSION_BASES[data.columns.fhirVersionBasis[ordinal]!]!;
+
+/** The environment rule (ENVIRONMENT_RULES) that makes the entry at a list position non-production, or null. */
+export const environmentRuleAt = (data: DirectoryData, ordinal: number) => {
+  const rule = data.columns.environment[ordinal]!;
+  return rule === 0 ? null : ENVIRONMENT_RULES[rule - 1]!;
+};
 
 /** The endpoint record at a list position, from the in-memory columns (`knownId`: its id, when the caller has it). */
 export function endpointRecordAt(
@@ -49,5 +56,6 @@ export function endpointRecordAt(
     zipCode: lookup(s.zipCodes, c.zipCode[ordinal]!),
     status: s.statuses[c.status[ordinal]!] as EndpointStatus,
     lastUpdated: s.lastUpdated[c.lastUpdated[ordinal]!]!,
+    environment: c.environment[ordinal] === 0 ? "production" : "non-production",
   };
 }

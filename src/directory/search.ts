@@ -17,6 +17,8 @@ export interface EndpointFilter {
   supports?: string[];
   /** `ready=` values (READY); each app kind's verdict must be `ready`. */
   ready?: string[];
+  /** `production` or `non-production` (src/model/environment.ts). */
+  environment?: string;
 }
 
 export interface SearchResult {
@@ -106,6 +108,7 @@ export class DirectorySearch {
     for (const type of filter.hasResource ?? []) if (!add(facets.resource.get(type))) return null;
     for (const value of filter.supports ?? []) if (!add(facets.supports.get(value))) return null;
     for (const value of filter.ready ?? []) if (!add(facets.ready.get(value))) return null;
+    if (filter.environment !== undefined && !add(facets.environment.get(filter.environment))) return null;
     for (const word of filter.queryWords) if (!add(this.prefixBits(word))) return null;
     return sets;
   }

@@ -12,6 +12,7 @@ import {
 } from "../model/capability-rules";
 import type { CapabilityCounts } from "../model/capability-schemas";
 import type { EndpointRecord, ListSort } from "../model/endpoints";
+import { type EnvironmentMatch, environmentMatch } from "../model/environment";
 import type { FhirVersionBasis, UnusableReason } from "../model/evidence";
 import { type TlsFacts, UNKNOWN_TLS } from "../model/probe";
 import { type HistoryPoint, historyFigures, type ReportCards } from "../model/report-card";
@@ -25,7 +26,7 @@ import type { DirectoryData } from "./directory-data";
 import { IdLookup } from "./id-lookup";
 import { Lru } from "./lru";
 import { RelevanceSearch } from "./relevance";
-import { endpointRecordAt, fhirVersionBasisAt, type RecordSource } from "./render";
+import { endpointRecordAt, environmentRuleAt, fhirVersionBasisAt, lookup, type RecordSource } from "./render";
 import { DirectorySearch, type EndpointFilter } from "./search";
 import { tlsChecks } from "./tls-checks";
 
@@ -261,6 +262,17 @@ export class DatasetSnapshot {
     if (ordinal === -1 || ordinal < this.data.listed) return null;
     const row = this.reads.unusableById(id);
     return row === undefined ? null : { reason: row[0] as UnusableReason, detail: row[1] };
+  }
+
+  /**
+   * The environment rule that makes an entry non-production, its code and what it found; null for
+   * a production entry or an unknown id (src/model/environment.ts).
+   */
+  environment(id: string): EnvironmentMatch | null {
+    const ordinal = this.ids.find(id);
+    if (ordinal === -1 || environmentRuleAt(this.data, ordinal) === null) return null;
+    const { columns: c, strings: s } = this.data;
+    return environmentMatch(s.urls[c.url[ordinal]!]!, lookup(s.organizationNames, c.organizationName[ordinal]!));
   }
 
   /** The index of an entry's URL in the URL table; -1 for an unknown id. */

@@ -2,6 +2,7 @@ import { type Static, type TLiteral, Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { capabilityReport, READY, SUPPORTS } from "./capability-rules";
 import { ChecksSchema, FacetSchemas, VerdictSchema } from "./capability-schemas";
+import { ENVIRONMENT_CODES, ENVIRONMENT_RULES, ENVIRONMENTS } from "./environment";
 import { FHIR_VERSION_BASES, STATE_EVIDENCE, UNUSABLE_REASONS, URL_EVIDENCE, VERSION_EVIDENCE } from "./evidence";
 import { REQUEST_CAPS } from "./request-caps";
 import { AUDIENCES, ENDPOINT_STATUSES, FHIR_VERSIONS, FILTERABLE_FHIR_VERSIONS, PROBE_STATUSES } from "./types";
@@ -97,6 +98,14 @@ export const ListQuery = t.Object(
         examples: ["patient-apps"],
       }),
     ),
+    environment: t.Optional(
+      oneOf(ENVIRONMENTS, {
+        "x-error": `environment: must be ${ENVIRONMENTS.join(" or ")}`,
+        description:
+          "`production`, or `non-production`: test, QA, demo, sandbox, development, staging and training servers and placeholder organizations, by the rules of docs/api.md (Environment). Without it, both are listed.",
+        examples: ["production"],
+      }),
+    ),
     page: t.Optional(
       Type.Integer({
         minimum: 1,
@@ -175,6 +184,10 @@ export const EndpointRecordSchema = t.Object(
         "listed: published by the vendor; verified: the last probe returned a CapabilityStatement; unresponsive: the last probe could not reach the server; removed: gone from the vendor's list (no longer in the list operation, vendor counts or stats; still answers by id and capabilities). HTTP errors (401, 403, 5xx) do not change it.",
     }),
     lastUpdated: t.String({ format: "date-time", description: "When this entry's data last changed." }),
+    environment: t.Union(literals(ENVIRONMENTS), {
+      description:
+        "production, or non-production: a test, QA, demo, sandbox, development, staging or training server, or a placeholder organization, by whole-word rules on its host, path and organization name (docs/api.md, Environment; the rule in `meta.environment` by id and in /source). Non-production entries are listed but left out of the brands bundle and the capability statistics.",
+    }),
   },
   { description: "One organization's FHIR endpoint as a vendor publishes it." },
 );
@@ -194,6 +207,7 @@ const ENDPOINT_EXAMPLE: Static<typeof EndpointRecordSchema> = {
   zipCode: "25398",
   status: "verified",
   lastUpdated: "2026-11-03T04:00:00.000Z",
+  environment: "production",
 };
 
 export const ListResponse = t.Object(
@@ -231,30 +245,50 @@ export const ListResponse = t.Object(
   },
 );
 
+/** Which environment rule makes an entry non-production, and what it found. */
+const EnvironmentRuleSchema = t.Object(
+  {
+    rule: t.Union(literals(ENVIRONMENT_RULES.map((rule) => rule.id)), {
+      description:
+        "The rule's id (docs/api.md, Environment): host-*, path-* or name-* and what it looks for (test, qa, demo, sandbox, dev, staging, training, sample, placeholder).",
+    }),
+    code: t.Union(literals(Object.keys(ENVIRONMENT_CODES).filter((code) => code !== "prod")), {
+      description:
+        "The rule's code of http://hl7.org/fhir/endpoint-environment (FHIR R5 Endpoint.environmentType): test, dev, staging or train.",
+    }),
+    found: t.String({ description: "The host word, path word or part of the name the rule matched." }),
+  },
+  { description: "Why the entry is non-production." },
+);
+
 /**
- * `meta` of a by-id answer (the entry, its capabilities, availability and source) of an entry kept
- * out of the listings: why, and what the rule found. Absent for every other entry.
+ * `meta` of a by-id answer (the entry, its capabilities, availability and source): for an entry
+ * kept out of the listings, why and what the rule found (`unusable`); for a non-production entry,
+ * the environment rule (`environment`). Absent for every other entry.
  */
 export const UnusableMeta = t.Optional(
   t.Object(
     {
-      unusable: t.Object(
-        {
-          reason: t.Union(literals(UNUSABLE_REASONS), {
-            description:
-              "The rule: non-public-address, localhost, single-label-host, internal-suffix (an internal or reserved host name, or a developer's internal network), web-page (a document, not a server's base), query-or-fragment (a base URL has neither: `[base]/metadata` cannot be formed), near-miss-domain (a misspelling of a domain the same list uses), internal-host (an internal machine named without its internal subdomain), do-not-use, deleted, inactive, dummy (the organization name says so).",
-          }),
-          detail: t.Union([t.String(), t.Null()], {
-            description:
-              "What the rule found, in words (the host, the name, the domain it misspells); null for entries stored before this was recorded.",
-          }),
-        },
-        { description: "Why the entry is kept out of listings, counts, exports and /fhir." },
+      environment: t.Optional(EnvironmentRuleSchema),
+      unusable: t.Optional(
+        t.Object(
+          {
+            reason: t.Union(literals(UNUSABLE_REASONS), {
+              description:
+                "The rule: non-public-address, localhost, single-label-host, internal-suffix (an internal or reserved host name, or a developer's internal network), web-page (a document, not a server's base), query-or-fragment (a base URL has neither: `[base]/metadata` cannot be formed), near-miss-domain (a misspelling of a domain the same list uses), internal-host (an internal machine named without its internal subdomain), do-not-use, deleted, inactive, dummy (the organization name says so).",
+            }),
+            detail: t.Union([t.String(), t.Null()], {
+              description:
+                "What the rule found, in words (the host, the name, the domain it misspells); null for entries stored before this was recorded.",
+            }),
+          },
+          { description: "Why the entry is kept out of listings, counts, exports and /fhir." },
+        ),
       ),
     },
     {
       description:
-        "Only for an entry that is unusable (docs/api.md, Unusable entries): it answers by id with the spec's record, and says here why it is not listed.",
+        "Only for an entry that is unusable (docs/api.md, Unusable entries: it answers by id with the spec's record, and says here why it is not listed) or non-production (docs/api.md, Environment: which rule makes it so).",
     },
   ),
 );
@@ -290,6 +324,17 @@ export const EndpointResponse = t.Object(
           lastUpdated: "2023-02-22T00:57:13.000Z",
         },
         meta: UNUSABLE_EXAMPLE,
+      },
+      {
+        success: true,
+        data: {
+          ...ENDPOINT_EXAMPLE,
+          id: "0e0d6b3c1f2a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c",
+          url: "https://fhirtest.example-hospital.org/FHIR",
+          organizationName: "Example Hospital - Test",
+          environment: "non-production",
+        },
+        meta: { environment: { rule: "host-test", code: "test", found: "fhirtest" } },
       },
     ],
   },
@@ -476,6 +521,10 @@ export const SourceRecordSchema = t.Object({
   lastSeen: isoTime(
     "The latest read of a list that carried the entry: the list's asOf while it still does; for a removed entry, the last read that had it.",
   ),
+  environment: t.Union([EnvironmentRuleSchema, t.Null()], {
+    description:
+      "The environment rule that makes the entry non-production (docs/api.md, Environment), or null for a production entry.",
+  }),
   fields: t.Object({
     url: t.Union(literals(URL_EVIDENCE), {
       description:
@@ -508,6 +557,7 @@ const SOURCE_EXAMPLE: SourceRecord = {
   },
   firstSeen: "2026-10-14T00:00:00.000Z",
   lastSeen: "2026-11-03T04:00:00.000Z",
+  environment: null,
   fields: { url: "published", fhirVersion: "probe", state: "list" },
 };
 

@@ -4,6 +4,7 @@
  */
 export const FILTER_PARAMETERS = [
   "access",
+  "environment",
   "fhirVersion",
   "hasResource",
   "query",

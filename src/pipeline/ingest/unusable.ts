@@ -52,8 +52,9 @@ function isPublicTld(label: string): boolean {
  * - `deleted`: `DELETE`, `Deleted`, and `zzzDelete-…` (z's sort a name to the end of a list);
  * - `inactive`: `Bon Secours Inactive`, `… - Inactive`;
  * - `dummy`: `G4 Dummy Response - Prod`.
- * Names that only look like test or demo ones are not matched here: they are reported, not
- * hidden (looksLikeTestOrDemo). `npm run data:audit` lists every national name each rule matches.
+ * Names that only look like test or demo ones are not matched here: they stay listed, as
+ * non-production (src/model/environment.ts). `npm run data:audit` lists every national name each
+ * rule matches.
  */
 export const NAME_RULES = [
   {
@@ -77,9 +78,6 @@ export const NAME_RULES = [
     reason: "the organization name says it is a dummy",
   },
 ] as const;
-
-/** A name or host that looks like a test or demo entry ("Test Clinic", `testclinic.com`, "Sandbox"). */
-const TEST_OR_DEMO = /(?:^|[^a-z])(?:test|demo|sandbox|training|dummy)|test(?:clinic|site|practice|env)/i;
 
 export interface Unusable {
   kind: UnusableReason;
@@ -134,9 +132,4 @@ export function unusableReason(url: string, organizationName: string | null, all
   const name = organizationName === null ? undefined : NAME_RULES.find((rule) => rule.pattern.test(organizationName));
   if (name !== undefined) return { kind: name.kind, reason: `${name.reason} ("${organizationName}")` };
   return null;
-}
-
-/** Whether a listed entry looks like a test or demo one, by its organization name or URL host (reported only). */
-export function looksLikeTestOrDemo(url: string, organizationName: string | null): boolean {
-  return TEST_OR_DEMO.test(organizationName ?? "") || TEST_OR_DEMO.test(new URL(url).hostname);
 }

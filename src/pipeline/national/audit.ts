@@ -1,10 +1,11 @@
 import type { Database } from "bun:sqlite";
 import { auditRows, type AuditRow as Row } from "../../db/audit-rows";
+import { ENVIRONMENT_RULES, environmentMatch } from "../../model/environment";
 import { fhirVersionFromUrl } from "../../model/fhir-version";
 import { fhirVersionOfUrl } from "../ingest/enrich/version-of-url";
 import { loadRegistry } from "../ingest/registry";
 import type { ListSummary, VendorDefinition } from "../ingest/types";
-import { looksLikeTestOrDemo, NAME_RULES } from "../ingest/unusable";
+import { NAME_RULES } from "../ingest/unusable";
 
 /**
  * The version-naming URL patterns before versions came from evidence: `/r4/`-style segments
@@ -36,7 +37,8 @@ export interface AuditReport {
   entries: number;
   listed: number;
   unusable: { kind: string; entries: number; urls: number }[];
-  testOrDemoListed: number;
+  /** Listed entries each environment rule makes non-production (src/model/environment.ts), every rule in table order. */
+  environments: { rule: string; what: string; entries: NamedEntry[]; names: string[] }[];
   versions: { evidence: string; version: string; entries: number }[];
   states: { evidence: string; entries: number }[];
   repairedUrls: number;
@@ -83,7 +85,7 @@ export function auditDatabase(sqlite: Database, sampleSize = 100): AuditReport {
       rows.filter((r) => r.unusable !== null),
       (r) => r.unusable!,
     ).map(([kind, items]) => ({ kind, entries: items.length, urls: new Set(items.map((r) => r.url)).size })),
-    testOrDemoListed: listed.filter((r) => looksLikeTestOrDemo(r.url, r.name)).length,
+    environments: environments(listed),
     versions: count(listed, (r) => `${r.versionEvidence ?? "none"}\t${r.fhirVersion}`).map(([key, items]) => {
       const [evidence, version] = key.split("\t") as [string, string];
       return { evidence, version, entries: items.length };
@@ -107,6 +109,36 @@ export function auditDatabase(sqlite: Database, sampleSize = 100): AuditReport {
       ).map(([outcome, items]) => ({ outcome, entries: items.length })),
     },
   };
+}
+
+/**
+ * What each environment rule makes non-production among the listed entries (each entry under the
+ * first rule that holds for it, as the directory serves it), with what the rule found and every
+ * distinct organization name, so a reader sees that no real organization is among them.
+ */
+function environments(listed: Row[]): AuditReport["environments"] {
+  const byRule = new Map<string, Row[]>(ENVIRONMENT_RULES.map((rule) => [rule.id, []]));
+  const found = new Map<Row, string>();
+  for (const row of listed) {
+    const match = environmentMatch(row.url, row.name);
+    if (match === null) continue;
+    byRule.get(match.rule)!.push(row);
+    found.set(row, match.found);
+  }
+  return ENVIRONMENT_RULES.map((rule) => {
+    const rows = byRule.get(rule.id)!;
+    return {
+      rule: rule.id,
+      what: rule.what,
+      entries: rows.map((r) => ({
+        id: r.id.slice(0, 12),
+        name: r.name,
+        url: r.url,
+        detail: `found ${JSON.stringify(found.get(r))}`,
+      })),
+      names: [...new Set(rows.flatMap((r) => (r.name === null ? [] : [r.name])))].sort(),
+    };
+  });
 }
 
 /** A path segment that is exactly a release name (`/r4/`): URLs the rule of segments ending in one adds nothing to. */
@@ -164,7 +196,8 @@ export function formatAudit(report: AuditReport): string[] {
     "unusable (stored, not listed, counted or exported):",
     ...report.unusable.map((u) => `  ${u.kind}: ${u.entries} entries, ${u.urls} URLs`),
     `  total: ${report.unusable.reduce((n, u) => n + u.entries, 0)} entries, ${report.unusable.reduce((n, u) => n + u.urls, 0)} URLs`,
-    `listed entries that look like test or demo ones by name or host (reported, still listed): ${report.testOrDemoListed}`,
+    `non-production listed entries (test, QA, demo, sandbox, development, staging, training, placeholders; still listed, left out of the brands bundle and capability statistics): ${report.environments.reduce((n, e) => n + e.entries.length, 0)}, by rule:`,
+    ...report.environments.map((e) => `  ${e.rule}: ${e.entries.length} entries (${e.what})`),
     "fhirVersion of listed entries, by evidence:",
     ...report.versions.map((v) => `  ${v.evidence.padEnd(9)} ${v.version.padEnd(7)} ${v.entries}`),
     "state of listed entries, by evidence:",
@@ -174,6 +207,12 @@ export function formatAudit(report: AuditReport): string[] {
       `  ${m.rule} (${m.what}): ${m.entries.length} entries`,
       ...(m.names ? m.names.map((name) => `    name: ${JSON.stringify(name)}`) : []),
       ...m.entries.map((e) => `    ${e.id}  ${JSON.stringify(e.name)}  ${e.url}${e.detail ? `  (${e.detail})` : ""}`),
+    ]),
+    "non-production listed entries by rule, with every organization name and entry each matches (id prefix, name, URL, what was found):",
+    ...report.environments.flatMap((e) => [
+      `  ${e.rule}: ${e.entries.length} entries`,
+      ...e.names.map((name) => `    name: ${JSON.stringify(name)}`),
+      ...e.entries.map((x) => `    ${x.id}  ${JSON.stringify(x.name)}  ${x.url}  (${x.detail})`),
     ]),
     `listed entries with a repaired URL: ${report.repairedUrls}`,
     `listed entries whose URL says DSTU2 but served as R4: ${report.dstu2UrlServedR4}`,

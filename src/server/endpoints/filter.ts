@@ -51,6 +51,7 @@ export function toEndpointFilter(query: Static<typeof ListQuery>): EndpointFilte
   if (query.smartSupported !== undefined) filter.smartSupported = query.smartSupported === "true";
   if (query.supports !== undefined) filter.supports = parseValues("supports", query.supports, SUPPORTS);
   if (query.ready !== undefined) filter.ready = parseValues("ready", query.ready, READY);
+  if (query.environment !== undefined) filter.environment = query.environment;
   return filter;
 }
 

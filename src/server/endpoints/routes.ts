@@ -1,6 +1,7 @@
 import { Elysia } from "elysia";
 import { readEntrySource } from "../../db/entry-source";
 import type { Directory } from "../../directory/directory";
+import type { DatasetSnapshot } from "../../directory/snapshot";
 import {
   CapabilitiesResponse,
   EndpointResponse,
@@ -10,6 +11,7 @@ import {
   LIST_QUERY_KEYS,
   ListQuery,
   ListResponse,
+  type SourceRecord,
   SourceResponse,
 } from "../../model/endpoints";
 import { WORK } from "../../model/request-caps";
@@ -62,6 +64,12 @@ function pageLinks(url: string, page: number, limit: number, total: number): str
   if (page < last) links.push(at(page + 1, "next"));
   links.push(at(last, "last"));
   return links.join(", ");
+}
+
+/** An entry's source record with its environment rule (null when production); 404 for an unknown id. */
+function sourceWithEnvironment(snapshot: DatasetSnapshot, id: string): SourceRecord {
+  const { fields, ...source } = snapshot.read((sqlite) => readEntrySource(sqlite, id)) ?? endpointNotFound();
+  return { ...source, environment: snapshot.environment(id), fields };
 }
 
 /** What every by-id route checks: the id, and no query parameters at all. */
@@ -176,12 +184,7 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
         return dataResponse(
           exchange,
           snapshot,
-          () =>
-            withUnusableMeta(
-              snapshot,
-              params.id,
-              successBody(snapshot.read((sqlite) => readEntrySource(sqlite, params.id)) ?? endpointNotFound()),
-            ),
+          () => withUnusableMeta(snapshot, params.id, successBody(sourceWithEnvironment(snapshot, params.id))),
           { keep: false },
         );
       },

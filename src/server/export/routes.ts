@@ -34,13 +34,13 @@ const ACCEPTED_KEYS: ReadonlySet<string> = new Set([...EXPORT_QUERY_KEYS, ...PAG
 const BrandsQuery = t.Omit(ExportQuery, ["format"], { additionalProperties: false });
 const BRANDS_KEYS: ReadonlySet<string> = new Set([...ACCEPTED_KEYS].filter((key) => key !== "format"));
 
-const CSV_EXAMPLE = `id,url,vendorName,vendorId,organizationName,npi,tenantId,fhirVersion,access,city,state,zipCode,status,lastUpdated,fhirVersionBasis
-536e0e08…,https://mychart.stmaryshospital.com/FHIR/api/FHIR/R4,Epic Systems,epic,St. Mary's Hospital,,,R4,patient|provider,Charleston,WV,25398,verified,2026-11-03T04:00:00.000Z,probe
-cbf191d7…,https://fhir-ehr.cerner.com/r4/868d371e-…,Oracle Health,oracle-health,"Clinic ""Norte"", Main St.",1234567893,868d371e-…,R4,provider,Atlanta,GA,30368,unresponsive,2026-11-03T04:00:00.000Z,list
+const CSV_EXAMPLE = `id,url,vendorName,vendorId,organizationName,npi,tenantId,fhirVersion,access,city,state,zipCode,status,lastUpdated,environment,fhirVersionBasis
+536e0e08…,https://mychart.stmaryshospital.com/FHIR/api/FHIR/R4,Epic Systems,epic,St. Mary's Hospital,,,R4,patient|provider,Charleston,WV,25398,verified,2026-11-03T04:00:00.000Z,production,probe
+cbf191d7…,https://fhir-ehr.cerner.com/r4/868d371e-…,Oracle Health,oracle-health,"Clinic ""Norte"", Main St.",1234567893,868d371e-…,R4,provider,Atlanta,GA,30368,unresponsive,2026-11-03T04:00:00.000Z,production,list
 `;
 
-const NDJSON_EXAMPLE = `{"id":"536e0e08…","url":"https://mychart.stmaryshospital.com/FHIR/api/FHIR/R4","vendorName":"Epic Systems","vendorId":"epic","organizationName":"St. Mary's Hospital","npi":null,"tenantId":null,"fhirVersion":"R4","access":["patient","provider"],"city":"Charleston","state":"WV","zipCode":"25398","status":"verified","lastUpdated":"2026-11-03T04:00:00.000Z"}
-{"id":"cbf191d7…","url":"https://fhir-ehr.cerner.com/r4/868d371e-…","vendorName":"Oracle Health","vendorId":"oracle-health","organizationName":"Clinic \\"Norte\\", Main St.","npi":"1234567893","tenantId":"868d371e-…","fhirVersion":"R4","access":["provider"],"city":"Atlanta","state":"GA","zipCode":"30368","status":"unresponsive","lastUpdated":"2026-11-03T04:00:00.000Z"}
+const NDJSON_EXAMPLE = `{"id":"536e0e08…","url":"https://mychart.stmaryshospital.com/FHIR/api/FHIR/R4","vendorName":"Epic Systems","vendorId":"epic","organizationName":"St. Mary's Hospital","npi":null,"tenantId":null,"fhirVersion":"R4","access":["patient","provider"],"city":"Charleston","state":"WV","zipCode":"25398","status":"verified","lastUpdated":"2026-11-03T04:00:00.000Z","environment":"production"}
+{"id":"cbf191d7…","url":"https://fhir-ehr.cerner.com/r4/868d371e-…","vendorName":"Oracle Health","vendorId":"oracle-health","organizationName":"Clinic \\"Norte\\", Main St.","npi":"1234567893","tenantId":"868d371e-…","fhirVersion":"R4","access":["provider"],"city":"Atlanta","state":"GA","zipCode":"30368","status":"unresponsive","lastUpdated":"2026-11-03T04:00:00.000Z","environment":"production"}
 `;
 
 const FHIR_EXAMPLE = `{"resourceType":"Bundle","type":"collection","timestamp":"2026-11-04T09:00:00.000Z","entry":[
@@ -57,6 +57,8 @@ const BRANDS_DESCRIPTION = `The whole directory (or the entries matching the lis
 - an \`Endpoint\` per distinct URL whose FHIR version is known (the profile requires the \`endpoint-fhir-version\` extension; unknown ones are left out), \`connectionType\` hl7-fhir-rest, \`payloadType\` none, \`address\`, \`contact\` the developer's page for app developers (its endpointListUrl);
 - an \`Organization\` (brand) per named organization with an Endpoint left: \`name\`, \`telecom\` a url with the data-absent-reason \`asked-unknown\` (no list publishes a brand's website), NPI \`identifier\`, \`address\` with \`country\` US, \`endpoint\` references; names that differ only in letter case are one organization; organizations published without a name are left out (a brand's name is required);
 - a developer (\`developer-<vendorId>\`) as a brand, its page as \`telecom\`, only when some of its Endpoints are named by no organization: it offers exactly those, so that every Endpoint is named by a brand.
+
+Non-production entries (test, QA, demo, sandbox, development, staging, training servers and placeholder organizations: the \`environment\` of the record) are left out unless \`environment=non-production\` asks for them.
 
 The unfiltered bundle is a download file per dataset version, as \`export?format=brands\` (which names it as an attachment): \`Content-Length\`, a strong \`ETag\` (a hash of its bytes; 304 on \`If-None-Match\`), \`Accept-Ranges\`, gzip when accepted, its \`fullUrl\`s under the server's public origin (PUBLIC_ORIGIN). Filtered, it is streamed under the request's origin with a weak \`ETag\`, holding an export slot. CORS always. No portal or logo extensions: no list we read publishes them. See docs/api.md, "Brands bundle".`;
 
@@ -139,7 +141,11 @@ function exportAnswer(
 ): Response | Promise<Response> {
   const { inFlight, files, trustProxy = null, idleTimeoutSeconds, onFileError = () => {} } = options;
   const snapshot = directory.current;
-  const filter = toEndpointFilter(query as Parameters<typeof toEndpointFilter>[0]);
+  const asked = toEndpointFilter(query as Parameters<typeof toEndpointFilter>[0]);
+  // The brands bundle is what patient apps show patients: non-production entries (test, demo,
+  // sandbox… src/model/environment.ts) only when `environment=` asks for them.
+  const filter =
+    formatName === "brands" && asked.environment === undefined ? { ...asked, environment: "production" } : asked;
   const format = FORMATS[formatName];
   const { request, received } = exchange;
   const origin = originOf(exchange);
@@ -204,7 +210,7 @@ function exportAnswer(
     return new Response(exportStream(snapshot, filter, writer, slot, encoding), { status: 200, headers });
   };
 
-  const file = unfiltered(filter) ? files?.get(snapshot, formatName, filter) : null;
+  const file = unfiltered(asked) ? files?.get(snapshot, formatName, filter) : null;
   if (!file) return streamed();
   if (!(file instanceof Promise)) return fromFile(file);
   // The first requests of a version wait for the file to be written: no idle time-out meanwhile.

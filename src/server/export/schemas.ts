@@ -1,5 +1,6 @@
 import { t } from "elysia";
 import { LIST_INTEGER_KEYS, LIST_ORDER_KEYS, ListQuery } from "../../model/endpoints";
+import { ENVIRONMENT_CODE_SYSTEM, ENVIRONMENT_CODES, ENVIRONMENT_EXTENSION } from "../../model/environment";
 import { FHIR_VERSION_BASES } from "../../model/evidence";
 import {
   FHIR_VERSION_BASIS_EXTENSION,
@@ -78,11 +79,24 @@ export const FhirEndpointSchema = t.Object(
                 "How the version is known: probe (its CapabilityStatement), list (the list states it), url (its URL names it), certification (inferred from the developer's certified API, not seen), unknown (not recorded: an entry stored before evidence was).",
             }),
           }),
+          t.Object({
+            url: t.Literal(ENVIRONMENT_EXTENSION),
+            valueCodeableConcept: t.Object({
+              coding: t.Array(
+                t.Object({
+                  system: t.Literal(ENVIRONMENT_CODE_SYSTEM),
+                  code: t.String({ enum: Object.keys(ENVIRONMENT_CODES).filter((code) => code !== "prod") }),
+                  display: t.String(),
+                }),
+                { minItems: 1, maxItems: 1 },
+              ),
+            }),
+          }),
         ]),
         {
-          minItems: 2,
+          minItems: 1,
           description:
-            "The FHIR version (`endpoint-fhir-version`) and how it is known (our own `endpoint-fhir-version-basis`); absent when the version is unknown (always present in `brands`).",
+            "The FHIR version (`endpoint-fhir-version`) and how it is known (our own `endpoint-fhir-version-basis`), absent when the version is unknown (always present in `brands`); for a non-production Endpoint, FHIR R5's Endpoint.environmentType as its R4 cross-version extension, a code of http://hl7.org/fhir/endpoint-environment (test, dev, staging, train; docs/api.md, Environment).",
         },
       ),
     ),

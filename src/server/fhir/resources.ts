@@ -3,6 +3,8 @@ import { FHIR_VERSION_BASES } from "../../model/evidence";
 import type { EndpointStatus, FhirVersion } from "../../model/types";
 import {
   CONNECTION_TYPE,
+  environmentCodeAt,
+  environmentExtension,
   FHIR_ENDPOINT_STATUS,
   FHIR_VERSION_BASIS_EXTENSION,
   FHIR_VERSION_CODE,
@@ -43,17 +45,23 @@ export function endpointResource(index: FhirIndex, e: number): Resource {
   const o = index.endpointFirst[e]!;
   const code = endpointVersionCode(index, e);
   const basis = FHIR_VERSION_BASES[c.fhirVersionBasis[o]!]!;
+  const environment = environmentCodeAt(index.data, o);
   const developer = index.developerOfEndpoint(e);
   return {
     resourceType: "Endpoint",
     id: index.endpointId(e),
     meta: { lastUpdated: s.lastUpdated[index.endpointUpdated[e]!]! },
-    ...(code === null
+    ...(code === null && environment === null
       ? {}
       : {
           extension: [
-            { url: FHIR_VERSION_EXTENSION, valueCode: code },
-            { url: FHIR_VERSION_BASIS_EXTENSION, valueCode: basis },
+            ...(code === null
+              ? []
+              : [
+                  { url: FHIR_VERSION_EXTENSION, valueCode: code },
+                  { url: FHIR_VERSION_BASIS_EXTENSION, valueCode: basis },
+                ]),
+            ...(environment === null ? [] : [environmentExtension(environment)]),
           ],
         }),
     status: endpointStatus(index, e),

@@ -49,6 +49,7 @@ export function pageHtml({ script, stylesheet }: PageAssets): string {
 <div class="field"><label for="f-smartSupported">SMART on FHIR</label><select id="f-smartSupported" name="smartSupported"><option value="">Either</option><option value="true">Supported</option><option value="false">Not supported</option></select></div>
 <div class="field"><label for="f-supports">Supports</label><select id="f-supports" name="supports"><option value="">Anything</option>${options(SUPPORTS_LABELS)}</select></div>
 <div class="field"><label for="f-ready">Ready for</label><select id="f-ready" name="ready"><option value="">Anything</option>${options(READY_LABELS)}</select></div>
+<div class="field"><label for="f-environment">Environment</label><select id="f-environment" name="environment"><option value="">Any</option><option value="production">Production</option><option value="non-production">Test, demo, sandbox</option></select></div>
 <div class="field"><label for="f-hasResource">Resources, all of</label><input id="f-hasResource" name="hasResource" type="text" autocomplete="off" spellcheck="false" placeholder="Patient, Observation" aria-describedby="f-hasResource-hint"><small id="f-hasResource-hint">Comma-separated FHIR types</small></div>
 </div>
 <div class="actions"><button type="submit">Search</button><button type="button" id="clear" class="secondary">Clear</button></div>

@@ -37,6 +37,7 @@ describe("GET /api/v1/endpoints", () => {
       [
         "access",
         "city",
+        "environment",
         "fhirVersion",
         "id",
         "lastUpdated",
@@ -71,6 +72,7 @@ describe("GET /api/v1/endpoints", () => {
         zipCode: "02114",
         status: "verified",
         lastUpdated: "2026-11-21T09:00:00.000Z",
+        environment: "production",
       },
     ]);
   });

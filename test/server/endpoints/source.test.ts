@@ -101,6 +101,7 @@ describe("GET /api/v1/endpoints/:id/source", () => {
         },
         firstSeen: FIRST_AT,
         lastSeen: SECOND_AT,
+        environment: null,
         fields: { url: "published", fhirVersion: "url", state: "zip" },
       },
     });

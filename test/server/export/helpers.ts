@@ -24,6 +24,7 @@ export interface ListRecord {
   zipCode: string | null;
   status: string;
   lastUpdated: string;
+  environment: string;
 }
 
 /**
@@ -123,8 +124,8 @@ export const SPEC_FIELDS = [
   "lastUpdated",
 ] as const;
 
-/** The CSV export's columns: the spec's fields, then how the version is known. */
-export const CSV_FIELDS = [...SPEC_FIELDS, "fhirVersionBasis"] as const;
+/** The CSV export's columns: the spec's fields, the environment, then how the version is known. */
+export const CSV_FIELDS = [...SPEC_FIELDS, "environment", "fhirVersionBasis"] as const;
 
 /** A list record as the CSV row the export should hold for it (its basis from basisOfRecord). */
 export function expectedCsvRow(record: ListRecord): string[] {
@@ -136,6 +137,7 @@ export function expectedCsvRow(record: ListRecord): string[] {
       if (value === null) return "";
       return Array.isArray(value) ? value.join("|") : value;
     }),
+    record.environment,
     basis,
   ];
 }

@@ -4,6 +4,7 @@
  * URLs are the renderer's own: this checks the rendering, the FHIR schema test checks the codes.
  */
 import type { EndpointRecord } from "../../../src/model/endpoints";
+import { ENVIRONMENT_CODES, environmentMatch } from "../../../src/model/environment";
 import {
   CONNECTION_TYPE,
   FHIR_ENDPOINT_STATUS,
@@ -34,10 +35,23 @@ interface Organization {
 function endpointJson(origin: string, record: EndpointRecord, id: string): string {
   const version = FHIR_VERSION_CODE[record.fhirVersion];
   const basis = basisOfRecord.get(record);
-  const extension =
-    version === null
-      ? ""
-      : `"extension":[{"url":"${FHIR_VERSION_EXTENSION}","valueCode":"${version}"},{"url":"${FHIR_VERSION_BASIS_EXTENSION}","valueCode":"${basis}"}],`;
+  // A non-production Endpoint: R5's environmentType as its R4 cross-version extension.
+  const code =
+    record.environment === "non-production" ? environmentMatch(record.url, record.organizationName)!.code : null;
+  const items = [
+    ...(version === null
+      ? []
+      : [
+          `{"url":"${FHIR_VERSION_EXTENSION}","valueCode":"${version}"}`,
+          `{"url":"${FHIR_VERSION_BASIS_EXTENSION}","valueCode":"${basis}"}`,
+        ]),
+    ...(code === null
+      ? []
+      : [
+          `{"url":"http://hl7.org/fhir/5.0/StructureDefinition/extension-Endpoint.environmentType","valueCodeableConcept":{"coding":[{"system":"http://hl7.org/fhir/endpoint-environment","code":"${code}","display":"${ENVIRONMENT_CODES[code]}"}]}}`,
+        ]),
+  ];
+  const extension = items.length === 0 ? "" : `"extension":[${items.join(",")}],`;
   return `{"fullUrl":"${origin}/fhir/Endpoint/${id}","resource":{"resourceType":"Endpoint","id":"${id}",${extension}"status":"${FHIR_ENDPOINT_STATUS[record.status]}","connectionType":${CONNECTION_TYPE},"payloadType":${PAYLOAD_TYPE},"address":${JSON.stringify(record.url)},"managingOrganization":{"reference":"Organization/developer-${record.vendorId}"}}}`;
 }
 

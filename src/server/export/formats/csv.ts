@@ -52,6 +52,7 @@ export function csvWriter({ data, vendorNames }: RecordSource): ExportWriter {
     field(out, lookup(zipCodes, c.zipCode[o]!));
     out.copy(statuses[c.status[o]!]!);
     field(out, lastUpdated[c.lastUpdated[o]!]!);
+    out.ascii(c.environment[o] === 0 ? ",production" : ",non-production");
     field(out, FHIR_VERSION_BASES[c.fhirVersionBasis[o]!]!);
     out.ascii("\r\n");
   };

@@ -1,4 +1,10 @@
-import { lookup, type RecordSource } from "../../../directory/render";
+import { environmentRuleAt, lookup, type RecordSource } from "../../../directory/render";
+import {
+  ENVIRONMENT_CODE_SYSTEM,
+  ENVIRONMENT_CODES,
+  ENVIRONMENT_EXTENSION,
+  type EnvironmentCode,
+} from "../../../model/environment";
 import { FHIR_VERSION_BASES, type FhirVersionBasis } from "../../../model/evidence";
 import type { EndpointStatus, FhirVersion } from "../../../model/types";
 import { ByteBuffer, encodeTable, equalFolded } from "../../http/byte-buffer";
@@ -22,12 +28,45 @@ export const FHIR_VERSION_EXTENSION = "http://hl7.org/fhir/StructureDefinition/e
 export const FHIR_VERSION_BASIS_EXTENSION =
   "https://endpoint-directory.fly.dev/fhir/StructureDefinition/endpoint-fhir-version-basis";
 
-/** The Endpoint's `extension` member (with its comma) for a release and its basis; "" for UNKNOWN, which has neither. */
-function versionExtensions(version: FhirVersion, basis: FhirVersionBasis): string {
+/**
+ * The R5 cross-version extension of Endpoint.environmentType (docs/api.md, "Environment") for a
+ * non-production Endpoint: its code of http://hl7.org/fhir/endpoint-environment.
+ */
+export const environmentExtension = (code: EnvironmentCode) => ({
+  url: ENVIRONMENT_EXTENSION,
+  valueCodeableConcept: {
+    coding: [{ system: ENVIRONMENT_CODE_SYSTEM, code, display: ENVIRONMENT_CODES[code] }],
+  },
+});
+
+/** The environment code of the entry at ordinal o, or null for production (no extension). */
+export const environmentCodeAt = (data: RecordSource["data"], o: number): EnvironmentCode | null =>
+  environmentRuleAt(data, o)?.code ?? null;
+
+/**
+ * The Endpoint's `extension` member (with its comma) for a release, its basis and a non-production
+ * environment's code: the version's two extensions (none for UNKNOWN), then the environment's
+ * (none for production); "" when neither.
+ */
+function versionExtensions(version: FhirVersion, basis: FhirVersionBasis, environment: EnvironmentCode | null): string {
   const code = FHIR_VERSION_CODE[version];
-  if (code === null) return "";
-  return `"extension":[{"url":"${FHIR_VERSION_EXTENSION}","valueCode":"${code}"},{"url":"${FHIR_VERSION_BASIS_EXTENSION}","valueCode":"${basis}"}],`;
+  const items = [
+    ...(code === null
+      ? []
+      : [
+          `{"url":"${FHIR_VERSION_EXTENSION}","valueCode":"${code}"}`,
+          `{"url":"${FHIR_VERSION_BASIS_EXTENSION}","valueCode":"${basis}"}`,
+        ]),
+    ...(environment === null ? [] : [JSON.stringify(environmentExtension(environment))]),
+  ];
+  return items.length === 0 ? "" : `"extension":[${items.join(",")}],`;
 }
+
+/** The environments an Endpoint's extensions tell apart: production (none), then each non-production code. */
+const ENDPOINT_ENVIRONMENTS: (EnvironmentCode | null)[] = [
+  null,
+  ...(Object.keys(ENVIRONMENT_CODES) as EnvironmentCode[]).filter((code) => code !== "prod"),
+];
 
 /** Our status → FHIR Endpoint.status. listed: published by the vendor, not yet probed, so taken as active. */
 export const FHIR_ENDPOINT_STATUS: Record<EndpointStatus, string> = {
@@ -218,14 +257,16 @@ export function fhirWriter(
   // Per status and version: the Endpoint's members between its id and its address.
   const statuses = s.statuses.map((status) => FHIR_ENDPOINT_STATUS[status as EndpointStatus]);
   const middles = s.fhirVersions.map((version) =>
-    FHIR_VERSION_BASES.map((basis) => {
-      const extension = versionExtensions(version as FhirVersion, basis);
-      return encodeTable(statuses, (out, status) =>
-        out.ascii(
-          `,${extension}"status":"${status}","connectionType":${CONNECTION_TYPE},"payloadType":${brands === null ? PAYLOAD_TYPE : BRANDS_PAYLOAD_TYPE},"address":`,
-        ),
-      );
-    }),
+    FHIR_VERSION_BASES.map((basis) =>
+      ENDPOINT_ENVIRONMENTS.map((environment) => {
+        const extension = versionExtensions(version as FhirVersion, basis, environment);
+        return encodeTable(statuses, (out, status) =>
+          out.ascii(
+            `,${extension}"status":"${status}","connectionType":${CONNECTION_TYPE},"payloadType":${brands === null ? PAYLOAD_TYPE : BRANDS_PAYLOAD_TYPE},"address":`,
+          ),
+        );
+      }),
+    ),
   );
 
   // A brands bundle: when each resource last changed (string indexes of s.lastUpdated, -1 none).
@@ -437,7 +478,8 @@ export function fhirWriter(
         endpointUrls[endpointCount] = url;
         endpointVendors[endpointCount++] = vendor;
       }
-      out.copy(middles[c.fhirVersion[o]!]![c.fhirVersionBasis[o]!]![c.status[o]!]!);
+      const environment = ENDPOINT_ENVIRONMENTS.indexOf(environmentCodeAt(data, o));
+      out.copy(middles[c.fhirVersion[o]!]![c.fhirVersionBasis[o]!]![environment]![c.status[o]!]!);
       out.json(s.urls[url]!);
       out.utf8(tails[vendor]!);
     }

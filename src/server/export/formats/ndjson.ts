@@ -55,7 +55,7 @@ export function ndjsonWriter({ data, vendorNames }: RecordSource): ExportWriter 
     out.copy(statuses[c.status[o]!]!);
     out.ascii(',"lastUpdated":');
     out.json(lastUpdated[c.lastUpdated[o]!]!);
-    out.ascii("}\n");
+    out.ascii(c.environment[o] === 0 ? ',"environment":"production"}\n' : ',"environment":"non-production"}\n');
   };
 
   return {

@@ -12,6 +12,7 @@ export const FILTER_KEYS = [
   "hasResource",
   "supports",
   "ready",
+  "environment",
 ] as const;
 export type FilterKey = (typeof FILTER_KEYS)[number];
 export type Filters = Record<FilterKey, string>;
@@ -38,6 +39,7 @@ export const emptyFilters = (): Filters => ({
   hasResource: "",
   supports: "",
   ready: "",
+  environment: "",
 });
 
 /**

@@ -127,6 +127,17 @@ const rowVersion = (version: string, basis: string | undefined): Child =>
  */
 const possessive = (name: string) => (/s$/i.test(name) ? `${name}'` : `${name}'s`);
 
+/** The label of a test, demo, sandbox… entry (docs/api.md, Environment). */
+const NON_PRODUCTION_LABEL = () =>
+  h(
+    "span",
+    {
+      class: "status status-nonproduction",
+      title: "A test, QA, demo, sandbox, development, staging or training server, or a placeholder organization",
+    },
+    "Non-production",
+  );
+
 /**
  * One result row: organization (a link to its detail), vendor, URL with copy button, FHIR
  * version (marked when inferred, `basis` from the list's `meta.fhirVersionBasis`), status.
@@ -153,6 +164,8 @@ export function resultRow(record: EndpointRecord, state: SearchState, basis?: st
       { class: "facts" },
       h("div", {}, h("dt", {}, "FHIR"), h("dd", {}, rowVersion(record.fhirVersion, basis))),
       h("div", {}, h("dt", {}, "Status"), h("dd", {}, statusBadge(record.status))),
+      record.environment === "non-production" &&
+        h("div", {}, h("dt", {}, "Environment"), h("dd", {}, NON_PRODUCTION_LABEL())),
       h("div", { class: "ready-for", hidden: "" }, h("dt", {}, "Ready for"), h("dd", { "data-ready-url": record.url })),
     ),
   );
@@ -283,6 +296,7 @@ export function recordSection(
           ? statusBadge(r.status)
           : h("span", { class: "status status-unusable" }, notUsableText(unusable)),
       ),
+      row("Environment", r.environment === "non-production" ? NON_PRODUCTION_LABEL() : "Production"),
       row("Last updated", formatDate(r.lastUpdated)),
       row("Source", provenanceLine(r, source)),
       row("Id", h("code", { class: "id" }, r.id)),
