@@ -1,7 +1,7 @@
 import { buildDatabaseFile } from "../../db/build-file";
 import { countEntries } from "../../db/describe";
 import { syncVendorRegistry } from "../ingest";
-import { ingestBundledLists, NATIONAL_DIR, readBundle } from "../ingest/bundle";
+import { ingestBundledLists, NATIONAL_DIR, readBundle } from "../ingest/national-lists";
 import type { ListSummary } from "../ingest/types";
 
 export interface BuildNationalOptions {

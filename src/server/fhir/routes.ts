@@ -6,7 +6,6 @@ import { absoluteKey, dataResponse, keptResponse } from "../http/answers";
 import { type Exchange, exchanges } from "../http/exchange";
 import { FhirError, outcomeResponse } from "../http/operation-outcome";
 import { NOT_MODIFIED } from "../http/schemas";
-import { searchBundle } from "./bundle";
 import { capabilityStatement, ownSearchParameter } from "./capability";
 import { type FhirIndex, fhirIndexOf } from "./fhir-index";
 import { checkAccept, checkFormat, formatInQuery, servableFromKept } from "./negotiate";
@@ -29,6 +28,7 @@ import {
 } from "./schemas";
 import { criteriaSteps, runSearch } from "./search";
 import { pairsOf, parseSearch, type ResourceType } from "./search-params";
+import { searchBundle } from "./searchset-bundle";
 import { Turns } from "./turns";
 
 /**
