@@ -76,8 +76,8 @@ exitWhenDone("contract:prism", async () => {
     const upstream = `http://127.0.0.1:${upstreamPort}`;
     const server = Bun.spawn([process.execPath, join(ROOT, "src/index.ts")], {
       cwd: ROOT,
+      // Only what the session sets: configuration comes from loadConfig(), nothing else of this shell.
       env: {
-        ...process.env,
         DATABASE_PATH: path,
         HOST: "127.0.0.1",
         PORT: String(upstreamPort),
