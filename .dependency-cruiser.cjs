@@ -33,6 +33,7 @@ const LAYERS = [
     "src/server/availability",
     "src/server/export",
     "src/server/vendors",
+    "src/server/reports",
     "src/server/stats",
     "src/server/changes",
     "src/server/health",

@@ -85,6 +85,12 @@ const SHAPES: Shape[] = [
     path: "/api/v1/endpoints?supports=pkce,launch-standalone",
   },
   {
+    key: "supports-registration",
+    label: "supports=client-confidential-asymmetric,dynamic-registration",
+    path: "/api/v1/endpoints?supports=client-confidential-asymmetric,dynamic-registration",
+  },
+  { key: "ready-backend", label: "ready=backend-services", path: "/api/v1/endpoints?ready=backend-services" },
+  {
     key: "ready",
     label: "ready=patient-apps&fhirVersion=R4",
     path: "/api/v1/endpoints?ready=patient-apps&fhirVersion=R4",

@@ -2,9 +2,11 @@
  * Slow downloads of the whole directory, against a real server on a copy of a large database
  * (default: the 1M-entry bench database; `BENCH_DATABASE` names another, e.g. a national one):
  *
- * 1. the first request of each unfiltered export (csv, ndjson, fhir): how long until its
+ * 1. the first request of each unfiltered export (csv, ndjson, fhir, brands): how long until its
  *    download file is written and answered, the server CPU it took, its size and its gzip copy's
- *    (the disk a dataset version takes);
+ *    (the disk a dataset version takes); then HEADs of the FHIR and brands exports under four
+ *    made-up Host headers: the server CPU and disk they cost (none: one file per version and
+ *    format, its URLs under PUBLIC_ORIGIN), and whether each answer has its Content-Length;
  * 2. BENCH_READERS readers of the CSV file (half of them its gzip copy), each reading its first
  *    4 MB at once (so the socket buffers grow, as the cut downloads did) and then 10 KB/s for
  *    BENCH_SECONDS, then the rest at full speed: every one must end with exactly Content-Length
@@ -45,12 +47,28 @@ const server = startPinned(
     RATE_LIMIT_MAX: "0",
     EXPORT_MAX_RUNNING: "2",
     LOG_LEVEL: "warn",
+    PUBLIC_ORIGIN: "https://directory.example.org",
   },
   join(dir, "server.log"),
   port,
 );
 const base = `http://127.0.0.1:${port}`;
 const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+
+/** The head of a HEAD of `target` sent with `Host: host`. */
+function headWithHost(target: string, host: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let received = "";
+    const socket = connect({ host: "127.0.0.1", port }, () =>
+      socket.write(`HEAD ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+    );
+    socket.on("data", (chunk: Buffer) => {
+      received += chunk.toString("latin1");
+    });
+    socket.on("error", reject);
+    socket.on("close", () => resolve(received.slice(0, received.indexOf("\r\n\r\n"))));
+  });
+}
 
 interface Read {
   status: string;
@@ -123,7 +141,7 @@ try {
 
   // 1. The first request of each format writes its files.
   const files: Record<string, unknown>[] = [];
-  for (const format of ["csv", "ndjson", "fhir"]) {
+  for (const format of ["csv", "ndjson", "fhir", "brands"]) {
     const cpu = cpuSecondsOf(server.pid)!;
     const started = performance.now();
     const response = await fetch(`${base}/api/v1/export?format=${format}`, {
@@ -151,6 +169,18 @@ try {
   const exportDir = join(`${database}.exports`, String(server.pid));
   const diskBytes = readdirSync(exportDir).reduce((sum, name) => sum + statSync(join(exportDir, name)).size, 0);
   console.log(`disk: ${mb(diskBytes)} MB in ${readdirSync(exportDir).length} files (${exportDir})`);
+
+  // 1b. Made-up Host headers: no file (nor CPU) of their own.
+  const hostCpu = cpuSecondsOf(server.pid)!;
+  const hostStarted = performance.now();
+  const lengths: boolean[] = [];
+  for (const format of ["fhir", "brands"])
+    for (const host of ["a.example", "b.example", "c.example", "d.example", `127.0.0.1:${port}`])
+      lengths.push(/\r\ncontent-length: \d+/i.test(await headWithHost(`/api/v1/export?format=${format}`, host)));
+  const hostDisk = readdirSync(exportDir).reduce((sum, name) => sum + statSync(join(exportDir, name)).size, 0);
+  console.log(
+    `made-up Hosts: 10 HEADs in ${Math.round(performance.now() - hostStarted)} ms, server CPU ${(cpuSecondsOf(server.pid)! - hostCpu).toFixed(2)} s, disk +${mb(hostDisk - diskBytes)} MB, Content-Length on ${lengths.filter(Boolean).length}/10`,
+  );
 
   // 2. Slow readers of the download file, while /health and filtered exports are served.
   const rssBefore = memoryOf(server.pid)!.rssMb;

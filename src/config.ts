@@ -40,6 +40,12 @@ export interface Config {
   exportMaxRunning: number;
   /** Where the unfiltered exports' download files are kept (`EXPORT_DIR`; default `<DATABASE_PATH>.exports`). */
   exportDir: string | null;
+  /**
+   * The origin the FHIR and brands download files name in their absolute URLs (`PUBLIC_ORIGIN`,
+   * e.g. `https://endpoint-directory.fly.dev`; default `http://localhost:<PORT>`): one per
+   * server, so that no request's Host header decides what is written to disk.
+   */
+  publicOrigin: string;
   /** Seconds a connection may stay idle before it is closed (`IDLE_TIMEOUT_SECONDS`, 1–255; 30). */
   idleTimeoutSeconds: number;
   /** Named in the probe's User-Agent so that server operators can find us (`PROBE_CONTACT_URL`). */
@@ -78,6 +84,16 @@ function oneOf<T extends string>(
   if (!(allowed as readonly string[]).includes(raw))
     throw new Error(`${name} must be one of ${allowed.join(", ")}, got "${raw}"`);
   return raw as T;
+}
+
+/** An http(s) origin (scheme, host, port; no path), or `fallback` when unset. */
+function origin(env: Record<string, string | undefined>, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const url = URL.parse(raw);
+  if (url === null || !/^https?:$/.test(url.protocol) || url.origin !== raw.replace(/\/$/, "").toLowerCase())
+    throw new Error(`${name} must be an http or https origin such as https://example.org, got "${raw}"`);
+  return url.origin;
 }
 
 function boolean(env: Record<string, string | undefined>, name: string): boolean {
@@ -140,6 +156,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     probeContactUrl: env.PROBE_CONTACT_URL || null,
     exportMaxRunning: integer(env, "EXPORT_MAX_RUNNING", 20, 1),
     exportDir: env.EXPORT_DIR || null,
+    publicOrigin: origin(env, "PUBLIC_ORIGIN", `http://localhost:${integer(env, "PORT", 3000, 0)}`),
     // Bun's most.
     idleTimeoutSeconds: integer(env, "IDLE_TIMEOUT_SECONDS", 30, 1, 255),
     probeOutage: probeOutage(env),

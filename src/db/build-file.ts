@@ -23,17 +23,58 @@ export function processAlive(pid: number): boolean {
 const tempPrefix = (path: string) => `.${basename(path)}.building-`;
 
 /**
+ * Holds an exclusive SQLite lock on `path` (created) for as long as the returned connection is
+ * open: the system drops it when the process dies, however it dies.
+ */
+function holdLock(path: string): Database {
+  const lock = new Database(path, { create: true });
+  lock.exec("PRAGMA busy_timeout = 5000");
+  lock.exec("BEGIN EXCLUSIVE");
+  return lock;
+}
+
+/** Whether nobody holds the lock of `path` (taken and let go at once). */
+function lockIsFree(path: string): boolean {
+  let probe: Database | undefined;
+  try {
+    probe = new Database(path, { readwrite: true });
+    probe.exec("PRAGMA busy_timeout = 0");
+    probe.exec("BEGIN EXCLUSIVE");
+    probe.exec("ROLLBACK");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    probe?.close();
+  }
+}
+
+/**
  * Removes the temporary files of builds of `path` whose process is gone (killed mid-build, e.g.
- * `kill -9` during a first start): the pid is in their name. A live builder's files stay.
+ * `kill -9` during a first start). A build holds a lock on its own `<temp>.lock` for its whole
+ * life, so a build whose lock is free is dead even when its pid (in the files' names) now
+ * belongs to another live process: in a container a restarted server often gets the pid the
+ * killed one had, or a neighbour (supercronic) does. Files of a build without a lock file (an
+ * older version's) are judged by their pid alone. A live builder's files stay.
  */
 export function removeDeadBuilds(path: string) {
   const dir = dirname(path);
   if (!existsSync(dir)) return;
   const prefix = tempPrefix(path);
+  const builds = new Map<string, string[]>();
   for (const name of readdirSync(dir)) {
     if (!name.startsWith(prefix)) continue;
-    const pid = Number(/^(\d+)-/.exec(name.slice(prefix.length))?.[1]);
-    if (pid && pid !== process.pid && !processAlive(pid)) rmSync(join(dir, name), { force: true });
+    const stem = /^\d+-\d+/.exec(name.slice(prefix.length))?.[0];
+    if (stem) builds.set(stem, [...(builds.get(stem) ?? []), name]);
+  }
+  for (const [stem, names] of builds) {
+    const lock = join(dir, `${prefix}${stem}.lock`);
+    const pid = Number(stem.split("-")[0]);
+    const dead = existsSync(lock) ? lockIsFree(lock) : pid !== process.pid && !processAlive(pid);
+    if (!dead) continue;
+    // The lock file last: until it goes, another start sees the build as one to judge by its lock.
+    for (const name of names.filter((n) => !n.endsWith(".lock"))) rmSync(join(dir, name), { force: true });
+    rmSync(lock, { force: true });
   }
 }
 
@@ -48,6 +89,8 @@ export async function buildDatabaseFile<T>(path: string, fill: (db: Db) => Promi
   removeDeadBuilds(path);
   const temp = join(dirname(path), `${tempPrefix(path)}${process.pid}-${++builds}`);
   removeDatabaseFiles(temp);
+  // Held for the build's whole life, so that a start can tell it from a dead one (removeDeadBuilds).
+  const alive = holdLock(`${temp}.lock`);
   try {
     const db = openDatabase(temp);
     let result: T;
@@ -65,6 +108,9 @@ export async function buildDatabaseFile<T>(path: string, fill: (db: Db) => Promi
   } catch (error) {
     removeDatabaseFiles(temp);
     throw error;
+  } finally {
+    alive.close();
+    removeDatabaseFiles(`${temp}.lock`);
   }
 }
 

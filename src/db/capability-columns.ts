@@ -3,6 +3,7 @@ import {
   capabilityReport,
   parseDocument,
   type Supports,
+  schemeOf,
   supportsOf,
   type VerdictStatuses,
   verdictStatuses,
@@ -23,13 +24,18 @@ export interface CapabilityColumns {
   verdict: NonNullable<Probe["verdict"]>;
 }
 
-/** The two columns for a probe whose bodies are these texts (null: that document was not kept). */
-export function capabilityColumns(statement: string | null, smart: string | null): CapabilityColumns {
+/**
+ * The two columns for a probe of `url` whose bodies are these texts (null: that document was not
+ * kept). The URL counts only by its scheme (an http base is never ready), so a memo of them is
+ * keyed by the body pair and `schemeOf(url)`.
+ */
+export function capabilityColumns(statement: string | null, smart: string | null, url: string): CapabilityColumns {
   const report = capabilityReport({
     probed: true,
     statement: parseDocument(statement),
     smart: parseDocument(smart),
     statedVersion: null,
+    url,
   });
   return {
     supports: JSON.stringify(supportsOf(report.facets)),
@@ -85,8 +91,11 @@ function deriveCapabilityColumns(sqlite: Database): string[] {
   const update = sqlite.prepare("UPDATE probes SET supports = ?1, verdict = ?2 WHERE rowid = ?3");
   const pairs = bodyPairMemo<CapabilityColumns>();
   for (const [rowId, url, metadataId, smartId] of rows) {
-    const columns = pairs.of(metadataId, smartId, () =>
-      capabilityColumns(bodyText(sqlite, metadataId), bodyText(sqlite, smartId)),
+    const columns = pairs.of(
+      metadataId,
+      smartId,
+      () => capabilityColumns(bodyText(sqlite, metadataId), bodyText(sqlite, smartId), url),
+      schemeOf(url),
     );
     update.run(columns.supports, columns.verdict, rowId);
     changed.push(url);
@@ -130,24 +139,29 @@ export function rederiveProbes(
   const pairs = bodyPairMemo<unknown[]>();
   const urls: string[] = [];
   for (const [rowId, url, metadataId, smartId, ...stored] of rows) {
-    const values = pairs.of(metadataId, smartId, () => {
-      const statement = bodyText(sqlite, metadataId);
-      const smart = bodyText(sqlite, smartId);
-      const s = summaryOf(statement, smart);
-      const c = capabilityColumns(statement, smart);
-      return [
-        s.fhirVersion,
-        s.softwareName,
-        s.softwareVersion,
-        s.supportedResources,
-        s.smartSupported ? 1 : 0,
-        s.access,
-        s.smartCapabilities,
-        s.grantTypes,
-        c.supports,
-        c.verdict,
-      ];
-    });
+    const values = pairs.of(
+      metadataId,
+      smartId,
+      () => {
+        const statement = bodyText(sqlite, metadataId);
+        const smart = bodyText(sqlite, smartId);
+        const s = summaryOf(statement, smart);
+        const c = capabilityColumns(statement, smart, url);
+        return [
+          s.fhirVersion,
+          s.softwareName,
+          s.softwareVersion,
+          s.supportedResources,
+          s.smartSupported ? 1 : 0,
+          s.access,
+          s.smartCapabilities,
+          s.grantTypes,
+          c.supports,
+          c.verdict,
+        ];
+      },
+      schemeOf(url),
+    );
     if (values.every((value, i) => value === stored[i])) continue;
     update.run(...(values as (string | number | null)[]), rowId);
     urls.push(url);

@@ -15,7 +15,7 @@ import type { datasetVersions, entryChanges } from "./schema";
  */
 
 /** How long changes are kept: a client that synced within this many days can catch up. */
-const CHANGES_KEPT_DAYS = 400;
+export const CHANGES_KEPT_DAYS = 400;
 const DAY_MS = 86_400_000;
 
 /** The column of each change field, in CHANGE_FIELDS order, in `entry_changes_pending` and in the read below. */
@@ -78,7 +78,11 @@ function changeOf(row: PendingRow): { kind: ChangeKind; fields: string | null } 
     const from = row[3 + i] as Value;
     const to = row[3 + CHANGE_FIELDS.length + i] as Value;
     if (from === to) return;
-    fields[field] = { from: served(field, from), to: served(field, to) };
+    const before = served(field, from);
+    const after = served(field, to);
+    // Unprobed (null) and a probe that returned nothing both serve every verdict as unknown.
+    if (field === "verdict" && JSON.stringify(before) === JSON.stringify(after)) return;
+    fields[field] = { from: before, to: after };
     any = true;
   });
   return any ? { kind: "changed", fields: JSON.stringify(fields) } : null;

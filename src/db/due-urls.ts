@@ -42,6 +42,13 @@ export function answeredAtLastProbe(db: Db): (url: string) => boolean {
   return (url) => (statement.values(url)[0]?.[0] ?? 0) === 1;
 }
 
+/** The URLs whose stored probe returned a CapabilityStatement (the outage rule picks its directory canaries from them). */
+export function urlsAnsweredAtLastProbe(db: Db): string[] {
+  return (db.sqlite.prepare("SELECT url FROM probes WHERE metadata_body_id IS NOT NULL").values() as [string][]).map(
+    ([url]) => url,
+  );
+}
+
 /** The statuses of a URL's entries (distinct). Prepared once; for the run summary's "newly …" lists. */
 export function entryStatusesOf(db: Db): (url: string) => string[] {
   const statement = db.sqlite.prepare("SELECT DISTINCT status FROM entries WHERE url = ?");

@@ -47,6 +47,7 @@ export const STORED_ERROR_KINDS: readonly (ErrorKind | null)[] = [
   "certificate_self_signed",
   "certificate_untrusted",
   "certificate_name_mismatch",
+  "body_too_complex",
 ];
 const ERROR_INDEX = new Map(STORED_ERROR_KINDS.map((kind, i) => [kind, i]));
 const OUTCOMES: readonly ProbeOutcomeStatus[] = ["failed", "partial", "success"];

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { markDatasetChanged } from "./dataset-meta";
 import { perConnection } from "./per-connection";
 import type { entries, entrySources, vendorLists, vendors } from "./schema";
 
@@ -13,7 +14,10 @@ type Entry = typeof entries.$inferSelect;
 type EntrySource = typeof entrySources.$inferSelect;
 
 /** A vendor as the registry names it. */
-export type VendorValues = Pick<Vendor, "id" | "name" | "endpointListUrl">;
+export type VendorValues = Pick<Vendor, "id" | "name" | "endpointListUrl"> & {
+  /** Its certified products (stored as JSON in `vendors.certifications`); absent: none known. */
+  certifications?: readonly object[];
+};
 
 /** A list as the registry defines it; `publishedUrl` absent: the list is published at `url`. */
 export type ListValues = Pick<VendorList, "id" | "url" | "format" | "audience" | "fhirVersion"> & {
@@ -45,9 +49,11 @@ export type StoredEntry = ListedEntry & Pick<Entry, "rowId" | "listAccess" | "st
 const statementsOf = perConnection((sqlite) => ({
   listOwner: sqlite.prepare("SELECT vendor_id FROM vendor_lists WHERE id = ?"),
   upsertVendor: sqlite.prepare(
-    `INSERT INTO vendors (id, name, endpoint_list_url) VALUES (?1, ?2, ?3)
-     ON CONFLICT(id) DO UPDATE SET name = excluded.name, endpoint_list_url = excluded.endpoint_list_url
-     WHERE vendors.name IS NOT excluded.name OR vendors.endpoint_list_url IS NOT excluded.endpoint_list_url`,
+    `INSERT INTO vendors (id, name, endpoint_list_url, certifications) VALUES (?1, ?2, ?3, ?4)
+     ON CONFLICT(id) DO UPDATE SET name = excluded.name, endpoint_list_url = excluded.endpoint_list_url,
+       certifications = excluded.certifications
+     WHERE vendors.name IS NOT excluded.name OR vendors.endpoint_list_url IS NOT excluded.endpoint_list_url
+       OR vendors.certifications IS NOT excluded.certifications`,
   ),
   upsertList: sqlite.prepare(
     `INSERT INTO vendor_lists (id, vendor_id, url, format, audience, fhir_version, published_url)
@@ -108,7 +114,8 @@ const statementsOf = perConnection((sqlite) => ({
 
 /** Inserts or renames a vendor; the number of rows changed (0 when nothing differed). */
 export function upsertVendor(sqlite: Database, vendor: VendorValues): number {
-  return statementsOf(sqlite).upsertVendor.run(vendor.id, vendor.name, vendor.endpointListUrl).changes;
+  const certifications = vendor.certifications === undefined ? null : JSON.stringify(vendor.certifications);
+  return statementsOf(sqlite).upsertVendor.run(vendor.id, vendor.name, vendor.endpointListUrl, certifications).changes;
 }
 
 /** Inserts or redefines a list of `vendorId`; the number of rows changed (0 when nothing differed). */
@@ -217,4 +224,29 @@ export function listScrapeStatements(sqlite: Database) {
     probedUrlsOfVendor: (vendorId: Vendor["id"]) =>
       (s.probedUrlsOfVendor.all(vendorId) as Pick<Entry, "url">[]).map(({ url }) => url),
   };
+}
+
+/**
+ * Dates each entry by the newest read of the lists that carry it, where that read is newer than
+ * its `last_updated` (the national build: an entry two bundled copies carry unchanged was dated by
+ * the older one, while `/source` names the newer as its list, `asOf` and `lastSeen`). In one
+ * transaction with a new dataset version; `last_updated` is no column of the change feed, so it
+ * records nothing. Returns the number of entries dated.
+ */
+export function dateEntriesByNewestRead(sqlite: Database, at: string): number {
+  return sqlite
+    .transaction(() => {
+      const { changes } = sqlite
+        .prepare(
+          `UPDATE entries SET last_updated = newest.at
+           FROM (SELECT es.entry_row_id AS row_id, MAX(vl.last_scraped_at) AS at
+                 FROM entry_sources es JOIN vendor_lists vl ON vl.id = es.list_id
+                 WHERE es.present = 1 GROUP BY es.entry_row_id) AS newest
+           WHERE entries.row_id = newest.row_id AND newest.at > entries.last_updated`,
+        )
+        .run();
+      if (changes > 0) markDatasetChanged(sqlite, at);
+      return changes;
+    })
+    .immediate();
 }

@@ -41,8 +41,9 @@ export function bodyPairMemo<T>() {
       return kept.size;
     },
     clear: () => kept.clear(),
-    of(metadataId: number | null, smartId: number | null, derive: () => T): T {
-      const key = `${metadataId}:${smartId}`;
+    /** `variant`: what else the value depends on besides the pair (the URL's scheme). */
+    of(metadataId: number | null, smartId: number | null, derive: () => T, variant = ""): T {
+      const key = `${metadataId}:${smartId}:${variant}`;
       let value = kept.get(key);
       if (value === undefined) {
         value = derive();

@@ -6,6 +6,8 @@ export const vendors = sqliteTable("vendors", {
   name: text("name").notNull(),
   endpointListUrl: text("endpoint_list_url").notNull(),
   lastScrapedAt: text("last_scraped_at"),
+  /** JSON array of its certified products (model/report-card.ts, CertificationSchema `products`); null until its lists are read again. */
+  certifications: text("certifications"),
 });
 
 /** One row per published endpoint list; a vendor may publish several (per audience, per FHIR version). */
@@ -242,3 +244,32 @@ export const entryChangesPending = sqliteTable("entry_changes_pending", {
   status: text("status"),
   verdict: text("verdict"),
 });
+
+/**
+ * Report-card history (src/db/report-history.ts): per UTC day (days since the epoch), the flattened
+ * figures (model/report-card.ts `historyFigures`) of each developer, and of the whole
+ * directory under vendor_id ''. Written when an index is built on a writable database; one row a
+ * day at most, kept as long as the change feed.
+ */
+/** The names of the figures a `report_history` row holds, once per distinct list (JSON array). */
+export const reportFigureNames = sqliteTable("report_figure_names", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  names: text("names").notNull().unique(),
+});
+
+export const reportHistory = sqliteTable(
+  "report_history",
+  {
+    vendorId: text("vendor_id").notNull(),
+    day: integer("day").notNull(),
+    /** The names of its values (report_figure_names). */
+    namesId: integer("names_id")
+      .notNull()
+      .references(() => reportFigureNames.id),
+    /** JSON array of the values, in the order of its names. */
+    figures: text("figures").notNull(),
+    /** A made-up point of the demo dataset (data:sample), not a recorded one. */
+    generated: integer("generated", { mode: "boolean" }).notNull().default(false),
+  },
+  (table) => [primaryKey({ columns: [table.vendorId, table.day] })],
+);

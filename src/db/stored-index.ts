@@ -40,17 +40,22 @@ export function storeIndex(
   }
 }
 
-/** The index file bytes kept for this format, version and identity, read through `sqlite` (a pinned reader), or null. */
+/**
+ * The index file bytes kept for this format, version and identity, read through `sqlite` (a pinned
+ * reader), or null. A value that is not a blob (text written by another program) comes back as
+ * text, for the loader to report as damaged.
+ */
 export function readStoredIndex(
   sqlite: Database,
   format: number,
   version: number,
   databaseId: string,
-): Uint8Array | null {
+): Uint8Array | string | null {
   const exists = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(TABLE);
   if (!exists) return null;
   const row = sqlite
     .prepare(`SELECT bytes FROM ${TABLE} WHERE format = ? AND version = ? AND database_id = ?`)
-    .values(format, version, databaseId)[0] as [Uint8Array] | undefined;
-  return row ? row[0] : null;
+    .values(format, version, databaseId)[0] as [unknown] | undefined;
+  if (!row) return null;
+  return row[0] instanceof Uint8Array ? row[0] : String(row[0]);
 }

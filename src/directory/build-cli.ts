@@ -14,7 +14,8 @@ import { readDatabaseId, readDatasetVersion } from "../db/dataset-meta";
 import { storeIndex } from "../db/stored-index";
 import { buildDirectoryData } from "./build-data";
 import { encodeDataFile, writeFileBytes } from "./data-file";
-import { DATA_FORMAT } from "./directory-data";
+import { DATA_FORMAT, type DirectoryData } from "./directory-data";
+import { keepHistoryOf } from "./report-cards";
 
 export const VERSION_MOVED = 3;
 
@@ -27,7 +28,9 @@ export async function buildIndexFile(
   expectedVersion?: number,
 ): Promise<string | null> {
   const sqlite = openReadOnly(databasePath, 10_000);
-  let built: { version: number; databaseId: string; bytes: Uint8Array } | undefined;
+  let built:
+    | { version: number; databaseId: string; bytes: Uint8Array; cards: DirectoryData["reportCards"] }
+    | undefined;
   try {
     beginRead(sqlite);
     const version = readDatasetVersion(sqlite);
@@ -39,14 +42,18 @@ export async function buildIndexFile(
       file = join(out.dir, indexFileName(version));
     }
     const databaseId = readDatabaseId(sqlite);
-    const bytes = encodeDataFile(buildDirectoryData(sqlite));
+    const data = buildDirectoryData(sqlite);
+    const bytes = encodeDataFile(data);
     await writeFileBytes(file, bytes);
-    built = { version, databaseId, bytes };
+    built = { version, databaseId, bytes, cards: data.reportCards };
     return file;
   } finally {
     sqlite.close();
     // Stored once the read transaction is closed (a database not in WAL mode could not be written under it).
-    if (built) storeIndex(databasePath, DATA_FORMAT, built.version, built.databaseId, built.bytes);
+    if (built) {
+      storeIndex(databasePath, DATA_FORMAT, built.version, built.databaseId, built.bytes);
+      keepHistoryOf(databasePath, built.cards);
+    }
   }
 }
 

@@ -3,15 +3,18 @@ import { readCapabilityColumns } from "../db/capability-columns";
 import { readDatabaseId, readDatasetVersion, readLastRefreshAt } from "../db/dataset-meta";
 import { countEntries } from "../db/describe";
 import { entryChunks, probeBodyReads, probeFactRows, vendorNameRows } from "../db/index-build-reads";
+import { reportReads } from "../db/report-reads";
 import { READY, READY_KIND, SUPPORTS, type VerdictStatuses } from "../model/capability-rules";
 import { basisOf, FHIR_VERSION_BASES, type VersionEvidence } from "../model/evidence";
+import { resourceTypeNames } from "../model/resource-types";
 import { FHIR_VERSIONS, type FhirVersion } from "../model/types";
 import { buildAvailabilityData } from "./availability-data";
 import { type Bitset, createBitset, setBit } from "./bitset";
-import { computeCapabilityStats } from "./capability-stats";
+import { computeCapabilityStats, urlReports } from "./capability-stats";
 import { type DirectoryData, type EntryColumns, type Facet, STRING_TABLES, type StringTable } from "./directory-data";
 import { buildIdIndex, compareIds } from "./id-lookup";
 import { lowerBound } from "./lower-bound";
+import { computeReportCards } from "./report-cards";
 import { words } from "./text";
 
 const CHUNK = 50_000;
@@ -61,7 +64,8 @@ function readProbeFacts(sqlite: Database): Map<string, ProbeFacts> {
     facts.set(url, {
       rowId,
       probedAt,
-      resources: JSON.parse(resources) as string[],
+      // Rows stored before names were checked may list anything: the same rule as the probe's.
+      resources: resourceTypeNames(JSON.parse(resources) as unknown[]),
       smart: smart === 1,
       versionSeen: versionSeen === 1,
       capabilities: known,
@@ -170,11 +174,12 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
   strings.nameWords = nameWords;
   const probeRowIds = Int32Array.from(strings.urls, (url) => probes.get(url)?.rowId ?? -1);
   const statedVersions = Int8Array.from(strings.urls, (_, i) => stated[i] ?? -1);
+  const lastRefreshAt = readLastRefreshAt(sqlite);
   const availability = buildAvailabilityData(
     sqlite,
     strings.urls,
     (url) => probes.get(url)?.probedAt ?? null,
-    readLastRefreshAt(sqlite),
+    lastRefreshAt,
   );
   const base = {
     version,
@@ -186,13 +191,15 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
     probeRowIds,
     statedVersions,
   };
+  const reports = urlReports(base, probeBodyReads(sqlite));
   return {
     ...base,
     facets,
     postings,
     ids: buildIdIndex(columns.id),
     availability,
-    capabilityStats: computeCapabilityStats(base, probeBodyReads(sqlite)),
+    capabilityStats: computeCapabilityStats(base, reports),
+    reportCards: computeReportCards({ ...base, availability }, reports, reportReads(sqlite), lastRefreshAt),
   };
 }
 
@@ -305,17 +312,10 @@ function buildFacets(
   bitsetsFor("supports", [...SUPPORTS]);
   bitsetsFor("ready", [...READY]);
   // Resolve each URL's probe facts to bitsets once; entries then only set bits.
-  const resourceBits = new Map<string, Bitset>();
+  const resourceBits = resourceBitsets(probes, size);
   const perUrl = strings.urls.map((url) => {
     const probe = probes.get(url);
-    const resources = (probe?.resources ?? []).map((type) => {
-      let bits = resourceBits.get(type);
-      if (!bits) {
-        bits = createBitset(size);
-        resourceBits.set(type, bits);
-      }
-      return bits;
-    });
+    const resources = (probe?.resources ?? []).flatMap((type) => resourceBits.get(type) ?? []);
     const { supports, ready } = probe?.capabilities ?? NO_CAPABILITIES;
     return {
       smart: probe?.smart === true,
@@ -339,6 +339,23 @@ function buildFacets(
   }
   facets.resource = resourceBits;
   return facets;
+}
+
+/**
+ * The most resource types that get a bitset (one bit per entry each: 125 KB at 1M entries). FHIR
+ * defines fewer than 200 across its releases; beyond the bound, the types fewest URLs support get
+ * none, and `hasResource` on them matches nothing, as for a name no server supports.
+ */
+export const MAX_INDEXED_RESOURCE_TYPES = 512;
+
+/** An empty bitset per resource type, for the MAX_INDEXED_RESOURCE_TYPES types most URLs support. */
+function resourceBitsets(probes: Map<string, ProbeFacts>, size: number): Map<string, Bitset> {
+  const urls = new Map<string, number>();
+  for (const probe of probes.values()) for (const type of probe.resources) urls.set(type, (urls.get(type) ?? 0) + 1);
+  const kept = [...urls.entries()]
+    .sort(([a, m], [b, n]) => n - m || (a < b ? -1 : 1))
+    .slice(0, MAX_INDEXED_RESOURCE_TYPES);
+  return new Map(kept.map(([type]) => [type, createBitset(size)]));
 }
 
 /** The `ready=` values of a stored verdict: the app kinds whose status is `ready`. */

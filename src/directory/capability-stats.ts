@@ -5,6 +5,7 @@ import {
   capabilityReport,
   parseDocument,
   SUPPORTS,
+  schemeOf,
   supportsOf,
   VERDICT_STATUSES,
 } from "../model/capability-rules";
@@ -73,16 +74,24 @@ function add(counts: CapabilityCounts, report: CapabilityReport, verified: boole
   }
 }
 
+/** The index's data the capability statistics and report cards read. */
+export type IndexBase = Omit<
+  DirectoryData,
+  "capabilityStats" | "reportCards" | "ids" | "availability" | "postings" | "facets"
+>;
+
+/** Each URL's report (facets, checks with its own TLS checks, verdict), as an index into the distinct ones. */
+export interface UrlReports {
+  reports: CapabilityReport[];
+  /** Per URL (index into `strings.urls`): its report's index in `reports`. */
+  reportOfUrl: Int32Array;
+}
+
 /**
- * Facets, checks and verdicts counted over the listed entries, in all and per developer (by
- * index into `data.strings.vendorIds`). Each distinct pair of bodies (with the release its URL
- * states) is derived once; entries only count which pair they have, so a million entries cost one
- * pass over typed arrays.
+ * The report of every URL of the index. Each distinct pair of bodies (with the release its URL
+ * states and its TLS checks) is derived once.
  */
-export function computeCapabilityStats(
-  data: Omit<DirectoryData, "capabilityStats" | "ids" | "availability" | "postings" | "facets">,
-  reads: CapabilityStatsReads,
-): CapabilityStatsData {
+export function urlReports(data: IndexBase, reads: CapabilityStatsReads): UrlReports {
   const pairOfUrl = new Map<string, string>();
   // Per URL: its own TLS checks (its host's handshake, where /metadata answered), as the
   // capabilities answer gives them; they replace the reports' unmeasured ones.
@@ -126,8 +135,12 @@ export function computeCapabilityStats(
   for (let url = 0; url < reportOfUrl.length; url++) {
     const pair = pairOfUrl.get(data.strings.urls[url]!);
     const stated = pair === undefined ? null : statedVersionAt(data, url);
-    const tls = tlsOfUrl.get(data.strings.urls[url]!) ?? [];
-    const key = pair === undefined ? "unprobed" : `${pair}:${stated ?? "-"}:${tls.map((c) => c.ok).join(",")}`;
+    const urlText = data.strings.urls[url]!;
+    const tls = tlsOfUrl.get(urlText) ?? [];
+    const key =
+      pair === undefined
+        ? "unprobed"
+        : `${pair}:${stated ?? "-"}:${schemeOf(urlText)}:${tls.map((c) => c.ok).join(",")}`;
     let id = reportIds.get(key);
     if (id === undefined) {
       id = reports.length;
@@ -138,6 +151,7 @@ export function computeCapabilityStats(
         statement: documentOf(metadata),
         smart: documentOf(smart),
         statedVersion: stated,
+        url: urlText,
       });
       const own = new Map(tls.map((check) => [check.id, check]));
       reports.push({
@@ -150,6 +164,15 @@ export function computeCapabilityStats(
     }
     reportOfUrl[url] = id;
   }
+  return { reports, reportOfUrl };
+}
+
+/**
+ * Facets, checks and verdicts counted over the listed entries, in all and per developer (by
+ * index into `data.strings.vendorIds`). Entries only count which URL report they have, so a
+ * million entries cost one pass over typed arrays.
+ */
+export function computeCapabilityStats(data: IndexBase, { reports, reportOfUrl }: UrlReports): CapabilityStatsData {
   // Entries per (vendor, report, verified).
   const { columns, strings, listed } = data;
   const verifiedStatus = strings.statuses.indexOf("verified");

@@ -68,6 +68,7 @@ interface Header {
   facets: [Facet, string, string][];
   sections: Section[];
   capabilityStats: DirectoryData["capabilityStats"];
+  reportCards: DirectoryData["reportCards"];
 }
 
 const align8 = (n: number) => (n + 7) & ~7;
@@ -112,6 +113,7 @@ export function encodeDataFile(data: DirectoryData): Uint8Array {
     facets,
     sections,
     capabilityStats: data.capabilityStats,
+    reportCards: data.reportCards,
   };
   const headerBytes = Buffer.from(JSON.stringify(header));
   const start = align8(8 + headerBytes.length);
@@ -167,7 +169,8 @@ export function readDataFileSync(path: string): DirectoryData {
 }
 
 /** Parses the bytes of a whole data file held in memory (the copy kept in the database). */
-export function parseDataBytes(name: string, bytes: Uint8Array): DirectoryData {
+export function parseDataBytes(name: string, bytes: Uint8Array | string): DirectoryData {
+  if (typeof bytes === "string") throw new DamagedIndexError(name, "its value is text, not the index's bytes");
   const { headerLength, start } = layoutOf(name, bytes.length, bytes.subarray(0, 8));
   // The arrays get a buffer of their own (aligned, without the header's bytes).
   return parseDataFile(name, bytes.subarray(0, start), headerLength, bytes.slice(start).buffer);
@@ -231,6 +234,7 @@ function parseDataFile(name: string, prefix: Uint8Array, headerLength: number, b
     probeRowIds: array("probeRowIds", Int32Array),
     statedVersions: array("statedVersions", Int8Array),
     capabilityStats: header.capabilityStats,
+    reportCards: header.reportCards,
     ids: {
       order: array("ids:order", Int32Array),
       heads: array("ids:heads", Uint32Array),
@@ -319,6 +323,7 @@ function parseHeader(name: string, bytes: Uint8Array, arraysLength: number): Hea
     facets,
     sections,
     capabilityStats: header.capabilityStats as Header["capabilityStats"],
+    reportCards: header.reportCards as Header["reportCards"],
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Static } from "@sinclair/typebox";
 import type { CapabilityStatsDataSchema } from "../model/capability-schemas";
+import type { ReportCards } from "../model/report-card";
 import type { AvailabilityData } from "./availability-data";
 import type { Bitset } from "./bitset";
 import type { IdIndex } from "./id-lookup";
@@ -8,7 +9,7 @@ import type { IdIndex } from "./id-lookup";
  * Bumped whenever the shape of DirectoryData, or how its name words are folded
  * (src/directory/text.ts), or its file layout (data-file.ts) changes, so older index files are rebuilt.
  */
-export const DATA_FORMAT = 11;
+export const DATA_FORMAT = 12;
 
 /** Capability counts in all, and per developer (by index into `strings.vendorIds`; null: no entries). */
 export type CapabilityStatsData = Static<typeof CapabilityStatsDataSchema>;
@@ -87,6 +88,8 @@ export interface DirectoryData {
   statedVersions: Int8Array;
   /** Facets, checks and verdicts counted, in all and per vendor (src/directory/capability-stats.ts). */
   capabilityStats: CapabilityStatsData;
+  /** Each developer's report card and the directory's figures (src/directory/report-cards.ts). */
+  reportCards: ReportCards;
   /** Get-by-id's search tables (IdLookup): no database read. */
   ids: IdIndex;
   /** Per URL (index into `strings.urls`): its availability answer's ingredients, so the route reads no database. */

@@ -11,6 +11,7 @@ import { indexFileName, VERSION_MOVED } from "./build-cli";
 import { buildDirectoryData } from "./build-data";
 import { DamagedIndexError, parseDataBytes, readDataFile, readDataFileSync } from "./data-file";
 import { DATA_FORMAT, type DirectoryData } from "./directory-data";
+import { keepHistoryOf } from "./report-cards";
 import { DatasetSnapshot } from "./snapshot";
 
 export interface DirectoryOptions {
@@ -114,8 +115,11 @@ export class Directory {
       beginRead(sqlite);
       const version = readDatasetVersion(sqlite);
       const entries = countEntries(sqlite);
-      if (entries < this.inProcessBelow)
-        return { sqlite, snapshot: new DatasetSnapshot(sqlite, buildDirectoryData(sqlite)) };
+      if (entries < this.inProcessBelow) {
+        const data = buildDirectoryData(sqlite);
+        keepHistoryOf(this.path, data.reportCards);
+        return { sqlite, snapshot: new DatasetSnapshot(sqlite, data) };
+      }
       const pinned = { version, databaseId: readDatabaseId(sqlite), entries };
       const file = join(this.indexDir, indexFileName(version));
       if (existsSync(file)) return { sqlite, pinned, file };

@@ -1,3 +1,4 @@
+import { WORK } from "../model/request-caps";
 import { type Bitset, countBits, createBitset, intersectInto, selectBits, setBit } from "./bitset";
 import type { DirectoryData } from "./directory-data";
 import { lowerBound } from "./lower-bound";
@@ -59,6 +60,33 @@ export class DirectorySearch {
     const total = intersectInto(this.scratch, sets);
     this.totals.set(key, total);
     return { total, ordinals: offset >= total ? [] : selectBits(this.scratch, offset, limit) };
+  }
+
+  /**
+   * The work units (src/model/request-caps.ts, WORK) a search costs at most, from the sizes of
+   * what it would read, before any of it is done and whether or not its sets are kept from an
+   * earlier search: each query word's postings, combining the filters' bitsets, reaching the
+   * page, writing its records. In all, and the query words' part.
+   */
+  cost(filter: EndpointFilter, limit: number): { total: number; query: number } {
+    const { strings, postings, size } = this.data;
+    const bitset = Math.ceil(Math.ceil(size / 32) / WORK.bitsetWordsPerUnit);
+    let query = 0;
+    for (const word of filter.queryWords) {
+      const from = lowerBound(strings.nameWords, word);
+      let to = from;
+      while (to < strings.nameWords.length && strings.nameWords[to]!.startsWith(word)) to++;
+      query += postings.offsets[to]! - postings.offsets[from]! + bitset;
+    }
+    const sets =
+      filter.queryWords.length +
+      (filter.hasResource?.length ?? 0) +
+      (filter.supports?.length ?? 0) +
+      (filter.ready?.length ?? 0) +
+      [filter.vendor, filter.state, filter.fhirVersion, filter.access, filter.smartSupported].filter(
+        (value) => value !== undefined,
+      ).length;
+    return { total: query + (sets + 1) * bitset + limit * WORK.resource, query };
   }
 
   /** The bitsets to intersect; null when a filter value matches nothing at all. */

@@ -1,11 +1,20 @@
 import type { Database } from "bun:sqlite";
 import { readLastRefreshAt } from "../db/dataset-meta";
+import { dayNumber, dayText, NATIONAL, readReportHistory } from "../db/report-history";
 import { type ProbeRefRow, snapshotReads } from "../db/snapshot-reads";
-import { type CapabilityReport, capabilityReport, parseDocument, READY, type Ready } from "../model/capability-rules";
+import {
+  type CapabilityReport,
+  capabilityReport,
+  parseDocument,
+  READY,
+  type Ready,
+  schemeOf,
+} from "../model/capability-rules";
 import type { CapabilityCounts } from "../model/capability-schemas";
 import type { EndpointRecord } from "../model/endpoints";
 import type { FhirVersionBasis, UnusableReason } from "../model/evidence";
 import { type TlsFacts, UNKNOWN_TLS } from "../model/probe";
+import { type HistoryPoint, historyFigures, type ReportCards } from "../model/report-card";
 import type { StatsRecord } from "../model/stats";
 import { FHIR_VERSIONS, type FhirVersion, type ProbeStatus } from "../model/types";
 import type { VendorRecord } from "../model/vendors";
@@ -84,6 +93,8 @@ interface UrlProbe {
   smartBodyId: number | null;
   /** The release the URL's list or path states, for the `fhir-version-matches` check. */
   statedVersion: FhirVersion | null;
+  /** The base URL (the verdict reads its scheme). */
+  url: string;
   /** The URL's TLS checks, the items alone. */
   tlsChecksJson: string;
   /** `,"tls":{…}` of the URL's host. */
@@ -95,7 +106,7 @@ interface UrlProbe {
 
 const UNPROBED_KEY = "unprobed";
 const UNPROBED: CapabilitiesShared = {
-  report: capabilityReport({ probed: false, statement: null, smart: null, statedVersion: null }),
+  report: capabilityReport({ probed: false, statement: null, smart: null, statedVersion: null, url: null }),
   summary: {
     fhirVersion: null,
     softwareName: null,
@@ -320,6 +331,7 @@ export class DatasetSnapshot {
         metadataBodyId: null,
         smartBodyId: null,
         statedVersion: null,
+        url,
         ...this.intern(placeJson(url, null, UNKNOWN_TLS, null, null)),
       };
     const [
@@ -347,9 +359,10 @@ export class DatasetSnapshot {
     // it; until then its id (never reused in a file) names it.
     const name = (id: number | null, sha256: string | null) =>
       id === null ? "-" : (sha256 ?? `#${id}@${this.sqlite.filename}`);
-    // The version the list or URL states is an input of one check, so it names the part too.
+    // The version the list or URL states is an input of one check, and the URL's scheme of the
+    // verdict, so they name the part too.
     const statedVersion = statedVersionAt(this.data, urlIndex);
-    const key = `${name(metadataBodyId, metadataSha256)}:${name(smartBodyId, smartSha256)}:${Bun.hash(JSON.stringify(summary)).toString(36)}:${statedVersion ?? "-"}`;
+    const key = `${name(metadataBodyId, metadataSha256)}:${name(smartBodyId, smartSha256)}:${Bun.hash(JSON.stringify(summary)).toString(36)}:${statedVersion ?? "-"}:${schemeOf(url)}`;
     let sharedKey = this.sharedKeys.get(key);
     if (sharedKey === undefined) {
       sharedKey = key;
@@ -364,6 +377,7 @@ export class DatasetSnapshot {
       metadataBodyId,
       smartBodyId,
       statedVersion,
+      url,
       ...this.intern(placeJson(url, probedAt, tls, finalUrl, redirectCount)),
     };
   }
@@ -397,6 +411,31 @@ export class DatasetSnapshot {
     return this.capabilityStatsCache;
   }
 
+  /** Each developer's report card and the directory's figures, as of this version. */
+  get reportCards(): ReportCards {
+    return this.data.reportCards;
+  }
+
+  /**
+   * The history of one developer (or, with `vendorId` null, of the directory) from day `from` to
+   * day `to` (days since the epoch, both included), oldest first: the kept points of earlier days,
+   * and for the day of this version's last write its own figures (kept or not yet kept).
+   */
+  reportHistory(vendorId: string | null, from: number, to: number): HistoryPoint[] {
+    const { asOf, national, vendors } = this.data.reportCards;
+    const today = asOf === null ? null : dayNumber(asOf);
+    const points: HistoryPoint[] = [];
+    for (const { day, figures, generated } of readReportHistory(this.sqlite, vendorId ?? NATIONAL, from, to))
+      if (day !== today)
+        points.push({ day: dayText(day), figures, ...(generated ? { generated: true as const } : {}) });
+    const card = vendorId === null ? national : vendors.find((v) => v.vendorId === vendorId);
+    if (today !== null && card !== undefined && today >= from && today <= to) {
+      const at = points.findIndex((point) => point.day > dayText(today));
+      points.splice(at === -1 ? points.length : at, 0, { day: dayText(today), figures: historyFigures(card) });
+    }
+    return points;
+  }
+
   /** The summary and raw bodies of a probe: read only when no cached answer has them. */
   private sharedOf(probe: UrlProbe): CapabilitiesShared {
     if (probe.rowId === -1) return UNPROBED;
@@ -412,6 +451,7 @@ export class DatasetSnapshot {
         statement: parse(statement),
         smart: parse(smart),
         statedVersion: probe.statedVersion,
+        url: probe.url,
       }),
       summary: {
         fhirVersion: probe.metadataBodyId !== null ? fhirVersion : null,

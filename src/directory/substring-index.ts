@@ -1,4 +1,5 @@
-import { type Bitset, createBitset, hasBit, setBit } from "./bitset";
+import { WORK } from "../model/request-caps";
+import { type Bitset, countBits, createBitset, hasBit, setBit } from "./bitset";
 import { fold } from "./text";
 
 /**
@@ -32,6 +33,11 @@ const CODES = new Uint8Array(128).fill(OTHER);
   for (let i = 0; i < alphabet.length; i++) CODES[alphabet.charCodeAt(i)] = i + 1;
 }
 const codeOf = (ch: number) => (ch < 128 ? CODES[ch]! : OTHER);
+/**
+ * The codes a character before the start of a word can have: the padding (the string's start),
+ * the punctuation of the alphabet, and OTHER (which may also be a letter: candidates are checked).
+ */
+const BEFORE_WORD = [0, ...Array.from({ length: OTHER - 37 + 1 }, (_, i) => 37 + i)];
 
 /** Strings handled between two yields of the build (20–40 ms of CPU for organization names at 1M entries). */
 const CHUNK = 8_192;
@@ -71,7 +77,29 @@ export class SubstringIndex {
     private readonly characters: Bitset[],
     /** Per code: the strings having a word that starts with a character of that code. */
     private readonly wordStarts: Bitset[],
-  ) {}
+  ) {
+    this.characterCounts = characters.map(countBits);
+  }
+
+  /** Per code: how many strings have a character of it (the bits of `characters`). */
+  private readonly characterCounts: number[];
+
+  /**
+   * Work units (src/model/request-caps.ts, WORK) spent by `mark` and `markWords` since this
+   * index was built, counted as the work is done: postings read, candidates checked, bitset
+   * words combined. Never more than `markCost` and `markWordsCost` said beforehand.
+   */
+  work = 0;
+
+  /** Bitset words of the table, in work units. */
+  private get bitsetWork(): number {
+    return Math.ceil(((this.starts.length + 30) >>> 5) / WORK.bitsetWordsPerUnit);
+  }
+
+  /** Postings of keys [from, to): their bytes, which is at least their number. */
+  private postingBytes(from: number, to: number): number {
+    return this.offsets[to]! - this.offsets[from]!;
+  }
 
   /** Builds the index of `table` in steps of CHUNK strings, yielding between them. */
   static *build(table: readonly string[]): Generator<void, SubstringIndex> {
@@ -134,9 +162,10 @@ export class SubstringIndex {
     return new SubstringIndex(text, starts, offsets, postings, characters, wordStarts);
   }
 
-  /** Calls `visit` with every table index in the postings of keys [from, to). */
-  private each(from: number, to: number, visit: (i: number) => void) {
+  /** Calls `visit` with every table index in the postings of keys [from, to); each costs `unit` work units. */
+  private each(from: number, to: number, unit: number, visit: (i: number) => void) {
     const { postings, offsets } = this;
+    let read = 0;
     for (let k = from; k < to; k++) {
       let id = -1;
       let at = offsets[k]!;
@@ -151,9 +180,11 @@ export class SubstringIndex {
           shift += 7;
         } while (byte >= 0x80);
         id += delta;
+        read++;
         visit(id);
       }
     }
+    this.work += read * unit;
   }
 
   /** Where `value` (UTF-8) occurs in string i at or after byte `from` of it, as a byte offset into it; -1 if nowhere. */
@@ -190,16 +221,65 @@ export class SubstringIndex {
   }
 
   /**
-   * Sets in `bits` (over the table) every string whose folded form holds `value` (folded) as
-   * `placement` says and passes `also` (given: a stricter test of the string, such as equality
-   * with the value as given). Reads the postings of the value's trigrams, never the whole table.
+   * How `mark` finds a value: the bitset of a character (`from` -1), a range of keys, or the
+   * key with the fewest postings among the value's trigrams (with its padding when anchored);
+   * `whole` when those are the value's matches, unless a character is OTHER (else each
+   * candidate is checked).
    */
-  mark(value: string, placement: Placement, bits: Bitset, also?: (i: number) => boolean) {
+  private planOf(value: string, placement: Placement): { codes: number[]; from: number; to: number; whole: boolean } {
     const n = value.length;
-    if (n === 0) return;
     // UTF-16 units, as `trigrams` reads them.
     const codes: number[] = [];
     for (let j = 0; j < n; j++) codes.push(codeOf(value.charCodeAt(j)));
+    if (placement === "anywhere" && n === 1) return { codes, from: -1, to: -1, whole: true };
+    if (placement === "anywhere" && n === 2) {
+      const from = ((codes[0]! << BITS) | codes[1]!) << BITS;
+      return { codes, from, to: from + (1 << BITS), whole: true };
+    }
+    if (placement === "start" && n === 1) {
+      const from = codes[0]! << BITS;
+      return { codes, from, to: from + (1 << BITS), whole: true };
+    }
+    const padded = [...(placement === "anywhere" ? [] : [0]), ...codes, ...(placement === "whole" ? [0, 0] : [])];
+    let best = -1;
+    let bestSize = Number.POSITIVE_INFINITY;
+    for (let j = 0; j + 2 < padded.length; j++) {
+      const key = (((padded[j]! << BITS) | padded[j + 1]!) << BITS) | padded[j + 2]!;
+      const size = this.postingBytes(key, key + 1);
+      if (size < bestSize) [best, bestSize] = [key, size];
+    }
+    return { codes, from: best, to: best + 1, whole: false };
+  }
+
+  /**
+   * The work units (src/model/request-caps.ts, WORK) `mark` spends on `value` at most, from the
+   * sizes of the postings it would read, before reading them; `alsoUnits` is what `also`
+   * costs per candidate (0 without one).
+   */
+  markCost(value: string, placement: Placement, alsoUnits = 0): number {
+    if (value.length === 0) return 0;
+    const plan = this.planOf(value, placement);
+    const exact = plan.whole && alsoUnits === 0 && !plan.codes.includes(OTHER);
+    const unit = exact ? 1 : 1 + WORK.check + alsoUnits;
+    if (plan.from === -1) return this.bitsetWork + (exact ? 0 : this.characterCounts[plan.codes[0]!]! * unit);
+    return this.postingBytes(plan.from, plan.to) * unit;
+  }
+
+  /**
+   * Sets in `bits` (over the table) every string whose folded form holds `value` (folded) as
+   * `placement` says and passes `also` (given: a stricter test of the string, such as equality
+   * with the value as given, costing `alsoUnits` per candidate). Reads the postings of the
+   * value's trigrams, never the whole table.
+   */
+  mark(
+    value: string,
+    placement: Placement,
+    bits: Bitset,
+    also?: (i: number) => boolean,
+    alsoUnits: number = WORK.check,
+  ) {
+    if (value.length === 0) return;
+    const plan = this.planOf(value, placement);
     const bytes = utf8.encode(value);
     const { starts, text } = this;
     const holds =
@@ -215,50 +295,101 @@ export class SubstringIndex {
     const check = (i: number) => {
       if (!hasBit(bits, i) && holds(i) && (also === undefined || also(i))) setBit(bits, i);
     };
-    const exact = !codes.includes(OTHER) && also === undefined;
-    if (placement === "anywhere" && n <= 2) {
-      if (n === 1) {
-        const having = this.characters[codes[0]!]!;
-        if (exact) for (let w = 0; w < bits.length; w++) bits[w]! |= having[w]!;
-        else
-          for (let w = 0; w < having.length; w++)
-            for (let word = having[w]!; word !== 0; word &= word - 1) check((w << 5) | (31 - Math.clz32(word & -word)));
-        return;
+    const exact = plan.whole && !plan.codes.includes(OTHER) && also === undefined;
+    const unit = exact ? 1 : 1 + WORK.check + (also === undefined ? 0 : alsoUnits);
+    if (plan.from === -1) {
+      const having = this.characters[plan.codes[0]!]!;
+      this.work += this.bitsetWork;
+      if (exact) for (let w = 0; w < bits.length; w++) bits[w]! |= having[w]!;
+      else {
+        let read = 0;
+        for (let w = 0; w < having.length; w++)
+          for (let word = having[w]!; word !== 0; word &= word - 1) {
+            read++;
+            check((w << 5) | (31 - Math.clz32(word & -word)));
+          }
+        this.work += read * unit;
       }
-      const from = ((codes[0]! << BITS) | codes[1]!) << BITS;
-      this.each(from, from + (1 << BITS), exact ? (i) => setBit(bits, i) : check);
       return;
     }
-    if (placement === "start" && n === 1) {
-      const from = codes[0]! << BITS;
-      this.each(from, from + (1 << BITS), exact ? (i) => setBit(bits, i) : check);
-      return;
+    this.each(plan.from, plan.to, unit, exact ? (i) => setBit(bits, i) : check);
+  }
+
+  /**
+   * How `markWords` finds its strings: the bitset of the strings having a word starting with
+   * each one-character word (exact), and for the other words, the candidates of the longest:
+   * the keys of its first two characters after the start of a word (a padding or punctuation
+   * code), or where a character is OTHER, `mark` of it anywhere.
+   */
+  private wordsPlan(wanted: string[]) {
+    const singles: number[] = [];
+    const longer: string[] = [];
+    for (const word of wanted) {
+      const code = codeOf(word.charCodeAt(0));
+      if (word.length === 1 && code !== OTHER) singles.push(code);
+      else longer.push(word);
     }
-    // The value's trigrams, padded at an anchored end; the one with the fewest postings.
-    const padded = [...(placement === "anywhere" ? [] : [0]), ...codes, ...(placement === "whole" ? [0, 0] : [])];
-    let best = -1;
-    let bestSize = Number.POSITIVE_INFINITY;
-    for (let j = 0; j + 2 < padded.length; j++) {
-      const key = (((padded[j]! << BITS) | padded[j + 1]!) << BITS) | padded[j + 2]!;
-      const size = this.offsets[key + 1]! - this.offsets[key]!;
-      if (size < bestSize) [best, bestSize] = [key, size];
-    }
-    this.each(best, best + 1, check);
+    if (longer.length === 0) return { singles, longer, longest: null, keys: null };
+    const longest = longer.reduce((a, b) => (b.length > a.length ? b : a));
+    const c0 = codeOf(longest.charCodeAt(0));
+    const c1 = longest.length < 2 ? OTHER : codeOf(longest.charCodeAt(1));
+    const keys = c0 === OTHER || c1 === OTHER ? null : BEFORE_WORD.map((x) => (((x << BITS) | c0) << BITS) | c1);
+    return { singles, longer, longest, keys };
+  }
+
+  /** The work units `markWords` spends on `wanted` at most, before doing it (see `markCost`). */
+  markWordsCost(wanted: string[]): number {
+    const { singles, longer, longest, keys } = this.wordsPlan(wanted);
+    const filter = singles.length * this.bitsetWork;
+    if (longest === null) return filter + this.bitsetWork;
+    if (keys === null) return filter + this.markCost(longest, "anywhere", WORK.wordCheck * longer.length);
+    // Each candidate: read, then tested for every longer word (a lone two-character word: read only).
+    const exact = longer.length === 1 && longest.length === 2;
+    return (
+      filter +
+      keys.reduce((sum, key) => {
+        const sure = exact && key >>> (2 * BITS) !== OTHER;
+        return sum + this.postingBytes(key, key + 1) * (sure ? 1 : 1 + WORK.wordCheck * longer.length);
+      }, 0)
+    );
   }
 
   /**
    * Sets in `bits` (over the table) every string whose folded form has a word starting with each
-   * of `wanted` (folded words: the string rule of FHIR search), from the postings of the longest.
+   * of `wanted` (folded words: the string rule of FHIR search). One-character words are answered
+   * by their bitsets of word starts, so `1 2 3` reads three bitsets, not every string holding a
+   * 1; the longest other word's candidates are those with its first two characters at a word's
+   * start, each checked.
    */
   markWords(wanted: string[], bits: Bitset) {
-    const longest = wanted.reduce((a, b) => (b.length > a.length ? b : a));
-    const code = codeOf(longest.charCodeAt(0));
-    if (wanted.length === 1 && longest.length === 1 && code !== OTHER) {
-      const starting = this.wordStarts[code]!;
-      for (let w = 0; w < bits.length; w++) bits[w]! |= starting[w]!;
+    const { singles, longer, longest, keys } = this.wordsPlan(wanted);
+    let all: Bitset | null = null;
+    if (singles.length > 0) {
+      all = Uint32Array.from(this.wordStarts[singles[0]!]!);
+      for (let k = 1; k < singles.length; k++) {
+        const starting = this.wordStarts[singles[k]!]!;
+        for (let w = 0; w < all.length; w++) all[w]! &= starting[w]!;
+      }
+      this.work += singles.length * this.bitsetWork;
+    }
+    if (longest === null) {
+      for (let w = 0; w < bits.length; w++) bits[w]! |= all![w]!;
+      this.work += this.bitsetWork;
       return;
     }
-    const encoded = wanted.map((word) => utf8.encode(word));
-    this.mark(longest, "anywhere", bits, (i) => encoded.every((word) => this.startsWord(i, word)));
+    const encoded = longer.map((word) => utf8.encode(word));
+    const also = (i: number) => (all === null || hasBit(all, i)) && encoded.every((word) => this.startsWord(i, word));
+    if (keys === null) {
+      this.mark(longest, "anywhere", bits, also, WORK.wordCheck * longer.length);
+      return;
+    }
+    // A lone two-character word is found exactly by a key whose first code is not OTHER.
+    const exact = longer.length === 1 && longest.length === 2;
+    for (const key of keys) {
+      const sure = exact && key >>> (2 * BITS) !== OTHER;
+      this.each(key, key + 1, sure ? 1 : 1 + WORK.wordCheck * longer.length, (i) => {
+        if (!hasBit(bits, i) && (sure ? all === null || hasBit(all, i) : also(i))) setBit(bits, i);
+      });
+    }
   }
 }

@@ -1,3 +1,4 @@
+import { parseBoundedObject } from "./bounded-json";
 import { releaseOfVersion } from "./fhir-version";
 import type { FhirVersion } from "./types";
 
@@ -42,7 +43,28 @@ interface SmartFacet {
   authorizeUrl: string | null;
   tokenUrl: string | null;
   scopes: string[];
+  permissionOffline: boolean;
+  clientTypes: ClientType[];
+  openIdConnect: boolean;
+  issuer: string | null;
+  jwksUri: string | null;
+  registrationUrl: string | null;
+  signingAlgorithms: string[];
 }
+/** How a server declares the authorization it wants (docs/api.md, Facets). */
+export const ACCESS_DECLARATIONS = ["smart-configuration", "oauth-uris", "security-service", "none"] as const;
+type AccessDeclaration = (typeof ACCESS_DECLARATIONS)[number];
+interface AccessFacet {
+  declared: AccessDeclaration;
+  services: string[];
+}
+/** SMART's client types (Conformance, Client Types), in the order the facet lists them. */
+export const CLIENT_TYPES = [
+  "client-public",
+  "client-confidential-symmetric",
+  "client-confidential-asymmetric",
+] as const;
+type ClientType = (typeof CLIENT_TYPES)[number];
 /**
  * What the documents say. The answer's `summary.tls` is not among them: it is the URL's host's
  * own, measured by the probe's handshake (src/directory/tls-checks.ts).
@@ -51,6 +73,7 @@ export interface CapabilityFacets {
   usCore: UsCoreFacet;
   bulkData: BulkDataFacet;
   smart: SmartFacet;
+  access: AccessFacet;
 }
 
 interface Check {
@@ -60,8 +83,22 @@ interface Check {
   detail: string;
 }
 
-export const VERDICT_STATUSES = ["ready", "partial", "no", "unknown"] as const;
-type VerdictStatus = (typeof VERDICT_STATUSES)[number];
+/**
+ * The verdict's statuses, the one list the docs, the OpenAPI document, the statistics and the
+ * page derive from (VERDICT_STATUS_MEANINGS says what each means).
+ */
+export const VERDICT_STATUSES = ["ready", "partial", "no", "undeclared", "unknown"] as const;
+export type VerdictStatus = (typeof VERDICT_STATUSES)[number];
+/** What each status means, for the docs, the OpenAPI document and the page. */
+export const VERDICT_STATUS_MEANINGS: Record<VerdictStatus, string> = {
+  ready:
+    "the whole SMART App Launch 2.2 capability set of this kind of app is declared in a SMART configuration, with what it needs (PKCE S256 or asymmetric authentication), on a verified server whose base URL and endpoints are https",
+  partial: "offered but incomplete: the server declares this kind of access, and `reasons` names each thing missing",
+  no: "not offered: the server declares authorization, but nothing of this kind of app",
+  undeclared:
+    "nothing declared: no SMART configuration, no OAuth URIs and no security service in the CapabilityStatement (open, or access by means not published)",
+  unknown: "not probed yet, or the last probe returned neither document",
+};
 interface AppVerdict {
   status: VerdictStatus;
   reasons: string[];
@@ -79,6 +116,10 @@ export const SUPPORTS = [
   "backend-services",
   "launch-ehr",
   "launch-standalone",
+  "permission-offline",
+  "sso-openid-connect",
+  "dynamic-registration",
+  ...CLIENT_TYPES,
 ] as const;
 export type Supports = (typeof SUPPORTS)[number];
 /** The `ready=` filter values, each the app kind whose verdict is `ready`. */
@@ -98,6 +139,8 @@ export interface CapabilityInput {
   smart: Json | null;
   /** The release the entry's list or URL states for this server, when one does. */
   statedVersion: FhirVersion | null;
+  /** The entry's base URL (null while unprobed): SMART and Backend Services require TLS. */
+  url: string | null;
 }
 
 // --- facets -------------------------------------------------------------------------------
@@ -197,27 +240,36 @@ function bulkDataFacet(statement: Json | null): BulkDataFacet {
 
 /**
  * The oauth-uris extension, as servers write its URL: `http://fhir-registry.smarthealthit.org/StructureDefinition/oauth-uris`
- * (nested `authorize`/`token` extensions), with a stray prefix (`http://DSTU2/fhir-registry…`), or
- * the pre-DSTU2 form with the URI's name after `#` and its `valueUri` on the extension itself.
+ * (nested `authorize`/`token` extensions), with a stray prefix (`http://DSTU2/fhir-registry…`),
+ * under a vendor's own URL ending in `oauth-uris` (Soarian's DSTU2 statement), or the pre-DSTU2
+ * form with the URI's name after `#` and its `valueUri` on the extension itself.
  */
-const OAUTH_URIS = /fhir-registry\.smarthealthit\.org\/(StructureDefinition|Profile)\/oauth-uris(#(\w+))?$/;
+const OAUTH_URIS = /\/oauth-uris(#(\w+))?$/;
 const SMART_CAPABILITIES_EXTENSION = /fhir-registry\.smarthealthit\.org\/StructureDefinition\/capabilities$/;
 
 /**
- * What a CapabilityStatement says about SMART in `rest[].security` (how DSTU2/STU3 servers
- * published it): the oauth-uris extension's `authorize` and `token`, and SMART v1's
- * capabilities extension.
+ * What a CapabilityStatement says about authorization in `rest[].security` (how DSTU2/STU3
+ * servers published SMART): the oauth-uris extension's `authorize` and `token`, SMART v1's
+ * capabilities extension, and the security services it names (`OAuth`, `SMART-on-FHIR`, …).
  */
 function statementSecurity(statement: Json | null): {
   authorize: string | null;
   token: string | null;
   capabilities: string[];
+  services: string[];
 } {
   let authorize: string | null = null;
   let token: string | null = null;
   const capabilities: string[] = [];
-  for (const rest of asArray(statement?.rest))
-    for (const extension of asArray(asObject(asObject(rest)?.security)?.extension)) {
+  const services = new Set<string>();
+  for (const rest of asArray(statement?.rest)) {
+    const security = asObject(asObject(rest)?.security);
+    for (const service of asArray(security?.service)) {
+      const s = asObject(service);
+      const codes = asArray(s?.coding).flatMap((c) => asString(asObject(c)?.code) ?? []);
+      for (const name of codes.length > 0 ? codes : [asString(s?.text)].flatMap((t) => t ?? [])) services.add(name);
+    }
+    for (const extension of asArray(security?.extension)) {
       const e = asObject(extension);
       const url = asString(e?.url) ?? "";
       const oauth = OAUTH_URIS.exec(url);
@@ -226,7 +278,7 @@ function statementSecurity(statement: Json | null): {
         if (name === "authorize") authorize ??= uri;
         if (name === "token") token ??= uri;
       };
-      if (oauth?.[3] !== undefined) take(oauth[3], e);
+      if (oauth?.[2] !== undefined) take(oauth[2], e);
       else if (oauth)
         for (const inner of asArray(e?.extension)) {
           const i = asObject(inner);
@@ -237,7 +289,8 @@ function statementSecurity(statement: Json | null): {
         if (code !== null) capabilities.push(code);
       }
     }
-  return { authorize, token, capabilities };
+  }
+  return { authorize, token, capabilities, services: [...services] };
 }
 
 /** A SMART v2 scope: `patient/Observation.rs`, `user/*.cruds`, with or without a `?` query. */
@@ -247,47 +300,120 @@ const V1_SCOPE = /^(patient|user|system)\/[A-Za-z*]+\.(read|write|\*)$/;
 
 /** What the SMART configuration (or, without one, the statement's security) publishes. */
 interface SmartSources {
+  /** A SMART configuration was returned (`/.well-known/smart-configuration`, what SMART 2.2 requires). */
+  configuration: boolean;
   /** A SMART configuration was returned, or the statement publishes OAuth URIs. */
   published: boolean;
+  /** How access is declared (the access facet). */
+  access: AccessFacet;
+  /** `capabilities` was published as a list (the SMART configuration's, else the statement's extension). */
+  capabilitiesListed: boolean;
   capabilities: string[];
+  /** `grant_types_supported` was published as a list. */
+  grantTypesListed: boolean;
   grantTypes: string[];
+  /** Published token endpoint authentication methods (the standard key and the non-standard `token_endpoint_auth_methods`). */
   authMethods: string[];
+  signingAlgorithms: string[];
   challengeMethods: string[];
   authorizeUrl: string | null;
   tokenUrl: string | null;
+  issuer: string | null;
+  jwksUri: string | null;
+  registrationUrl: string | null;
   scopes: string[];
 }
 
 function smartSources(statement: Json | null, smart: Json | null): SmartSources {
   const security = statementSecurity(statement);
+  const oauthUris = security.authorize !== null || security.token !== null;
+  // With a SMART configuration, its own `capabilities` (REQUIRED) are the capabilities: a value
+  // that is not a list publishes none, and the statement's deprecated extension does not stand in.
+  const capabilitiesListed = smart !== null ? Array.isArray(smart.capabilities) : security.capabilities.length > 0;
   return {
-    published: smart !== null || security.authorize !== null || security.token !== null,
-    capabilities: smart && Array.isArray(smart.capabilities) ? strings(smart.capabilities) : security.capabilities,
+    configuration: smart !== null,
+    published: smart !== null || oauthUris,
+    access: {
+      declared:
+        smart !== null
+          ? "smart-configuration"
+          : oauthUris
+            ? "oauth-uris"
+            : security.services.length > 0
+              ? "security-service"
+              : "none",
+      services: security.services,
+    },
+    capabilitiesListed,
+    capabilities: smart !== null ? strings(smart.capabilities) : security.capabilities,
+    grantTypesListed: Array.isArray(smart?.grant_types_supported),
     grantTypes: strings(smart?.grant_types_supported),
-    // `token_endpoint_auth_methods` is not standard, but servers publish it.
     authMethods: [
       ...new Set([
         ...strings(smart?.token_endpoint_auth_methods_supported),
         ...strings(smart?.token_endpoint_auth_methods),
       ]),
     ],
+    signingAlgorithms: strings(smart?.token_endpoint_auth_signing_alg_values_supported),
     challengeMethods: strings(smart?.code_challenge_methods_supported),
     authorizeUrl: asString(smart?.authorization_endpoint) ?? security.authorize,
     tokenUrl: asString(smart?.token_endpoint) ?? security.token,
+    issuer: asString(smart?.issuer),
+    jwksUri: asString(smart?.jwks_uri),
+    registrationUrl: asString(smart?.registration_endpoint),
     scopes: strings(smart?.scopes_supported),
   };
 }
 
-const asymmetric = (s: SmartSources) =>
-  s.authMethods.includes("private_key_jwt") || s.capabilities.includes("client-confidential-asymmetric");
+/** An absolute https URL with a host (`https://` alone, `$HOST/token` or `https:///x` are not). */
+function isHttpsUrl(value: string | null): boolean {
+  if (value === null || !/^https:\/\//i.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === "https:" && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What of a base URL the rules read: whether it is https. Memos of derived values key on it
+ * beside the documents.
+ */
+export const schemeOf = (url: string | null): "https" | "other" => (isHttpsUrl(url) ? "https" : "other");
+
+/** The signing algorithms SMART's asymmetric client authentication names (servers validate at least one). */
+const NAMED_ALGORITHMS = ["RS384", "ES384"];
+
+/** Asymmetric client authentication: declared, and contradicted by the published methods. */
+function asymmetricOf(s: SmartSources): { declared: boolean; contradicted: boolean; algorithm: boolean } {
+  return {
+    declared: s.authMethods.includes("private_key_jwt") || s.capabilities.includes("client-confidential-asymmetric"),
+    contradicted: s.authMethods.length > 0 && !s.authMethods.includes("private_key_jwt"),
+    algorithm: s.signingAlgorithms.some((alg) => NAMED_ALGORITHMS.includes(alg)),
+  };
+}
+
+/** The Backend Services set as declared: client_credentials, asymmetric authentication not contradicted, a named algorithm. */
+const backendDeclared = (s: SmartSources) => {
+  const asym = asymmetricOf(s);
+  return s.grantTypes.includes("client_credentials") && asym.declared && !asym.contradicted && asym.algorithm;
+};
+
+const openIdConnectOf = (s: SmartSources) =>
+  s.capabilities.includes("sso-openid-connect") && isHttpsUrl(s.issuer) && isHttpsUrl(s.jwksUri);
 
 function smartFacet(s: SmartSources): SmartFacet {
   const v2 = s.capabilities.includes("permission-v2") || s.scopes.some((scope) => V2_SCOPE.test(scope));
   const v1 =
     s.capabilities.includes("permission-v1") ||
     s.scopes.some((scope) => V1_SCOPE.test(scope)) ||
-    // SMART v1 is what a server speaks that publishes SMART and says nothing of v2.
-    (s.published && !v2);
+    // Without a sign of v2, SMART v1 is what a server speaks that publishes OAuth URIs in its
+    // statement (v1's mechanism) or declares a launch; a configuration of two URLs says nothing.
+    (!v2 &&
+      (s.access.declared === "oauth-uris" ||
+        s.capabilities.includes("launch-ehr") ||
+        s.capabilities.includes("launch-standalone")));
   return {
     v1,
     v2,
@@ -295,10 +421,17 @@ function smartFacet(s: SmartSources): SmartFacet {
     pkcePlain: s.challengeMethods.includes("plain"),
     launchEhr: s.capabilities.includes("launch-ehr"),
     launchStandalone: s.capabilities.includes("launch-standalone"),
-    backendServices: s.grantTypes.includes("client_credentials") && asymmetric(s),
+    backendServices: backendDeclared(s),
     authorizeUrl: s.authorizeUrl,
     tokenUrl: s.tokenUrl,
     scopes: s.scopes,
+    permissionOffline: s.capabilities.includes("permission-offline"),
+    clientTypes: CLIENT_TYPES.filter((type) => s.capabilities.includes(type)),
+    openIdConnect: openIdConnectOf(s),
+    issuer: s.issuer,
+    jwksUri: s.jwksUri,
+    registrationUrl: s.registrationUrl,
+    signingAlgorithms: s.signingAlgorithms,
   };
 }
 
@@ -347,8 +480,10 @@ interface Rule {
   handshake?: true;
 }
 
-const LANTERN = "ONC Lantern R4 validation (lantern-back-end capabilityhandler/validation/r4validation.go)";
-const SMART_DISCOVERY = "SMART App Launch 2.x, Conformance: /.well-known/smart-configuration";
+const LANTERN =
+  "ONC Lantern R4 validation (lantern-back-end capabilityreceiver/pkg/capabilityhandler/validation/r4validation.go)";
+const SMART_DISCOVERY = "SMART App Launch 2.2, Conformance: /.well-known/smart-configuration";
+const FHIR_CPB = "FHIR R4 capabilitystatement.html";
 const NOT_PROBED = { ok: null, detail: "not probed yet" };
 const NO_STATEMENT = { ok: null, detail: "no CapabilityStatement to check" };
 const NO_SMART = { ok: false, detail: "no SMART configuration" };
@@ -374,12 +509,16 @@ const publishedList = (key: string, describe: (list: string[]) => string) =>
       : { ok: false, detail: `no ${key}` },
   );
 
-const httpsEndpoint = (url: string | null, what: string) =>
+const httpsEndpoint = (url: string | null, what: string): Outcome =>
   url === null
     ? { ok: false, detail: `no ${what}` }
-    : /^https:\/\//i.test(url)
+    : isHttpsUrl(url)
       ? { ok: true, detail: url }
-      : { ok: false, detail: `${url} is not https` };
+      : { ok: false, detail: `${what} ${url} is not an https URL with a host` };
+
+/** A launch capability is declared: SMART 2.2 then requires `authorization_endpoint`. */
+const declaresLaunch = (s: SmartSources) =>
+  s.capabilities.includes("launch-ehr") || s.capabilities.includes("launch-standalone");
 
 /** Duplicates in a list, in order of first repetition. */
 const duplicates = (values: string[]) => {
@@ -397,7 +536,7 @@ const RULES = [
   {
     id: "capability-statement",
     verifies: "GET [base]/metadata returns a CapabilityStatement (or DSTU2 Conformance) as JSON",
-    source: `${LANTERN}; FHIR R4 http.html#capabilities`,
+    source: `${LANTERN} (CapStatExists); FHIR R4 http.html#capabilities`,
     run: (c) =>
       !c.probed
         ? NOT_PROBED
@@ -408,7 +547,7 @@ const RULES = [
   {
     id: "fhir-version-matches",
     verifies: "`fhirVersion` belongs to the release the endpoint's list or URL states",
-    source: LANTERN,
+    source: `${FHIR_CPB} (fhirVersion); the entry's list or URL`,
     run: onStatement((statement, c) => {
       const raw = asString(statement.fhirVersion);
       const release = raw === null ? null : releaseOfVersion(raw);
@@ -423,7 +562,7 @@ const RULES = [
   {
     id: "kind-instance",
     verifies: "`kind` is `instance`: the statement describes this running server",
-    source: `${LANTERN}; FHIR R4 capabilitystatement.html`,
+    source: `${LANTERN} (KindValid); ${FHIR_CPB}`,
     run: onStatement((statement) => {
       const kind = asString(statement.kind);
       return { ok: kind === "instance", detail: kind === null ? "no kind" : `kind is ${kind}` };
@@ -433,7 +572,7 @@ const RULES = [
     id: "format-json",
     verifies:
       "`format` lists JSON (`json`, `application/json`, `application/fhir+json` or DSTU2's `application/json+fhir`)",
-    source: `${LANTERN} (MimeTypeValid); FHIR R4 http.html#mime-type`,
+    source: `${FHIR_CPB} (format); FHIR R4 http.html#mime-type`,
     run: onStatement((statement) => {
       const formats = strings(statement.format);
       const ok = formats.some((f) => /^(json|application\/(fhir\+)?json|application\/json\+fhir)(;|$)/i.test(f));
@@ -442,11 +581,14 @@ const RULES = [
   },
   {
     id: "describes-software",
-    verifies: "`software` or `implementation` is present",
-    source: `${LANTERN} (DescribeEndpointValid, KindValid)`,
+    verifies: "`description`, `software` or `implementation` is present",
+    source: `${FHIR_CPB} cpb-2; ${LANTERN} (DescribeEndpointValid)`,
     run: onStatement((statement) => {
-      const present = ["software", "implementation"].filter((key) => asObject(statement[key]) !== null);
-      return { ok: present.length > 0, detail: present.length > 0 ? present.join(" and ") : "neither" };
+      const present = [
+        ...(asString(statement.description) !== null ? ["description"] : []),
+        ...["software", "implementation"].filter((key) => asObject(statement[key]) !== null),
+      ];
+      return { ok: present.length > 0, detail: present.length > 0 ? present.join(", ") : "none of the three" };
     }),
   },
   {
@@ -471,7 +613,7 @@ const RULES = [
   {
     id: "smart-configuration",
     verifies: "GET [base]/.well-known/smart-configuration returns a JSON object",
-    source: `${LANTERN} (SmartHTTPResponseValid); ${SMART_DISCOVERY}`,
+    source: `${LANTERN} (SmartResponseExists); ${SMART_DISCOVERY}`,
     run: (c) =>
       !c.probed
         ? NOT_PROBED
@@ -482,7 +624,7 @@ const RULES = [
   {
     id: "unique-resources",
     verifies: "each resource type is described once per `rest` mode",
-    source: `${LANTERN} (UniqueResources); FHIR R4 capabilitystatement.html cpb-9`,
+    source: `${LANTERN} (UniqueResources); ${FHIR_CPB} cpb-9`,
     run: onStatement((statement) => {
       const repeated = asArray(statement.rest).flatMap((rest) =>
         duplicates(asArray(asObject(rest)?.resource).flatMap((r) => asString(asObject(r)?.type) ?? [])),
@@ -495,7 +637,7 @@ const RULES = [
   {
     id: "unique-search-params",
     verifies: "search parameter names are unique within each resource",
-    source: `${LANTERN} (SearchParamsUnique); FHIR R4 capabilitystatement.html cpb-12`,
+    source: `${LANTERN} (SearchParamsUnique); ${FHIR_CPB} cpb-12`,
     run: onStatement((statement) => {
       const repeated: string[] = [];
       for (const rest of asArray(statement.rest))
@@ -510,24 +652,40 @@ const RULES = [
     }),
   },
   {
+    id: "instance-implementation",
+    verifies: "a statement of `kind` `instance` has `implementation` (null for another kind)",
+    source: `${FHIR_CPB} cpb-14; ${LANTERN} (KindValid: instance needs implementation)`,
+    run: onStatement((statement) => {
+      const kind = asString(statement.kind);
+      if (kind !== "instance") return { ok: null, detail: `kind is ${kind ?? "absent"}: not an instance` };
+      return asObject(statement.implementation) !== null
+        ? { ok: true, detail: "implementation present" }
+        : { ok: false, detail: "kind instance without implementation" };
+    }),
+  },
+  {
     id: "smart-authorize-endpoint",
     verifies:
-      "an authorization endpoint is published (SMART configuration, or the statement's oauth-uris extension) and is https",
-    source: SMART_DISCOVERY,
+      "an authorization endpoint (SMART configuration, or the statement's oauth-uris extension) is an https URL; required with `launch-ehr` or `launch-standalone` (null when neither is declared and none is published)",
+    source: `${SMART_DISCOVERY} (authorization_endpoint: CONDITIONAL)`,
     run: (c) =>
-      !c.probed ? NOT_PROBED : httpsEndpoint(c.sources.authorizeUrl, "authorization_endpoint or oauth-uris authorize"),
+      !c.probed
+        ? NOT_PROBED
+        : c.sources.authorizeUrl === null && !declaresLaunch(c.sources)
+          ? { ok: null, detail: "no launch declared: not required" }
+          : httpsEndpoint(c.sources.authorizeUrl, "authorization_endpoint or oauth-uris authorize"),
   },
   {
     id: "smart-token-endpoint",
     verifies:
-      "a token endpoint is published (SMART configuration, or the statement's oauth-uris extension) and is https",
-    source: SMART_DISCOVERY,
+      "a token endpoint is published (SMART configuration, or the statement's oauth-uris extension) and is an https URL",
+    source: `${SMART_DISCOVERY} (token_endpoint: REQUIRED)`,
     run: (c) => (!c.probed ? NOT_PROBED : httpsEndpoint(c.sources.tokenUrl, "token_endpoint or oauth-uris token")),
   },
   {
     id: "smart-pkce-s256",
-    verifies: "`code_challenge_methods_supported` includes `S256`",
-    source: `${SMART_DISCOVERY} (PKCE is required in SMART 2)`,
+    verifies: "`code_challenge_methods_supported` is published and includes `S256`",
+    source: `${SMART_DISCOVERY} (code_challenge_methods_supported: REQUIRED, S256 SHALL be included)`,
     run: onSmart((_, c) => {
       const methods = c.sources.challengeMethods;
       return {
@@ -539,7 +697,7 @@ const RULES = [
   {
     id: "smart-no-pkce-plain",
     verifies: "`code_challenge_methods_supported` does not include `plain`",
-    source: `${SMART_DISCOVERY} (servers SHALL NOT support plain)`,
+    source: `${SMART_DISCOVERY} (plain SHALL NOT be included)`,
     run: onSmart((_, c) =>
       c.sources.challengeMethods.includes("plain")
         ? { ok: false, detail: "plain is supported" }
@@ -548,15 +706,63 @@ const RULES = [
   },
   {
     id: "smart-capabilities",
-    verifies: "`capabilities` is published",
-    source: SMART_DISCOVERY,
+    verifies: "`capabilities` is published as a list",
+    source: `${SMART_DISCOVERY} (capabilities: REQUIRED)`,
     run: publishedList("capabilities", (list) => `${list.length} capabilities`),
   },
   {
     id: "smart-grant-types",
-    verifies: "`grant_types_supported` is published",
-    source: SMART_DISCOVERY,
+    verifies: "`grant_types_supported` is published as a list",
+    source: `${SMART_DISCOVERY} (grant_types_supported: REQUIRED)`,
     run: publishedList("grant_types_supported", (list) => list.join(", ") || "empty"),
+  },
+  {
+    id: "smart-openid-connect",
+    verifies:
+      "with `sso-openid-connect` declared, `issuer` and `jwks_uri` are https URLs (null when it is not declared)",
+    source: `${SMART_DISCOVERY} (issuer, jwks_uri: CONDITIONAL on sso-openid-connect)`,
+    run: onSmart((_, c) => {
+      if (!c.sources.capabilities.includes("sso-openid-connect"))
+        return { ok: null, detail: "sso-openid-connect not declared" };
+      const wrong = [
+        ["issuer", c.sources.issuer],
+        ["jwks_uri", c.sources.jwksUri],
+      ].flatMap(([key, value]) =>
+        isHttpsUrl(value ?? null) ? [] : [value === null ? `no ${key}` : `${key} is not https`],
+      );
+      return wrong.length === 0
+        ? { ok: true, detail: `issuer ${c.sources.issuer}` }
+        : { ok: false, detail: wrong.join("; ") };
+    }),
+  },
+  {
+    id: "smart-asymmetric-profile",
+    verifies:
+      "with asymmetric client authentication declared (`client-confidential-asymmetric` or `private_key_jwt`), `token_endpoint_auth_methods_supported` includes `private_key_jwt` and `token_endpoint_auth_signing_alg_values_supported` includes `RS384` or `ES384` (null when it is not declared)",
+    source: "SMART App Launch 2.2, Client Authentication: Asymmetric (Advertising server support)",
+    run: onSmart((_, c) => {
+      const asym = asymmetricOf(c.sources);
+      if (!asym.declared) return { ok: null, detail: "asymmetric authentication not declared" };
+      const wrong = [
+        ...(c.sources.authMethods.includes("private_key_jwt")
+          ? []
+          : [
+              c.sources.authMethods.length === 0
+                ? "no token_endpoint_auth_methods_supported"
+                : `token_endpoint_auth_methods_supported is ${c.sources.authMethods.join(", ")}, without private_key_jwt`,
+            ]),
+        ...(asym.algorithm
+          ? []
+          : [
+              c.sources.signingAlgorithms.length === 0
+                ? "no token_endpoint_auth_signing_alg_values_supported"
+                : `token_endpoint_auth_signing_alg_values_supported is ${c.sources.signingAlgorithms.join(", ")}, neither RS384 nor ES384`,
+            ]),
+      ];
+      return wrong.length === 0
+        ? { ok: true, detail: `private_key_jwt with ${c.sources.signingAlgorithms.join(", ")}` }
+        : { ok: false, detail: wrong.join("; ") };
+    }),
   },
   {
     id: "tls-1.2-or-later",
@@ -593,51 +799,163 @@ export const CHECKS: readonly { id: CheckId; verifies: string; source: string }[
 
 // --- verdict ------------------------------------------------------------------------------
 
-function verdictOf(c: RuleContext, facets: CapabilityFacets): Verdict {
-  if (!c.probed) {
-    const unknown = { status: "unknown" as const, reasons: ["not probed yet"] };
-    return { patientApps: unknown, providerApps: unknown, backendServices: unknown };
+/** A SMART App Launch 2.2 capability set (Conformance, Capability Sets) of a kind of app. */
+interface CapabilitySet {
+  name: string;
+  /** Its capabilities besides the client type, launch mode first. */
+  capabilities: string[];
+}
+/** Each set also needs `client-public` or `client-confidential-symmetric` (`client-confidential-asymmetric` MAY be added). */
+const SET_CLIENT_TYPES = ["client-public", "client-confidential-symmetric"];
+
+/**
+ * The capability sets of each kind of app that launches, in the order a reason is taken from
+ * when none is complete and two are equally near; and the capabilities that say a server offers
+ * that kind at all (the audience rule of the entry's `access`).
+ */
+export const LAUNCH_KINDS: Record<"patientApps" | "providerApps", { sets: CapabilitySet[]; offeredBy: string[] }> = {
+  patientApps: {
+    sets: [
+      {
+        name: "Patient Access for Standalone Apps",
+        capabilities: ["launch-standalone", "context-standalone-patient", "permission-patient"],
+      },
+      {
+        name: "Patient Access for EHR Launch",
+        capabilities: ["launch-ehr", "context-ehr-patient", "permission-patient"],
+      },
+    ],
+    offeredBy: ["launch-standalone", "context-standalone-patient", "permission-patient"],
+  },
+  providerApps: {
+    sets: [
+      {
+        name: "Clinician Access for EHR Launch",
+        capabilities: [
+          "launch-ehr",
+          "context-ehr-patient",
+          "context-ehr-encounter",
+          "permission-user",
+          "permission-patient",
+        ],
+      },
+      {
+        name: "Clinician Access for Standalone",
+        capabilities: ["launch-standalone", "permission-user", "permission-patient"],
+      },
+    ],
+    offeredBy: ["launch-ehr", "context-ehr-patient", "permission-user"],
+  },
+};
+
+/** What a set lacks of the declared capabilities: its missing codes, the client type as one. */
+function missingOf(set: CapabilitySet, capabilities: string[]): string[] {
+  const missing = set.capabilities.filter((code) => !capabilities.includes(code));
+  if (!SET_CLIENT_TYPES.some((type) => capabilities.includes(type)))
+    missing.splice(1, 0, SET_CLIENT_TYPES.join(" or "));
+  return missing;
+}
+
+/** Requirements every kind shares: a verified server over https that publishes SMART 2.2's configuration. */
+function commonReasons(c: RuleContext): string[] {
+  const reasons: string[] = [];
+  if (!isHttpsUrl(c.url)) reasons.push("the base URL is not https (SMART requires TLS)");
+  if (c.statement === null) reasons.push("not verified: /metadata returned no CapabilityStatement");
+  if (!c.sources.configuration)
+    reasons.push(
+      "no /.well-known/smart-configuration (SMART 2.2 requires it; OAuth URIs in the CapabilityStatement are deprecated)",
+    );
+  return reasons;
+}
+
+function launchVerdict(c: RuleContext, kind: "patientApps" | "providerApps"): AppVerdict {
+  const { sets, offeredBy } = LAUNCH_KINDS[kind];
+  const s = c.sources;
+  const reasons = commonReasons(c);
+  if (s.capabilities.length === 0)
+    reasons.push(
+      s.configuration ? "capabilities not published as a list (REQUIRED)" : "no SMART capabilities published",
+    );
+  else if (!offeredBy.some((code) => s.capabilities.includes(code)))
+    return { status: "no", reasons: [`declares none of ${offeredBy.join(", ")}`] };
+  if (s.capabilities.length > 0) {
+    const nearest = sets
+      .map((set) => ({ set, missing: missingOf(set, s.capabilities) }))
+      .reduce((best, next) => (next.missing.length < best.missing.length ? next : best));
+    for (const code of nearest.missing) reasons.push(`${code} not declared (${nearest.set.name})`);
   }
-  const s = facets.smart;
-  const noSmart: AppVerdict = {
-    status: "no",
-    reasons: ["no SMART configuration and no OAuth URIs in the CapabilityStatement"],
-  };
-  if (!c.sources.published) return { patientApps: noSmart, providerApps: noSmart, backendServices: noSmart };
-  const common: string[] = [];
-  if (c.statement === null) common.push("not verified: /metadata returned no CapabilityStatement");
-  const authorize = httpsEndpoint(s.authorizeUrl, "authorization endpoint");
-  const token = httpsEndpoint(s.tokenUrl, "token endpoint");
-  const launchApp = (launch: boolean, name: string): AppVerdict => {
-    const reasons = [...common];
-    if (!launch) reasons.push(`no ${name} in SMART capabilities`);
-    if (!authorize.ok) reasons.push(authorize.detail);
-    if (!token.ok) reasons.push(token.detail);
-    if (!s.pkceS256) reasons.push("PKCE S256 not published");
-    return { status: reasons.length === 0 ? "ready" : "partial", reasons };
-  };
-  const backend = (): AppVerdict => {
-    const credentials = c.sources.grantTypes.includes("client_credentials");
-    const asym = asymmetric(c.sources);
-    const system =
-      c.sources.capabilities.includes("permission-system") || s.scopes.some((scope) => scope.startsWith("system/"));
-    // The Bulk Data IG requires SMART Backend Services of a server that exports.
-    const bulk = facets.bulkData.system || facets.bulkData.group || facets.bulkData.patient;
-    if (!credentials && !asym && !system && !bulk)
-      return {
-        status: "no",
-        reasons: ["no client_credentials grant, asymmetric client authentication, system scopes or bulk export"],
-      };
-    const reasons = [...common];
-    if (!credentials) reasons.push("no client_credentials in grant_types_supported");
-    if (!asym) reasons.push("no private_key_jwt or client-confidential-asymmetric");
-    if (!token.ok) reasons.push(token.detail);
-    return { status: reasons.length === 0 ? "ready" : "partial", reasons };
-  };
+  if (s.configuration) {
+    if (!s.grantTypesListed) reasons.push("no grant_types_supported (REQUIRED)");
+    else if (!s.grantTypes.includes("authorization_code"))
+      reasons.push("authorization_code not in grant_types_supported");
+    if (!s.challengeMethods.includes("S256")) reasons.push("code_challenge_methods_supported lacks S256");
+    if (s.challengeMethods.includes("plain")) reasons.push("code_challenge_methods_supported includes plain");
+  }
+  const authorize = httpsEndpoint(s.authorizeUrl, "authorization_endpoint");
+  if (!authorize.ok) reasons.push(authorize.detail);
+  const token = httpsEndpoint(s.tokenUrl, "token_endpoint");
+  if (!token.ok) reasons.push(token.detail);
+  return { status: reasons.length === 0 ? "ready" : "partial", reasons };
+}
+
+function backendVerdict(c: RuleContext): AppVerdict {
+  const s = c.sources;
+  const asym = asymmetricOf(s);
+  const offered =
+    s.grantTypes.includes("client_credentials") ||
+    s.scopes.some((scope) => scope.startsWith("system/")) ||
+    asym.declared;
+  if (!offered)
+    return {
+      status: "no",
+      reasons: ["declares no client_credentials grant, system scopes or asymmetric client authentication"],
+    };
+  const reasons = commonReasons(c);
+  if (!s.grantTypesListed) reasons.push("no grant_types_supported (REQUIRED)");
+  else if (!s.grantTypes.includes("client_credentials"))
+    reasons.push("client_credentials not in grant_types_supported");
+  if (!asym.declared) reasons.push("client-confidential-asymmetric not declared (nor private_key_jwt)");
+  else if (asym.contradicted)
+    reasons.push(
+      `token_endpoint_auth_methods_supported lists ${s.authMethods.join(", ")} but not private_key_jwt (client-confidential-asymmetric)`,
+    );
+  if (!asym.algorithm)
+    reasons.push(
+      s.signingAlgorithms.length === 0
+        ? "no token_endpoint_auth_signing_alg_values_supported (RS384 or ES384)"
+        : "token_endpoint_auth_signing_alg_values_supported names neither RS384 nor ES384",
+    );
+  const token = httpsEndpoint(s.tokenUrl, "token_endpoint");
+  if (!token.ok) reasons.push(token.detail);
+  return { status: reasons.length === 0 ? "ready" : "partial", reasons };
+}
+
+function verdictOf(c: RuleContext): Verdict {
+  const all = (verdict: AppVerdict): Verdict => ({
+    patientApps: verdict,
+    providerApps: verdict,
+    backendServices: verdict,
+  });
+  if (!c.probed) return all({ status: "unknown", reasons: ["not probed yet"] });
+  if (c.statement === null && c.smart === null)
+    return all({
+      status: "unknown",
+      reasons: ["the last probe returned neither a CapabilityStatement nor a SMART configuration"],
+    });
+  if (c.sources.access.declared === "none")
+    return all({
+      status: "undeclared",
+      reasons: ["declares no authorization: no SMART configuration, no OAuth URIs, no security service"],
+    });
+  if (!c.sources.published)
+    return all({
+      status: "no",
+      reasons: [`declares ${c.sources.access.services.join(", ")} but neither a SMART configuration nor OAuth URIs`],
+    });
   return {
-    patientApps: launchApp(s.launchStandalone, "launch-standalone"),
-    providerApps: launchApp(s.launchEhr, "launch-ehr"),
-    backendServices: backend(),
+    patientApps: launchVerdict(c, "patientApps"),
+    providerApps: launchVerdict(c, "providerApps"),
+    backendServices: backendVerdict(c),
   };
 }
 
@@ -668,14 +986,21 @@ export function capabilityReport(input: CapabilityInput): CapabilityReport {
     usCore: usCoreFacet(statement),
     bulkData: bulkDataFacet(statement),
     smart: smartFacet(sources),
+    access: sources.access,
   };
   const checks = RULES.map((rule): Check => ({ id: rule.id, ...rule.run(context) }));
-  return { facets, checks, verdict: verdictOf(context, facets) };
+  return { facets, checks, verdict: verdictOf(context) };
 }
 
 /** The `supports=` values a report's facets hold, in SUPPORTS order. */
 export function supportsOf({ usCore, bulkData, smart }: CapabilityFacets): Supports[] {
   const holds: Record<Supports, boolean> = {
+    "permission-offline": smart.permissionOffline,
+    "sso-openid-connect": smart.openIdConnect,
+    "dynamic-registration": isHttpsUrl(smart.registrationUrl),
+    "client-public": smart.clientTypes.includes("client-public"),
+    "client-confidential-symmetric": smart.clientTypes.includes("client-confidential-symmetric"),
+    "client-confidential-asymmetric": smart.clientTypes.includes("client-confidential-asymmetric"),
     "us-core": usCore.declared,
     "bulk-export": bulkData.system || bulkData.group || bulkData.patient,
     "smart-v2": smart.v2,
@@ -695,12 +1020,7 @@ export const verdictStatuses = (verdict: Verdict): VerdictStatuses => ({
   backendServices: verdict.backendServices.status,
 });
 
-/** Parses a stored body; null when it is absent or not a JSON object. */
+/** Parses a stored body; null when it is absent, not a JSON object or over JSON_BOUNDS (a hostile body stored before them). */
 export function parseDocument(text: string | null): Json | null {
-  if (text === null) return null;
-  try {
-    return asObject(JSON.parse(text));
-  } catch {
-    return null;
-  }
+  return parseBoundedObject(text);
 }

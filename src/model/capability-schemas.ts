@@ -1,6 +1,15 @@
 import { type Static, type TInteger, Type } from "@sinclair/typebox";
 import { t } from "elysia";
-import { APP_KINDS, CHECKS, SUPPORTS, VERDICT_STATUSES } from "./capability-rules";
+import {
+  ACCESS_DECLARATIONS,
+  APP_KINDS,
+  CHECKS,
+  CLIENT_TYPES,
+  LAUNCH_KINDS,
+  SUPPORTS,
+  VERDICT_STATUS_MEANINGS,
+  VERDICT_STATUSES,
+} from "./capability-rules";
 
 const flag = (description: string) => t.Boolean({ description });
 const nullableString = (description: string) => t.Union([t.String(), t.Null()], { description });
@@ -32,7 +41,7 @@ export const FacetSchemas = {
   smart: t.Object(
     {
       v1: flag(
-        "`permission-v1`, a SMART v1 scope (`patient/X.read`), or SMART published without any sign of v2 (v1 is what such a server speaks).",
+        "`permission-v1`, a SMART v1 scope (`patient/X.read`), or, without a sign of v2, OAuth URIs in the statement or a declared launch (v1 is what such a server speaks).",
       ),
       v2: flag("`permission-v2` in capabilities, or a SMART v2 scope (`patient/X.rs`) in `scopes_supported`."),
       pkceS256: flag("`code_challenge_methods_supported` includes `S256`."),
@@ -40,13 +49,37 @@ export const FacetSchemas = {
       launchEhr: flag("`launch-ehr` in capabilities."),
       launchStandalone: flag("`launch-standalone` in capabilities."),
       backendServices: flag(
-        "`client_credentials` in `grant_types_supported` with asymmetric client authentication (`private_key_jwt` in `token_endpoint_auth_methods_supported`, or the non-standard `token_endpoint_auth_methods`, or `client-confidential-asymmetric`).",
+        "The Backend Services set is declared: `client_credentials` in `grant_types_supported`, asymmetric client authentication (`client-confidential-asymmetric` or `private_key_jwt`) not contradicted by published auth methods without `private_key_jwt`, and `RS384` or `ES384` in `token_endpoint_auth_signing_alg_values_supported`.",
       ),
       authorizeUrl: nullableString(
         "`authorization_endpoint`, else the `authorize` URI of the CapabilityStatement's oauth-uris security extension (DSTU2/STU3).",
       ),
       tokenUrl: nullableString("`token_endpoint`, else the oauth-uris extension's `token`."),
       scopes: t.Array(t.String(), { description: "`scopes_supported` as published." }),
+      permissionOffline: flag("`permission-offline` in capabilities: refresh tokens (`offline_access`)."),
+      clientTypes: t.Array(t.String({ enum: [...CLIENT_TYPES] }), {
+        description: "The SMART client types declared in capabilities, in this order: public, symmetric, asymmetric.",
+      }),
+      openIdConnect: flag("`sso-openid-connect` in capabilities with `issuer` and `jwks_uri` both https URLs."),
+      issuer: nullableString("`issuer` as published."),
+      jwksUri: nullableString("`jwks_uri` as published."),
+      registrationUrl: nullableString("`registration_endpoint` (OAuth dynamic client registration) as published."),
+      signingAlgorithms: t.Array(t.String(), {
+        description: "`token_endpoint_auth_signing_alg_values_supported` as published.",
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  access: t.Object(
+    {
+      declared: t.String({
+        enum: [...ACCESS_DECLARATIONS],
+        description:
+          "How the server declares access: `smart-configuration` (it returned /.well-known/smart-configuration), `oauth-uris` (only OAuth URIs in the statement's security extension, SMART v1 style), `security-service` (only a `rest[].security.service` such as OAuth or Basic), `none` (nothing declared, not probed, or neither document returned). /.well-known/udap is not probed.",
+      }),
+      services: t.Array(t.String(), {
+        description: "The codes (else texts) of the statement's `rest[].security.service`, as published.",
+      }),
     },
     { additionalProperties: false },
   ),
@@ -98,12 +131,18 @@ const AppVerdictSchema = (description: string) =>
     { additionalProperties: false, description },
   );
 
+const setsOf = (kind: keyof typeof LAUNCH_KINDS) =>
+  LAUNCH_KINDS[kind].sets
+    .map((set) => `${set.name} (${[...set.capabilities, "client-public or client-confidential-symmetric"].join(", ")})`)
+    .join(" or ");
+const STATUSES_TEXT = VERDICT_STATUSES.map((status) => `\`${status}\`: ${VERDICT_STATUS_MEANINGS[status]}`).join("; ");
+const LAUNCH_NEEDS =
+  "`authorization_code` in `grant_types_supported`, PKCE `S256` without `plain`, https authorization and token endpoints";
 const VERDICT_DESCRIPTIONS: Record<(typeof APP_KINDS)[number], string> = {
-  patientApps:
-    "A patient-facing app (standalone launch): ready when /metadata returned a CapabilityStatement and SMART is published with `launch-standalone`, https authorize and token endpoints and PKCE S256; partial when some of that is missing; no without SMART; unknown while unprobed.",
-  providerApps: "A provider-facing app (EHR launch): as patientApps with `launch-ehr` instead of `launch-standalone`.",
+  patientApps: `A patient-facing app (SMART App Launch 2.2 capability sets ${setsOf("patientApps")}), with ${LAUNCH_NEEDS}. Offered when capabilities include ${LAUNCH_KINDS.patientApps.offeredBy.join(", ")}. ${STATUSES_TEXT}.`,
+  providerApps: `A clinician-facing app (capability sets ${setsOf("providerApps")}), with ${LAUNCH_NEEDS}. Offered when capabilities include ${LAUNCH_KINDS.providerApps.offeredBy.join(", ")}.`,
   backendServices:
-    "A backend service: ready with a CapabilityStatement, `client_credentials`, asymmetric client authentication and an https token endpoint; partial when some is missing; no without SMART or without any of client_credentials, asymmetric authentication and system scopes; unknown while unprobed.",
+    "A backend service (SMART Backend Services): `client_credentials`, asymmetric client authentication not contradicted by the published auth methods, `RS384` or `ES384` published, an https token endpoint. Offered when `client_credentials`, a `system/` scope or asymmetric authentication is declared; a declared bulk export alone does not count.",
 };
 
 /** The verdict's statuses alone (the change feed's `verdict` field). */
@@ -140,7 +179,7 @@ const CapabilityCountsSchema = t.Object(
       Object.fromEntries(
         APP_KINDS.map((kind) => [
           kind,
-          countsOf(VERDICT_STATUSES, `Entries per ${kind} verdict; unknown: not probed.`),
+          countsOf(VERDICT_STATUSES, `Entries per ${kind} verdict status (docs/api.md, Verdict).`),
         ]),
       ) as Record<(typeof APP_KINDS)[number], ReturnType<typeof countsOf<(typeof VERDICT_STATUSES)[number]>>>,
       { additionalProperties: false, description: "Every entry's verdicts, per app kind and status." },
@@ -204,7 +243,7 @@ const EXAMPLE_COUNTS: CapabilityCounts = {
     SUPPORTS.map((value) => [value, value === "us-core" ? 2 : 1]),
   ) as CapabilityCounts["supports"],
   verdict: Object.fromEntries(
-    APP_KINDS.map((kind) => [kind, { ready: 1, partial: 0, no: 1, unknown: 1 }]),
+    APP_KINDS.map((kind) => [kind, { ready: 1, partial: 0, no: 0, undeclared: 1, unknown: 1 }]),
   ) as CapabilityCounts["verdict"],
   checks: Object.fromEntries(
     CHECKS.map(({ id }) => [

@@ -82,7 +82,7 @@ export const ListQuery = t.Object(
       t.String({
         maxLength: 200,
         "x-error": `supports: must be a comma-separated list of at most ${SUPPORTS.length} of ${SUPPORTS.join(", ")}`,
-        description: `Comma-separated, each must hold (docs/api.md, Facets): ${SUPPORTS.map((v) => `\`${v}\``).join(", ")}. \`us-core\`: a US Core canonical is declared; \`bulk-export\`: \`$export\` at some level; \`smart-v2\`, \`pkce\` (S256), \`backend-services\`, \`launch-ehr\`, \`launch-standalone\`: the SMART facets of those names. Spaces around commas ignored; an unknown value → 400.`,
+        description: `Comma-separated, each must hold (docs/api.md, Facets): ${SUPPORTS.map((v) => `\`${v}\``).join(", ")}. \`us-core\`: a US Core canonical is declared; \`bulk-export\`: \`$export\` at some level; \`smart-v2\`, \`pkce\` (S256), \`backend-services\`, \`launch-ehr\`, \`launch-standalone\`: the SMART facets of those names; \`permission-offline\`, \`sso-openid-connect\` (with https issuer and jwks_uri), \`dynamic-registration\` (an https registration_endpoint) and the client types: what the SMART configuration declares. Spaces around commas ignored; an unknown value → 400.`,
         examples: ["pkce,launch-standalone"],
       }),
     ),
@@ -229,7 +229,7 @@ export const UnusableMeta = t.Optional(
         {
           reason: t.Union(literals(UNUSABLE_REASONS), {
             description:
-              "The rule: non-public-address, localhost, single-label-host, internal-suffix (an internal or reserved host name, or a developer's internal network), web-page (a document, not a server's base), near-miss-domain (a misspelling of a domain the same list uses), internal-host (an internal machine named without its internal subdomain), do-not-use, deleted, inactive, dummy (the organization name says so).",
+              "The rule: non-public-address, localhost, single-label-host, internal-suffix (an internal or reserved host name, or a developer's internal network), web-page (a document, not a server's base), query-or-fragment (a base URL has neither: `[base]/metadata` cannot be formed), near-miss-domain (a misspelling of a domain the same list uses), internal-host (an internal machine named without its internal subdomain), do-not-use, deleted, inactive, dummy (the organization name says so).",
           }),
           detail: t.Union([t.String(), t.Null()], {
             description:
@@ -347,7 +347,7 @@ const EXAMPLE_SMART = {
   authorization_endpoint: "https://mychart.stmaryshospital.com/oauth2/authorize",
   token_endpoint: "https://mychart.stmaryshospital.com/oauth2/token",
   code_challenge_methods_supported: ["S256"],
-  capabilities: ["launch-standalone", "context-standalone-patient"],
+  capabilities: ["launch-standalone", "client-public", "context-standalone-patient", "permission-patient"],
   grant_types_supported: ["authorization_code"],
 };
 /** The example's facets, checks and verdict are what the rules make of the example's documents. */
@@ -356,6 +356,7 @@ const EXAMPLE_REPORT = capabilityReport({
   statement: EXAMPLE_STATEMENT,
   smart: EXAMPLE_SMART,
   statedVersion: "R4",
+  url: "https://mychart.stmaryshospital.com/fhir/r4",
 });
 
 const EXAMPLE_TLS_CHECKS = [

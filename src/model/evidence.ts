@@ -40,6 +40,7 @@ export const UNUSABLE_REASONS = [
   "single-label-host",
   "internal-suffix",
   "web-page",
+  "query-or-fragment",
   "near-miss-domain",
   "internal-host",
   "do-not-use",

@@ -38,6 +38,8 @@ export type ErrorKind =
   | "body_timeout"
   /** The body was larger than the cap. */
   | "body_too_large"
+  /** JSON nested deeper, or with more values, distinct keys or a longer string than the probe parses (JSON_BOUNDS). */
+  | "body_too_complex"
   /** The body is not JSON. */
   | "invalid_json"
   /** JSON, but not an object. */
@@ -55,7 +57,11 @@ export interface DocumentResult {
   httpStatus: number | null;
   /** The body text exactly as received (decoded, BOM dropped) when `ok`; else null. */
   body: string | null;
-  /** The parsed body when `ok`. Not stored; derive.ts reads it. */
+  /**
+   * What derive.ts reads of the parsed body when `ok`: its top-level scalars, `software`,
+   * `rest[].resource[].type` and the SMART lists; the rest of the tree is let go as soon as it is
+   * parsed. Not stored.
+   */
   json: Record<string, unknown> | null;
   errorKind: ErrorKind | null;
   errorMessage: string | null;

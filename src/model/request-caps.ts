@@ -18,8 +18,45 @@ export const REQUEST_CAPS = {
   parameters: 40,
   /** Bytes of the form body of `POST /fhir/<type>/_search` (413 beyond, before it is read). */
   formBodyBytes: 8 * 1024,
+  /** Resources one /fhir page may include (`_include`, `_revinclude`). */
+  includedResources: 1_000,
   /** Resource type names of the list's `hasResource`. */
   resourceTypes: 20,
+} as const;
+
+/**
+ * The work one request may do, as a whole, whatever its parameters: each request's work is
+ * counted in work units from the sizes of the indexes it would read (postings, strings,
+ * resources, bitset words), before any of it is done, and a request over `budget` is refused
+ * with a 400 (`too-costly` under /fhir, `VALIDATION_ERROR` in the JSON API) naming its costliest
+ * parameter. One unit is about one posting read from an index (10–15 ns at 1M entries); the
+ * other kinds of work are weighed against it here. `budget` is set so that the costliest
+ * request it admits at 1M entries (`bun run bench:worst` searches the caps for it) costs at
+ * most about 50 ms of CPU (docs/api.md, "Request caps"; bench/README.md).
+ */
+export const WORK = {
+  /** Work units one request may cost. */
+  budget: 2_000_000,
+  /** Units of testing one candidate string against a value (reading its posting is one more). */
+  check: 40,
+  /**
+   * Units of testing whether a candidate string has a word starting with a given word (the
+   * string rule): about 1 µs each at 1M entries, measured on the ZIP codes.
+   */
+  wordCheck: 150,
+  /** Units of a posting of the name-word index (read, mapped to its organization, set). */
+  namePosting: 3,
+  /** Bitset words (32 resources each) combined per unit. */
+  bitsetWordsPerUnit: 2,
+  /** Resources visited per unit by a pass over all of a type's resources. */
+  passItemsPerUnit: 2,
+  /** Units of writing one resource into a page (a match or an include). */
+  resource: 1_000,
+  /**
+   * A search costing at most this many units is answered at once, never queued behind costly
+   * searches (src/server/fhir/turns.ts): about 0.5 ms at 1M entries.
+   */
+  cheap: 40_000,
 } as const;
 
 /**

@@ -28,6 +28,7 @@ import { metricsRoute, requestObserver } from "./observability/plugin";
 import { MemoryRateLimitStore } from "./rate-limit/memory-store";
 import { rateLimiter } from "./rate-limit/plugin";
 import type { RateLimitStore } from "./rate-limit/store";
+import { reportRoutes } from "./reports/routes";
 import { statsRoutes } from "./stats/routes";
 import { vendorRoutes } from "./vendors/routes";
 import { webPage } from "./web/plugin";
@@ -97,7 +98,7 @@ export function createApp(deps: AppDeps) {
     .use(
       exportRoutes(directory, {
         inFlight: new InFlightExports(2, undefined, deps.config.exportMaxRunning),
-        files: new ExportFiles(deps.config.exportDir ?? `${deps.db.path}.exports`),
+        files: new ExportFiles(deps.config.exportDir ?? `${deps.db.path}.exports`, deps.config.publicOrigin),
         trustProxy: deps.config.trustProxy,
         idleTimeoutSeconds: deps.config.idleTimeoutSeconds,
         onFileError: (error) =>
@@ -105,6 +106,7 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(vendorRoutes(directory))
+    .use(reportRoutes(directory))
     .use(statsRoutes(directory))
     .use(changesRoutes(directory))
     .use(fhirRoutes(directory, { name: "Endpoint Directory", version: packageJson.version }))

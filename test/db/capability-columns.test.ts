@@ -12,7 +12,9 @@ const STATEMENT = JSON.stringify({
 const SMART = JSON.stringify({
   authorization_endpoint: "https://a.example/authorize",
   token_endpoint: "https://a.example/token",
-  capabilities: ["launch-standalone"],
+  // Patient Access for Standalone Apps, complete.
+  capabilities: ["launch-standalone", "client-public", "context-standalone-patient", "permission-patient"],
+  grant_types_supported: ["authorization_code"],
   code_challenge_methods_supported: ["S256"],
 });
 
@@ -24,17 +26,24 @@ test("probe rows stored before the capability columns existed get them from thei
   );
   insert.run("https://a.example/fhir", "success", storeBody(db.sqlite, STATEMENT), storeBody(db.sqlite, SMART));
   insert.run("https://b.example/fhir", "failed", null, null);
+  // The same bodies from an http base URL: one pair, two schemes, two derivations.
+  insert.run("http://c.example/fhir", "success", storeBody(db.sqlite, STATEMENT), storeBody(db.sqlite, SMART));
   db.sqlite.close();
 
   const reopened = openDatabase(path);
   const rows = reopened.sqlite.prepare("SELECT url, supports, verdict FROM probes ORDER BY url").values();
   expect(rows).toEqual([
     [
-      "https://a.example/fhir",
-      '["us-core","pkce","launch-standalone"]',
-      '{"patientApps":"ready","providerApps":"partial","backendServices":"no"}',
+      "http://c.example/fhir",
+      '["us-core","pkce","launch-standalone","client-public"]',
+      '{"patientApps":"partial","providerApps":"no","backendServices":"no"}',
     ],
-    ["https://b.example/fhir", "[]", '{"patientApps":"no","providerApps":"no","backendServices":"no"}'],
+    [
+      "https://a.example/fhir",
+      '["us-core","pkce","launch-standalone","client-public"]',
+      '{"patientApps":"ready","providerApps":"no","backendServices":"no"}',
+    ],
+    ["https://b.example/fhir", "[]", '{"patientApps":"unknown","providerApps":"unknown","backendServices":"unknown"}'],
   ]);
   reopened.sqlite.close();
 });

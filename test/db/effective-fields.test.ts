@@ -6,7 +6,7 @@ import { tempDbPath } from "../support/temp-db";
 function setup() {
   const db = openDatabase(tempDbPath());
   db.sqlite.exec(`
-    INSERT INTO vendors VALUES ('v', 'V', 'https://v.example/list', NULL);
+    INSERT INTO vendors (id, name, endpoint_list_url, last_scraped_at) VALUES ('v', 'V', 'https://v.example/list', NULL);
     INSERT INTO entries (id, vendor_id, url, list_fhir_version, list_access, fhir_version, access, last_updated) VALUES
       ('probed', 'v', 'https://a.example', 'R4', '["patient"]', 'UNKNOWN', '[]', 't0'),
       ('failed-probe', 'v', 'https://b.example', 'DSTU2', '["provider"]', 'UNKNOWN', '[]', 't0'),

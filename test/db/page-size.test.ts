@@ -23,7 +23,7 @@ test("a database created with SQLite's default 4 KB pages keeps them and is serv
   const db = openDatabase(path);
   expect(pageSize(db.sqlite)).toBe(4_096);
   db.sqlite.exec(`
-    INSERT INTO vendors VALUES ('v', 'Vendor', 'https://v.example/list', NULL);
+    INSERT INTO vendors (id, name, endpoint_list_url, last_scraped_at) VALUES ('v', 'Vendor', 'https://v.example/list', NULL);
     INSERT INTO entries (id, vendor_id, url, list_fhir_version, list_access, fhir_version, access, last_updated)
       VALUES ('${"a".repeat(64)}', 'v', 'https://a.example/fhir', 'R4', '[]', 'R4', '[]', '2026-11-01T00:00:00.000Z');
     INSERT INTO probe_bodies (id, sha256, body) VALUES (1, 'h1', '{"resourceType":"CapabilityStatement","padding":"${"x".repeat(20_000)}"}');

@@ -62,7 +62,7 @@ async function answers(server: ServerProcess): Promise<Map<string, string>> {
   return out;
 }
 
-function writeStored(version: number, bytes: Uint8Array, sqlite?: Database) {
+function writeStored(version: number, bytes: Uint8Array | string, sqlite?: Database) {
   const db = sqlite ?? new Database(path);
   db.run("DELETE FROM directory_index");
   db.prepare("INSERT INTO directory_index (format, version, database_id, bytes) VALUES (?, ?, ?, ?)").run(
@@ -108,7 +108,8 @@ beforeAll(async () => {
 afterAll(removeTempDirs);
 
 describe("a damaged index kept in the database", () => {
-  const damage: [string, () => Uint8Array, RegExp][] = [
+  const damage: [string, () => Uint8Array | string, RegExp][] = [
+    ["a text value, not a blob", () => "not an index", /text/],
     ["random bytes", () => crypto.getRandomValues(new Uint8Array(stored.bytes.length)), /./],
     ["cut in half", () => stored.bytes.slice(0, stored.bytes.length >> 1), /./],
     ["empty", () => new Uint8Array(0), /too short/],

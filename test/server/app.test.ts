@@ -112,11 +112,19 @@ describe("GET /api/v1/endpoints/:id/capabilities", () => {
         authorizeUrl: null,
         tokenUrl: null,
         scopes: [],
+        permissionOffline: false,
+        clientTypes: [],
+        openIdConnect: false,
+        issuer: null,
+        jwksUri: null,
+        registrationUrl: null,
+        signingAlgorithms: [],
       },
+      access: { declared: "none", services: [] },
       tls: { protocol: null, certificateExpiresAt: null, issuer: null, verified: null },
     });
-    // Probed, answered nothing: no app can connect; the checks on the statement cannot apply.
-    expect(Object.values(body.data.verdict).map((v: any) => v.status)).toEqual(["no", "no", "no"]);
+    // Probed, answered nothing: what it offers is unknown; the checks on the statement cannot apply.
+    expect(Object.values(body.data.verdict).map((v: any) => v.status)).toEqual(["unknown", "unknown", "unknown"]);
     const ok = Object.fromEntries(body.data.checks.map((c: any) => [c.id, c.ok]));
     expect([ok["capability-statement"], ok["kind-instance"], ok["smart-configuration"]]).toEqual([false, null, false]);
   });

@@ -37,7 +37,19 @@ export const BEHAVIOURS = [
   "bom",
   "wrong-content-type",
 ] as const;
-export type Behaviour = (typeof BEHAVIOURS)[number];
+/**
+ * JSON just under the body cap (hostileJson): not among BEHAVIOURS, so that a national-like farm
+ * and the farm test do not serve megabytes per host; bench/probe-hostile.ts and
+ * test/pipeline/probe/hostile-json.test.ts start farms of them.
+ */
+export const HOSTILE_JSON_BEHAVIOURS = [
+  "json-deep",
+  "json-wide",
+  "json-keys",
+  "json-long-string",
+  "json-padded",
+] as const;
+export type Behaviour = (typeof BEHAVIOURS)[number] | (typeof HOSTILE_JSON_BEHAVIOURS)[number];
 
 export interface FarmDocuments {
   /** CapabilityStatement texts (served round-robin by the well-behaved hosts). */
@@ -96,6 +108,44 @@ function farmAddress(n: number, firstOctet = 40): string {
 const json = (body: string | Uint8Array, status = 200, type = "application/fhir+json") =>
   new Response(body, { status, headers: { "content-type": type } });
 
+/**
+ * Hostile JSON just under the body cap, each a CapabilityStatement (for /metadata) or a SMART
+ * configuration (for the other document) that parses: nested `depth` arrays deep, an array of
+ * about 1.2M `{}`, an object with hundreds of thousands of distinct keys, one string of nearly the
+ * whole cap, and a real statement padded with whitespace (valid, within every structural bound).
+ */
+export function hostileJson(behaviour: Behaviour, doc: "metadata" | "smart", cap: number, real: string): string {
+  const head =
+    doc === "metadata"
+      ? '{"resourceType":"CapabilityStatement","fhirVersion":"4.0.1",'
+      : '{"token_endpoint":"https://example.org/token",';
+  const room = cap - head.length - 64;
+  switch (behaviour) {
+    case "json-deep": {
+      const depth = Math.floor(room / 2);
+      return `${head}"rest":${"[".repeat(depth)}${"]".repeat(depth)}}`;
+    }
+    case "json-wide":
+      return `${head}"rest":[{"resource":[${"{},".repeat(Math.floor(room / 3) - 1)}{}]}]}`;
+    case "json-keys": {
+      const keys: string[] = [];
+      let size = 0;
+      for (let i = 0; size < room - 32; i++) {
+        const key = `"k${i.toString(36)}":0`;
+        keys.push(key);
+        size += key.length + 1;
+      }
+      return `${head}"extension":{${keys.join(",")}}}`;
+    }
+    case "json-long-string":
+      return `${head}"description":"${"x".repeat(room - 20)}"}`;
+    default: {
+      // json-padded: the real document, whitespace after its first brace.
+      return `{${" ".repeat(Math.max(0, cap - real.length - 16))}${real.slice(1)}`;
+    }
+  }
+}
+
 const OPERATION_OUTCOME = (code: string) =>
   JSON.stringify({ resourceType: "OperationOutcome", issue: [{ severity: "error", code }] });
 
@@ -123,6 +173,16 @@ export async function startFarm(behaviours: readonly Behaviour[], options: FarmO
   const encoder = new TextEncoder();
   const stoppers = new Map<number, () => void | Promise<void>>();
   const okHosts = hosts.filter((h) => h.behaviour === "ok");
+  // Built once per behaviour and document, before any host listens (each is about the size of the cap).
+  const hostile = new Map<string, Uint8Array>();
+  for (const { behaviour } of hosts) {
+    if (!behaviour.startsWith("json-")) continue;
+    for (const doc of ["metadata", "smart"] as const) {
+      const real = doc === "metadata" ? documents.metadata[0]! : documents.smart[0]!;
+      hostile.set(`${behaviour}/${doc}`, new TextEncoder().encode(hostileJson(behaviour, doc, cap, real)));
+    }
+  }
+  const hostileBody = (behaviour: Behaviour, doc: "metadata" | "smart") => hostile.get(`${behaviour}/${doc}`)!;
 
   const enter = (host: FarmHost) => {
     host.requests++;
@@ -225,6 +285,12 @@ export async function startFarm(behaviours: readonly Behaviour[], options: FarmO
         return json(`\uFEFF${doc === "metadata" ? pick(documents.metadata) : pick(documents.smart)}`);
       case "wrong-content-type":
         return json(doc === "metadata" ? pick(documents.metadata) : pick(documents.smart), 200, "text/plain");
+      case "json-deep":
+      case "json-wide":
+      case "json-keys":
+      case "json-long-string":
+      case "json-padded":
+        return json(hostileBody(host.behaviour, doc));
       default:
         return new Response("not found", { status: 404 });
     }

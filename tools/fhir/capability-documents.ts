@@ -198,6 +198,8 @@ export interface SmartSpec {
   capabilities: readonly string[];
   grantTypes: readonly string[];
   scopes: readonly string[];
+  /** Publishes `<issuer>/oauth2/register` for OAuth dynamic client registration. */
+  registration?: true;
 }
 
 /** A SMART configuration (`.well-known/smart-configuration`); a backend-only server takes signed JWTs only. */
@@ -208,9 +210,12 @@ export function smartConfiguration(spec: SmartSpec): Json {
     jwks_uri: `${spec.issuer}/oauth2/jwks`,
     authorization_endpoint: `${spec.issuer}/oauth2/authorize`,
     token_endpoint: `${spec.issuer}/oauth2/token`,
+    ...(spec.registration ? { registration_endpoint: `${spec.issuer}/oauth2/register` } : {}),
     token_endpoint_auth_methods_supported: backendOnly
       ? ["private_key_jwt"]
       : ["client_secret_basic", "private_key_jwt"],
+    // What SMART's asymmetric client authentication names (the server validates at least one).
+    token_endpoint_auth_signing_alg_values_supported: ["RS384", "ES384"],
     grant_types_supported: spec.grantTypes,
     scopes_supported: spec.scopes,
     response_types_supported: ["code"],

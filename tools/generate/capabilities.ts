@@ -294,6 +294,7 @@ export function smartBody(kind: SmartKind, oauthHost: string): string {
       issuer: `https://${oauthHost}`,
       capabilities: SMART_CAPABILITIES[kind],
       grantTypes: SMART_GRANT_TYPES[kind],
+      ...(kind === "both" ? { registration: true as const } : {}),
       scopes: [
         "openid",
         "fhirUser",

@@ -254,6 +254,7 @@ export function answerDocuments(): Record<string, Json> {
       scopes: USER_SCOPES,
     }),
     "smart/both-epic.json": smartConfiguration({
+      registration: true,
       issuer: "https://fhir.epic.example/interconnect-fhir-oauth",
       capabilities: BOTH_CAPS,
       grantTypes: ["authorization_code", "client_credentials", "urn:ietf:params:oauth:grant-type:jwt-bearer"],

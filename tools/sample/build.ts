@@ -4,6 +4,7 @@ import { buildDatabaseFile } from "../../src/db/build-file";
 import { ingestFile, syncVendorRegistry } from "../../src/pipeline/ingest";
 import { loadRegistry } from "../../src/pipeline/ingest/registry";
 import { probeDue } from "../../src/pipeline/probe";
+import { generateDemoHistory } from "./history";
 import { loadManifest, SAMPLE_DIR } from "./manifest";
 import { startAnswerServer } from "./server";
 
@@ -67,4 +68,5 @@ export async function buildSampleDatabase(path: string, opts: BuildSampleOptions
     }
   });
   if (!existsSync(path)) throw new Error(`sample database was not written to ${path}`);
+  log(`sample: ${generateDemoHistory(path)} report-card history points generated (a year, marked generated)`);
 }

@@ -9,6 +9,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseCli } from "../../src/cli/args";
 import type { Audience } from "../../src/model/types";
+import { editDistance } from "../../src/pipeline/ingest/list-hosts";
 import { npi as npiFrom, Rng as Prng } from "../generate/prng";
 import { answerDocuments } from "./answers";
 import { csv, epicBundle, fhirBundle, lanternFlat, type SampleAddress, type SampleEntry } from "./formats";
@@ -222,6 +223,28 @@ function oracleTenant(prng: Prng): string {
     : prng.chars("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", 32);
 }
 
+/**
+ * A host-name slug not yet used and at least two edits from every used one: ingest marks a host
+ * whose domain is one letter off another domain of the same list as a misspelling
+ * (near-miss-domain), and the whole sample, re-ingested as one list (its own FHIR export), must
+ * not trip that rule (`blueridgehealthcar` beside `blueridgehealthpar`, `goodsamaritanregio0`
+ * beside `goodsamaritanregio`). A slug taken gets a random digit, as it always did (the draws keep
+ * the rest of the sample as it was); one still a letter off another gets a counter from 10 on,
+ * which draws nothing. Adds the slug to `used`.
+ */
+function distinctSlug(prng: Prng, name: string, used: Set<string>): string {
+  let s = slug(name);
+  while (used.has(s)) s = `${s}${prng.digits(1)}`;
+  const near = (candidate: string) => [...used].some((other) => editDistance(candidate, other) <= 1);
+  if (near(s)) {
+    let n = 10;
+    while (near(`${s}${n}`)) n++;
+    s = `${s}${n}`;
+  }
+  used.add(s);
+  return s;
+}
+
 function slug(name: string): string {
   return name
     .normalize("NFD")
@@ -357,10 +380,7 @@ function epic(g: Generator) {
   while (r4.length < 240) {
     const place = prng.pick(PLACES);
     const system = namer.system(place);
-    let s = slug(system);
-    while (usedSlugs.has(s)) s = `${s}${prng.digits(1)}`;
-    usedSlugs.add(s);
-    const base = prng.pick(hostForms)(s);
+    const base = prng.pick(hostForms)(distinctSlug(prng, system, usedSlugs));
     bases.push(base);
     const orgId = `${prng.chars("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/", 43)}=`;
     // A few systems publish one URL for several regions (as Kaiser Permanente does).
@@ -662,6 +682,7 @@ function meditech(g: Generator) {
   for (let i = 0; i < 110; i++) {
     const place = prng.pick(PLACES);
     const name = namer.system(place);
+    // Subdomains of one domain: a letter apart is no near miss here, only the same slug is taken.
     let s = slug(name);
     while (usedSlugs.has(s)) s = `${s}${prng.digits(1)}`;
     usedSlugs.add(s);

@@ -14,11 +14,13 @@ import { findVendor, loadRegistry } from "./registry";
 import { applyListScrape, type ReadFrom, RefusedScrapeError } from "./store";
 import { progressLine } from "./summary-table";
 import {
+  type DroppedItem,
   type ListDefinition,
   type ListFormat,
   type ListSummary,
   type NormalisedEntry,
   type ParseResult,
+  type RepairedItem,
   UnparseableListError,
   type UnusableEntry,
   type VendorDefinition,
@@ -29,8 +31,8 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_BYTES = 100_000_000;
 
 function failure(vendorId: string, listId: string, source: string, error: string, skipped = 0): ListSummary {
-  const counts = { added: 0, updated: 0, unchanged: 0, removed: 0, repaired: 0 };
-  return { vendorId, listId, source, ok: false, error, ...counts, skipped, unusable: [] };
+  const counts = { added: 0, updated: 0, unchanged: 0, removed: 0 };
+  return { vendorId, listId, source, ok: false, error, ...counts, skipped, repairs: [], dropped: [], unusable: [] };
 }
 
 /** The source column of the summary: a registry list's source, else how it was read. */
@@ -49,7 +51,8 @@ interface PreparedList {
   format: ListFormat;
   entries: NormalisedEntry[];
   skipped: number;
-  repaired: number;
+  repairs: RepairedItem[];
+  dropped: DroppedItem[];
   sha256: string | null;
 }
 
@@ -69,8 +72,9 @@ async function prepareList(
   return {
     format: parsed.format,
     entries: normalised.entries,
-    skipped: parsed.skipped + normalised.invalid,
-    repaired: normalised.repaired,
+    skipped: parsed.skipped + normalised.dropped.length,
+    repairs: normalised.repairs,
+    dropped: normalised.dropped,
     sha256: parsed.sha256 ?? null,
   };
 }
@@ -133,7 +137,8 @@ async function scrapeList(
       ok: true,
       ...counts,
       skipped: prepared.skipped,
-      repaired: prepared.repaired,
+      repairs: prepared.repairs,
+      dropped: prepared.dropped,
       unusable: unusableOf(prepared.entries),
     };
   } catch (error) {

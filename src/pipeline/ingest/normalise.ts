@@ -1,29 +1,18 @@
+import { cleanText } from "../../model/clean-text";
 import type { UrlEvidence } from "../../model/evidence";
 import { fhirVersionFromUrl } from "../../model/fhir-version";
 import { canonicalUrl, entryId } from "../../model/identity";
 import type { FhirVersion } from "../../model/types";
 import { enrichEntry, repairPublishedUrl } from "./enrich";
+import { isRelativePath, relativeUrlResolver } from "./enrich/relative-url";
 import { fhirVersionOfUrl } from "./enrich/version-of-url";
 import { listHostRules } from "./list-hosts";
 import { stateCode } from "./state-code";
 import { fhirVersionFromString } from "./stated-version";
 import { tenantIdFromUrl } from "./tenant-rules";
-import type { NormalisedEntry, RawEntry } from "./types";
+import type { DroppedItem, NormalisedEntry, RawEntry, RepairedItem } from "./types";
 import { type Unusable, unusableReason } from "./unusable";
 import { validateEndpointUrl } from "./url-validation";
-
-/** Control characters other than line breaks and tabs, and bidi embedding/override/isolate controls. */
-const CONTROL = /(?![\t\n\v\f\r\u0085])[\p{Cc}\u202a-\u202e\u2066-\u2069]/gu;
-
-/** Control characters (NUL, ESC, BEL…) removed, trimmed, inner whitespace collapsed; empty → null. */
-function cleanText(raw: string | null | undefined): string | null {
-  if (typeof raw !== "string") return null;
-  const text = raw
-    .replace(CONTROL, "")
-    .replace(/[\s\u0085]+/g, " ")
-    .trim();
-  return text === "" ? null : text;
-}
 
 /** 10 digits, or null. */
 export function normaliseNpi(raw: string | null | undefined): string | null {
@@ -32,17 +21,18 @@ export function normaliseNpi(raw: string | null | undefined): string | null {
 }
 
 /**
- * 5 digits or ZIP+4 (`12345-6789`). Nine bare digits become ZIP+4; a broken +4 part keeps the
- * 5-digit ZIP. Four digits are not padded: a spreadsheet may have dropped a leading zero (New
+ * A ZIP code as published: 5 digits, or ZIP+4 written either way (`12345-6789`, or nine bare
+ * digits `123456789`, kept without a hyphen added: the list's text, not our rewrite of it). Else
+ * the 5-digit ZIP a longer text starts with, when no digit follows it (`79761?`, a broken +4 part
+ * `20814-191`). Four digits are not padded: a spreadsheet may have dropped a leading zero (New
  * England) or the publisher a trailing digit (`4850` for Ozark, Missouri, 65xxx), and a padded
- * guess would place the entry in another state. Anything else → null.
+ * guess would place the entry in another state. Anything else (`350954`, `KY1-1010`) → null.
  */
 export function normaliseZip(raw: string | null | undefined): string | null {
   const text = cleanText(raw);
   if (text === null) return null;
-  if (/^\d{5}(-\d{4})?$/.test(text)) return text;
-  if (/^\d{9}$/.test(text)) return `${text.slice(0, 5)}-${text.slice(5)}`;
-  const prefix = /^(\d{5})[- ]/.exec(text);
+  if (/^(?:\d{5}(?:-\d{4})?|\d{9})$/.test(text)) return text;
+  const prefix = /^(\d{5})(?!\d)/.exec(text);
   return prefix ? prefix[1]! : null;
 }
 
@@ -58,29 +48,46 @@ export interface NormaliseContext {
 
 export interface NormaliseResult {
   entries: NormalisedEntry[];
-  /** Raw items without a valid http(s) URL (validateEndpointUrl). */
-  invalid: number;
+  /** Raw items without a URL that can be stored (validateEndpointUrl, a relative path without a host), each with why. */
+  dropped: DroppedItem[];
   /** Raw items that collapsed into an earlier item with the same id. */
   duplicates: number;
-  /** Items whose published URL was repaired (src/pipeline/ingest/enrich/url-repair.ts) and then accepted. */
-  repaired: number;
+  /** Entries whose published URL was repaired (enrich/url-repair.ts, enrich/relative-url.ts) and then accepted. */
+  repairs: RepairedItem[];
 }
 
 /** Normalises every raw item of one list (docs/api.md, "Records"); duplicates collapse to the first. */
 export function normaliseEntries(raw: RawEntry[], context: NormaliseContext): NormaliseResult {
   const byId = new Map<string, NormalisedEntry>();
-  let invalid = 0;
+  const dropped: DroppedItem[] = [];
+  const repairs: RepairedItem[] = [];
   let duplicates = 0;
-  let repaired = 0;
-  for (const published of raw) {
-    // Repair runs before validation: a repaired URL is then checked like any other.
-    const repair = typeof published.url === "string" ? repairPublishedUrl(published.url) : null;
-    const item = repair?.repaired ? { ...published, url: repair.url } : published;
-    const entry = normaliseEntry(item, context, repair?.repaired ? "repaired" : "published");
-    if (entry === null) invalid++;
+  // Repair runs before validation: a repaired URL is then checked like any other.
+  const repaired = raw.map((item) => (typeof item.url === "string" ? repairPublishedUrl(item.url) : null));
+  // Built when the list has a relative path: from every URL of the list that is valid as it stands.
+  let resolveRelative: ReturnType<typeof relativeUrlResolver> | null = null;
+  const absoluteUrls = () =>
+    repaired.flatMap((r) => (r !== null && "url" in validateEndpointUrl(r.url) ? [r.url] : []));
+  for (const [index, published] of raw.entries()) {
+    let repair = repaired[index]!;
+    const organizationName = cleanText(published.organizationName);
+    if (repair !== null && repair.repair === null && isRelativePath(repair.url)) {
+      resolveRelative ??= relativeUrlResolver(absoluteUrls());
+      const resolved = resolveRelative(repair.url);
+      if ("reason" in resolved) {
+        dropped.push({ published: published.url, organizationName, reason: resolved.reason });
+        continue;
+      }
+      repair = resolved;
+    }
+    const fixed = repair?.repair ?? null;
+    const item = fixed !== null ? { ...published, url: repair!.url } : published;
+    const entry = normaliseEntry(item, context, fixed !== null ? "repaired" : "published");
+    if ("reason" in entry)
+      dropped.push({ published: String(published.url ?? ""), organizationName, reason: entry.reason });
     else if (byId.has(entry.id)) duplicates++;
     else {
-      if (repair?.repaired) repaired++;
+      if (fixed !== null) repairs.push({ published: published.url, url: entry.url, organizationName, repair: fixed });
       byId.set(entry.id, entry);
     }
   }
@@ -90,7 +97,7 @@ export function normaliseEntries(raw: RawEntry[], context: NormaliseContext): No
     const listed = entry.unusable === null ? unusableFields(hostRule(entry.url)) : null;
     return enrichEntry(listed?.unusable ? { ...entry, ...listed } : entry, developerVersion(entry.url));
   });
-  return { entries, invalid, duplicates, repaired };
+  return { entries, dropped, duplicates, repairs };
 }
 
 /**
@@ -117,10 +124,14 @@ function developerVersionFor(
 
 const hostOf = (url: string) => /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url)?.[1]?.toLowerCase() ?? "";
 
-function normaliseEntry(item: RawEntry, context: NormaliseContext, urlEvidence: UrlEvidence): NormalisedEntry | null {
-  if (typeof item.url !== "string") return null;
+function normaliseEntry(
+  item: RawEntry,
+  context: NormaliseContext,
+  urlEvidence: UrlEvidence,
+): NormalisedEntry | { reason: string } {
+  if (typeof item.url !== "string") return { reason: "no URL" };
   const checked = validateEndpointUrl(item.url);
-  if ("reason" in checked) return null;
+  if ("reason" in checked) return checked;
   const url = canonicalUrl(checked.url);
   const organizationName = cleanText(item.organizationName);
   const npi = normaliseNpi(item.npi);

@@ -25,6 +25,16 @@ function checkList(fail: (message: string) => never, vendorId: string, list: Lis
     fail(`${where}: certificationWithdrawn must be true when present`);
 }
 
+const isCertification = (p: NonNullable<VendorDefinition["certifications"]>[number]) =>
+  typeof p === "object" &&
+  p !== null &&
+  typeof p.chplProductNumber === "string" &&
+  typeof p.product === "string" &&
+  typeof p.version === "string" &&
+  (p.certificationDate === null || typeof p.certificationDate === "string") &&
+  typeof p.status === "string" &&
+  typeof p.standardizedApi === "boolean";
+
 /**
  * The vendors and their lists from the registry file, validated; list ids are unique across vendors.
  * The file is `--registry` of the CLIs, else the configured one (`INGEST_REGISTRY`, default db/vendors.json).
@@ -49,6 +59,10 @@ export function loadRegistry(path = loadConfig().registryPath): VendorDefinition
     const fallback = vendor.defaultFhirVersion;
     if (fallback !== undefined && fallback !== null && !FHIR_VERSIONS.includes(fallback))
       fail(`vendor ${vendor.id}: unknown defaultFhirVersion`);
+    if (vendor.certifications !== undefined && !vendor.certifications.every(isCertification))
+      fail(
+        `vendor ${vendor.id}: certifications must be {chplProductNumber, product, version, certificationDate, status, standardizedApi}`,
+      );
     for (const list of vendor.lists) {
       checkList(fail, vendor.id, list);
       if (listIds.has(list.id)) fail(`list id ${list.id} used twice`);

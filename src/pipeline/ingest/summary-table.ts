@@ -29,7 +29,7 @@ export function formatSummaryTable(summaries: ListSummary[]): string {
     String(s.unchanged),
     String(s.removed),
     String(s.skipped),
-    String(s.repaired),
+    String(s.repairs.length),
     String(s.unusable.length),
     s.source,
   ]);
@@ -40,6 +40,17 @@ export function formatSummaryTable(summaries: ListSummary[]): string {
       .join("  ")
       .trimEnd();
   const failures = summaries.filter((s) => !s.ok).map((s) => `  ${s.listId}: ${s.error}`);
+  const repairs = summaries.flatMap((s) =>
+    s.repairs.map(
+      (r) =>
+        `  ${s.listId}: ${JSON.stringify(r.published)} → ${r.url} (${r.organizationName ?? "no name"}): ${r.repair}`,
+    ),
+  );
+  const dropped = summaries.flatMap((s) =>
+    s.dropped.map(
+      (d) => `  ${s.listId}: ${JSON.stringify(d.published)} (${d.organizationName ?? "no name"}): ${d.reason}`,
+    ),
+  );
   const unusable = summaries.flatMap((s) =>
     s.unusable.map((u) => `  ${s.listId}: ${u.url} (${u.organizationName ?? "no name"}): ${u.reason}`),
   );
@@ -48,6 +59,8 @@ export function formatSummaryTable(summaries: ListSummary[]): string {
     line(widths.map((w) => "-".repeat(w))),
     ...rows.map(line),
     ...(failures.length ? ["", "Failures:", ...failures] : []),
+    ...(repairs.length ? ["", "Repaired (stored with the URL after the arrow):", ...repairs] : []),
+    ...(dropped.length ? ["", "Dropped (not stored: the URL cannot be):", ...dropped] : []),
     ...(unusable.length ? ["", "Unusable (stored, not listed, counted or exported):", ...unusable] : []),
   ].join("\n");
 }
@@ -57,8 +70,8 @@ export function progressLine(index: number, total: number, summary: ListSummary,
   const where = `[${index}/${total}] ${summary.vendorId} / ${summary.listId}`;
   const seconds = `${(ms / 1000).toFixed(1)}s`;
   if (!summary.ok) return `${where}: FAILED, ${summary.error} (${summary.source}, ${seconds})`;
-  const { added, updated, unchanged, removed, skipped, repaired } = summary;
-  return `${where}: ok, ${added} added, ${updated} updated, ${unchanged} unchanged, ${removed} removed, ${skipped} skipped, ${repaired} repaired, ${summary.unusable.length} unusable (${summary.source}, ${seconds})`;
+  const { added, updated, unchanged, removed, skipped } = summary;
+  return `${where}: ok, ${added} added, ${updated} updated, ${unchanged} unchanged, ${removed} removed, ${skipped} skipped, ${summary.repairs.length} repaired, ${summary.unusable.length} unusable (${summary.source}, ${seconds})`;
 }
 
 /** How much of the served directory (entries listed: not removed, not unusable) has a state and a FHIR version. */

@@ -93,7 +93,10 @@ export interface Unusable {
  * `localhost`, is a single label (`http://fhirserver/…`), ends in an internal or reserved
  * suffix (INTERNAL_SUFFIXES) or in any other top-level label that is not a public top-level
  * domain (`*.hos`, `*.m`: names of a hosting provider's own network); when the URL is a
- * document (a path ending in `.html`, `.htm` or `.pdf`: a specification page, not a server); or
+ * document (a path ending in `.html`, `.htm` or `.pdf`: a specification page, not a server); when
+ * it has a query string or fragment (`…/fhir-OCC-FhirPoint-Echo?cust=10344843`: a FHIR base URL
+ * has neither, since `[base]/metadata` and every request are formed by appending a path, and
+ * dropping it would serve a URL nobody published that may be another customer's); or
  * when its organization name says not to use it (NAME_RULES). Rules that need the rest of the
  * list (a misspelt domain, an internal machine outside its domain) are in list-hosts.ts. `url` is a
  * validated, canonical http(s) URL. `allowPrivate` (ALLOW_PRIVATE_NETWORK, for local development
@@ -120,8 +123,14 @@ export function unusableReason(url: string, organizationName: string | null, all
     if (!isPublicTld(top))
       return { kind: "internal-suffix", reason: `host ends in .${top}, not a public top-level domain` };
   }
-  if (/\.(?:html?|pdf)$/i.test(new URL(url).pathname))
+  const { pathname, search, hash } = new URL(url);
+  if (/\.(?:html?|pdf)$/i.test(pathname))
     return { kind: "web-page", reason: "the URL is a document (.html, .pdf), not a FHIR server's base" };
+  if (search !== "" || hash !== "")
+    return {
+      kind: "query-or-fragment",
+      reason: `the URL has a ${search !== "" ? `query string (${search})` : `fragment (${hash})`}: a FHIR base URL has neither, as [base]/metadata cannot be formed from it, so which server is meant is unknown`,
+    };
   const name = organizationName === null ? undefined : NAME_RULES.find((rule) => rule.pattern.test(organizationName));
   if (name !== undefined) return { kind: name.kind, reason: `${name.reason} ("${organizationName}")` };
   return null;

@@ -1,7 +1,8 @@
 /**
  * `bun run data:audit [--db <path>]`: what the national directory holds and how each entry's
  * fields are known: entries stored and listed, unusable ones by reason, fhirVersion and state by
- * evidence, and a re-judged sample of the versions the old rules inferred (src/pipeline/national/audit.ts).
+ * evidence, and a re-judged sample of the versions the old rules inferred (src/pipeline/national/audit.ts);
+ * built from the bundle, also every published URL ingest repaired or dropped, with why.
  * Without --db it builds the bundled lists (db/national/) into a temporary file first.
  * Exit status: 0 done, 1 failed, 2 usage error.
  */
@@ -11,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseCli } from "../../cli/args";
 import { openReadOnly } from "../../db/client";
-import { auditDatabase, formatAudit } from "./audit";
+import { auditDatabase, formatAudit, formatUrlFindings } from "./audit";
 import { buildNationalDatabase } from "./build";
 
 const { values } = parseCli({
@@ -27,13 +28,15 @@ const { values } = parseCli({
 const dir = values.db === undefined ? mkdtempSync(join(tmpdir(), "data-audit-")) : null;
 try {
   const path = values.db ?? join(dir!, "national.sqlite");
-  if (values.db === undefined) {
-    const { asOf } = await buildNationalDatabase(path);
-    console.log(`the bundled national lists (db/national/), as of ${asOf}`);
-  }
+  const built = values.db === undefined ? await buildNationalDatabase(path) : null;
+  if (built) console.log(`the bundled national lists (db/national/), as of ${built.asOf}`);
   const sqlite = openReadOnly(path, 0);
   for (const line of formatAudit(auditDatabase(sqlite))) console.log(line);
   sqlite.close();
+  for (const line of built
+    ? formatUrlFindings(built.summaries)
+    : ["published URLs repaired or dropped at ingest: not known from a database (its ingest summary lists them)"])
+    console.log(line);
 } catch (error) {
   console.error(`data:audit failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;

@@ -3,7 +3,7 @@ import { auditRows, type AuditRow as Row } from "../../db/audit-rows";
 import { fhirVersionFromUrl } from "../../model/fhir-version";
 import { fhirVersionOfUrl } from "../ingest/enrich/version-of-url";
 import { loadRegistry } from "../ingest/registry";
-import type { VendorDefinition } from "../ingest/types";
+import type { ListSummary, VendorDefinition } from "../ingest/types";
 import { looksLikeTestOrDemo, NAME_RULES } from "../ingest/unusable";
 
 /**
@@ -54,7 +54,11 @@ export function auditDatabase(sqlite: Database, sampleSize = 100): AuditReport {
   const listed = rows.filter((r) => r.status !== "removed" && r.unusable === null);
   const count = <K extends string>(items: Row[], key: (row: Row) => K) => {
     const counts = new Map<K, Row[]>();
-    for (const row of items) counts.set(key(row), [...(counts.get(key(row)) ?? []), row]);
+    for (const row of items) {
+      const group = counts.get(key(row));
+      if (group) group.push(row);
+      else counts.set(key(row), [row]);
+    }
     return [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   };
   const registry = loadRegistry();
@@ -135,6 +139,7 @@ function ruleMatches(rows: Row[], registry: VendorDefinition[]): RuleMatches[] {
     ...nameRules,
     kind("near-miss-domain", "host on a domain one letter off a longer-named domain the same list uses more"),
     kind("internal-host", "an internal machine the list also names inside its internal domain, without that subdomain"),
+    kind("query-or-fragment", "a URL with a query string or fragment, which a FHIR base URL cannot have"),
     {
       rule: "url: version at the end of a segment",
       what: "version read from a path segment ending in it after a separator (`/fhir-R4`), which a plain `/r4/` segment rule misses",
@@ -176,4 +181,23 @@ export function formatAudit(report: AuditReport): string[] {
     ...report.sample.outcomes.map((o) => `  ${o.outcome}: ${o.entries}`),
   ];
   return lines;
+}
+
+/**
+ * What ingest did to published URLs, from the summaries of the lists it read: every URL repaired
+ * (as published, as stored, the repair) and every item dropped because its URL cannot be stored
+ * (as published, why). Dropped items are not in the database, so only an ingest can tell.
+ */
+export function formatUrlFindings(summaries: ListSummary[]): string[] {
+  const repairs = summaries.flatMap((s) => s.repairs.map((r) => ({ list: s.listId, ...r })));
+  const dropped = summaries.flatMap((s) => s.dropped.map((d) => ({ list: s.listId, ...d })));
+  const name = (n: string | null) => JSON.stringify(n);
+  return [
+    `published URLs repaired at ingest (stored with the URL after the arrow): ${repairs.length} entries`,
+    ...repairs.map(
+      (r) => `  ${r.list}  ${name(r.organizationName)}  ${JSON.stringify(r.published)} → ${r.url}  (${r.repair})`,
+    ),
+    `published items dropped at ingest (not stored: their URL cannot be): ${dropped.length}`,
+    ...dropped.map((d) => `  ${d.list}  ${name(d.organizationName)}  ${JSON.stringify(d.published)}  (${d.reason})`),
+  ];
 }

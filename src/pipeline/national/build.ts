@@ -1,5 +1,6 @@
 import { buildDatabaseFile } from "../../db/build-file";
 import { countEntries } from "../../db/describe";
+import { dateEntriesByNewestRead } from "../../db/list-scrape-statements";
 import { syncVendorRegistry } from "../ingest";
 import { ingestBundledLists, NATIONAL_DIR, readBundle } from "../ingest/national-lists";
 import type { ListSummary } from "../ingest/types";
@@ -19,7 +20,7 @@ export interface NationalBuildResult {
 /**
  * Builds the national directory into `path` from the bundled real lists, offline, through the
  * ingest code: the vendor registry, then every list with a bundled copy (ingestBundledLists),
- * entries `listed` and unprobed. The database is built in a temporary file beside `path` and
+ * entries `listed` and unprobed, each dated by the newest copy that carries it. The database is built in a temporary file beside `path` and
  * renamed into place only when complete; any failure (a missing or corrupt bundled file, a list
  * that does not ingest) leaves nothing.
  */
@@ -37,6 +38,8 @@ export async function buildNationalDatabase(
           `bundled list ${file} (${summary.vendorId} / ${summary.listId}) was not ingested: ${summary.error}`,
         );
     });
+    // An entry two copies carry is as of the newer one, as its source says (docs/api.md).
+    dateEntriesByNewestRead(db.sqlite, bundle.provenance.asOf);
     const entries = countEntries(db.sqlite);
     return { summaries, entries };
   });

@@ -23,7 +23,11 @@ export interface ChplProductsItem {
   listSourceURL: string;
   softwareProducts:
     | {
+        chplProductNumber?: string;
         developer: { id: number; name: string };
+        product?: { name: string };
+        version?: { name: string };
+        certificationDate?: string;
         certificationStatus: { name: string };
         criteriaMet: { number: string }[];
       }[]

@@ -117,6 +117,34 @@ function markWithdrawn(list: ListDefinition, listUrl: string, products: ChplProd
   else delete list.certificationWithdrawn;
 }
 
+/**
+ * The developer's certified products behind its list URLs, once each by CHPL number, in CHPL
+ * number order: what the report card shows of its certification.
+ */
+function certificationsOf(
+  developer: string,
+  lists: ChplListItem[],
+  products: ChplProductsItem[],
+): NonNullable<VendorDefinition["certifications"]> {
+  const urls = new Set(lists.filter((l) => l.EndpointName === developer).map((l) => l.URL));
+  const byNumber = new Map<string, NonNullable<VendorDefinition["certifications"]>[number]>();
+  for (const item of products) {
+    if (!urls.has(item.listSourceURL)) continue;
+    for (const s of item.softwareProducts ?? []) {
+      if (!s.chplProductNumber || byNumber.has(s.chplProductNumber)) continue;
+      byNumber.set(s.chplProductNumber, {
+        chplProductNumber: s.chplProductNumber,
+        product: s.product?.name ?? "",
+        version: s.version?.name ?? "",
+        certificationDate: s.certificationDate ?? null,
+        status: s.certificationStatus.name,
+        standardizedApi: meetsG10(s),
+      });
+    }
+  }
+  return [...byNumber.values()].sort((a, b) => (a.chplProductNumber < b.chplProductNumber ? -1 : 1));
+}
+
 export interface GeneratorInput {
   chplLists: ChplListItem[];
   chplProducts: ChplProductsItem[];
@@ -167,6 +195,7 @@ export function generateRegistry(input: GeneratorInput): VendorDefinition[] {
     const defaultFhirVersion = defaultVersionOf(developer, input.chplLists, input.chplProducts);
     if (defaultFhirVersion) vendor.defaultFhirVersion = defaultFhirVersion;
     else delete vendor.defaultFhirVersion;
+    vendor.certifications = certificationsOf(developer, input.chplLists, input.chplProducts);
     for (const { item, file } of [...items].sort((a, b) => (a.file < b.file ? -1 : 1))) {
       const ownListId = KNOWN_FILES[item.FileName];
       const own = ownListId ? vendor.lists.find((l) => l.id === ownListId) : undefined;
@@ -208,7 +237,7 @@ export function generateRegistry(input: GeneratorInput): VendorDefinition[] {
 /** The registry file's text: one vendor object per block, one list per line. */
 export function formatRegistry(vendors: VendorDefinition[]): string {
   const blocks = vendors.map((vendor) => {
-    const { lists, ...fields } = vendor;
+    const { lists, certifications, ...fields } = vendor;
     const head = Object.entries(fields)
       .map(([key, value]) => `      ${JSON.stringify(key)}: ${JSON.stringify(value)}`)
       .join(",\n");
@@ -219,8 +248,14 @@ export function formatRegistry(vendors: VendorDefinition[]): string {
             `${JSON.stringify(key)}: ${JSON.stringify(value).replace(/,"/g, ', "').replace(/":/g, '": ')}`,
         )
         .join(", ");
-    const rows = lists.map((list) => `        { ${fieldsOf(list)} }`);
-    return `    {\n${head},\n      "lists": [\n${rows.join(",\n")}\n      ]\n    }`;
+    const rows = (items: object[]) => items.map((item) => `        { ${fieldsOf(item)} }`).join(",\n");
+    const products =
+      certifications === undefined
+        ? ""
+        : certifications.length === 0
+          ? ',\n      "certifications": []'
+          : `,\n      "certifications": [\n${rows(certifications)}\n      ]`;
+    return `    {\n${head},\n      "lists": [\n${rows(lists)}\n      ]${products}\n    }`;
   });
   return `{\n  "vendors": [\n${blocks.join(",\n")}\n  ]\n}\n`;
 }

@@ -1,3 +1,4 @@
+import { boundText, cleanText } from "../../model/clean-text";
 import { releaseOfVersion } from "../../model/fhir-version";
 import {
   type DocumentResult,
@@ -6,6 +7,7 @@ import {
   type ProbeSummary,
   UNREACHABLE_ERROR_KINDS,
 } from "../../model/probe";
+import { resourceTypeNames } from "../../model/resource-types";
 import type { Audience, FhirVersion } from "../../model/types";
 
 /**
@@ -17,8 +19,18 @@ export function mapFhirVersion(value: unknown): FhirVersion {
   return (typeof value === "string" && releaseOfVersion(value)) || "UNKNOWN";
 }
 
-function stringOrNull(value: unknown): string | null {
-  return typeof value === "string" && value.trim() !== "" ? value : null;
+/**
+ * What the summary keeps of a server's text (software name and version, SMART capabilities and
+ * grant types): control characters and bidi overrides stripped as list text is, and bounded, so a
+ * hostile server cannot reverse or widen the record page or bloat every probe row.
+ */
+const SUMMARY_TEXT_MAX = 200;
+/** The most SMART capabilities or grant types the summary keeps (real servers publish about 30). */
+const SUMMARY_LIST_MAX = 100;
+
+function summaryText(value: unknown): string | null {
+  const text = cleanText(value);
+  return text === null ? null : boundText(text, SUMMARY_TEXT_MAX);
 }
 
 function asArray(value: unknown): unknown[] {
@@ -31,21 +43,24 @@ function asObject(value: unknown): Record<string, unknown> | null {
     : null;
 }
 
-/** Distinct `rest[].resource[].type`, sorted. */
+/** Distinct `rest[].resource[].type` that have the form of a resource type name, sorted, bounded. */
 function supportedResources(statement: Record<string, unknown>): string[] {
-  const types = new Set<string>();
-  for (const rest of asArray(statement.rest)) {
-    for (const resource of asArray(asObject(rest)?.resource)) {
-      const type = asObject(resource)?.type;
-      if (typeof type === "string" && type.trim() !== "") types.add(type.trim());
-    }
+  function* types() {
+    for (const rest of asArray(statement.rest))
+      for (const resource of asArray(asObject(rest)?.resource)) yield asObject(resource)?.type;
   }
-  return [...types].sort();
+  return resourceTypeNames(types());
 }
 
-/** The strings of a published array, in published order (duplicates dropped). */
+/** The strings of a published array, in published order, cleaned (duplicates dropped), at most SUMMARY_LIST_MAX. */
 function publishedStrings(value: unknown): string[] {
-  return [...new Set(asArray(value).filter((v): v is string => typeof v === "string"))];
+  const kept = new Set<string>();
+  for (const item of asArray(value)) {
+    const text = summaryText(item);
+    if (text !== null) kept.add(text);
+    if (kept.size === SUMMARY_LIST_MAX) break;
+  }
+  return [...kept];
 }
 
 const PATIENT_CAPABILITIES = new Set(["launch-standalone", "context-standalone-patient"]);
@@ -92,8 +107,8 @@ export function derive(
   const smartCapabilities = configuration ? publishedStrings(configuration.capabilities) : [];
   const summary: ProbeSummary = {
     fhirVersion: statement ? mapFhirVersion(statement.fhirVersion) : "UNKNOWN",
-    softwareName: stringOrNull(software?.name),
-    softwareVersion: stringOrNull(software?.version),
+    softwareName: summaryText(software?.name),
+    softwareVersion: summaryText(software?.version),
     supportedResourceCount: resources.length,
     supportedResources: resources,
     smartSupported: configuration !== null,

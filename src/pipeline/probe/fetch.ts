@@ -1,4 +1,7 @@
+import { jsonOverBounds } from "../../model/bounded-json";
 import type { DocumentResult, ErrorKind } from "../../model/probe";
+import { resourceTypeNames } from "../../model/resource-types";
+import type { BodyBudget, BodyLease } from "./body-budget";
 import {
   type DnsCache,
   DnsError,
@@ -36,6 +39,8 @@ export interface FetcherConfig {
   defaultRetryDelayMs: number;
   /** Extra trusted CA certificates (PEM), e.g. a test server's self-signed one. */
   ca?: string | string[];
+  /** How many large bodies the run holds at once (body-budget.ts). */
+  bodies: BodyBudget;
   /** Aborts every request of the run. */
   signal?: AbortSignal;
 }
@@ -66,6 +71,21 @@ export async function fetchDocument(
   kind: DocumentKind,
   config: FetcherConfig,
 ): Promise<DocumentResult> {
+  // The document's permit for a large body (body-budget.ts), given back once it is read and checked.
+  const lease = config.bodies.lease();
+  try {
+    return await fetchWithLease(baseUrl, kind, config, lease);
+  } finally {
+    lease.release();
+  }
+}
+
+async function fetchWithLease(
+  baseUrl: string,
+  kind: DocumentKind,
+  config: FetcherConfig,
+  lease: BodyLease,
+): Promise<DocumentResult> {
   const started = performance.now();
   const target = documentUrl(baseUrl, kind);
   let requests = 0;
@@ -78,7 +98,7 @@ export async function fetchDocument(
     for (let attempt = 0; ; attempt++) {
       let chain: { exchange: Exchange; redirects: number; requests: number } | undefined;
       for (let i = 0; i < accepts.length; i++) {
-        chain = await followRedirects(target, accepts[i]!, config);
+        chain = await followRedirects(target, accepts[i]!, config, lease);
         requests += chain.requests;
         const status = chain.exchange.status;
         if (!((status === 406 || status === 415) && i + 1 < accepts.length)) break;
@@ -109,12 +129,12 @@ export function documentUrl(baseUrl: string, kind: DocumentKind): URL | null {
   return url;
 }
 
-async function followRedirects(start: URL, accept: string, config: FetcherConfig) {
+async function followRedirects(start: URL, accept: string, config: FetcherConfig, lease: BodyLease) {
   let current = start;
   let redirects = 0;
   let requests = 0;
   for (;;) {
-    const exchange = await exchangeOnce(current, accept, config);
+    const exchange = await exchangeOnce(current, accept, config, lease);
     requests++;
     if (exchange.status === null || !REDIRECT_STATUSES.has(exchange.status) || exchange.location === null) {
       return { exchange, redirects, requests };
@@ -166,7 +186,7 @@ function failure(url: string, kind: ErrorKind, message: string, status: number |
 }
 
 /** One request to one URL: guard, slot, fetch, body. Never throws. */
-async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig): Promise<Exchange> {
+async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig, lease: BodyLease): Promise<Exchange> {
   const url = logical.href;
   let target: URL;
   try {
@@ -216,7 +236,7 @@ async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig)
     }
   }
   try {
-    return await exchangeInSlot(target, addresses, url, hostKey, accept, config, silent, firstContact);
+    return await exchangeInSlot(target, addresses, url, hostKey, accept, config, silent, firstContact, lease);
   } finally {
     firstContact?.();
   }
@@ -232,6 +252,7 @@ async function exchangeInSlot(
   silent: () => Exchange,
   /** Lets the requests waiting for this host go, once it answered (or this request ended). */
   answered: (() => void) | null,
+  lease: BodyLease,
 ): Promise<Exchange> {
   await config.limiter.acquire(hostKey);
   if (config.hostsSilent.has(hostKey)) {
@@ -241,7 +262,17 @@ async function exchangeInSlot(
   const controller = new AbortController();
   const onRunAbort = () => controller.abort(new DOMException("run aborted", "AbortError"));
   config.signal?.addEventListener("abort", onRunAbort, { once: true });
-  const timer = setTimeout(() => controller.abort(new DOMException("time-out", "TimeoutError")), config.timeoutMs);
+  const timeOut = () => controller.abort(new DOMException("time-out", "TimeoutError"));
+  const started = performance.now();
+  let timer = setTimeout(timeOut, config.timeoutMs);
+  /** A large body waits for a permit with its time-out paused. */
+  const waitForRoom = async () => {
+    clearTimeout(timer);
+    const spent = performance.now() - started;
+    const granted = await lease.take(controller.signal);
+    timer = setTimeout(timeOut, Math.max(0, config.timeoutMs - spent));
+    if (!granted) throw new DOMException("run aborted", "AbortError");
+  };
   let phase: "connect" | "body" = "connect";
   let status: number | null = null;
   try {
@@ -269,7 +300,7 @@ async function exchangeInSlot(
       };
     }
     phase = "body";
-    const bytes = await readCapped(response, config.maxBodyBytes);
+    const bytes = await readCapped(response, config.maxBodyBytes, config.bodies.freeBytes, waitForRoom);
     return {
       status,
       location,
@@ -303,13 +334,21 @@ async function discard(response: Response) {
   }
 }
 
-async function readCapped(response: Response, maxBytes: number): Promise<Uint8Array> {
+/** Reads the body up to `maxBytes`; past `freeBytes` (declared or read), waits for `room` once first. */
+async function readCapped(
+  response: Response,
+  maxBytes: number,
+  freeBytes: number,
+  room: () => Promise<void>,
+): Promise<Uint8Array> {
   const declared = Number(response.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes) {
     await discard(response);
     throw new BodyTooLargeError(`Content-Length ${declared} exceeds the ${maxBytes}-byte cap`);
   }
   if (!response.body) return new Uint8Array(0);
+  let large = Number.isFinite(declared) && declared > freeBytes;
+  if (large) await room();
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -317,6 +356,10 @@ async function readCapped(response: Response, maxBytes: number): Promise<Uint8Ar
     const { done, value } = await reader.read();
     if (done) break;
     total += value.byteLength;
+    if (!large && total > freeBytes) {
+      large = true;
+      await room();
+    }
     if (total > maxBytes) {
       try {
         await reader.cancel();
@@ -366,6 +409,8 @@ function interpret(
   if (last.errorKind) return fail(last.errorKind, last.errorMessage ?? last.errorKind);
   if (last.status === null || last.status < 200 || last.status > 299 || last.body === null)
     return fail("http_status", `HTTP ${last.status}`);
+  const over = jsonOverBounds(last.body);
+  if (over !== null) return fail("body_too_complex", `the body has ${over}`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(last.body);
@@ -384,7 +429,30 @@ function interpret(
   if (kind === "smart" && !looksLikeSmartConfiguration(json)) {
     return fail("not_smart_configuration", "no authorization_endpoint, token_endpoint or capabilities");
   }
-  return { ...base, ok: true, body: last.body, json, errorKind: null, errorMessage: null };
+  return { ...base, ok: true, body: last.body, json: whatDeriveReads(json), errorKind: null, errorMessage: null };
+}
+
+const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+const asObject = (value: unknown): Record<string, unknown> | null =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+
+/**
+ * The parts of a parsed document derive.ts reads (top-level scalars, `software`, the resource
+ * types it would keep, the SMART lists' strings), so that the whole tree is let go at once
+ * instead of living until the URL's other document arrives.
+ */
+function whatDeriveReads(json: Record<string, unknown>): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(json)) if (value === null || typeof value !== "object") kept[key] = value;
+  const software = asObject(json.software);
+  if (software) kept.software = { name: software.name, version: software.version };
+  if (Array.isArray(json.rest)) {
+    const types = json.rest.flatMap((rest) => asArray(asObject(rest)?.resource).map((r) => asObject(r)?.type));
+    kept.rest = [{ resource: resourceTypeNames(types).map((type) => ({ type })) }];
+  }
+  for (const key of ["capabilities", "grant_types_supported"])
+    if (Array.isArray(json[key])) kept[key] = (json[key] as unknown[]).filter((v) => typeof v === "string");
+  return kept;
 }
 
 /** A SMART configuration names at least one of its endpoints or its capabilities. */

@@ -3,6 +3,13 @@ import { isIP } from "node:net";
 /**
  * Classifies IP addresses for the SSRF guard. Returns why an address must not be contacted
  * from a public prober, or null when it is a public unicast address.
+ *
+ * The ranges are ipaddr.js's special ranges (`IPv4.SpecialRanges`, `IPv6.SpecialRanges`, v2.3),
+ * in its order: an address in any of them is refused, as ipaddr.js calls none of them unicast.
+ * Three kinds are judged by the IPv4 address they carry instead (refused when that one is):
+ * IPv4-mapped `::ffff:0:0/96` (what ipaddr.js's `process()` does), the deprecated
+ * IPv4-compatible `::/96`, and the well-known NAT64 prefix `64:ff9b::/96` (behind DNS64, every
+ * IPv4-only server resolves to it). test/pipeline/probe/guard.test.ts holds the table.
  */
 export function blockedAddressReason(address: string): string | null {
   const ip = address.startsWith("[") && address.endsWith("]") ? address.slice(1, -1) : address;
@@ -35,21 +42,27 @@ function inV4(value: number, base: string, bits: number): boolean {
   return Math.floor(value / size) === Math.floor(b / size);
 }
 
+/** ipaddr.js `IPv4.SpecialRanges`: [base, prefix length, what it is]. */
 const V4_BLOCKS: [string, number, string][] = [
   ["0.0.0.0", 8, "unspecified"],
-  ["10.0.0.0", 8, "private"],
-  ["100.64.0.0", 10, "CGNAT"],
-  ["127.0.0.0", 8, "loopback"],
+  ["255.255.255.255", 32, "broadcast"],
+  ["224.0.0.0", 4, "multicast"],
   ["169.254.0.0", 16, "link-local"],
+  ["127.0.0.0", 8, "loopback"],
+  ["100.64.0.0", 10, "CGNAT"],
+  ["10.0.0.0", 8, "private"],
   ["172.16.0.0", 12, "private"],
+  ["192.168.0.0", 16, "private"],
   ["192.0.0.0", 24, "reserved"],
   ["192.0.2.0", 24, "documentation"],
-  ["192.168.0.0", 16, "private"],
+  ["192.88.99.0", 24, "reserved (6to4 relay anycast)"],
   ["198.18.0.0", 15, "benchmarking"],
   ["198.51.100.0", 24, "documentation"],
   ["203.0.113.0", 24, "documentation"],
-  ["224.0.0.0", 4, "multicast"],
   ["240.0.0.0", 4, "reserved"],
+  ["192.175.48.0", 24, "AS112"],
+  ["192.31.196.0", 24, "AS112"],
+  ["192.52.193.0", 24, "AMT"],
 ];
 
 function blockedV4(value: number): string | null {
@@ -85,35 +98,71 @@ function parseV6(ip: string): number[] | null {
   return halves.length === 2 ? [...head, ...zeros, ...rest, ...tail] : [...head, ...tail];
 }
 
-function embeddedV4(groups: number[], at: number): number {
-  return (groups[at] ?? 0) * 65536 + (groups[at + 1] ?? 0);
+/** The IPv4 address in groups `at` and `at + 1`, XORed with `mask` (Teredo obfuscates its client's). */
+function embeddedV4(groups: number[], at: number, mask = 0): number {
+  return (((groups[at] ?? 0) * 65536 + (groups[at + 1] ?? 0)) ^ mask) >>> 0;
 }
 
+function inV6(groups: number[], base: readonly number[], bits: number): boolean {
+  for (let i = 0, left = bits; left > 0; i++, left -= 16) {
+    const shift = Math.max(0, 16 - left);
+    if (groups[i]! >> shift !== base[i]! >> shift) return false;
+  }
+  return true;
+}
+
+interface V6Range {
+  base: readonly number[];
+  bits: number;
+  name: string;
+  /** Where an IPv4 address sits in it (groups), judged instead of refusing the range outright. */
+  judge?: number;
+  /** Where IPv4 addresses sit in it, named in the reason (the range is refused anyway). */
+  carries?: readonly { at: number; mask?: number }[];
+}
+
+/**
+ * ipaddr.js `IPv6.SpecialRanges` in its order, plus IPv4-compatible `::/96` after `::` and `::1`.
+ * Teredo (inside `2001::/23`, listed first so that the reason names it) carries its server's IPv4
+ * address in groups 2–3 and its client's, inverted, in groups 6–7.
+ */
+const V6_BLOCKS: V6Range[] = [
+  { base: [0, 0, 0, 0, 0, 0, 0, 0], bits: 128, name: "unspecified" },
+  { base: [0xfe80, 0, 0, 0, 0, 0, 0, 0], bits: 10, name: "link-local" },
+  { base: [0xff00, 0, 0, 0, 0, 0, 0, 0], bits: 8, name: "multicast" },
+  { base: [0, 0, 0, 0, 0, 0, 0, 1], bits: 128, name: "loopback" },
+  { base: [0xfc00, 0, 0, 0, 0, 0, 0, 0], bits: 7, name: "private (unique local)" },
+  { base: [0, 0, 0, 0, 0, 0xffff, 0, 0], bits: 96, name: "IPv4-mapped", judge: 6 },
+  { base: [0, 0, 0, 0, 0, 0, 0, 0], bits: 96, name: "IPv4-compatible", judge: 6 },
+  { base: [0xfec0, 0, 0, 0, 0, 0, 0, 0], bits: 10, name: "site-local" },
+  { base: [0x100, 0, 0, 0, 0, 0, 0, 0], bits: 64, name: "discard-only" },
+  { base: [0, 0, 0, 0, 0xffff, 0, 0, 0], bits: 96, name: "IPv4-translated (SIIT)", carries: [{ at: 6 }] },
+  { base: [0x64, 0xff9b, 0, 0, 0, 0, 0, 0], bits: 96, name: "NAT64", judge: 6 },
+  { base: [0x64, 0xff9b, 1, 0, 0, 0, 0, 0], bits: 48, name: "local-use NAT64", carries: [{ at: 6 }] },
+  { base: [0x2002, 0, 0, 0, 0, 0, 0, 0], bits: 16, name: "6to4", carries: [{ at: 1 }] },
+  { base: [0x2001, 0, 0, 0, 0, 0, 0, 0], bits: 32, name: "Teredo", carries: [{ at: 2 }, { at: 6, mask: 0xffffffff }] },
+  { base: [0x2001, 2, 0, 0, 0, 0, 0, 0], bits: 48, name: "benchmarking" },
+  { base: [0x2001, 3, 0, 0, 0, 0, 0, 0], bits: 32, name: "AMT" },
+  { base: [0x2001, 4, 0x112, 0, 0, 0, 0, 0], bits: 48, name: "AS112" },
+  { base: [0x2620, 0x4f, 0x8000, 0, 0, 0, 0, 0], bits: 48, name: "AS112" },
+  { base: [0x2001, 0x10, 0, 0, 0, 0, 0, 0], bits: 28, name: "deprecated ORCHID" },
+  { base: [0x2001, 0x20, 0, 0, 0, 0, 0, 0], bits: 28, name: "ORCHIDv2" },
+  { base: [0x2001, 0x30, 0, 0, 0, 0, 0, 0], bits: 28, name: "drone remote ID" },
+  { base: [0x5f00, 0, 0, 0, 0, 0, 0, 0], bits: 16, name: "segment routing" },
+  { base: [0x2001, 0, 0, 0, 0, 0, 0, 0], bits: 23, name: "reserved (IETF protocol assignments)" },
+  { base: [0x2001, 0xdb8, 0, 0, 0, 0, 0, 0], bits: 32, name: "documentation" },
+  { base: [0x3fff, 0, 0, 0, 0, 0, 0, 0], bits: 20, name: "documentation" },
+];
+
 function blockedV6(g: number[]): string | null {
-  const first = g[0] ?? 0;
-  const allZeroUpTo = (n: number) => g.slice(0, n).every((x) => x === 0);
-  if (allZeroUpTo(8)) return "unspecified IPv6 address";
-  if (allZeroUpTo(7) && g[7] === 1) return "loopback IPv6 address";
-  // ::ffff:a.b.c.d (IPv4-mapped) and ::a.b.c.d (IPv4-compatible): judge the IPv4 address.
-  if (allZeroUpTo(5) && (g[5] === 0xffff || g[5] === 0)) {
-    const reason = blockedV4(embeddedV4(g, 6));
-    return reason ? `IPv4-mapped ${reason}` : null;
+  for (const range of V6_BLOCKS) {
+    if (!inV6(g, range.base, range.bits)) continue;
+    if (range.judge !== undefined) {
+      const reason = blockedV4(embeddedV4(g, range.judge));
+      return reason ? `${range.name} ${reason}` : null;
+    }
+    const carried = (range.carries ?? []).map(({ at, mask }) => blockedV4(embeddedV4(g, at, mask))).find(Boolean);
+    return carried ? `${range.name} ${carried}` : `${range.name} IPv6 address`;
   }
-  // 64:ff9b::/96 (NAT64) embeds an IPv4 address in its last 32 bits.
-  if (first === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0)) {
-    const reason = blockedV4(embeddedV4(g, 6));
-    return reason ? `NAT64 ${reason}` : null;
-  }
-  // 2002::/16 (6to4) embeds an IPv4 address in bits 16..47.
-  if (first === 0x2002) {
-    const reason = blockedV4(embeddedV4(g, 1));
-    return reason ? `6to4 ${reason}` : null;
-  }
-  if ((first & 0xfe00) === 0xfc00) return "private (unique local) IPv6 address";
-  if ((first & 0xffc0) === 0xfe80) return "link-local IPv6 address";
-  if ((first & 0xffc0) === 0xfec0) return "site-local IPv6 address";
-  if ((first & 0xff00) === 0xff00) return "multicast IPv6 address";
-  if (first === 0x2001 && g[1] === 0x0db8) return "documentation IPv6 address";
-  if (first === 0x0100 && g.slice(1, 4).every((x) => x === 0)) return "discard-only IPv6 address";
   return null;
 }

@@ -1,4 +1,5 @@
 import type { ProbeResult, TlsFacts } from "../../model/probe";
+import { BodyBudget } from "./body-budget";
 import { derive } from "./derive";
 import { type FetcherConfig, fetchDocument } from "./fetch";
 import { DnsCache, type LookupFn } from "./guard";
@@ -51,6 +52,9 @@ export interface ProbeAdvancedOptions {
 export const PROBE_DEFAULTS = {
   timeoutMs: 10_000,
   maxBodyBytes: 5 * 1024 * 1024,
+  /** Bodies up to this size are read freely; a larger one needs one of `largeBodies` permits (body-budget.ts). */
+  freeBodyBytes: 1024 * 1024,
+  largeBodies: 2,
   concurrency: 32,
   perHostConcurrency: 2,
   maxRedirects: 3,
@@ -95,6 +99,7 @@ export class Prober {
       defaultRetryDelayMs: options.defaultRetryDelayMs ?? PROBE_DEFAULTS.defaultRetryDelayMs,
       ca: options.ca,
       signal: options.signal,
+      bodies: new BodyBudget(PROBE_DEFAULTS.freeBodyBytes, PROBE_DEFAULTS.largeBodies),
     };
   }
 

@@ -1,9 +1,10 @@
 import type { Db } from "../../db/client";
-import { answeredAtLastProbe, entryStatusesOf, selectDueUrls } from "../../db/due-urls";
+import { answeredAtLastProbe, entryStatusesOf, selectDueUrls, urlsAnsweredAtLastProbe } from "../../db/due-urls";
 import { OUTAGE_DEFAULTS, type OutageRule } from "../../model/probe";
 import { interleaveByHost } from "./due";
+import { fetchDocument } from "./fetch";
 import { pruneHistory, uptimes30d } from "./history";
-import { anyCanaryAnswers, OutageWatch } from "./outage";
+import { anyCanaryAnswers, OutageWatch, steadiestUrls } from "./outage";
 import { PROBE_DEFAULTS, type ProbeAdvancedOptions, type ProbeOptions, Prober } from "./prober";
 import { type ProbeRunSummary, SummaryCollector } from "./summary";
 import { BatchWriter } from "./writer";
@@ -39,6 +40,14 @@ export interface ProbeDueOptions extends ProbeOptions, ProbeAdvancedOptions {
 }
 
 export const DEFAULT_STALE_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/** True as soon as one of `checks` is; false when all are false or failed. */
+function firstTrue(checks: Promise<boolean>[]): Promise<boolean> {
+  return Promise.any(checks.map(async (check) => (await check) || Promise.reject())).then(
+    () => true,
+    () => false,
+  );
+}
 
 /**
  * Probes every distinct URL that is due (never probed, or probed longer ago than staleAfterMs),
@@ -83,12 +92,18 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
     onError: () => stop.abort(),
   });
   const rule: OutageRule = { ...OUTAGE_DEFAULTS, ...opts.outage };
+  // The directory's own canaries are asked like any probed URL: through the guard and the limiter.
+  const directoryAnswers = async (url: string) =>
+    (await fetchDocument(url, "metadata", prober.config)).httpStatus !== null;
   const watch = new OutageWatch(
     rule,
     (record) => writer.add(record),
     answeredAtLastProbe(db),
-    () => anyCanaryAnswers(rule.canaryUrls, prober.config.timeoutMs),
+    (directory) =>
+      firstTrue([anyCanaryAnswers(rule.canaryUrls, prober.config.timeoutMs), ...directory.map(directoryAnswers)]),
     () => stop.abort(),
+    // More than a check asks: those failing in the window are passed over.
+    { steady: steadiestUrls(urlsAnsweredAtLastProbe(db), 12), graceMs: prober.config.timeoutMs },
   );
 
   // Each URL fetches its two documents in parallel, so twice as many URL workers as request slots

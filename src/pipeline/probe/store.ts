@@ -5,6 +5,7 @@ import { refreshEffectiveFields } from "../../db/effective-fields";
 import { perConnection } from "../../db/per-connection";
 import { bodyPairMemo, pruneBodies, storeBody } from "../../db/probe-bodies";
 import { probeWrites } from "../../db/probe-statements";
+import { schemeOf } from "../../model/capability-rules";
 import { recordHistory } from "./history";
 import type { ProbeRecord, StorableResult } from "./record";
 
@@ -14,11 +15,12 @@ function capabilitiesOf(
   sqlite: Db["sqlite"],
   metadataId: number | null,
   smartId: number | null,
+  url: string,
   derive: () => CapabilityColumns,
 ): CapabilityColumns {
   const pairs = derivedPairs(sqlite);
   if (pairs.size > 10_000) pairs.clear();
-  return pairs.of(metadataId, smartId, derive);
+  return pairs.of(metadataId, smartId, derive, schemeOf(url));
 }
 
 function iso(now: Date | string): string {
@@ -54,8 +56,8 @@ export function recordProbes(
       if (before) for (const id of before) if (id !== null) replaced.add(id);
       const metadataId = body(result.metadata);
       const smartId = body(result.smart);
-      const capabilities = capabilitiesOf(sqlite, metadataId, smartId, () =>
-        capabilityColumns(kept(result.metadata), kept(result.smart)),
+      const capabilities = capabilitiesOf(sqlite, metadataId, smartId, url, () =>
+        capabilityColumns(kept(result.metadata), kept(result.smart), url),
       );
       const answered = result.metadata.httpStatus !== null;
       probes.upsert({

@@ -4,9 +4,9 @@ import { words } from "../../directory/text";
 import { READY, SUPPORTS } from "../../model/capability-rules";
 import type { ListQuery } from "../../model/endpoints";
 import { REQUEST_CAPS } from "../../model/request-caps";
+import { RESOURCE_TYPE_NAME } from "../../model/resource-types";
 import { validationError } from "../http/api-error";
 
-const RESOURCE_TYPE = /^[A-Z][A-Za-z]{1,63}$/;
 const MAX_RESOURCE_TYPES = REQUEST_CAPS.resourceTypes;
 
 function parseResourceTypes(raw: string): string[] {
@@ -15,7 +15,7 @@ function parseResourceTypes(raw: string): string[] {
     throw validationError(`hasResource: at most ${MAX_RESOURCE_TYPES} resource types`);
   for (const name of names) {
     if (name === "") throw validationError("hasResource: empty resource type name (check the commas)");
-    if (!RESOURCE_TYPE.test(name))
+    if (!RESOURCE_TYPE_NAME.test(name))
       throw validationError(`hasResource: "${name.slice(0, 64)}" is not a FHIR resource type name`);
   }
   return [...new Set(names)];

@@ -12,8 +12,9 @@ import {
   ListResponse,
   SourceResponse,
 } from "../../model/endpoints";
+import { WORK } from "../../model/request-caps";
 import { dataResponse, successBody } from "../http/answers";
-import { ApiError } from "../http/api-error";
+import { ApiError, validationError } from "../http/api-error";
 import { type Exchange, exchanges } from "../http/exchange";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, integerParams, NO_PARAMETERS } from "../http/strict-query";
@@ -27,6 +28,18 @@ export const endpointNotFound = (): never => {
 };
 /** The error answers of a by-id route: every operation's, and 404 for an unknown id. */
 export const BY_ID_ERRORS = { ...API_ERRORS, 404: ErrorEnvelope };
+
+/**
+ * Refuses a list search over the work budget (src/model/request-caps.ts, WORK) with 400
+ * VALIDATION_ERROR, before any of its work: only the query's words can take it there (each is
+ * a prefix range of the name index), so the message names `query`.
+ */
+function checkListCost(cost: { total: number; query: number }) {
+  if (cost.total <= WORK.budget) return;
+  throw validationError(
+    `query: its words would read ${(cost.total / WORK.budget).toFixed(1)} times the work one request may do; use longer or fewer words`,
+  );
+}
 
 /** The list's last page: page 1000 at most (the list's own bound; the export has every entry). */
 const LAST_PAGE = 1000;
@@ -95,6 +108,7 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
           const filter = toEndpointFilter(query);
           const page = query.page ?? 1;
           const limit = query.limit ?? 25;
+          checkListCost(snapshot.search.cost(filter, limit));
           const { total, records, bases, ready } = snapshot.list(filter, (page - 1) * limit, limit);
           own.link = pageLinks(exchange.request.url, page, limit, total);
           return JSON.stringify({

@@ -35,76 +35,81 @@ export interface DownloadFiles {
   gzip: DownloadFile;
 }
 
-/**
- * The FHIR Bundle's absolute URLs name the origin the request addressed, so its files are kept
- * per origin: for this many origins per version (the public one, over http and https, and a
- * few more); a request under yet another origin (any Host header a client makes up) gets the
- * streamed export instead, holding an export slot.
- */
-const FHIR_ORIGINS_PER_VERSION = 4;
 /** Entries rendered between two turns of the event loop. */
 const CHUNK = 1024;
 let instances = 0;
 
 /**
- * The download files of the unfiltered exports (what most people download): written once per
- * dataset version, format (and for the FHIR Bundle origin) on the first request for them, then
- * served from disk with Content-Length and byte ranges (routes.ts), holding no export slot.
+ * Thrown by a write whose dataset version was superseded before it finished: its temporary
+ * files are removed, and the requests that waited for it are answered by the streamed export of
+ * their own version. Not an error to report.
+ */
+export class SupersededWrite extends Error {
+  constructor(version: number) {
+    super(`the download file of version ${version} was superseded while it was written`);
+  }
+}
+
+/**
+ * The download files of the whole-directory exports (what most people download): written once
+ * per dataset version and format on the first request for them, then served from disk with
+ * Content-Length and byte ranges (routes.ts), holding no export slot.
+ *
+ * The FHIR and brands Bundles' absolute URLs name `origin`, the one origin the configuration
+ * names (PUBLIC_ORIGIN), whatever origin a request addressed: a file per version and format,
+ * never one per Host header a client makes up.
  *
  * Each server process keeps its files in a folder of its own, `<EXPORT_DIR>/<pid>/`: a
  * process's files are the output of its own code, never those of an older release left on the
  * volume. The folder is emptied when the process first writes into it (a process of the same
  * pid before it left it), the folders of processes that are gone are removed, and when a newer
- * version's first file is written every file of older versions goes.
+ * version's first file is written every finished file of older versions goes; a file of an
+ * older version still being written stops at its next chunk and removes its own temporary files.
  */
 export class ExportFiles {
   private readonly dir: string;
-  /** Of the newest version seen: format (and origin) → its files, once written (the promise until then). */
-  private readonly files = new Map<string, DownloadFiles | Promise<DownloadFiles>>();
+  /** Of the newest version seen: format → its files, once written (the promise until then). */
+  private readonly files = new Map<ExportFormat, DownloadFiles | Promise<DownloadFiles>>();
   private version = -1;
   private prepared = false;
 
-  constructor(private readonly root: string) {
+  constructor(
+    private readonly root: string,
+    readonly origin: string,
+  ) {
     // A second app in the same process (tests) gets a folder of its own: `<pid>-<n>`.
     const instance = ++instances;
     this.dir = join(root, instance === 1 ? String(process.pid) : `${process.pid}-${instance}`);
   }
 
   /**
-   * The files of the export of `format` (under `origin`) for the snapshot's version, written
-   * first if needed; null when they are not kept (the snapshot is older than the newest version
-   * seen, or the FHIR Bundle of one origin too many): the caller streams the export instead.
-   * Once written they are returned as they are, not in a promise: the answer is made at once (a
-   * pipelined request behind it must not wait for a turn of the event loop).
+   * The files of the whole export of `format` for the snapshot's version, written first if
+   * needed; null when the snapshot is older than the newest version seen (the caller streams
+   * the export instead). Once written they are returned as they are, not in a promise: the
+   * answer is made at once (a pipelined request behind it must not wait for a turn of the
+   * event loop).
    */
   get(
     snapshot: DatasetSnapshot,
     format: ExportFormat,
     filter: EndpointFilter,
-    origin: string,
   ): DownloadFiles | Promise<DownloadFiles> | null {
     if (snapshot.version < this.version) return null;
     if (snapshot.version > this.version) this.moveTo(snapshot.version);
-    const key = format === "fhir" ? `fhir ${origin}` : format;
-    let files = this.files.get(key);
+    let files = this.files.get(format);
     if (files === undefined) {
-      if (
-        format === "fhir" &&
-        [...this.files.keys()].filter((k) => k.startsWith("fhir ")).length >= FHIR_ORIGINS_PER_VERSION
-      )
-        return null;
-      const tag = format === "fhir" ? `-${Bun.hash.wyhash(origin).toString(36)}` : "";
-      const path = join(this.dir, `v${snapshot.version}-${format}${tag}.${FORMATS[format].extension}`);
-      const written = writeDownloadFiles(snapshot, format, filter, origin, path);
+      const version = snapshot.version;
+      const path = join(this.dir, `v${version}-${format}.${FORMATS[format].extension}`);
+      const written = writeDownloadFiles(snapshot, format, filter, this.origin, path, () => this.version !== version);
       files = written;
-      this.files.set(key, written);
+      this.files.set(format, written);
       written.then(
         (done) => {
-          if (this.files.get(key) === written) this.files.set(key, done);
+          if (this.files.get(format) === written) this.files.set(format, done);
         },
         // A failed write (a full disk) is tried again by the next request.
         () => {
-          if (this.files.get(key) === written) this.files.delete(key);
+          if (this.files.get(format) === written) this.files.delete(format);
         },
       );
     }
@@ -124,10 +129,15 @@ export class ExportFiles {
             rmSync(join(this.root, name), { recursive: true, force: true });
         }
     } else if (existsSync(this.dir))
+      // Temporary files belong to writes still running: each removes its own.
       for (const name of readdirSync(this.dir))
-        if (!name.startsWith(`v${version}-`)) rmSync(join(this.dir, name), { force: true });
+        if (!name.startsWith(`v${version}-`) && !name.endsWith(TEMPORARY))
+          rmSync(join(this.dir, name), { force: true });
   }
 }
+
+/** The suffix of a file being written. */
+const TEMPORARY = `.${process.pid}.tmp`;
 
 /** A strong ETag of bytes hashed by `hasher`. */
 const etagOf = (hasher: Bun.CryptoHasher) => `"${hasher.digest("base64url").slice(0, 27)}"`;
@@ -135,7 +145,8 @@ const etagOf = (hasher: Bun.CryptoHasher) => `"${hasher.digest("base64url").slic
 /**
  * Renders the export into `path` and compresses it into `path.gz`, each through a temporary
  * file renamed into place (a reader never sees half a file). Rendering takes CHUNK entries per
- * turn of the event loop, as the streamed export does; gzip runs on the thread pool.
+ * turn of the event loop, as the streamed export does; gzip runs on the thread pool. Once
+ * `superseded()` (a newer version's files are wanted), it stops with SupersededWrite.
  */
 async function writeDownloadFiles(
   snapshot: DatasetSnapshot,
@@ -143,10 +154,14 @@ async function writeDownloadFiles(
   filter: EndpointFilter,
   origin: string,
   path: string,
+  superseded: () => boolean,
 ): Promise<DownloadFiles> {
   mkdirSync(join(path, ".."), { recursive: true });
-  const temp = `${path}.${process.pid}.tmp`;
-  const gzipTemp = `${path}.gz.${process.pid}.tmp`;
+  const temp = `${path}${TEMPORARY}`;
+  const gzipTemp = `${path}.gz${TEMPORARY}`;
+  const stopIfSuperseded = () => {
+    if (superseded()) throw new SupersededWrite(snapshot.version);
+  };
   try {
     const writer = FORMATS[format].writer(snapshot, origin);
     const out = new ByteBuffer();
@@ -166,6 +181,7 @@ async function writeDownloadFiles(
         writer.write(ordinals, from, to, out);
         flush();
         await nextTurn();
+        stopIfSuperseded();
       }
       writer.end(out);
       flush();
@@ -180,6 +196,7 @@ async function writeDownloadFiles(
       gzipSize += chunk.length;
     });
     await pipeline(createReadStream(temp), gzip, createWriteStream(gzipTemp));
+    stopIfSuperseded();
     renameSync(gzipTemp, `${path}.gz`);
     renameSync(temp, path);
     return {

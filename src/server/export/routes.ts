@@ -15,7 +15,7 @@ import { originOf } from "../http/public-origin";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED } from "../http/schemas";
 import { checkRawQuery } from "../http/strict-query";
 import { downloadResponse, variantFor } from "./download";
-import type { DownloadFiles, ExportFiles } from "./files";
+import { type DownloadFiles, type ExportFiles, SupersededWrite } from "./files";
 import { InFlightExports } from "./in-flight";
 import type { ExportFormat } from "./schemas";
 import {
@@ -49,17 +49,16 @@ const FHIR_EXAMPLE = `{"resourceType":"Bundle","type":"collection","timestamp":"
 {"fullUrl":"https://directory.example.org/fhir/Organization/ea9e405b05baf745795d17847412be08299555ef8d0babd138cbf75fff375518","resource":{"resourceType":"Organization","id":"ea9e405b05baf745795d17847412be08299555ef8d0babd138cbf75fff375518","name":"St. Mary's Hospital","address":[{"city":"Charleston","state":"WV","postalCode":"25398"}],"endpoint":[{"reference":"Endpoint/744ce827e6abcf67a5fd243053cb2bd3e64604c6654f7dd49a5d1ec02f8a99b2"}]}}]}`;
 
 const BRANDS_EXAMPLE = `{"resourceType":"Bundle","meta":{"lastUpdated":"2026-11-04T09:00:00.000Z"},"type":"collection","timestamp":"2026-11-04T09:00:00.000Z","entry":[
-{"fullUrl":"https://directory.example.org/fhir/Organization/developer-epic","resource":{"resourceType":"Organization","id":"developer-epic","name":"Epic Systems","telecom":[{"system":"url","value":"https://open.epic.com/MyApps/Endpoints"}]}},
-{"fullUrl":"https://directory.example.org/fhir/Endpoint/744ce827e6abcf67a5fd243053cb2bd3e64604c6654f7dd49a5d1ec02f8a99b2","resource":{"resourceType":"Endpoint","id":"744ce827e6abcf67a5fd243053cb2bd3e64604c6654f7dd49a5d1ec02f8a99b2","extension":[{"url":"http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version","valueCode":"4.0.1"},{"url":"https://endpoint-directory.fly.dev/fhir/StructureDefinition/endpoint-fhir-version-basis","valueCode":"probe"}],"status":"active","connectionType":{"system":"http://terminology.hl7.org/CodeSystem/endpoint-connection-type","code":"hl7-fhir-rest"},"payloadType":[{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/endpoint-payload-type","code":"none","display":"None"}]}],"address":"https://mychart.stmaryshospital.com/FHIR/api/FHIR/R4","contact":[{"system":"url","value":"https://open.epic.com/MyApps/Endpoints"}],"managingOrganization":{"reference":"Organization/developer-epic"}}},
-{"fullUrl":"https://directory.example.org/fhir/Organization/ea9e405b05baf745795d17847412be08299555ef8d0babd138cbf75fff375518","resource":{"resourceType":"Organization","id":"ea9e405b05baf745795d17847412be08299555ef8d0babd138cbf75fff375518","name":"St. Mary's Hospital","address":[{"city":"Charleston","state":"WV","postalCode":"25398"}],"endpoint":[{"reference":"Endpoint/744ce827e6abcf67a5fd243053cb2bd3e64604c6654f7dd49a5d1ec02f8a99b2"}]}}]}`;
+{"fullUrl":"https://endpoint-directory.fly.dev/fhir/Endpoint/744ce827e6abcf67a5fd243053cb2bd3e64604c6654f7dd49a5d1ec02f8a99b2","resource":{"resourceType":"Endpoint","id":"744ce827e6abcf67a5fd243053cb2bd3e64604c6654f7dd49a5d1ec02f8a99b2","meta":{"lastUpdated":"2026-11-03T04:00:00.000Z"},"extension":[{"url":"http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version","valueCode":"4.0.1"},{"url":"https://endpoint-directory.fly.dev/fhir/StructureDefinition/endpoint-fhir-version-basis","valueCode":"probe"}],"status":"active","connectionType":{"system":"http://terminology.hl7.org/CodeSystem/endpoint-connection-type","code":"hl7-fhir-rest"},"payloadType":[{"coding":[{"system":"http://terminology.hl7.org/CodeSystem/endpoint-payload-type","code":"none","display":"None"}]}],"address":"https://mychart.stmaryshospital.com/FHIR/api/FHIR/R4","contact":[{"system":"url","value":"https://open.epic.com/MyApps/Endpoints"}]}},
+{"fullUrl":"https://endpoint-directory.fly.dev/fhir/Organization/ea9e405b05baf745795d17847412be08299555ef8d0babd138cbf75fff375518","resource":{"resourceType":"Organization","id":"ea9e405b05baf745795d17847412be08299555ef8d0babd138cbf75fff375518","meta":{"lastUpdated":"2026-11-03T04:00:00.000Z"},"name":"St. Mary's Hospital","telecom":[{"extension":[{"url":"http://hl7.org/fhir/StructureDefinition/data-absent-reason","valueCode":"asked-unknown"}],"system":"url"}],"address":[{"city":"Charleston","state":"WV","postalCode":"25398","country":"US"}],"endpoint":[{"reference":"Endpoint/744ce827e6abcf67a5fd243053cb2bd3e64604c6654f7dd49a5d1ec02f8a99b2"}]}}]}`;
 
-const BRANDS_DESCRIPTION = `The whole directory (or the entries matching the list's filters, the same parameters validated the same way) as one SMART App Launch 2.2 **User-access Brands Bundle**: a FHIR R4 \`Bundle\` of type \`collection\` with \`meta.lastUpdated\` and \`timestamp\` (the dataset's last refresh), the resources and ids of \`export?format=fhir\` shaped to the User Access Brand and User Access Endpoint profiles:
+const BRANDS_DESCRIPTION = `The whole directory (or the entries matching the list's filters, the same parameters validated the same way) as one SMART App Launch 2.2 **User-access Brands Bundle**: a FHIR R4 \`Bundle\` of type \`collection\` with \`meta.lastUpdated\` and \`timestamp\` (the dataset's last refresh), the resources and ids of \`export?format=fhir\` shaped to the User Access Brand and User Access Endpoint profiles, each with \`meta.lastUpdated\`:
 
-- an \`Endpoint\` per distinct URL whose FHIR version is known (the profile requires the \`endpoint-fhir-version\` extension; unknown ones are left out), \`connectionType\` hl7-fhir-rest, \`payloadType\` none, \`address\`, \`contact\` the developer's page for app developers (its endpointListUrl), \`managingOrganization\` the developer;
-- an \`Organization\` per named organization with an Endpoint left: \`name\`, NPI \`identifier\`, \`address\`, \`endpoint\` references, each resolving to an Endpoint of the Bundle; organizations published without a name are left out (a brand's name is required);
-- each developer as an \`Organization\` (\`developer-<vendorId>\`) with its page as \`telecom\`.
+- an \`Endpoint\` per distinct URL whose FHIR version is known (the profile requires the \`endpoint-fhir-version\` extension; unknown ones are left out), \`connectionType\` hl7-fhir-rest, \`payloadType\` none, \`address\`, \`contact\` the developer's page for app developers (its endpointListUrl);
+- an \`Organization\` (brand) per named organization with an Endpoint left: \`name\`, \`telecom\` a url with the data-absent-reason \`asked-unknown\` (no list publishes a brand's website), NPI \`identifier\`, \`address\` with \`country\` US, \`endpoint\` references; names that differ only in letter case are one organization; organizations published without a name are left out (a brand's name is required);
+- a developer (\`developer-<vendorId>\`) as a brand, its page as \`telecom\`, only when some of its Endpoints are named by no organization: it offers exactly those, so that every Endpoint is named by a brand.
 
-The same as \`GET /api/v1/export?format=brands\` (a download there), with CORS and a weak \`ETag\` (per dataset version, filters and origin; 304 on \`If-None-Match\`). No portal or logo extensions: no list we read publishes them. See docs/api.md, "Brands bundle".`;
+The unfiltered bundle is a download file per dataset version, as \`export?format=brands\` (which names it as an attachment): \`Content-Length\`, a strong \`ETag\` (a hash of its bytes; 304 on \`If-None-Match\`), \`Accept-Ranges\`, gzip when accepted, its \`fullUrl\`s under the server's public origin (PUBLIC_ORIGIN). Filtered, it is streamed under the request's origin with a weak \`ETag\`, holding an export slot. CORS always. No portal or logo extensions: no list we read publishes them. See docs/api.md, "Brands bundle".`;
 
 /** The 200's bodies, per format. */
 const EXPORT_CONTENT = {
@@ -74,7 +73,7 @@ const DESCRIPTION = `Every endpoint matching the list operation's filters (the s
 
 The file name in \`Content-Disposition\` carries the dataset version. The \`ETag\` depends on the dataset version, the format and the filters (not on their order in the URL): send it back in \`If-None-Match\` for a 304. An export counts as one request against the rate limit.
 
-**The unfiltered export** (no filter: the whole directory) is a download file per dataset version and format (the FHIR Bundle also per origin), served with \`Content-Length\`, a strong \`ETag\` (a hash of its bytes) and \`Accept-Ranges: bytes\`, gzip-compressed when the client accepts gzip: a cut download resumes with \`Range: bytes=<first>-\` and \`If-Range: <ETag>\` (206 with \`Content-Range\`; the whole new file when the dataset moved on; 416 past the end). It holds no export slot, however slowly it is read.
+**The unfiltered export** (no filter: the whole directory) is a download file per dataset version and format (the FHIR and brands Bundles name the server's public origin, PUBLIC_ORIGIN, in their \`fullUrl\`s, whatever the Host), served with \`Content-Length\`, a strong \`ETag\` (a hash of its bytes) and \`Accept-Ranges: bytes\`, gzip-compressed when the client accepts gzip: a cut download resumes with \`Range: bytes=<first>-\` and \`If-Range: <ETag>\` (206 with \`Content-Range\`; the whole new file when the dataset moved on; 416 past the end). It holds no export slot, however slowly it is read.
 
 **A filtered export** is streamed as it is produced (gzip or br when accepted): a client may run at most 2 at a time (an IPv6 client counted by its /48), a third gets 429 with \`Retry-After\` (when one of the running exports is expected to finish at its pace so far); the server runs at most \`EXPORT_MAX_RUNNING\` at a time, every client together: beyond it, 503 \`EXPORTS_BUSY\` with \`Retry-After\`. A reader that stalls is disconnected after 30 s without progress, giving its slot back.
 
@@ -86,7 +85,7 @@ ${fence(CSV_EXAMPLE)}
 
 ${fence(NDJSON_EXAMPLE)}
 
-**format=fhir** (\`application/fhir+json\`): one FHIR R4 \`Bundle\` of type \`collection\`, the shape vendors publish their lists in: an \`Endpoint\` per distinct URL (\`address\`; \`status\` active for listed and verified, error for unresponsive; \`connectionType\` hl7-fhir-rest; \`payloadType\` any; the FHIR version in the \`endpoint-fhir-version\` extension and how it is known in our own \`endpoint-fhir-version-basis\` extension (probe, list, url, certification), neither when unknown; status and version from the URL's first entry in list order; \`managingOrganization\` the developer), the developer as an \`Organization\` with id \`developer-<vendorId>\`, and an \`Organization\` per organization of a vendor (same name, NPI, city, state and ZIP: \`name\`, NPI \`identifier\` with system http://hl7.org/fhir/sid/us-npi, \`address\` city/state/postalCode, one \`endpoint\` reference per URL it publishes). Resource ids are SHA-256 hashes, stable across dataset versions; every entry's \`fullUrl\` is \`<origin>/fhir/<type>/<id>\` under the origin the request addressed; no \`entry\` when nothing matches. Our own \`ingest\` reads the file back into the same entries.
+**format=fhir** (\`application/fhir+json\`): one FHIR R4 \`Bundle\` of type \`collection\`, the shape vendors publish their lists in: an \`Endpoint\` per distinct URL (\`address\`; \`status\` active for listed and verified, error for unresponsive; \`connectionType\` hl7-fhir-rest; \`payloadType\` any; the FHIR version in the \`endpoint-fhir-version\` extension and how it is known in our own \`endpoint-fhir-version-basis\` extension (probe, list, url, certification), neither when unknown; status and version from the URL's first entry in list order; \`managingOrganization\` the developer), the developer as an \`Organization\` with id \`developer-<vendorId>\`, and an \`Organization\` per organization of a vendor (same name, NPI, city, state and ZIP: \`name\`, NPI \`identifier\` with system http://hl7.org/fhir/sid/us-npi, \`address\` city/state/postalCode, one \`endpoint\` reference per URL it publishes). Resource ids are SHA-256 hashes, stable across dataset versions; every entry's \`fullUrl\` is \`<origin>/fhir/<type>/<id>\`, under the public origin in the download file, under the origin the request addressed when filtered; no \`entry\` when nothing matches. Our own \`ingest\` reads the file back into the same entries.
 
 ${fence(FHIR_EXAMPLE)}
 
@@ -125,9 +124,9 @@ export interface ExportOptions {
 }
 
 /**
- * The answer to an export request of `formatName`: the unfiltered export of a download format
- * from its download file, anything else streamed. `download` is false for the brands bundle's
- * own URL, which is no download (no Content-Disposition, always streamed).
+ * The answer to an export request of `formatName`: the unfiltered export from its download
+ * file, a filtered one streamed. `download` is false for the brands bundle's own URL, which
+ * names no file (no Content-Disposition).
  */
 function exportAnswer(
   directory: Directory,
@@ -148,11 +147,12 @@ function exportAnswer(
   const headers = headersFor(exchange, DATASET_ANSWER_HEADERS, lastModified ? { "last-modified": lastModified } : {});
   const named = () => {
     headers.set("content-type", format.contentType);
-    if (download)
-      headers.set(
-        "content-disposition",
-        `attachment; filename="endpoint-directory-v${snapshot.version}.${format.extension}"`,
-      );
+    // The brands bundle's own URL is shown, not saved: `inline`, which also keeps the runtime
+    // from naming the file on disk (it does for a file body without a Content-Disposition).
+    headers.set(
+      "content-disposition",
+      download ? `attachment; filename="endpoint-directory-v${snapshot.version}.${format.extension}"` : "inline",
+    );
   };
   const fromFile = (written: DownloadFiles) => {
     const file = variantFor(written, request);
@@ -204,15 +204,14 @@ function exportAnswer(
     return new Response(exportStream(snapshot, filter, writer, slot, encoding), { status: 200, headers });
   };
 
-  const file =
-    download && formatName !== "brands" && unfiltered(filter) ? files?.get(snapshot, formatName, filter, origin) : null;
+  const file = unfiltered(filter) ? files?.get(snapshot, formatName, filter) : null;
   if (!file) return streamed();
   if (!(file instanceof Promise)) return fromFile(file);
   // The first requests of a version wait for the file to be written: no idle time-out meanwhile.
   server?.timeout(received, 0);
   return file.then(fromFile, (error) => {
     server?.timeout(received, idleTimeoutSeconds);
-    onFileError(error);
+    if (!(error instanceof SupersededWrite)) onFileError(error);
     return streamed();
   });
 }
@@ -282,7 +281,7 @@ export const exportRoutes = (directory: Directory, options: ExportOptions) => {
         query: BrandsQuery,
         transform: ({ request, query }) =>
           checkWhole(request.url, query, BRANDS_KEYS, "the brands bundle has no pages; it holds every matching entry"),
-        response: { ...API_ERRORS, 503: ErrorEnvelope },
+        response: { ...API_ERRORS, 416: ErrorEnvelope, 503: ErrorEnvelope },
         detail: {
           summary: "The directory as a SMART User-access Brands Bundle",
           description: BRANDS_DESCRIPTION,
@@ -290,9 +289,26 @@ export const exportRoutes = (directory: Directory, options: ExportOptions) => {
           tags: ["FHIR"],
           responses: {
             200: {
-              description: "The Brands Bundle, streamed (application/fhir+json).",
+              description:
+                "The Brands Bundle (application/fhir+json). Unfiltered: its download file, with Content-Length, a strong ETag and `Accept-Ranges: bytes`; filtered: streamed.",
+              headers: {
+                "Content-Disposition": { $ref: "#/components/headers/Content-Disposition" },
+                "Accept-Ranges": { $ref: "#/components/headers/Accept-Ranges" },
+              },
               content: {
                 "application/fhir+json": { schema: FhirBundleSchema as object, example: JSON.parse(BRANDS_EXAMPLE) },
+              },
+            },
+            206: {
+              description:
+                "Part of the unfiltered bundle's download file: the one byte range `Range` asked for (with `If-Range`, only while the file is still the one its ETag names).",
+              headers: {
+                "Content-Disposition": { $ref: "#/components/headers/Content-Disposition" },
+                "Content-Range": { $ref: "#/components/headers/Content-Range" },
+                "Accept-Ranges": { $ref: "#/components/headers/Accept-Ranges" },
+              },
+              content: {
+                "application/fhir+json": { schema: { type: "string" }, example: BRANDS_EXAMPLE.slice(0, 120) },
               },
             },
             304: NOT_MODIFIED,

@@ -36,12 +36,33 @@ const Reference = (description: string) => t.Object({ reference: t.String() }, {
 const Coding = t.Object({ system: t.String({ format: "uri" }), code: t.String(), display: t.Optional(t.String()) });
 const FHIR_ID = { pattern: "^[A-Za-z0-9\\-.]{1,64}$" };
 const ContactUrl = t.Object({ system: t.Literal("url"), value: t.String({ format: "uri" }) });
+/** A url whose value is absent, with its data-absent-reason (the IG allows these two codes). */
+const AbsentUrl = t.Object(
+  {
+    extension: t.Array(
+      t.Object({
+        url: t.Literal("http://hl7.org/fhir/StructureDefinition/data-absent-reason"),
+        valueCode: t.UnionEnum(["asked-unknown", "asked-declined"]),
+      }),
+      { minItems: 1, maxItems: 1 },
+    ),
+    system: t.Literal("url"),
+  },
+  { additionalProperties: false },
+);
+const BrandsMeta = t.Optional(
+  t.Object(
+    { lastUpdated: t.String({ format: "date-time" }) },
+    { description: "`brands` only: when the resource last changed (the newest of its entries)." },
+  ),
+);
 
 /** An Endpoint resource of the export: one per distinct URL. */
 export const FhirEndpointSchema = t.Object(
   {
     resourceType: t.Literal("Endpoint"),
     id: t.String({ ...FHIR_ID, description: "SHA-256 (hex) of the URL." }),
+    meta: BrandsMeta,
     extension: t.Optional(
       t.Array(
         t.Union([
@@ -75,7 +96,9 @@ export const FhirEndpointSchema = t.Object(
     ),
     payloadType: t.Array(t.Object({ coding: t.Array(Coding, { minItems: 1 }) }), { minItems: 1 }),
     address: t.String({ format: "uri", description: "The FHIR base URL." }),
-    managingOrganization: Reference("The developer (EHR vendor): `Organization/developer-<vendorId>`."),
+    managingOrganization: t.Optional(
+      Reference("Not in `brands`: the developer (EHR vendor), `Organization/developer-<vendorId>`."),
+    ),
   },
   { additionalProperties: false },
 );
@@ -88,6 +111,7 @@ export const FhirOrganizationSchema = t.Object(
       ...FHIR_ID,
       description: "`developer-<vendorId>` for a developer; else SHA-256 (hex) of the organization's key.",
     }),
+    meta: BrandsMeta,
     identifier: t.Optional(
       t.Array(
         t.Object({ system: t.Union([t.Literal(NPI_SYSTEM), t.Literal(ORGANIZATION_ID_SYSTEM)]), value: t.String() }),
@@ -100,10 +124,11 @@ export const FhirOrganizationSchema = t.Object(
     ),
     name: t.Optional(t.String()),
     telecom: t.Optional(
-      t.Array(ContactUrl, {
+      t.Array(t.Union([ContactUrl, AbsentUrl]), {
         minItems: 1,
         maxItems: 1,
-        description: "`brands` only, on a developer: its endpointListUrl.",
+        description:
+          "`brands` only: the brand's website, on a developer its endpointListUrl; on an organization absent (no list publishes it), with the data-absent-reason `asked-unknown`.",
       }),
     ),
     address: t.Optional(
@@ -112,6 +137,7 @@ export const FhirOrganizationSchema = t.Object(
           city: t.Optional(t.String()),
           state: t.Optional(t.String()),
           postalCode: t.Optional(t.String()),
+          country: t.Optional(t.Literal("US", { description: "`brands` only." })),
         }),
         { minItems: 1 },
       ),
@@ -139,7 +165,8 @@ export const FhirBundleSchema = t.Object(
           {
             fullUrl: t.String({
               format: "uri",
-              description: "`<origin>/fhir/Endpoint/<id>` or `<origin>/fhir/Organization/<id>`, the request's origin.",
+              description:
+                "`<origin>/fhir/Endpoint/<id>` or `<origin>/fhir/Organization/<id>`: the server's public origin (PUBLIC_ORIGIN) in a download file, the request's origin when filtered.",
             }),
             resource: t.Union([FhirEndpointSchema, FhirOrganizationSchema]),
           },

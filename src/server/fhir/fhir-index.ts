@@ -100,12 +100,10 @@ function* buildTables(snapshot: DatasetSnapshot): Generator<void, Tables> {
   const run = new Map<number, number>();
   let runVendor = -1;
   let runName = -2;
+  // The name takes no part in either: a run's names are one name but for letter case, which an
+  // organization's key leaves out (writeOrganizationKey lowercases it), as an entry's id does.
   const sameOrganization = (o: number, p: number) =>
-    c.organizationName[p] === c.organizationName[o] &&
-    c.npi[p] === c.npi[o] &&
-    c.city[p] === c.city[o] &&
-    c.state[p] === c.state[o] &&
-    c.zipCode[p] === c.zipCode[o];
+    c.npi[p] === c.npi[o] && c.city[p] === c.city[o] && c.state[p] === c.state[o] && c.zipCode[p] === c.zipCode[o];
   yield* inChunks(listed, (from, to) => {
     for (let o = from; o < to; o++) {
       const vendor = c.vendor[o]!;
@@ -118,8 +116,7 @@ function* buildTables(snapshot: DatasetSnapshot): Generator<void, Tables> {
         runVendor = vendor;
         runName = name;
       }
-      let key = Math.imul(name ^ 0x2545f491, 0x9e3779b1);
-      key = Math.imul(key ^ c.city[o]!, 0x85ebca6b);
+      let key = Math.imul(c.city[o]! ^ 0x2545f491, 0x85ebca6b);
       key = Math.imul(key ^ c.state[o]!, 0xc2b2ae35);
       key = Math.imul(key ^ c.zipCode[o]!, 0x27d4eb2f) ^ (c.npi[o]! % 0x100000000);
       let g = run.get(key);
@@ -393,6 +390,11 @@ export class FhirIndex {
    */
   substringIndexNow(table: SearchedTable): SubstringIndex {
     return this.substringSteps(table).drain();
+  }
+
+  /** The substring index of a table if it is built, else null (nothing is started). */
+  substringIndexIfBuilt(table: SearchedTable): SubstringIndex | null {
+    return this.substrings.get(table)?.done?.value ?? null;
   }
 
   private substringSteps(table: SearchedTable): Stepped<SubstringIndex> {

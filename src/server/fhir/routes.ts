@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import type { Directory } from "../../directory/directory";
 import type { DatasetSnapshot } from "../../directory/snapshot";
-import { REQUEST_CAPS } from "../../model/request-caps";
+import { REQUEST_CAPS, WORK } from "../../model/request-caps";
 import { absoluteKey, dataResponse, keptResponse } from "../http/answers";
 import { type Exchange, exchanges } from "../http/exchange";
 import { FhirError, outcomeResponse } from "../http/operation-outcome";
@@ -26,8 +26,9 @@ import {
   TypeIdParams,
   TypeParams,
 } from "./schemas";
-import { criteriaSteps, runSearch } from "./search";
-import { pairsOf, parseSearch, type ResourceType } from "./search-params";
+import { criteriaSteps, runSearch, substringSteps } from "./search";
+import { checkSearchCost, searchCost, searchedTable } from "./search-cost";
+import { pairsOf, parseSearch, type ResourceType, type SearchRequest } from "./search-params";
 import { searchBundle } from "./searchset-bundle";
 import { Turns } from "./turns";
 
@@ -81,8 +82,8 @@ interface AnswerOptions {
   form?: [string, string][];
   /** Whether a GET answer is kept for the version (default true). */
   keep?: boolean;
-  /** The costly parts of building the answer, run first as steps of their own (`searchTurns`). */
-  steps?: (context: Context) => (() => unknown)[];
+  /** The resource type searched: the answer's costly parts run first, as `inSteps` says. */
+  search?: ResourceType;
 }
 
 function answer(
@@ -93,10 +94,11 @@ function answer(
 ): Response | Promise<Response> {
   const snapshot = directory.current;
   const index = fhirIndexOf(snapshot);
+  const { search } = options;
   const run = (built: FhirIndex) =>
-    options.steps === undefined
+    search === undefined
       ? answerFrom(exchange, snapshot, built, build, options)
-      : inSteps(exchange, snapshot, built, build, options);
+      : inSteps(exchange, snapshot, built, build, { ...options, search });
   // The first request of a version waits for its index (built in steps; others are answered meanwhile).
   return index instanceof Promise ? index.then(run) : run(index);
 }
@@ -124,16 +126,19 @@ function contextFor(exchange: Exchange, index: FhirIndex, form: [string, string]
 const searchTurns = new Turns();
 
 /**
- * `answerFrom`, after the answer's costly steps when it is not kept already: each criterion's
- * matches (cached for the version), then the answer itself, each a step of `searchTurns`. A
- * request the steps cannot be read from (a bad parameter) gets its error from `answerFrom`.
+ * `answerFrom` for a search of `type`, when it is not kept already: first the substring indexes
+ * its criteria read are built (in steps of their own, once per version), then its cost is
+ * counted (search-cost.ts). A search over the work budget is refused at once, before any of its
+ * work; a cheap one is answered at once, never queued behind costly ones; any other runs as
+ * steps of `searchTurns`: each criterion's matches (cached for the version), then the answer.
+ * A request the search cannot be read from (a bad parameter) gets its error from `answerFrom`.
  */
 async function inSteps(
   exchange: Exchange,
   snapshot: DatasetSnapshot,
   index: FhirIndex,
   build: (context: Context) => string,
-  options: AnswerOptions,
+  options: AnswerOptions & { search: ResourceType },
 ): Promise<Response> {
   const request = exchange.request;
   const kept =
@@ -141,13 +146,17 @@ async function inSteps(
       ? keptResponse(exchange, snapshot, "fhir")
       : undefined;
   if (kept !== undefined) return kept;
-  let steps: (() => unknown)[] = [];
+  let search: SearchRequest;
   try {
-    steps = options.steps!(contextFor(exchange, index, options.form ?? [], baseOf(exchange)));
+    const context = contextFor(exchange, index, options.form ?? [], baseOf(exchange));
+    search = parseSearch(options.search, context.pairs, context.strict);
   } catch {
-    // answerFrom answers it.
+    return answerFrom(exchange, snapshot, index, build, options);
   }
-  for (const step of steps) await searchTurns.run(step);
+  for (const step of substringSteps(index, search)) await step();
+  const cost = searchCost(index, search)!.total;
+  if (cost > WORK.budget || cost <= WORK.cheap) return answerFrom(exchange, snapshot, index, build, options);
+  for (const step of criteriaSteps(index, search)) await searchTurns.run(step);
   return searchTurns.run(() => answerFrom(exchange, snapshot, index, build, options));
 }
 
@@ -216,14 +225,17 @@ function checkPlain({ pairs, strict }: Context) {
   }
 }
 
+/** A search's answer, within the work budget (400 `too-costly` beyond it, before any of its work). */
 const search = (type: ResourceType) => (context: Context) => {
+  const { index } = context;
   const request = parseSearch(type, context.pairs, context.strict);
-  return searchBundle(context.base, context.index, request, runSearch(context.index, request));
+  for (const criterion of request.criteria) {
+    const table = searchedTable(type, criterion);
+    if (table !== null) index.substringIndexNow(table);
+  }
+  checkSearchCost(searchCost(index, request)!, type);
+  return searchBundle(context.base, index, request, runSearch(index, request));
 };
-
-/** The costly steps of a search: its criteria's matches, one step each. */
-const searchSteps = (type: ResourceType) => (context: Context) =>
-  criteriaSteps(context.index, parseSearch(type, context.pairs, context.strict));
 
 const read = (type: ResourceType, id: string) => (context: Context) => {
   checkPlain(context);
@@ -260,7 +272,7 @@ const searchDetail = (type: ResourceType, method: string) => ({
 const resourceRoutes = (directory: Directory, type: ResourceType) =>
   new Elysia({ name: `fhir-${type}`, normalize: false })
     .use(exchanges)
-    .get(`/${type}`, ({ exchange }) => answer(exchange, directory, search(type), { steps: searchSteps(type) }), {
+    .get(`/${type}`, ({ exchange }) => answer(exchange, directory, search(type), { search: type }), {
       query: searchQuery(type),
       response: { 200: SearchsetBundle, ...ERRORS },
       detail: searchDetail(type, "GET"),
@@ -276,7 +288,7 @@ const resourceRoutes = (directory: Directory, type: ResourceType) =>
             ]),
           ),
           keep: false,
-          steps: searchSteps(type),
+          search: type,
         }),
       {
         parse: readFormBody,

@@ -100,6 +100,16 @@ export const SEARCH_PARAMETERS: Record<ResourceType, Record<string, SearchParame
   },
 };
 
+/**
+ * The search parameter `name` of `type`, or undefined: an own key only, so names every object
+ * inherits (`constructor`, `__proto__`, `toString`) are unknown parameters like any other.
+ */
+const searchParameter = (type: ResourceType, name: string): SearchParameterInfo | undefined =>
+  Object.hasOwn(SEARCH_PARAMETERS[type], name) ? SEARCH_PARAMETERS[type][name] : undefined;
+
+const isResourceType = (name: string | undefined): name is ResourceType =>
+  (RESOURCE_TYPES as readonly (string | undefined)[]).includes(name);
+
 /** `_include` and `_revinclude` values each resource type takes (`Type:param`, optionally `:TargetType`). */
 export const INCLUDES: Record<ResourceType, { include: string[]; revinclude: string[] }> = {
   Organization: { include: ["Organization:endpoint"], revinclude: ["Endpoint:organization"] },
@@ -198,7 +208,6 @@ export function parseSearch(type: ResourceType, pairs: [string, string][], stric
     kept: [],
     countGiven: false,
   };
-  const parameters = SEARCH_PARAMETERS[type];
   if (pairs.length > REQUEST_CAPS.parameters)
     throw tooCostly(`at most ${REQUEST_CAPS.parameters} parameters in one search, not ${pairs.length}`);
   const given = new Map<string, number>();
@@ -219,7 +228,7 @@ export function parseSearch(type: ResourceType, pairs: [string, string][], stric
     const colon = rawName.indexOf(":");
     const name = colon === -1 ? rawName : rawName.slice(0, colon);
     const modifier = colon === -1 ? null : rawName.slice(colon + 1);
-    const parameter = parameters[name];
+    const parameter = searchParameter(type, name);
     if (parameter !== undefined) {
       checkModifier(name, parameter, modifier);
       const criterion = { name, modifier, values: alternativesOf(rawName, value) };
@@ -283,7 +292,7 @@ export function parseSearch(type: ResourceType, pairs: [string, string][], stric
         const allowed = INCLUDES[type][name === "_include" ? "include" : "revinclude"];
         const [source, param, target] = value.split(":");
         const plain = `${source}:${param}`;
-        const expectedTarget = source === undefined ? undefined : SEARCH_PARAMETERS[source as ResourceType]?.[param!];
+        const expectedTarget = isResourceType(source) ? searchParameter(source, param ?? "") : undefined;
         if (!allowed.includes(plain) || (target !== undefined && target !== expectedTarget?.target))
           throw notSupported(
             `${name}: "${value.slice(0, 100)}" is not supported on ${type}; ${allowed.length === 0 ? "none is" : `supported: ${allowed.join(", ")}`}`,

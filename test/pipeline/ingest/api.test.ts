@@ -104,7 +104,8 @@ describe("ingestFile", () => {
       unchanged: 0,
       removed: 0,
       skipped: 0,
-      repaired: 0,
+      repairs: [],
+      dropped: [],
       unusable: [],
     });
     expect(db.sqlite.query("SELECT url, format, audience FROM vendor_lists").get()).toEqual({

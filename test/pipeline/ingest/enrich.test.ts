@@ -27,7 +27,7 @@ describe("published URL repair", () => {
     ["fhir.footholdtechnology.com/cgc", "https://fhir.footholdtechnology.com/cgc"],
     ["beta.cyfluentchart.com/FHIRapi/", "https://beta.cyfluentchart.com/FHIRapi/"],
   ])("%p → %p", (published, repaired) => {
-    expect(repairPublishedUrl(published)).toEqual({ url: repaired, repaired: true });
+    expect(repairPublishedUrl(published)).toEqual({ url: repaired, repair: expect.any(String) });
   });
 
   test.each([
@@ -38,7 +38,7 @@ describe("published URL repair", () => {
     "not a url",
     "",
   ])("%p is left as published", (published) => {
-    expect(repairPublishedUrl(published)).toEqual({ url: published, repaired: false });
+    expect(repairPublishedUrl(published)).toEqual({ url: published, repair: null });
   });
 
   test("normalisation counts repaired URLs it accepted and still skips what it cannot use", () => {
@@ -56,7 +56,23 @@ describe("published URL repair", () => {
       "https://b.example/r4",
       "https://c.example",
     ]);
-    expect(result).toMatchObject({ repaired: 2, invalid: 1 });
+    expect(result.repairs).toEqual([
+      {
+        published: "fhir.footholdtechnology.com/cgc",
+        url: "https://fhir.footholdtechnology.com/cgc",
+        organizationName: null,
+        repair: "https:// added before a host name",
+      },
+      {
+        published: ": https://b.example/r4",
+        url: "https://b.example/r4",
+        organizationName: null,
+        repair: '": " before the scheme removed',
+      },
+    ]);
+    expect(result.dropped).toEqual([
+      { published: "not a url", organizationName: null, reason: "whitespace or control characters inside the URL" },
+    ]);
   });
 });
 
@@ -66,6 +82,16 @@ describe("state and city", () => {
     expect(placeOfZip("32073-3035")).toMatchObject({ state: "FL" });
     expect(placeOfZip("00000")).toBeNull();
     expect(placeOfZip(null)).toBeNull();
+  });
+
+  test("a ZIP the table does not know: the state its first three digits settle, no city", () => {
+    // Every 936xx ZIP the table knows is in California, every 075xx in New Jersey.
+    expect(placeOfZip("93697")).toEqual({ state: "CA", city: null });
+    expect(placeOfZip("07562")).toEqual({ state: "NJ", city: null });
+    expect(placeOfZip("071122016")).toMatchObject({ state: "NJ" });
+    // 063xx is Connecticut but for one New York ZIP: the prefix settles nothing. 819xx is unused.
+    expect(placeOfZip("06300")).toBeNull();
+    expect(placeOfZip("81909")).toBeNull();
   });
 
   test('from an "XX - Name" prefix when XX is a USPS code', () => {
@@ -120,6 +146,10 @@ describe("fhirVersion before a probe", () => {
     ["https://fhirserver.astronautehr.com:9443/fhir-server/api/v4", "R4"],
     ["https://api.prod.1life.com/fhir/4.0", "R4"],
     ["https://fhir.cozeva.com/4_0_0", "R4"],
+    ["https://fhir.example/api/4.0.1", "R4"],
+    // Two parts name FHIR's version only right after `fhir`: elsewhere it may be the vendor's API's.
+    ["https://api.prod.1life.com/fhir/chirp/4.0", null],
+    ["https://fhir.example/api/3.0", null],
     ["https://fhir.example/fhir/3.0.2", "STU3"],
     ["https://fhirprod.bl0.hos.allscriptscloud.com/R2/fhir", "DSTU2"],
     ["https://fhir.example/R3/open", "STU3"],
@@ -172,15 +202,76 @@ describe("URL repair: whitespace inside a URL", () => {
     [
       "https://enhancedeyecare.ficintegrations.com\t/API/PCg4Nt/R4",
       "https://enhancedeyecare.ficintegrations.com/API/PCg4Nt/R4",
-      true,
+      "whitespace inside the URL removed",
     ],
-    ["https://host.example/ fhir/r4", "https://host.example/fhir/r4", true],
-    [": https://host.example/fhir", "https://host.example/fhir", true],
-    // Between two letters or digits it would join two names: left for validation to refuse.
-    ["https://127.0.0.1\tclinic.example.com/API", "https://127.0.0.1\tclinic.example.com/API", false],
-    ["https://host.example/My Practice", "https://host.example/My Practice", false],
-  ])("%p", (published, url, repaired) => {
-    expect(repairPublishedUrl(published)).toEqual({ url, repaired });
+    ["https://host.example/ fhir/r4", "https://host.example/fhir/r4", "whitespace inside the URL removed"],
+    [": https://host.example/fhir", "https://host.example/fhir", '": " before the scheme removed'],
+    // A loopback or private address before a whole host name is never the public server: dropped.
+    [
+      "https://127.0.0.1\teyeassociatesofgreenbayscwi.ficintegrations.com/API/GMPibL/R4",
+      "https://eyeassociatesofgreenbayscwi.ficintegrations.com/API/GMPibL/R4",
+      "127.0.0.1, a non-public address, removed before the host name",
+    ],
+    [
+      "http://localhost clinic.example.com/fhir",
+      "http://clinic.example.com/fhir",
+      expect.stringContaining("localhost"),
+    ],
+    // A public address, or words that are no host name, stay: which one was meant is not plain.
+    ["https://8.8.8.8\tclinic.example.com/API", "https://8.8.8.8\tclinic.example.com/API", null],
+    ["https://127.0.0.1\tmy clinic/API", "https://127.0.0.1\tmy clinic/API", null],
+    ["https://host.example/My Practice", "https://host.example/My Practice", null],
+  ])("%p", (published, url, repair) => {
+    expect(repairPublishedUrl(published)).toEqual({ url, repair });
+  });
+});
+
+describe("URL repair: relative paths", () => {
+  const maximeyes = Array.from({ length: 9 }, (_, i) => `https://fhir.maximeyes.com/api/practice${i}/R4`);
+  const normalise = (urls: string[]) =>
+    normaliseEntries(
+      urls.map((url) => raw(url, { organizationName: url })),
+      { vendorId: "acme", listFhirVersion: null },
+    );
+
+  test("resolved against the host of nearly all the list's URLs of the same shape", () => {
+    const result = normalise([...maximeyes, "https://fhirqa.maximeyes.com/api/qa11/R4", "api/eyesite/R4"]);
+    expect(result.entries.at(-1)).toMatchObject({
+      url: "https://fhir.maximeyes.com/api/eyesite/R4",
+      urlEvidence: "repaired",
+      organizationName: "api/eyesite/R4",
+    });
+    expect(result.repairs).toEqual([
+      {
+        published: "api/eyesite/R4",
+        url: "https://fhir.maximeyes.com/api/eyesite/R4",
+        organizationName: "api/eyesite/R4",
+        repair:
+          "relative path resolved against https://fhir.maximeyes.com, the host of 9 of the list's 10 URLs of the same shape",
+      },
+    ]);
+    expect(result.dropped).toEqual([]);
+  });
+
+  test("dropped, with the reason, when no host or several hold the paths of that shape", () => {
+    const split = normalise([
+      ...maximeyes.slice(0, 5),
+      ...maximeyes.slice(5).map((u) => u.replace("fhir.", "other.")),
+      "api/x/R4",
+    ]);
+    const unknownShape = normalise([...maximeyes, "API/x/R4", "fhir/r4"]);
+    expect(split.dropped).toEqual([
+      {
+        published: "api/x/R4",
+        organizationName: "api/x/R4",
+        reason: expect.stringContaining("of the list's 9 URLs of the same shape 5 are on https://fhir.maximeyes.com"),
+      },
+    ]);
+    expect(unknownShape.dropped.map((d) => [d.published, d.reason])).toEqual([
+      ["API/x/R4", expect.stringContaining("no URL of the same shape")],
+      ["fhir/r4", expect.stringContaining("no URL of the same shape")],
+    ]);
+    expect([split.entries.length, unknownShape.entries.length]).toEqual([9, 9]);
   });
 });
 
@@ -200,6 +291,8 @@ describe("unusable entries", () => {
     ["https://lv01ascmsh001vm.lv0.hos/FHIR", null, "internal-suffix"],
     ["https://dts-t03-scmweb2.rd.allscripts.com/FHIR", null, "internal-suffix"],
     ["https://hl7.org/fhir/R4/http.html", null, "web-page"],
+    ["https://fhir.fhirpoint.open.allscripts.com/R4/fhir-OCC-FhirPoint-Echo?cust=10344843", null, "query-or-fragment"],
+    ["https://fhir.example.com/r4#patient", null, "query-or-fragment"],
     ["https://api.platform.athenahealth.com/fhir/r4", "**DO NOT USE**", "do-not-use"],
     ["https://api.platform.athenahealth.com/fhir/r4", "XX_DO NOT USE_XXX", "do-not-use"],
     ["https://api.platform.athenahealth.com/fhir/r4", "NC - Sollus Pediatrics", null],

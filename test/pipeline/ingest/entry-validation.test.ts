@@ -58,7 +58,7 @@ describe("list items with a malformed URL are skipped and counted", () => {
   test("every hostile URL is rejected", () => {
     const result = normalise(HOSTILE_URLS.map((url, i) => raw(url, `Hostile ${i}`)));
     expect(result.entries.map((e) => e.url)).toEqual([]);
-    expect(result.invalid).toBe(HOSTILE_URLS.length);
+    expect(result.dropped).toHaveLength(HOSTILE_URLS.length);
   });
 
   test("well-formed URLs are kept: surrounding whitespace trimmed, ports, IP literals, IDN, trailing dot", () => {
@@ -73,7 +73,7 @@ describe("list items with a malformed URL are skipped and counted", () => {
       raw("https://fhir.example.com/r4?tenant=a%20b#x", "H"),
       raw(`https://${"a".repeat(63)}.example.com/fhir`, "I"),
     ]);
-    expect(result.invalid).toBe(0);
+    expect(result.dropped).toHaveLength(0);
     expect(result.entries.map((e) => [e.organizationName, e.url])).toEqual([
       ["A", "https://fhir.example.com:8443/r4"],
       ["B", "http://fhir.example.org/api/FHIR/R4"],

@@ -17,10 +17,10 @@ describe("Oracle Health fixture, normalised", () => {
   test("duplicate (Endpoint, Organization) pairs collapse into one entry", () => {
     expect(result.entries).toHaveLength(3);
     expect(result.duplicates).toBe(1);
-    expect(result.invalid).toBe(0);
+    expect(result.dropped).toHaveLength(0);
   });
 
-  test("tenant from the URL, not the Endpoint id; NPI under the typo system; state name → code; ZIP+4", () => {
+  test("tenant from the URL, not the Endpoint id; NPI under the typo system; state name → code; ZIP+4 as published", () => {
     expect(byName("Lakeside Family Clinic")).toEqual({
       id: expectedId("oracle-health", "https://fhir-myrecord.cerner.com/r4/t1-A-b2", "1234567893", null),
       url: "https://fhir-myrecord.cerner.com/r4/t1-A-b2",
@@ -29,7 +29,7 @@ describe("Oracle Health fixture, normalised", () => {
       tenantId: "t1-A-b2",
       city: "Oakland",
       state: "CA",
-      zipCode: "94612-1234",
+      zipCode: "946121234",
       listFhirVersion: "R4",
       versionEvidence: "url",
       stateEvidence: "list",
@@ -102,7 +102,7 @@ describe("Lantern fixture, normalised", () => {
       ["HFD1AD", "Elion Krok, MD PC", "1467081836", null],
       ["EGBBCD", null, null, null],
     ]);
-    expect(result.invalid).toBe(1);
+    expect(result.dropped).toHaveLength(1);
     expect(result.duplicates).toBe(1);
     expect(result.entries[2]?.id).toBe(
       expectedId("eclinicalworks", "https://fhir4.eclinicalworks.com/fhir/r4/EGBBCD", null, null),
@@ -197,11 +197,16 @@ describe("field rules", () => {
     expect(new Set(codes).size).toBe(56);
   });
 
-  test("ZIP codes", () => {
+  test("ZIP codes: as published, or the 5-digit ZIP they start with", () => {
     const cases: [string, string | null][] = [
       ["12345", "12345"],
       ["12345-6789", "12345-6789"],
-      ["123456789", "12345-6789"],
+      // ZIP+4 in nine bare digits is served as published, no hyphen added.
+      ["071122016", "071122016"],
+      // A stray character after the ZIP does not lose it.
+      ["79761?", "79761"],
+      ["KY1-1010", null],
+      ["PG05", null],
       ["1841", null],
       ["4850", null],
       ["20814-191", "20814"],

@@ -76,7 +76,7 @@ async function api(id: string, what = "capabilities") {
 }
 
 /** What each behaviour must leave: probeStatus, entry status, error kind, /metadata's HTTP status. */
-const EXPECTED: Record<Behaviour, [string, string, string | null, number | null]> = {
+const EXPECTED: Record<(typeof BEHAVIOURS)[number], [string, string, string | null, number | null]> = {
   ok: ["success", "verified", null, 200],
   slow: ["success", "verified", null, 200],
   silent: ["failed", "unresponsive", "timeout", null],

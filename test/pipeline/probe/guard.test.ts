@@ -50,6 +50,88 @@ describe("address classification", () => {
   });
 });
 
+/**
+ * ipaddr.js's special ranges (v2.3, `IPv4.SpecialRanges` and `IPv6.SpecialRanges`), each with an
+ * address inside it: ipaddr.js calls none of them unicast, so the guard refuses every one, except
+ * where the address carries a public IPv4 address it is judged by (IPv4-mapped, NAT64's /96).
+ */
+const IPADDR_RANGES: [range: string, name: string, inside: string][] = [
+  ["0.0.0.0/8", "unspecified", "0.1.2.3"],
+  ["255.255.255.255/32", "broadcast", "255.255.255.255"],
+  ["224.0.0.0/4", "multicast", "239.1.2.3"],
+  ["169.254.0.0/16", "linkLocal", "169.254.1.1"],
+  ["127.0.0.0/8", "loopback", "127.8.9.10"],
+  ["100.64.0.0/10", "carrierGradeNat", "100.100.1.1"],
+  ["10.0.0.0/8", "private", "10.9.8.7"],
+  ["172.16.0.0/12", "private", "172.20.1.1"],
+  ["192.168.0.0/16", "private", "192.168.200.1"],
+  ["192.0.0.0/24", "reserved", "192.0.0.8"],
+  ["192.0.2.0/24", "reserved", "192.0.2.44"],
+  ["192.88.99.0/24", "reserved", "192.88.99.1"],
+  ["198.18.0.0/15", "reserved", "198.19.255.1"],
+  ["198.51.100.0/24", "reserved", "198.51.100.7"],
+  ["203.0.113.0/24", "reserved", "203.0.113.9"],
+  ["240.0.0.0/4", "reserved", "250.1.2.3"],
+  ["192.175.48.0/24", "as112", "192.175.48.1"],
+  ["192.31.196.0/24", "as112", "192.31.196.1"],
+  ["192.52.193.0/24", "amt", "192.52.193.1"],
+  ["::/128", "unspecified", "::"],
+  ["fe80::/10", "linkLocal", "febf::1"],
+  ["ff00::/8", "multicast", "ff0e::1"],
+  ["::1/128", "loopback", "::1"],
+  ["fc00::/7", "uniqueLocal", "fdff::1"],
+  ["::ffff:0:0/96", "ipv4Mapped", "::ffff:a00:1"],
+  ["fec0::/10", "deprecatedSiteLocal", "fec0::1"],
+  ["100::/64", "discard", "100::ffff:1"],
+  ["::ffff:0:0:0/96", "rfc6145", "::ffff:0:a00:1"],
+  ["::ffff:0:0:0/96", "rfc6145", "::ffff:0:808:808"],
+  ["64:ff9b::/96", "rfc6052", "64:ff9b::a00:1"],
+  ["64:ff9b:1::/48", "rfc6052", "64:ff9b:1::a00:1"],
+  ["64:ff9b:1::/48", "rfc6052", "64:ff9b:1:ffff::808:808"],
+  ["2002::/16", "6to4", "2002:808:808::1"],
+  ["2001::/32", "teredo", "2001:0:4136:e378:8000:63bf:3fff:fdd2"],
+  ["2001:2::/48", "benchmarking", "2001:2::1"],
+  ["2001:3::/32", "amt", "2001:3:1::1"],
+  ["2001:4:112::/48", "as112v6", "2001:4:112::1"],
+  ["2620:4f:8000::/48", "as112v6", "2620:4f:8000::1"],
+  ["2001:10::/28", "deprecatedOrchid", "2001:1f::1"],
+  ["2001:20::/28", "orchid2", "2001:2f::1"],
+  ["2001:30::/28", "droneRemoteIdProtocolEntityTags", "2001:3f::1"],
+  ["5f00::/16", "segmentRouting", "5f00:1::1"],
+  ["2001::/23", "reserved", "2001:1ff::1"],
+  ["2001:db8::/32", "reserved", "2001:db8::1"],
+  ["3fff::/20", "reserved", "3fff:fff::1"],
+];
+
+describe("ipaddr.js's special ranges", () => {
+  test.each(IPADDR_RANGES)("%s (%s): %s is refused", (_range, _name, inside) => {
+    expect(blockedAddressReason(inside)).not.toBeNull();
+  });
+
+  test.each([
+    ["64:ff9b:1::a00:1", "local-use NAT64"],
+    ["2001:0:4136:e378:8000:63bf:f5ff:fffe", "Teredo private IPv4 address"],
+    ["::ffff:0:a00:1", "SIIT"],
+    ["192.88.99.1", "6to4 relay"],
+  ])("%s, which embeds or is a non-public address, is refused (%s)", (address, reason) => {
+    expect(blockedAddressReason(address)).toContain(reason);
+  });
+
+  test.each([
+    "::ffff:8.8.8.8", // IPv4-mapped: judged by its IPv4 address, as ipaddr.js's process() does
+    "64:ff9b::808:808", // NAT64 well-known prefix (DNS64): judged by its IPv4 address
+    "192.88.98.255",
+    "192.88.100.1",
+    "2001:200::1", // just past 2001::/23
+    "2003::1",
+    "64:ff9b:2::1",
+    "3fff:1000::1", // just past 3fff::/20
+    "5f01::1",
+  ])("%s, just outside the ranges, is public", (address) => {
+    expect(blockedAddressReason(address)).toBeNull();
+  });
+});
+
 describe("resolveAndCheck with the guard on", () => {
   test.each([
     "http://[::1]/",

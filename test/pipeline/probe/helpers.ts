@@ -67,6 +67,32 @@ export function serve(routes: Record<string, Route | string>, fallback?: Route) 
   };
 }
 
+/**
+ * A real HTTPS server on 127.0.0.1 under the fixture certificate's name `fhir.tls.test`
+ * (test/fixtures/probe/tls), answering by `fallback`. `probeOptions` make the probe resolve that
+ * name to 127.0.0.1 and trust the certificate, so a probe of `url` runs TLS end to end locally.
+ */
+export function serveTls(fallback: Route) {
+  const cert = fixture("tls/cert.pem");
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    idleTimeout: 30,
+    tls: { cert, key: fixture("tls/key.pem") },
+    fetch: (request) => fallback(request, { path: new URL(request.url).pathname, headers: request.headers, at: 0 }),
+  });
+  return {
+    url: `https://fhir.tls.test:${server.port}`,
+    probeOptions: {
+      allowPrivate: true,
+      ca: cert,
+      lookup: async (hostname: string) =>
+        hostname === "fhir.tls.test" ? [{ address: "127.0.0.1", family: 4 as const }] : [],
+    },
+    stop: () => server.stop(true),
+  };
+}
+
 /** A TCP server that accepts connections and never says a word. */
 export const silentListener = () => Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {}, open() {} } });
 

@@ -118,6 +118,34 @@ describe("a prober outage is not a directory outage", () => {
   }, 60_000);
 });
 
+describe("a set of hosts going down is recorded as down", () => {
+  /** Stops 20 of the 30 hosts, probes again with the environment `change` makes, and checks that their 40 URLs are recorded down. */
+  async function twentyHostsDown(change: (env: Record<string, string>) => Record<string, string>) {
+    const { urls, path, env: first } = await verifiedFarm();
+    const env = change(first);
+    const down = farm!.hosts.slice(0, 20);
+    for (const host of down) await farm!.stopHost(host);
+    const run = await probeAgain(env, 0, async () => {});
+    expect(run.stderr).not.toContain("the prober lost the network");
+    expect(run.code).toBe(0);
+    const downUrls = urls.filter((u) => down.some((h) => u.startsWith(`${h.origin}/`)));
+    expect(downUrls).toHaveLength(20 * PER_HOST);
+    expect(count(path, "SELECT COUNT(*) AS n FROM entries WHERE status = 'unresponsive'")).toBe(downUrls.length);
+    expect(count(path, "SELECT COUNT(*) AS n FROM entries WHERE status = 'verified'")).toBe(
+      urls.length - downUrls.length,
+    );
+  }
+
+  test("20 hosts that were up refuse connections and no canary is configured (the default): their URLs become unresponsive", async () => {
+    // The default rule: no canary, at least 20 failing hosts.
+    await twentyHostsDown((env) => ({ DATABASE_PATH: env.DATABASE_PATH!, ALLOW_PRIVATE_NETWORK: "true" }));
+  }, 90_000);
+
+  test("the configured canary is unreachable: the hosts that still answer vouch for the network", async () => {
+    await twentyHostsDown((env) => ({ ...env, PROBE_CANARY_URLS: "http://127.0.3.9:9/" }));
+  }, 90_000);
+});
+
 describe("the outage rule's counting (OutageWatch)", () => {
   const down = (url: string) =>
     ({
@@ -149,7 +177,7 @@ describe("the outage rule's counting (OutageWatch)", () => {
       () => answeredBefore,
       async () => canaryAnswers,
       (e) => lost.push(e),
-      () => now,
+      { clock: () => now, graceMs: 0 },
     );
     return { w, written, lost, tick: (ms: number) => (now += ms) };
   }

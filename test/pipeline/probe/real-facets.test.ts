@@ -1,9 +1,13 @@
 /**
  * What real servers publish, probed for real and read back through the API: every /metadata
  * document and SMART configuration in ../shared/data/real-capabilities and ../shared/data/capabilities
- * is served by a local server, probed (the probe's own fetch, parse and store), and its facets,
- * some checks and the verdict compared with what a careful reader of that document expects.
- * The expectations were written by reading each document, not by running the rules.
+ * (and the hand-made ones in test/fixtures/probe/capability-sets, for what the data lacks) is
+ * served by a local server over TLS (one site over plain http), probed (the probe's own fetch,
+ * parse, handshake and store), and its facets, some checks and the verdict compared with what a
+ * careful reader of that document expects. The expectations were written from SMART App Launch
+ * 2.2 (Conformance: capability sets, the configuration's REQUIRED fields; Client Authentication:
+ * Asymmetric) and FHIR R4's CapabilityStatement invariants, reading each document, not by
+ * running the rules.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
@@ -11,42 +15,58 @@ import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { probeDue } from "../../../src/pipeline/probe";
 import { createTestApp } from "../../support/app";
-import { insertEntry, json, SHARED_CAPABILITIES, serve, tempDb } from "./helpers";
+import { insertEntry, json, type Route, SHARED_CAPABILITIES, serve, serveTls, tempDb } from "./helpers";
 
 const REAL = join(SHARED_CAPABILITIES, "../real-capabilities");
 const HAS_DATA = existsSync(REAL) && existsSync(SHARED_CAPABILITIES);
 
-type Status = "ready" | "partial" | "no";
+type Status = "ready" | "partial" | "no" | "undeclared";
 interface Expected {
-  /** /metadata document (under real-capabilities/metadata, or `capabilities/<file>`); none → 404. */
+  /** /metadata document (under real-capabilities/metadata, `capabilities/<file>` or `sets/<file>`); none → 404. */
   metadata?: string;
-  /** SMART configuration (under real-capabilities/smart, or `capabilities/<file>`); none → 404. */
+  /** SMART configuration (under real-capabilities/smart, `capabilities/<file>` or `sets/<file>`); none → 404. */
   smart?: string;
   /** The release segment of the base URL (what the list's URL states). */
   segment: "dstu2" | "stu3" | "r4";
-  usCore: [declared: boolean, versions: string[]];
+  /** Served from a plain http base URL (every other site is served over TLS). */
+  http?: true;
+  usCore?: [declared: boolean, versions: string[]];
   /** The bulk export levels declared: s(ystem), g(roup), p(atient). */
-  bulk: string;
-  /** The SMART flags that hold. */
-  smartFlags: string[];
+  bulk?: string;
+  /** The SMART flags that hold (FLAGS, in that order). */
+  smartFlags?: string[];
   urls?: [authorize: string | null, token: string | null];
+  /** How access is declared (summary.access.declared). */
+  access: "smart-configuration" | "oauth-uris" | "security-service" | "none";
   /** patientApps, providerApps, backendServices. */
   verdict: [Status, Status, Status];
+  /** Words each kind's reasons must contain, per kind (an app developer acts on them). */
+  reasons?: [string[], string[], string[]];
   checks?: Record<string, boolean | null>;
 }
 
 const CERNER_TENANT = "https://authorization.cerner.com/tenants/ec2458f2-1e24-41c8-b71b-0e701af7583d/protocols/oauth2";
-const FULL = ["v1", "v2", "pkceS256", "launchEhr", "launchStandalone", "backendServices"];
-const NO_SMART: Pick<Expected, "smartFlags" | "verdict" | "urls"> = {
+/** Every SMART flag but PKCE plain and the Backend Services set. */
+const LAUNCHES = ["v1", "v2", "pkceS256", "launchEhr", "launchStandalone", "permissionOffline", "openIdConnect"];
+/** No authorization declared at all: an open server, or one whose access is not published. */
+const UNDECLARED: Pick<Expected, "smartFlags" | "verdict" | "urls" | "access"> = {
   smartFlags: [],
-  verdict: ["no", "no", "no"],
+  verdict: ["undeclared", "undeclared", "undeclared"],
   urls: [null, null],
+  access: "none",
 };
-/** SMART published only as OAuth URIs in the statement: v1, nothing to launch with, no PKCE. */
-const OAUTH_URIS_ONLY: Pick<Expected, "smartFlags" | "verdict"> = {
+/**
+ * OAuth URIs in the statement alone (SMART v1's way): v1; the launches are offered but SMART 2.2's
+ * /.well-known/smart-configuration and capabilities are missing; nothing of backend services.
+ */
+const OAUTH_URIS_ONLY: Pick<Expected, "smartFlags" | "verdict" | "access" | "reasons"> = {
   smartFlags: ["v1"],
   verdict: ["partial", "partial", "no"],
+  access: "oauth-uris",
+  reasons: [["no /.well-known/smart-configuration", "no SMART capabilities published"], [], []],
 };
+/** Served alone, without a /metadata document: never verified. */
+const NOT_VERIFIED = "not verified: /metadata returned no CapabilityStatement";
 
 const SITES: Record<string, Expected> = {
   "1up-dstu2": {
@@ -54,7 +74,7 @@ const SITES: Record<string, Expected> = {
     segment: "dstu2",
     usCore: [false, []],
     bulk: "s",
-    ...NO_SMART,
+    ...UNDECLARED,
     checks: { "format-json": true, "kind-instance": true, "fhir-version-matches": true, "smart-configuration": false },
   },
   "1up-r4": {
@@ -63,28 +83,52 @@ const SITES: Record<string, Expected> = {
     usCore: [true, []],
     bulk: "gp",
     ...OAUTH_URIS_ONLY,
-    verdict: ["partial", "partial", "partial"],
+    // A declared bulk export alone does not offer backend services.
     urls: ["https://auth.1up.health/oauth2/authorize/system", "https://auth.1up.health/oauth2/token"],
   },
-  "1up-stu3": { metadata: "1uphealth__stu3.json", segment: "stu3", usCore: [false, []], bulk: "s", ...NO_SMART },
+  "1up-stu3": { metadata: "1uphealth__stu3.json", segment: "stu3", usCore: [false, []], bulk: "s", ...UNDECLARED },
   aidbox: {
     metadata: "aidbox__sandbox-r4.json",
     smart: "aidbox__sandbox.json",
     segment: "r4",
     usCore: [true, []],
     bulk: "g",
-    smartFlags: FULL,
+    smartFlags: [
+      "v1",
+      "v2",
+      "pkceS256",
+      "launchEhr",
+      "launchStandalone",
+      "backendServices",
+      "permissionOffline",
+      "openIdConnect",
+    ],
     urls: ["https://sandbox.aidbox.app/auth/authorize", "https://sandbox.aidbox.app/auth/token"],
+    access: "smart-configuration",
+    // Both patient and clinician sets whole, PKCE S256, private_key_jwt with RS384.
     verdict: ["ready", "ready", "ready"],
-    checks: { "describes-software": true, "smart-pkce-s256": true, "smart-no-pkce-plain": true },
+    checks: {
+      "describes-software": true,
+      "instance-implementation": true,
+      "smart-pkce-s256": true,
+      "smart-no-pkce-plain": true,
+      "smart-openid-connect": true,
+      "smart-asymmetric-profile": true,
+    },
   },
   "cerner-dstu2-open": {
     metadata: "cerner-millennium__fhircernercom-dstu2-open.json",
     segment: "dstu2",
     usCore: [false, []],
     bulk: "",
-    ...NO_SMART,
-    checks: { "describes-software": false, "patient-resource": true, "us-core-resource": true },
+    ...UNDECLARED,
+    // Only `description` describes it (cpb-2 accepts it); an instance without implementation (cpb-14).
+    checks: {
+      "describes-software": true,
+      "instance-implementation": false,
+      "patient-resource": true,
+      "us-core-resource": true,
+    },
   },
   "cerner-dstu2-secure": {
     metadata: "cerner-millennium__fhircernercom-dstu2-secure.json",
@@ -103,7 +147,7 @@ const SITES: Record<string, Expected> = {
     segment: "r4",
     usCore: [false, []],
     bulk: "",
-    ...NO_SMART,
+    ...UNDECLARED,
     checks: { "fhir-version-matches": true },
   },
   "cerner-r4-open": {
@@ -111,7 +155,7 @@ const SITES: Record<string, Expected> = {
     segment: "r4",
     usCore: [true, []],
     bulk: "",
-    ...NO_SMART,
+    ...UNDECLARED,
   },
   "cerner-r4-secure-2019": {
     metadata: "cerner-millennium__fhircernercom-r4-secure-2019.json",
@@ -126,10 +170,23 @@ const SITES: Record<string, Expected> = {
     segment: "r4",
     usCore: [false, []],
     bulk: "",
+    // sso-openid-connect without issuer or jwks_uri: not usable.
     smartFlags: ["v1", "launchEhr", "launchStandalone"],
-    // No PKCE; system scopes but neither client_credentials nor asymmetric authentication.
+    access: "smart-configuration",
+    // The EHR-launch sets are whole, but no grant_types_supported (REQUIRED) and no PKCE; system
+    // scopes offer backend services, without client_credentials or asymmetric authentication.
     verdict: ["partial", "partial", "partial"],
-    checks: { "smart-grant-types": false, "smart-capabilities": true, "smart-pkce-s256": false },
+    reasons: [
+      ["no grant_types_supported (REQUIRED)", "code_challenge_methods_supported lacks S256"],
+      ["no grant_types_supported (REQUIRED)", "code_challenge_methods_supported lacks S256"],
+      ["client-confidential-asymmetric not declared", "no token_endpoint_auth_signing_alg_values_supported"],
+    ],
+    checks: {
+      "smart-grant-types": false,
+      "smart-capabilities": true,
+      "smart-pkce-s256": false,
+      "smart-openid-connect": false,
+    },
   },
   "cerner-r4-secure": {
     metadata: "cerner-millennium__fhircernercom-r4-secure.json",
@@ -137,19 +194,23 @@ const SITES: Record<string, Expected> = {
     segment: "r4",
     usCore: [true, []],
     bulk: "g",
-    smartFlags: ["v1", "launchEhr", "launchStandalone", "backendServices"],
+    smartFlags: ["v1", "launchEhr", "launchStandalone", "backendServices", "permissionOffline"],
     urls: [
       `${CERNER_TENANT}/profiles/smart-v1/personas/provider/authorize`,
       `${CERNER_TENANT}/profiles/smart-v1/token`,
     ],
+    access: "smart-configuration",
+    // No PKCE for the launches; Backend Services whole (private_key_jwt, RS384 and ES384).
     verdict: ["partial", "partial", "ready"],
+    reasons: [["code_challenge_methods_supported lacks S256"], ["code_challenge_methods_supported lacks S256"], []],
+    checks: { "smart-asymmetric-profile": true },
   },
   "cms-bfd-v1": {
     metadata: "cms-bfd__bluebutton-v1-stu3.json",
     segment: "stu3",
     usCore: [false, []],
     bulk: "",
-    ...NO_SMART,
+    ...UNDECLARED,
     checks: { "unique-search-params": false, "unique-resources": true },
   },
   "cms-bfd-v2": {
@@ -157,7 +218,7 @@ const SITES: Record<string, Expected> = {
     segment: "r4",
     usCore: [false, []],
     bulk: "",
-    ...NO_SMART,
+    ...UNDECLARED,
     checks: { "unique-search-params": true },
   },
   ecw: {
@@ -166,8 +227,11 @@ const SITES: Record<string, Expected> = {
     segment: "r4",
     usCore: [true, []],
     bulk: "sg",
-    smartFlags: FULL,
-    verdict: ["ready", "ready", "ready"],
+    smartFlags: LAUNCHES,
+    access: "smart-configuration",
+    // No token_endpoint_auth_signing_alg_values_supported: RS384/ES384 not named.
+    verdict: ["ready", "ready", "partial"],
+    reasons: [[], [], ["no token_endpoint_auth_signing_alg_values_supported"]],
   },
   "epic-dstu2": {
     metadata: "epic__sandbox-dstu2-may2026.json",
@@ -186,9 +250,17 @@ const SITES: Record<string, Expected> = {
     segment: "r4",
     usCore: [true, ["6.1.0"]],
     bulk: "g",
-    smartFlags: FULL,
-    verdict: ["ready", "ready", "ready"],
-    checks: { "kind-instance": true, "format-json": true, "us-core-resource": true, "fhir-version-matches": true },
+    smartFlags: LAUNCHES,
+    access: "smart-configuration",
+    verdict: ["ready", "ready", "partial"],
+    reasons: [[], [], ["no token_endpoint_auth_signing_alg_values_supported"]],
+    checks: {
+      "kind-instance": true,
+      "format-json": true,
+      "us-core-resource": true,
+      "fhir-version-matches": true,
+      "smart-asymmetric-profile": false,
+    },
   },
   "epic-stu3": {
     metadata: "epic__sandbox-stu3-may2026.json",
@@ -203,15 +275,19 @@ const SITES: Record<string, Expected> = {
     segment: "r4",
     usCore: [true, []],
     bulk: "",
-    smartFlags: ["v1"],
+    // Two URLs say nothing of SMART v1.
+    smartFlags: [],
     urls: ["https://login.devoted.com/authorize", "https://login.devoted.com/oauth/token"],
+    access: "smart-configuration",
     verdict: ["partial", "partial", "no"],
+    reasons: [["capabilities not published as a list (REQUIRED)", "no grant_types_supported (REQUIRED)"], [], []],
     checks: {
       "patient-resource": false,
       "smart-configuration": true,
       "smart-capabilities": false,
       "smart-grant-types": false,
       "smart-no-pkce-plain": true,
+      "smart-authorize-endpoint": true,
     },
   },
   "hapi-dstu2": {
@@ -219,10 +295,12 @@ const SITES: Record<string, Expected> = {
     segment: "dstu2",
     usCore: [false, []],
     bulk: "",
-    // SMART v1's capabilities extension in the statement's security.
-    smartFlags: ["v1", "launchEhr", "launchStandalone"],
+    // SMART v1's capabilities extension in the statement's security: whole sets, but no SMART configuration.
+    smartFlags: ["v1", "launchEhr", "launchStandalone", "permissionOffline"],
     urls: ["https://sb-auth.smarthealthit.org/authorize", "https://sb-auth.smarthealthit.org/token"],
+    access: "oauth-uris",
     verdict: ["partial", "partial", "no"],
+    reasons: [["no /.well-known/smart-configuration"], ["no /.well-known/smart-configuration"], []],
   },
   "inferno-reference": {
     metadata: "inferno-reference-server__template.json",
@@ -231,7 +309,8 @@ const SITES: Record<string, Expected> = {
     bulk: "sgp",
     smartFlags: ["v1"],
     urls: ["$HOST/oauth/authorization", "$HOST/oauth/token"],
-    verdict: ["partial", "partial", "partial"],
+    access: "oauth-uris",
+    verdict: ["partial", "partial", "no"],
     checks: { "smart-authorize-endpoint": false, "smart-token-endpoint": false, "describes-software": true },
   },
   modmed: {
@@ -240,9 +319,12 @@ const SITES: Record<string, Expected> = {
     segment: "r4",
     usCore: [true, []],
     bulk: "sgp",
-    // Asymmetric authentication by the client-confidential-asymmetric capability.
-    smartFlags: FULL,
-    verdict: ["ready", "ready", "ready"],
+    smartFlags: LAUNCHES,
+    access: "smart-configuration",
+    // client-confidential-asymmetric beside token_endpoint_auth_methods_supported of client_secret_post alone.
+    verdict: ["ready", "ready", "partial"],
+    reasons: [[], [], ["lists client_secret_post but not private_key_jwt"]],
+    checks: { "smart-asymmetric-profile": false, "smart-openid-connect": true },
   },
   nextgen: {
     metadata: "nextgen-office__hapi-r4.json",
@@ -250,28 +332,28 @@ const SITES: Record<string, Expected> = {
     segment: "r4",
     usCore: [true, []],
     bulk: "",
-    smartFlags: FULL,
-    verdict: ["ready", "ready", "ready"],
+    smartFlags: LAUNCHES,
+    access: "smart-configuration",
+    verdict: ["ready", "ready", "partial"],
   },
   "bulk-r4": {
     metadata: "smarthealthit-bulk-data-server__inferno-bulkdata-kit.json",
     segment: "r4",
     usCore: [false, []],
     bulk: "gp",
-    smartFlags: ["v1"],
+    ...OAUTH_URIS_ONLY,
     urls: [null, "https://inferno.healthit.gov/bulk-data-server/auth/token"],
-    verdict: ["partial", "partial", "partial"],
-    checks: { "smart-authorize-endpoint": false, "smart-token-endpoint": true },
+    // A token URI and no launch: the authorization endpoint is not required.
+    checks: { "smart-authorize-endpoint": null, "smart-token-endpoint": true },
   },
   "bulk-stu3": {
     metadata: "smarthealthit-bulk-data-server__inferno-community-stu3.json",
     segment: "stu3",
     usCore: [false, []],
     bulk: "sgp",
-    smartFlags: ["v1"],
+    ...OAUTH_URIS_ONLY,
     urls: [null, "https://bulk-data.smarthealthit.org/auth/token"],
-    verdict: ["partial", "partial", "partial"],
-    checks: { "patient-resource": false },
+    checks: { "patient-resource": false, "smart-authorize-endpoint": null },
   },
   "smart-legacy": {
     metadata: "smarthealthit-legacy__clientpy-test-metadata-valid.json",
@@ -280,7 +362,7 @@ const SITES: Record<string, Expected> = {
     bulk: "",
     ...OAUTH_URIS_ONLY,
     urls: ["https://authorize.smarthealthit.org/authorize", "https://authorize.smarthealthit.org/token"],
-    checks: { "fhir-version-matches": false, "patient-resource": false, "describes-software": false },
+    checks: { "fhir-version-matches": false, "patient-resource": false, "describes-software": true },
   },
   smilecdr: {
     metadata: "smilecdr__jefferson-healthpartners-provdir.json",
@@ -332,7 +414,7 @@ const SITES: Record<string, Expected> = {
     usCore: [false, []],
     bulk: "",
     ...OAUTH_URIS_ONLY,
-    checks: { "kind-instance": false },
+    checks: { "kind-instance": false, "instance-implementation": null },
   },
   "cerner-dstu2-metadata": {
     metadata: "capabilities/metadata.json",
@@ -346,8 +428,7 @@ const SITES: Record<string, Expected> = {
     segment: "r4",
     usCore: [false, []],
     bulk: "sgp",
-    smartFlags: ["v1"],
-    verdict: ["partial", "partial", "partial"],
+    ...OAUTH_URIS_ONLY,
     checks: { "kind-instance": false, "patient-resource": false },
   },
   "test-r4": {
@@ -355,7 +436,11 @@ const SITES: Record<string, Expected> = {
     segment: "r4",
     usCore: [false, []],
     bulk: "",
-    ...NO_SMART,
+    // Names SMART-on-FHIR as its security service, but publishes neither a configuration nor OAuth URIs.
+    smartFlags: [],
+    access: "security-service",
+    verdict: ["no", "no", "no"],
+    reasons: [["declares SMART-on-FHIR"], [], []],
   },
   "wellstar-dstu2": {
     metadata: "capabilities/wellstar_capability_tester.json",
@@ -371,7 +456,18 @@ const SITES: Record<string, Expected> = {
     usCore: [false, []],
     bulk: "",
     smartFlags: ["v1", "pkceS256", "launchStandalone"],
-    verdict: ["partial", "partial", "no"],
+    access: "smart-configuration",
+    // A standalone launch without patient context or patient scopes; nothing for clinicians.
+    verdict: ["partial", "no", "no"],
+    reasons: [
+      [
+        NOT_VERIFIED,
+        "context-standalone-patient not declared (Patient Access for Standalone Apps)",
+        "permission-patient not declared (Patient Access for Standalone Apps)",
+      ],
+      [],
+      [],
+    ],
     checks: { "capability-statement": false, "kind-instance": null, "smart-grant-types": false },
   },
   drchrono: {
@@ -379,24 +475,32 @@ const SITES: Record<string, Expected> = {
     segment: "r4",
     usCore: [false, []],
     bulk: "",
-    smartFlags: FULL,
+    smartFlags: LAUNCHES,
+    access: "smart-configuration",
     verdict: ["partial", "partial", "partial"],
+    reasons: [[NOT_VERIFIED], [NOT_VERIFIED], [NOT_VERIFIED]],
   },
   "health-gorilla": {
     smart: "health-gorilla__www.json",
     segment: "r4",
     usCore: [false, []],
     bulk: "",
-    // private_key_jwt only under the non-standard token_endpoint_auth_methods; no client_credentials.
-    smartFlags: ["v1", "launchStandalone"],
+    smartFlags: ["v1", "launchStandalone", "permissionOffline"],
+    access: "smart-configuration",
     verdict: ["partial", "partial", "partial"],
+    reasons: [
+      ["context-standalone-patient not declared"],
+      ["permission-patient not declared (Clinician Access for Standalone)"],
+      ["no grant_types_supported (REQUIRED)"],
+    ],
   },
   "practice-fusion": {
     smart: "practice-fusion__api-practicefusion.json",
     segment: "r4",
     usCore: [false, []],
     bulk: "",
-    smartFlags: FULL,
+    smartFlags: LAUNCHES,
+    access: "smart-configuration",
     verdict: ["partial", "partial", "partial"],
   },
   "cerner-smart-shared": {
@@ -405,6 +509,7 @@ const SITES: Record<string, Expected> = {
     usCore: [false, []],
     bulk: "",
     smartFlags: ["v1", "v2", "pkceS256", "launchEhr", "launchStandalone"],
+    access: "smart-configuration",
     verdict: ["partial", "partial", "partial"],
   },
   "sandbox-smart-shared": {
@@ -413,19 +518,92 @@ const SITES: Record<string, Expected> = {
     usCore: [false, []],
     bulk: "",
     smartFlags: ["v1", "launchEhr"],
+    access: "smart-configuration",
     verdict: ["partial", "partial", "partial"],
+  },
+  // Hand-made from real documents (test/fixtures/probe/capability-sets/README.md): what the data lacks.
+  "clinician-standalone": {
+    metadata: "epic__sandbox-r4-may2026.json",
+    smart: "sets/smart-clinician-standalone.json",
+    segment: "r4",
+    access: "smart-configuration",
+    // Clinician Access for Standalone is whole; patients lack context-standalone-patient.
+    verdict: ["partial", "ready", "partial"],
+    reasons: [["context-standalone-patient not declared (Patient Access for Standalone Apps)"], [], []],
+  },
+  "no-grant-types": {
+    metadata: "epic__sandbox-r4-may2026.json",
+    smart: "sets/smart-no-grant-types.json",
+    segment: "r4",
+    access: "smart-configuration",
+    verdict: ["partial", "partial", "partial"],
+    reasons: [
+      ["no grant_types_supported (REQUIRED)"],
+      ["no grant_types_supported (REQUIRED)"],
+      ["no grant_types_supported (REQUIRED)"],
+    ],
+    checks: { "smart-grant-types": false },
+  },
+  "http-base": {
+    metadata: "epic__sandbox-r4-may2026.json",
+    smart: "epic__sandbox-r4.json",
+    segment: "r4",
+    http: true,
+    access: "smart-configuration",
+    verdict: ["partial", "partial", "partial"],
+    reasons: [
+      ["the base URL is not https"],
+      ["the base URL is not https"],
+      ["the base URL is not https", "no token_endpoint_auth_signing_alg_values_supported"],
+    ],
+  },
+  "soarian-dstu2": {
+    metadata: "sets/dstu2-vendor-oauth-uris.json",
+    segment: "dstu2",
+    ...OAUTH_URIS_ONLY,
+    urls: [
+      `${CERNER_TENANT}/profiles/smart-v1/personas/provider/authorize`,
+      `${CERNER_TENANT}/profiles/smart-v1/token`,
+    ],
+  },
+  "capabilities-string": {
+    metadata: "hapi__inferno-community-hapi24-dstu2.json",
+    smart: "sets/smart-capabilities-string.json",
+    segment: "dstu2",
+    access: "smart-configuration",
+    // The statement's v1 capabilities extension does not stand in for the configuration's own.
+    smartFlags: ["pkceS256"],
+    verdict: ["partial", "partial", "partial"],
+    reasons: [
+      ["capabilities not published as a list (REQUIRED)"],
+      ["capabilities not published as a list (REQUIRED)"],
+      [],
+    ],
+    checks: { "smart-capabilities": false },
+  },
+  "authorize-no-host": {
+    metadata: "epic__sandbox-r4-may2026.json",
+    smart: "sets/smart-authorize-no-host.json",
+    segment: "r4",
+    access: "smart-configuration",
+    verdict: ["partial", "partial", "partial"],
+    reasons: [["authorization_endpoint https:// is not an https URL with a host"], [], []],
+    checks: { "smart-authorize-endpoint": false },
   },
 };
 
+const SETS = join(import.meta.dir, "../../fixtures/probe/capability-sets");
 const read = (file: string, kind: "metadata" | "smart") =>
   readFileSync(
     file.startsWith("capabilities/")
       ? join(SHARED_CAPABILITIES, file.slice("capabilities/".length))
-      : join(REAL, kind, file),
+      : file.startsWith("sets/")
+        ? join(SETS, file.slice("sets/".length))
+        : join(REAL, kind, file),
     "utf8",
   );
 
-const server = serve({}, (request) => {
+const route: Route = (request) => {
   const [, site, , ...rest] = new URL(request.url).pathname.split("/");
   const expected = SITES[site ?? ""];
   const path = rest.join("/");
@@ -433,7 +611,9 @@ const server = serve({}, (request) => {
     return json(read(expected.metadata, "metadata"), 200, { "content-type": "application/fhir+json" });
   if (expected?.smart && path === ".well-known/smart-configuration") return json(read(expected.smart, "smart"));
   return new Response("not found", { status: 404 });
-});
+};
+const tls = serveTls(route);
+const plain = serve({}, route);
 
 const ctx = tempDb();
 const ids: Record<string, string> = {};
@@ -442,17 +622,28 @@ let app: ReturnType<typeof createTestApp>;
 beforeAll(async () => {
   if (!HAS_DATA) return;
   for (const [site, expected] of Object.entries(SITES))
-    ids[site] = insertEntry(ctx.db, { url: `${server.url}/${site}/${expected.segment}` });
-  await probeDue(ctx.db, { allowPrivate: true, timeoutMs: 5000 });
+    ids[site] = insertEntry(ctx.db, { url: `${expected.http ? plain.url : tls.url}/${site}/${expected.segment}` });
+  await probeDue(ctx.db, { ...tls.probeOptions, timeoutMs: 5000 });
   app = createTestApp({ db: ctx.db, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
 });
 afterAll(() => {
-  server.stop();
+  tls.stop();
+  plain.stop();
   app?.directory.close();
   ctx.cleanup();
 });
 
-const FLAGS = ["v1", "v2", "pkceS256", "pkcePlain", "launchEhr", "launchStandalone", "backendServices"];
+const FLAGS = [
+  "v1",
+  "v2",
+  "pkceS256",
+  "pkcePlain",
+  "launchEhr",
+  "launchStandalone",
+  "backendServices",
+  "permissionOffline",
+  "openIdConnect",
+];
 
 describe.skipIf(!HAS_DATA)("facets, checks and verdict of real published documents", () => {
   test("every document in the data has a site here", () => {
@@ -461,7 +652,8 @@ describe.skipIf(!HAS_DATA)("facets, checks and verdict of real published documen
       [...new Bun.Glob("*.json").scanSync(join(REAL, kind))].map((file) => file),
     );
     const shared = [...new Bun.Glob("*.json").scanSync(SHARED_CAPABILITIES)].map((file) => `capabilities/${file}`);
-    for (const file of [...metadata, ...shared]) expect(served.has(file)).toBe(true);
+    const sets = [...new Bun.Glob("*.json").scanSync(SETS)].map((file) => `sets/${file}`);
+    for (const file of [...metadata, ...shared, ...sets]) expect([file, served.has(file)]).toEqual([file, true]);
   });
 
   for (const [site, expected] of Object.entries(SITES))
@@ -470,27 +662,31 @@ describe.skipIf(!HAS_DATA)("facets, checks and verdict of real published documen
       expect(response.status).toBe(200);
       const { data } = (await response.json()) as { data: any };
       expect(data.probeStatus).toBe(expected.metadata && expected.smart ? "success" : "partial");
-      const { usCore, bulkData, smart, tls } = data.summary;
-      expect([usCore.declared, usCore.versions]).toEqual(expected.usCore);
-      expect(bulkData).toEqual({
-        system: expected.bulk.includes("s"),
-        group: expected.bulk.includes("g"),
-        patient: expected.bulk.includes("p"),
-      });
-      expect(FLAGS.filter((flag) => smart[flag])).toEqual(expected.smartFlags);
+      const { usCore, bulkData, smart, access } = data.summary;
+      if (expected.usCore) expect([usCore.declared, usCore.versions]).toEqual(expected.usCore);
+      if (expected.bulk !== undefined)
+        expect(bulkData).toEqual({
+          system: expected.bulk.includes("s"),
+          group: expected.bulk.includes("g"),
+          patient: expected.bulk.includes("p"),
+        });
+      if (expected.smartFlags) expect(FLAGS.filter((flag) => smart[flag])).toEqual(expected.smartFlags);
       if (expected.urls) expect([smart.authorizeUrl, smart.tokenUrl]).toEqual(expected.urls);
-      expect(tls).toEqual({ protocol: null, certificateExpiresAt: null, issuer: null, verified: null });
+      expect(access.declared).toBe(expected.access);
       const { patientApps, providerApps, backendServices } = data.verdict;
       expect([patientApps.status, providerApps.status, backendServices.status]).toEqual(expected.verdict);
-      for (const verdict of [patientApps, providerApps, backendServices])
+      [patientApps, providerApps, backendServices].forEach((verdict, i) => {
         expect(verdict.reasons.length === 0).toBe(verdict.status === "ready");
+        for (const words of expected.reasons?.[i] ?? [])
+          expect([words, verdict.reasons.some((reason: string) => reason.includes(words))]).toEqual([words, true]);
+      });
       const checks = Object.fromEntries(data.checks.map((c: { id: string; ok: boolean | null }) => [c.id, c.ok]));
       for (const [id, ok] of Object.entries(expected.checks ?? {})) expect([id, checks[id]]).toEqual([id, ok]);
       expect(checks["capability-statement"]).toBe(expected.metadata !== undefined);
       expect(checks["smart-configuration"]).toBe(expected.smart !== undefined);
-      // Served over http from 127.0.0.1: the TLS checks cannot apply; /metadata (a document or a 404)
-      // answered on its own host.
-      expect([checks["tls-1.2-or-later"], checks["certificate-valid-30-days"]]).toEqual([null, null]);
+      // Over TLS the handshake is measured; from an http base the TLS checks cannot apply.
+      expect(checks["tls-1.2-or-later"]).toBe(expected.http ? null : true);
+      expect(data.summary.tls.protocol === null).toBe(expected.http === true);
       expect(checks["metadata-on-same-host"]).toBe(true);
     });
 });

@@ -65,7 +65,7 @@ test("stale stored values are derived again from the stored bodies; a second run
   const change = ctx.db.sqlite.prepare("SELECT fields FROM entry_changes WHERE version = ?").values(before + 1);
   expect(JSON.parse(change[0]![0] as string).verdict).toEqual({
     from: { patientApps: "no", providerApps: "no", backendServices: "no" },
-    to: { patientApps: "ready", providerApps: "partial", backendServices: "no" },
+    to: { patientApps: "partial", providerApps: "no", backendServices: "no" },
   });
   expect(fhir.requests.length).toBe(requests);
 

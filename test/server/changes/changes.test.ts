@@ -101,11 +101,12 @@ describe("GET /api/v1/changes", () => {
       expect.objectContaining({ id: idOf(DELTA), change: "changed", at: PROBE_AT }),
     ]);
     const byId = new Map(body.data.map((c: { id: string; fields: object }) => [c.id, c.fields]));
-    // Probed for the first time, both servers without SMART: every verdict goes from unknown to no.
+    // Probed for the first time: the server that answered declares no authorization (unknown →
+    // undeclared); the silent one's verdict stays unknown, so only its status changed.
     const verdict = (status: string) => ({ patientApps: status, providerApps: status, backendServices: status });
-    const probed = { from: verdict("unknown"), to: verdict("no") };
+    const probed = { from: verdict("unknown"), to: verdict("undeclared") };
     expect(byId.get(idOf(ALPHA))).toEqual({ status: { from: "listed", to: "verified" }, verdict: probed });
-    expect(byId.get(idOf(DELTA))).toEqual({ status: { from: "listed", to: "unresponsive" }, verdict: probed });
+    expect(byId.get(idOf(DELTA))).toEqual({ status: { from: "listed", to: "unresponsive" } });
   });
 
   test("paging with limit=1 through meta.next gives the same changes as one page", async () => {
@@ -178,7 +179,14 @@ describe("changes older than the store", () => {
         at: later,
         id: idOf(ALPHA),
         change: "changed",
-        fields: { status: { from: "verified", to: "unresponsive" } },
+        fields: {
+          status: { from: "verified", to: "unresponsive" },
+          // It declared no authorization; silent, what it offers is unknown.
+          verdict: {
+            from: { patientApps: "undeclared", providerApps: "undeclared", backendServices: "undeclared" },
+            to: { patientApps: "unknown", providerApps: "unknown", backendServices: "unknown" },
+          },
+        },
       },
     ]);
   });

@@ -7,7 +7,7 @@ import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
 import { readDatasetVersion } from "../../../src/db/dataset-meta";
 import { probeDue } from "../../../src/pipeline/probe";
-import { insertEntry, json, serve, tempDb } from "../../pipeline/probe/helpers";
+import { insertEntry, json, serveTls, tempDb } from "../../pipeline/probe/helpers";
 import { createTestApp } from "../../support/app";
 import { fetchPublished } from "../../support/fixture";
 
@@ -15,11 +15,15 @@ const STATEMENT = JSON.stringify({ resourceType: "CapabilityStatement", fhirVers
 let smart = JSON.stringify({
   authorization_endpoint: "https://auth.example/authorize",
   token_endpoint: "https://auth.example/token",
-  capabilities: ["launch-standalone"],
+  // Patient Access for Standalone Apps; PKCE is what it lacks at first.
+  capabilities: ["launch-standalone", "client-public", "context-standalone-patient", "permission-patient"],
+  grant_types_supported: ["authorization_code"],
 });
-const fhir = serve({
-  "/fhir/metadata": () => json(STATEMENT),
-  "/fhir/.well-known/smart-configuration": () => json(smart),
+const fhir = serveTls((request) => {
+  const path = new URL(request.url).pathname;
+  if (path === "/fhir/metadata") return json(STATEMENT);
+  if (path === "/fhir/.well-known/smart-configuration") return json(smart);
+  return new Response("not found", { status: 404 });
 });
 const ctx = tempDb();
 afterAll(() => {
@@ -29,10 +33,10 @@ afterAll(() => {
 
 test("a SMART configuration gaining PKCE: the entry's verdict change, and nothing else, is in the feed", async () => {
   const id = insertEntry(ctx.db, { url: `${fhir.url}/fhir` });
-  await probeDue(ctx.db, { allowPrivate: true, timeoutMs: 5000, now: () => new Date("2026-11-01T00:00:00Z") });
+  await probeDue(ctx.db, { ...fhir.probeOptions, timeoutMs: 5000, now: () => new Date("2026-11-01T00:00:00Z") });
   const since = readDatasetVersion(ctx.db.sqlite);
   smart = JSON.stringify({ ...JSON.parse(smart), code_challenge_methods_supported: ["S256"] });
-  await probeDue(ctx.db, { allowPrivate: true, timeoutMs: 5000, now: () => new Date("2026-11-03T00:00:00Z") });
+  await probeDue(ctx.db, { ...fhir.probeOptions, timeoutMs: 5000, now: () => new Date("2026-11-03T00:00:00Z") });
 
   const app = createTestApp({ db: ctx.db, config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
   app.listen({ port: 0, hostname: "127.0.0.1" });
@@ -45,8 +49,8 @@ test("a SMART configuration gaining PKCE: the entry's verdict change, and nothin
         change: "changed",
         fields: {
           verdict: {
-            from: { patientApps: "partial", providerApps: "partial", backendServices: "no" },
-            to: { patientApps: "ready", providerApps: "partial", backendServices: "no" },
+            from: { patientApps: "partial", providerApps: "no", backendServices: "no" },
+            to: { patientApps: "ready", providerApps: "no", backendServices: "no" },
           },
         },
       }),
@@ -70,7 +74,7 @@ test("opening a database whose verdicts were never derived fills them and record
   const reopened = openDatabase(path);
   try {
     expect(reopened.sqlite.prepare("SELECT verdict FROM entries").values()).toEqual([
-      ['{"patientApps":"ready","providerApps":"partial","backendServices":"no"}'],
+      ['{"patientApps":"ready","providerApps":"no","backendServices":"no"}'],
     ]);
     expect([changes(), readDatasetVersion(reopened.sqlite)]).toEqual(before);
     expect(reopened.sqlite.prepare("SELECT COUNT(*) FROM entry_changes_pending").values()).toEqual([[0]]);

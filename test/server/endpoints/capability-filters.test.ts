@@ -1,11 +1,12 @@
 /**
- * `supports=` and `ready=` on the list and the export, over real HTTP: local FHIR servers are
- * probed for real, then the directory answers from what their documents declare.
+ * `supports=` and `ready=` on the list and the export, over real HTTP: local FHIR servers (over
+ * TLS, and one over plain http) are probed for real, then the directory answers from what their
+ * documents declare.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../../src/config";
 import { probeDue } from "../../../src/pipeline/probe";
-import { insertEntry, json, serve, tempDb } from "../../pipeline/probe/helpers";
+import { insertEntry, json, type Route, serve, serveTls, tempDb } from "../../pipeline/probe/helpers";
 import { createTestApp } from "../../support/app";
 import { fetchPublished } from "../../support/fixture";
 
@@ -27,16 +28,41 @@ const smart = (extra: Record<string, unknown>) =>
   });
 
 /** Each site: its two documents (undefined → 404), and what its entry should match. */
+/**
+ * Everything SMART App Launch 2.2 names: Patient Access for Standalone Apps and Clinician Access
+ * for EHR Launch complete, refresh tokens, OpenID Connect, dynamic registration, PKCE S256, and
+ * Backend Services (client_credentials, private_key_jwt with RS384).
+ */
+const FULL = {
+  metadata: statement(US_CORE),
+  smart: smart({
+    capabilities: [
+      "launch-ehr",
+      "launch-standalone",
+      "client-public",
+      "client-confidential-asymmetric",
+      "context-standalone-patient",
+      "context-ehr-patient",
+      "context-ehr-encounter",
+      "permission-patient",
+      "permission-user",
+      "permission-offline",
+      "permission-v2",
+      "sso-openid-connect",
+    ],
+    issuer: "https://auth.example",
+    jwks_uri: "https://auth.example/jwks",
+    registration_endpoint: "https://auth.example/register",
+    grant_types_supported: ["authorization_code", "client_credentials"],
+    token_endpoint_auth_methods_supported: ["client_secret_basic", "private_key_jwt"],
+    token_endpoint_auth_signing_alg_values_supported: ["RS384"],
+    code_challenge_methods_supported: ["S256"],
+  }),
+};
 const SITES = {
-  // Everything: US Core, SMART v2 with both launches, PKCE, backend services.
-  full: {
-    metadata: statement(US_CORE),
-    smart: smart({
-      capabilities: ["launch-ehr", "launch-standalone", "permission-v2", "client-confidential-asymmetric"],
-      grant_types_supported: ["authorization_code", "client_credentials"],
-      code_challenge_methods_supported: ["S256"],
-    }),
-  },
+  full: FULL,
+  // The same documents from a base URL over plain http: offered, never ready.
+  plain: FULL,
   // Backend services and bulk export only.
   backend: {
     metadata: statement({
@@ -50,6 +76,7 @@ const SITES = {
     smart: smart({
       grant_types_supported: ["client_credentials"],
       token_endpoint_auth_methods_supported: ["private_key_jwt"],
+      token_endpoint_auth_signing_alg_values_supported: ["ES384"],
     }),
   },
   // Standalone launch and PKCE, but the token endpoint is plain http: partial.
@@ -61,18 +88,20 @@ const SITES = {
       code_challenge_methods_supported: ["S256"],
     }),
   },
-  // No SMART at all.
+  // No authorization declared at all (an open server).
   none: { metadata: statement(US_CORE), smart: undefined },
 } satisfies Record<string, { metadata?: string; smart?: string }>;
 
-const fhir = serve({}, (request) => {
+const route: Route = (request) => {
   const [, site, ...rest] = new URL(request.url).pathname.split("/");
   const documents = SITES[site as keyof typeof SITES];
   const path = rest.join("/");
   if (documents && path === "metadata") return json(documents.metadata);
   if (documents?.smart && path === ".well-known/smart-configuration") return json(documents.smart);
   return new Response("not found", { status: 404 });
-});
+};
+const fhir = serveTls(route);
+const plain = serve({}, route);
 const ctx = tempDb();
 const urls: Record<string, string> = {};
 let app: ReturnType<typeof createTestApp>;
@@ -80,11 +109,11 @@ let root: string;
 
 beforeAll(async () => {
   for (const site of Object.keys(SITES)) {
-    urls[site] = `${fhir.url}/${site}`;
+    urls[site] = `${site === "plain" ? plain.url : fhir.url}/${site}`;
     insertEntry(ctx.db, { url: urls[site]! });
   }
   urls.unprobed = "https://unprobed.example/fhir";
-  await probeDue(ctx.db, { allowPrivate: true, timeoutMs: 5000 });
+  await probeDue(ctx.db, { ...fhir.probeOptions, timeoutMs: 5000 });
   insertEntry(ctx.db, { url: urls.unprobed });
   // The list says DSTU2 for the `backend` server, whose statement says 4.0.1.
   ctx.db.sqlite
@@ -98,6 +127,7 @@ afterAll(async () => {
   await app?.stop();
   app?.directory.close();
   fhir.stop();
+  plain.stop();
   ctx.cleanup();
 });
 
@@ -111,22 +141,31 @@ async function sites(query: string): Promise<string[]> {
 
 describe("supports= and ready=", () => {
   test("each supports value: the entries whose documents declare it", async () => {
-    expect(await sites("supports=us-core")).toEqual(["full", "none"]);
+    expect(await sites("supports=us-core")).toEqual(["full", "none", "plain"]);
     expect(await sites("supports=bulk-export")).toEqual(["backend"]);
-    expect(await sites("supports=smart-v2")).toEqual(["full"]);
-    expect(await sites("supports=pkce")).toEqual(["full", "insecure"]);
-    expect(await sites("supports=backend-services")).toEqual(["backend", "full"]);
-    expect(await sites("supports=launch-ehr")).toEqual(["full"]);
-    expect(await sites("supports=launch-standalone")).toEqual(["full", "insecure"]);
+    expect(await sites("supports=smart-v2")).toEqual(["full", "plain"]);
+    expect(await sites("supports=pkce")).toEqual(["full", "insecure", "plain"]);
+    expect(await sites("supports=backend-services")).toEqual(["backend", "full", "plain"]);
+    expect(await sites("supports=launch-ehr")).toEqual(["full", "plain"]);
+    expect(await sites("supports=launch-standalone")).toEqual(["full", "insecure", "plain"]);
+    for (const value of [
+      "permission-offline",
+      "sso-openid-connect",
+      "dynamic-registration",
+      "client-public",
+      "client-confidential-asymmetric",
+    ])
+      expect([value, await sites(`supports=${value}`)]).toEqual([value, ["full", "plain"]]);
+    expect(await sites("supports=client-confidential-symmetric")).toEqual([]);
   });
 
   test("a comma list: every value must hold; spaces and repeats ignored", async () => {
-    expect(await sites("supports=pkce,%20launch-standalone,pkce")).toEqual(["full", "insecure"]);
-    expect(await sites("supports=pkce,us-core")).toEqual(["full"]);
+    expect(await sites("supports=pkce,%20launch-standalone,pkce")).toEqual(["full", "insecure", "plain"]);
+    expect(await sites("supports=pkce,us-core")).toEqual(["full", "plain"]);
     expect(await sites("supports=bulk-export,smart-v2")).toEqual([]);
   });
 
-  test("ready: the app kinds whose verdict is ready; partial and unprobed never match", async () => {
+  test("ready: the app kinds whose verdict is ready; partial (an http base too) and unprobed never match", async () => {
     expect(await sites("ready=patient-apps")).toEqual(["full"]);
     expect(await sites("ready=provider-apps")).toEqual(["full"]);
     expect(await sites("ready=backend-services")).toEqual(["backend", "full"]);
@@ -146,6 +185,7 @@ describe("supports= and ready=", () => {
       backend: ["backend-services"],
       insecure: [],
       none: [],
+      plain: [],
       unprobed: [],
     });
   });
@@ -161,9 +201,12 @@ describe("supports= and ready=", () => {
     }
     expect(verdicts).toEqual({
       full: ["ready", "ready", "ready"],
+      // Declares no capabilities list: launches offered (SMART is published) but unknown.
       backend: ["partial", "partial", "ready"],
-      insecure: ["partial", "partial", "no"],
-      none: ["no", "no", "no"],
+      // A standalone launch with patient context missing; nothing of clinicians or backends.
+      insecure: ["partial", "no", "no"],
+      none: ["undeclared", "undeclared", "undeclared"],
+      plain: ["partial", "partial", "partial"],
       unprobed: ["unknown", "unknown", "unknown"],
     });
   });
@@ -188,21 +231,28 @@ describe("supports= and ready=", () => {
     const { status, body } = await fetchPublished(app, root, "/api/v1/stats/capabilities");
     expect(status).toBe(200);
     const data = body.data;
-    expect([data.vendor, data.endpoints, data.verified]).toEqual([null, 5, 4]);
+    expect([data.vendor, data.endpoints, data.verified]).toEqual([null, 6, 5]);
     expect(data.supports).toEqual({
-      "us-core": 2,
+      "us-core": 3,
       "bulk-export": 1,
-      "smart-v2": 1,
-      pkce: 2,
-      "backend-services": 2,
-      "launch-ehr": 1,
-      "launch-standalone": 2,
+      "smart-v2": 2,
+      pkce: 3,
+      "backend-services": 3,
+      "launch-ehr": 2,
+      "launch-standalone": 3,
+      "permission-offline": 2,
+      "sso-openid-connect": 2,
+      "dynamic-registration": 2,
+      "client-public": 2,
+      "client-confidential-symmetric": 0,
+      "client-confidential-asymmetric": 2,
     });
-    expect(data.verdict.patientApps).toEqual({ ready: 1, partial: 2, no: 1, unknown: 1 });
-    expect(data.verdict.backendServices).toEqual({ ready: 2, partial: 0, no: 2, unknown: 1 });
-    expect(data.checks["capability-statement"]).toEqual({ ok: 4, failed: 0, notApplicable: 0 });
-    expect(data.checks["smart-token-endpoint"]).toEqual({ ok: 2, failed: 2, notApplicable: 0 });
-    expect(data.checks["tls-1.2-or-later"]).toEqual({ ok: 0, failed: 0, notApplicable: 4 });
+    expect(data.verdict.patientApps).toEqual({ ready: 1, partial: 3, no: 0, undeclared: 1, unknown: 1 });
+    expect(data.verdict.providerApps).toEqual({ ready: 1, partial: 2, no: 1, undeclared: 1, unknown: 1 });
+    expect(data.verdict.backendServices).toEqual({ ready: 2, partial: 1, no: 1, undeclared: 1, unknown: 1 });
+    expect(data.checks["capability-statement"]).toEqual({ ok: 5, failed: 0, notApplicable: 0 });
+    expect(data.checks["smart-token-endpoint"]).toEqual({ ok: 3, failed: 2, notApplicable: 0 });
+    expect(data.checks["tls-1.2-or-later"]).toEqual({ ok: 4, failed: 0, notApplicable: 1 });
     // One developer has entries: its row carries the same counts.
     expect(data.vendors.map((v: { vendorId: string }) => v.vendorId)).toEqual(["epic"]);
     const { vendorId: _id, vendorName: _name, ...epic } = data.vendors[0];
@@ -210,7 +260,7 @@ describe("supports= and ready=", () => {
     expect(epic).toEqual(overall);
 
     const one = await fetchPublished(app, root, "/api/v1/stats/capabilities?vendor=epic");
-    expect([one.body.data.vendor, one.body.data.endpoints, one.body.data.vendors.length]).toEqual(["epic", 5, 1]);
+    expect([one.body.data.vendor, one.body.data.endpoints, one.body.data.vendors.length]).toEqual(["epic", 6, 1]);
     const none = await fetchPublished(app, root, "/api/v1/stats/capabilities?vendor=other");
     expect([none.body.data.endpoints, none.body.data.vendors]).toEqual([0, []]);
     for (const query of ["vendor=nope", "vendors=epic", "vendor=epic&vendor=epic"]) {
@@ -227,10 +277,10 @@ describe("supports= and ready=", () => {
       const byUrl = new Map(Object.entries(urls).map(([site, url]) => [url, site]));
       return (bundle.entry ?? []).map((e) => byUrl.get(e.resource.address)).sort();
     };
-    expect(await addresses("supports=pkce")).toEqual(["full", "insecure"]);
+    expect(await addresses("supports=pkce")).toEqual(["full", "insecure", "plain"]);
     // FHIR: a comma is "any of", a repeated parameter "all of".
-    expect(await addresses("supports=smart-v2,bulk-export")).toEqual(["backend", "full"]);
-    expect(await addresses("supports=us-core&supports=pkce")).toEqual(["full"]);
+    expect(await addresses("supports=smart-v2,bulk-export")).toEqual(["backend", "full", "plain"]);
+    expect(await addresses("supports=us-core&supports=pkce")).toEqual(["full", "plain"]);
     expect(await addresses("ready=backend-services")).toEqual(["backend", "full"]);
     expect(await addresses("ready=patient-apps&supports=launch-ehr")).toEqual(["full"]);
 
@@ -268,7 +318,7 @@ describe("supports= and ready=", () => {
     const cases: [string, string][] = [
       ["supports=fhir", 'supports: "fhir" is not one of us-core, bulk-export'],
       ["supports=pkce,", "supports: empty value"],
-      ["supports=pkce,pkce,pkce,pkce,pkce,pkce,pkce,pkce", "supports: at most 7 values"],
+      [`supports=${Array(14).fill("pkce").join(",")}`, "supports: at most 13 values"],
       ["ready=patients", 'ready: "patients" is not one of patient-apps'],
       [`supports=${"x".repeat(201)}`, "supports: must be a comma-separated list"],
       ["ready=patient-apps&ready=provider-apps", "ready"],

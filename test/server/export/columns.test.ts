@@ -116,10 +116,11 @@ for (const [dataset, open] of [
   describe(dataset, () => {
     let db: Db;
     let directory: Directory;
+    // Generating and indexing the dataset takes seconds on a shared, busy host.
     beforeAll(() => {
       db = open();
       directory = new Directory(db.path, db.sqlite, { buildInProcessBelow: 1_000_000 });
-    });
+    }, 60_000);
     afterAll(() => {
       directory?.close();
       db?.sqlite.close();
@@ -165,7 +166,8 @@ for (const [dataset, open] of [
           expect(render(FORMATS.fhir.writer(snapshot, "http://localhost"), ordinals, slice)).toBe(expected);
         }
       }
-    });
+      // Three renderings of the reference per filter: seconds on a shared, busy host.
+    }, 30_000);
   });
 }
 

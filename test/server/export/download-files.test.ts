@@ -6,7 +6,7 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
@@ -18,7 +18,7 @@ import { serveGeneratedDataset, stalledExport } from "./helpers";
 
 const live = serveGeneratedDataset(
   { endpoints: 3000, seed: 7 },
-  { RATE_LIMIT_MAX: "0", TRUST_PROXY: "true", DATASET_POLL_MS: "100" },
+  { RATE_LIMIT_MAX: "0", TRUST_PROXY: "true", DATASET_POLL_MS: "100", PUBLIC_ORIGIN: "https://directory.example.org" },
   60_000,
 );
 
@@ -130,25 +130,78 @@ describe("the unfiltered export, a download file", () => {
   });
 });
 
-test("the FHIR Bundle names its origin: files for 4 origins a version, any further Host is streamed", async () => {
+/** The head (and, for a GET, the body) of `method target` sent with `Host: host` over a raw socket. */
+function withHost(host: string, method: "GET" | "HEAD", target: string): Promise<{ head: string; body: Buffer }> {
   const { hostname, port } = new URL(live.server.baseUrl);
-  const headOf = (host: string) =>
-    new Promise<string>((resolve, reject) => {
-      let received = "";
-      const socket = connect({ host: hostname, port: Number(port) }, () =>
-        socket.write(`GET /api/v1/export?format=fhir HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
-      );
-      socket.on("data", (chunk: Buffer) => (received += chunk.toString("latin1")));
-      socket.on("error", reject);
-      socket.on("close", () => resolve(received.slice(0, received.indexOf("\r\n\r\n"))));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect({ host: hostname, port: Number(port) }, () =>
+      socket.write(`${method} ${target} HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`),
+    );
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const all = Buffer.concat(chunks);
+      const end = all.indexOf("\r\n\r\n");
+      resolve({ head: all.subarray(0, end).toString("latin1"), body: all.subarray(end + 4) });
     });
-  // The tests above asked under this server's own origin: three more get files of their own.
-  const heads = [];
-  for (const host of ["a.example", "b.example", "c.example", "d.example"]) heads.push(await headOf(host));
+  });
+}
+
+const headerOf = (head: string, name: string) => new RegExp(`\r\n${name}: ([^\r]*)`, "i").exec(head)?.[1] ?? null;
+const exportFiles = () => readdirSync(join(`${live.path}.exports`, String(live.server.process.pid)));
+
+test("made-up Host headers share one FHIR file, its URLs under PUBLIC_ORIGIN: no file per origin", async () => {
+  const { hostname, port } = new URL(live.server.baseUrl);
+  const hosts = ["a.example", "b.example", "c.example", "d.example", "e.example", `${hostname}:${port}`];
+  const heads: string[] = [];
+  for (const host of hosts) heads.push((await withHost(host, "HEAD", "/api/v1/export?format=fhir")).head);
   for (const head of heads) expect(head).toStartWith("HTTP/1.1 200");
-  expect(heads.map((head) => /\r\ncontent-length: \d+/i.test(head))).toEqual([true, true, true, false]);
-  expect(heads[3]).toMatch(/\r\ntransfer-encoding: chunked/i);
-  expect(heads[0]).not.toBe(heads[1]);
+  // The real origin, asked last, still gets the download file: length, ETag, ranges.
+  expect(new Set(heads.map((head) => headerOf(head, "content-length")))).toEqual(
+    new Set([headerOf(heads[0]!, "content-length")]),
+  );
+  expect(Number(headerOf(heads[5]!, "content-length"))).toBeGreaterThan(1000);
+  expect(new Set(heads.map((head) => headerOf(head, "etag"))).size).toBe(1);
+  expect(headerOf(heads[5]!, "accept-ranges")).toBe("bytes");
+  // One file (and its gzip copy) for the format, whatever the Host.
+  expect(exportFiles().filter((name) => name.includes("-fhir."))).toHaveLength(2);
+  const { body } = await withHost("f.example", "GET", "/api/v1/export?format=fhir");
+  const bundle = JSON.parse(body.toString()) as { entry: { fullUrl: string }[] };
+  for (const { fullUrl } of bundle.entry) expect(fullUrl).toStartWith("https://directory.example.org/fhir/");
+});
+
+test("the brands bundle is a download file: Content-Length, a strong ETag, ranges, at both its URLs", async () => {
+  const plain = await get("/api/v1/brands");
+  const text = await bytesOf(plain);
+  expect(plain.status).toBe(200);
+  expect(plain.headers.get("content-type")).toBe("application/fhir+json");
+  expect(plain.headers.get("access-control-allow-origin")).toBe("*");
+  expect(plain.headers.get("content-length")).toBe(String(text.length));
+  expect(plain.headers.get("accept-ranges")).toBe("bytes");
+  // Shown, not saved: no attachment (nor the runtime's own file name).
+  expect(plain.headers.get("content-disposition")).toBe("inline");
+  const etag = plain.headers.get("etag")!;
+  expect(etag).toMatch(/^"[^"]+"$/);
+  expect(JSON.parse(new TextDecoder().decode(text)).type).toBe("collection");
+
+  const download = await get("/api/v1/export?format=brands");
+  expect(download.headers.get("content-disposition")).toMatch(/\.brands\.json"$/);
+  expect(download.headers.get("etag")).toBe(etag);
+  expect(await bytesOf(download)).toEqual(text);
+  const head = await fetch(`${live.server.baseUrl}/api/v1/brands`, {
+    method: "HEAD",
+    headers: { "accept-encoding": "identity" },
+  });
+  expect(head.headers.get("content-length")).toBe(String(text.length));
+
+  const part = await get("/api/v1/brands", { range: "bytes=100-", "if-range": etag });
+  expect(part.status).toBe(206);
+  expect(await bytesOf(part)).toEqual(text.subarray(100));
+  expect((await get("/api/v1/brands", { "if-none-match": etag })).status).toBe(304);
+  const zipped = await get("/api/v1/brands", { "accept-encoding": "gzip" });
+  expect(gunzipSync(await bytesOf(zipped))).toEqual(Buffer.from(text));
+  expect(exportFiles().filter((name) => name.includes("-brands."))).toHaveLength(2);
 });
 
 /**
@@ -290,3 +343,52 @@ test("a new dataset version: new files, the old version's removed, an old If-Ran
   const newFiles = readdirSync(exportsDir);
   expect(newFiles.filter((name) => oldFiles.includes(name))).toEqual([]);
 });
+
+/** The shell lines of docs/api.md's resume example (the `sh` block that sends If-Range), URL given. */
+function documentedResume(url: string): string {
+  const docs = readFileSync(join(import.meta.dir, "../../../docs/api.md"), "utf8");
+  const block = [...docs.matchAll(/```sh\n([\s\S]*?) *```/g)].map((m) => m[1]!).find((b) => b.includes("If-Range: $("));
+  expect(block).toBeDefined();
+  // The block sits in a list item: its lines are indented alike.
+  const indent = /^ */.exec(block!)![0].length;
+  const lines = block!.split("\n").map((line) => line.slice(indent));
+  expect(lines[0]).toStartWith("url=");
+  // Line 1 is the first download; the rest is the resume.
+  return [`url='${url}'`, ...lines.slice(2)].join("\n");
+}
+
+test("the documented resume (curl, If-Range) never splices two versions: it completes or starts again", async () => {
+  const url = `${live.server.baseUrl}${CSV}`;
+  const dir = tempDir();
+  const shell = (script: string) => {
+    const run = Bun.spawnSync(["bash", "-c", script], { cwd: dir, stderr: "pipe" });
+    return { code: run.exitCode, stderr: run.stderr.toString() };
+  };
+  const file = () => new Uint8Array(readFileSync(join(dir, "directory.csv")));
+  // A download cut after 5,000 bytes, its headers kept as `curl -D` keeps them.
+  const cut = `curl -sS -D headers.txt -r 0-4999 -o directory.csv '${url}'`;
+
+  expect(shell(cut).code).toBe(0);
+  expect(file().length).toBe(5000);
+  expect(shell(documentedResume(url)).code).toBe(0);
+  expect(file()).toEqual(await bytesOf(await get(CSV)));
+
+  expect(shell(cut).code).toBe(0);
+  const writer = new Database(live.path);
+  writer.exec("PRAGMA busy_timeout = 5000");
+  writer.transaction(() => {
+    writer.run("UPDATE entries SET organization_name = 'Aaron Resumed Clinic' WHERE row_id = 2");
+    markDatasetChanged(writer, "2026-11-26T00:00:00.000Z");
+  })();
+  writer.close();
+  let current = "";
+  for (let i = 0; i < 100 && !current.includes("Aaron Resumed Clinic"); i++) {
+    await Bun.sleep(100);
+    current = await (await get(CSV)).text();
+  }
+  expect(current).toContain("Aaron Resumed Clinic");
+  const resumed = shell(documentedResume(url));
+  expect(resumed.code).toBe(0);
+  // The new version whole, not the old version's first 5,000 bytes followed by the new one's rest.
+  expect(new TextDecoder().decode(file())).toBe(current);
+}, 30_000);

@@ -161,21 +161,27 @@ describe("the FHIR Bundle", () => {
 });
 
 describe("the FHIR Bundle's identity rules", () => {
-  test("every entry's fullUrl is its absolute URL under the request's origin", async () => {
-    for (const origin of ["http://localhost", "http://directory.example.org:8443"]) {
-      const response = await fixture.app.handle(new Request(`${origin}/api/v1/export?format=fhir`));
+  test("the whole export's fullUrls name the configured public origin whatever the Host; a filtered one the request's", async () => {
+    // fixtureApp's configuration names no PUBLIC_ORIGIN: http://localhost:<PORT>, 3000.
+    const fullUrls = async (target: string) => {
+      const response = await fixture.app.handle(new Request(target));
       const text = await response.text();
       expect({ status: response.status, text: text.slice(0, 200) }).toMatchObject({ status: 200 });
       const bundle = JSON.parse(text) as FhirBundle;
       expect(bundle.entry!.length).toBeGreaterThan(0);
-      for (const { fullUrl, resource } of bundle.entry!)
-        expect(fullUrl).toBe(`${origin}/fhir/${resource.resourceType}/${resource.id}`);
+      return bundle.entry!.map(({ fullUrl, resource }) => [fullUrl, `${resource.resourceType}/${resource.id}`]);
+    };
+    for (const origin of ["http://localhost", "http://directory.example.org:8443"]) {
+      for (const [fullUrl, path] of await fullUrls(`${origin}/api/v1/export?format=fhir`))
+        expect(fullUrl).toBe(`http://localhost:3000/fhir/${path}`);
+      for (const [fullUrl, path] of await fullUrls(`${origin}/api/v1/export?format=fhir&state=TX`))
+        expect(fullUrl).toBe(`${origin}/fhir/${path}`);
     }
-    // The ETag follows the origin: a cache must not hand one origin's URLs to another.
+    // A filtered export's ETag follows the origin: a cache must not hand one origin's URLs to another.
     const etag = async (origin: string) =>
-      (await fixture.app.handle(new Request(`${origin}/api/v1/export?format=fhir`, { method: "HEAD" }))).headers.get(
-        "etag",
-      );
+      (
+        await fixture.app.handle(new Request(`${origin}/api/v1/export?format=fhir&state=TX`, { method: "HEAD" }))
+      ).headers.get("etag");
     expect(await etag("http://localhost")).not.toBe(await etag("http://directory.example.org:8443"));
   });
 

@@ -113,12 +113,13 @@ export function referenceFhirWriter(timestamp: string | null, origin: string) {
       const parts: string[] = [];
       for (const record of records) {
         const endpointId = endpointIdOf(record.url);
+        // Every vendor's developer, at its first entry (also when its URLs are all another's).
+        if (!developers.has(record.vendorId)) {
+          developers.add(record.vendorId);
+          parts.push(item(developerJson(origin, record)));
+        }
         if (!written.has(record.url)) {
           written.add(record.url);
-          if (!developers.has(record.vendorId)) {
-            developers.add(record.vendorId);
-            parts.push(item(developerJson(origin, record)));
-          }
           parts.push(item(endpointJson(origin, record, endpointId)));
         }
         const runKey = `${record.vendorId}\n${record.organizationName?.toLowerCase() ?? "\u0001"}`;
@@ -126,8 +127,10 @@ export function referenceFhirWriter(timestamp: string | null, origin: string) {
           parts.push(flush());
           run = runKey;
         }
-        // Separated by NUL, null written as SOH: neither occurs in a published name or place.
-        const key = `${record.vendorId}\0${record.organizationName ?? "\u0001"}\0${record.npi ?? "\u0001"}\0${record.city ?? "\u0001"}\0${record.state ?? "\u0001"}\0${record.zipCode ?? "\u0001"}`;
+        // Separated by NUL, null written as SOH: neither occurs in a published name or place. The
+        // name lowercased, as in an entry's id: names that differ only in case are one
+        // organization, named as its first entry names it.
+        const key = `${record.vendorId}\0${record.organizationName?.toLowerCase() ?? "\u0001"}\0${record.npi ?? "\u0001"}\0${record.city ?? "\u0001"}\0${record.state ?? "\u0001"}\0${record.zipCode ?? "\u0001"}`;
         const organization = organizations.get(key);
         if (organization) organization.endpointIds.push(endpointId);
         else organizations.set(key, { id: sha256(`Organization\n${key}`), record, endpointIds: [endpointId] });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
+import { CHECKS } from "../../../src/model/capability-rules";
 import { chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
 import { ENTRIES, PROBES, R4_METADATA, VENDORS } from "../../support/fixture";
 import { seedDatabase } from "../../support/seed";
@@ -12,13 +13,29 @@ import { tempDbPath } from "../../support/temp-db";
  */
 const it = chromiumRuns ? test : test.skip;
 
-/** A server ready for every kind of app: https endpoints, both launches, PKCE, backend services. */
+/**
+ * A server ready for every kind of app: an https base and endpoints, Patient Access for
+ * Standalone Apps and Clinician Access for EHR Launch complete, PKCE, backend services.
+ */
 const READY_URL = "https://fhir.ready.example/r4";
 const READY_SMART = JSON.stringify({
   authorization_endpoint: "https://auth.ready.example/authorize",
   token_endpoint: "https://auth.ready.example/token",
-  capabilities: ["launch-ehr", "launch-standalone", "client-confidential-asymmetric", "permission-v2"],
+  capabilities: [
+    "launch-ehr",
+    "launch-standalone",
+    "client-public",
+    "client-confidential-asymmetric",
+    "context-standalone-patient",
+    "context-ehr-patient",
+    "context-ehr-encounter",
+    "permission-patient",
+    "permission-user",
+    "permission-v2",
+  ],
   grant_types_supported: ["authorization_code", "client_credentials"],
+  token_endpoint_auth_methods_supported: ["private_key_jwt"],
+  token_endpoint_auth_signing_alg_values_supported: ["ES384"],
   code_challenge_methods_supported: ["S256"],
 });
 
@@ -127,12 +144,15 @@ describe("capabilities on the search page", () => {
     await p.locator("#list .org a").first().click();
     await p.locator("#verdict-heading").waitFor();
     const verdict = p.locator(".verdict");
-    expect(await verdict.locator(".badge").allTextContents()).toEqual(["Partly", "Partly", "Partly"]);
+    // Each kind is offered (launch-standalone, launch-ehr, client_credentials) but incomplete.
+    expect(await verdict.locator(".badge").allTextContents()).toEqual(["Incomplete", "Incomplete", "Incomplete"]);
     // The fixture's SMART configuration has no token endpoint and no PKCE.
-    expect(await verdict.locator(".reasons").first().textContent()).toContain("no token endpoint");
-    expect(await verdict.locator(".reasons").first().textContent()).toContain("PKCE S256 not published");
+    expect(await verdict.locator(".reasons").first().textContent()).toContain("no token_endpoint");
+    expect(await verdict.locator(".reasons").first().textContent()).toContain(
+      "code_challenge_methods_supported lacks S256",
+    );
     const checks = p.locator(".checks tbody tr");
-    expect(await checks.count()).toBe(19);
+    expect(await checks.count()).toBe(CHECKS.length);
     const tls = p.locator('.checks tr[data-check="tls-1.2-or-later"] td');
     expect(await tls.allTextContents()).toEqual(["–", "no TLS handshake completed yet"]);
     const smart = p.locator('.checks tr[data-check="smart-configuration"]');

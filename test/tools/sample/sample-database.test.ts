@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { listHostRules } from "../../../src/pipeline/ingest/list-hosts";
 import { buildSampleDatabase } from "../../../tools/sample/build";
 
 const ROOT = join(import.meta.dir, "../..", "..");
@@ -149,6 +150,18 @@ describe("sample database contents", () => {
     expect(column("SELECT url AS v FROM entries WHERE status = 'removed' ORDER BY url")).toEqual(dropped);
   });
 
+  test("the demo trips none of its own host rules: no entry is unusable, not even with every list as one", async () => {
+    expect(column("SELECT DISTINCT unusable AS v FROM entries WHERE unusable IS NOT NULL")).toEqual([]);
+    // Its own FHIR export, re-ingested, is one list holding every host of the sample.
+    const { generateSample } = await import("../../../tools/sample/generate");
+    const urls = [...generateSample()]
+      .filter(([path]) => path.startsWith("lists/"))
+      .flatMap(([, content]) => [...content.matchAll(/https?:\/\/[^\s",]+/g)].map((m) => m[0]));
+    expect(urls.length).toBeGreaterThan(2_000);
+    const rule = listHostRules(urls);
+    expect(urls.flatMap((url) => (rule(url) === null ? [] : [`${url}: ${rule(url)!.reason}`]))).toEqual([]);
+  });
+
   test("timestamps are the manifest's fixed times", () => {
     const times = new Set(manifest.steps.map((s) => s.now));
     for (const at of column("SELECT DISTINCT last_updated AS v FROM entries")) expect(times.has(at)).toBe(true);
@@ -219,18 +232,21 @@ describe("probe results follow the manifest", () => {
     expect(dstu2).toEqual(["Conformance"]);
   });
 
-  test("every verdict shape appears: each app kind ready, partial and no somewhere, and unknown while unprobed", () => {
+  test("every verdict shape appears: each app kind ready, partial, no and undeclared somewhere, and unknown while unprobed", () => {
     for (const kind of ["patientApps", "providerApps", "backendServices"]) {
       const statuses = column(
         `SELECT DISTINCT COALESCE(json_extract(e.verdict, '$.${kind}'), 'unknown') AS v FROM entries e WHERE e.status != 'removed' ORDER BY v`,
       );
-      expect([kind, statuses]).toEqual([kind, ["no", "partial", "ready", "unknown"]]);
+      expect([kind, statuses]).toEqual([kind, ["no", "partial", "ready", "undeclared", "unknown"]]);
     }
-    // The replayed real documents are among them, each stored as published.
-    const real = column(
-      `SELECT DISTINCT p.url AS v FROM ${PROBES} p WHERE p.metadata_body LIKE '%eclinicalworks%' AND p.verdict LIKE '%"backendServices":"ready"%'`,
-    );
-    expect(real.length).toBeGreaterThan(0);
+    // The replayed real documents are among them, each stored as published: eClinicalWorks declares
+    // the patient and clinician sets whole; Cerner's R4 sandbox, Backend Services with RS384/ES384.
+    const real = (body: string, verdict: string) =>
+      column(
+        `SELECT DISTINCT p.url AS v FROM ${PROBES} p WHERE p.metadata_body LIKE '%${body}%' AND p.verdict LIKE '%${verdict}%'`,
+      );
+    expect(real("eclinicalworks", '"patientApps":"ready"').length).toBeGreaterThan(0);
+    expect(real("cerner", '"backendServices":"ready"').length).toBeGreaterThan(0);
   });
 });
 

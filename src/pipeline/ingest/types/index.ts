@@ -3,6 +3,7 @@
  * folder of their own so that the parsers and enrichers import them without importing ingest.
  */
 import type { StateEvidence, UnusableReason, UrlEvidence, VersionEvidence } from "../../../model/evidence";
+import type { CertificationRecord } from "../../../model/report-card";
 import type { Audience, FhirVersion } from "../../../model/types";
 
 export const LIST_FORMATS = ["fhir-bundle", "lantern-json", "csv"] as const;
@@ -105,6 +106,8 @@ export interface VendorDefinition {
    * and URL name none (docs/api.md, "Enrichment at ingest").
    */
   defaultFhirVersion?: FhirVersion | null;
+  /** Its certified products behind its lists, as CHPL records them (the report card's certification). */
+  certifications?: CertificationRecord["products"];
 }
 
 /** Thrown when a list body cannot be read at all (not JSON, no known shape, HTML page…). */
@@ -125,10 +128,28 @@ export interface ListSummary {
   skipped: number;
   /** Where the list was read from: the developer's own list, Lantern's copy, a local file or the bundled copy. */
   source: string;
-  /** Published URLs repaired and accepted (missing scheme, junk before it). */
-  repaired: number;
+  /** Entries stored with a repaired URL (missing scheme, junk before it, a relative path…), each with the repair. */
+  repairs: RepairedItem[];
+  /** Items not stored because their URL cannot be (counted in `skipped` too), each with why. */
+  dropped: DroppedItem[];
   /** Entries stored but not listed (src/pipeline/ingest/unusable.ts), each with its reason. */
   unusable: UnusableEntry[];
+}
+
+/** A published URL that was repaired, and the entry stored with it. */
+export interface RepairedItem {
+  published: string;
+  url: string;
+  organizationName: string | null;
+  /** What was done, in words. */
+  repair: string;
+}
+
+/** A published item that was not stored: its URL cannot be. */
+export interface DroppedItem {
+  published: string;
+  organizationName: string | null;
+  reason: string;
 }
 
 /** One entry kept out of the listings, as the ingest report names it. */

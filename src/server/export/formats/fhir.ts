@@ -64,6 +64,14 @@ export interface BrandsOptions {
   developerPages: ReadonlyMap<string, string>;
 }
 
+/**
+ * A required element no list we read gives (a brand's own website, `Organization.telecom`):
+ * SMART App Launch 2.2 lets the publisher give a Data Absent Reason instead, `asked-unknown` or
+ * `asked-declined` only; `asked-unknown`: the vendor's published list, the source asked, has none.
+ */
+const ABSENT_WEBSITE =
+  '[{"extension":[{"url":"http://hl7.org/fhir/StructureDefinition/data-absent-reason","valueCode":"asked-unknown"}],"system":"url"}]';
+
 /** Written for a null member of an organization's key: neither it nor NUL occurs in a published name or place. */
 const NULL_PART = "\u0001";
 
@@ -125,14 +133,16 @@ function keyPart(key: ByteBuffer, value: string | null) {
 
 /**
  * Writes the key an Organization's id hashes into `key` (cleared first): "Organization", the
- * vendor id, then name, NPI, city, state and ZIP of the entry at `o`, NUL-separated, null parts
- * as NULL_PART; UTF-8.
+ * vendor id, then the lowercased name, NPI, city, state and ZIP of the entry at `o`,
+ * NUL-separated, null parts as NULL_PART; UTF-8. The name is lowercased as in an entry's id
+ * (src/model/identity.ts): names that differ only in letter case are one organization, in the
+ * export, the brands bundle and /fhir alike.
  */
 export function writeOrganizationKey(key: ByteBuffer, { columns: c, strings: s }: RecordSource["data"], o: number) {
   key.clear();
   key.ascii("Organization\n");
   key.utf8(s.vendorIds[c.vendor[o]!]!);
-  keyPart(key, lookup(s.organizationNames, c.organizationName[o]!));
+  keyPart(key, lookup(s.organizationNames, c.organizationName[o]!)?.toLowerCase() ?? null);
   const npi = c.npi[o]!;
   key.ascii("\0");
   if (npi === 0) key.ascii(NULL_PART);
@@ -151,10 +161,13 @@ export function writeOrganizationKey(key: ByteBuffer, { columns: c, strings: s }
  * the organization's key for an Organization (stable across dataset versions).
  *
  * With `brands`, the same Bundle as a SMART App Launch 2.2 User-access Brands Bundle: `meta`
- * and `timestamp` always; only Endpoints of a known FHIR version (the profile requires
- * `endpoint-fhir-version`), with `payloadType` `none` and the developer's page as `contact`;
- * only organizations with a name (a brand's name is required) and an Endpoint left; the
- * developer with its page as `telecom`.
+ * and `timestamp` always, `meta.lastUpdated` on every resource; only Endpoints of a known FHIR
+ * version (the profile requires `endpoint-fhir-version`), with `payloadType` `none` and the
+ * developer's page as `contact`; only organizations with a name (a brand's name is required)
+ * and an Endpoint left, each with a `telecom` Data Absent Reason (no list gives a brand's
+ * website) and `address.country` US. Every Endpoint is named by a brand: one that no named
+ * organization names is named by its developer, written at the end as a brand (its page as
+ * `telecom`) offering exactly those Endpoints; a developer with none is no brand and is left out.
  *
  * Streaming: the entries of one organization are adjacent in list order up to other
  * organizations of the same vendor and (case-insensitive) name, so organizations are collected
@@ -181,20 +194,24 @@ export function fhirWriter(
   const base = JSON.stringify(origin).slice(1, -1);
   const endpointUrl = `{"fullUrl":"${base}/fhir/Endpoint/`;
   const organizationUrl = `{"fullUrl":"${base}/fhir/Organization/`;
-  // Per vendor: its developer Organization (written before the vendor's first Endpoint) and the
-  // end of each of its Endpoints, which names the developer as managingOrganization.
+  // Per vendor: its developer Organization (in the export written at the vendor's first entry)
+  // and the end of each of its Endpoints: in the export the developer as managingOrganization,
+  // in a brands bundle the developer's page as contact (its developer is a brand only when it
+  // names an Endpoint no organization does, so no Endpoint refers to it).
   const developerWritten = new Uint8Array(s.vendorIds.length);
   const page = (vendorId: string) => {
     const url = brands?.developerPages.get(vendorId);
     return url === undefined ? null : `[{"system":"url","value":${JSON.stringify(url)}}]`;
   };
-  const developers = s.vendorIds.map((vendorId) => {
-    const telecom = page(vendorId);
-    return `${organizationUrl}developer-${vendorId}","resource":{"resourceType":"Organization","id":"developer-${vendorId}","name":${JSON.stringify(vendorNames.get(vendorId) ?? vendorId)}${telecom === null ? "" : `,"telecom":${telecom}`}}}`;
-  });
-  const managing = s.vendorIds.map((vendorId) => {
+  const developerName = (vendorId: string) => JSON.stringify(vendorNames.get(vendorId) ?? vendorId);
+  const developers = s.vendorIds.map(
+    (vendorId) =>
+      `${organizationUrl}developer-${vendorId}","resource":{"resourceType":"Organization","id":"developer-${vendorId}","name":${developerName(vendorId)}}}`,
+  );
+  const tails = s.vendorIds.map((vendorId) => {
+    if (brands === null) return `,"managingOrganization":{"reference":"Organization/developer-${vendorId}"}}}`;
     const contact = page(vendorId);
-    return `${contact === null ? "" : `,"contact":${contact}`},"managingOrganization":{"reference":"Organization/developer-${vendorId}"}}}`;
+    return `${contact === null ? "" : `,"contact":${contact}`}}}`;
   });
   // A brands bundle publishes only Endpoints of a known version (the profile requires the extension).
   const versionKnown = s.fhirVersions.map((version) => FHIR_VERSION_CODE[version as FhirVersion] !== null);
@@ -205,11 +222,35 @@ export function fhirWriter(
       const extension = versionExtensions(version as FhirVersion, basis);
       return encodeTable(statuses, (out, status) =>
         out.ascii(
-          `",${extension}"status":"${status}","connectionType":${CONNECTION_TYPE},"payloadType":${brands === null ? PAYLOAD_TYPE : BRANDS_PAYLOAD_TYPE},"address":`,
+          `,${extension}"status":"${status}","connectionType":${CONNECTION_TYPE},"payloadType":${brands === null ? PAYLOAD_TYPE : BRANDS_PAYLOAD_TYPE},"address":`,
         ),
       );
     }),
   );
+
+  // A brands bundle: when each resource last changed (string indexes of s.lastUpdated, -1 none).
+  const newer = (a: number, b: number) => a === -1 || s.lastUpdated[b]! > s.lastUpdated[a]!;
+  /** Per URL, its newest listed entry, as /fhir gives an Endpoint's meta.lastUpdated. */
+  const urlNewest = brands === null ? null : new Int32Array(s.urls.length).fill(-1);
+  if (urlNewest !== null)
+    for (let o = 0; o < data.listed; o++) {
+      const url = c.url[o]!;
+      if (newer(urlNewest[url]!, c.lastUpdated[o]!)) urlNewest[url] = c.lastUpdated[o]!;
+    }
+  /** Per vendor, its newest entry in the Bundle (its developer brand's meta.lastUpdated). */
+  const vendorNewest = new Int32Array(s.vendorIds.length).fill(-1);
+  const lastUpdatedMeta = (out: ByteBuffer, at: number) => {
+    out.ascii(',"meta":{"lastUpdated":');
+    out.json(s.lastUpdated[at]!);
+    out.ascii("}");
+  };
+  // A brands bundle: the URLs whose Endpoint was written, in order, with their vendor, and one
+  // bit per URL that a named organization (a brand) names; the others are named by the developer.
+  const endpointUrls = brands === null ? null : new Int32Array(s.urls.length);
+  const endpointVendors = brands === null ? null : new Int32Array(s.urls.length);
+  let endpointCount = 0;
+  const named = new Uint8Array((s.urls.length >> 3) + 1);
+  const isNamed = (url: number) => (named[url >> 3]! & (1 << (url & 7))) !== 0;
 
   // No `entry` at all when nothing matched: FHIR JSON has no empty arrays.
   let first = true;
@@ -233,6 +274,8 @@ export function fhirWriter(
   // organization by a hash of its key columns, colliding ones chained through nextInBucket
   // (a string table holds each value once, so an equal index is an equal value).
   const ordinals: number[] = [];
+  /** Organization k's newest entry (a string index of s.lastUpdated). */
+  const newestOf: number[] = [];
   const firstUrl: number[] = [];
   const lastUrl: number[] = [];
   const nextInBucket: number[] = [];
@@ -241,19 +284,16 @@ export function fhirWriter(
   let pooled = 0;
   const byKey = new IntTable();
 
+  // The name is left out of both: a run's names are one name but for letter case, and an
+  // organization's key holds it lowercased (writeOrganizationKey).
   const keyHash = (o: number) => {
-    let h = Math.imul(c.organizationName[o]! ^ 0x2545f491, 0x9e3779b1);
-    h = Math.imul(h ^ c.city[o]!, 0x85ebca6b);
+    let h = Math.imul(c.city[o]! ^ 0x2545f491, 0x85ebca6b);
     h = Math.imul(h ^ c.state[o]!, 0xc2b2ae35);
     h = Math.imul(h ^ c.zipCode[o]!, 0x27d4eb2f);
     return h ^ (c.npi[o]! % 0x100000000);
   };
   const sameOrganization = (o: number, p: number) =>
-    c.npi[p] === c.npi[o] &&
-    c.organizationName[p] === c.organizationName[o] &&
-    c.city[p] === c.city[o] &&
-    c.state[p] === c.state[o] &&
-    c.zipCode[p] === c.zipCode[o];
+    c.npi[p] === c.npi[o] && c.city[p] === c.city[o] && c.state[p] === c.state[o] && c.zipCode[p] === c.zipCode[o];
 
   /** A pooled URL cell, at the end of nothing yet. */
   const cell = (url: number) => {
@@ -320,6 +360,7 @@ export function fhirWriter(
     out.ascii('","resource":{"resourceType":"Organization","id":"');
     out.hex(hash, 0, 32);
     out.ascii('"');
+    if (brands !== null) lastUpdatedMeta(out, newestOf[k]!);
     const npi = c.npi[o]!;
     const name = lookup(s.organizationNames, c.organizationName[o]!);
     if (npi !== 0) {
@@ -335,6 +376,7 @@ export function fhirWriter(
       out.ascii(',"name":');
       out.json(name);
     }
+    if (brands !== null) out.ascii(`,"telecom":${ABSENT_WEBSITE}`);
     const city = lookup(s.cities, c.city[o]!);
     const state = lookup(s.states, c.state[o]!);
     const zipCode = lookup(s.zipCodes, c.zipCode[o]!);
@@ -342,15 +384,17 @@ export function fhirWriter(
       out.ascii(',"address":[{');
       const comma = addressMember(out, addressMember(out, false, '"city":', city), '"state":', state);
       addressMember(out, comma, '"postalCode":', zipCode);
-      out.ascii("}]");
+      out.ascii(brands === null ? "}]" : ',"country":"US"}]');
     }
     out.ascii(',"endpoint":[');
     let firstReference = true;
     for (let u = firstUrl[k]!; u !== -1; u = nextPool[u]!) {
-      if (!isIncluded(urlPool[u]!)) continue;
+      const url = urlPool[u]!;
+      if (!isIncluded(url)) continue;
+      named[url >> 3]! |= 1 << (url & 7);
       out.ascii(firstReference ? '{"reference":"Endpoint/' : ',{"reference":"Endpoint/');
       firstReference = false;
-      endpointId(out, urlPool[u]!);
+      endpointId(out, url);
       out.ascii('"}');
     }
     out.ascii("]}}");
@@ -359,6 +403,7 @@ export function fhirWriter(
   const flush = (out: ByteBuffer) => {
     for (let k = 0; k < ordinals.length; k++) writeOrganization(out, k);
     ordinals.length = 0;
+    newestOf.length = 0;
     firstUrl.length = 0;
     lastUrl.length = 0;
     nextInBucket.length = 0;
@@ -369,25 +414,67 @@ export function fhirWriter(
   const entry = (out: ByteBuffer, o: number) => {
     const url = c.url[o]!;
     const vendor = c.vendor[o]!;
+    if (brands !== null) {
+      if (newer(vendorNewest[vendor]!, c.lastUpdated[o]!)) vendorNewest[vendor] = c.lastUpdated[o]!;
+    } else if (developerWritten[vendor] === 0) {
+      // Every vendor of the export has its developer, also one whose URLs are all another's.
+      developerWritten[vendor] = 1;
+      item(out);
+      out.utf8(developers[vendor]!);
+    }
     if ((written[url >> 3]! & (1 << (url & 7))) === 0) {
       written[url >> 3]! |= 1 << (url & 7);
       if (brands !== null && !versionKnown[c.fhirVersion[o]!]) return organizationOf(out, o, url, vendor);
       included[url >> 3]! |= 1 << (url & 7);
-      if (developerWritten[vendor] === 0) {
-        developerWritten[vendor] = 1;
-        item(out);
-        out.utf8(developers[vendor]!);
-      }
       item(out);
       out.ascii(endpointUrl);
       endpointId(out, url);
       out.ascii('","resource":{"resourceType":"Endpoint","id":"');
       out.hex(hash, 0, 32);
+      out.ascii('"');
+      if (endpointUrls !== null && endpointVendors !== null && urlNewest !== null) {
+        lastUpdatedMeta(out, urlNewest[url]!);
+        endpointUrls[endpointCount] = url;
+        endpointVendors[endpointCount++] = vendor;
+      }
       out.copy(middles[c.fhirVersion[o]!]![c.fhirVersionBasis[o]!]![c.status[o]!]!);
       out.json(s.urls[url]!);
-      out.utf8(managing[vendor]!);
+      out.utf8(tails[vendor]!);
     }
     organizationOf(out, o, url, vendor);
+  };
+
+  /**
+   * A brands bundle's developers, after every organization: each developer whose Endpoints
+   * include some that no brand names, as the brand that names them (in the order they were
+   * written); the others are no brand and are left out.
+   */
+  const writeDeveloperBrands = (out: ByteBuffer) => {
+    if (endpointUrls === null || endpointVendors === null) return;
+    const vendors = s.vendorIds.length;
+    const starts = new Int32Array(vendors + 1);
+    for (let i = 0; i < endpointCount; i++) if (!isNamed(endpointUrls[i]!)) starts[endpointVendors[i]! + 1]!++;
+    for (let v = 0; v < vendors; v++) starts[v + 1]! += starts[v]!;
+    const unnamed = new Int32Array(starts[vendors]!);
+    const next = starts.slice(0, vendors);
+    for (let i = 0; i < endpointCount; i++)
+      if (!isNamed(endpointUrls[i]!)) unnamed[next[endpointVendors[i]!]!++] = endpointUrls[i]!;
+    for (let v = 0; v < vendors; v++) {
+      if (starts[v] === starts[v + 1]) continue;
+      const vendorId = s.vendorIds[v]!;
+      item(out);
+      out.utf8(
+        `${organizationUrl}developer-${vendorId}","resource":{"resourceType":"Organization","id":"developer-${vendorId}"`,
+      );
+      lastUpdatedMeta(out, vendorNewest[v]!);
+      out.utf8(`,"name":${developerName(vendorId)},"telecom":${page(vendorId) ?? ABSENT_WEBSITE},"endpoint":[`);
+      for (let i = starts[v]!; i < starts[v + 1]!; i++) {
+        out.ascii(i === starts[v] ? '{"reference":"Endpoint/' : ',{"reference":"Endpoint/');
+        endpointId(out, unnamed[i]!);
+        out.ascii('"}');
+      }
+      out.ascii("]}}");
+    }
   };
 
   /** Adds entry o's URL to its organization in the current run (a new run when the vendor or name changes). */
@@ -407,9 +494,11 @@ export function fhirWriter(
     if (k !== -1) {
       nextPool[lastUrl[k]!] = u;
       lastUrl[k] = u;
+      if (newer(newestOf[k]!, c.lastUpdated[o]!)) newestOf[k] = c.lastUpdated[o]!;
     } else {
       k = ordinals.length;
       ordinals.push(o);
+      newestOf.push(c.lastUpdated[o]!);
       firstUrl.push(u);
       lastUrl.push(u);
       nextInBucket.push(head);
@@ -434,6 +523,7 @@ export function fhirWriter(
     },
     end(out) {
       flush(out);
+      writeDeveloperBrands(out);
       out.ascii(first ? "}" : "]}");
     },
   };

@@ -1,4 +1,12 @@
-import { type AppKind, READY, READY_KIND, type Ready, type Supports } from "../../../model/capability-rules";
+import {
+  type AppKind,
+  READY,
+  READY_KIND,
+  type Ready,
+  type Supports,
+  VERDICT_STATUS_MEANINGS,
+  type VerdictStatus,
+} from "../../../model/capability-rules";
 
 /** How the page names capability values; the page shell (page-html.ts) and the script share them. */
 
@@ -11,7 +19,27 @@ export const SUPPORTS_LABELS: Record<Supports, string> = {
   "backend-services": "Backend services",
   "launch-ehr": "EHR launch",
   "launch-standalone": "Standalone launch",
+  "permission-offline": "Refresh tokens",
+  "sso-openid-connect": "OpenID Connect",
+  "dynamic-registration": "Dynamic registration",
+  "client-public": "Public clients",
+  "client-confidential-symmetric": "Client secret",
+  "client-confidential-asymmetric": "Private key JWT",
 };
+/** The verdict's statuses as the page names them, with what each means (docs/api.md, Verdict). */
+const VERDICT_STATUS_LABELS: Record<VerdictStatus, { label: string; meaning: string }> = {
+  ready: { label: "Ready", meaning: VERDICT_STATUS_MEANINGS.ready },
+  partial: { label: "Incomplete", meaning: VERDICT_STATUS_MEANINGS.partial },
+  no: { label: "Not offered", meaning: VERDICT_STATUS_MEANINGS.no },
+  undeclared: { label: "Nothing declared", meaning: VERDICT_STATUS_MEANINGS.undeclared },
+  unknown: { label: "Not probed", meaning: VERDICT_STATUS_MEANINGS.unknown },
+};
+/** A status as the API sends it (typed as a string), named; an unknown one as itself. */
+export const verdictStatusLabel = (status: string): { label: string; meaning: string } =>
+  (VERDICT_STATUS_LABELS as Record<string, { label: string; meaning: string } | undefined>)[status] ?? {
+    label: status,
+    meaning: "",
+  };
 /** The verdict's app kinds as the page names them. */
 export const APP_KIND_LABELS: Record<AppKind, string> = {
   patientApps: "Patient apps",

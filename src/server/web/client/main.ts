@@ -6,6 +6,7 @@ import { US_STATES } from "../../../model/us-states";
 import { type Answer, getJson, messageFor, type Problem } from "./api";
 import { byId, clear, h } from "./dom";
 import { Pacer, TYPING_DEBOUNCE_MS } from "./pacer";
+import { developerView, type HistoryPoint, type ReportCard } from "./report-card-view";
 import {
   emptyFilters,
   endpointUrl,
@@ -259,7 +260,9 @@ async function render(focus = false, row: string | null = null) {
   inFlight = controller;
   document.title = state.id ? "Endpoint: Endpoint Directory" : "Endpoint Directory: find a FHIR endpoint";
   try {
-    if (state.id !== null) await showDetail(state.id, () => turn === renderCount, controller.signal, focus);
+    const developer = new URLSearchParams(location.search).get("developer");
+    if (developer) await showDeveloper(developer, () => turn === renderCount, controller.signal);
+    else if (state.id !== null) await showDetail(state.id, () => turn === renderCount, controller.signal, focus);
     else await showResults(state, () => turn === renderCount, controller.signal, focus, row);
   } catch (error) {
     if (!controller.signal.aborted) throw error;
@@ -342,7 +345,13 @@ async function showDetail(id: string, isCurrent: () => boolean, signal: AbortSig
   detail.replaceChildren(
     back,
     heading,
-    h("p", { class: "vendor" }, r.vendorName),
+    h(
+      "p",
+      { class: "vendor" },
+      r.vendorName,
+      " · ",
+      h("a", { href: `/?developer=${encodeURIComponent(r.vendorId)}` }, "its report card"),
+    ),
     recordSection(r, source.ok ? source.data : null, record.meta?.unusable ?? null),
     capabilities.ok
       ? capabilitiesSection(capabilities.data)
@@ -356,6 +365,29 @@ async function showDetail(id: string, isCurrent: () => boolean, signal: AbortSig
     rawLinks(id, availability.ok),
   );
   if (focus) heading.focus();
+}
+
+/** A developer's report card and its history (`/?developer=<vendor id>`). */
+async function showDeveloper(id: string, isCurrent: () => boolean, signal: AbortSignal) {
+  results.hidden = true;
+  detail.hidden = false;
+  const back = h("a", { href: "/", class: "back" }, "‹ Back to the search");
+  detail.replaceChildren(back, h("p", { class: "muted", "aria-live": "polite" }, "Loading the report card…"));
+  const path = `/api/v1/vendors/${encodeURIComponent(id)}/report`;
+  const [card, history] = await Promise.all([
+    get<ReportCard>(path, signal),
+    get<{ points: HistoryPoint[] }>(`${path}/history`, signal),
+  ]);
+  if (!isCurrent()) return;
+  if (!card.ok) {
+    showProblem(card.problem, "endpoint");
+    detail.replaceChildren(back);
+    return;
+  }
+  document.title = `${card.data.vendorName}: report card: Endpoint Directory`;
+  const heading = h("h2", { id: "detail-heading", tabindex: "-1" }, `${card.data.vendorName}: report card`);
+  const asOf = (card.meta as { asOf?: string | null } | undefined)?.asOf ?? null;
+  detail.replaceChildren(back, heading, ...developerView(card.data, asOf, history.ok ? history.data.points : []));
 }
 
 // ---- the dataset overview -------------------------------------------------------------------

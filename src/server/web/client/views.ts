@@ -3,7 +3,7 @@ import { APP_KINDS, type AppKind } from "../../../model/capability-rules";
 import type { CapabilityStats as CapabilityStatsRecord } from "../../../model/capability-schemas";
 import type { CapabilitiesSchema, EndpointRecord } from "../../../model/endpoints";
 import { type Child, h, svg } from "./dom";
-import { APP_KIND_LABELS, SUPPORTS_LABELS } from "./labels";
+import { APP_KIND_LABELS, SUPPORTS_LABELS, verdictStatusLabel } from "./labels";
 import { endpointUrl, exportUrl, MAX_PAGE, PAGE_SIZE, pageCount, pageUrl, type SearchState } from "./state";
 
 export interface Vendor {
@@ -307,13 +307,6 @@ export function capabilitiesSection(c: Capabilities): HTMLElement {
   );
 }
 
-const VERDICT_TEXT: Record<string, string> = {
-  ready: "Ready",
-  partial: "Partly",
-  no: "No",
-  unknown: "Unknown: not probed yet",
-};
-
 const bulkLevels = (b: Capabilities["summary"]["bulkData"]) =>
   (["system", "group", "patient"] as const).filter((level) => b[level]).map((level) => `${level} level`);
 
@@ -341,7 +334,11 @@ function verdictSection(verdict: Capabilities["verdict"]): HTMLElement {
         const v = verdict[kind];
         return row(
           APP_KIND_LABELS[kind],
-          h("span", { class: `badge badge-${v.status}` }, VERDICT_TEXT[v.status] ?? v.status),
+          h(
+            "span",
+            { class: `badge badge-${v.status}`, title: verdictStatusLabel(v.status).meaning },
+            verdictStatusLabel(v.status).label,
+          ),
           v.reasons.length > 0 && h("ul", { class: "reasons" }, ...v.reasons.map((reason) => h("li", {}, reason))),
         );
       }),
@@ -429,7 +426,7 @@ export function readinessTable(stats: CapabilityStats, shown = 12): HTMLElement 
         h(
           "tr",
           {},
-          h("th", { scope: "row" }, v.vendorName),
+          h("th", { scope: "row" }, h("a", { href: `/?developer=${encodeURIComponent(v.vendorId)}` }, v.vendorName)),
           h("td", {}, NUMBER.format(v.verified)),
           ...columns.map(([, , value]) => h("td", {}, share(value(v), v.verified))),
         ),

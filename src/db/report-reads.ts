@@ -1,0 +1,67 @@
+import type { Database } from "bun:sqlite";
+import type { entries, vendorLists, vendors } from "./schema";
+
+/**
+ * What the report cards read besides the index (src/directory/report-cards.ts), inside the index
+ * build's read transaction. Rows are tuples whose element types come from the Drizzle schema.
+ */
+type Entry = typeof entries.$inferSelect;
+type List = typeof vendorLists.$inferSelect;
+type Vendor = typeof vendors.$inferSelect;
+
+export function reportReads(sqlite: Database) {
+  return {
+    /**
+     * Per vendor and unusable reason (null: listed), the entries not removed, and of them how many
+     * have an organization name, an NPI, a ZIP code, a state, an https URL, a version the list or URL states.
+     */
+    entryFigures: () =>
+      sqlite
+        .prepare(
+          `SELECT vendor_id, unusable, COUNT(*),
+             SUM(organization_name IS NOT NULL AND organization_name != ''), SUM(npi IS NOT NULL),
+             SUM(zip_code IS NOT NULL), SUM(state IS NOT NULL), SUM(url LIKE 'https://%'),
+             SUM(version_evidence IN ('list', 'url'))
+           FROM entries WHERE status != 'removed' GROUP BY vendor_id, unusable`,
+        )
+        .values() as [
+        vendorId: Entry["vendorId"],
+        unusable: Entry["unusable"],
+        entries: number,
+        organizationName: number,
+        npi: number,
+        zipCode: number,
+        state: number,
+        https: number,
+        statedFhirVersion: number,
+      ][],
+    /** Every list, by vendor and id. */
+    lists: () =>
+      sqlite
+        .prepare(
+          `SELECT vendor_id, id, url, published_url, last_scraped_at, last_entry_count
+           FROM vendor_lists ORDER BY vendor_id, id`,
+        )
+        .values() as [
+        vendorId: List["vendorId"],
+        id: List["id"],
+        url: List["url"],
+        publishedUrl: List["publishedUrl"],
+        lastScrapedAt: List["lastScrapedAt"],
+        lastEntryCount: List["lastEntryCount"],
+      ][],
+    /** Every vendor's id, name and certified products (JSON, or null). */
+    vendors: () =>
+      sqlite.prepare("SELECT id, name, certifications FROM vendors ORDER BY lower(name), id").values() as [
+        id: Vendor["id"],
+        name: Vendor["name"],
+        certifications: Vendor["certifications"],
+      ][],
+    /** Per probed https URL, its server certificate's expiry (ISO 8601). */
+    certificateExpiries: () =>
+      sqlite
+        .prepare("SELECT url, tls_certificate_expires_at FROM probes WHERE tls_certificate_expires_at IS NOT NULL")
+        .values() as [url: string, expiresAt: string][],
+  };
+}
+export type ReportReads = ReturnType<typeof reportReads>;
