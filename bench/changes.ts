@@ -222,7 +222,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 const root = process.argv[2];
 const { openDatabase } = await import(join(root, "src/db/client.ts"));
-const { ingestBundledLists, readBundle } = await import(join(root, "src/pipeline/ingest/bundle.ts"));
+const { ingestBundledLists, readBundle } = await import(join(root, "src/pipeline/ingest/national-lists.ts"));
 const bundle = readBundle(join(root, "db/national"));
 const files = new Map();
 let n = 0;

@@ -5,6 +5,16 @@ import type { ExchangeObserver } from "./observability/plugin";
 type Answer = Response | Promise<Response>;
 
 /**
+ * A HEAD answer with its `Date`: Bun adds one to every other answer but not to HEAD's, and
+ * RFC 9110 (6.6.1) has an origin server with a clock send it on every answer.
+ */
+function dated(request: Request, response: Response): Response {
+  if (request.method === "HEAD" && !response.headers.has("date"))
+    response.headers.set("date", new Date().toUTCString());
+  return response;
+}
+
+/**
  * Where every request enters and its answer leaves (docs/architecture.md, "A request's way"):
  * `serve` opens the request's exchange, has it answered, and observes the answer (its log line
  * and metrics) once, whichever way it left: Elysia's hook chain, an answer from a request hook
@@ -23,10 +33,10 @@ export function requestEntry(routes: RouteTable, observe: ExchangeObserver) {
     if (response instanceof Promise)
       return response.then((settled) => {
         observe(exchange, settled.status);
-        return settled;
+        return dated(received, settled);
       });
     observe(exchange, response.status);
-    return response;
+    return dated(received, response);
   };
   // Typed as Elysia's `wrap` takes it: `handle` is the app's fetch, (request) => Response | Promise<Response>.
   const fetch = (handle: (...args: unknown[]) => unknown) => (received: Request) =>

@@ -90,6 +90,46 @@ const etag = stats.response.headers.get("etag") ?? "";
 const again = await client.GET("/api/v1/stats", { headers: { "if-none-match": etag } });
 out.push(again.response.status);
 
+// FHIR: a repeated parameter as an array, a form POST search, each resource read by its own type.
+const since = await client.GET("/fhir/Endpoint", {
+  params: { query: { _lastUpdated: ["ge2000-01-01", "lt2100-01-01"], _count: 1 } },
+});
+if (since.data === undefined) throw new Error("_lastUpdated search failed");
+const sinceTotal: number | undefined = since.data.total;
+const selfLink: string | undefined = since.data.link.find((link) => link.relation === "self")?.url;
+out.push(sinceTotal, selfLink);
+
+const posted = await client.POST("/fhir/Organization/_search", {
+  body: { "address-state": "MA", _count: 1 },
+  bodySerializer: (body) => {
+    const form = new URLSearchParams();
+    for (const [name, value] of Object.entries(body ?? {})) for (const one of [value].flat()) form.append(name, String(one));
+    return form;
+  },
+  headers: { "content-type": "application/x-www-form-urlencoded" },
+});
+if (posted.data === undefined) throw new Error("POST search failed");
+const match = posted.data.entry?.[0]?.resource;
+const matchType: "Endpoint" | "Organization" | undefined = match?.resourceType;
+const state: string | undefined = match?.resourceType === "Organization" ? match.address?.[0]?.state : undefined;
+out.push(posted.response.status, posted.data.total, matchType, state);
+
+const metadata = await client.GET("/fhir/metadata");
+if (metadata.data === undefined) throw new Error("metadata failed");
+const fhirVersion: "4.0.1" = metadata.data.fhirVersion;
+const served: string[] = metadata.data.rest[0]?.resource.map((resource) => resource.type) ?? [];
+out.push(fhirVersion, served);
+
+const developer = await client.GET("/fhir/Organization/{id}", { params: { path: { id: "developer-epic" } } });
+if (developer.data === undefined) throw new Error("Organization read failed");
+const developerName: string | undefined = developer.data.name;
+out.push(developerName);
+
+const unknown = await client.GET("/fhir/Endpoint/{id}", { params: { path: { id: "0" } } });
+if (unknown.error === undefined) throw new Error("no FHIR error");
+const issue: string | undefined = "issue" in unknown.error ? unknown.error.issue[0]?.code : undefined;
+out.push(unknown.response.status, issue);
+
 console.log(JSON.stringify(out));
 `;
 
@@ -135,7 +175,7 @@ describe("a client generated from /docs/json by openapi-typescript, called with 
       expect.any(Number),
       "ok",
     ]);
-    const tail = JSON.parse(stdout).slice(13);
+    const tail = JSON.parse(stdout).slice(13, 18);
     expect(tail).toEqual([
       "Bundle",
       expect.stringMatching(new RegExp(`^${base}/fhir/(Endpoint|Organization)/`)),
@@ -143,5 +183,12 @@ describe("a client generated from /docs/json by openapi-typescript, called with 
       "ENDPOINT_NOT_FOUND",
       304,
     ]);
+    const [sinceTotal, selfLink, postStatus, postTotal, matchType, state, ...fhir] = JSON.parse(stdout).slice(18);
+    // Both occurrences of the repeated parameter reached the server (its self link keeps them).
+    expect(sinceTotal).toBeGreaterThan(0);
+    expect(new URL(selfLink).searchParams.getAll("_lastUpdated")).toEqual(["ge2000-01-01", "lt2100-01-01"]);
+    expect({ postStatus, matchType, state }).toEqual({ postStatus: 200, matchType: "Organization", state: "MA" });
+    expect(postTotal).toBeGreaterThan(0);
+    expect(fhir).toEqual(["4.0.1", ["Endpoint", "Organization"], "Epic Systems", 404, "not-found"]);
   }, 60_000);
 });

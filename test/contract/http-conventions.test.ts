@@ -157,4 +157,38 @@ describe("HTTP conventions", () => {
       expect(await since(expected, { "if-none-match": 'W/"other"' })).toBe(200);
     }
   });
+
+  test("every answer carries Date, HEAD included: data, FHIR, docs, page, errors, 304", async () => {
+    const paths = [
+      ...dataPaths(),
+      "/health",
+      "/api/v1/export?format=csv",
+      "/fhir/metadata",
+      "/fhir/Endpoint?_count=1",
+      `/fhir/Endpoint/${"0".repeat(64)}`,
+      "/docs",
+      "/docs/json",
+      "/",
+      "/api/v1/vendors?unknown=1",
+      "/no/such/route",
+    ];
+    for (const method of ["GET", "HEAD"])
+      for (const path of paths) {
+        const response = await fetch(`${base}${path}`, { method });
+        await response.arrayBuffer();
+        const date = response.headers.get("date");
+        expect({ method, path, date }).toEqual({ method, path, date: expect.stringMatching(/ GMT$/) });
+        // An HTTP-date within a few seconds of now.
+        expect(Math.abs(Date.parse(date!) - Date.now())).toBeLessThan(5_000);
+        const etag = response.headers.get("etag");
+        if (etag === null) continue;
+        const again = await fetch(`${base}${path}`, { method, headers: { "if-none-match": etag } });
+        expect({ method, path, status: again.status, date: again.headers.has("date") }).toEqual({
+          method,
+          path,
+          status: 304,
+          date: true,
+        });
+      }
+  });
 });

@@ -42,8 +42,15 @@ describe("Redocly's recommended rules", () => {
   test("the served document has no error, and no warning but the licence", async () => {
     const { errors, warnings } = await lint(text);
     expect(errors).toEqual([]);
-    // The one expected warning is info-license: the project names no license.
-    expect(warnings).toEqual(["info-license #/info: Info object should contain `license` field."]);
+    // Two expected warnings. info-license: the project names no license. no-ambiguous-paths on
+    // the POST search of types not served: the rule compares paths by their count of templated
+    // segments only, so `/fhir/{type}/_search` and `/fhir/Endpoint/{id}` look alike to it; but the
+    // one URL both match, `/fhir/Endpoint/_search`, is itself a concrete path of the document,
+    // which OpenAPI matches first (and it takes POST, the read GET).
+    expect(warnings).toEqual([
+      "info-license #/info: Info object should contain `license` field.",
+      "no-ambiguous-paths #/paths/~1fhir~1{type}~1_search: Paths should resolve unambiguously. Found two ambiguous paths: `/fhir/Endpoint/{id}` and `/fhir/{type}/_search`.",
+    ]);
   });
 
   test("the lint does find errors (a document without its security schemes)", async () => {
@@ -79,7 +86,9 @@ describe("the document's examples", () => {
     visit(document, "");
     expect(failures).toEqual([]);
     // The 200 of every JSON operation, the export's three media types, every shared error.
-    const operations = Object.values(document.paths as Record<string, object>).flatMap(Object.keys).length;
+    // HEAD operations have no body, so no example.
+    const withBodies = (operations: object) => Object.keys(operations).filter((method) => method !== "head");
+    const operations = Object.values(document.paths as Record<string, object>).flatMap(withBodies).length;
     const errors = Object.keys(document.components.responses).filter((name) => name !== "NotModified").length;
     // The JSON API's 9 error answers (416 among them) and /fhir's 9 (OperationOutcomes).
     expect(errors).toBe(9 + 9);
@@ -87,7 +96,8 @@ describe("the document's examples", () => {
     expect(examples).toBeGreaterThanOrEqual(operations + errors);
     // Every operation shows a whole answer.
     for (const [path, operations] of Object.entries(document.paths as Record<string, Record<string, any>>))
-      for (const operation of Object.values(operations)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        if (method === "head") continue;
         // An operation that only refuses (FHIR's unsupported resource types) shows its default.
         const ok = (operation.responses["200"] ?? operation.responses.default).content;
         for (const media of Object.values(ok as Record<string, { example?: unknown }>))
@@ -195,6 +205,48 @@ describe("every answer of a real server matches the published document (Ajv 2020
     );
   });
 
+  test("HEAD: every GET operation has its HEAD twin, and HEAD answers match it", async () => {
+    const document = published.document as unknown as { paths: Record<string, Record<string, object>> };
+    const gets = Object.entries(document.paths).filter(([, operations]) => "get" in operations);
+    expect(gets.length).toBeGreaterThan(15);
+    for (const [path, operations] of gets) expect({ path, head: "head" in operations }).toEqual({ path, head: true });
+    const id = ((await (await fetch(`${base}/api/v1/endpoints?limit=1`, withKey)).json()) as { data: { id: string }[] })
+      .data[0]!.id;
+    for (const path of [
+      "/health",
+      "/api/v1/endpoints?state=MA",
+      `/api/v1/endpoints/${id}`,
+      `/api/v1/endpoints/${id}/capabilities`,
+      "/api/v1/vendors",
+      "/api/v1/export?format=csv",
+      "/fhir/metadata",
+      "/fhir/Endpoint?_count=1",
+      "/fhir/Organization/developer-epic",
+      "/fhir/Patient/1",
+      "/api/v1/stats?x=1",
+    ]) {
+      const { response, body } = await check(path, { method: "HEAD", ...withKey });
+      expect(body).toBe("");
+      expect(response.headers.get("date")).not.toBeNull();
+    }
+  });
+
+  test("POST /fhir/{type}/_search is documented with its form body, and answers as documented", async () => {
+    const operation = published.document.paths["/fhir/{type}/_search"]?.post as
+      | { requestBody?: { content: Record<string, unknown> }; responses: Record<string, unknown> }
+      | undefined;
+    expect(Object.keys(operation?.requestBody?.content ?? {})).toEqual(["application/x-www-form-urlencoded"]);
+    expect(Object.keys(operation?.responses ?? {})).toContain("404");
+    const form = { "content-type": "application/x-www-form-urlencoded" };
+    const { response, body } = await check("/fhir/Patient/_search", {
+      method: "POST",
+      headers: { ...withKey.headers, ...form },
+      body: "name=x",
+    });
+    expect(response.status).toBe(404);
+    expect(JSON.parse(body).issue[0].code).toBe("not-found");
+  });
+
   test("every error status: 400, 401, 404, 405, 429", async () => {
     await check("/api/v1/endpoints?page=0", withKey);
     await check("/api/v1/endpoints?nope=1", withKey);
@@ -220,6 +272,7 @@ describe("every answer of a real server matches the published document (Ajv 2020
         "GET 200",
         "GET 304",
         "HEAD 200",
+        "HEAD 400",
         "GET 400",
         "GET 401",
         "GET 404",

@@ -51,10 +51,12 @@ export class PublishedDocument {
     );
     this.ajv.addFormat("uri", (value: string) => URL.canParse(value));
     this.ajv.addSchema(document as object, "https://published.invalid/openapi.json");
-    this.templates = Object.keys(document.paths).map((path) => ({
-      path,
-      pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`),
-    }));
+    // Concrete paths before templated ones, as OpenAPI matches them (`/fhir/Endpoint/_search`
+    // before `/fhir/{type}/_search` and `/fhir/Endpoint/{id}`).
+    const templated = (path: string) => (path.match(/\{/g) ?? []).length;
+    this.templates = Object.keys(document.paths)
+      .sort((a, b) => templated(a) - templated(b))
+      .map((path) => ({ path, pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, "[^/]+")}$`) }));
   }
 
   static async of(app: { handle(request: Request): Promise<Response> }): Promise<PublishedDocument> {
@@ -85,7 +87,11 @@ export class PublishedDocument {
     const path = new URL(url, "http://localhost").pathname;
     // A CORS preflight is the browser's, not an operation of the API.
     if (method === "OPTIONS") return [];
-    const template = this.templates.find((candidate) => candidate.pattern.test(path));
+    // The first path that matches and takes the method; else the first that matches (a 405).
+    const matching = this.templates.filter((candidate) => candidate.pattern.test(path));
+    const template =
+      matching.find((candidate) => this.document.paths[candidate.path]![method.toLowerCase()] !== undefined) ??
+      matching[0];
     if (template === undefined) return [];
     const where = `${method} ${path} → ${status}`;
     const found = this.responseOf(template.path, method, status);

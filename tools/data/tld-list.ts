@@ -8,8 +8,19 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { domainToASCII } from "node:url";
+import { parseCli } from "../../src/cli/args";
 
-const source = process.argv[2] ?? "/usr/share/publicsuffix/public_suffix_list.dat";
+const { positionals, fail } = parseCli({
+  command: "bun run data:tld-list",
+  synopsis: ["[<public_suffix_list.dat>]"],
+  description:
+    "Writes src/pipeline/ingest/hosts/public-tlds.txt (tracked): the top-level domains of the ICANN section of the Public Suffix List (default /usr/share/publicsuffix/public_suffix_list.dat), one per line, sorted.",
+  options: {},
+  optionHelp: [],
+  allowPositionals: true,
+});
+if (positionals.length > 1) fail("at most one list file");
+const source = positionals[0] ?? "/usr/share/publicsuffix/public_suffix_list.dat";
 const text = readFileSync(source, "utf8");
 const icann = text.slice(text.indexOf("===BEGIN ICANN DOMAINS==="), text.indexOf("===END ICANN DOMAINS==="));
 const tlds = new Set<string>();

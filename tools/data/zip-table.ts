@@ -6,8 +6,19 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { codes } from "zipcodes";
+import { parseCli } from "../../src/cli/args";
 import { US_STATES } from "../../src/model/us-states";
+
+parseCli({
+  command: "bun run data:zip-table",
+  synopsis: [""],
+  description:
+    "Writes src/pipeline/ingest/enrich/zip-places.tsv.gz (tracked) from the zipcodes package: one ZIP<TAB>state<TAB>city line per US ZIP code, sorted, gzip-compressed.",
+  options: {},
+  optionHelp: [],
+});
+// Loaded after the arguments are read: the package is large, and --help needs none of it.
+const { codes } = await import("zipcodes");
 
 const lines = Object.values(codes)
   .filter((row) => row !== undefined && row.country === "US" && /^\d{5}$/.test(row.zip) && row.state in US_STATES)

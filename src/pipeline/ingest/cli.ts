@@ -76,7 +76,7 @@ async function main(): Promise<number> {
   let coverage: string;
   try {
     if (options.bundled) {
-      const { ingestBundledLists, readBundle } = await import("./bundle");
+      const { ingestBundledLists, readBundle } = await import("./national-lists");
       const started = performance.now();
       let previous = started;
       summaries = await ingestBundledLists(db, readBundle(), (summary, _file, index, total) => {

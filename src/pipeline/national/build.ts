@@ -2,7 +2,7 @@ import { buildDatabaseFile } from "../../db/build-file";
 import { countEntries } from "../../db/describe";
 import { dateEntriesByNewestRead } from "../../db/list-scrape-statements";
 import { syncVendorRegistry } from "../ingest";
-import { ingestBundledLists, NATIONAL_DIR, readBundle } from "../ingest/bundle";
+import { ingestBundledLists, NATIONAL_DIR, readBundle } from "../ingest/national-lists";
 import type { ListSummary } from "../ingest/types";
 
 export interface BuildNationalOptions {

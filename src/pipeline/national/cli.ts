@@ -10,7 +10,7 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseCli } from "../../cli/args";
-import { type LanternManifest, LISTS_FILE, NATIONAL_DIR, PROVENANCE_FILE, packBundle } from "../ingest/bundle";
+import { type LanternManifest, LISTS_FILE, NATIONAL_DIR, PROVENANCE_FILE, packBundle } from "../ingest/national-lists";
 import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../ingest/registry";
 import type { ChplListItem, ChplProductsItem } from "./lantern";
 import { formatRegistry, generateRegistry } from "./registry-generator";

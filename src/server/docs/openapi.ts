@@ -20,7 +20,14 @@ import {
   FhirOrganizationSchema,
   NdjsonExportSchema,
 } from "../export/schemas";
-import { OperationOutcome } from "../fhir/schemas";
+import {
+  CapabilityStatement,
+  FhirApiEndpoint,
+  FhirApiOrganization,
+  OperationOutcome,
+  SearchParameter,
+  SearchsetBundle,
+} from "../fhir/schemas";
 import { HealthResponse } from "../health/schemas";
 import { FHIR_MEDIA_TYPE } from "../http/answers";
 import type { ErrorCode } from "../http/api-error";
@@ -53,6 +60,11 @@ const NAMED_SCHEMAS: Record<string, object> = {
   FhirBundle: FhirBundleSchema,
   FhirEndpoint: FhirEndpointSchema,
   FhirOrganization: FhirOrganizationSchema,
+  FhirApiEndpoint,
+  FhirApiOrganization,
+  FhirSearchset: SearchsetBundle,
+  CapabilityStatement,
+  SearchParameter,
   OperationOutcome,
   Error: ErrorEnvelope,
 };
@@ -263,6 +275,8 @@ export interface DocumentedRoute {
       tags?: string[];
       security?: unknown[];
       responses?: Record<string, Record<string, unknown>>;
+      /** The form body of a route that does not read it (`parse: "none"`), as the document shows it. */
+      form?: unknown;
     };
     query?: unknown;
     params?: unknown;
@@ -305,15 +319,44 @@ function shown(property: unknown) {
   return toJsonSchema({ ...(documented as object), description: (property as { description?: string }).description });
 }
 
+/**
+ * A route's parameters. One documented as an array is repeatable (`?_lastUpdated=ge…&_lastUpdated=lt…`):
+ * form style, exploded, so that generated clients send an array as the name repeated.
+ */
 function parameters(schema: unknown, where: "query" | "path") {
   const object = (schema ?? {}) as ObjectSchema;
-  return Object.entries(object.properties ?? {}).map(([name, property]) => ({
-    name,
-    in: where,
-    required: where === "path" || (object.required ?? []).includes(name),
-    ...(property.description ? { description: property.description } : {}),
-    schema: shown(property),
-  }));
+  return Object.entries(object.properties ?? {}).map(([name, property]) => {
+    const schema = shown(property) as { type?: string };
+    return {
+      name,
+      in: where,
+      required: where === "path" || (object.required ?? []).includes(name),
+      ...(property.description ? { description: property.description } : {}),
+      ...(schema.type === "array" ? { style: "form", explode: true } : {}),
+      schema,
+    };
+  });
+}
+
+/**
+ * The HEAD twin of a GET operation: the same parameters and statuses, each answer's headers
+ * without a body (RFC 9110: HEAD is GET without the content).
+ */
+function headOperation(get: Record<string, unknown>, shared: Record<string, { content?: object }>) {
+  const responses = Object.fromEntries(
+    Object.entries(get.responses as Record<string, { $ref?: string; content?: unknown }>).map(([status, response]) => {
+      const resolved = response.$ref ? shared[response.$ref.replace("#/components/responses/", "")]! : response;
+      const { content: _, ...headersOnly } = resolved;
+      return [status, headersOnly];
+    }),
+  );
+  return {
+    ...get,
+    summary: `${get.summary} (headers only)`,
+    description: "The GET's status and headers, without its body.",
+    operationId: `${get.operationId}Head`,
+    responses,
+  };
 }
 
 /**
@@ -370,7 +413,7 @@ function responses(route: DocumentedRoute) {
 
 /** The shared responses: the errors and the 304. */
 function sharedResponses() {
-  const out: Record<string, unknown> = {
+  const out: Record<string, { description: string; headers: object; content?: object }> = {
     NotModified: {
       description: NOT_MODIFIED.description,
       headers: refs(["X-Request-Id", ...VALIDATED, ...RATE_LIMIT]),
@@ -431,18 +474,22 @@ export interface DocumentInfo {
  */
 export function openApiDocument(routes: readonly DocumentedRoute[], info: DocumentInfo) {
   const paths: Record<string, Record<string, unknown>> = {};
+  const shared = sharedResponses();
   for (const route of routes) {
     const detail = route.hooks.detail;
     if (detail === undefined || detail.hide || detail.summary === undefined) continue;
     const path = route.path.replace(/:(\w+)/g, "{$1}");
-    const { responses: _, ...rest } = detail;
-    paths[path] ??= {};
-    paths[path][route.method.toLowerCase()] = {
+    const { responses: _, form, ...rest } = detail;
+    const body = route.hooks.body ?? form;
+    const operation = {
       ...rest,
       parameters: [...parameters(route.hooks.params, "path"), ...parameters(route.hooks.query, "query")],
-      ...(route.hooks.body === undefined ? {} : { requestBody: requestBody(route.hooks.body) }),
+      ...(body === undefined ? {} : { requestBody: requestBody(body) }),
       responses: responses(route),
     };
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = operation;
+    if (route.method === "GET") paths[path].head = headOperation(operation, shared);
   }
   return {
     openapi: "3.1.0",
@@ -460,7 +507,7 @@ export function openApiDocument(routes: readonly DocumentedRoute[], info: Docume
       schemas: Object.fromEntries(
         Object.entries(NAMED_SCHEMAS).map(([name, schema]) => [name, toJsonSchema(schema, schema)]),
       ),
-      responses: sharedResponses(),
+      responses: shared,
       headers: HEADERS,
       securitySchemes: {
         ApiKey: {

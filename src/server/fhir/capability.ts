@@ -1,4 +1,6 @@
+import type { Static } from "@sinclair/typebox";
 import { FHIR_VERSION_EXTENSION } from "../export/formats/fhir";
+import type { CapabilityStatement, SearchParameter } from "./schemas";
 import {
   DEFAULT_COUNT,
   INCLUDES,
@@ -36,7 +38,11 @@ const definitionOf = (base: string, type: ResourceType, name: string) => {
 };
 
 /** The CapabilityStatement of `/fhir/metadata`: every interaction, parameter, include and revinclude served. */
-export function capabilityStatement(base: string, software: { name: string; version: string }, date: string) {
+export function capabilityStatement(
+  base: string,
+  software: { name: string; version: string },
+  date: string,
+): Static<typeof CapabilityStatement> {
   return {
     resourceType: "CapabilityStatement",
     status: "active",
@@ -71,7 +77,7 @@ export function capabilityStatement(base: string, software: { name: string; vers
 }
 
 /** Our own SearchParameter resources, by id (read at `/fhir/SearchParameter/<id>`). */
-export function ownSearchParameter(base: string, id: string) {
+export function ownSearchParameter(base: string, id: string): Static<typeof SearchParameter> | null {
   for (const type of RESOURCE_TYPES)
     for (const [code, parameter] of Object.entries(SEARCH_PARAMETERS[type]))
       if (parameter.ours === id)

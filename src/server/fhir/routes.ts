@@ -6,17 +6,20 @@ import { absoluteKey, dataResponse, keptResponse } from "../http/answers";
 import { type Exchange, exchanges } from "../http/exchange";
 import { FhirError, outcomeResponse } from "../http/operation-outcome";
 import { NOT_MODIFIED } from "../http/schemas";
-import { searchBundle } from "./bundle";
 import { capabilityStatement, ownSearchParameter } from "./capability";
 import { type FhirIndex, fhirIndexOf } from "./fhir-index";
 import { checkAccept, checkFormat, formatInQuery, servableFromKept } from "./negotiate";
 import { invalid, notFound } from "./outcome";
 import { endpointResource, organizationResource } from "./resources";
 import {
-  FhirResource,
+  CapabilityStatement,
+  FhirApiEndpoint,
+  FhirApiOrganization,
   FormatQuery,
   OperationOutcome,
+  OtherTypeForm,
   ReadParams,
+  SearchParameter,
   SearchsetBundle,
   searchForm,
   searchQuery,
@@ -26,6 +29,7 @@ import {
 import { criteriaSteps, runSearch, substringSteps } from "./search";
 import { checkSearchCost, searchCost, searchedTable } from "./search-cost";
 import { pairsOf, parseSearch, type ResourceType, type SearchRequest } from "./search-params";
+import { searchBundle } from "./searchset-bundle";
 import { Turns } from "./turns";
 
 /**
@@ -299,7 +303,7 @@ const resourceRoutes = (directory: Directory, type: ResourceType) =>
       {
         params: ReadParams,
         query: FormatQuery,
-        response: { 200: FhirResource, ...READ_ERRORS },
+        response: { 200: type === "Endpoint" ? FhirApiEndpoint : FhirApiOrganization, ...READ_ERRORS },
         detail: {
           summary: `Read ${type} (FHIR R4)`,
           description: "Unknown ids, and ids of removed entries, are 404 with an OperationOutcome.",
@@ -326,7 +330,7 @@ export const fhirRoutes = (directory: Directory, software: { name: string; versi
         }),
       {
         query: FormatQuery,
-        response: { 200: FhirResource, ...ERRORS },
+        response: { 200: CapabilityStatement, ...ERRORS },
         detail: {
           summary: "FHIR CapabilityStatement",
           description: "What /fhir serves: kind instance, FHIR 4.0.1, JSON.",
@@ -349,7 +353,7 @@ export const fhirRoutes = (directory: Directory, software: { name: string; versi
       {
         params: ReadParams,
         query: FormatQuery,
-        response: { 200: FhirResource, ...READ_ERRORS },
+        response: { 200: SearchParameter, ...READ_ERRORS },
         detail: {
           summary: "Read one of our own SearchParameters",
           operationId: "readSearchParameter",
@@ -373,9 +377,15 @@ export const fhirRoutes = (directory: Directory, software: { name: string; versi
       params: TypeParams,
       parse: "none",
       response: REFUSALS,
-      // Left out of the document: beside /fhir/Endpoint/{id} its path would be ambiguous (OpenAPI
-      // tools cannot tell them apart); GET /fhir/{type} says it is answered the same.
-      detail: { hide: true },
+      detail: {
+        summary: "Search any other resource type by POST: 404 OperationOutcome",
+        description:
+          "This server serves Endpoint and Organization only (see /fhir/metadata): a search of any other type by POST is a 404 OperationOutcome (`not-found`), whatever its form body.",
+        operationId: "searchOtherTypeByPost",
+        tags: TAGS,
+        // The body is not read (parse: none); the document still shows what a client sends.
+        form: OtherTypeForm,
+      },
     })
     .get("/:type/:id", ({ exchange, params }) => answer(exchange, directory, unsupported(params.type)), {
       params: TypeIdParams,

@@ -4,7 +4,7 @@ import { matchesIfNoneMatch } from "../http/conditional";
 import { type Exchange, exchanges, headersFor } from "../http/exchange";
 import { errorResponse } from "../http/json";
 import { routeOptions } from "../http/route-options";
-import { type Asset, buildWebBundle, type WebBundle } from "./bundle";
+import { type Asset, buildWebBundle, type WebBundle } from "./page-bundle";
 
 /**
  * The page may load only its own script, stylesheet and API answers: no inline script or

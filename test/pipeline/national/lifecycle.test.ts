@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
 import { ingestFile } from "../../../src/pipeline/ingest";
-import { readBundle } from "../../../src/pipeline/ingest/bundle";
+import { readBundle } from "../../../src/pipeline/ingest/national-lists";
 import { createTestApp } from "../../support/app";
 import { get } from "../../support/fixture";
 

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
+import { fhirVersionOfUrl } from "../../../src/pipeline/ingest/enrich/version-of-url";
 import {
   LISTS_FILE,
   NATIONAL_DIR,
@@ -12,8 +13,7 @@ import {
   type Provenance,
   packBundle,
   readBundle,
-} from "../../../src/pipeline/ingest/bundle";
-import { fhirVersionOfUrl } from "../../../src/pipeline/ingest/enrich/version-of-url";
+} from "../../../src/pipeline/ingest/national-lists";
 import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../../src/pipeline/ingest/registry";
 import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { createTestApp } from "../../support/app";

@@ -36,8 +36,12 @@ const EXPECTED_OPERATIONS = [
   "GET /fhir/Organization/{id}",
   "GET /fhir/SearchParameter/{id}",
   "GET /fhir/{type}",
+  "POST /fhir/{type}/_search",
   "GET /fhir/{type}/{id}",
-].sort();
+]
+  // Every GET has its HEAD twin.
+  .flatMap((operation) => (operation.startsWith("GET ") ? [operation, `HEAD ${operation.slice(4)}`] : [operation]))
+  .sort();
 
 let server: ServerProcess | undefined;
 let context: BrowserContext | undefined;

@@ -30,6 +30,7 @@ describe("API documentation", () => {
       "/fhir/SearchParameter/{id}",
       "/fhir/metadata",
       "/fhir/{type}",
+      "/fhir/{type}/_search",
       "/fhir/{type}/{id}",
       "/health",
     ]);

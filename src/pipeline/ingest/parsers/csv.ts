@@ -12,35 +12,59 @@ function detectDelimiter(text: string): string {
   return best;
 }
 
-/** RFC 4180 rows: quoted fields may hold delimiters, `""` and line breaks; CRLF or LF. */
+/**
+ * RFC 4180 rows: quoted fields may hold delimiters, `""` and line breaks; CRLF or LF. Malformed
+ * quoting stops the parse, naming the line, as csv-parse does: a quote left open at the end of
+ * the file (which would make the rest of the file one field) and text after a closing quote. A
+ * quote inside an unquoted field is kept as text (csv-parse's `relax_quotes`), and rows may
+ * differ in length (`relax_column_count`).
+ */
 export function parseCsvRows(text: string, delimiter = detectDelimiter(text)): string[][] {
   const rows: string[][] = [];
   let row: string[] = [];
   let field = "";
   let quoted = false;
+  /** Whether the field's closing quote was read: only a delimiter or a line end may follow. */
+  let closed = false;
+  let line = 1;
+  let openedOn = 0;
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   for (; i < text.length; i++) {
     const char = text[i]!;
     if (quoted) {
+      if (char === "\n") line++;
       if (char !== '"') field += char;
       else if (text[i + 1] === '"') {
         field += '"';
         i++;
-      } else quoted = false;
-    } else if (char === '"' && field.trim() === "") {
-      quoted = true;
-      field = "";
+      } else {
+        quoted = false;
+        closed = true;
+      }
     } else if (char === delimiter) {
       row.push(field);
       field = "";
+      closed = false;
     } else if (char === "\n" || char === "\r") {
       if (char === "\r" && text[i + 1] === "\n") i++;
       row.push(field);
       rows.push(row);
       row = [];
       field = "";
+      closed = false;
+      line++;
+    } else if (closed)
+      throw new UnparseableListError(`CSV line ${line}: ${JSON.stringify(char)} after a closing quote`);
+    else if (char === '"' && field.trim() === "") {
+      quoted = true;
+      openedOn = line;
+      field = "";
     } else field += char;
   }
+  if (quoted)
+    throw new UnparseableListError(
+      `CSV line ${openedOn}: a quote opened here is never closed (the file ends on line ${line})`,
+    );
   if (field !== "" || row.length > 0) {
     row.push(field);
     rows.push(row);
