@@ -400,6 +400,8 @@ async function showDeveloper(id: string, isCurrent: () => boolean, signal: Abort
   const heading = h("h2", { id: "detail-heading", tabindex: "-1" }, `${card.data.vendorName}: report card`);
   const asOf = (card.meta as { asOf?: string | null } | undefined)?.asOf ?? null;
   detail.replaceChildren(back, heading, ...developerView(card.data, asOf, history.ok ? history.data.points : []));
+  // The card is what a developer's link is opened for: scrolled to, below the search form.
+  heading.focus();
 }
 
 // ---- the dataset overview -------------------------------------------------------------------

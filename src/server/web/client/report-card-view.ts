@@ -13,7 +13,8 @@ export type ReportCard = Static<typeof VendorReportResponse>["data"];
 export type HistoryPoint = Static<typeof HistoryResponse>["data"]["points"][number];
 
 const NUMBER = new Intl.NumberFormat("en-US");
-const percent = (value: number | null) => (value === null ? "–" : `${Math.round(value * 1000) / 10} %`);
+/** A share as a percentage, its sign kept on the number's line (a no-break space). */
+const percent = (value: number | null) => (value === null ? "–" : `${Math.round(value * 1000) / 10}\u00a0%`);
 
 const LIST_SHARE_LABELS: Record<keyof ReportCard["list"]["shares"], string> = {
   organizationName: "Organization name",

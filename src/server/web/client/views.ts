@@ -40,8 +40,8 @@ export function unprobedNote(stats: CapabilityStats): string | null {
   const unprobed = stats.verdict.patientApps.unknown;
   if (unprobed === 0) return null;
   if (unprobed >= stats.endpoints)
-    return `Nothing is known of what these servers support: none of the ${count(stats.endpoints, "entry", "entries")} has been probed yet. ${HOW_TO_PROBE}`;
-  return `Only probed servers can match: ${NUMBER.format(stats.endpoints - unprobed)} of the ${count(stats.endpoints, "entry", "entries")} have been probed.`;
+    return `Nothing is known of what these servers support: none of the ${count(stats.endpoints, "production entry", "production entries")} has been probed yet. ${HOW_TO_PROBE}`;
+  return `Only probed servers can match: ${NUMBER.format(stats.endpoints - unprobed)} of the ${count(stats.endpoints, "production entry", "production entries")} have been probed.`;
 }
 
 /** The overview's per-developer section when no developer has a verified server yet. */
@@ -49,7 +49,7 @@ export const noProbesYet = (stats: CapabilityStats) =>
   h(
     "p",
     { class: "note" },
-    `No server has been probed yet (${count(stats.endpoints, "entry", "entries")} listed), so no share is known. ${HOW_TO_PROBE}`,
+    `No server has been probed yet (${count(stats.endpoints, "production entry", "production entries")} listed), so no share is known. ${HOW_TO_PROBE}`,
   );
 
 /** What the page reads of GET /api/v1/endpoints/:id/source. */
