@@ -27,8 +27,13 @@ export function describeDatabase(path: string): string[] {
     const total = (sqlite.prepare("SELECT COUNT(*) AS n FROM entries").get() as { n: number }).n;
     const vendors = (sqlite.prepare("SELECT COUNT(DISTINCT vendor_id) AS n FROM entries").get() as { n: number }).n;
     const urls = (sqlite.prepare("SELECT COUNT(DISTINCT url) AS n FROM entries").get() as { n: number }).n;
+    const [listed, unusable] = sqlite
+      .prepare(
+        "SELECT COALESCE(SUM(unusable IS NULL), 0), COALESCE(SUM(unusable IS NOT NULL), 0) FROM entries WHERE status != 'removed'",
+      )
+      .values()[0] as [number, number];
     return [
-      `entries ${total} (${vendors} vendors, ${urls} distinct URLs)`,
+      `entries ${total} (${vendors} vendors, ${urls} distinct URLs): ${listed} listed, ${unusable} unusable (kept out of the listings)`,
       `status: ${counts(sqlite, "SELECT status AS k, COUNT(*) AS n FROM entries GROUP BY status ORDER BY status")}`,
       `fhirVersion: ${counts(sqlite, "SELECT fhir_version AS k, COUNT(*) AS n FROM entries GROUP BY fhir_version ORDER BY fhir_version")}`,
       `probeStatus: ${counts(sqlite, "SELECT COALESCE(p.probe_status, 'unchecked') AS k, COUNT(*) AS n FROM entries e LEFT JOIN probes p ON p.url = e.url GROUP BY k ORDER BY k")}`,

@@ -27,7 +27,9 @@ const prepared = perConnection((sqlite) => ({
 /** The text of stored body `id`; null for no id (that document was not kept) or an id not stored. */
 export function bodyText(sqlite: Database, id: number | null): string | null {
   if (id === null) return null;
-  return (prepared(sqlite).text.values(id)[0]?.[0] as string | undefined) ?? null;
+  const value = prepared(sqlite).text.values(id)[0]?.[0] as string | Uint8Array | undefined;
+  // A database may hold a body as bytes (the probe writes text): read as UTF-8, bad bytes replaced.
+  return value === undefined ? null : typeof value === "string" ? value : new TextDecoder().decode(value);
 }
 
 /**

@@ -106,7 +106,9 @@ function hostRule(
   const ending = compound.ending?.length ? new RegExp(`(?:${compound.ending.join("|")})\\d*$`, "i") : null;
   const starting = compound.starting?.length ? new RegExp(`^(?:${compound.starting.join("|")})`, "i") : null;
   return (host: string) => {
-    for (const { word } of wordsOf(host, HOST_WORDS)) {
+    // The top-level label names the registry, not the server (`fhir.tls.test` is named by `fhir.tls`).
+    const dot = host.lastIndexOf(".");
+    for (const { word } of wordsOf(dot > 0 ? host.slice(0, dot) : host, HOST_WORDS)) {
       if (whole.test(word) || (compound.anywhere && word.includes(compound.anywhere))) return word;
       const bare = word.replace(/\d+$/, "");
       if (ending?.test(word) && !NOT_TERMS.some((not) => bare.endsWith(not))) return word;

@@ -64,6 +64,8 @@ describe("environment rules: test, QA, demo, sandbox, dev, staging and training 
   test.each([
     // Real places and names with a rule's letters inside, or the word in another sense.
     ["https://fhir.demopolisclinic.example/r4", "Demopolis Family Practice"],
+    // The top-level label is the registry's, not the server's name.
+    ["https://fhir.hospital.test/r4", "General Hospital"],
     ["https://fhir.example.org/r4", "Testa Family Medicine"],
     ["https://fhir.example.org/r4", "Sandbox Pediatrics"],
     ["https://fhir.example.org/r4", "MI - Dream Sleep Testing"],

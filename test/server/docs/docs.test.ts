@@ -40,7 +40,7 @@ describe("API documentation", () => {
     ]);
     const list = body.paths["/api/v1/endpoints"].get;
     const names = list.parameters.map((p: { name: string }) => p.name).sort();
-    expect(names).toEqual([...FILTER_PARAMETERS, "limit", "page"].sort());
+    expect(names).toEqual([...FILTER_PARAMETERS, "limit", "page", "sort"].sort());
     for (const parameter of list.parameters) expect(parameter.schema.description ?? parameter.description).toBeTruthy();
     expect(Object.keys(list.responses)).toEqual(expect.arrayContaining(["200", "400", "429"]));
     expect(JSON.stringify(body)).toContain("case-insensitive");
