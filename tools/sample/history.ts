@@ -9,20 +9,9 @@ import { Database } from "bun:sqlite";
 import { dayNumber, NATIONAL, writeReportPoints } from "../../src/db/report-history";
 import { buildDirectoryData } from "../../src/directory/build-data";
 import { type Figure, historyFigures } from "../../src/model/report-card";
+import { Rng } from "../generate/prng";
 
 const DAYS = 365;
-
-/** Mulberry32: a small seeded generator. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A figure `back` days before now: counts grow towards now (about a quarter over the year), shares rise too. */
 function drawnBack(name: string, value: Figure, back: number, noise: number): Figure {
@@ -44,7 +33,8 @@ export function generateDemoHistory(path: string): number {
     const today = dayNumber(cards.asOf);
     const now = new Map<string, Record<string, Figure>>([[NATIONAL, historyFigures(cards.national)]]);
     for (const card of cards.vendors) now.set(card.vendorId, historyFigures(card));
-    const next = random(today);
+    const rng = new Rng(today);
+    const next = () => rng.next();
     let written = 0;
     sqlite.transaction(() => {
       for (let back = DAYS; back >= 1; back--) {

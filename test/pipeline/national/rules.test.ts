@@ -211,7 +211,7 @@ describe("versions, on the bundled national lists", () => {
       expect(inferred).toBeGreaterThan(3_900);
       const csv = await (await app.handle(new Request("http://localhost/api/v1/export?format=csv"))).text();
       const lines = csv.trimEnd().split("\r\n");
-      expect(lines[0]!.endsWith(",lastUpdated,fhirVersionBasis")).toBe(true);
+      expect(lines[0]!.endsWith(",lastUpdated,environment,fhirVersionBasis")).toBe(true);
       const bases = new Map<string, number>();
       for (const line of lines.slice(1)) {
         const basis = line.slice(line.lastIndexOf(",") + 1);
@@ -232,8 +232,11 @@ describe("versions, on the bundled national lists", () => {
       ).json()) as { entry: { resource: { resourceType: string; id: string; extension?: unknown } }[] };
       const endpoints = fhir.entry.filter((e) => e.resource.resourceType === "Endpoint");
       expect(endpoints.length).toBeGreaterThan(0);
+      // The version's two extensions (a non-production Endpoint also carries its environment's).
       for (const { resource } of endpoints)
-        expect(resource.extension).toEqual([
+        expect(
+          (resource.extension as { url: string }[]).filter((e) => !e.url.endsWith("Endpoint.environmentType")),
+        ).toEqual([
           { url: "http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version", valueCode: "4.0.1" },
           {
             url: "https://endpoint-directory.fly.dev/fhir/StructureDefinition/endpoint-fhir-version-basis",
