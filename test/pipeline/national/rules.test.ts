@@ -235,7 +235,9 @@ describe("versions, on the bundled national lists", () => {
       // The version's two extensions (a non-production Endpoint also carries its environment's).
       for (const { resource } of endpoints)
         expect(
-          (resource.extension as { url: string }[]).filter((e) => !e.url.endsWith("Endpoint.environmentType")),
+          (resource.extension as { url: string; valueCode?: string }[]).filter(
+            (e) => !e.url.endsWith("Endpoint.environmentType"),
+          ),
         ).toEqual([
           { url: "http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version", valueCode: "4.0.1" },
           {
