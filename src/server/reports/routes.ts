@@ -8,7 +8,7 @@ import { ApiError, validationError } from "../http/api-error";
 import { exchanges } from "../http/exchange";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, NO_PARAMETERS } from "../http/strict-query";
-import { reportCsv } from "./csv";
+import { reportCsv } from "./report-csv";
 
 /** How far back a history goes when `from` is not given: a year before `to`. */
 const DEFAULT_SPAN_DAYS = 365;
