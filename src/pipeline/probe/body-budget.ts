@@ -1,11 +1,13 @@
 /**
  * How many large bodies a probe run reads at once. Every body up to `freeBytes` is read freely
  * (every real statement is: the largest known is 900 KB); a body past it needs one of `permits`
- * permits first, and keeps it until it is read, decoded and checked (its parsed tree is let go
- * then; the text of a body that is kept goes on to the store). While a body waits for a permit
- * its request's time-out is paused (the server's bytes wait in the socket). A permit is never
- * held while waiting for anything but its own body, so permits and request slots cannot wait on
- * each other.
+ * permits, and keeps it until it is read, decoded and checked (its parsed tree is let go then;
+ * the text of a body that is kept goes on to the store). A request that meets a large body when
+ * no permit is free does not wait with the body in hand (Bun's fetch goes on buffering a body
+ * nobody reads): it drops the request, waits for a permit outside its host's slot, and asks
+ * again holding it (fetch.ts). A permit is never held while waiting for anything but its own
+ * body and its host's slot, and nobody holding a slot waits for a permit, so the two cannot wait
+ * on each other.
  */
 export class BodyBudget {
   private inUse = 0;
@@ -19,6 +21,13 @@ export class BodyBudget {
   /** What one document holds: its permit, if it needed one, given back when it is done. */
   lease(): BodyLease {
     return new BodyLease(this);
+  }
+
+  /** Takes a permit when one is free and nobody waits for one; false otherwise. */
+  tryTake(lease: BodyLease): boolean {
+    if (this.inUse >= this.permits || this.waiting.length > 0) return false;
+    this.grant(lease);
+    return true;
   }
 
   /** Takes a permit now when one is free; else waits its turn (in order). False when `signal` aborted first. */
@@ -64,6 +73,10 @@ export class BodyLease {
   /** A permit for one large body (see BodyBudget). */
   take(signal?: AbortSignal): Promise<boolean> {
     return this.budget.take(this, signal);
+  }
+  /** A permit now, or false (see BodyBudget.tryTake). */
+  tryTake(): boolean {
+    return this.budget.tryTake(this);
   }
   release() {
     this.budget.giveBack(this);

@@ -8,6 +8,7 @@ import { loadConfig } from "../../../src/config";
 import { JSON_BOUNDS, jsonOverBounds } from "../../../src/model/bounded-json";
 import { probeDue, recordProbe } from "../../../src/pipeline/probe";
 import { BodyBudget } from "../../../src/pipeline/probe/body-budget";
+import { Prober } from "../../../src/pipeline/probe/prober";
 import { rederive } from "../../../src/pipeline/probe/rederive";
 import { farmDocuments } from "../../../tools/farm/documents";
 import { type Behaviour, type Farm, HOSTILE_JSON_BEHAVIOURS, hostileJson, startFarm } from "../../../tools/farm/farm";
@@ -143,3 +144,51 @@ describe("large-body permits", () => {
     expect(await waiting).toBe(false);
   });
 });
+
+test("more large bodies than permits at once: the extra requests are dropped unread and asked again, every document read", async () => {
+  // Six hosts each serve a 2 MB statement (real, padded) as a stream in 64 KB steps, without a
+  // Content-Length, so the prober finds each large only as it reads. Two permits: the others must
+  // not wait holding their bodies (Bun's fetch would go on buffering them) but drop and ask again.
+  const body = new TextEncoder().encode(
+    hostileJson("json-padded", "metadata", 2 * 1024 * 1024, documents.metadata[0]!),
+  );
+  let closedEarly = 0;
+  let asked = 0;
+  const servers = Array.from({ length: 6 }, (_, i) =>
+    Bun.serve({
+      hostname: `127.0.52.${i + 1}`,
+      port: 0,
+      fetch(request) {
+        if (!new URL(request.url).pathname.endsWith("/metadata")) return new Response("not found", { status: 404 });
+        asked++;
+        let sent = 0;
+        return new Response(
+          new ReadableStream({
+            async pull(controller) {
+              await Bun.sleep(2);
+              const chunk = body.subarray(sent, sent + 64 * 1024);
+              sent += chunk.byteLength;
+              controller.enqueue(chunk);
+              if (sent >= body.byteLength) controller.close();
+            },
+            cancel() {
+              closedEarly++;
+            },
+          }),
+          { headers: { "Content-Type": "application/fhir+json" } },
+        );
+      },
+    }),
+  );
+  try {
+    const prober = new Prober({ allowPrivate: true, timeoutMs: 30_000 });
+    const results = await Promise.all(
+      servers.map((server) => prober.probe(`http://127.0.52.${servers.indexOf(server) + 1}:${server.port}/fhir`)),
+    );
+    for (const result of results) expect(result.metadata).toMatchObject({ ok: true, errorKind: null });
+    expect(closedEarly).toBeGreaterThan(0);
+    expect(asked).toBe(6 + closedEarly);
+  } finally {
+    for (const server of servers) server.stop(true);
+  }
+}, 60_000);
