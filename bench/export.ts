@@ -19,7 +19,16 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { envNumber } from "./lib/env";
-import { cpuSecondsOf, freePort, memoryOf, type Started, startPinned, stop, waitUntilAnswers } from "./lib/process";
+import {
+  cpuSecondsOf,
+  freePort,
+  generateDatabase,
+  memoryOf,
+  type Started,
+  startPinned,
+  stop,
+  waitUntilAnswers,
+} from "./lib/process";
 import { fmt, plainTable, table } from "./lib/report";
 import { runWrk, writeLuaScripts, wrkInstalled } from "./lib/wrk";
 
@@ -254,20 +263,7 @@ async function main() {
   mkdirSync(DATA, { recursive: true });
   if (!existsSync(dbPath)) {
     console.log(`building ${dbPath}`);
-    const generate = Bun.spawn(
-      [
-        process.execPath,
-        join(ROOT, "tools/generate/cli.ts"),
-        "--endpoints",
-        String(endpoints),
-        "--out",
-        dbPath,
-        "--seed",
-        String(seed),
-      ],
-      { stdout: "inherit", stderr: "inherit" },
-    );
-    if ((await generate.exited) !== 0) throw new Error("dataset generation failed");
+    generateDatabase(dbPath, { endpoints, seed });
   }
   // Index files are named by dataset version alone: another database at the same version must
   // not find this one's, so the directory starts empty (as in `bun run bench:http`).

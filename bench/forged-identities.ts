@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { envNumber } from "./lib/env";
-import { freePort, memoryOf, startPinned, stop, waitUntilAnswers } from "./lib/process";
+import { freePort, generateDatabase, memoryOf, startPinned, stop, waitUntilAnswers } from "./lib/process";
 
 const ROOT = resolve(import.meta.dir, "..");
 const TARGET_MB = 50;
@@ -25,11 +25,7 @@ const server = resolve(process.env.BENCH_SERVER || join(ROOT, "src/index.ts"));
 
 const dir = mkdtempSync(join(tmpdir(), "forged-identities-"));
 const dbPath = join(dir, "endpoints.sqlite");
-const generate = Bun.spawn(
-  [process.execPath, join(ROOT, "tools/generate/cli.ts"), "--endpoints", "2000", "--out", dbPath, "--seed", "1"],
-  { stdout: "ignore", stderr: "inherit" },
-);
-if ((await generate.exited) !== 0) throw new Error("dataset generation failed");
+generateDatabase(dbPath, { endpoints: 2000 }, true);
 
 const started = startPinned(
   server,

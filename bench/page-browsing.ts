@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { chromium } from "playwright-core";
 import { envNumber } from "./lib/env";
-import { freePort, startPinned, stop, waitUntilAnswers } from "./lib/process";
+import { freePort, generateDatabase, startPinned, stop, waitUntilAnswers } from "./lib/process";
 
 const ROOT = resolve(import.meta.dir, "..");
 const minutes = envNumber("BENCH_MINUTES", 5);
@@ -27,11 +27,7 @@ const LIMIT = 60;
 
 const dir = mkdtempSync(join(tmpdir(), "page-browsing-"));
 const dbPath = join(dir, "endpoints.sqlite");
-const generate = Bun.spawn(
-  [process.execPath, join(ROOT, "tools/generate/cli.ts"), "--endpoints", "2000", "--out", dbPath, "--seed", "1"],
-  { stdout: "ignore", stderr: "inherit" },
-);
-if ((await generate.exited) !== 0) throw new Error("dataset generation failed");
+generateDatabase(dbPath, { endpoints: 2000 }, true);
 
 const started = startPinned(
   join(ROOT, "src/index.ts"),

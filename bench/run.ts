@@ -12,7 +12,16 @@ import { loadavg, cpus as osCpus } from "node:os";
 import { join, resolve } from "node:path";
 import { runExportShapes } from "./export";
 import { envNumber } from "./lib/env";
-import { cpuSecondsOf, freePort, memoryOf, type Started, startPinned, stop, waitUntilAnswers } from "./lib/process";
+import {
+  cpuSecondsOf,
+  freePort,
+  generateDatabase,
+  memoryOf,
+  type Started,
+  startPinned,
+  stop,
+  waitUntilAnswers,
+} from "./lib/process";
 import { fmt, plainTable, rowProblems, type ShapeRow, TARGETS, table } from "./lib/report";
 import { runWrk, type WrkResult, writeLuaScripts, wrkInstalled } from "./lib/wrk";
 
@@ -134,25 +143,7 @@ async function ensureDatabase(): Promise<number | null> {
   log(`building ${dbPath} (${fmt(config.endpoints)} entries; reused by later runs)`);
   mkdirSync(DATA, { recursive: true });
   const started = performance.now();
-  const proc = Bun.spawn(
-    [
-      process.execPath,
-      join(ROOT, "tools/generate/cli.ts"),
-      "--endpoints",
-      String(config.endpoints),
-      "--out",
-      dbPath,
-      "--seed",
-      String(config.seed),
-      "--history-days",
-      String(config.historyDays),
-    ],
-    {
-      stdout: "inherit",
-      stderr: "inherit",
-    },
-  );
-  if ((await proc.exited) !== 0) throw new Error("dataset generation failed");
+  generateDatabase(dbPath, { endpoints: config.endpoints, seed: config.seed, historyDays: config.historyDays });
   return (performance.now() - started) / 1000;
 }
 

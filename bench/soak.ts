@@ -35,7 +35,15 @@ import { join, resolve } from "node:path";
 import { openDatabase } from "../src/db/client";
 import { markDatasetChanged } from "../src/db/dataset-meta";
 import { envNumber } from "./lib/env";
-import { cpuSecondsOf, freePort, memoryOf, type Started, stop, waitUntilAnswers } from "./lib/process";
+import {
+  cpuSecondsOf,
+  freePort,
+  generateDatabase,
+  memoryOf,
+  type Started,
+  stop,
+  waitUntilAnswers,
+} from "./lib/process";
 import { fmt, table } from "./lib/report";
 import { REPORT_LUA, runWrk, type WrkResult, wrkInstalled } from "./lib/wrk";
 
@@ -95,20 +103,7 @@ function prepareDataset(work: string): string {
   if (!existsSync(source)) {
     mkdirSync(DATA, { recursive: true });
     log(`generating ${config.endpoints} entries into ${source}`);
-    const gen = Bun.spawnSync(
-      [
-        process.execPath,
-        join(ROOT, "tools/generate/cli.ts"),
-        "--endpoints",
-        String(config.endpoints),
-        "--out",
-        source,
-        "--seed",
-        "1",
-      ],
-      { stdout: "inherit", stderr: "inherit" },
-    );
-    if (gen.exitCode !== 0) throw new Error("dataset generation failed");
+    generateDatabase(source, { endpoints: config.endpoints });
   }
   const target = join(work, "soak.sqlite");
   // A consistent copy even if the source has a WAL: VACUUM INTO.

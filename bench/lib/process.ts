@@ -1,4 +1,5 @@
 import { closeSync, openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { RUNTIME_ENV } from "../../src/runtime-env";
 
@@ -7,6 +8,27 @@ export interface Started {
   pid: number;
   startedAt: number;
   port: number;
+}
+
+/** What `generateDatabase` writes: `bun run data:generate-1m`'s options. */
+export interface GenerateArgs {
+  endpoints: number;
+  seed?: number;
+  historyDays?: number;
+}
+
+/**
+ * Writes a generated dataset to `out` with `bun run data:generate-1m` (tools/generate/cli.ts) in a
+ * child process, so that the bench's own memory stays its own; its log goes to ours unless
+ * `quiet`. Throws when it fails.
+ */
+export function generateDatabase(out: string, args: GenerateArgs, quiet = false): void {
+  const command = [process.execPath, join(import.meta.dir, "../../tools/generate/cli.ts"), "--out", out];
+  command.push("--endpoints", String(args.endpoints), "--seed", String(args.seed ?? 1));
+  if (args.historyDays !== undefined) command.push("--history-days", String(args.historyDays));
+  const output = quiet ? "ignore" : "inherit";
+  if (Bun.spawnSync(command, { stdout: output, stderr: "inherit" }).exitCode !== 0)
+    throw new Error("dataset generation failed");
 }
 
 /** A free TCP port on 127.0.0.1 (bound once by the OS, then released). */
