@@ -10,28 +10,8 @@ import { type Db, openDatabase } from "../../../src/db/client";
 import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { createTestApp } from "../../support/app";
 import { fhirIssues } from "../../support/fhir-invariants";
+import type { FhirResource as Resource } from "../../support/fhir-resource";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
-
-interface Resource {
-  resourceType: string;
-  id?: string;
-  meta?: { lastUpdated?: string };
-  type?: string;
-  timestamp?: string;
-  total?: number;
-  name?: string;
-  identifier?: { system?: string; value?: string }[];
-  telecom?: { system?: string; value?: string; extension?: { url: string; valueCode?: string }[] }[];
-  contact?: { system?: string; value?: string }[];
-  extension?: { url: string; valueCode?: string }[];
-  status?: string;
-  connectionType?: { system: string; code: string };
-  payloadType?: { coding: { system: string; code: string }[] }[];
-  address?: unknown;
-  endpoint?: { reference: string }[];
-  partOf?: { reference: string };
-  entry?: { fullUrl: string; resource: Resource }[];
-}
 
 const PUBLIC_ORIGIN = "https://directory.example.org";
 const FHIR_VERSION_EXTENSION = "http://hl7.org/fhir/StructureDefinition/endpoint-fhir-version";

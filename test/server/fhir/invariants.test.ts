@@ -16,27 +16,7 @@ import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { NPI_SYSTEM, ORGANIZATION_ID_SYSTEM } from "../../../src/server/export/formats/fhir";
 import { createTestApp } from "../../support/app";
 import { fhirIssues } from "../../support/fhir-invariants";
-
-interface Resource {
-  resourceType: string;
-  id?: string;
-  meta?: { lastUpdated?: string };
-  type?: string;
-  timestamp?: string;
-  name?: string;
-  identifier?: { system: string; value: string }[];
-  telecom?: { system: string; value: string }[];
-  contact?: { system: string; value: string }[];
-  extension?: { url: string; valueCode?: string }[];
-  status?: string;
-  connectionType?: { system: string; code: string };
-  payloadType?: { coding: { system: string; code: string }[] }[];
-  address?: unknown;
-  endpoint?: { reference: string }[];
-  managingOrganization?: { reference: string };
-  entry?: { fullUrl: string; resource: Resource }[];
-  link?: { relation: string; url: string }[];
-}
+import type { FhirResource as Resource } from "../../support/fhir-resource";
 
 let dir: string;
 let db: Db;
