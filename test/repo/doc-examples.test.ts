@@ -14,10 +14,9 @@ import { createTestApp } from "../support/app";
  * a real server and compared with what it answers: on the demo dataset (`data:sample`, built
  * here); for a block right after the line `<!-- example: national -->`, on the national directory
  * (`db:national`, built here); after `<!-- example: data:generate-1m --endpoints <n> … -->`, on
- * the dataset that command generates (deterministic: the demo's dataset versions are not, as its
- * probe is written in batches as answers arrive). A whole JSON example must equal the answer; one cut with
- * `…` must hold each of its uncut `"key": value` pairs (at least one); a CSV example must have
- * the answer's header and rows. So an example that drifts (a count, a field added to the
+ * the dataset that command generates (the same on every run, as the demo is). A whole JSON
+ * example must equal the answer; one cut with `…` must hold each of its uncut `"key": value`
+ * pairs (at least one); a CSV example must have the answer's header and rows. So an example that drifts (a count, a field added to the
  * records) fails here until the docs are updated from a run. Values that differ from run to run
  * (response times) are shown as `…`.
  */

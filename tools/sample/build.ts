@@ -57,6 +57,10 @@ export async function buildSampleDatabase(path: string, opts: BuildSampleOptions
             timeoutMs: 5_000,
             concurrency: 32,
             now: () => at,
+            // One transaction for the whole probe, so the demo's dataset versions (and the change
+            // feed's version numbers) are the same on every build, not as many as answers arrived in.
+            batchSize: Number.MAX_SAFE_INTEGER,
+            flushIntervalMs: 24 * 3600_000,
           });
           log(
             `sample: probed ${summary.probed} URLs: ${summary.success} success, ${summary.partial} partial, ${summary.failed} failed (${summary.unresponsive} unresponsive)`,
