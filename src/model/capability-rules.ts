@@ -306,8 +306,6 @@ interface SmartSources {
   published: boolean;
   /** How access is declared (the access facet). */
   access: AccessFacet;
-  /** `capabilities` was published as a list (the SMART configuration's, else the statement's extension). */
-  capabilitiesListed: boolean;
   capabilities: string[];
   /** `grant_types_supported` was published as a list. */
   grantTypesListed: boolean;
@@ -327,9 +325,6 @@ interface SmartSources {
 function smartSources(statement: Json | null, smart: Json | null): SmartSources {
   const security = statementSecurity(statement);
   const oauthUris = security.authorize !== null || security.token !== null;
-  // With a SMART configuration, its own `capabilities` (REQUIRED) are the capabilities: a value
-  // that is not a list publishes none, and the statement's deprecated extension does not stand in.
-  const capabilitiesListed = smart !== null ? Array.isArray(smart.capabilities) : security.capabilities.length > 0;
   return {
     configuration: smart !== null,
     published: smart !== null || oauthUris,
@@ -344,7 +339,8 @@ function smartSources(statement: Json | null, smart: Json | null): SmartSources 
               : "none",
       services: security.services,
     },
-    capabilitiesListed,
+    // With a SMART configuration, its own `capabilities` (REQUIRED) are the capabilities: a value
+    // that is not a list publishes none, and the statement's deprecated extension does not stand in.
     capabilities: smart !== null ? strings(smart.capabilities) : security.capabilities,
     grantTypesListed: Array.isArray(smart?.grant_types_supported),
     grantTypes: strings(smart?.grant_types_supported),
