@@ -300,10 +300,6 @@ const V1_SCOPE = /^(patient|user|system)\/[A-Za-z*]+\.(read|write|\*)$/;
 
 /** What the SMART configuration (or, without one, the statement's security) publishes. */
 interface SmartSources {
-  /** A SMART configuration was returned (`/.well-known/smart-configuration`, what SMART 2.2 requires). */
-  configuration: boolean;
-  /** A SMART configuration was returned, or the statement publishes OAuth URIs. */
-  published: boolean;
   /** How access is declared (the access facet). */
   access: AccessFacet;
   capabilities: string[];
@@ -326,8 +322,6 @@ function smartSources(statement: Json | null, smart: Json | null): SmartSources 
   const security = statementSecurity(statement);
   const oauthUris = security.authorize !== null || security.token !== null;
   return {
-    configuration: smart !== null,
-    published: smart !== null || oauthUris,
     access: {
       declared:
         smart !== null
@@ -857,7 +851,7 @@ function commonReasons(c: RuleContext): string[] {
   const reasons: string[] = [];
   if (!isHttpsUrl(c.url)) reasons.push("the base URL is not https (SMART requires TLS)");
   if (c.statement === null) reasons.push("not verified: /metadata returned no CapabilityStatement");
-  if (!c.sources.configuration)
+  if (c.smart === null)
     reasons.push(
       "no /.well-known/smart-configuration (SMART 2.2 requires it; OAuth URIs in the CapabilityStatement are deprecated)",
     );
@@ -870,7 +864,7 @@ function launchVerdict(c: RuleContext, kind: "patientApps" | "providerApps"): Ap
   const reasons = commonReasons(c);
   if (s.capabilities.length === 0)
     reasons.push(
-      s.configuration ? "capabilities not published as a list (REQUIRED)" : "no SMART capabilities published",
+      c.smart !== null ? "capabilities not published as a list (REQUIRED)" : "no SMART capabilities published",
     );
   else if (!offeredBy.some((code) => s.capabilities.includes(code)))
     return { status: "no", reasons: [`declares none of ${offeredBy.join(", ")}`] };
@@ -880,7 +874,7 @@ function launchVerdict(c: RuleContext, kind: "patientApps" | "providerApps"): Ap
       .reduce((best, next) => (next.missing.length < best.missing.length ? next : best));
     for (const code of nearest.missing) reasons.push(`${code} not declared (${nearest.set.name})`);
   }
-  if (s.configuration) {
+  if (c.smart !== null) {
     if (!s.grantTypesListed) reasons.push("no grant_types_supported (REQUIRED)");
     else if (!s.grantTypes.includes("authorization_code"))
       reasons.push("authorization_code not in grant_types_supported");
@@ -943,7 +937,7 @@ function verdictOf(c: RuleContext): Verdict {
       status: "undeclared",
       reasons: ["declares no authorization: no SMART configuration, no OAuth URIs, no security service"],
     });
-  if (!c.sources.published)
+  if (c.sources.access.declared === "security-service")
     return all({
       status: "no",
       reasons: [`declares ${c.sources.access.services.join(", ")} but neither a SMART configuration nor OAuth URIs`],
