@@ -393,6 +393,10 @@ const backendDeclared = (s: SmartSources) => {
 const openIdConnectOf = (s: SmartSources) =>
   s.capabilities.includes("sso-openid-connect") && isHttpsUrl(s.issuer) && isHttpsUrl(s.jwksUri);
 
+/** A launch capability is declared: SMART 2.2 then requires `authorization_endpoint`. */
+const declaresLaunch = (s: SmartSources) =>
+  s.capabilities.includes("launch-ehr") || s.capabilities.includes("launch-standalone");
+
 function smartFacet(s: SmartSources): SmartFacet {
   const v2 = s.capabilities.includes("permission-v2") || s.scopes.some((scope) => V2_SCOPE.test(scope));
   const v1 =
@@ -400,10 +404,7 @@ function smartFacet(s: SmartSources): SmartFacet {
     s.scopes.some((scope) => V1_SCOPE.test(scope)) ||
     // Without a sign of v2, SMART v1 is what a server speaks that publishes OAuth URIs in its
     // statement (v1's mechanism) or declares a launch; a configuration of two URLs says nothing.
-    (!v2 &&
-      (s.access.declared === "oauth-uris" ||
-        s.capabilities.includes("launch-ehr") ||
-        s.capabilities.includes("launch-standalone")));
+    (!v2 && (s.access.declared === "oauth-uris" || declaresLaunch(s)));
   return {
     v1,
     v2,
@@ -505,10 +506,6 @@ const httpsEndpoint = (url: string | null, what: string): Outcome =>
     : isHttpsUrl(url)
       ? { ok: true, detail: url }
       : { ok: false, detail: `${what} ${url} is not an https URL with a host` };
-
-/** A launch capability is declared: SMART 2.2 then requires `authorization_endpoint`. */
-const declaresLaunch = (s: SmartSources) =>
-  s.capabilities.includes("launch-ehr") || s.capabilities.includes("launch-standalone");
 
 /** Duplicates in a list, in order of first repetition. */
 const duplicates = (values: string[]) => {
@@ -861,14 +858,14 @@ function commonReasons(c: RuleContext): string[] {
 function launchVerdict(c: RuleContext, kind: "patientApps" | "providerApps"): AppVerdict {
   const { sets, offeredBy } = LAUNCH_KINDS[kind];
   const s = c.sources;
+  if (s.capabilities.length > 0 && !offeredBy.some((code) => s.capabilities.includes(code)))
+    return { status: "no", reasons: [`declares none of ${offeredBy.join(", ")}`] };
   const reasons = commonReasons(c);
   if (s.capabilities.length === 0)
     reasons.push(
       c.smart !== null ? "capabilities not published as a list (REQUIRED)" : "no SMART capabilities published",
     );
-  else if (!offeredBy.some((code) => s.capabilities.includes(code)))
-    return { status: "no", reasons: [`declares none of ${offeredBy.join(", ")}`] };
-  if (s.capabilities.length > 0) {
+  else {
     const nearest = sets
       .map((set) => ({ set, missing: missingOf(set, s.capabilities) }))
       .reduce((best, next) => (next.missing.length < best.missing.length ? next : best));
