@@ -793,7 +793,7 @@ interface CapabilitySet {
   capabilities: string[];
 }
 /** Each set also needs `client-public` or `client-confidential-symmetric` (`client-confidential-asymmetric` MAY be added). */
-const SET_CLIENT_TYPES = ["client-public", "client-confidential-symmetric"];
+export const SET_CLIENT_TYPES = ["client-public", "client-confidential-symmetric"];
 
 /**
  * The capability sets of each kind of app that launches, in the order a reason is taken from

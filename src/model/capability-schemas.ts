@@ -6,6 +6,7 @@ import {
   CHECKS,
   CLIENT_TYPES,
   LAUNCH_KINDS,
+  SET_CLIENT_TYPES,
   SUPPORTS,
   VERDICT_STATUS_MEANINGS,
   VERDICT_STATUSES,
@@ -133,7 +134,7 @@ const AppVerdictSchema = (description: string) =>
 
 const setsOf = (kind: keyof typeof LAUNCH_KINDS) =>
   LAUNCH_KINDS[kind].sets
-    .map((set) => `${set.name} (${[...set.capabilities, "client-public or client-confidential-symmetric"].join(", ")})`)
+    .map((set) => `${set.name} (${[...set.capabilities, SET_CLIENT_TYPES.join(" or ")].join(", ")})`)
     .join(" or ");
 const STATUSES_TEXT = VERDICT_STATUSES.map((status) => `\`${status}\`: ${VERDICT_STATUS_MEANINGS[status]}`).join("; ");
 const LAUNCH_NEEDS =
