@@ -70,7 +70,7 @@ const termWord = (terms: readonly string[]) => new RegExp(`^(?:[a-z]?\\d+)?(?:${
  * English words and surnames that begin or end with a host rule's term, which the compound host
  * rules must not catch (`latest.example.com`, `drsachdev.com`).
  */
-export const HOST_NOT_TERMS = new Set([
+const HOST_NOT_TERMS = [
   "latest",
   "greatest",
   "fastest",
@@ -88,9 +88,7 @@ export const HOST_NOT_TERMS = new Set([
   "upstage",
   "sachdev",
   "baldev",
-]);
-
-const NOT_TERMS = [...HOST_NOT_TERMS];
+];
 
 /**
  * A host rule: a host word that is a term (termWord) or contains `anywhere`, or, for `compound`
@@ -111,8 +109,8 @@ function hostRule(
     for (const { word } of wordsOf(dot > 0 ? host.slice(0, dot) : host, HOST_WORDS)) {
       if (whole.test(word) || (compound.anywhere && word.includes(compound.anywhere))) return word;
       const bare = word.replace(/\d+$/, "");
-      if (ending?.test(word) && !NOT_TERMS.some((not) => bare.endsWith(not))) return word;
-      if (starting?.test(word) && !NOT_TERMS.some((not) => word.startsWith(not))) return word;
+      if (ending?.test(word) && !HOST_NOT_TERMS.some((not) => bare.endsWith(not))) return word;
+      if (starting?.test(word) && !HOST_NOT_TERMS.some((not) => word.startsWith(not))) return word;
     }
     return null;
   };
@@ -327,11 +325,9 @@ export const ENVIRONMENT_RULES: readonly EnvironmentRule[] = [
   },
 ];
 
-export type EnvironmentRuleId = string;
-
 /** What made an entry non-production: the rule's id, its endpoint-environment code and what it found. */
 export interface EnvironmentMatch {
-  rule: EnvironmentRuleId;
+  rule: string;
   code: Exclude<EnvironmentCode, "prod">;
   found: string;
 }
