@@ -79,7 +79,7 @@ export async function fetchDocument(
   try {
     return await fetchWithLease(baseUrl, kind, config, lease);
   } finally {
-    const large = lease.permits > 0;
+    const large = lease.held;
     lease.release();
     // The large body's bytes, text and checks are garbage now. Collecting them before the next
     // large body is read keeps the run at about `permits` large bodies: JavaScriptCore would let
@@ -289,7 +289,7 @@ async function exchangeInSlot(
   const timer = setTimeout(timeOut, config.timeoutMs);
   /** A large body is read holding a permit, or dropped (the abort below) to be asked again with one. */
   const room = () => {
-    if (lease.permits === 0 && !lease.tryTake()) throw new NoRoomError();
+    if (!lease.held && !lease.tryTake()) throw new NoRoomError();
   };
   let phase: "connect" | "body" = "connect";
   let status: number | null = null;
