@@ -18,7 +18,7 @@ import { parseArgs } from "node:util";
 import { openDatabase } from "../src/db/client";
 import { recordProbes } from "../src/pipeline/probe";
 import { farmDocuments } from "../tools/farm/documents";
-import { type Behaviour, hostileJson, startFarm } from "../tools/farm/farm";
+import { type Behaviour, HOSTILE_JSON_BEHAVIOURS, hostileJson, startFarm } from "../tools/farm/farm";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -30,7 +30,6 @@ const { values } = parseArgs({
   },
 });
 
-const KINDS: Behaviour[] = ["json-deep", "json-wide", "json-keys", "json-long-string", "json-padded"];
 const CAP = 5 * 1024 * 1024;
 const TARGET_MB = 300;
 const root = join(import.meta.dir, "..");
@@ -66,7 +65,10 @@ async function peakRssOf(script: string, args: string[], env: Record<string, str
 }
 
 const hostCount = Number(values.hosts);
-const behaviours = Array.from({ length: hostCount }, (_, i) => KINDS[i % KINDS.length]!);
+const behaviours = Array.from(
+  { length: hostCount },
+  (_, i) => HOSTILE_JSON_BEHAVIOURS[i % HOSTILE_JSON_BEHAVIOURS.length]!,
+);
 const documents = farmDocuments();
 const farm = await startFarm(behaviours, { documents, firstOctet: 70, maxBodyBytes: CAP });
 const dir = mkdtempSync(join(tmpdir(), "probe-hostile-"));
@@ -92,10 +94,20 @@ try {
   const summary = JSON.parse(probe.stdout) as { probed: number; errorKinds?: Record<string, number> };
 
   // The same bodies as a probe without bounds stored them: every URL with both documents kept.
+  // Built once per behaviour and document (each about the size of the cap), shared by its hosts.
+  const bodies = new Map<string, string>();
+  const hostileBody = (behaviour: Behaviour, doc: "metadata" | "smart") => {
+    const key = `${behaviour}/${doc}`;
+    let text = bodies.get(key);
+    if (text === undefined) {
+      text = hostileJson(behaviour, doc, CAP, doc === "metadata" ? documents.metadata[0]! : documents.smart[0]!);
+      bodies.set(key, text);
+    }
+    return text;
+  };
   const stored = openDatabase(path);
   const records = farm.hosts.map((host) => {
-    const body = (doc: "metadata" | "smart") =>
-      hostileJson(host.behaviour, doc, CAP, doc === "metadata" ? documents.metadata[0]! : documents.smart[0]!);
+    const body = (doc: "metadata" | "smart") => hostileBody(host.behaviour, doc);
     const doc = (text: string) => ({ ok: true, httpStatus: 200, body: text, errorKind: null });
     return {
       url: farm.baseUrl(host),
@@ -120,15 +132,15 @@ try {
       },
     };
   });
-  for (let i = 0; i < records.length; i += KINDS.length)
-    recordProbes(stored, records.slice(i, i + KINDS.length), new Date());
+  for (let i = 0; i < records.length; i += HOSTILE_JSON_BEHAVIOURS.length)
+    recordProbes(stored, records.slice(i, i + HOSTILE_JSON_BEHAVIOURS.length), new Date());
   stored.sqlite.close();
   const derive = await peakRssOf("src/pipeline/probe/rederive.ts", [], env);
   if (derive.exitCode !== 0) throw new Error(`derive exited ${derive.exitCode}: ${derive.stderr.slice(-2000)}`);
 
   const result = {
     hosts: hostCount,
-    kinds: KINDS,
+    kinds: HOSTILE_JSON_BEHAVIOURS,
     concurrency: Number(values.concurrency),
     probe: { peakRssMB: probe.peakMB, seconds: probe.seconds, probed: summary.probed, errorKinds: summary.errorKinds },
     derive: { peakRssMB: derive.peakMB, seconds: derive.seconds, output: derive.stdout.trim() },

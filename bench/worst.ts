@@ -109,6 +109,8 @@ function pieces(texts: string[], count: number, min: number, max: number, within
 /** FHIR's escaping of a comma inside one alternative. */
 const alternativesOf = (values: string[]) => values.map((value) => value.replace(/[\\,]/g, "\\$&")).join(",");
 const q = encodeURIComponent;
+/** A random 64-digit hex string: the form of an entry id. */
+const hex = () => Array.from({ length: 64 }, () => "0123456789abcdef"[int(16)]).join("");
 const date = () => `20${24 + int(3)}-${String(1 + int(12)).padStart(2, "0")}-${String(1 + int(28)).padStart(2, "0")}`;
 const RESOURCE_TYPES = [
   "Patient",
@@ -183,7 +185,6 @@ function slotsOf(type: ResourceType, data: Sample): Slot[] {
   const shuffled = (values: string[]) => [...values].sort(() => Math.random() - 0.5);
   const digitWords = () => shuffled([..."1234567890"]).join(" ");
   const nonce = () => `${pick(LETTERS)}${int(1e6)}`;
-  const hex = () => Array.from({ length: 64 }, () => "0123456789abcdef"[int(16)]).join("");
   const dates = ten(() => `${pick(["gt", "lt", "ge", "le", ""])}${date()}`);
   if (type === "Endpoint")
     return [
@@ -417,7 +418,6 @@ async function underLoad(port: number, costly: () => Shape) {
     }
     return times;
   };
-  const hex = () => Array.from({ length: 64 }, () => "0123456789abcdef"[int(16)]).join("");
   const [health, cheap] = await Promise.all([
     probe(() => "/health"),
     probe(() => `/fhir/Endpoint?_id=${hex()}`),

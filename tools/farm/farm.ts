@@ -175,11 +175,11 @@ export async function startFarm(behaviours: readonly Behaviour[], options: FarmO
   const okHosts = hosts.filter((h) => h.behaviour === "ok");
   // Built once per behaviour and document, before any host listens (each is about the size of the cap).
   const hostile = new Map<string, Uint8Array>();
-  for (const { behaviour } of hosts) {
+  for (const behaviour of new Set(behaviours)) {
     if (!behaviour.startsWith("json-")) continue;
     for (const doc of ["metadata", "smart"] as const) {
       const real = doc === "metadata" ? documents.metadata[0]! : documents.smart[0]!;
-      hostile.set(`${behaviour}/${doc}`, new TextEncoder().encode(hostileJson(behaviour, doc, cap, real)));
+      hostile.set(`${behaviour}/${doc}`, encoder.encode(hostileJson(behaviour, doc, cap, real)));
     }
   }
   const hostileBody = (behaviour: Behaviour, doc: "metadata" | "smart") => hostile.get(`${behaviour}/${doc}`)!;

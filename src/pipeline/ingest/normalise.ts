@@ -56,6 +56,13 @@ export interface NormaliseResult {
   repairs: RepairedItem[];
 }
 
+/** A raw item kept out as the report names it: its published URL, its cleaned name, why. */
+const droppedItem = (published: string, item: RawEntry, reason: string): DroppedItem => ({
+  published,
+  organizationName: cleanText(item.organizationName),
+  reason,
+});
+
 /** Normalises every raw item of one list (docs/api.md, "Records"); duplicates collapse to the first. */
 export function normaliseEntries(raw: RawEntry[], context: NormaliseContext): NormaliseResult {
   const byId = new Map<string, NormalisedEntry>();
@@ -70,12 +77,11 @@ export function normaliseEntries(raw: RawEntry[], context: NormaliseContext): No
     repaired.flatMap((r) => (r !== null && "url" in validateEndpointUrl(r.url) ? [r.url] : []));
   for (const [index, published] of raw.entries()) {
     let repair = repaired[index]!;
-    const organizationName = cleanText(published.organizationName);
     if (repair !== null && repair.repair === null && isRelativePath(repair.url)) {
       resolveRelative ??= relativeUrlResolver(absoluteUrls());
       const resolved = resolveRelative(repair.url);
       if ("reason" in resolved) {
-        dropped.push({ published: published.url, organizationName, reason: resolved.reason });
+        dropped.push(droppedItem(published.url, published, resolved.reason));
         continue;
       }
       repair = resolved;
@@ -83,11 +89,16 @@ export function normaliseEntries(raw: RawEntry[], context: NormaliseContext): No
     const fixed = repair?.repair ?? null;
     const item = fixed !== null ? { ...published, url: repair!.url } : published;
     const entry = normaliseEntry(item, context, fixed !== null ? "repaired" : "published");
-    if ("reason" in entry)
-      dropped.push({ published: String(published.url ?? ""), organizationName, reason: entry.reason });
+    if ("reason" in entry) dropped.push(droppedItem(String(published.url ?? ""), published, entry.reason));
     else if (byId.has(entry.id)) duplicates++;
     else {
-      if (fixed !== null) repairs.push({ published: published.url, url: entry.url, organizationName, repair: fixed });
+      if (fixed !== null)
+        repairs.push({
+          published: published.url,
+          url: entry.url,
+          organizationName: entry.organizationName,
+          repair: fixed,
+        });
       byId.set(entry.id, entry);
     }
   }

@@ -54,21 +54,22 @@ export class BodyBudget {
     });
   }
 
-  /** Gives back the permits of `lease`, and lets the next waiters in. */
+  /** Gives back the permit of `lease`, if it holds one, and lets the next waiters in. */
   giveBack(lease: BodyLease) {
-    this.inUse -= lease.permits;
-    lease.permits = 0;
+    if (lease.held) this.inUse--;
+    lease.held = false;
     while (this.inUse < this.permits && this.waiting.length > 0) this.waiting.shift()!.turn();
   }
 
   private grant(lease: BodyLease) {
     this.inUse++;
-    lease.permits++;
+    lease.held = true;
   }
 }
 
 export class BodyLease {
-  permits = 0;
+  /** Whether it holds a permit: at most one, taken only while it holds none (fetch.ts). */
+  held = false;
   constructor(private readonly budget: BodyBudget) {}
   /** A permit for one large body (see BodyBudget). */
   take(signal?: AbortSignal): Promise<boolean> {

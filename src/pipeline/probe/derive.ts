@@ -52,6 +52,22 @@ function supportedResources(statement: Record<string, unknown>): string[] {
   return resourceTypeNames(types());
 }
 
+/**
+ * The parts of a parsed document derive() reads (top-level scalars, `software`, the resource
+ * types it would keep, the SMART lists' strings): fetch.ts keeps only these, so that the whole
+ * tree is let go at once instead of living until the URL's other document arrives.
+ */
+export function whatDeriveReads(json: Record<string, unknown>): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(json)) if (value === null || typeof value !== "object") kept[key] = value;
+  const software = asObject(json.software);
+  if (software) kept.software = { name: software.name, version: software.version };
+  if (Array.isArray(json.rest)) kept.rest = [{ resource: supportedResources(json).map((type) => ({ type })) }];
+  for (const key of ["capabilities", "grant_types_supported"])
+    if (Array.isArray(json[key])) kept[key] = (json[key] as unknown[]).filter((v) => typeof v === "string");
+  return kept;
+}
+
 /** The strings of a published array, in published order, cleaned (duplicates dropped), at most SUMMARY_LIST_MAX. */
 function publishedStrings(value: unknown): string[] {
   const kept = new Set<string>();

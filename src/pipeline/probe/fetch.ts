@@ -1,7 +1,7 @@
 import { jsonOverBounds } from "../../model/bounded-json";
 import type { DocumentResult, ErrorKind } from "../../model/probe";
-import { resourceTypeNames } from "../../model/resource-types";
 import type { BodyBudget, BodyLease } from "./body-budget";
+import { whatDeriveReads } from "./derive";
 import {
   type DnsCache,
   DnsError,
@@ -79,7 +79,7 @@ export async function fetchDocument(
   try {
     return await fetchWithLease(baseUrl, kind, config, lease);
   } finally {
-    const large = lease.permits > 0;
+    const large = lease.held;
     lease.release();
     // The large body's bytes, text and checks are garbage now. Collecting them before the next
     // large body is read keeps the run at about `permits` large bodies: JavaScriptCore would let
@@ -289,7 +289,7 @@ async function exchangeInSlot(
   const timer = setTimeout(timeOut, config.timeoutMs);
   /** A large body is read holding a permit, or dropped (the abort below) to be asked again with one. */
   const room = () => {
-    if (lease.permits === 0 && !lease.tryTake()) throw new NoRoomError();
+    if (!lease.held && !lease.tryTake()) throw new NoRoomError();
   };
   let phase: "connect" | "body" = "connect";
   let status: number | null = null;
@@ -449,29 +449,6 @@ function interpret(
     return fail("not_smart_configuration", "no authorization_endpoint, token_endpoint or capabilities");
   }
   return { ...base, ok: true, body: last.body, json: whatDeriveReads(json), errorKind: null, errorMessage: null };
-}
-
-const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
-const asObject = (value: unknown): Record<string, unknown> | null =>
-  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-
-/**
- * The parts of a parsed document derive.ts reads (top-level scalars, `software`, the resource
- * types it would keep, the SMART lists' strings), so that the whole tree is let go at once
- * instead of living until the URL's other document arrives.
- */
-function whatDeriveReads(json: Record<string, unknown>): Record<string, unknown> {
-  const kept: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(json)) if (value === null || typeof value !== "object") kept[key] = value;
-  const software = asObject(json.software);
-  if (software) kept.software = { name: software.name, version: software.version };
-  if (Array.isArray(json.rest)) {
-    const types = json.rest.flatMap((rest) => asArray(asObject(rest)?.resource).map((r) => asObject(r)?.type));
-    kept.rest = [{ resource: resourceTypeNames(types).map((type) => ({ type })) }];
-  }
-  for (const key of ["capabilities", "grant_types_supported"])
-    if (Array.isArray(json[key])) kept[key] = (json[key] as unknown[]).filter((v) => typeof v === "string");
-  return kept;
 }
 
 /** A SMART configuration names at least one of its endpoints or its capabilities. */
