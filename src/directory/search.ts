@@ -1,4 +1,4 @@
-import { WORK } from "../model/request-caps";
+import { bitsetUnits, WORK } from "../model/request-caps";
 import { type Bitset, countBits, createBitset, intersectInto, selectBits, setBit } from "./bitset";
 import type { DirectoryData } from "./directory-data";
 import { lowerBound } from "./lower-bound";
@@ -72,7 +72,7 @@ export class DirectorySearch {
    */
   cost(filter: EndpointFilter, limit: number): { total: number; query: number } {
     const { strings, postings, size } = this.data;
-    const bitset = Math.ceil(Math.ceil(size / 32) / WORK.bitsetWordsPerUnit);
+    const bitset = bitsetUnits(size);
     let query = 0;
     for (const word of filter.queryWords) {
       const from = lowerBound(strings.nameWords, word);
