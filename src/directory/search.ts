@@ -1,7 +1,7 @@
 import { bitsetUnits, WORK } from "../model/request-caps";
 import { type Bitset, countBits, createBitset, intersectInto, selectBits, setBit } from "./bitset";
 import type { DirectoryData } from "./directory-data";
-import { lowerBound } from "./lower-bound";
+import { prefixRange } from "./lower-bound";
 import { Lru } from "./lru";
 
 export interface EndpointFilter {
@@ -75,9 +75,7 @@ export class DirectorySearch {
     const bitset = bitsetUnits(size);
     let query = 0;
     for (const word of filter.queryWords) {
-      const from = lowerBound(strings.nameWords, word);
-      let to = from;
-      while (to < strings.nameWords.length && strings.nameWords[to]!.startsWith(word)) to++;
+      const [from, to] = prefixRange(strings.nameWords, word);
       query += postings.offsets[to]! - postings.offsets[from]! + bitset;
     }
     const sets =
@@ -117,11 +115,10 @@ export class DirectorySearch {
     const cached = this.prefixCache.get(prefix);
     if (cached) return cached;
     const { strings, postings, size } = this.data;
-    const nameWords = strings.nameWords;
-    let i = lowerBound(nameWords, prefix);
-    if (i >= nameWords.length || !nameWords[i]!.startsWith(prefix)) return undefined;
+    const [from, to] = prefixRange(strings.nameWords, prefix);
+    if (from === to) return undefined;
     const bits = createBitset(size);
-    for (; i < nameWords.length && nameWords[i]!.startsWith(prefix); i++) {
+    for (let i = from; i < to; i++) {
       for (let p = postings.offsets[i]!; p < postings.offsets[i + 1]!; p++) setBit(bits, postings.ordinals[p]!);
     }
     this.prefixCache.set(prefix, bits);

@@ -1,4 +1,4 @@
-import { lowerBound } from "../../directory/lower-bound";
+import { prefixRange } from "../../directory/lower-bound";
 import type { SubstringIndex } from "../../directory/substring-index";
 import { fold, words } from "../../directory/text";
 import { bitsetUnits, REQUEST_CAPS, WORK } from "../../model/request-caps";
@@ -125,9 +125,7 @@ function organizationCost(
 /** Postings of the name words starting with `word` (the entries they name), read from the name index. */
 function namePostings(index: FhirIndex, word: string): number {
   const { strings, postings } = index.data;
-  const from = lowerBound(strings.nameWords, word);
-  let to = from;
-  while (to < strings.nameWords.length && strings.nameWords[to]!.startsWith(word)) to++;
+  const [from, to] = prefixRange(strings.nameWords, word);
   return postings.offsets[to]! - postings.offsets[from]!;
 }
 
