@@ -68,9 +68,9 @@ export class DirectorySearch {
    * The work units (src/model/request-caps.ts, WORK) a search costs at most, from the sizes of
    * what it would read, before any of it is done and whether or not its sets are kept from an
    * earlier search: each query word's postings, combining the filters' bitsets, reaching the
-   * page, writing its records. In all, and the query words' part.
+   * page, writing its records.
    */
-  cost(filter: EndpointFilter, limit: number): { total: number; query: number } {
+  cost(filter: EndpointFilter, limit: number): number {
     const { strings, postings, size } = this.data;
     const bitset = bitsetUnits(size);
     let query = 0;
@@ -86,7 +86,7 @@ export class DirectorySearch {
       [filter.vendor, filter.state, filter.fhirVersion, filter.access, filter.smartSupported].filter(
         (value) => value !== undefined,
       ).length;
-    return { total: query + (sets + 1) * bitset + limit * WORK.resource, query };
+    return query + (sets + 1) * bitset + limit * WORK.resource;
   }
 
   /** The bitsets to intersect; null when a filter value matches nothing at all. */
