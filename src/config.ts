@@ -135,8 +135,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     env.TRUST_PROXY === undefined || env.TRUST_PROXY === ""
       ? null
       : oneOf(env, "TRUST_PROXY", ["fly", "true"] as const, "true");
+  const port = integer(env, "PORT", 3000, 0);
   return {
-    port: integer(env, "PORT", 3000, 0),
+    port,
     host: env.HOST || "0.0.0.0",
     databasePath: env.DATABASE_PATH || "db/directory.sqlite",
     rateLimit: {
@@ -156,7 +157,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     probeContactUrl: env.PROBE_CONTACT_URL || null,
     exportMaxRunning: integer(env, "EXPORT_MAX_RUNNING", 20, 1),
     exportDir: env.EXPORT_DIR || null,
-    publicOrigin: origin(env, "PUBLIC_ORIGIN", `http://localhost:${integer(env, "PORT", 3000, 0)}`),
+    publicOrigin: origin(env, "PUBLIC_ORIGIN", `http://localhost:${port}`),
     // Bun's most.
     idleTimeoutSeconds: integer(env, "IDLE_TIMEOUT_SECONDS", 30, 1, 255),
     probeOutage: probeOutage(env),

@@ -9,3 +9,14 @@ export function lowerBound<T extends string | number>(sorted: ArrayLike<T>, valu
   }
   return lo;
 }
+
+/**
+ * The range [from, to) of the strings of `sorted` that start with `prefix`: the name words
+ * (`strings.nameWords`) a query word is the start of, whose postings a name search reads.
+ */
+export function prefixRange(sorted: readonly string[], prefix: string): [from: number, to: number] {
+  const from = lowerBound(sorted, prefix);
+  let to = from;
+  while (to < sorted.length && sorted[to]!.startsWith(prefix)) to++;
+  return [from, to];
+}

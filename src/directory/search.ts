@@ -1,7 +1,7 @@
-import { WORK } from "../model/request-caps";
+import { bitsetUnits, WORK } from "../model/request-caps";
 import { type Bitset, countBits, createBitset, intersectInto, selectBits, setBit } from "./bitset";
 import type { DirectoryData } from "./directory-data";
-import { lowerBound } from "./lower-bound";
+import { prefixRange } from "./lower-bound";
 import { Lru } from "./lru";
 
 export interface EndpointFilter {
@@ -68,16 +68,14 @@ export class DirectorySearch {
    * The work units (src/model/request-caps.ts, WORK) a search costs at most, from the sizes of
    * what it would read, before any of it is done and whether or not its sets are kept from an
    * earlier search: each query word's postings, combining the filters' bitsets, reaching the
-   * page, writing its records. In all, and the query words' part.
+   * page, writing its records.
    */
-  cost(filter: EndpointFilter, limit: number): { total: number; query: number } {
+  cost(filter: EndpointFilter, limit: number): number {
     const { strings, postings, size } = this.data;
-    const bitset = Math.ceil(Math.ceil(size / 32) / WORK.bitsetWordsPerUnit);
+    const bitset = bitsetUnits(size);
     let query = 0;
     for (const word of filter.queryWords) {
-      const from = lowerBound(strings.nameWords, word);
-      let to = from;
-      while (to < strings.nameWords.length && strings.nameWords[to]!.startsWith(word)) to++;
+      const [from, to] = prefixRange(strings.nameWords, word);
       query += postings.offsets[to]! - postings.offsets[from]! + bitset;
     }
     const sets =
@@ -88,7 +86,7 @@ export class DirectorySearch {
       [filter.vendor, filter.state, filter.fhirVersion, filter.access, filter.smartSupported].filter(
         (value) => value !== undefined,
       ).length;
-    return { total: query + (sets + 1) * bitset + limit * WORK.resource, query };
+    return query + (sets + 1) * bitset + limit * WORK.resource;
   }
 
   /** The bitsets to intersect; null when a filter value matches nothing at all. */
@@ -117,11 +115,10 @@ export class DirectorySearch {
     const cached = this.prefixCache.get(prefix);
     if (cached) return cached;
     const { strings, postings, size } = this.data;
-    const nameWords = strings.nameWords;
-    let i = lowerBound(nameWords, prefix);
-    if (i >= nameWords.length || !nameWords[i]!.startsWith(prefix)) return undefined;
+    const [from, to] = prefixRange(strings.nameWords, prefix);
+    if (from === to) return undefined;
     const bits = createBitset(size);
-    for (; i < nameWords.length && nameWords[i]!.startsWith(prefix); i++) {
+    for (let i = from; i < to; i++) {
       for (let p = postings.offsets[i]!; p < postings.offsets[i + 1]!; p++) setBit(bits, postings.ordinals[p]!);
     }
     this.prefixCache.set(prefix, bits);

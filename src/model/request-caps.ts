@@ -59,6 +59,9 @@ export const WORK = {
   cheap: 40_000,
 } as const;
 
+/** Units of combining a bitset of `size` bits (one per resource or entry) with another. */
+export const bitsetUnits = (size: number) => Math.ceil(Math.ceil(size / 32) / WORK.bitsetWordsPerUnit);
+
 /**
  * A whole number as a query parameter: plain digits without a leading zero (`0`, `7`, `41`),
  * at most nine of them. One spelling per number, so `since=05` is not a second URL (a second

@@ -37,10 +37,10 @@ export const BY_ID_ERRORS = { ...API_ERRORS, 404: ErrorEnvelope };
  * VALIDATION_ERROR, before any of its work: only the query's words can take it there (each is
  * a prefix range of the name index), so the message names `query`.
  */
-function checkListCost(cost: { total: number; query: number }) {
-  if (cost.total <= WORK.budget) return;
+function checkListCost(units: number) {
+  if (units <= WORK.budget) return;
   throw validationError(
-    `query: its words would read ${(cost.total / WORK.budget).toFixed(1)} times the work one request may do; use longer or fewer words`,
+    `query: its words would read ${(units / WORK.budget).toFixed(1)} times the work one request may do; use longer or fewer words`,
   );
 }
 
@@ -66,10 +66,15 @@ function pageLinks(url: string, page: number, limit: number, total: number): str
   return links.join(", ");
 }
 
-/** An entry's source record with its environment rule (null when production); 404 for an unknown id. */
-function sourceWithEnvironment(snapshot: DatasetSnapshot, id: string): SourceRecord {
+/**
+ * An entry's source answer: its record with its environment rule (null when production), looked
+ * up once for the record and its `meta`; 404 for an unknown id.
+ */
+function sourceBody(snapshot: DatasetSnapshot, id: string) {
   const { fields, ...source } = snapshot.read((sqlite) => readEntrySource(sqlite, id)) ?? endpointNotFound();
-  return { ...source, environment: snapshot.environment(id), fields };
+  const environment = snapshot.environment(id);
+  const record: SourceRecord = { ...source, environment, fields };
+  return withUnusableMeta(snapshot, id, successBody(record), environment);
 }
 
 /** What every by-id route checks: the id, and no query parameters at all. */
@@ -181,12 +186,7 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
       "/:id/source",
       ({ params, exchange }) => {
         const snapshot = directory.current;
-        return dataResponse(
-          exchange,
-          snapshot,
-          () => withUnusableMeta(snapshot, params.id, successBody(sourceWithEnvironment(snapshot, params.id))),
-          { keep: false },
-        );
+        return dataResponse(exchange, snapshot, () => sourceBody(snapshot, params.id), { keep: false });
       },
       {
         ...BY_ID,

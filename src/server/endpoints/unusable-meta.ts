@@ -1,4 +1,5 @@
 import type { DatasetSnapshot } from "../../directory/snapshot";
+import type { EnvironmentMatch } from "../../model/environment";
 import type { Body } from "../http/compression";
 
 const encoder = new TextEncoder();
@@ -9,11 +10,15 @@ const encoder = new TextEncoder();
  * (`"unusable":{"reason":…,"detail":…}`, docs/api.md "Unusable entries"), for a non-production
  * entry the environment rule that makes it so (`"environment":{"rule":…,"code":…,"found":…}`,
  * docs/api.md "Environment"); any other entry's answer unchanged. The record itself stays the
- * spec's.
+ * spec's. `environment` is the entry's rule when the caller has already looked it up.
  */
-export function withUnusableMeta(snapshot: DatasetSnapshot, id: string, body: Body): Body {
+export function withUnusableMeta(
+  snapshot: DatasetSnapshot,
+  id: string,
+  body: Body,
+  environment: EnvironmentMatch | null = snapshot.environment(id),
+): Body {
   const unusable = snapshot.unusable(id);
-  const environment = snapshot.environment(id);
   if (unusable === null && environment === null) return body;
   const meta = `,"meta":${JSON.stringify({ ...(environment && { environment }), ...(unusable && { unusable }) })}}`;
   if (typeof body === "string") return body.slice(0, -1) + meta;

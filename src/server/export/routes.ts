@@ -69,6 +69,26 @@ const EXPORT_CONTENT = {
   "application/fhir+json": { schema: FhirBundleSchema as object, example: JSON.parse(FHIR_EXAMPLE) },
 };
 
+/** A response header of the OpenAPI document's components, by reference. */
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** The headers of a download's 200: the file's name, and that a byte range of it may be asked for. */
+const DOWNLOAD_HEADERS = {
+  "Content-Disposition": headerRef("Content-Disposition"),
+  "Accept-Ranges": headerRef("Accept-Ranges"),
+};
+
+/** A download's 206 answer: a byte range of the unfiltered `whose` download file, as `content` says. */
+const partialAnswer = (whose: string, content: Record<string, { schema: object; example: string }>) => ({
+  description: `Part of the unfiltered ${whose} download file: the one byte range \`Range\` asked for (with \`If-Range\`, only while the file is still the one its ETag names).`,
+  headers: {
+    "Content-Disposition": headerRef("Content-Disposition"),
+    "Content-Range": headerRef("Content-Range"),
+    "Accept-Ranges": headerRef("Accept-Ranges"),
+  },
+  content,
+});
+
 const fence = (text: string) => `\`\`\`\n${text.trimEnd()}\n\`\`\``;
 
 const DESCRIPTION = `Every endpoint matching the list operation's filters (the same parameters, validated the same way; no \`page\` or \`limit\`), in the list's order, as one download: the entries the list would page through, removed entries excluded as there.
@@ -255,26 +275,14 @@ export const exportRoutes = (directory: Directory, options: ExportOptions) => {
             200: {
               description:
                 "The export file; `Content-Disposition: attachment` names it. Unfiltered: its download file, with Content-Length, a strong ETag and `Accept-Ranges: bytes`; filtered: streamed.",
-              headers: {
-                "Content-Disposition": { $ref: "#/components/headers/Content-Disposition" },
-                "Accept-Ranges": { $ref: "#/components/headers/Accept-Ranges" },
-              },
+              headers: DOWNLOAD_HEADERS,
               content: EXPORT_CONTENT,
             },
-            206: {
-              description:
-                "Part of the unfiltered export's download file: the one byte range `Range` asked for (with `If-Range`, only while the file is still the one its ETag names).",
-              headers: {
-                "Content-Disposition": { $ref: "#/components/headers/Content-Disposition" },
-                "Content-Range": { $ref: "#/components/headers/Content-Range" },
-                "Accept-Ranges": { $ref: "#/components/headers/Accept-Ranges" },
-              },
-              content: {
-                "text/csv": { schema: { type: "string" }, example: CSV_EXAMPLE.slice(0, 120) },
-                "application/x-ndjson": { schema: { type: "string" }, example: NDJSON_EXAMPLE.slice(0, 120) },
-                "application/fhir+json": { schema: { type: "string" }, example: FHIR_EXAMPLE.slice(0, 120) },
-              },
-            },
+            206: partialAnswer("export's", {
+              "text/csv": { schema: { type: "string" }, example: CSV_EXAMPLE.slice(0, 120) },
+              "application/x-ndjson": { schema: { type: "string" }, example: NDJSON_EXAMPLE.slice(0, 120) },
+              "application/fhir+json": { schema: { type: "string" }, example: FHIR_EXAMPLE.slice(0, 120) },
+            }),
             304: NOT_MODIFIED,
           },
         },
@@ -297,26 +305,14 @@ export const exportRoutes = (directory: Directory, options: ExportOptions) => {
             200: {
               description:
                 "The Brands Bundle (application/fhir+json). Unfiltered: its download file, with Content-Length, a strong ETag and `Accept-Ranges: bytes`; filtered: streamed.",
-              headers: {
-                "Content-Disposition": { $ref: "#/components/headers/Content-Disposition" },
-                "Accept-Ranges": { $ref: "#/components/headers/Accept-Ranges" },
-              },
+              headers: DOWNLOAD_HEADERS,
               content: {
                 "application/fhir+json": { schema: FhirBundleSchema as object, example: JSON.parse(BRANDS_EXAMPLE) },
               },
             },
-            206: {
-              description:
-                "Part of the unfiltered bundle's download file: the one byte range `Range` asked for (with `If-Range`, only while the file is still the one its ETag names).",
-              headers: {
-                "Content-Disposition": { $ref: "#/components/headers/Content-Disposition" },
-                "Content-Range": { $ref: "#/components/headers/Content-Range" },
-                "Accept-Ranges": { $ref: "#/components/headers/Accept-Ranges" },
-              },
-              content: {
-                "application/fhir+json": { schema: { type: "string" }, example: BRANDS_EXAMPLE.slice(0, 120) },
-              },
-            },
+            206: partialAnswer("bundle's", {
+              "application/fhir+json": { schema: { type: "string" }, example: BRANDS_EXAMPLE.slice(0, 120) },
+            }),
             304: NOT_MODIFIED,
           },
         },

@@ -1,7 +1,7 @@
-import { lowerBound } from "../../directory/lower-bound";
+import { prefixRange } from "../../directory/lower-bound";
 import type { SubstringIndex } from "../../directory/substring-index";
 import { fold, words } from "../../directory/text";
-import { REQUEST_CAPS, WORK } from "../../model/request-caps";
+import { bitsetUnits, REQUEST_CAPS, WORK } from "../../model/request-caps";
 import type { FhirIndex, SearchedTable } from "./fhir-index";
 import { tooCostly } from "./outcome";
 import type { Criterion, ResourceType, SearchRequest } from "./search-params";
@@ -25,8 +25,6 @@ const LOOKUP = 40;
 
 /** Units of a pass over `count` resources. */
 const pass = (count: number) => Math.ceil(count / WORK.passItemsPerUnit);
-/** Units of combining a bitset of `size` bits with another. */
-const bitsetOver = (size: number) => Math.ceil(Math.ceil(size / 32) / WORK.bitsetWordsPerUnit);
 
 /** What a search would cost, in work units (src/model/request-caps.ts, WORK): in all, and per criterion. */
 export interface SearchCost {
@@ -43,7 +41,7 @@ export interface SearchCost {
  */
 export function searchCost(index: FhirIndex, request: SearchRequest): SearchCost | null {
   const size = request.type === "Endpoint" ? index.endpointCount : index.organizationPositions;
-  const bitset = bitsetOver(size);
+  const bitset = bitsetUnits(size);
   const nameWords = new Set<string>();
   const criteria: SearchCost["criteria"] = [];
   for (const criterion of request.criteria) {
@@ -95,7 +93,7 @@ function organizationCost(
       const tests = developers * values.length;
       if (modifier !== null) return tests + stringCost(substrings!, modifier, values) + pass(organizations);
       let units = tests;
-      const bits = bitsetOver(index.organizationPositions);
+      const bits = bitsetUnits(index.organizationPositions);
       for (const value of values) {
         const wanted = words(value);
         units += Math.max(1, wanted.length) * bits;
@@ -127,9 +125,7 @@ function organizationCost(
 /** Postings of the name words starting with `word` (the entries they name), read from the name index. */
 function namePostings(index: FhirIndex, word: string): number {
   const { strings, postings } = index.data;
-  const from = lowerBound(strings.nameWords, word);
-  let to = from;
-  while (to < strings.nameWords.length && strings.nameWords[to]!.startsWith(word)) to++;
+  const [from, to] = prefixRange(strings.nameWords, word);
   return postings.offsets[to]! - postings.offsets[from]!;
 }
 

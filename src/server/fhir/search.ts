@@ -7,7 +7,7 @@ import {
   selectBits,
   setBit,
 } from "../../directory/bitset";
-import { lowerBound } from "../../directory/lower-bound";
+import { lowerBound, prefixRange } from "../../directory/lower-bound";
 import type { SubstringIndex } from "../../directory/substring-index";
 import { fold, words } from "../../directory/text";
 import { REQUEST_CAPS } from "../../model/request-caps";
@@ -303,11 +303,11 @@ function organizationsByNameWords(index: FhirIndex, wanted: string[], bits: Bits
     return;
   }
   const { strings, postings, listed } = index.data;
-  const nameWords = strings.nameWords;
   const sets = wanted.map((word) =>
     index.matches.getOrCompute(`name word\n${word}`, () => {
       const set = createBitset(size);
-      for (let i = lowerBound(nameWords, word); i < nameWords.length && nameWords[i]!.startsWith(word); i++)
+      const [from, to] = prefixRange(strings.nameWords, word);
+      for (let i = from; i < to; i++)
         for (let k = postings.offsets[i]!; k < postings.offsets[i + 1]!; k++) {
           const o = postings.ordinals[k]!;
           if (o < listed) setBit(set, developers + index.organizationOfOrdinal[o]!);
