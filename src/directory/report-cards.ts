@@ -71,7 +71,7 @@ function serverFigures(
   statusOf: Int8Array,
   uptimeOf: Float64Array,
   reportOf: (url: number) => CapabilityReport,
-  certificates: Map<number, number>,
+  certificateExpiresOf: Float64Array,
   asOfMs: number,
 ): ServerFigures {
   let probed = 0;
@@ -90,8 +90,8 @@ function serverFigures(
     for (const kind of APP_KINDS) verdicts[kind][report.verdict[kind].status]++;
     if (statusOf[url] !== URL_UNPROBED) probed++;
     if (!Number.isNaN(uptimeOf[url]!)) uptimes.push(uptimeOf[url]!);
-    const expires = certificates.get(url);
-    if (expires !== undefined && asOfMs > 0) {
+    const expires = certificateExpiresOf[url]!;
+    if (Number.isFinite(expires) && asOfMs > 0) {
       if (expires < asOfMs) expired++;
       else if (expires < asOfMs + CERTIFICATE_WINDOW_MS) expiring++;
     }
@@ -150,7 +150,7 @@ function parseProducts(json: string | null): CertificationRecord["products"] {
 /** The report cards of the index's dataset version, as of its last write (`lastRefreshAt`). */
 export function computeReportCards(
   data: IndexBase & Pick<DirectoryData, "availability">,
-  { reports, reportOfUrl }: UrlReports,
+  { reports, reportOfUrl, certificateExpiresOf }: UrlReports,
   reads: ReportReads,
   lastRefreshAt: string | null,
 ): ReportCards {
@@ -183,13 +183,6 @@ export function computeReportCards(
     if (code !== URL_UNPROBED || statusOf[url] === URL_UNPROBED) statusOf[url] = code;
   }
   const asOfMs = lastRefreshAt === null ? 0 : Date.parse(lastRefreshAt);
-  const urlIndex = new Map(strings.urls.map((url, i) => [url, i]));
-  const certificates = new Map<number, number>();
-  for (const [url, expiresAt] of reads.certificateExpiries()) {
-    const u = urlIndex.get(url);
-    const ms = Date.parse(expiresAt);
-    if (u !== undefined && Number.isFinite(ms)) certificates.set(u, ms);
-  }
   const reportOf = (url: number) => reports[reportOfUrl[url]!]!;
   const servers = (urls: Iterable<number>) =>
     serverFigures(
@@ -197,7 +190,7 @@ export function computeReportCards(
       statusOf,
       uptimeOf,
       reportOf,
-      certificates,
+      certificateExpiresOf,
       asOfMs,
     );
 
