@@ -65,9 +65,12 @@ function quantile(sorted: readonly number[], q: number): number | null {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
 
-/** Server figures over a set of URL indices. */
+/**
+ * Server figures over a set of URL indices. They do not depend on the set's order: counts, sorted
+ * uptimes, and failed checks ranked by count then by their (distinct) places in CHECKS.
+ */
 function serverFigures(
-  urls: readonly number[],
+  urls: ReadonlySet<number>,
   statusOf: Int8Array,
   uptimeOf: Float64Array,
   reportOf: (url: number) => CapabilityReport,
@@ -104,7 +107,7 @@ function serverFigures(
   uptimes.sort((a, b) => a - b);
   const checkOrder = new Map(CHECKS.map((check, i) => [check.id as string, i]));
   return {
-    urls: urls.length,
+    urls: urls.size,
     probed,
     verified,
     unresponsive,
@@ -184,15 +187,8 @@ export function computeReportCards(
   }
   const asOfMs = lastRefreshAt === null ? 0 : Date.parse(lastRefreshAt);
   const reportOf = (url: number) => reports[reportOfUrl[url]!]!;
-  const servers = (urls: Iterable<number>) =>
-    serverFigures(
-      [...urls].sort((a, b) => a - b),
-      statusOf,
-      uptimeOf,
-      reportOf,
-      certificateExpiresOf,
-      asOfMs,
-    );
+  const servers = (urls: ReadonlySet<number>) =>
+    serverFigures(urls, statusOf, uptimeOf, reportOf, certificateExpiresOf, asOfMs);
 
   const lists = new Map<string, ListTally>();
   const national = new ListTally();
@@ -226,7 +222,7 @@ export function computeReportCards(
       lists: listsOf.get(vendorId) ?? [],
       list: (lists.get(vendorId) ?? new ListTally()).figures(),
       certification: certificationOf(parseProducts(certifications)),
-      servers: servers(v === undefined ? [] : vendorUrls[v]!),
+      servers: servers(v === undefined ? new Set() : vendorUrls[v]!),
     };
   });
   const nationalFigures: NationalFigures = {
