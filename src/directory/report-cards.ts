@@ -36,6 +36,8 @@ type ServerFigures = ReportCard["servers"];
 /** How many of the most failed checks a card names. */
 const MOST_FAILED = 5;
 const CERTIFICATE_WINDOW_MS = 30 * DAY_MS;
+/** Each check's place in CHECKS: the order of checks that failed equally often. */
+const CHECK_ORDER = new Map(CHECKS.map((check, i) => [check.id as string, i]));
 
 /** A fraction rounded to 4 decimals; null when there is nothing to divide by. */
 const ratio = (part: number, whole: number) => (whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000);
@@ -105,7 +107,6 @@ function serverFigures(
     for (const check of report.checks) if (check.ok === false) failed.set(check.id, (failed.get(check.id) ?? 0) + 1);
   }
   uptimes.sort((a, b) => a - b);
-  const checkOrder = new Map(CHECKS.map((check, i) => [check.id as string, i]));
   return {
     urls: urls.size,
     probed,
@@ -116,7 +117,7 @@ function serverFigures(
     verdicts,
     certificates: { expiringWithin30Days: expiring, expired },
     mostFailedChecks: [...failed]
-      .sort(([a, x], [b, y]) => y - x || (checkOrder.get(a) ?? 0) - (checkOrder.get(b) ?? 0))
+      .sort(([a, x], [b, y]) => y - x || (CHECK_ORDER.get(a) ?? 0) - (CHECK_ORDER.get(b) ?? 0))
       .slice(0, MOST_FAILED)
       .map(([id, n]) => ({ id, failed: n })),
   };
