@@ -39,8 +39,10 @@ const CERTIFICATE_WINDOW_MS = 30 * DAY_MS;
 /** Each check's place in CHECKS: the order of checks that failed equally often. */
 const CHECK_ORDER = new Map(CHECKS.map((check, i) => [check.id as string, i]));
 
-/** A fraction rounded to 4 decimals; null when there is nothing to divide by. */
-const ratio = (part: number, whole: number) => (whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000);
+/** A value rounded to 4 decimals, null kept. */
+const round = (value: number | null) => (value === null ? null : Math.round(value * 10_000) / 10_000);
+/** A fraction, rounded; null when there is nothing to divide by. */
+const ratio = (part: number, whole: number) => (whole === 0 ? null : round(part / whole));
 
 /** Running sums of the list figures of one developer (or all). */
 class ListTally {
@@ -122,8 +124,6 @@ function serverFigures(
       .map(([id, n]) => ({ id, failed: n })),
   };
 }
-
-const round = (value: number | null) => (value === null ? null : Math.round(value * 10_000) / 10_000);
 
 /** A URL's status, from its entries' (they share it): the probe's outcome. */
 const URL_UNPROBED = 0;
