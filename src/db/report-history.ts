@@ -1,4 +1,5 @@
-import { Database } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
+import { writeBestEffort } from "./best-effort-write";
 import { CHANGES_KEPT_DAYS } from "./changes";
 import { DAY_MS, dayOf } from "./history-format";
 import { perConnection } from "./per-connection";
@@ -62,23 +63,14 @@ export function writeReportPoints(
  * builds the same version.
  */
 export function keepReportHistory(path: string, day: number, points: Map<string, Record<string, Value>>): boolean {
-  let sqlite: Database | undefined;
-  try {
-    sqlite = new Database(path, { readwrite: true });
-    sqlite.exec("PRAGMA busy_timeout = 10000");
-    const db = sqlite;
-    db.transaction(() => {
-      writeReportPoints(db, day, points);
-      db.prepare("DELETE FROM report_history WHERE day < (SELECT MAX(day) FROM report_history) - ?").run(
-        CHANGES_KEPT_DAYS,
-      );
-    })();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    sqlite?.close();
-  }
+  return writeBestEffort(path, (sqlite) =>
+    sqlite.transaction(() => {
+      writeReportPoints(sqlite, day, points);
+      sqlite
+        .prepare("DELETE FROM report_history WHERE day < (SELECT MAX(day) FROM report_history) - ?")
+        .run(CHANGES_KEPT_DAYS);
+    })(),
+  );
 }
 
 const statements = perConnection((sqlite) => ({

@@ -57,11 +57,6 @@ export function reportReads(sqlite: Database) {
         name: Vendor["name"],
         certifications: Vendor["certifications"],
       ][],
-    /** Per probed https URL, its server certificate's expiry (ISO 8601). */
-    certificateExpiries: () =>
-      sqlite
-        .prepare("SELECT url, tls_certificate_expires_at FROM probes WHERE tls_certificate_expires_at IS NOT NULL")
-        .values() as [url: string, expiresAt: string][],
   };
 }
 export type ReportReads = ReturnType<typeof reportReads>;

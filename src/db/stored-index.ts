@@ -1,4 +1,5 @@
-import { Database } from "bun:sqlite";
+import type { Database } from "bun:sqlite";
+import { writeBestEffort } from "./best-effort-write";
 
 /**
  * The newest directory index file kept inside the database itself, so that a copy of the
@@ -19,25 +20,17 @@ export function storeIndex(
   databaseId: string,
   file: Uint8Array,
 ): boolean {
-  let sqlite: Database | undefined;
-  try {
-    sqlite = new Database(path, { readwrite: true });
-    sqlite.exec("PRAGMA busy_timeout = 10000");
+  return writeBestEffort(path, (sqlite) => {
     sqlite.exec(
       `CREATE TABLE IF NOT EXISTS ${TABLE} (format INTEGER NOT NULL, version INTEGER NOT NULL, database_id TEXT NOT NULL, bytes BLOB NOT NULL)`,
     );
     sqlite.transaction(() => {
-      sqlite!.run(`DELETE FROM ${TABLE}`);
-      sqlite!
+      sqlite.run(`DELETE FROM ${TABLE}`);
+      sqlite
         .prepare(`INSERT INTO ${TABLE} (format, version, database_id, bytes) VALUES (?, ?, ?, ?)`)
         .run(format, version, databaseId, file);
     })();
-    return true;
-  } catch {
-    return false;
-  } finally {
-    sqlite?.close();
-  }
+  });
 }
 
 /**

@@ -85,6 +85,8 @@ export interface UrlReports {
   reports: CapabilityReport[];
   /** Per URL (index into `strings.urls`): its report's index in `reports`. */
   reportOfUrl: Int32Array;
+  /** Per URL: its probe's server certificate expiry (`Date.parse` of it), NaN when none or unparsable. */
+  certificateExpiresOf: Float64Array;
 }
 
 /**
@@ -94,8 +96,9 @@ export interface UrlReports {
 export function urlReports(data: IndexBase, reads: CapabilityStatsReads): UrlReports {
   const pairOfUrl = new Map<string, string>();
   // Per URL: its own TLS checks (its host's handshake, where /metadata answered), as the
-  // capabilities answer gives them; they replace the reports' unmeasured ones.
-  const tlsOfUrl = new Map<string, Check[]>();
+  // capabilities answer gives them; they replace the reports' unmeasured ones. With them, its
+  // certificate's expiry, for the report cards.
+  const tlsOfUrl = new Map<string, { checks: Check[]; expiresMs: number }>();
   for (const [
     url,
     metadata,
@@ -115,7 +118,10 @@ export function urlReports(data: IndexBase, reads: CapabilityStatsReads): UrlRep
       issuer,
       verified: verified === null ? null : verified === 1,
     };
-    tlsOfUrl.set(url, tlsChecks({ url, probedAt, tls, finalUrl, redirectCount: redirects }));
+    tlsOfUrl.set(url, {
+      checks: tlsChecks({ url, probedAt, tls, finalUrl, redirectCount: redirects }),
+      expiresMs: expires === null ? Number.NaN : Date.parse(expires),
+    });
   }
   const parsed = new Map<number, Record<string, unknown> | null>();
   const documentOf = (id: string) => {
@@ -132,11 +138,14 @@ export function urlReports(data: IndexBase, reads: CapabilityStatsReads): UrlRep
   const reports: CapabilityReport[] = [];
   const reportIds = new Map<string, number>();
   const reportOfUrl = new Int32Array(data.strings.urls.length);
+  const certificateExpiresOf = new Float64Array(reportOfUrl.length);
   for (let url = 0; url < reportOfUrl.length; url++) {
     const pair = pairOfUrl.get(data.strings.urls[url]!);
     const stated = pair === undefined ? null : statedVersionAt(data, url);
     const urlText = data.strings.urls[url]!;
-    const tls = tlsOfUrl.get(urlText) ?? [];
+    const probed = tlsOfUrl.get(urlText);
+    const tls = probed?.checks ?? [];
+    certificateExpiresOf[url] = probed?.expiresMs ?? Number.NaN;
     const key =
       pair === undefined
         ? "unprobed"
@@ -164,7 +173,7 @@ export function urlReports(data: IndexBase, reads: CapabilityStatsReads): UrlRep
     }
     reportOfUrl[url] = id;
   }
-  return { reports, reportOfUrl };
+  return { reports, reportOfUrl, certificateExpiresOf };
 }
 
 /**

@@ -36,9 +36,13 @@ type ServerFigures = ReportCard["servers"];
 /** How many of the most failed checks a card names. */
 const MOST_FAILED = 5;
 const CERTIFICATE_WINDOW_MS = 30 * DAY_MS;
+/** Each check's place in CHECKS: the order of checks that failed equally often. */
+const CHECK_ORDER = new Map(CHECKS.map((check, i) => [check.id as string, i]));
 
-/** A fraction rounded to 4 decimals; null when there is nothing to divide by. */
-const ratio = (part: number, whole: number) => (whole === 0 ? null : Math.round((part / whole) * 10_000) / 10_000);
+/** A value rounded to 4 decimals, null kept. */
+const round = (value: number | null) => (value === null ? null : Math.round(value * 10_000) / 10_000);
+/** A fraction, rounded; null when there is nothing to divide by. */
+const ratio = (part: number, whole: number) => (whole === 0 ? null : round(part / whole));
 
 /** Running sums of the list figures of one developer (or all). */
 class ListTally {
@@ -65,13 +69,16 @@ function quantile(sorted: readonly number[], q: number): number | null {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
 }
 
-/** Server figures over a set of URL indices. */
+/**
+ * Server figures over a set of URL indices. They do not depend on the set's order: counts, sorted
+ * uptimes, and failed checks ranked by count then by their (distinct) places in CHECKS.
+ */
 function serverFigures(
-  urls: readonly number[],
+  urls: ReadonlySet<number>,
   statusOf: Int8Array,
   uptimeOf: Float64Array,
   reportOf: (url: number) => CapabilityReport,
-  certificates: Map<number, number>,
+  certificateExpiresOf: Float64Array,
   asOfMs: number,
 ): ServerFigures {
   let probed = 0;
@@ -90,8 +97,8 @@ function serverFigures(
     for (const kind of APP_KINDS) verdicts[kind][report.verdict[kind].status]++;
     if (statusOf[url] !== URL_UNPROBED) probed++;
     if (!Number.isNaN(uptimeOf[url]!)) uptimes.push(uptimeOf[url]!);
-    const expires = certificates.get(url);
-    if (expires !== undefined && asOfMs > 0) {
+    const expires = certificateExpiresOf[url]!;
+    if (Number.isFinite(expires) && asOfMs > 0) {
       if (expires < asOfMs) expired++;
       else if (expires < asOfMs + CERTIFICATE_WINDOW_MS) expiring++;
     }
@@ -102,9 +109,8 @@ function serverFigures(
     for (const check of report.checks) if (check.ok === false) failed.set(check.id, (failed.get(check.id) ?? 0) + 1);
   }
   uptimes.sort((a, b) => a - b);
-  const checkOrder = new Map(CHECKS.map((check, i) => [check.id as string, i]));
   return {
-    urls: urls.length,
+    urls: urls.size,
     probed,
     verified,
     unresponsive,
@@ -113,13 +119,11 @@ function serverFigures(
     verdicts,
     certificates: { expiringWithin30Days: expiring, expired },
     mostFailedChecks: [...failed]
-      .sort(([a, x], [b, y]) => y - x || (checkOrder.get(a) ?? 0) - (checkOrder.get(b) ?? 0))
+      .sort(([a, x], [b, y]) => y - x || (CHECK_ORDER.get(a) ?? 0) - (CHECK_ORDER.get(b) ?? 0))
       .slice(0, MOST_FAILED)
       .map(([id, n]) => ({ id, failed: n })),
   };
 }
-
-const round = (value: number | null) => (value === null ? null : Math.round(value * 10_000) / 10_000);
 
 /** A URL's status, from its entries' (they share it): the probe's outcome. */
 const URL_UNPROBED = 0;
@@ -150,7 +154,7 @@ function parseProducts(json: string | null): CertificationRecord["products"] {
 /** The report cards of the index's dataset version, as of its last write (`lastRefreshAt`). */
 export function computeReportCards(
   data: IndexBase & Pick<DirectoryData, "availability">,
-  { reports, reportOfUrl }: UrlReports,
+  { reports, reportOfUrl, certificateExpiresOf }: UrlReports,
   reads: ReportReads,
   lastRefreshAt: string | null,
 ): ReportCards {
@@ -183,23 +187,9 @@ export function computeReportCards(
     if (code !== URL_UNPROBED || statusOf[url] === URL_UNPROBED) statusOf[url] = code;
   }
   const asOfMs = lastRefreshAt === null ? 0 : Date.parse(lastRefreshAt);
-  const urlIndex = new Map(strings.urls.map((url, i) => [url, i]));
-  const certificates = new Map<number, number>();
-  for (const [url, expiresAt] of reads.certificateExpiries()) {
-    const u = urlIndex.get(url);
-    const ms = Date.parse(expiresAt);
-    if (u !== undefined && Number.isFinite(ms)) certificates.set(u, ms);
-  }
   const reportOf = (url: number) => reports[reportOfUrl[url]!]!;
-  const servers = (urls: Iterable<number>) =>
-    serverFigures(
-      [...urls].sort((a, b) => a - b),
-      statusOf,
-      uptimeOf,
-      reportOf,
-      certificates,
-      asOfMs,
-    );
+  const servers = (urls: ReadonlySet<number>) =>
+    serverFigures(urls, statusOf, uptimeOf, reportOf, certificateExpiresOf, asOfMs);
 
   const lists = new Map<string, ListTally>();
   const national = new ListTally();
@@ -233,7 +223,7 @@ export function computeReportCards(
       lists: listsOf.get(vendorId) ?? [],
       list: (lists.get(vendorId) ?? new ListTally()).figures(),
       certification: certificationOf(parseProducts(certifications)),
-      servers: servers(v === undefined ? [] : vendorUrls[v]!),
+      servers: servers(v === undefined ? new Set() : vendorUrls[v]!),
     };
   });
   const nationalFigures: NationalFigures = {
