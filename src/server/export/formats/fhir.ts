@@ -191,6 +191,28 @@ export function writeOrganizationKey(key: ByteBuffer, { columns: c, strings: s }
   keyPart(key, lookup(s.zipCodes, c.zipCode[o]!));
 }
 
+type Columns = RecordSource["data"]["columns"];
+
+/**
+ * A hash of the key columns of the entry at `o` that tell the organizations of one run (a
+ * vendor and a name) apart: NPI, city, state and ZIP. The name is left out: a run's names are
+ * one name but for letter case, and an organization's key holds it lowercased
+ * (writeOrganizationKey). Entries with equal hashes may still differ: `sameOrganization` tells.
+ */
+export function organizationHash(c: Columns, o: number): number {
+  let h = Math.imul(c.city[o]! ^ 0x2545f491, 0x85ebca6b);
+  h = Math.imul(h ^ c.state[o]!, 0xc2b2ae35);
+  h = Math.imul(h ^ c.zipCode[o]!, 0x27d4eb2f);
+  return h ^ (c.npi[o]! % 0x100000000);
+}
+
+/**
+ * Whether the entries at `o` and `p` of one run are of one organization: the same NPI, city,
+ * state and ZIP (a string table holds each value once, so an equal index is an equal value).
+ */
+export const sameOrganization = (c: Columns, o: number, p: number) =>
+  c.npi[p] === c.npi[o] && c.city[p] === c.city[o] && c.state[p] === c.state[o] && c.zipCode[p] === c.zipCode[o];
+
 /**
  * One FHIR R4 Bundle of type `collection`, the shape vendors publish their lists in: an
  * Endpoint per distinct URL (first seen in list order; its status and version from that entry)
@@ -312,8 +334,7 @@ export function fhirWriter(
   // The run's organizations, in order of appearance, kept in reused arrays (nothing per entry
   // for the collector): organization k was first seen in entry ordinals[k]; its URLs are a
   // linked list through urlPool/nextPool from firstUrl[k] to lastUrl[k]. byKey finds an
-  // organization by a hash of its key columns, colliding ones chained through nextInBucket
-  // (a string table holds each value once, so an equal index is an equal value).
+  // organization by its organizationHash, colliding ones chained through nextInBucket.
   const ordinals: number[] = [];
   /** Organization k's newest entry (a string index of s.lastUpdated). */
   const newestOf: number[] = [];
@@ -324,17 +345,6 @@ export function fhirWriter(
   let nextPool = new Int32Array(1024);
   let pooled = 0;
   const byKey = new IntTable();
-
-  // The name is left out of both: a run's names are one name but for letter case, and an
-  // organization's key holds it lowercased (writeOrganizationKey).
-  const keyHash = (o: number) => {
-    let h = Math.imul(c.city[o]! ^ 0x2545f491, 0x85ebca6b);
-    h = Math.imul(h ^ c.state[o]!, 0xc2b2ae35);
-    h = Math.imul(h ^ c.zipCode[o]!, 0x27d4eb2f);
-    return h ^ (c.npi[o]! % 0x100000000);
-  };
-  const sameOrganization = (o: number, p: number) =>
-    c.npi[p] === c.npi[o] && c.city[p] === c.city[o] && c.state[p] === c.state[o] && c.zipCode[p] === c.zipCode[o];
 
   /** A pooled URL cell, at the end of nothing yet. */
   const cell = (url: number) => {
@@ -528,10 +538,10 @@ export function fhirWriter(
       runVendor = vendor;
       runName = name;
     }
-    const key = keyHash(o);
+    const key = organizationHash(c, o);
     const head = byKey.get(key);
     let k = head;
-    while (k !== -1 && !sameOrganization(o, ordinals[k]!)) k = nextInBucket[k]!;
+    while (k !== -1 && !sameOrganization(c, o, ordinals[k]!)) k = nextInBucket[k]!;
     const u = cell(url);
     if (k !== -1) {
       nextPool[lastUrl[k]!] = u;
