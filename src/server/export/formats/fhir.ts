@@ -213,6 +213,30 @@ export function organizationHash(c: Columns, o: number): number {
 export const sameOrganization = (c: Columns, o: number, p: number) =>
   c.npi[p] === c.npi[o] && c.city[p] === c.city[o] && c.state[p] === c.state[o] && c.zipCode[p] === c.zipCode[o];
 
+/** Whether the time at string index `b` of a lastUpdated table is newer than at `a` (-1: none). */
+const newerIn = (lastUpdated: string[], a: number, b: number) => a === -1 || lastUpdated[b]! > lastUpdated[a]!;
+
+const urlNewestByData = new WeakMap<RecordSource["data"], Int32Array>();
+
+/**
+ * Per URL of a dataset, its newest listed entry (a string index of lastUpdated, -1 none), as
+ * /fhir gives an Endpoint's meta.lastUpdated: a pass over every listed entry, made once per
+ * dataset rather than for each brands bundle written.
+ */
+function urlNewestOf(data: RecordSource["data"]): Int32Array {
+  let newest = urlNewestByData.get(data);
+  if (newest === undefined) {
+    const { columns: c, strings: s } = data;
+    newest = new Int32Array(s.urls.length).fill(-1);
+    for (let o = 0; o < data.listed; o++) {
+      const url = c.url[o]!;
+      if (newerIn(s.lastUpdated, newest[url]!, c.lastUpdated[o]!)) newest[url] = c.lastUpdated[o]!;
+    }
+    urlNewestByData.set(data, newest);
+  }
+  return newest;
+}
+
 /**
  * One FHIR R4 Bundle of type `collection`, the shape vendors publish their lists in: an
  * Endpoint per distinct URL (first seen in list order; its status and version from that entry)
@@ -292,14 +316,8 @@ export function fhirWriter(
   );
 
   // A brands bundle: when each resource last changed (string indexes of s.lastUpdated, -1 none).
-  const newer = (a: number, b: number) => a === -1 || s.lastUpdated[b]! > s.lastUpdated[a]!;
-  /** Per URL, its newest listed entry, as /fhir gives an Endpoint's meta.lastUpdated. */
-  const urlNewest = brands === null ? null : new Int32Array(s.urls.length).fill(-1);
-  if (urlNewest !== null)
-    for (let o = 0; o < data.listed; o++) {
-      const url = c.url[o]!;
-      if (newer(urlNewest[url]!, c.lastUpdated[o]!)) urlNewest[url] = c.lastUpdated[o]!;
-    }
+  const newer = (a: number, b: number) => newerIn(s.lastUpdated, a, b);
+  const urlNewest = brands === null ? null : urlNewestOf(data);
   /** Per vendor, its newest entry in the Bundle (its developer brand's meta.lastUpdated). */
   const vendorNewest = new Int32Array(s.vendorIds.length).fill(-1);
   const lastUpdatedMeta = (out: ByteBuffer, at: number) => {
