@@ -32,7 +32,7 @@ export const FHIR_VERSION_BASIS_EXTENSION =
  * The R5 cross-version extension of Endpoint.environmentType (docs/api.md, "Environment") for a
  * non-production Endpoint: its code of http://hl7.org/fhir/endpoint-environment.
  */
-export const environmentExtension = (code: EnvironmentCode) => ({
+const environmentExtension = (code: EnvironmentCode) => ({
   url: ENVIRONMENT_EXTENSION,
   valueCodeableConcept: {
     coding: [{ system: ENVIRONMENT_CODE_SYSTEM, code, display: ENVIRONMENT_CODES[code] }],
@@ -44,22 +44,29 @@ export const environmentCodeAt = (data: RecordSource["data"], o: number): Enviro
   environmentRuleAt(data, o)?.code ?? null;
 
 /**
- * The Endpoint's `extension` member (with its comma) for a release, its basis and a non-production
- * environment's code: the version's two extensions (none for UNKNOWN), then the environment's
- * (none for production); "" when neither.
+ * An Endpoint's `extension` array, in the export and /fhir alike, for the code of its release
+ * (FHIR_VERSION_CODE), the basis of that release and a non-production environment's code: the
+ * version's two extensions (none for an unknown version), then the environment's (none for
+ * production); empty when neither.
  */
+export const endpointExtensions = (
+  code: string | null,
+  basis: FhirVersionBasis,
+  environment: EnvironmentCode | null,
+): object[] => [
+  ...(code === null
+    ? []
+    : [
+        { url: FHIR_VERSION_EXTENSION, valueCode: code },
+        { url: FHIR_VERSION_BASIS_EXTENSION, valueCode: basis },
+      ]),
+  ...(environment === null ? [] : [environmentExtension(environment)]),
+];
+
+/** The Endpoint's `extension` member (with its comma) for a release, its basis and environment; "" when it has none. */
 function versionExtensions(version: FhirVersion, basis: FhirVersionBasis, environment: EnvironmentCode | null): string {
-  const code = FHIR_VERSION_CODE[version];
-  const items = [
-    ...(code === null
-      ? []
-      : [
-          `{"url":"${FHIR_VERSION_EXTENSION}","valueCode":"${code}"}`,
-          `{"url":"${FHIR_VERSION_BASIS_EXTENSION}","valueCode":"${basis}"}`,
-        ]),
-    ...(environment === null ? [] : [JSON.stringify(environmentExtension(environment))]),
-  ];
-  return items.length === 0 ? "" : `"extension":[${items.join(",")}],`;
+  const extension = endpointExtensions(FHIR_VERSION_CODE[version], basis, environment);
+  return extension.length === 0 ? "" : `"extension":${JSON.stringify(extension)},`;
 }
 
 /** The environments an Endpoint's extensions tell apart: production (none), then each non-production code. */
