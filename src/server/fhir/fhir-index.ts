@@ -5,7 +5,7 @@ import { Lru } from "../../directory/lru";
 import type { DatasetSnapshot } from "../../directory/snapshot";
 import { SubstringIndex } from "../../directory/substring-index";
 import type { VendorRecord } from "../../model/vendors";
-import { writeOrganizationKey } from "../export/formats/fhir";
+import { organizationHash, sameOrganization, writeOrganizationKey } from "../export/formats/fhir";
 import { ByteBuffer, equalFolded } from "../http/byte-buffer";
 import { instantOf } from "./date-search";
 
@@ -96,14 +96,10 @@ function* buildTables(snapshot: DatasetSnapshot): Generator<void, Tables> {
   const organizationFirstAll = new Int32Array(listed);
   const counts = new Int32Array(listed + 1);
   let organizations = 0;
-  // The run's organizations by a hash of their key columns; a collision probes the next number.
+  // The run's organizations by their organizationHash; a collision probes the next number.
   const run = new Map<number, number>();
   let runVendor = -1;
   let runName = -2;
-  // The name takes no part in either: a run's names are one name but for letter case, which an
-  // organization's key leaves out (writeOrganizationKey lowercases it), as an entry's id does.
-  const sameOrganization = (o: number, p: number) =>
-    c.npi[p] === c.npi[o] && c.city[p] === c.city[o] && c.state[p] === c.state[o] && c.zipCode[p] === c.zipCode[o];
   yield* inChunks(listed, (from, to) => {
     for (let o = from; o < to; o++) {
       const vendor = c.vendor[o]!;
@@ -116,11 +112,9 @@ function* buildTables(snapshot: DatasetSnapshot): Generator<void, Tables> {
         runVendor = vendor;
         runName = name;
       }
-      let key = Math.imul(c.city[o]! ^ 0x2545f491, 0x85ebca6b);
-      key = Math.imul(key ^ c.state[o]!, 0xc2b2ae35);
-      key = Math.imul(key ^ c.zipCode[o]!, 0x27d4eb2f) ^ (c.npi[o]! % 0x100000000);
+      let key = organizationHash(c, o);
       let g = run.get(key);
-      while (g !== undefined && !sameOrganization(o, organizationFirstAll[g]!)) g = run.get(++key);
+      while (g !== undefined && !sameOrganization(c, o, organizationFirstAll[g]!)) g = run.get(++key);
       if (g === undefined) {
         g = organizations++;
         run.set(key, g);

@@ -3,12 +3,10 @@ import { FHIR_VERSION_BASES } from "../../model/evidence";
 import type { EndpointStatus, FhirVersion } from "../../model/types";
 import {
   CONNECTION_TYPE,
+  endpointExtensions,
   environmentCodeAt,
-  environmentExtension,
   FHIR_ENDPOINT_STATUS,
-  FHIR_VERSION_BASIS_EXTENSION,
   FHIR_VERSION_CODE,
-  FHIR_VERSION_EXTENSION,
   NPI_SYSTEM,
   ORGANIZATION_ID_SYSTEM,
   PAYLOAD_TYPE,
@@ -43,27 +41,17 @@ export function endpointVersionCode(index: FhirIndex, e: number): string | null 
 export function endpointResource(index: FhirIndex, e: number): Resource {
   const { columns: c, strings: s } = index.data;
   const o = index.endpointFirst[e]!;
-  const code = endpointVersionCode(index, e);
-  const basis = FHIR_VERSION_BASES[c.fhirVersionBasis[o]!]!;
-  const environment = environmentCodeAt(index.data, o);
+  const extension = endpointExtensions(
+    endpointVersionCode(index, e),
+    FHIR_VERSION_BASES[c.fhirVersionBasis[o]!]!,
+    environmentCodeAt(index.data, o),
+  );
   const developer = index.developerOfEndpoint(e);
   return {
     resourceType: "Endpoint",
     id: index.endpointId(e),
     meta: { lastUpdated: s.lastUpdated[index.endpointUpdated[e]!]! },
-    ...(code === null && environment === null
-      ? {}
-      : {
-          extension: [
-            ...(code === null
-              ? []
-              : [
-                  { url: FHIR_VERSION_EXTENSION, valueCode: code },
-                  { url: FHIR_VERSION_BASIS_EXTENSION, valueCode: basis },
-                ]),
-            ...(environment === null ? [] : [environmentExtension(environment)]),
-          ],
-        }),
+    ...(extension.length === 0 ? {} : { extension }),
     status: endpointStatus(index, e),
     connectionType: CONNECTION,
     ...(developer === -1

@@ -27,7 +27,7 @@ import {
   TypeParams,
 } from "./schemas";
 import { criteriaSteps, runSearch, substringSteps } from "./search";
-import { checkSearchCost, searchCost, searchedTable } from "./search-cost";
+import { checkSearchCost, searchCost } from "./search-cost";
 import { pairsOf, parseSearch, type ResourceType, type SearchRequest } from "./search-params";
 import { searchBundle } from "./searchset-bundle";
 import { Turns } from "./turns";
@@ -82,23 +82,24 @@ interface AnswerOptions {
   form?: [string, string][];
   /** Whether a GET answer is kept for the version (default true). */
   keep?: boolean;
-  /** The resource type searched: the answer's costly parts run first, as `inSteps` says. */
-  search?: ResourceType;
 }
 
+/**
+ * `build` makes the body from the request's context; a search names its resource type instead,
+ * and its costly parts run first, as `inSteps` says.
+ */
 function answer(
   exchange: Exchange,
   directory: Directory,
-  build: (context: Context) => string,
+  build: ((context: Context) => string) | ResourceType,
   options: AnswerOptions = {},
 ): Response | Promise<Response> {
   const snapshot = directory.current;
   const index = fhirIndexOf(snapshot);
-  const { search } = options;
   const run = (built: FhirIndex) =>
-    search === undefined
-      ? answerFrom(exchange, snapshot, built, build, options)
-      : inSteps(exchange, snapshot, built, build, { ...options, search });
+    typeof build === "string"
+      ? inSteps(exchange, snapshot, built, build, options)
+      : answerFrom(exchange, snapshot, (base) => build(contextFor(exchange, built, options.form ?? [], base)), options);
   // The first request of a version waits for its index (built in steps; others are answered meanwhile).
   return index instanceof Promise ? index.then(run) : run(index);
 }
@@ -126,19 +127,21 @@ function contextFor(exchange: Exchange, index: FhirIndex, form: [string, string]
 const searchTurns = new Turns();
 
 /**
- * `answerFrom` for a search of `type`, when it is not kept already: first the substring indexes
- * its criteria read are built (in steps of their own, once per version), then its cost is
- * counted (search-cost.ts). A search over the work budget is refused at once, before any of its
- * work; a cheap one is answered at once, never queued behind costly ones; any other runs as
- * steps of `searchTurns`: each criterion's matches (cached for the version), then the answer.
- * A request the search cannot be read from (a bad parameter) gets its error from `answerFrom`.
+ * `answerFrom` for a search of `type`, when it is not kept already: first the search is read and
+ * the substring indexes its criteria read are built (in steps of their own, once per version),
+ * then its cost is counted (search-cost.ts). A search over the work budget is refused at once
+ * (400 `too-costly`), before any of its work; a cheap one is answered at once, never queued
+ * behind costly ones; any other runs as steps of `searchTurns`: each criterion's matches (cached
+ * for the version), then the answer. The answer is built from the search read here. A request
+ * the search cannot be read from (a bad parameter) gets its error from `answerFrom`, after the
+ * Accept check as any other.
  */
 async function inSteps(
   exchange: Exchange,
   snapshot: DatasetSnapshot,
   index: FhirIndex,
-  build: (context: Context) => string,
-  options: AnswerOptions & { search: ResourceType },
+  type: ResourceType,
+  options: AnswerOptions,
 ): Promise<Response> {
   const request = exchange.request;
   const kept =
@@ -149,22 +152,33 @@ async function inSteps(
   let search: SearchRequest;
   try {
     const context = contextFor(exchange, index, options.form ?? [], baseOf(exchange));
-    search = parseSearch(options.search, context.pairs, context.strict);
-  } catch {
-    return answerFrom(exchange, snapshot, index, build, options);
+    search = parseSearch(type, context.pairs, context.strict);
+  } catch (error) {
+    return answerFrom(
+      exchange,
+      snapshot,
+      () => {
+        throw error;
+      },
+      options,
+    );
   }
   for (const step of substringSteps(index, search)) await step();
-  const cost = searchCost(index, search)!.total;
-  if (cost > WORK.budget || cost <= WORK.cheap) return answerFrom(exchange, snapshot, index, build, options);
+  const cost = searchCost(index, search)!;
+  const build = (base: string) => {
+    checkSearchCost(cost, type);
+    return searchBundle(base, index, search, runSearch(index, search));
+  };
+  if (cost.total > WORK.budget || cost.total <= WORK.cheap) return answerFrom(exchange, snapshot, build, options);
   for (const step of criteriaSteps(index, search)) await searchTurns.run(step);
-  return searchTurns.run(() => answerFrom(exchange, snapshot, index, build, options));
+  return searchTurns.run(() => answerFrom(exchange, snapshot, build, options));
 }
 
+/** `build` makes the body from the absolute base of the request's links (`baseOf`), after the Accept check. */
 function answerFrom(
   exchange: Exchange,
   snapshot: DatasetSnapshot,
-  index: FhirIndex,
-  build: (context: Context) => string,
+  build: (base: string) => string,
   { form = [], keep = true }: AnswerOptions,
 ): Response {
   const request = exchange.request;
@@ -174,8 +188,7 @@ function answerFrom(
       formatInQuery(request.url) || form.some(([name, value]) => name === "_format" && value !== ""),
     );
     const base = baseOf(exchange);
-    const body = () => build(contextFor(exchange, index, form, base));
-    return dataResponse(exchange, snapshot, body, { family: "fhir", keep: keptAnswer(request, keep) });
+    return dataResponse(exchange, snapshot, () => build(base), { family: "fhir", keep: keptAnswer(request, keep) });
   } catch (error) {
     if (!(error instanceof FhirError)) throw error;
     return outcomeResponse(exchange, error.status, error.code, error.message);
@@ -225,18 +238,6 @@ function checkPlain({ pairs, strict }: Context) {
   }
 }
 
-/** A search's answer, within the work budget (400 `too-costly` beyond it, before any of its work). */
-const search = (type: ResourceType) => (context: Context) => {
-  const { index } = context;
-  const request = parseSearch(type, context.pairs, context.strict);
-  for (const criterion of request.criteria) {
-    const table = searchedTable(type, criterion);
-    if (table !== null) index.substringIndexNow(table);
-  }
-  checkSearchCost(searchCost(index, request)!, type);
-  return searchBundle(context.base, index, request, runSearch(index, request));
-};
-
 const read = (type: ResourceType, id: string) => (context: Context) => {
   checkPlain(context);
   const { index } = context;
@@ -272,7 +273,7 @@ const searchDetail = (type: ResourceType, method: string) => ({
 const resourceRoutes = (directory: Directory, type: ResourceType) =>
   new Elysia({ name: `fhir-${type}`, normalize: false })
     .use(exchanges)
-    .get(`/${type}`, ({ exchange }) => answer(exchange, directory, search(type), { search: type }), {
+    .get(`/${type}`, ({ exchange }) => answer(exchange, directory, type), {
       query: searchQuery(type),
       response: { 200: SearchsetBundle, ...ERRORS },
       detail: searchDetail(type, "GET"),
@@ -280,7 +281,7 @@ const resourceRoutes = (directory: Directory, type: ResourceType) =>
     .post(
       `/${type}/_search`,
       ({ exchange, body }) =>
-        answer(exchange, directory, search(type), {
+        answer(exchange, directory, type, {
           form: Object.entries(body).flatMap(([name, value]) =>
             (value === undefined ? [] : Array.isArray(value) ? value : [value]).map((one): [string, string] => [
               name,
@@ -288,7 +289,6 @@ const resourceRoutes = (directory: Directory, type: ResourceType) =>
             ]),
           ),
           keep: false,
-          search: type,
         }),
       {
         parse: readFormBody,

@@ -32,7 +32,7 @@ export const FHIR_VERSION_BASIS_EXTENSION =
  * The R5 cross-version extension of Endpoint.environmentType (docs/api.md, "Environment") for a
  * non-production Endpoint: its code of http://hl7.org/fhir/endpoint-environment.
  */
-export const environmentExtension = (code: EnvironmentCode) => ({
+const environmentExtension = (code: EnvironmentCode) => ({
   url: ENVIRONMENT_EXTENSION,
   valueCodeableConcept: {
     coding: [{ system: ENVIRONMENT_CODE_SYSTEM, code, display: ENVIRONMENT_CODES[code] }],
@@ -44,22 +44,29 @@ export const environmentCodeAt = (data: RecordSource["data"], o: number): Enviro
   environmentRuleAt(data, o)?.code ?? null;
 
 /**
- * The Endpoint's `extension` member (with its comma) for a release, its basis and a non-production
- * environment's code: the version's two extensions (none for UNKNOWN), then the environment's
- * (none for production); "" when neither.
+ * An Endpoint's `extension` array, in the export and /fhir alike, for the code of its release
+ * (FHIR_VERSION_CODE), the basis of that release and a non-production environment's code: the
+ * version's two extensions (none for an unknown version), then the environment's (none for
+ * production); empty when neither.
  */
+export const endpointExtensions = (
+  code: string | null,
+  basis: FhirVersionBasis,
+  environment: EnvironmentCode | null,
+): object[] => [
+  ...(code === null
+    ? []
+    : [
+        { url: FHIR_VERSION_EXTENSION, valueCode: code },
+        { url: FHIR_VERSION_BASIS_EXTENSION, valueCode: basis },
+      ]),
+  ...(environment === null ? [] : [environmentExtension(environment)]),
+];
+
+/** The Endpoint's `extension` member (with its comma) for a release, its basis and environment; "" when it has none. */
 function versionExtensions(version: FhirVersion, basis: FhirVersionBasis, environment: EnvironmentCode | null): string {
-  const code = FHIR_VERSION_CODE[version];
-  const items = [
-    ...(code === null
-      ? []
-      : [
-          `{"url":"${FHIR_VERSION_EXTENSION}","valueCode":"${code}"}`,
-          `{"url":"${FHIR_VERSION_BASIS_EXTENSION}","valueCode":"${basis}"}`,
-        ]),
-    ...(environment === null ? [] : [JSON.stringify(environmentExtension(environment))]),
-  ];
-  return items.length === 0 ? "" : `"extension":[${items.join(",")}],`;
+  const extension = endpointExtensions(FHIR_VERSION_CODE[version], basis, environment);
+  return extension.length === 0 ? "" : `"extension":${JSON.stringify(extension)},`;
 }
 
 /** The environments an Endpoint's extensions tell apart: production (none), then each non-production code. */
@@ -191,6 +198,52 @@ export function writeOrganizationKey(key: ByteBuffer, { columns: c, strings: s }
   keyPart(key, lookup(s.zipCodes, c.zipCode[o]!));
 }
 
+type Columns = RecordSource["data"]["columns"];
+
+/**
+ * A hash of the key columns of the entry at `o` that tell the organizations of one run (a
+ * vendor and a name) apart: NPI, city, state and ZIP. The name is left out: a run's names are
+ * one name but for letter case, and an organization's key holds it lowercased
+ * (writeOrganizationKey). Entries with equal hashes may still differ: `sameOrganization` tells.
+ */
+export function organizationHash(c: Columns, o: number): number {
+  let h = Math.imul(c.city[o]! ^ 0x2545f491, 0x85ebca6b);
+  h = Math.imul(h ^ c.state[o]!, 0xc2b2ae35);
+  h = Math.imul(h ^ c.zipCode[o]!, 0x27d4eb2f);
+  return h ^ (c.npi[o]! % 0x100000000);
+}
+
+/**
+ * Whether the entries at `o` and `p` of one run are of one organization: the same NPI, city,
+ * state and ZIP (a string table holds each value once, so an equal index is an equal value).
+ */
+export const sameOrganization = (c: Columns, o: number, p: number) =>
+  c.npi[p] === c.npi[o] && c.city[p] === c.city[o] && c.state[p] === c.state[o] && c.zipCode[p] === c.zipCode[o];
+
+/** Whether the time at string index `b` of a lastUpdated table is newer than at `a` (-1: none). */
+const newerIn = (lastUpdated: string[], a: number, b: number) => a === -1 || lastUpdated[b]! > lastUpdated[a]!;
+
+const urlNewestByData = new WeakMap<RecordSource["data"], Int32Array>();
+
+/**
+ * Per URL of a dataset, its newest listed entry (a string index of lastUpdated, -1 none), as
+ * /fhir gives an Endpoint's meta.lastUpdated: a pass over every listed entry, made once per
+ * dataset rather than for each brands bundle written.
+ */
+function urlNewestOf(data: RecordSource["data"]): Int32Array {
+  let newest = urlNewestByData.get(data);
+  if (newest === undefined) {
+    const { columns: c, strings: s } = data;
+    newest = new Int32Array(s.urls.length).fill(-1);
+    for (let o = 0; o < data.listed; o++) {
+      const url = c.url[o]!;
+      if (newerIn(s.lastUpdated, newest[url]!, c.lastUpdated[o]!)) newest[url] = c.lastUpdated[o]!;
+    }
+    urlNewestByData.set(data, newest);
+  }
+  return newest;
+}
+
 /**
  * One FHIR R4 Bundle of type `collection`, the shape vendors publish their lists in: an
  * Endpoint per distinct URL (first seen in list order; its status and version from that entry)
@@ -270,14 +323,8 @@ export function fhirWriter(
   );
 
   // A brands bundle: when each resource last changed (string indexes of s.lastUpdated, -1 none).
-  const newer = (a: number, b: number) => a === -1 || s.lastUpdated[b]! > s.lastUpdated[a]!;
-  /** Per URL, its newest listed entry, as /fhir gives an Endpoint's meta.lastUpdated. */
-  const urlNewest = brands === null ? null : new Int32Array(s.urls.length).fill(-1);
-  if (urlNewest !== null)
-    for (let o = 0; o < data.listed; o++) {
-      const url = c.url[o]!;
-      if (newer(urlNewest[url]!, c.lastUpdated[o]!)) urlNewest[url] = c.lastUpdated[o]!;
-    }
+  const newer = (a: number, b: number) => newerIn(s.lastUpdated, a, b);
+  const urlNewest = brands === null ? null : urlNewestOf(data);
   /** Per vendor, its newest entry in the Bundle (its developer brand's meta.lastUpdated). */
   const vendorNewest = new Int32Array(s.vendorIds.length).fill(-1);
   const lastUpdatedMeta = (out: ByteBuffer, at: number) => {
@@ -312,8 +359,7 @@ export function fhirWriter(
   // The run's organizations, in order of appearance, kept in reused arrays (nothing per entry
   // for the collector): organization k was first seen in entry ordinals[k]; its URLs are a
   // linked list through urlPool/nextPool from firstUrl[k] to lastUrl[k]. byKey finds an
-  // organization by a hash of its key columns, colliding ones chained through nextInBucket
-  // (a string table holds each value once, so an equal index is an equal value).
+  // organization by its organizationHash, colliding ones chained through nextInBucket.
   const ordinals: number[] = [];
   /** Organization k's newest entry (a string index of s.lastUpdated). */
   const newestOf: number[] = [];
@@ -324,17 +370,6 @@ export function fhirWriter(
   let nextPool = new Int32Array(1024);
   let pooled = 0;
   const byKey = new IntTable();
-
-  // The name is left out of both: a run's names are one name but for letter case, and an
-  // organization's key holds it lowercased (writeOrganizationKey).
-  const keyHash = (o: number) => {
-    let h = Math.imul(c.city[o]! ^ 0x2545f491, 0x85ebca6b);
-    h = Math.imul(h ^ c.state[o]!, 0xc2b2ae35);
-    h = Math.imul(h ^ c.zipCode[o]!, 0x27d4eb2f);
-    return h ^ (c.npi[o]! % 0x100000000);
-  };
-  const sameOrganization = (o: number, p: number) =>
-    c.npi[p] === c.npi[o] && c.city[p] === c.city[o] && c.state[p] === c.state[o] && c.zipCode[p] === c.zipCode[o];
 
   /** A pooled URL cell, at the end of nothing yet. */
   const cell = (url: number) => {
@@ -528,10 +563,10 @@ export function fhirWriter(
       runVendor = vendor;
       runName = name;
     }
-    const key = keyHash(o);
+    const key = organizationHash(c, o);
     const head = byKey.get(key);
     let k = head;
-    while (k !== -1 && !sameOrganization(o, ordinals[k]!)) k = nextInBucket[k]!;
+    while (k !== -1 && !sameOrganization(c, o, ordinals[k]!)) k = nextInBucket[k]!;
     const u = cell(url);
     if (k !== -1) {
       nextPool[lastUrl[k]!] = u;
