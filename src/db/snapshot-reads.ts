@@ -35,7 +35,10 @@ type PlaceRow = [
   redirectCount: Probe["redirectCount"],
 ];
 
-/** A URL's probe: outcome, its two bodies' ids and hashes, its row id, where it is, then the summary. */
+/** Why /metadata gave no CapabilityStatement (the verdict's `unknown` reason when neither body was kept). */
+type FailureRow = [errorKind: Probe["errorKind"], metadataHttpStatus: Probe["metadataHttpStatus"]];
+
+/** A URL's probe: outcome, its two bodies' ids and hashes, its row id, where it is, why it failed, then the summary. */
 export type ProbeRefRow = [
   url: Probe["url"],
   probedAt: Probe["probedAt"],
@@ -46,6 +49,7 @@ export type ProbeRefRow = [
   smartSha256: Body["sha256"],
   rowId: number,
   ...PlaceRow,
+  ...FailureRow,
   ...SummaryRow,
 ];
 
@@ -61,7 +65,7 @@ const SUMMARY_COLUMNS =
 const PLACE_COLUMNS =
   "p.tls_protocol, p.tls_certificate_expires_at, p.tls_issuer, p.tls_verified, p.final_url, p.redirect_count";
 const PROBE_REF = `SELECT p.url, p.probed_at, p.probe_status, p.metadata_body_id, p.smart_body_id, m.sha256, s.sha256, p.rowid,
-  ${PLACE_COLUMNS}, ${SUMMARY_COLUMNS.replace(/(\w+)/g, "p.$1")}
+  ${PLACE_COLUMNS}, p.error_kind, p.metadata_http_status, ${SUMMARY_COLUMNS.replace(/(\w+)/g, "p.$1")}
   FROM probes p LEFT JOIN probe_bodies m ON m.id = p.metadata_body_id LEFT JOIN probe_bodies s ON s.id = p.smart_body_id`;
 
 export function snapshotReads(sqlite: Database) {

@@ -5,6 +5,7 @@ import { type ProbeRefRow, snapshotReads } from "../db/snapshot-reads";
 import {
   type CapabilityReport,
   capabilityReport,
+  type ProbeFailure,
   parseDocument,
   READY,
   type Ready,
@@ -97,6 +98,8 @@ interface UrlProbe {
   statedVersion: FhirVersion | null;
   /** The base URL (the verdict reads its scheme). */
   url: string;
+  /** Why /metadata failed, when the probe kept neither body (the `unknown` reason); else null. */
+  failure: ProbeFailure | null;
   /** The URL's TLS checks, the items alone. */
   tlsChecksJson: string;
   /** `,"tls":{…}` of the URL's host. */
@@ -353,6 +356,7 @@ export class DatasetSnapshot {
         smartBodyId: null,
         statedVersion: null,
         url,
+        failure: null,
         ...this.intern(placeJson(url, null, UNKNOWN_TLS, null, null)),
       };
     const [
@@ -370,6 +374,8 @@ export class DatasetSnapshot {
       verified,
       finalUrl,
       redirectCount,
+      errorKind,
+      metadataHttpStatus,
       ...summary
     ] = row;
     const tls = { protocol, certificateExpiresAt, issuer, verified: verified === null ? null : verified === 1 };
@@ -383,7 +389,10 @@ export class DatasetSnapshot {
     // The version the list or URL states is an input of one check, and the URL's scheme of the
     // verdict, so they name the part too.
     const statedVersion = statedVersionAt(this.data, urlIndex);
-    const key = `${name(metadataBodyId, metadataSha256)}:${name(smartBodyId, smartSha256)}:${Bun.hash(JSON.stringify(summary)).toString(36)}:${statedVersion ?? "-"}:${schemeOf(url)}`;
+    // Without either body the verdict's reason is the probe's cause, so the cause names the part too.
+    const failure =
+      metadataBodyId === null && smartBodyId === null ? { error: errorKind, httpStatus: metadataHttpStatus } : null;
+    const key = `${name(metadataBodyId, metadataSha256)}:${name(smartBodyId, smartSha256)}:${Bun.hash(JSON.stringify(summary)).toString(36)}:${statedVersion ?? "-"}:${schemeOf(url)}${failure === null ? "" : `:${failure.error}:${failure.httpStatus}`}`;
     let sharedKey = this.sharedKeys.get(key);
     if (sharedKey === undefined) {
       sharedKey = key;
@@ -399,6 +408,7 @@ export class DatasetSnapshot {
       smartBodyId,
       statedVersion,
       url,
+      failure,
       ...this.intern(placeJson(url, probedAt, tls, finalUrl, redirectCount)),
     };
   }
@@ -473,6 +483,7 @@ export class DatasetSnapshot {
         smart: parse(smart),
         statedVersion: probe.statedVersion,
         url: probe.url,
+        failure: probe.failure,
       }),
       summary: {
         fhirVersion: probe.metadataBodyId !== null ? fhirVersion : null,

@@ -1,5 +1,6 @@
 import { parseBoundedObject } from "./bounded-json";
 import { releaseOfVersion } from "./fhir-version";
+import { ERROR_KIND_WORDS, type ErrorKind } from "./probe";
 import type { FhirVersion } from "./types";
 
 /**
@@ -92,16 +93,21 @@ export type VerdictStatus = (typeof VERDICT_STATUSES)[number];
 /** What each status means, for the docs, the OpenAPI document and the page. */
 export const VERDICT_STATUS_MEANINGS: Record<VerdictStatus, string> = {
   ready:
-    "the whole SMART App Launch 2.2 capability set of this kind of app is declared in a SMART configuration, with what it needs (PKCE S256 or asymmetric authentication), on a verified server whose base URL and endpoints are https",
-  partial: "offered but incomplete: the server declares this kind of access, and `reasons` names each thing missing",
-  no: "not offered: the server declares authorization, but nothing of this kind of app",
+    "a whole set of this kind of app (`sets` names it; a note says when it is one of two) is declared in a SMART configuration, with what it needs (PKCE S256, or the asymmetric profile's discovery), on a verified server whose base URL and endpoints are https",
+  partial:
+    "offered but incomplete: the server declares this kind of access (or names SMART-on-FHIR without discovery), and `reasons` names each thing missing",
+  no: "not offered: the server declares authorization, but nothing of this kind of app (or an empty capabilities list)",
   undeclared:
     "nothing declared: no SMART configuration, no OAuth URIs and no security service in the CapabilityStatement (open, or access by means not published)",
-  unknown: "not probed yet, or the last probe returned neither document",
+  unknown: "not probed yet, or the last probe returned neither document (`reasons` gives its cause)",
 };
 interface AppVerdict {
   status: VerdictStatus;
+  /** The sets whose every member the documents declare (CAPABILITY_SETS); the status says whether the rest holds. */
+  sets: CapabilitySetId[];
   reasons: string[];
+  /** For `ready`: what it is ready for when one set of two holds, and what the other set's apps lack. */
+  notes: string[];
 }
 export const APP_KINDS = ["patientApps", "providerApps", "backendServices"] as const;
 export type AppKind = (typeof APP_KINDS)[number];
@@ -141,6 +147,13 @@ export interface CapabilityInput {
   statedVersion: FhirVersion | null;
   /** The entry's base URL (null while unprobed): SMART and Backend Services require TLS. */
   url: string | null;
+  /** What the stored probe record says of /metadata when it kept neither document (the `unknown` reason). */
+  failure?: ProbeFailure | null;
+}
+/** Why a probe's /metadata gave no CapabilityStatement: its stored error kind and HTTP status. */
+export interface ProbeFailure {
+  error: string | null;
+  httpStatus: number | null;
 }
 
 // --- facets -------------------------------------------------------------------------------
@@ -241,10 +254,11 @@ function bulkDataFacet(statement: Json | null): BulkDataFacet {
 /**
  * The oauth-uris extension, as servers write its URL: `http://fhir-registry.smarthealthit.org/StructureDefinition/oauth-uris`
  * (nested `authorize`/`token` extensions), with a stray prefix (`http://DSTU2/fhir-registry…`),
- * under a vendor's own URL ending in `oauth-uris` (Soarian's DSTU2 statement), or the pre-DSTU2
+ * under a vendor's own URL ending in `oauth-uris` (Soarian's DSTU2 statement; `…/StructureDefinition/<vendor>-oauth-uris`
+ * too: any URL that ends in it), or the pre-DSTU2
  * form with the URI's name after `#` and its `valueUri` on the extension itself.
  */
-const OAUTH_URIS = /\/oauth-uris(#(\w+))?$/;
+const OAUTH_URIS = /oauth-uris(#(\w+))?$/;
 const SMART_CAPABILITIES_EXTENSION = /fhir-registry\.smarthealthit\.org\/StructureDefinition\/capabilities$/;
 
 /**
@@ -303,12 +317,18 @@ interface SmartSources {
   /** How access is declared (the access facet). */
   access: AccessFacet;
   capabilities: string[];
+  /** The SMART configuration published `capabilities` as a list (possibly empty). */
+  capabilitiesListed: boolean;
   /** `grant_types_supported` was published as a list. */
   grantTypesListed: boolean;
   grantTypes: string[];
-  /** Published token endpoint authentication methods (the standard key and the non-standard `token_endpoint_auth_methods`). */
+  /** `token_endpoint_auth_methods_supported` as published. */
   authMethods: string[];
+  authMethodsListed: boolean;
+  /** The non-standard `token_endpoint_auth_methods` some servers publish instead; null when absent. */
+  nonStandardAuthMethods: string[] | null;
   signingAlgorithms: string[];
+  signingAlgorithmsListed: boolean;
   challengeMethods: string[];
   authorizeUrl: string | null;
   tokenUrl: string | null;
@@ -316,6 +336,7 @@ interface SmartSources {
   jwksUri: string | null;
   registrationUrl: string | null;
   scopes: string[];
+  scopesListed: boolean;
 }
 
 function smartSources(statement: Json | null, smart: Json | null): SmartSources {
@@ -336,15 +357,16 @@ function smartSources(statement: Json | null, smart: Json | null): SmartSources 
     // With a SMART configuration, its own `capabilities` (REQUIRED) are the capabilities: a value
     // that is not a list publishes none, and the statement's deprecated extension does not stand in.
     capabilities: smart !== null ? strings(smart.capabilities) : security.capabilities,
+    capabilitiesListed: Array.isArray(smart?.capabilities),
     grantTypesListed: Array.isArray(smart?.grant_types_supported),
     grantTypes: strings(smart?.grant_types_supported),
-    authMethods: [
-      ...new Set([
-        ...strings(smart?.token_endpoint_auth_methods_supported),
-        ...strings(smart?.token_endpoint_auth_methods),
-      ]),
-    ],
+    authMethods: strings(smart?.token_endpoint_auth_methods_supported),
+    authMethodsListed: Array.isArray(smart?.token_endpoint_auth_methods_supported),
+    nonStandardAuthMethods: Array.isArray(smart?.token_endpoint_auth_methods)
+      ? strings(smart.token_endpoint_auth_methods)
+      : null,
     signingAlgorithms: strings(smart?.token_endpoint_auth_signing_alg_values_supported),
+    signingAlgorithmsListed: Array.isArray(smart?.token_endpoint_auth_signing_alg_values_supported),
     challengeMethods: strings(smart?.code_challenge_methods_supported),
     authorizeUrl: asString(smart?.authorization_endpoint) ?? security.authorize,
     tokenUrl: asString(smart?.token_endpoint) ?? security.token,
@@ -352,6 +374,7 @@ function smartSources(statement: Json | null, smart: Json | null): SmartSources 
     jwksUri: asString(smart?.jwks_uri),
     registrationUrl: asString(smart?.registration_endpoint),
     scopes: strings(smart?.scopes_supported),
+    scopesListed: Array.isArray(smart?.scopes_supported),
   };
 }
 
@@ -375,20 +398,18 @@ export const schemeOf = (url: string | null): "https" | "other" => (isHttpsUrl(u
 /** The signing algorithms SMART's asymmetric client authentication names (servers validate at least one). */
 const NAMED_ALGORITHMS = ["RS384", "ES384"];
 
-/** Asymmetric client authentication: declared, and contradicted by the published methods. */
-function asymmetricOf(s: SmartSources): { declared: boolean; contradicted: boolean; algorithm: boolean } {
-  return {
-    declared: s.authMethods.includes("private_key_jwt") || s.capabilities.includes("client-confidential-asymmetric"),
-    contradicted: s.authMethods.length > 0 && !s.authMethods.includes("private_key_jwt"),
-    algorithm: s.signingAlgorithms.some((alg) => NAMED_ALGORITHMS.includes(alg)),
-  };
-}
+/** Asymmetric client authentication is claimed: the capability, or `private_key_jwt` under either key. */
+const asymmetricClaimed = (s: SmartSources) =>
+  s.capabilities.includes("client-confidential-asymmetric") ||
+  s.authMethods.includes("private_key_jwt") ||
+  (s.nonStandardAuthMethods ?? []).includes("private_key_jwt");
 
-/** The Backend Services set as declared: client_credentials, asymmetric authentication not contradicted, a named algorithm. */
-const backendDeclared = (s: SmartSources) => {
-  const asym = asymmetricOf(s);
-  return s.grantTypes.includes("client_credentials") && asym.declared && !asym.contradicted && asym.algorithm;
-};
+/**
+ * The Backend Services set as declared: `client_credentials` and the asymmetric profile's whole
+ * discovery (the capability, `scopes_supported`, `private_key_jwt`, `RS384` or `ES384`, a token endpoint).
+ */
+const backendDeclared = (s: SmartSources) =>
+  s.grantTypes.includes("client_credentials") && s.tokenUrl !== null && asymmetricDiscoveryGaps(s).length === 0;
 
 const openIdConnectOf = (s: SmartSources) =>
   s.capabilities.includes("sso-openid-connect") && isHttpsUrl(s.issuer) && isHttpsUrl(s.jwksUri);
@@ -725,30 +746,14 @@ const RULES = [
   {
     id: "smart-asymmetric-profile",
     verifies:
-      "with asymmetric client authentication declared (`client-confidential-asymmetric` or `private_key_jwt`), `token_endpoint_auth_methods_supported` includes `private_key_jwt` and `token_endpoint_auth_signing_alg_values_supported` includes `RS384` or `ES384` (null when it is not declared)",
+      "with asymmetric client authentication claimed (`client-confidential-asymmetric`, or `private_key_jwt` under any key), the whole discovery the profile names: the capability, `scopes_supported`, `token_endpoint_auth_methods_supported` with `private_key_jwt`, `token_endpoint_auth_signing_alg_values_supported` with `RS384` or `ES384` (null when none is claimed)",
     source: "SMART App Launch 2.2, Client Authentication: Asymmetric (Advertising server support)",
     run: onSmart((_, c) => {
-      const asym = asymmetricOf(c.sources);
-      if (!asym.declared) return { ok: null, detail: "asymmetric authentication not declared" };
-      const wrong = [
-        ...(c.sources.authMethods.includes("private_key_jwt")
-          ? []
-          : [
-              c.sources.authMethods.length === 0
-                ? "no token_endpoint_auth_methods_supported"
-                : `token_endpoint_auth_methods_supported is ${c.sources.authMethods.join(", ")}, without private_key_jwt`,
-            ]),
-        ...(asym.algorithm
-          ? []
-          : [
-              c.sources.signingAlgorithms.length === 0
-                ? "no token_endpoint_auth_signing_alg_values_supported"
-                : `token_endpoint_auth_signing_alg_values_supported is ${c.sources.signingAlgorithms.join(", ")}, neither RS384 nor ES384`,
-            ]),
-      ];
-      return wrong.length === 0
+      if (!asymmetricClaimed(c.sources)) return { ok: null, detail: "asymmetric authentication not declared" };
+      const gaps = asymmetricDiscoveryGaps(c.sources).map(({ gap }) => gap);
+      return gaps.length === 0
         ? { ok: true, detail: `private_key_jwt with ${c.sources.signingAlgorithms.join(", ")}` }
-        : { ok: false, detail: wrong.join("; ") };
+        : { ok: false, detail: gaps.join("; ") };
     }),
   },
   {
@@ -786,9 +791,26 @@ export const CHECKS: readonly { id: CheckId; verifies: string; source: string }[
 
 // --- verdict ------------------------------------------------------------------------------
 
+/**
+ * The sets a verdict names: SMART App Launch 2.2's four capability sets (Conformance, Capability
+ * Sets) and SMART Backend Services (not a capability set there: its discovery requirements are
+ * Client Authentication: Asymmetric's "Advertising server support").
+ */
+export const CAPABILITY_SETS = [
+  "patient-standalone",
+  "patient-ehr-launch",
+  "clinician-ehr-launch",
+  "clinician-standalone",
+  "backend-services",
+] as const;
+export type CapabilitySetId = (typeof CAPABILITY_SETS)[number];
+
 /** A SMART App Launch 2.2 capability set (Conformance, Capability Sets) of a kind of app. */
 interface CapabilitySet {
+  id: Exclude<CapabilitySetId, "backend-services">;
   name: string;
+  /** The apps it serves, as a note names them ("standalone patient apps"). */
+  apps: string;
   /** Its capabilities besides the client type, launch mode first. */
   capabilities: string[];
 }
@@ -804,11 +826,15 @@ export const LAUNCH_KINDS: Record<"patientApps" | "providerApps", { sets: Capabi
   patientApps: {
     sets: [
       {
+        id: "patient-standalone",
         name: "Patient Access for Standalone Apps",
+        apps: "standalone patient apps",
         capabilities: ["launch-standalone", "context-standalone-patient", "permission-patient"],
       },
       {
+        id: "patient-ehr-launch",
         name: "Patient Access for EHR Launch",
+        apps: "apps launched from the patient portal",
         capabilities: ["launch-ehr", "context-ehr-patient", "permission-patient"],
       },
     ],
@@ -817,7 +843,9 @@ export const LAUNCH_KINDS: Record<"patientApps" | "providerApps", { sets: Capabi
   providerApps: {
     sets: [
       {
+        id: "clinician-ehr-launch",
         name: "Clinician Access for EHR Launch",
+        apps: "apps launched from the EHR",
         capabilities: [
           "launch-ehr",
           "context-ehr-patient",
@@ -827,12 +855,22 @@ export const LAUNCH_KINDS: Record<"patientApps" | "providerApps", { sets: Capabi
         ],
       },
       {
+        id: "clinician-standalone",
         name: "Clinician Access for Standalone",
+        apps: "standalone clinician apps",
         capabilities: ["launch-standalone", "permission-user", "permission-patient"],
       },
     ],
     offeredBy: ["launch-ehr", "context-ehr-patient", "permission-user"],
   },
+};
+
+/** The names of every set, by id (docs, OpenAPI descriptions, the page). */
+export const CAPABILITY_SET_NAMES: Record<CapabilitySetId, string> = {
+  ...(Object.fromEntries(
+    Object.values(LAUNCH_KINDS).flatMap((kind) => kind.sets.map((set) => [set.id, set.name])),
+  ) as Record<CapabilitySet["id"], string>),
+  "backend-services": "SMART Backend Services",
 };
 
 /** What a set lacks of the declared capabilities: its missing codes, the client type as one. */
@@ -855,20 +893,38 @@ function commonReasons(c: RuleContext): string[] {
   return reasons;
 }
 
+const verdictOfReasons = (sets: CapabilitySetId[], reasons: string[], notes: string[] = []): AppVerdict => ({
+  status: reasons.length === 0 ? "ready" : "partial",
+  sets,
+  reasons,
+  notes: reasons.length === 0 ? notes : [],
+});
+
+/**
+ * A launching kind (patient or clinician apps). `ready` by one set of two says, in a note, which
+ * apps it serves and what the other set's apps lack.
+ */
 function launchVerdict(c: RuleContext, kind: "patientApps" | "providerApps"): AppVerdict {
   const { sets, offeredBy } = LAUNCH_KINDS[kind];
   const s = c.sources;
+  if (s.capabilitiesListed && s.capabilities.length === 0)
+    return {
+      status: "no",
+      sets: [],
+      reasons: ["capabilities is an empty list: the SMART configuration declares no capability set"],
+      notes: [],
+    };
   if (s.capabilities.length > 0 && !offeredBy.some((code) => s.capabilities.includes(code)))
-    return { status: "no", reasons: [`declares none of ${offeredBy.join(", ")}`] };
+    return { status: "no", sets: [], reasons: [`declares none of ${offeredBy.join(", ")}`], notes: [] };
   const reasons = commonReasons(c);
+  const missing = sets.map((set) => ({ set, missing: missingOf(set, s.capabilities) }));
+  const whole = missing.filter((m) => m.missing.length === 0);
   if (s.capabilities.length === 0)
     reasons.push(
       c.smart !== null ? "capabilities not published as a list (REQUIRED)" : "no SMART capabilities published",
     );
-  else {
-    const nearest = sets
-      .map((set) => ({ set, missing: missingOf(set, s.capabilities) }))
-      .reduce((best, next) => (next.missing.length < best.missing.length ? next : best));
+  else if (whole.length === 0) {
+    const nearest = missing.reduce((best, next) => (next.missing.length < best.missing.length ? next : best));
     for (const code of nearest.missing) reasons.push(`${code} not declared (${nearest.set.name})`);
   }
   if (c.smart !== null) {
@@ -882,40 +938,110 @@ function launchVerdict(c: RuleContext, kind: "patientApps" | "providerApps"): Ap
   if (!authorize.ok) reasons.push(authorize.detail);
   const token = httpsEndpoint(s.tokenUrl, "token_endpoint");
   if (!token.ok) reasons.push(token.detail);
-  return { status: reasons.length === 0 ? "ready" : "partial", reasons };
+  const notes =
+    whole.length === 1
+      ? missing
+          .filter((m) => m.missing.length > 0)
+          .map(
+            (m) =>
+              `ready for ${whole[0]!.set.apps} (${whole[0]!.set.name}); ${m.set.apps}: missing ${m.missing.join(", ")}`,
+          )
+      : [];
+  return verdictOfReasons(
+    whole.map((m) => m.set.id),
+    reasons,
+    notes,
+  );
+}
+
+/**
+ * What a Backend Services client reads of the SMART configuration, each a property Client
+ * Authentication: Asymmetric's discovery requirements name ("configuration properties include
+ * `token_endpoint`, `scopes_supported`, `token_endpoint_auth_methods_supported` (with values that
+ * include `private_key_jwt`), and `token_endpoint_auth_signing_alg_values_supported` (with values
+ * that include at least one of `RS384`, `ES384`)"), with what it lacks and what a client can
+ * expect. One rule for them all: each missing or lacking property makes the kind `partial`.
+ */
+function asymmetricDiscoveryGaps(s: SmartSources): { gap: string; why: string }[] {
+  const gaps: { gap: string; why: string }[] = [];
+  const NAMED = " (the asymmetric profile's discovery names it";
+  if (!s.capabilities.includes("client-confidential-asymmetric"))
+    gaps.push({
+      gap: "client-confidential-asymmetric not declared",
+      why: ` (how a server advertises JWT client authentication)${
+        s.authMethods.includes("private_key_jwt")
+          ? ", though token_endpoint_auth_methods_supported lists private_key_jwt"
+          : ""
+      }`,
+    });
+  if (!s.scopesListed)
+    gaps.push({
+      gap: "scopes_supported not advertised",
+      why: `${NAMED}): a client can request only the system/ scopes agreed at registration`,
+    });
+  if (!s.authMethodsListed)
+    gaps.push({
+      gap: "token_endpoint_auth_methods_supported not advertised",
+      why: `${NAMED}, with private_key_jwt)${
+        s.nonStandardAuthMethods === null
+          ? ""
+          : `; the non-standard token_endpoint_auth_methods is published instead, listing ${s.nonStandardAuthMethods.join(", ") || "nothing"}`
+      }: whether private_key_jwt is accepted is not said where a client looks`,
+    });
+  else if (!s.authMethods.includes("private_key_jwt"))
+    gaps.push({
+      gap: `token_endpoint_auth_methods_supported lists ${s.authMethods.join(", ") || "nothing"} but not private_key_jwt`,
+      why: ": JWT client authentication is not offered at this token endpoint",
+    });
+  if (!s.signingAlgorithmsListed)
+    gaps.push({
+      gap: "token_endpoint_auth_signing_alg_values_supported not advertised",
+      why: `${NAMED}, with RS384 or ES384): the server SHALL validate at least one of them, so a client signing with RS384 or ES384 (clients SHALL support both) may be accepted, but which one is not said`,
+    });
+  else if (!s.signingAlgorithms.some((alg) => NAMED_ALGORITHMS.includes(alg)))
+    gaps.push({
+      gap: `token_endpoint_auth_signing_alg_values_supported lists ${s.signingAlgorithms.join(", ") || "nothing"}, neither RS384 nor ES384`,
+      why: ": a client signing as SMART requires may be refused",
+    });
+  return gaps;
 }
 
 function backendVerdict(c: RuleContext): AppVerdict {
   const s = c.sources;
-  const asym = asymmetricOf(s);
   const offered =
     s.grantTypes.includes("client_credentials") ||
     s.scopes.some((scope) => scope.startsWith("system/")) ||
-    asym.declared;
+    asymmetricClaimed(s);
   if (!offered)
     return {
       status: "no",
+      sets: [],
       reasons: ["declares no client_credentials grant, system scopes or asymmetric client authentication"],
+      notes: [],
     };
   const reasons = commonReasons(c);
   if (!s.grantTypesListed) reasons.push("no grant_types_supported (REQUIRED)");
   else if (!s.grantTypes.includes("client_credentials"))
     reasons.push("client_credentials not in grant_types_supported");
-  if (!asym.declared) reasons.push("client-confidential-asymmetric not declared (nor private_key_jwt)");
-  else if (asym.contradicted)
-    reasons.push(
-      `token_endpoint_auth_methods_supported lists ${s.authMethods.join(", ")} but not private_key_jwt (client-confidential-asymmetric)`,
-    );
-  if (!asym.algorithm)
-    reasons.push(
-      s.signingAlgorithms.length === 0
-        ? "no token_endpoint_auth_signing_alg_values_supported (RS384 or ES384)"
-        : "token_endpoint_auth_signing_alg_values_supported names neither RS384 nor ES384",
-    );
+  if (c.smart !== null) reasons.push(...asymmetricDiscoveryGaps(s).map(({ gap, why }) => gap + why));
   const token = httpsEndpoint(s.tokenUrl, "token_endpoint");
   if (!token.ok) reasons.push(token.detail);
-  return { status: reasons.length === 0 ? "ready" : "partial", reasons };
+  return verdictOfReasons(backendDeclared(s) ? ["backend-services"] : [], reasons);
 }
+
+/** `unknown` when the last probe returned neither document: what happened, from its record. */
+function failureReason(failure: ProbeFailure | null | undefined): string {
+  if (failure === null || failure === undefined || failure.error === null)
+    return "the last probe returned neither a CapabilityStatement nor a SMART configuration";
+  const cause =
+    failure.error === "http_status" && failure.httpStatus !== null
+      ? `answered HTTP ${failure.httpStatus}`
+      : (ERROR_KIND_WORDS[failure.error as ErrorKind] ?? failure.error);
+  return `the last probe failed: /metadata ${cause} (${failure.error}), and no SMART configuration was read`;
+}
+
+/** A security service that names SMART on FHIR (FHIR's restful-security-service code `SMART-on-FHIR`). */
+const namesSmart = (services: string[]) => services.some((service) => /^smart[- ]on[- ]fhir$/i.test(service));
 
 function verdictOf(c: RuleContext): Verdict {
   const all = (verdict: AppVerdict): Verdict => ({
@@ -923,22 +1049,39 @@ function verdictOf(c: RuleContext): Verdict {
     providerApps: verdict,
     backendServices: verdict,
   });
-  if (!c.probed) return all({ status: "unknown", reasons: ["not probed yet"] });
-  if (c.statement === null && c.smart === null)
-    return all({
-      status: "unknown",
-      reasons: ["the last probe returned neither a CapabilityStatement nor a SMART configuration"],
-    });
+  const none = (status: VerdictStatus, reason: string): AppVerdict => ({
+    status,
+    sets: [],
+    reasons: [reason],
+    notes: [],
+  });
+  if (!c.probed)
+    return all(
+      none("unknown", "not probed yet: its /metadata and /.well-known/smart-configuration have not been read"),
+    );
+  if (c.statement === null && c.smart === null) return all(none("unknown", failureReason(c.failure)));
   if (c.sources.access.declared === "none")
-    return all({
-      status: "undeclared",
-      reasons: ["declares no authorization: no SMART configuration, no OAuth URIs, no security service"],
-    });
-  if (c.sources.access.declared === "security-service")
-    return all({
-      status: "no",
-      reasons: [`declares ${c.sources.access.services.join(", ")} but neither a SMART configuration nor OAuth URIs`],
-    });
+    return all(
+      none("undeclared", "declares no authorization: no SMART configuration, no OAuth URIs, no security service"),
+    );
+  if (c.sources.access.declared === "security-service") {
+    const services = c.sources.access.services.join(", ");
+    if (!namesSmart(c.sources.access.services))
+      return all(none("no", `declares ${services} but neither a SMART configuration nor OAuth URIs`));
+    // SMART, not discoverable: offered to launching apps, but an app cannot find where to authorize.
+    const launch = none(
+      "partial",
+      `SMART, not discoverable: the CapabilityStatement names ${services} as its security service but publishes neither /.well-known/smart-configuration nor OAuth URIs, so an app cannot find its authorization and token endpoints`,
+    );
+    return {
+      patientApps: launch,
+      providerApps: launch,
+      backendServices: none(
+        "no",
+        "declares no client_credentials grant, system scopes or asymmetric client authentication",
+      ),
+    };
+  }
   return {
     patientApps: launchVerdict(c, "patientApps"),
     providerApps: launchVerdict(c, "providerApps"),

@@ -3,6 +3,8 @@ import { t } from "elysia";
 import {
   ACCESS_DECLARATIONS,
   APP_KINDS,
+  CAPABILITY_SET_NAMES,
+  CAPABILITY_SETS,
   CHECKS,
   CLIENT_TYPES,
   LAUNCH_KINDS,
@@ -50,7 +52,7 @@ export const FacetSchemas = {
       launchEhr: flag("`launch-ehr` in capabilities."),
       launchStandalone: flag("`launch-standalone` in capabilities."),
       backendServices: flag(
-        "The Backend Services set is declared: `client_credentials` in `grant_types_supported`, asymmetric client authentication (`client-confidential-asymmetric` or `private_key_jwt`) not contradicted by published auth methods without `private_key_jwt`, and `RS384` or `ES384` in `token_endpoint_auth_signing_alg_values_supported`.",
+        "The Backend Services set is declared: `client_credentials` in `grant_types_supported`, a `token_endpoint`, and the asymmetric profile's whole discovery: `client-confidential-asymmetric`, `scopes_supported`, `token_endpoint_auth_methods_supported` with `private_key_jwt`, `token_endpoint_auth_signing_alg_values_supported` with `RS384` or `ES384`.",
       ),
       authorizeUrl: nullableString(
         "`authorization_endpoint`, else the `authorize` URI of the CapabilityStatement's oauth-uris security extension (DSTU2/STU3).",
@@ -127,7 +129,17 @@ const AppVerdictSchema = (description: string) =>
   t.Object(
     {
       status: VerdictStatusSchema,
-      reasons: t.Array(t.String(), { description: "Why it is not `ready`: each missing requirement; [] when ready." }),
+      sets: t.Array(t.String({ enum: [...CAPABILITY_SETS] }), {
+        description: `The sets of this kind whose every member the documents declare (${CAPABILITY_SETS.map((id) => `\`${id}\`: ${CAPABILITY_SET_NAMES[id]}`).join("; ")}); the status says whether the rest holds. [] when none.`,
+      }),
+      reasons: t.Array(t.String(), {
+        description:
+          "Why it is not `ready`: each missing requirement, a missing or non-standard key as published, the probe's cause for `unknown`; [] when ready.",
+      }),
+      notes: t.Array(t.String(), {
+        description:
+          "For `ready` only: when one set of two holds, which apps it is ready for and what the other set's apps lack (`ready for apps launched from the patient portal (Patient Access for EHR Launch); standalone patient apps: missing context-standalone-patient`); [] otherwise.",
+      }),
     },
     { additionalProperties: false, description },
   );
@@ -143,7 +155,7 @@ const VERDICT_DESCRIPTIONS: Record<(typeof APP_KINDS)[number], string> = {
   patientApps: `A patient-facing app (SMART App Launch 2.2 capability sets ${setsOf("patientApps")}), with ${LAUNCH_NEEDS}. Offered when capabilities include ${LAUNCH_KINDS.patientApps.offeredBy.join(", ")}. ${STATUSES_TEXT}.`,
   providerApps: `A clinician-facing app (capability sets ${setsOf("providerApps")}), with ${LAUNCH_NEEDS}. Offered when capabilities include ${LAUNCH_KINDS.providerApps.offeredBy.join(", ")}.`,
   backendServices:
-    "A backend service (SMART Backend Services): `client_credentials`, asymmetric client authentication not contradicted by the published auth methods, `RS384` or `ES384` published, an https token endpoint. Offered when `client_credentials`, a `system/` scope or asymmetric authentication is declared; a declared bulk export alone does not count.",
+    "A backend service (SMART Backend Services): `client_credentials` in `grant_types_supported`, an https token endpoint, and every property the asymmetric profile's discovery names (`client-confidential-asymmetric`; `scopes_supported`; `token_endpoint_auth_methods_supported` with `private_key_jwt`; `token_endpoint_auth_signing_alg_values_supported` with `RS384` or `ES384`): one missing makes it `partial`. Offered when `client_credentials`, a `system/` scope or asymmetric authentication is declared; a declared bulk export alone does not count.",
 };
 
 /** The verdict's statuses alone (the change feed's `verdict` field). */

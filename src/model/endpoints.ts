@@ -94,7 +94,7 @@ export const ListQuery = t.Object(
       t.String({
         maxLength: 100,
         "x-error": `ready: must be a comma-separated list of ${READY.join(", ")}`,
-        description: `Comma-separated app kinds whose verdict must be \`ready\` (docs/api.md, Verdict): ${READY.map((v) => `\`${v}\``).join(", ")}.`,
+        description: `Comma-separated app kinds whose verdict must be \`ready\` (docs/api.md, Verdict): ${READY.map((v) => `\`${v}\``).join(", ")}. Ready by any set of the kind counts: \`patient-apps\` by Patient Access for Standalone Apps or for EHR Launch (from a portal; the verdict's note says so), \`provider-apps\` by Clinician Access for EHR Launch or for Standalone, \`backend-services\` by SMART Backend Services.`,
         examples: ["patient-apps"],
       }),
     ),

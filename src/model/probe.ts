@@ -49,6 +49,31 @@ export type ErrorKind =
   /** A JSON object without any SMART configuration field. */
   | "not_smart_configuration";
 
+/** Each error kind in words, as a reason completes "/metadata …" (the verdict's `unknown`, the page). */
+export const ERROR_KIND_WORDS: Record<ErrorKind, string> = {
+  dns: "did not resolve: the host name has no address",
+  refused: "was refused: nothing listens on the port",
+  tls: "failed in the TLS handshake",
+  timeout: "timed out",
+  network: "failed on the network",
+  certificate_expired: "failed in TLS: the certificate has expired",
+  certificate_self_signed: "failed in TLS: the certificate is self-signed, so untrusted",
+  certificate_untrusted: "failed in TLS: the certificate is untrusted (its chain leads to no trusted CA)",
+  certificate_name_mismatch: "failed in TLS: the certificate does not name the host",
+  invalid_url: "could not be requested: the URL is not a valid http(s) URL",
+  blocked: "was not requested: the address is not public",
+  too_many_redirects: "redirected too many times",
+  bad_redirect: "redirected without a usable location",
+  http_status: "answered with an error status",
+  body_timeout: "sent headers but its body did not arrive in time",
+  body_too_large: "sent a body larger than the probe reads",
+  body_too_complex: "sent JSON nested or sized beyond what the probe parses",
+  invalid_json: "answered with a body that is not JSON",
+  not_json_object: "answered JSON that is not an object",
+  not_capability_statement: "answered JSON that is not a CapabilityStatement",
+  not_smart_configuration: "answered JSON that is not a SMART configuration",
+};
+
 /** What fetching one document produced. */
 export interface DocumentResult {
   /** The document was fetched and is what we expected (2xx, JSON object of the right kind). */

@@ -21,6 +21,17 @@ const REAL = join(SHARED_CAPABILITIES, "../real-capabilities");
 const HAS_DATA = existsSync(REAL) && existsSync(SHARED_CAPABILITIES);
 
 type Status = "ready" | "partial" | "no" | "undeclared";
+type Set =
+  | "patient-standalone"
+  | "patient-ehr-launch"
+  | "clinician-ehr-launch"
+  | "clinician-standalone"
+  | "backend-services";
+/** Both patient sets, both clinician sets: what a configuration declaring every launch capability holds. */
+const PATIENT_BOTH: Set[] = ["patient-standalone", "patient-ehr-launch"];
+const CLINICIAN_BOTH: Set[] = ["clinician-ehr-launch", "clinician-standalone"];
+/** The Backend Services reason when the signing algorithms are not advertised (13 real servers). */
+const NO_ALGS = "token_endpoint_auth_signing_alg_values_supported not advertised";
 interface Expected {
   /** /metadata document (under real-capabilities/metadata, `capabilities/<file>` or `sets/<file>`); none → 404. */
   metadata?: string;
@@ -42,6 +53,10 @@ interface Expected {
   verdict: [Status, Status, Status];
   /** Words each kind's reasons must contain, per kind (an app developer acts on them). */
   reasons?: [string[], string[], string[]];
+  /** The sets each kind's verdict names (whole in the documents); none given: [] for every kind. */
+  sets?: [Set[], Set[], Set[]];
+  /** Each kind's notes, exactly; none given: [] for every kind. */
+  notes?: [string[], string[], string[]];
   checks?: Record<string, boolean | null>;
 }
 
@@ -105,8 +120,10 @@ const SITES: Record<string, Expected> = {
     ],
     urls: ["https://sandbox.aidbox.app/auth/authorize", "https://sandbox.aidbox.app/auth/token"],
     access: "smart-configuration",
-    // Both patient and clinician sets whole, PKCE S256, private_key_jwt with RS384.
+    // Both patient and clinician sets whole, PKCE S256; the asymmetric profile's whole discovery
+    // (the capability, scopes_supported, private_key_jwt, RS384).
     verdict: ["ready", "ready", "ready"],
+    sets: [PATIENT_BOTH, CLINICIAN_BOTH, ["backend-services"]],
     checks: {
       "describes-software": true,
       "instance-implementation": true,
@@ -175,11 +192,17 @@ const SITES: Record<string, Expected> = {
     access: "smart-configuration",
     // The EHR-launch sets are whole, but no grant_types_supported (REQUIRED) and no PKCE; system
     // scopes offer backend services, without client_credentials or asymmetric authentication.
+    // No context-standalone-patient: of the patient sets only the EHR launch (from a portal) is whole.
     verdict: ["partial", "partial", "partial"],
+    sets: [["patient-ehr-launch"], CLINICIAN_BOTH, []],
     reasons: [
       ["no grant_types_supported (REQUIRED)", "code_challenge_methods_supported lacks S256"],
       ["no grant_types_supported (REQUIRED)", "code_challenge_methods_supported lacks S256"],
-      ["client-confidential-asymmetric not declared", "no token_endpoint_auth_signing_alg_values_supported"],
+      [
+        "client-confidential-asymmetric not declared",
+        "token_endpoint_auth_methods_supported lists client_secret_basic but not private_key_jwt",
+        NO_ALGS,
+      ],
     ],
     checks: {
       "smart-grant-types": false,
@@ -194,16 +217,26 @@ const SITES: Record<string, Expected> = {
     segment: "r4",
     usCore: [true, []],
     bulk: "g",
-    smartFlags: ["v1", "launchEhr", "launchStandalone", "backendServices", "permissionOffline"],
+    // The Backend Services set needs client-confidential-asymmetric declared (not the case here).
+    smartFlags: ["v1", "launchEhr", "launchStandalone", "permissionOffline"],
     urls: [
       `${CERNER_TENANT}/profiles/smart-v1/personas/provider/authorize`,
       `${CERNER_TENANT}/profiles/smart-v1/token`,
     ],
     access: "smart-configuration",
-    // No PKCE for the launches; Backend Services whole (private_key_jwt, RS384 and ES384).
-    verdict: ["partial", "partial", "ready"],
-    reasons: [["code_challenge_methods_supported lacks S256"], ["code_challenge_methods_supported lacks S256"], []],
-    checks: { "smart-asymmetric-profile": true },
+    // No PKCE for the launches. private_key_jwt with RS384 and ES384, but capabilities lack
+    // client-confidential-asymmetric, the way the asymmetric profile says a server advertises it.
+    verdict: ["partial", "partial", "partial"],
+    sets: [["patient-ehr-launch"], CLINICIAN_BOTH, []],
+    reasons: [
+      ["code_challenge_methods_supported lacks S256"],
+      ["code_challenge_methods_supported lacks S256"],
+      [
+        "client-confidential-asymmetric not declared",
+        "though token_endpoint_auth_methods_supported lists private_key_jwt",
+      ],
+    ],
+    checks: { "smart-asymmetric-profile": false },
   },
   "cms-bfd-v1": {
     metadata: "cms-bfd__bluebutton-v1-stu3.json",
@@ -231,7 +264,8 @@ const SITES: Record<string, Expected> = {
     access: "smart-configuration",
     // No token_endpoint_auth_signing_alg_values_supported: RS384/ES384 not named.
     verdict: ["ready", "ready", "partial"],
-    reasons: [[], [], ["no token_endpoint_auth_signing_alg_values_supported"]],
+    sets: [PATIENT_BOTH, CLINICIAN_BOTH, []],
+    reasons: [[], [], [NO_ALGS, "a client signing with RS384 or ES384"]],
   },
   "epic-dstu2": {
     metadata: "epic__sandbox-dstu2-may2026.json",
@@ -253,7 +287,8 @@ const SITES: Record<string, Expected> = {
     smartFlags: LAUNCHES,
     access: "smart-configuration",
     verdict: ["ready", "ready", "partial"],
-    reasons: [[], [], ["no token_endpoint_auth_signing_alg_values_supported"]],
+    sets: [PATIENT_BOTH, CLINICIAN_BOTH, []],
+    reasons: [[], [], [NO_ALGS]],
     checks: {
       "kind-instance": true,
       "format-json": true,
@@ -300,6 +335,7 @@ const SITES: Record<string, Expected> = {
     urls: ["https://sb-auth.smarthealthit.org/authorize", "https://sb-auth.smarthealthit.org/token"],
     access: "oauth-uris",
     verdict: ["partial", "partial", "no"],
+    sets: [PATIENT_BOTH, CLINICIAN_BOTH, []],
     reasons: [["no /.well-known/smart-configuration"], ["no /.well-known/smart-configuration"], []],
   },
   "inferno-reference": {
@@ -323,7 +359,8 @@ const SITES: Record<string, Expected> = {
     access: "smart-configuration",
     // client-confidential-asymmetric beside token_endpoint_auth_methods_supported of client_secret_post alone.
     verdict: ["ready", "ready", "partial"],
-    reasons: [[], [], ["lists client_secret_post but not private_key_jwt"]],
+    sets: [PATIENT_BOTH, CLINICIAN_BOTH, []],
+    reasons: [[], [], ["token_endpoint_auth_methods_supported lists client_secret_post but not private_key_jwt"]],
     checks: { "smart-asymmetric-profile": false, "smart-openid-connect": true },
   },
   nextgen: {
@@ -334,7 +371,10 @@ const SITES: Record<string, Expected> = {
     bulk: "",
     smartFlags: LAUNCHES,
     access: "smart-configuration",
+    // Neither scopes_supported nor the signing algorithms: two properties of one discovery sentence.
     verdict: ["ready", "ready", "partial"],
+    sets: [PATIENT_BOTH, CLINICIAN_BOTH, []],
+    reasons: [[], [], ["scopes_supported not advertised", NO_ALGS]],
   },
   "bulk-r4": {
     metadata: "smarthealthit-bulk-data-server__inferno-bulkdata-kit.json",
@@ -439,8 +479,8 @@ const SITES: Record<string, Expected> = {
     // Names SMART-on-FHIR as its security service, but publishes neither a configuration nor OAuth URIs.
     smartFlags: [],
     access: "security-service",
-    verdict: ["no", "no", "no"],
-    reasons: [["declares SMART-on-FHIR"], [], []],
+    verdict: ["partial", "partial", "no"],
+    reasons: [["SMART, not discoverable"], ["SMART, not discoverable"], []],
   },
   "wellstar-dstu2": {
     metadata: "capabilities/wellstar_capability_tester.json",
@@ -478,7 +518,8 @@ const SITES: Record<string, Expected> = {
     smartFlags: LAUNCHES,
     access: "smart-configuration",
     verdict: ["partial", "partial", "partial"],
-    reasons: [[NOT_VERIFIED], [NOT_VERIFIED], [NOT_VERIFIED]],
+    sets: [PATIENT_BOTH, CLINICIAN_BOTH, []],
+    reasons: [[NOT_VERIFIED], [NOT_VERIFIED], [NOT_VERIFIED, NO_ALGS]],
   },
   "health-gorilla": {
     smart: "health-gorilla__www.json",
@@ -491,7 +532,14 @@ const SITES: Record<string, Expected> = {
     reasons: [
       ["context-standalone-patient not declared"],
       ["permission-patient not declared (Clinician Access for Standalone)"],
-      ["no grant_types_supported (REQUIRED)"],
+      [
+        "no grant_types_supported (REQUIRED)",
+        "client-confidential-asymmetric not declared",
+        // The key as published, not the standard one it stands for.
+        "token_endpoint_auth_methods_supported not advertised",
+        "the non-standard token_endpoint_auth_methods is published instead, listing none, client_secret_post, private_key_jwt",
+        NO_ALGS,
+      ],
     ],
   },
   "practice-fusion": {
@@ -502,6 +550,12 @@ const SITES: Record<string, Expected> = {
     smartFlags: LAUNCHES,
     access: "smart-configuration",
     verdict: ["partial", "partial", "partial"],
+    sets: [PATIENT_BOTH, CLINICIAN_BOTH, []],
+    reasons: [
+      [NOT_VERIFIED],
+      [NOT_VERIFIED],
+      ["scopes_supported not advertised", "token_endpoint_auth_methods_supported not advertised", NO_ALGS],
+    ],
   },
   "cerner-smart-shared": {
     smart: "capabilities/authorization_cerner_smart_response.json",
@@ -511,6 +565,7 @@ const SITES: Record<string, Expected> = {
     smartFlags: ["v1", "v2", "pkceS256", "launchEhr", "launchStandalone"],
     access: "smart-configuration",
     verdict: ["partial", "partial", "partial"],
+    sets: [["patient-ehr-launch"], CLINICIAN_BOTH, []],
   },
   "sandbox-smart-shared": {
     smart: "capabilities/fhir_sandbox_smart_response.json",
@@ -529,7 +584,19 @@ const SITES: Record<string, Expected> = {
     access: "smart-configuration",
     // Clinician Access for Standalone is whole; patients lack context-standalone-patient.
     verdict: ["partial", "ready", "partial"],
-    reasons: [["context-standalone-patient not declared (Patient Access for Standalone Apps)"], [], []],
+    sets: [[], ["clinician-standalone"], []],
+    reasons: [
+      ["context-standalone-patient not declared (Patient Access for Standalone Apps)"],
+      [],
+      ["client-confidential-asymmetric not declared", NO_ALGS],
+    ],
+    notes: [
+      [],
+      [
+        "ready for standalone clinician apps (Clinician Access for Standalone); apps launched from the EHR: missing launch-ehr, context-ehr-patient, context-ehr-encounter",
+      ],
+      [],
+    ],
   },
   "no-grant-types": {
     metadata: "epic__sandbox-r4-may2026.json",
@@ -537,6 +604,7 @@ const SITES: Record<string, Expected> = {
     segment: "r4",
     access: "smart-configuration",
     verdict: ["partial", "partial", "partial"],
+    sets: [PATIENT_BOTH, CLINICIAN_BOTH, []],
     reasons: [
       ["no grant_types_supported (REQUIRED)"],
       ["no grant_types_supported (REQUIRED)"],
@@ -551,11 +619,8 @@ const SITES: Record<string, Expected> = {
     http: true,
     access: "smart-configuration",
     verdict: ["partial", "partial", "partial"],
-    reasons: [
-      ["the base URL is not https"],
-      ["the base URL is not https"],
-      ["the base URL is not https", "no token_endpoint_auth_signing_alg_values_supported"],
-    ],
+    sets: [PATIENT_BOTH, CLINICIAN_BOTH, []],
+    reasons: [["the base URL is not https"], ["the base URL is not https"], ["the base URL is not https", NO_ALGS]],
   },
   "soarian-dstu2": {
     metadata: "sets/dstu2-vendor-oauth-uris.json",
@@ -577,7 +642,7 @@ const SITES: Record<string, Expected> = {
     reasons: [
       ["capabilities not published as a list (REQUIRED)"],
       ["capabilities not published as a list (REQUIRED)"],
-      [],
+      ["client-confidential-asymmetric not declared"],
     ],
     checks: { "smart-capabilities": false },
   },
@@ -587,8 +652,120 @@ const SITES: Record<string, Expected> = {
     segment: "r4",
     access: "smart-configuration",
     verdict: ["partial", "partial", "partial"],
+    sets: [PATIENT_BOTH, CLINICIAN_BOTH, []],
     reasons: [["authorization_endpoint https:// is not an https URL with a host"], [], []],
     checks: { "smart-authorize-endpoint": false },
+  },
+  "soarian-hyphen-dstu2": {
+    metadata: "sets/dstu2-vendor-hyphen-oauth-uris.json",
+    segment: "dstu2",
+    // `…/StructureDefinition/soarian-oauth-uris` ends in `oauth-uris`: the same OAuth URIs.
+    ...OAUTH_URIS_ONLY,
+    urls: [
+      `${CERNER_TENANT}/profiles/smart-v1/personas/provider/authorize`,
+      `${CERNER_TENANT}/profiles/smart-v1/token`,
+    ],
+  },
+  "smart-named-no-discovery": {
+    metadata: "sets/r4-smart-named-no-discovery.json",
+    segment: "r4",
+    smartFlags: [],
+    urls: [null, null],
+    access: "security-service",
+    // SMART, but an app cannot discover where to authorize; nothing says backend services.
+    verdict: ["partial", "partial", "no"],
+    reasons: [
+      ["SMART, not discoverable", "neither /.well-known/smart-configuration nor OAuth URIs"],
+      ["SMART, not discoverable"],
+      ["declares no client_credentials grant"],
+    ],
+  },
+  "empty-capabilities": {
+    metadata: "epic__sandbox-r4-may2026.json",
+    smart: "sets/smart-empty-capabilities.json",
+    segment: "r4",
+    access: "smart-configuration",
+    // An empty list declares no capability set (from this list a client determines the sets).
+    verdict: ["no", "no", "partial"],
+    reasons: [
+      ["capabilities is an empty list", "declares no capability set"],
+      ["capabilities is an empty list"],
+      [
+        "client-confidential-asymmetric not declared",
+        "though token_endpoint_auth_methods_supported lists private_key_jwt",
+      ],
+    ],
+    checks: { "smart-capabilities": true },
+  },
+  "patient-ehr-launch-only": {
+    metadata: "epic__sandbox-r4-may2026.json",
+    smart: "sets/smart-patient-ehr-launch-only.json",
+    segment: "r4",
+    access: "smart-configuration",
+    // Patient Access for EHR Launch (from a portal) counts for patient apps, with a note.
+    verdict: ["ready", "ready", "partial"],
+    sets: [["patient-ehr-launch"], CLINICIAN_BOTH, []],
+    reasons: [[], [], [NO_ALGS]],
+    notes: [
+      [
+        "ready for apps launched from the patient portal (Patient Access for EHR Launch); standalone patient apps: missing context-standalone-patient",
+      ],
+      [],
+      [],
+    ],
+  },
+  "no-auth-methods": {
+    metadata: "aidbox__sandbox-r4.json",
+    smart: "sets/smart-no-auth-methods.json",
+    segment: "r4",
+    access: "smart-configuration",
+    verdict: ["ready", "ready", "partial"],
+    sets: [PATIENT_BOTH, CLINICIAN_BOTH, []],
+    reasons: [[], [], ["token_endpoint_auth_methods_supported not advertised", "whether private_key_jwt is accepted"]],
+    checks: { "smart-asymmetric-profile": false },
+  },
+  "no-scopes": {
+    metadata: "aidbox__sandbox-r4.json",
+    smart: "sets/smart-no-scopes.json",
+    segment: "r4",
+    access: "smart-configuration",
+    verdict: ["ready", "ready", "partial"],
+    sets: [PATIENT_BOTH, CLINICIAN_BOTH, []],
+    reasons: [[], [], ["scopes_supported not advertised"]],
+    checks: { "smart-asymmetric-profile": false },
+  },
+  "private-key-jwt-without-capability": {
+    metadata: "aidbox__sandbox-r4.json",
+    smart: "sets/smart-private-key-jwt-without-capability.json",
+    segment: "r4",
+    access: "smart-configuration",
+    verdict: ["ready", "ready", "partial"],
+    sets: [PATIENT_BOTH, CLINICIAN_BOTH, []],
+    reasons: [
+      [],
+      [],
+      [
+        "client-confidential-asymmetric not declared",
+        "though token_endpoint_auth_methods_supported lists private_key_jwt",
+      ],
+    ],
+    checks: { "smart-asymmetric-profile": false },
+  },
+  "nonstandard-auth-methods": {
+    metadata: "aidbox__sandbox-r4.json",
+    smart: "sets/smart-nonstandard-auth-methods.json",
+    segment: "r4",
+    access: "smart-configuration",
+    verdict: ["ready", "ready", "partial"],
+    sets: [PATIENT_BOTH, CLINICIAN_BOTH, []],
+    reasons: [
+      [],
+      [],
+      [
+        "token_endpoint_auth_methods_supported not advertised",
+        "the non-standard token_endpoint_auth_methods is published instead, listing client_secret_post, client_secret_basic, private_key_jwt",
+      ],
+    ],
   },
 };
 
@@ -675,6 +852,8 @@ describe.skipIf(!HAS_DATA)("facets, checks and verdict of real published documen
       expect(access.declared).toBe(expected.access);
       const { patientApps, providerApps, backendServices } = data.verdict;
       expect([patientApps.status, providerApps.status, backendServices.status]).toEqual(expected.verdict);
+      expect([patientApps.sets, providerApps.sets, backendServices.sets]).toEqual(expected.sets ?? [[], [], []]);
+      expect([patientApps.notes, providerApps.notes, backendServices.notes]).toEqual(expected.notes ?? [[], [], []]);
       [patientApps, providerApps, backendServices].forEach((verdict, i) => {
         expect(verdict.reasons.length === 0).toBe(verdict.status === "ready");
         for (const words of expected.reasons?.[i] ?? [])

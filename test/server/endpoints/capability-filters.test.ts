@@ -31,7 +31,8 @@ const smart = (extra: Record<string, unknown>) =>
 /**
  * Everything SMART App Launch 2.2 names: Patient Access for Standalone Apps and Clinician Access
  * for EHR Launch complete, refresh tokens, OpenID Connect, dynamic registration, PKCE S256, and
- * Backend Services (client_credentials, private_key_jwt with RS384).
+ * Backend Services (client_credentials, client-confidential-asymmetric, scopes_supported,
+ * private_key_jwt with RS384).
  */
 const FULL = {
   metadata: statement(US_CORE),
@@ -56,6 +57,7 @@ const FULL = {
     grant_types_supported: ["authorization_code", "client_credentials"],
     token_endpoint_auth_methods_supported: ["client_secret_basic", "private_key_jwt"],
     token_endpoint_auth_signing_alg_values_supported: ["RS384"],
+    scopes_supported: ["launch", "patient/*.rs", "user/*.rs", "system/*.rs"],
     code_challenge_methods_supported: ["S256"],
   }),
 };
@@ -74,9 +76,11 @@ const SITES = {
       ],
     }),
     smart: smart({
+      capabilities: ["client-confidential-asymmetric"],
       grant_types_supported: ["client_credentials"],
       token_endpoint_auth_methods_supported: ["private_key_jwt"],
       token_endpoint_auth_signing_alg_values_supported: ["ES384"],
+      scopes_supported: ["system/Patient.read", "system/Group.read"],
     }),
   },
   // Standalone launch and PKCE, but the token endpoint is plain http: partial.
@@ -153,9 +157,9 @@ describe("supports= and ready=", () => {
       "sso-openid-connect",
       "dynamic-registration",
       "client-public",
-      "client-confidential-asymmetric",
     ])
       expect([value, await sites(`supports=${value}`)]).toEqual([value, ["full", "plain"]]);
+    expect(await sites("supports=client-confidential-asymmetric")).toEqual(["backend", "full", "plain"]);
     expect(await sites("supports=client-confidential-symmetric")).toEqual([]);
   });
 
@@ -201,8 +205,8 @@ describe("supports= and ready=", () => {
     }
     expect(verdicts).toEqual({
       full: ["ready", "ready", "ready"],
-      // Declares no capabilities list: launches offered (SMART is published) but unknown.
-      backend: ["partial", "partial", "ready"],
+      // Declares client-confidential-asymmetric alone: no capability of a launching app.
+      backend: ["no", "no", "ready"],
       // A standalone launch with patient context missing; nothing of clinicians or backends.
       insecure: ["partial", "no", "no"],
       none: ["undeclared", "undeclared", "undeclared"],
@@ -245,10 +249,10 @@ describe("supports= and ready=", () => {
       "dynamic-registration": 2,
       "client-public": 2,
       "client-confidential-symmetric": 0,
-      "client-confidential-asymmetric": 2,
+      "client-confidential-asymmetric": 3,
     });
-    expect(data.verdict.patientApps).toEqual({ ready: 1, partial: 3, no: 0, undeclared: 1, unknown: 1 });
-    expect(data.verdict.providerApps).toEqual({ ready: 1, partial: 2, no: 1, undeclared: 1, unknown: 1 });
+    expect(data.verdict.patientApps).toEqual({ ready: 1, partial: 2, no: 1, undeclared: 1, unknown: 1 });
+    expect(data.verdict.providerApps).toEqual({ ready: 1, partial: 1, no: 2, undeclared: 1, unknown: 1 });
     expect(data.verdict.backendServices).toEqual({ ready: 2, partial: 1, no: 1, undeclared: 1, unknown: 1 });
     expect(data.checks["capability-statement"]).toEqual({ ok: 5, failed: 0, notApplicable: 0 });
     expect(data.checks["smart-token-endpoint"]).toEqual({ ok: 3, failed: 2, notApplicable: 0 });

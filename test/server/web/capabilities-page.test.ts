@@ -36,6 +36,7 @@ const READY_SMART = JSON.stringify({
   grant_types_supported: ["authorization_code", "client_credentials"],
   token_endpoint_auth_methods_supported: ["private_key_jwt"],
   token_endpoint_auth_signing_alg_values_supported: ["ES384"],
+  scopes_supported: ["launch", "patient/*.rs", "user/*.rs", "system/*.rs"],
   code_challenge_methods_supported: ["S256"],
 });
 

@@ -33,7 +33,7 @@ const VERDICT_STATUS_LABELS: Record<VerdictStatus, { label: string; meaning: str
   partial: { label: "Incomplete", meaning: VERDICT_STATUS_MEANINGS.partial },
   no: { label: "Not offered", meaning: VERDICT_STATUS_MEANINGS.no },
   undeclared: { label: "Nothing declared", meaning: VERDICT_STATUS_MEANINGS.undeclared },
-  unknown: { label: "Not probed", meaning: VERDICT_STATUS_MEANINGS.unknown },
+  unknown: { label: "Unknown", meaning: VERDICT_STATUS_MEANINGS.unknown },
 };
 /** A status as the API sends it (typed as a string), named; an unknown one as itself. */
 export const verdictStatusLabel = (status: string): { label: string; meaning: string } =>

@@ -1,5 +1,5 @@
 import type { Static } from "@sinclair/typebox";
-import { APP_KINDS, type AppKind } from "../../../model/capability-rules";
+import { APP_KINDS, type AppKind, CAPABILITY_SET_NAMES, CHECKS } from "../../../model/capability-rules";
 import type { CapabilityStats as CapabilityStatsRecord } from "../../../model/capability-schemas";
 import type { CapabilitiesSchema, EndpointRecord } from "../../../model/endpoints";
 import { type Child, h, svg } from "./dom";
@@ -306,40 +306,67 @@ export function recordSection(
 
 const RESOURCES_SHOWN = 24;
 
+/** What the first probe of an entry will add to its page. */
+const STILL_TO_COME = `Still to come, once the directory has read its /metadata and /.well-known/smart-configuration: its software and FHIR version, SMART capabilities and grant types, US Core and bulk export, its resources, and ${CHECKS.length} conformance checks.`;
+
+/**
+ * The verdict's `unknown` with a probe behind it: the probe read neither document, and the
+ * reason says why (the stored probe's cause). Null when a document was read or nothing was probed.
+ */
+const failedProbe = (c: Pick<Capabilities, "probeStatus" | "verdict">): string | null =>
+  c.probeStatus !== "unchecked" && c.verdict.patientApps.status === "unknown"
+    ? (c.verdict.patientApps.reasons[0] ?? "the last probe read neither document")
+    : null;
+
 export function capabilitiesSection(c: Capabilities): HTMLElement {
   const s = c.summary;
   const software = [s.softwareName, s.softwareVersion].filter(Boolean).join(" ");
   const resources = s.supportedResources;
+  const failed = failedProbe(c);
+  // Nothing was read: say what is to come, or why the probe failed, rather than count checks that cannot apply.
+  if (c.probeStatus === "unchecked" || failed !== null)
+    return h(
+      "section",
+      { "aria-labelledby": "capabilities-heading" },
+      h("h3", { id: "capabilities-heading" }, "Capabilities"),
+      c.probeStatus === "unchecked"
+        ? h("p", { class: "not-probed" }, "Not probed yet. ", STILL_TO_COME)
+        : h(
+            "p",
+            { class: "probe-failed" },
+            `Last probe ${formatDate(c.lastProbed)}: failed. `,
+            `${failed!.charAt(0).toUpperCase()}${failed!.slice(1)}.`,
+            " No document was read, so no facet or check could be read from one.",
+          ),
+    );
   return h(
     "section",
     { "aria-labelledby": "capabilities-heading" },
     h("h3", { id: "capabilities-heading" }, "Capabilities"),
-    c.probeStatus === "unchecked"
-      ? h("p", { class: "muted" }, "Not probed yet.")
-      : h(
-          "dl",
-          { class: "pairs" },
-          row("Last probe", `${formatDate(c.lastProbed)}: ${c.probeStatus}`),
-          row("Software", software || h("span", { class: "muted" }, "not reported")),
-          row("FHIR version", s.fhirVersion ?? h("span", { class: "muted" }, "not reported")),
-          row("SMART on FHIR", s.smartSupported ? "Supported" : "No SMART configuration found"),
-          row("SMART capabilities", chips(s.smartCapabilities, "none published")),
-          row("Grant types", chips(s.grantTypes, "none published")),
-          row("US Core", s.usCore.declared ? s.usCore.versions.join(", ") || "declared, no version" : "not declared"),
-          row("Bulk export", chips(bulkLevels(s.bulkData), "not declared")),
-          row("SMART facets", chips(smartFacets(s.smart), "none")),
-          row(
-            `Resources (${NUMBER.format(s.supportedResourceCount)})`,
-            chips(resources.slice(0, RESOURCES_SHOWN), "none reported"),
-            resources.length > RESOURCES_SHOWN &&
-              h(
-                "details",
-                {},
-                h("summary", {}, `Show ${NUMBER.format(resources.length - RESOURCES_SHOWN)} more`),
-                chips(resources.slice(RESOURCES_SHOWN), ""),
-              ),
+    h(
+      "dl",
+      { class: "pairs" },
+      row("Last probe", `${formatDate(c.lastProbed)}: ${c.probeStatus}`),
+      row("Software", software || h("span", { class: "muted" }, "not reported")),
+      row("FHIR version", s.fhirVersion ?? h("span", { class: "muted" }, "not reported")),
+      row("SMART on FHIR", s.smartSupported ? "Supported" : "No SMART configuration found"),
+      row("SMART capabilities", chips(s.smartCapabilities, "none published")),
+      row("Grant types", chips(s.grantTypes, "none published")),
+      row("US Core", s.usCore.declared ? s.usCore.versions.join(", ") || "declared, no version" : "not declared"),
+      row("Bulk export", chips(bulkLevels(s.bulkData), "not declared")),
+      row("SMART facets", chips(smartFacets(s.smart), "none")),
+      row(
+        `Resources (${NUMBER.format(s.supportedResourceCount)})`,
+        chips(resources.slice(0, RESOURCES_SHOWN), "none reported"),
+        resources.length > RESOURCES_SHOWN &&
+          h(
+            "details",
+            {},
+            h("summary", {}, `Show ${NUMBER.format(resources.length - RESOURCES_SHOWN)} more`),
+            chips(resources.slice(RESOURCES_SHOWN), ""),
           ),
-        ),
+      ),
+    ),
     checksSection(c.checks),
   );
 }
@@ -360,9 +387,11 @@ const smartFacets = (s: Capabilities["summary"]["smart"]) =>
 
 /**
  * Can my app connect here: the answer a person opens an entry for, shown first. Each app kind's
- * verdict with the reasons it is not ready; an unprobed entry says once that nothing is known yet.
+ * verdict with the SMART capability sets it rests on, its notes and the reasons it is not ready;
+ * an unprobed entry says once that nothing is known yet, a failed probe once why it failed.
  */
 export function verdictSection(c: Pick<Capabilities, "probeStatus" | "verdict">): HTMLElement {
+  const failed = failedProbe(c);
   return h(
     "section",
     { "aria-labelledby": "verdict-heading", class: "verdict" },
@@ -374,22 +403,37 @@ export function verdictSection(c: Pick<Capabilities, "probeStatus" | "verdict">)
           h("span", { class: "badge badge-unknown" }, "Not probed yet"),
           " Whether patient apps, provider apps or backend services can connect is known once the directory has read this server's /metadata and SMART configuration.",
         )
-      : h(
-          "dl",
-          { class: "pairs" },
-          ...APP_KINDS.map((kind) => {
-            const v = c.verdict[kind];
-            return row(
-              APP_KIND_LABELS[kind],
-              h(
-                "span",
-                { class: `badge badge-${v.status}`, title: verdictStatusLabel(v.status).meaning },
-                verdictStatusLabel(v.status).label,
-              ),
-              v.reasons.length > 0 && h("ul", { class: "reasons" }, ...v.reasons.map((reason) => h("li", {}, reason))),
-            );
-          }),
-        ),
+      : failed !== null
+        ? h(
+            "p",
+            { class: "probe-failed" },
+            h("span", { class: "badge badge-unknown" }, "Unknown"),
+            ` Whether any app can connect is not known: ${failed}.`,
+          )
+        : h(
+            "dl",
+            { class: "pairs" },
+            ...APP_KINDS.map((kind) => {
+              const v = c.verdict[kind];
+              return row(
+                APP_KIND_LABELS[kind],
+                h(
+                  "span",
+                  { class: `badge badge-${v.status}`, title: verdictStatusLabel(v.status).meaning },
+                  verdictStatusLabel(v.status).label,
+                ),
+                v.sets.length > 0 &&
+                  h(
+                    "p",
+                    { class: "sets" },
+                    `SMART ${v.sets.length === 1 ? "set" : "sets"}: ${v.sets.map((set) => CAPABILITY_SET_NAMES[set as keyof typeof CAPABILITY_SET_NAMES] ?? set).join("; ")}`,
+                  ),
+                v.notes.length > 0 && h("ul", { class: "notes" }, ...v.notes.map((note) => h("li", {}, note))),
+                v.reasons.length > 0 &&
+                  h("ul", { class: "reasons" }, ...v.reasons.map((reason) => h("li", {}, reason))),
+              );
+            }),
+          ),
   );
 }
 
