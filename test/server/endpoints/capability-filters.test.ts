@@ -152,12 +152,7 @@ describe("supports= and ready=", () => {
     expect(await sites("supports=backend-services")).toEqual(["backend", "full", "plain"]);
     expect(await sites("supports=launch-ehr")).toEqual(["full", "plain"]);
     expect(await sites("supports=launch-standalone")).toEqual(["full", "insecure", "plain"]);
-    for (const value of [
-      "permission-offline",
-      "sso-openid-connect",
-      "dynamic-registration",
-      "client-public",
-    ])
+    for (const value of ["permission-offline", "sso-openid-connect", "dynamic-registration", "client-public"])
       expect([value, await sites(`supports=${value}`)]).toEqual([value, ["full", "plain"]]);
     expect(await sites("supports=client-confidential-asymmetric")).toEqual(["backend", "full", "plain"]);
     expect(await sites("supports=client-confidential-symmetric")).toEqual([]);
