@@ -31,6 +31,9 @@ export interface SeedProbe {
   softwareName?: string | null;
   softwareVersion?: string | null;
   probedAt?: string;
+  /** Why /metadata gave no CapabilityStatement (the probe's error kind) and the HTTP status it answered. */
+  errorKind?: string | null;
+  metadataHttpStatus?: number | null;
 }
 
 export interface SeedVendor {
@@ -55,8 +58,8 @@ export function seedDatabase(
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insertProbe = db.sqlite.prepare(
-    `INSERT INTO probes (url, probed_at, probe_status, metadata_body_id, smart_body_id, fhir_version, software_name, software_version, supported_resources, smart_supported, smart_capabilities, grant_types)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO probes (url, probed_at, probe_status, metadata_body_id, smart_body_id, fhir_version, software_name, software_version, supported_resources, smart_supported, smart_capabilities, grant_types, error_kind, metadata_http_status)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   db.sqlite.transaction(() => {
     for (const v of data.vendors)
@@ -100,6 +103,8 @@ export function seedDatabase(
         p.smartSupported ? 1 : 0,
         JSON.stringify(p.smartCapabilities ?? []),
         JSON.stringify(p.grantTypes ?? []),
+        p.errorKind ?? null,
+        p.metadataHttpStatus ?? null,
       );
     }
     markDatasetChanged(db.sqlite, at);

@@ -40,6 +40,19 @@ const READY_SMART = JSON.stringify({
   code_challenge_methods_supported: ["S256"],
 });
 
+/**
+ * Ready for patient apps by Patient Access for EHR Launch alone (no context-standalone-patient),
+ * and for provider apps; no client_credentials, so not for backend services.
+ */
+const PORTAL_URL = "https://fhir.portal.example/r4";
+const PORTAL_SMART = JSON.stringify({
+  ...JSON.parse(READY_SMART),
+  capabilities: JSON.parse(READY_SMART).capabilities.filter((c: string) => c !== "context-standalone-patient"),
+  grant_types_supported: ["authorization_code"],
+});
+/** Probed, but /metadata answered 503 and no SMART configuration was read. */
+const FAILING_URL = "https://fhir.failing.example/r4";
+
 let live: PageOnServer | undefined;
 let page: Page | undefined;
 let base = "";
@@ -60,6 +73,24 @@ beforeAll(async () => {
         access: ["patient", "provider"],
         status: "verified",
       },
+      {
+        vendorId: "meditech",
+        url: PORTAL_URL,
+        organizationName: "Portal Family Practice",
+        state: "OH",
+        fhirVersion: "R4",
+        access: ["patient"],
+        status: "verified",
+      },
+      {
+        vendorId: "meditech",
+        url: FAILING_URL,
+        organizationName: "Failing Valley Hospital",
+        state: "OH",
+        fhirVersion: "R4",
+        access: [],
+        status: "unresponsive",
+      },
     ],
     probes: [
       ...PROBES,
@@ -72,6 +103,16 @@ beforeAll(async () => {
         resources: ["Condition", "Observation", "Patient"],
         smartSupported: true,
       },
+      {
+        url: PORTAL_URL,
+        probeStatus: "success",
+        fhirVersion: "R4",
+        metadataBody: R4_METADATA,
+        smartBody: PORTAL_SMART,
+        resources: ["Patient"],
+        smartSupported: true,
+      },
+      { url: FAILING_URL, probeStatus: "failed", errorKind: "http_status", metadataHttpStatus: 503 },
     ],
     at: "2026-11-21T09:00:00.000Z",
   });
@@ -111,9 +152,11 @@ describe("capabilities on the search page", () => {
       "Provider apps",
       "Backend services",
     ]);
-    // Every other row's verdict is partial or no: no badge, the field hidden.
-    expect(await p.locator("#list .badge-ready").count()).toBe(3);
-    expect(await p.locator("#list .ready-for:not([hidden])").count()).toBe(1);
+    const portal = p.locator("#list .result", { hasText: "Portal Family Practice" });
+    expect(await portal.locator(".badge-ready").allTextContents()).toEqual(["Patient apps", "Provider apps"]);
+    // Every other row's verdict is partial, no or unknown: no badge, the field hidden.
+    expect(await p.locator("#list .badge-ready").count()).toBe(5);
+    expect(await p.locator("#list .ready-for:not([hidden])").count()).toBe(2);
   }, 60_000);
 
   it("filters by Supports and Ready for, each as the API answers", async () => {
@@ -222,6 +265,45 @@ describe("capabilities on the search page", () => {
     await p.setViewportSize({ width: 1400, height: 900 });
   }, 60_000);
 
+  it("a verdict ready by one set of two names its sets and says, in a note, what the other set's apps lack", async () => {
+    const p = page!;
+    const list = (await (await fetch(`${base}/api/v1/endpoints?query=portal%20family`)).json()) as {
+      data: { id: string }[];
+    };
+    await open(`/?id=${list.data[0]!.id}`);
+    await p.locator("#verdict-heading").waitFor();
+    const kinds = p.locator("#detail .verdict dd");
+    expect(await p.locator("#detail .verdict .badge").allTextContents()).toEqual(["Ready", "Ready", "Incomplete"]);
+    expect(await kinds.nth(0).locator(".sets").textContent()).toBe("SMART set: Patient Access for EHR Launch");
+    expect(await kinds.nth(0).locator(".notes li").allTextContents()).toEqual([
+      "ready for apps launched from the patient portal (Patient Access for EHR Launch); standalone patient apps: missing context-standalone-patient",
+    ]);
+    expect(await kinds.nth(1).locator(".sets").textContent()).toBe(
+      "SMART sets: Clinician Access for EHR Launch; Clinician Access for Standalone",
+    );
+    expect(await kinds.nth(1).locator(".notes").count()).toBe(0);
+    expect(await kinds.nth(2).locator(".reasons").textContent()).toContain(
+      "client_credentials not in grant_types_supported",
+    );
+  }, 60_000);
+
+  it("a failed probe's page says why it failed, once, instead of counting checks that cannot apply", async () => {
+    const p = page!;
+    const list = (await (await fetch(`${base}/api/v1/endpoints?query=failing%20valley`)).json()) as {
+      data: { id: string }[];
+    };
+    await open(`/?id=${list.data[0]!.id}`);
+    await p.locator("#verdict-heading").waitFor();
+    expect(await p.locator("#detail .verdict .badge").allTextContents()).toEqual(["Unknown"]);
+    expect(await p.locator("#detail .verdict").textContent()).toContain(
+      "the last probe failed: /metadata answered HTTP 503 (http_status)",
+    );
+    const capabilities = (await p.locator("#capabilities-heading").locator("..").textContent()) ?? "";
+    expect(capabilities).toContain("failed. The last probe failed: /metadata answered HTTP 503");
+    expect(capabilities).not.toContain("cannot apply");
+    expect(await p.locator("#detail .checks").count()).toBe(0);
+  }, 60_000);
+
   it("an unprobed entry says once that it is not probed yet, not once per kind of app", async () => {
     const p = page!;
     const list = (await (await fetch(`${base}/api/v1/endpoints?limit=100`)).json()) as { data: { id: string }[] };
@@ -240,5 +322,11 @@ describe("capabilities on the search page", () => {
     const verdict = (await p.locator("#detail .verdict").textContent()) ?? "";
     expect(verdict.match(/not probed/gi)).toHaveLength(1);
     expect(await p.locator("#detail .verdict .badge").allTextContents()).toEqual(["Not probed yet"]);
+    // Its capabilities say what the first probe will bring, not "0 pass, 0 fail, 22 cannot apply".
+    const capabilities = (await p.locator("#capabilities-heading").locator("..").textContent()) ?? "";
+    expect(capabilities).toContain(`Still to come`);
+    expect(capabilities).toContain(`${CHECKS.length} conformance checks`);
+    expect(capabilities).not.toContain("cannot apply");
+    expect(await p.locator("#detail .checks").count()).toBe(0);
   }, 60_000);
 });
