@@ -98,7 +98,7 @@ test("derive re-derives verdicts with the new rules; the change feed has each ch
     const changed = Object.entries(SITES).filter(([, s]) => asObject(s.before) !== asObject(s.after));
     const verdict = (statuses: Statuses) => JSON.parse(asObject(statuses));
     expect((body.data as { id: string }[]).map((change) => change.id).sort()).toEqual(
-      changed.map(([site]) => ids[site]).sort(),
+      changed.map(([site]) => ids[site]!).sort(),
     );
     for (const [site, s] of changed)
       expect(body.data.find((change: { id: string }) => change.id === ids[site])).toEqual(
