@@ -299,7 +299,7 @@ describe("capabilities on the search page", () => {
       "the last probe failed: /metadata answered HTTP 503 (http_status)",
     );
     const capabilities = (await p.locator("#capabilities-heading").locator("..").textContent()) ?? "";
-    expect(capabilities).toContain("failed. The last probe failed: /metadata answered HTTP 503");
+    expect(capabilities).toContain("UTC failed: /metadata answered HTTP 503 (http_status)");
     expect(capabilities).not.toContain("cannot apply");
     expect(await p.locator("#detail .checks").count()).toBe(0);
   }, 60_000);

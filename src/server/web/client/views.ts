@@ -334,9 +334,8 @@ export function capabilitiesSection(c: Capabilities): HTMLElement {
         : h(
             "p",
             { class: "probe-failed" },
-            `Last probe ${formatDate(c.lastProbed)}: failed. `,
-            `${failed!.charAt(0).toUpperCase()}${failed!.slice(1)}.`,
-            " No document was read, so no facet or check could be read from one.",
+            `Last probe ${formatDate(c.lastProbed)} ${failed!.replace(/^the last probe /, "")}.`,
+            " No document was read, so there are no facets, and no checks could run.",
           ),
     );
   return h(
