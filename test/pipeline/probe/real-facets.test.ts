@@ -3,11 +3,12 @@
  * document and SMART configuration in ../shared/data/real-capabilities and ../shared/data/capabilities
  * (and the hand-made ones in test/fixtures/probe/capability-sets, for what the data lacks) is
  * served by a local server over TLS (one site over plain http), probed (the probe's own fetch,
- * parse, handshake and store), and its facets, some checks and the verdict compared with what a
- * careful reader of that document expects. The expectations were written from SMART App Launch
- * 2.2 (Conformance: capability sets, the configuration's REQUIRED fields; Client Authentication:
- * Asymmetric) and FHIR R4's CapabilityStatement invariants, reading each document, not by
- * running the rules.
+ * parse, handshake and store), and its facets, some checks and the verdict (statuses, the sets
+ * each kind's verdict names, its notes and reasons) compared with what a careful reader of that
+ * document expects. The expectations were written from SMART App Launch 2.2 (Conformance:
+ * capability sets, the configuration's REQUIRED fields; Client Authentication: Asymmetric,
+ * "Advertising server support", which Backend Services makes its discovery requirements) and FHIR
+ * R4's CapabilityStatement invariants, reading each document, not by running the rules.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
