@@ -172,6 +172,13 @@ export const VerdictSchema = t.Object(
   { additionalProperties: false, description: "Can an app of each kind connect here? From the facets and checks." },
 );
 
+/** Which sets a `ready` count counts, per kind (the verdict's `sets`). */
+export const READY_SETS_TEXT: Record<(typeof APP_KINDS)[number], string> = {
+  patientApps: LAUNCH_KINDS.patientApps.sets.map((set) => set.name).join(" or "),
+  providerApps: LAUNCH_KINDS.providerApps.sets.map((set) => set.name).join(" or "),
+  backendServices: CAPABILITY_SET_NAMES["backend-services"],
+};
+
 const count = (description: string) => Type.Integer({ minimum: 0, description });
 const countsOf = <K extends string>(keys: readonly K[], description: string) =>
   t.Object(Object.fromEntries(keys.map((key) => [key, Type.Integer({ minimum: 0 })])) as Record<K, TInteger>, {
@@ -192,7 +199,10 @@ const CapabilityCountsSchema = t.Object(
       Object.fromEntries(
         APP_KINDS.map((kind) => [
           kind,
-          countsOf(VERDICT_STATUSES, `Entries per ${kind} verdict status (docs/api.md, Verdict).`),
+          countsOf(
+            VERDICT_STATUSES,
+            `Entries per ${kind} verdict status (docs/api.md, Verdict); \`ready\` by any set of the kind (${READY_SETS_TEXT[kind]}).`,
+          ),
         ]),
       ) as Record<(typeof APP_KINDS)[number], ReturnType<typeof countsOf<(typeof VERDICT_STATUSES)[number]>>>,
       { additionalProperties: false, description: "Every entry's verdicts, per app kind and status." },

@@ -8,6 +8,7 @@
 import { type Static, type TInteger, Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { APP_KINDS, SUPPORTS, VERDICT_STATUSES } from "./capability-rules";
+import { READY_SETS_TEXT } from "./capability-schemas";
 import { UNUSABLE_REASONS } from "./evidence";
 
 const count = (description: string) => Type.Integer({ minimum: 0, description });
@@ -70,7 +71,10 @@ const ServerFiguresSchema = t.Object({
     Object.fromEntries(
       APP_KINDS.map((kind) => [
         kind,
-        countsOf(VERDICT_STATUSES, `URLs per ${kind} verdict status; unknown: not probed.`),
+        countsOf(
+          VERDICT_STATUSES,
+          `URLs per ${kind} verdict status; \`ready\` by any set of the kind (${READY_SETS_TEXT[kind]}); unknown: not probed, or the last probe read neither document.`,
+        ),
       ]),
     ) as Record<(typeof APP_KINDS)[number], ReturnType<typeof countsOf<(typeof VERDICT_STATUSES)[number]>>>,
     { description: "URLs per verdict status, per kind of app (docs/api.md, Verdict)." },
