@@ -35,9 +35,6 @@ function entryOf(exchange: Exchange): string | null {
   return ENTRY_ID.test(id) ? id : null;
 }
 
-/** The counter of one client's requests for one entry. */
-const entryKey = (client: string, entry: string) => `${client}\nentry\n${entry}`;
-
 /**
  * Fixed-window limits per client (docs/api.md, "Rate limits and API keys"): every response of a
  * limited route (401s included) carries the RateLimit headers; over the quota → 429 with
@@ -106,7 +103,7 @@ export const rateLimiter = ({ config, store, keys, clock, onRejected }: RateLimi
         const client = identity.client;
         if (entry === null || (store.peek(client, window) as number) >= identity.limit)
           return settle(counting, store.hit(client, window, windowSeconds) as number);
-        const part = store.hit(entryKey(client, entry), window, windowSeconds) as number;
+        const part = store.hitEntry(client, entry, window, windowSeconds) as number;
         settle(
           counting,
           part === 1 || part > ENTRY_PARTS
@@ -136,7 +133,7 @@ export const rateLimiter = ({ config, store, keys, clock, onRejected }: RateLimi
       const client = identity.client;
       if (entry === null || (await store.peek(client, window)) >= identity.limit)
         return settle(counting, await store.hit(client, window, windowSeconds));
-      const part = await store.hit(entryKey(client, entry), window, windowSeconds);
+      const part = await store.hitEntry(client, entry, window, windowSeconds);
       settle(
         counting,
         part === 1 || part > ENTRY_PARTS

@@ -49,6 +49,21 @@ export class RedisRateLimitStore implements RateLimitStore {
     }
   }
 
+  async hitEntry(client: string, entry: string, window: number, windowSeconds: number): Promise<number> {
+    try {
+      if (!this.client.connected) await withTimeout(this.connecting ?? this.reconnect(), COMMAND_TIMEOUT_MS * 4);
+      const key = `${this.keyPrefix}:${window}:${client}\nentry\n${entry}`;
+      const count = await withTimeout(
+        this.client.send("EVAL", [HIT_SCRIPT, "1", key, String(windowSeconds + 1)]),
+        COMMAND_TIMEOUT_MS,
+      );
+      return Number(count);
+    } catch (error) {
+      this.warn(error);
+      return this.local.hitEntry(client, entry, window);
+    }
+  }
+
   async peek(client: string, window: number): Promise<number> {
     try {
       if (!this.client.connected) await withTimeout(this.connecting ?? this.reconnect(), COMMAND_TIMEOUT_MS * 4);

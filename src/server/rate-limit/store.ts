@@ -6,4 +6,9 @@ export interface RateLimitStore {
   hit(client: string, window: number, windowSeconds: number): number | Promise<number>;
   /** The count so far for `client` in window `window`, without adding one (0 when none). */
   peek(client: string, window: number): number | Promise<number>;
+  /**
+   * Adds one request of `client` for entry `entry` (an entry's parts: plugin.ts) and returns the
+   * count so far; kept apart from the clients' counters, so entries read never take their place.
+   */
+  hitEntry(client: string, entry: string, window: number, windowSeconds: number): number | Promise<number>;
 }
