@@ -39,15 +39,15 @@ export class MemoryRateLimitStore implements RateLimitStore {
     private readonly maxEntries = MAX_ENTRY_COUNTERS,
   ) {}
 
-  hit(client: string, window: number): number {
-    if (!this.enter(window)) return 1;
+  hit(client: string, window: number, _windowSeconds?: number, amount = 1): number {
+    if (!this.enter(window)) return amount;
     let key = client;
     let count = this.counts.get(key);
     if (count === undefined && this.counts.size >= this.maxClients) {
       key = this.overflowOf(client);
       count = this.counts.get(key);
     }
-    count = (count ?? 0) + 1;
+    count = (count ?? 0) + amount;
     this.counts.set(key, count);
     return count;
   }
