@@ -1,13 +1,16 @@
 import type { Database } from "bun:sqlite";
 import { recordChanges, recordVersion } from "./changes";
 import { readMetaValue } from "./meta-value";
+import { writtenAt } from "./write-clock";
 
 /**
  * Every write to the dataset calls this inside its transaction: readers compare the version to
  * know when to rebuild their in-memory index, and it is part of every ETag. The new version
- * records what the write changed in each entry (src/db/changes.ts), written at `at`.
+ * records what the write changed in each entry (src/db/changes.ts), written at `at` (this
+ * machine's time instead when `at` is ahead of it by more than a clock's skew: src/db/write-clock.ts).
  */
-export function markDatasetChanged(sqlite: Database, at: string) {
+export function markDatasetChanged(sqlite: Database, claimedAt: string) {
+  const at = writtenAt(claimedAt);
   sqlite.prepare("UPDATE dataset_meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'dataset_version'").run();
   const version = readDatasetVersion(sqlite);
   recordVersion(sqlite, version, at);

@@ -4,12 +4,13 @@ import { CHANGES_KEPT_DAYS } from "./changes";
 import { DAY_MS, dayOf } from "./history-format";
 import { perConnection } from "./per-connection";
 import type { reportHistory } from "./schema";
+import { CLOCK_SKEW_MS, writtenAt } from "./write-clock";
 
 /**
  * The report cards' history (table `report_history`): per UTC day, the flattened figures of each
  * developer and (vendor id '') of the whole directory as they stood at that day's last write.
  * A row keeps its values alone (a JSON array), in the order of a list of names kept once in
- * `report_figure_names`. Kept as long as the change feed (CHANGES_KEPT_DAYS before the newest point).
+ * `report_figure_names`. Kept as long as the change feed: CHANGES_KEPT_DAYS before the day written.
  */
 type Row = typeof reportHistory.$inferSelect;
 /** A figure: a number, or null where it is undefined. */
@@ -57,18 +58,28 @@ export function writeReportPoints(
 }
 
 /**
- * Keeps one day's figures, replacing that day's earlier ones, and drops points older than the
- * retention. Opens its own connection to `path`; false when the database cannot be written (a
- * read-only replica), which loses nothing: the writable primary records the same day when it
- * builds the same version.
+ * Keeps one day's figures, replacing that day's earlier ones, and drops points more than
+ * CHANGES_KEPT_DAYS before that day, and any dated after this machine's day (a wrong clock's,
+ * which would hold the retention back). A day ahead of this machine's clock is kept as today
+ * (logged): retention counts from the day written, never from the newest point stored, so one
+ * point from a wrong clock cannot make every later, correct one look old. Opens its own
+ * connection to `path`; false when the database cannot be written (a read-only replica), which
+ * loses nothing: the writable primary records the same day when it builds the same version.
  */
-export function keepReportHistory(path: string, day: number, points: Map<string, Record<string, Value>>): boolean {
+export function keepReportHistory(
+  path: string,
+  claimedDay: number,
+  points: Map<string, Record<string, Value>>,
+): boolean {
+  const nowMs = Date.now();
+  const day = dayNumber(writtenAt(dayText(claimedDay), nowMs));
+  const latest = dayOf(nowMs + CLOCK_SKEW_MS);
   return writeBestEffort(path, (sqlite) =>
     sqlite.transaction(() => {
       writeReportPoints(sqlite, day, points);
       sqlite
-        .prepare("DELETE FROM report_history WHERE day < (SELECT MAX(day) FROM report_history) - ?")
-        .run(CHANGES_KEPT_DAYS);
+        .prepare("DELETE FROM report_history WHERE day < ?1 OR day > ?2")
+        .run(day - CHANGES_KEPT_DAYS, Math.max(latest, day));
     })(),
   );
 }

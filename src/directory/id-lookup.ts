@@ -105,3 +105,42 @@ const headAt = (bytes: Uint8Array, at: number) =>
 
 /** The value of a lowercase hex digit's char code (the caller has checked it is one). */
 const hexValue = (code: number) => (code <= 57 ? code - 48 : code - 87);
+
+/**
+ * `buildIdIndex` in steps of at most `chunk` ids (or prefixes), yielding between them, for a
+ * server that must keep answering while it builds (the FHIR index: a native sort of a million
+ * keys is one step of 0.1–0.3 s). The same index: the ids are spread by their 2-byte prefix (a
+ * counting sort; ids are SHA-256 digests, so a prefix holds a few), then each prefix's few are
+ * put in order by their whole bytes.
+ */
+export function* buildIdIndexInSteps(ids: Uint8Array, chunk: number): Generator<void, IdIndex> {
+  const count = ids.length / ID_BYTES;
+  const starts = new Int32Array(PREFIXES + 1);
+  for (let from = 0; from < count; from += chunk) {
+    for (let i = from; i < Math.min(count, from + chunk); i++) starts[headAt(ids, i * ID_BYTES) >>> 16]!++;
+    yield;
+  }
+  for (let p = 0, sum = 0; p <= PREFIXES; p++) {
+    const n = starts[p]!;
+    starts[p] = sum;
+    sum += n;
+  }
+  const order = new Int32Array(count);
+  const next = starts.slice(0, PREFIXES);
+  for (let from = 0; from < count; from += chunk) {
+    for (let i = from; i < Math.min(count, from + chunk); i++) order[next[headAt(ids, i * ID_BYTES) >>> 16]!++] = i;
+    yield;
+  }
+  const heads = new Uint32Array(count);
+  // A prefix holds count / 65,536 ids (15 at 1M), each sorted with a comparator: fewer per step.
+  const prefixes = Math.max(1, Math.floor((chunk * PREFIXES) / Math.max(count, 1) / 4));
+  for (let from = 0; from < PREFIXES; from += prefixes) {
+    for (let p = from; p < Math.min(PREFIXES, from + prefixes); p++) {
+      const bucket = order.subarray(starts[p]!, starts[p + 1]!);
+      if (bucket.length > 1) bucket.sort((a, b) => compareIds(ids, a, b));
+      for (let k = starts[p]!; k < starts[p + 1]!; k++) heads[k] = headAt(ids, order[k]! * ID_BYTES);
+    }
+    yield;
+  }
+  return { order, heads, starts };
+}

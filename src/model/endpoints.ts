@@ -19,6 +19,9 @@ const literals = <const Values extends readonly string[]>(values: Values) =>
 const oneOf = (values: readonly string[], options: { "x-error": string; description: string; examples: string[] }) =>
   t.String({ pattern: `^(?:${values.join("|")})$`, enum: [...values], ...options });
 
+/** The longest comma list of every value once, a space either side of each comma: a list's length cap. */
+const commaListLength = (values: readonly string[]) => values.join(" , ").length;
+
 const PAGE_MESSAGE = "page: must be a whole number from 1 to 1000";
 const LIMIT_MESSAGE = "limit: must be a whole number from 1 to 100";
 const MAX_QUERY_LENGTH = REQUEST_CAPS.valueChars;
@@ -84,7 +87,7 @@ export const ListQuery = t.Object(
     ),
     supports: t.Optional(
       t.String({
-        maxLength: 200,
+        maxLength: commaListLength(SUPPORTS),
         "x-error": `supports: must be a comma-separated list of at most ${SUPPORTS.length} of ${SUPPORTS.join(", ")}`,
         description: `Comma-separated, each must hold (docs/api.md, Facets): ${SUPPORTS.map((v) => `\`${v}\``).join(", ")}. \`us-core\`: a US Core canonical is declared; \`bulk-export\`: \`$export\` at some level; \`smart-v2\`, \`pkce\` (S256), \`backend-services\`, \`launch-ehr\`, \`launch-standalone\`: the SMART facets of those names; \`permission-offline\`, \`sso-openid-connect\` (with https issuer and jwks_uri), \`dynamic-registration\` (an https registration_endpoint) and the client types: what the SMART configuration declares. Spaces around commas ignored; an unknown value → 400.`,
         examples: ["pkce,launch-standalone"],

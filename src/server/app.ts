@@ -103,6 +103,7 @@ export function createApp(deps: AppDeps) {
         idleTimeoutSeconds: deps.config.idleTimeoutSeconds,
         onFileError: (error) =>
           log.error("export download file not written; streaming the export", { error: String(error) }),
+        charge: limiter.charge,
       }),
     )
     .use(vendorRoutes(directory))

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { buildIdIndex, IdLookup } from "../../src/directory/id-lookup";
+import { buildIdIndex, buildIdIndexInSteps, IdLookup } from "../../src/directory/id-lookup";
 
 /** Ids as hex, stored 32 bytes each in ordinal order, as the index holds them. */
 function lookupOf(hexIds: string[]) {
@@ -66,5 +66,48 @@ describe("IdLookup", () => {
       const changed = hex.slice(0, 40) + (hex[40] === "0" ? "1" : "0") + hex.slice(41);
       if (!known.has(changed)) expect(big.find(changed)).toBe(-1);
     });
+  });
+});
+
+describe("buildIdIndexInSteps", () => {
+  /** Runs the steps to the end: the index, and how many times it yielded. */
+  function drain(ids: Uint8Array, chunk: number) {
+    const steps = buildIdIndexInSteps(ids, chunk);
+    let yields = 0;
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return { index: step.value, yields };
+      yields++;
+    }
+  }
+
+  test("the same index as the one-step build, for SHA-256 ids and for ids sharing prefixes and heads", () => {
+    const hashed = new Uint8Array(20_000 * 32);
+    for (let i = 0; i < 20_000; i++) hashed.set(new Bun.CryptoHasher("sha256").update(String(i)).digest(), i * 32);
+    const crowded = new Uint8Array(3_000 * 32);
+    for (let i = 0; i < 3_000; i++) {
+      const bytes = new Bun.CryptoHasher("sha256").update(`c${i}`).digest();
+      // A few prefixes and heads only: many ids per prefix, some per head.
+      bytes[0] = i % 3;
+      bytes[1] = 7;
+      bytes[2] = i % 5;
+      bytes[3] = 0;
+      crowded.set(bytes, i * 32);
+    }
+    for (const ids of [hashed, crowded, new Uint8Array(0)]) {
+      const { index } = drain(ids, 1_024);
+      expect(index).toEqual(buildIdIndex(ids));
+      const lookup = new IdLookup(ids, index);
+      for (let i = 0; i < ids.length / 32; i += 97)
+        expect(lookup.find(Buffer.from(ids.subarray(i * 32, i * 32 + 32)).toString("hex"))).toBe(i);
+    }
+  });
+
+  test("in steps of at most `chunk` ids: the more ids, the more steps", () => {
+    const ids = new Uint8Array(50_000 * 32);
+    for (let i = 0; i < 50_000; i++) ids.set(new Bun.CryptoHasher("sha256").update(String(i)).digest(), i * 32);
+    // Counting and spreading the ids take a step per chunk each.
+    expect(drain(ids, 1_000).yields).toBeGreaterThanOrEqual(100);
+    expect(drain(ids, 10_000).yields).toBeLessThan(drain(ids, 1_000).yields);
   });
 });

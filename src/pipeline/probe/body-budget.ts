@@ -7,7 +7,9 @@
  * nobody reads): it drops the request, waits for a permit outside its host's slot, and asks
  * again holding it (fetch.ts). A permit is never held while waiting for anything but its own
  * body and its host's slot, and nobody holding a slot waits for a permit, so the two cannot wait
- * on each other.
+ * on each other. A permit is held only while its body keeps `pace` (fetch.ts cuts a body that
+ * falls behind it), so slow servers cannot hold the permits, and every worker waiting for one, for
+ * their whole time-out.
  */
 export class BodyBudget {
   private inUse = 0;
@@ -16,6 +18,8 @@ export class BodyBudget {
   constructor(
     readonly freeBytes: number,
     readonly permits: number,
+    /** The least a body holding a permit must have received: `bytesPerSecond` after `graceMs`. */
+    readonly pace: { bytesPerSecond: number; graceMs: number },
   ) {}
 
   /** What one document holds: its permit, if it needed one, given back when it is done. */

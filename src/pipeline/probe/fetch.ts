@@ -61,6 +61,8 @@ interface Exchange {
 }
 
 class BodyTooLargeError extends Error {}
+/** A large body fell behind the pace of its permit (body-budget.ts): cut, its permit given back. */
+class BodyTooSlowError extends Error {}
 /** A large body met no free permit (body-budget.ts): the request is dropped and asked again with one. */
 class NoRoomError extends Error {}
 const NO_ROOM = Symbol("no room for a large body");
@@ -291,6 +293,14 @@ async function exchangeInSlot(
   const room = () => {
     if (!lease.held && !lease.tryTake()) throw new NoRoomError();
   };
+  let tooSlow: BodyTooSlowError | null = null;
+  /** While it holds its permit, the body must keep pace (body-budget.ts), else the request is cut. */
+  const pace = paceKeeper(config.bodies.pace, (error) => {
+    tooSlow = error;
+    controller.abort(error);
+  });
+  // Asked again holding a permit (after NO_ROOM): the pace counts from the request on.
+  if (lease.held) pace.received(0, true);
   let phase: "connect" | "body" = "connect";
   let status: number | null = null;
   try {
@@ -318,7 +328,7 @@ async function exchangeInSlot(
       };
     }
     phase = "body";
-    const bytes = await readCapped(response, config.maxBodyBytes, config.bodies.freeBytes, room);
+    const bytes = await readCapped(response, config.maxBodyBytes, config.bodies.freeBytes, room, pace.received);
     return {
       status,
       location,
@@ -331,6 +341,7 @@ async function exchangeInSlot(
   } catch (error) {
     if (error instanceof BodyTooLargeError) return failure(url, "body_too_large", error.message, status);
     if (error instanceof NoRoomError) return NO_ROOM;
+    if (tooSlow !== null) return failure(url, "body_timeout", (tooSlow as BodyTooSlowError).message, status);
     let kind = classifyFetchError(error);
     if (controller.signal.aborted && kind !== "timeout") kind = "timeout";
     if (phase === "body" && kind === "timeout") kind = "body_timeout";
@@ -339,6 +350,7 @@ async function exchangeInSlot(
     return failure(url, kind, describeError(error), status);
   } finally {
     clearTimeout(timer);
+    pace.stop();
     config.signal?.removeEventListener("abort", onRunAbort);
     if (!controller.signal.aborted) controller.abort(new DOMException("done", "AbortError"));
     config.limiter.release(hostKey);
@@ -353,12 +365,55 @@ async function discard(response: Response) {
   }
 }
 
-/** Reads the body up to `maxBytes`; past `freeBytes` (declared or read), asks for `room` once first (it throws when there is none). */
+/**
+ * Watches the pace of a request holding a permit: `received(total, large)` before each read;
+ * from the first call with `large`, the bytes received since must be at least
+ * `bytesPerSecond` × (time since − `graceMs`), checked by a timer set for the moment they would
+ * fall behind, which calls `cut` when they have.
+ */
+function paceKeeper(
+  { bytesPerSecond, graceMs }: { bytesPerSecond: number; graceMs: number },
+  cut: (error: BodyTooSlowError) => void,
+) {
+  let start = -1;
+  let startBytes = 0;
+  let bytes = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the bytes received so far stop being enough. */
+  const due = () => start + graceMs + ((bytes - startBytes) / bytesPerSecond) * 1000;
+  const check = () => {
+    const late = performance.now() - due();
+    if (late >= 0)
+      return cut(
+        new BodyTooSlowError(
+          `a large body arrived slower than ${Math.round(bytesPerSecond / 1024)} KB/s (${bytes} bytes read)`,
+        ),
+      );
+    timer = setTimeout(check, Math.max(1, -late));
+  };
+  return {
+    received(total: number, large: boolean) {
+      bytes = total;
+      if (!large || start >= 0) return;
+      start = performance.now();
+      startBytes = total;
+      timer = setTimeout(check, graceMs);
+    },
+    stop: () => clearTimeout(timer),
+  };
+}
+
+/**
+ * Reads the body up to `maxBytes`; past `freeBytes` (declared or read), asks for `room` once
+ * first (it throws when there is none). Tells `received` the bytes read so far, and whether the
+ * body is large, before each read.
+ */
 async function readCapped(
   response: Response,
   maxBytes: number,
   freeBytes: number,
   room: () => void,
+  received: (total: number, large: boolean) => void,
 ): Promise<Uint8Array> {
   const declared = Number(response.headers.get("content-length"));
   if (Number.isFinite(declared) && declared > maxBytes) {
@@ -372,6 +427,7 @@ async function readCapped(
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
+    received(total, large);
     const { done, value } = await reader.read();
     if (done) break;
     total += value.byteLength;

@@ -55,6 +55,15 @@ export const PROBE_DEFAULTS = {
   /** Bodies up to this size are read freely; a larger one needs one of `largeBodies` permits (body-budget.ts). */
   freeBodyBytes: 1024 * 1024,
   largeBodies: 2,
+  /**
+   * A large body holds its permit only while it keeps pace: from the permit on, after a grace of
+   * `largeBodyGraceMs`, it must have arrived at `largeBodyBytesPerSecond` at least, or it is cut
+   * (`body_timeout`). A server that declares 4 MB, sends 1.2 MB and drips the rest loses its
+   * permit after about 0.8 s, not the whole time-out; a 5 MB body may take up to 1.75 s (every
+   * real statement is under `freeBodyBytes` and needs no permit).
+   */
+  largeBodyBytesPerSecond: 4 * 1024 * 1024,
+  largeBodyGraceMs: 500,
   concurrency: 32,
   perHostConcurrency: 2,
   maxRedirects: 3,
@@ -99,7 +108,10 @@ export class Prober {
       defaultRetryDelayMs: options.defaultRetryDelayMs ?? PROBE_DEFAULTS.defaultRetryDelayMs,
       ca: options.ca,
       signal: options.signal,
-      bodies: new BodyBudget(PROBE_DEFAULTS.freeBodyBytes, PROBE_DEFAULTS.largeBodies),
+      bodies: new BodyBudget(PROBE_DEFAULTS.freeBodyBytes, PROBE_DEFAULTS.largeBodies, {
+        bytesPerSecond: PROBE_DEFAULTS.largeBodyBytesPerSecond,
+        graceMs: PROBE_DEFAULTS.largeBodyGraceMs,
+      }),
     };
   }
 

@@ -1,6 +1,6 @@
 import { type Bitset, createBitset } from "../../directory/bitset";
 import type { DirectoryData } from "../../directory/directory-data";
-import { buildIdIndex, IdLookup } from "../../directory/id-lookup";
+import { buildIdIndexInSteps, IdLookup } from "../../directory/id-lookup";
 import { Lru } from "../../directory/lru";
 import type { DatasetSnapshot } from "../../directory/snapshot";
 import { SubstringIndex } from "../../directory/substring-index";
@@ -15,8 +15,11 @@ export type SearchedTable = "organizationNames" | "urls" | "cities" | "states" |
 /** The prefix of a developer's Organization id (the shared FHIR identity decision). */
 const DEVELOPER_PREFIX = "developer-";
 
-/** Items handled between two yields of the build. */
-const CHUNK = 65_536;
+/**
+ * Items handled between two yields of the build: at most about 5 ms of CPU (an organization's
+ * id is a SHA-256 of its key, about 1 µs), so `/health` is answered between two steps.
+ */
+const CHUNK = 4_096;
 
 /**
  * Runs `step` over [0, count) in ranges of CHUNK, yielding after each. The loops live in plain
@@ -88,7 +91,7 @@ function* buildTables(snapshot: DatasetSnapshot): Generator<void, Tables> {
       endpointIdBytes.set(digest, e * 32);
     }
   });
-  const endpointIds = new IdLookup(endpointIdBytes, buildIdIndex(endpointIdBytes));
+  const endpointIds = new IdLookup(endpointIdBytes, yield* buildIdIndexInSteps(endpointIdBytes, CHUNK));
 
   // Organizations: the entries of one are adjacent up to others of the same vendor and
   // (case-insensitive) name (the list order), so a key map per such run finds them all.
@@ -127,7 +130,9 @@ function* buildTables(snapshot: DatasetSnapshot): Generator<void, Tables> {
   const organizationCount = organizations;
   const organizationFirst = organizationFirstAll.slice(0, organizations);
   const offsets = new Int32Array(organizations + 1);
-  for (let g = 0; g < organizations; g++) offsets[g + 1] = offsets[g]! + counts[g + 1]!;
+  yield* inChunks(organizations, (from, to) => {
+    for (let g = from; g < to; g++) offsets[g + 1] = offsets[g]! + counts[g + 1]!;
+  });
   const organizationEndpointOffsets = offsets;
   const fill = offsets.slice(0, organizations);
   const organizationEndpoints = new Int32Array(listed);
@@ -157,37 +162,49 @@ function* buildTables(snapshot: DatasetSnapshot): Generator<void, Tables> {
     for (let i = from; i < to; i++) lastUpdatedMs[i] = instantOf(s.lastUpdated[i]!);
   });
 
-  // The organizations with an NPI, by NPI (two passes of a counting sort on 17 bits each: NPIs have ten digits).
+  // The organizations with an NPI, by NPI: three passes of a counting sort on 12 bits each (NPIs
+  // have ten digits, under 2^34), each pass in steps.
   let npis = 0;
-  for (let g = 0; g < organizations; g++) if (c.npi[organizationFirst[g]!] !== 0) npis++;
-  const withNpi = new Int32Array(npis);
-  for (let g = 0, k = 0; g < organizations; g++) if (c.npi[organizationFirst[g]!] !== 0) withNpi[k++] = g;
-  const DIGIT = 1 << 17;
-  const byDigit = (input: Int32Array, digit: (npi: number) => number) => {
+  yield* inChunks(organizations, (from, to) => {
+    for (let g = from; g < to; g++) if (c.npi[organizationFirst[g]!] !== 0) npis++;
+  });
+  let byNpi = new Int32Array(npis);
+  let filled = 0;
+  yield* inChunks(organizations, (from, to) => {
+    for (let g = from; g < to; g++) if (c.npi[organizationFirst[g]!] !== 0) byNpi[filled++] = g;
+  });
+  const DIGIT_BITS = 12;
+  const DIGIT = 1 << DIGIT_BITS;
+  for (let pass = 0; pass < 3; pass++) {
+    const scale = 2 ** (DIGIT_BITS * pass);
+    const input = byNpi;
+    const digitOf = (k: number) => Math.floor(c.npi[organizationFirst[input[k]!]!]! / scale) % DIGIT;
     const starts = new Int32Array(DIGIT + 1);
-    for (let k = 0; k < input.length; k++) starts[digit(c.npi[organizationFirst[input[k]!]!]!) + 1]!++;
+    yield* inChunks(npis, (from, to) => {
+      for (let k = from; k < to; k++) starts[digitOf(k) + 1]!++;
+    });
     for (let d = 0; d < DIGIT; d++) starts[d + 1]! += starts[d]!;
-    const output = new Int32Array(input.length);
-    for (let k = 0; k < input.length; k++) {
-      const g = input[k]!;
-      output[starts[digit(c.npi[organizationFirst[g]!]!)]!++] = g;
-    }
-    return output;
-  };
-  const organizationsByNpi = byDigit(
-    byDigit(withNpi, (npi) => npi % DIGIT),
-    (npi) => Math.floor(npi / DIGIT) % DIGIT,
-  );
+    const output = new Int32Array(npis);
+    yield* inChunks(npis, (from, to) => {
+      for (let k = from; k < to; k++) output[starts[digitOf(k)]!++] = input[k]!;
+    });
+    byNpi = output;
+  }
+  const organizationsByNpi = byNpi;
   const npisInOrder = new Float64Array(npis);
-  for (let k = 0; k < npis; k++) npisInOrder[k] = c.npi[organizationFirst[organizationsByNpi[k]!]!]!;
-  yield;
+  yield* inChunks(npis, (from, to) => {
+    for (let k = from; k < to; k++) npisInOrder[k] = c.npi[organizationFirst[organizationsByNpi[k]!]!]!;
+  });
 
   // Each resource's lastUpdated in ms, in resource order: a `_lastUpdated` search reads them in sequence.
   const organizationUpdatedMs = new Float64Array(organizationUpdated.length);
-  for (let g = 0; g < organizationUpdated.length; g++)
-    organizationUpdatedMs[g] = lastUpdatedMs[organizationUpdated[g]!]!;
+  yield* inChunks(organizationUpdated.length, (from, to) => {
+    for (let g = from; g < to; g++) organizationUpdatedMs[g] = lastUpdatedMs[organizationUpdated[g]!]!;
+  });
   const endpointUpdatedMs = new Float64Array(endpointUpdated.length);
-  for (let e = 0; e < endpointUpdated.length; e++) endpointUpdatedMs[e] = lastUpdatedMs[endpointUpdated[e]!]!;
+  yield* inChunks(endpointUpdated.length, (from, to) => {
+    for (let e = from; e < to; e++) endpointUpdatedMs[e] = lastUpdatedMs[endpointUpdated[e]!]!;
+  });
 
   const organizationIdBytes = new Uint8Array(organizations * 32);
   const key = new ByteBuffer(1024);
@@ -206,22 +223,26 @@ function* buildTables(snapshot: DatasetSnapshot): Generator<void, Tables> {
       organizationIdBytes.set(digest, g * 32);
     }
   });
-  const organizationIds = new IdLookup(organizationIdBytes, buildIdIndex(organizationIdBytes));
+  const organizationIds = new IdLookup(organizationIdBytes, yield* buildIdIndexInSteps(organizationIdBytes, CHUNK));
 
   // The Endpoints of each developer, in Endpoint order (for `_revinclude`).
   const developerEndpointOffsets = new Int32Array(developers.length + 1);
   const developerOf = (e: number) => developerOfVendor[c.vendor[endpointFirst[e]!]!]!;
-  for (let e = 0; e < endpointCount; e++) {
-    const p = developerOf(e);
-    if (p !== -1) developerEndpointOffsets[p + 1]!++;
-  }
+  yield* inChunks(endpointCount, (from, to) => {
+    for (let e = from; e < to; e++) {
+      const p = developerOf(e);
+      if (p !== -1) developerEndpointOffsets[p + 1]!++;
+    }
+  });
   for (let p = 0; p < developers.length; p++) developerEndpointOffsets[p + 1]! += developerEndpointOffsets[p]!;
   const developerEndpoints = new Int32Array(developerEndpointOffsets[developers.length]!);
   const next = developerEndpointOffsets.slice(0, developers.length);
-  for (let e = 0; e < endpointCount; e++) {
-    const p = developerOf(e);
-    if (p !== -1) developerEndpoints[next[p]!++] = e;
-  }
+  yield* inChunks(endpointCount, (from, to) => {
+    for (let e = from; e < to; e++) {
+      const p = developerOf(e);
+      if (p !== -1) developerEndpoints[next[p]!++] = e;
+    }
+  });
   return {
     developerEndpointOffsets,
     developerEndpoints,

@@ -2,7 +2,7 @@ import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { Config } from "../../config";
 import type { ApiKeyLookup } from "../../db/api-keys";
-import { ApiError } from "../http/api-error";
+import { ApiError, validationError } from "../http/api-error";
 import { type Exchange, exchanges } from "../http/exchange";
 import { identifyClient } from "./client-identity";
 import type { RateLimitStore } from "./store";
@@ -35,9 +35,6 @@ function entryOf(exchange: Exchange): string | null {
   return ENTRY_ID.test(id) ? id : null;
 }
 
-/** The counter of one client's requests for one entry. */
-const entryKey = (client: string, entry: string) => `${client}\nentry\n${entry}`;
-
 /**
  * Fixed-window limits per client (docs/api.md, "Rate limits and API keys"): every response of a
  * limited route (401s included) carries the RateLimit headers; over the quota → 429 with
@@ -46,8 +43,9 @@ const entryKey = (client: string, entry: string) => `${client}\nentry\n${entry}`
  * `RATE_LIMIT_MAX=0` turns counting off; API keys are still checked. An entry's parts asked in one
  * window cost one request together (`ENTRY_PARTS`); an entry's counter is only made while the
  * client is under its quota, so a client over it cannot fill the store with them.
- * Returns the Elysia plugin that counts every request, and `countNow`, the same count for the
- * direct routes (src/server/bypass/direct-routes.ts), which exist only with a store that answers at once.
+ * Returns the Elysia plugin that counts every request, `countNow`, the same count for the
+ * direct routes (src/server/bypass/direct-routes.ts), which exist only with a store that answers
+ * at once, and `charge`, which counts a request's work beyond the one request it is.
  */
 export const rateLimiter = ({ config, store, keys, clock, onRejected }: RateLimitOptions) => {
   const { windowSeconds } = config.rateLimit;
@@ -97,6 +95,37 @@ export const rateLimiter = ({ config, store, keys, clock, onRejected }: RateLimi
     if (identity.invalidKey) throw identity.invalidKey;
   };
 
+  /**
+   * Charges a request `units` more requests of its client's quota for its work (a filtered
+   * export, by the rows it will write), before the work is done: refused with 429 (and
+   * Retry-After) when the quota left this window is smaller, with a 400 when the quota itself is.
+   * `what` names the work in the refusal. Nothing when counting is off or the route is not limited.
+   */
+  const charge = async (exchange: Exchange, server: Server<unknown> | null, units: number, what: string) => {
+    if (units <= 0) return;
+    const counting = start(exchange, server);
+    if (counting === null) return;
+    const { identity, window } = counting;
+    const cost = `${what} costs ${units + 1} requests of the rate limit`;
+    if (units + 1 > identity.limit)
+      throw validationError(
+        `${cost}, more than the ${identity.limit} a client may make per ${windowSeconds} s; narrow the filters, download the whole directory (the unfiltered export, a file), or use an API key`,
+      );
+    const used = await store.peek(identity.client, window);
+    if (used + units > identity.limit) {
+      settle(counting, used);
+      const reset = exchange.rateLimit!.reset;
+      onRejected?.();
+      throw new ApiError(
+        429,
+        "TOO_MANY_REQUESTS",
+        `${cost}, more than the ${Math.max(0, identity.limit - used)} left in this window; retry after ${reset} s`,
+        { "retry-after": reset },
+      );
+    }
+    settle(counting, await store.hit(identity.client, window, windowSeconds, units));
+  };
+
   /** Counts a request at once, when the store answers at once (memory); null for Redis. */
   const countNow = store.synchronous
     ? (exchange: Exchange, server: Server<unknown> | null) => {
@@ -106,7 +135,7 @@ export const rateLimiter = ({ config, store, keys, clock, onRejected }: RateLimi
         const client = identity.client;
         if (entry === null || (store.peek(client, window) as number) >= identity.limit)
           return settle(counting, store.hit(client, window, windowSeconds) as number);
-        const part = store.hit(entryKey(client, entry), window, windowSeconds) as number;
+        const part = store.hitEntry(client, entry, window, windowSeconds) as number;
         settle(
           counting,
           part === 1 || part > ENTRY_PARTS
@@ -122,6 +151,7 @@ export const rateLimiter = ({ config, store, keys, clock, onRejected }: RateLimi
   if (countNow !== null)
     return {
       countNow,
+      charge,
       // A block body: Elysia reads `=> f(…)` as maybe asynchronous and would await the hook.
       plugin: plugin.onRequest(({ exchange, server }) => {
         countNow(exchange, server);
@@ -129,6 +159,7 @@ export const rateLimiter = ({ config, store, keys, clock, onRejected }: RateLimi
     };
   return {
     countNow,
+    charge,
     plugin: plugin.onRequest(async ({ exchange, server }) => {
       const counting = start(exchange, server);
       if (counting === null) return;
@@ -136,7 +167,7 @@ export const rateLimiter = ({ config, store, keys, clock, onRejected }: RateLimi
       const client = identity.client;
       if (entry === null || (await store.peek(client, window)) >= identity.limit)
         return settle(counting, await store.hit(client, window, windowSeconds));
-      const part = await store.hit(entryKey(client, entry), window, windowSeconds);
+      const part = await store.hitEntry(client, entry, window, windowSeconds);
       settle(
         counting,
         part === 1 || part > ENTRY_PARTS

@@ -3,9 +3,9 @@ import type { Logger } from "../../logger";
 import { MemoryRateLimitStore } from "./memory-store";
 import type { RateLimitStore } from "./store";
 
-// INCR and EXPIRE as one atomic step: the first hit of a window sets its expiry.
+// INCRBY and EXPIRE as one atomic step: the first hit of a window sets its expiry.
 const HIT_SCRIPT =
-  "local n = redis.call('INCR', KEYS[1]) if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end return n";
+  "local n = redis.call('INCRBY', KEYS[1], ARGV[2]) if n == tonumber(ARGV[2]) then redis.call('EXPIRE', KEYS[1], ARGV[1]) end return n";
 const COMMAND_TIMEOUT_MS = 250;
 const RECONNECT_EVERY_MS = 5_000;
 const WARN_EVERY_MS = 60_000;
@@ -35,17 +35,38 @@ export class RedisRateLimitStore implements RateLimitStore {
     this.connecting = this.connect();
   }
 
-  async hit(client: string, window: number, windowSeconds: number): Promise<number> {
+  async hit(client: string, window: number, windowSeconds: number, amount = 1): Promise<number> {
     try {
       if (!this.client.connected) await withTimeout(this.connecting ?? this.reconnect(), COMMAND_TIMEOUT_MS * 4);
       const count = await withTimeout(
-        this.client.send("EVAL", [HIT_SCRIPT, "1", `${this.keyPrefix}:${window}:${client}`, String(windowSeconds + 1)]),
+        this.client.send("EVAL", [
+          HIT_SCRIPT,
+          "1",
+          `${this.keyPrefix}:${window}:${client}`,
+          String(windowSeconds + 1),
+          String(amount),
+        ]),
         COMMAND_TIMEOUT_MS,
       );
       return Number(count);
     } catch (error) {
       this.warn(error);
-      return this.local.hit(client, window);
+      return this.local.hit(client, window, windowSeconds, amount);
+    }
+  }
+
+  async hitEntry(client: string, entry: string, window: number, windowSeconds: number): Promise<number> {
+    try {
+      if (!this.client.connected) await withTimeout(this.connecting ?? this.reconnect(), COMMAND_TIMEOUT_MS * 4);
+      const key = `${this.keyPrefix}:${window}:${client}\nentry\n${entry}`;
+      const count = await withTimeout(
+        this.client.send("EVAL", [HIT_SCRIPT, "1", key, String(windowSeconds + 1), "1"]),
+        COMMAND_TIMEOUT_MS,
+      );
+      return Number(count);
+    } catch (error) {
+      this.warn(error);
+      return this.local.hitEntry(client, entry, window);
     }
   }
 

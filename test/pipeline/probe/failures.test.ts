@@ -150,7 +150,8 @@ describe("unreachable servers → unresponsive within the time-out", () => {
     expect(r.probeStatus).toBe("failed");
     expect(r.entryStatus).toBe("unresponsive");
     expect(r.errorKind).toBe("refused");
-    expect(performance.now() - started).toBeLessThan(1500);
+    // Refused at once, not waited for until the time-out.
+    expect(performance.now() - started).toBeLessThan(opts.timeoutMs ?? 10_000);
   });
 
   test("a server that never answers", async () => {
@@ -162,7 +163,8 @@ describe("unreachable servers → unresponsive within the time-out", () => {
     expect(r.errorKind).toBe("timeout");
     expect(r.metadata.httpStatus).toBeNull();
     expect(elapsed).toBeGreaterThanOrEqual(380);
-    expect(elapsed).toBeLessThan(1500);
+    // The 400 ms time-out, not the default 10 s (with room for a busy machine).
+    expect(elapsed).toBeLessThan(5_000);
   });
 
   test("a name that does not resolve", async () => {
@@ -199,13 +201,12 @@ describe("bad answers fail cleanly", () => {
     // answers costs about 65 MB of socket and stream buffers here; a probe that kept both 50 MB
     // bodies would add 100 MB more.
     const rssBefore = process.memoryUsage().rss;
-    const started = performance.now();
+    // Cut at the cap (body_too_large), not read on to the time-out (body_timeout).
     const r = await probe("/huge", { timeoutMs: 10_000 });
     expect(r.probeStatus).toBe("failed");
     expect(r.metadata.errorKind).toBe("body_too_large"); // streamed, no Content-Length
     expect(r.smart.errorKind).toBe("body_too_large"); // Content-Length says 50 MB
     expect(r.metadata.body).toBeNull();
-    expect(performance.now() - started).toBeLessThan(5000);
     expect(process.memoryUsage().rss - rssBefore).toBeLessThan(100 * MB);
   });
 
@@ -218,7 +219,8 @@ describe("bad answers fail cleanly", () => {
     expect(r.probeStatus).toBe("failed");
     expect(r.entryStatus).toBeNull();
     expect(elapsed).toBeGreaterThanOrEqual(1400);
-    expect(elapsed).toBeLessThan(3000);
+    // The 1.5 s time-out, not the 30 s of the whole drip (with room for a busy machine).
+    expect(elapsed).toBeLessThan(10_000);
   });
 
   test("a redirect loop", async () => {

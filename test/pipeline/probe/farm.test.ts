@@ -243,7 +243,8 @@ describe("a silent host costs one time-out per run, not one per URL", () => {
       expect(summary).toMatchObject({ probed: 6, unresponsive: 5, success: 1, failed: 5 });
       // One connection (the first request; the others waited for it), one time-out for the host.
       expect(silent.requests).toBe(1);
-      expect(elapsed).toBeLessThan(2 * 600);
+      // Less than a time-out per URL, however busy the machine (one each would be 3 s).
+      expect(elapsed).toBeLessThan(urls.length * 600);
       const kinds = own.db.sqlite.prepare("SELECT url, error_kind AS k FROM probes").all() as {
         url: string;
         k: string;

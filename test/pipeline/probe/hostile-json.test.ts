@@ -8,7 +8,7 @@ import { loadConfig } from "../../../src/config";
 import { JSON_BOUNDS, jsonOverBounds } from "../../../src/model/bounded-json";
 import { probeDue, recordProbe } from "../../../src/pipeline/probe";
 import { BodyBudget } from "../../../src/pipeline/probe/body-budget";
-import { Prober } from "../../../src/pipeline/probe/prober";
+import { PROBE_DEFAULTS, Prober } from "../../../src/pipeline/probe/prober";
 import { rederive } from "../../../src/pipeline/probe/rederive";
 import { farmDocuments } from "../../../tools/farm/documents";
 import { type Behaviour, type Farm, HOSTILE_JSON_BEHAVIOURS, hostileJson, startFarm } from "../../../tools/farm/farm";
@@ -17,6 +17,7 @@ import { bareSummary, insertEntry, tempDb } from "./helpers";
 
 const documents = farmDocuments();
 const CAP = 5 * 1024 * 1024;
+const PACE = { bytesPerSecond: PROBE_DEFAULTS.largeBodyBytesPerSecond, graceMs: PROBE_DEFAULTS.largeBodyGraceMs };
 let farm: Farm;
 let ctx: ReturnType<typeof tempDb>;
 const ids = new Map<Behaviour, string>();
@@ -118,7 +119,7 @@ test("hostile bodies stored before the bounds: derive and the capabilities answe
 
 describe("large-body permits", () => {
   test("past the free size, at most `permits` bodies are held; the others wait their turn in order", async () => {
-    const budget = new BodyBudget(1024, 2);
+    const budget = new BodyBudget(1024, 2, PACE);
     const [a, b, c, d] = [budget.lease(), budget.lease(), budget.lease(), budget.lease()];
     expect(await a.take()).toBe(true);
     expect(await b.take()).toBe(true);
@@ -136,7 +137,7 @@ describe("large-body permits", () => {
   });
 
   test("a wait ends when the run is aborted", async () => {
-    const budget = new BodyBudget(1024, 1);
+    const budget = new BodyBudget(1024, 1, PACE);
     await budget.lease().take();
     const stop = new AbortController();
     const waiting = budget.lease().take(stop.signal);

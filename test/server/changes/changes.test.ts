@@ -161,10 +161,28 @@ describe("GET /api/v1/changes", () => {
 });
 
 describe("changes older than the store", () => {
+  test("a write dated in the future is dated now: the changes before it are kept, and those after", async () => {
+    const before = versionOf();
+    const future = "2099-01-01T00:00:00.000Z";
+    recordProbes(db, [{ url: ALPHA.URL, result: silent(ALPHA.URL) }], future);
+    recordProbes(db, [{ url: ALPHA.URL, result: answered(ALPHA.URL) }], new Date().toISOString());
+    await app.directory.refreshIfChanged();
+    const { status, body } = await fetchJson(`/api/v1/changes?since=${firstVersion}`);
+    expect(status).toBe(200);
+    const latest = (body.data as { version: number; at: string; change: string }[]).filter((c) => c.version > before);
+    expect(latest.map((c) => [c.version - before, c.change])).toEqual([
+      [1, "changed"],
+      [2, "changed"],
+    ]);
+    for (const { at } of latest) expect(Math.abs(Date.parse(at) - Date.now())).toBeLessThan(60_000);
+  });
+
   test("a write 400 days on drops the older changes: since before them is 410 CHANGES_EXPIRED pointing to the export", async () => {
     const kept = versionOf();
-    // 401 days after the newest write (syncVendorRegistry stamps its version with the clock).
-    const later = new Date(Date.now() + 401 * 86_400_000).toISOString();
+    // Every version so far written 401 days ago (a write's time is never ahead of the clock).
+    const old = new Date(Date.now() - 401 * 86_400_000).toISOString();
+    db.sqlite.prepare("UPDATE dataset_versions SET at = ?").run(old);
+    const later = new Date().toISOString();
     recordProbes(db, [{ url: ALPHA.URL, result: silent(ALPHA.URL) }], later);
     await app.directory.refreshIfChanged();
     const { status, body } = await fetchJson(`/api/v1/changes?since=${kept - 1}`);

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../../src/config";
+import { SUPPORTS } from "../../../src/model/capability-rules";
 import { probeDue } from "../../../src/pipeline/probe";
 import { insertEntry, json, type Route, serve, serveTls, tempDb } from "../../pipeline/probe/helpers";
 import { createTestApp } from "../../support/app";
@@ -164,6 +165,20 @@ describe("supports= and ready=", () => {
     expect(await sites("supports=bulk-export,smart-v2")).toEqual([]);
   });
 
+  test("every documented value at once, spaces around each comma: accepted on the list and the export", async () => {
+    const all = SUPPORTS.join(" , ");
+    for (const path of [
+      `/api/v1/endpoints?supports=${encodeURIComponent(all)}`,
+      `/api/v1/export?format=csv&supports=${encodeURIComponent(all)}`,
+    ]) {
+      const response = await fetch(`${root}${path}`);
+      expect([path, response.status]).toEqual([path, 200]);
+      await response.arrayBuffer();
+    }
+    // No server here declares every facet (bulk-export and smart-v2 are never together).
+    expect(await sites(`supports=${SUPPORTS.join(",")}`)).toEqual([]);
+  });
+
   test("ready: the app kinds whose verdict is ready; partial (an http base too) and unprobed never match", async () => {
     expect(await sites("ready=patient-apps")).toEqual(["full"]);
     expect(await sites("ready=provider-apps")).toEqual(["full"]);
@@ -319,7 +334,7 @@ describe("supports= and ready=", () => {
       ["supports=pkce,", "supports: empty value"],
       [`supports=${Array(14).fill("pkce").join(",")}`, "supports: at most 13 values"],
       ["ready=patients", 'ready: "patients" is not one of patient-apps'],
-      [`supports=${"x".repeat(201)}`, "supports: must be a comma-separated list"],
+      [`supports=${"x".repeat(SUPPORTS.join(" , ").length + 1)}`, "supports: must be a comma-separated list"],
       ["ready=patient-apps&ready=provider-apps", "ready"],
     ];
     for (const [query, message] of cases)

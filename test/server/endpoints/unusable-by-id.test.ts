@@ -28,6 +28,7 @@ function awaitedStore(): RateLimitStore {
     synchronous: false,
     hit: async (client, window) => memory.hit(client, window),
     peek: async (client, window) => memory.peek(client, window),
+    hitEntry: async (client, entry, window) => memory.hitEntry(client, entry, window),
   };
 }
 

@@ -2,9 +2,10 @@
  * A real server (`bun src/index.ts`) on a generated 40,000-entry dataset: at most two exports
  * in flight per client, a third gets 429 with Retry-After and the RateLimit headers; other
  * clients and other requests are served meanwhile; a slot is given back when its client goes
- * away; an export counts as one request.
+ * away; a filtered export pays by its rows.
  */
 import { expect, test } from "bun:test";
+import { EXPORT_ROWS_PER_REQUEST } from "../../../src/server/export/routes";
 import { STREAMED_EXPORT as EXPORT, serveGeneratedDataset, stalledExport } from "./helpers";
 
 const live = serveGeneratedDataset({ endpoints: 40_000, seed: 3 }, { RATE_LIMIT_MAX: "1000", TRUST_PROXY: "true" });
@@ -32,8 +33,14 @@ test("a client's third export while two are running → 429 with Retry-After; ot
       message: expect.stringContaining("At most 2 exports at a time per client"),
     },
   });
-  // Each export counted once against the quota: two exports and the rejected one → 997 left.
-  expect(third.headers.get("ratelimit-remaining")).toBe("997");
+  // Each export paid by its rows (one request per EXPORT_ROWS_PER_REQUEST), the one refused a
+  // slot counted once, as a request.
+  const rows = (await (await get("/api/v1/endpoints?fhirVersion=R4&limit=1", "192.0.2.1")).json()) as {
+    meta: { total: number };
+  };
+  const cost = Math.ceil(rows.meta.total / EXPORT_ROWS_PER_REQUEST);
+  expect(cost).toBeGreaterThan(1);
+  expect(third.headers.get("ratelimit-remaining")).toBe(String(1000 - 2 * cost - 1));
 
   // The same client's other requests, and another client's export, are answered meanwhile.
   expect((await get("/health", client)).status).toBe(200);

@@ -6,7 +6,10 @@
  * (the budget is set for 1M: a request made of 40 parameters at their caps exceeds it here).
  */
 import { describe, expect, test } from "bun:test";
-import { REQUEST_CAPS } from "../../../src/model/request-caps";
+import { REQUEST_CAPS, WORK } from "../../../src/model/request-caps";
+import { fhirIndexOf } from "../../../src/server/fhir/fhir-index";
+import { searchCost } from "../../../src/server/fhir/search-cost";
+import { parseSearch, type ResourceType } from "../../../src/server/fhir/search-params";
 import { appOnGeneratedDataset } from "../../support/generated-app";
 
 const live = appOnGeneratedDataset({ endpoints: 50_000, seed: 5 }, { listen: true });
@@ -96,4 +99,33 @@ describe("/fhir: the work of a whole search is bounded", () => {
     expect(cheap.status).toBe(200);
     expect(cheap.body.total).toBeGreaterThan(0);
   }, 60_000);
+});
+
+describe("/fhir: ordinary broad searches are within the budget", () => {
+  /** The dataset's entries: costs grow with the tables, as many times over at 1M entries. */
+  const ENTRIES = 50_000;
+  const ORDINARY: [ResourceType, string][] = [
+    ["Endpoint", "address=https://fhir&status=active"],
+    ["Endpoint", "address=https://fhir"],
+    ["Endpoint", "address=https"],
+    ["Endpoint", "address=https://&_count=100"],
+    ["Endpoint", "status=active"],
+    ["Endpoint", "fhir-version=4.0.1&status=active"],
+    ["Organization", "name=a"],
+    ["Organization", "name=s&address-state=CA"],
+  ];
+
+  test("a URL prefix, a status, a version, one letter of a name: answered, and within the budget at 1M entries", async () => {
+    const index = await fhirIndexOf(live.app.directory.current);
+    for (const [type, query] of ORDINARY) {
+      const { status, body } = await fhir(`/${type}?${query}`);
+      expect([query, status, body.resourceType]).toEqual([query, 200, "Bundle"]);
+      const request = parseSearch(type, [...new URLSearchParams(query)], false);
+      const cost = searchCost(index, request)!;
+      // Counted from the sizes of what it reads, 20 times these at 1M entries, and the page's.
+      const page = request.count * WORK.resource;
+      const atMillion = (cost.total - page) * (1_000_000 / ENTRIES) + page;
+      expect([query, atMillion <= WORK.budget]).toEqual([query, true]);
+    }
+  });
 });

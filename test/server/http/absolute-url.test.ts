@@ -222,8 +222,14 @@ describe("a request Bun left with a relative URL", () => {
       // The same client, now with a Host: its count goes on.
       const again = await rawRequest(port, requestText("GET", "/api/v1/stats", port, "plain"));
       expect(again.headers["ratelimit-remaining"]).toBe("98");
-      await Bun.sleep(20); // metrics are recorded after the response is sent
-      const metrics = (await rawRequest(port, requestText("GET", "/metrics", port, "plain"))).body;
+      // Metrics are recorded once a response is sent: read them until the last one is in (a
+      // fixed wait could fall short on a busy machine).
+      const statsCounted = 'http_requests_total{route="/api/v1/stats",method="GET",status="200"} 2';
+      let metrics = "";
+      for (let i = 0; i < 200 && !metrics.includes(statsCounted); i++) {
+        if (i > 0) await Bun.sleep(10);
+        metrics = (await rawRequest(port, requestText("GET", "/metrics", port, "plain"))).body;
+      }
       expect(metrics).toContain('http_requests_total{route="/health",method="GET",status="200"} 3');
       expect(metrics).toContain('http_requests_total{route="/api/v1/stats",method="GET",status="200"} 2');
       expect(metrics).not.toContain("unmatched");

@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../../src/config";
 import { createLogger } from "../../../src/logger";
-import { MemoryRateLimitStore } from "../../../src/server/rate-limit/memory-store";
+import {
+  MAX_CLIENTS,
+  MAX_ENTRY_COUNTERS,
+  MemoryRateLimitStore,
+  OVERFLOW_BUCKETS,
+} from "../../../src/server/rate-limit/memory-store";
 import { RedisRateLimitStore } from "../../../src/server/rate-limit/redis-store";
 import { createTestApp } from "../../support/app";
 import { fixtureDb } from "../../support/fixture";
@@ -9,9 +14,12 @@ import { type RedisProcess, redisAvailable, startRedis } from "../../support/red
 import { type ServerProcess, startServer } from "../../support/server-process";
 
 /** An app over the fixture dataset with its own memory store and a clock the test moves. */
-function limitedApp(env: Record<string, string>, startAt = "2026-11-25T12:00:10.000Z") {
+function limitedApp(
+  env: Record<string, string>,
+  startAt = "2026-11-25T12:00:10.000Z",
+  store = new MemoryRateLimitStore(),
+) {
   let now = Date.parse(startAt);
-  const store = new MemoryRateLimitStore();
   const app = createTestApp({
     db: fixtureDb(),
     config: loadConfig({ RATE_LIMIT_WINDOW_SECONDS: "60", LOG_LEVEL: "error", ...env }),
@@ -115,10 +123,10 @@ describe("rate limiter under attack", () => {
     expect(store.hit("ip:192.0.2.1", 7)).toBe(1);
     let largestCount = 0;
     for (let i = 0; i < 300_000; i++) largestCount = Math.max(largestCount, store.hit(`ip:rotated-${i}`, 7));
-    // 100,000 own counters plus at most 4,096 shared ones.
-    expect(store.size).toBeLessThanOrEqual(100_000 + 4096);
-    // 200,000 clients beyond the cap shared at most 4,096 counters: some counted far over one.
-    expect(largestCount).toBeGreaterThan(40);
+    // 100,000 own counters plus at most OVERFLOW_BUCKETS shared ones.
+    expect(store.size).toBeLessThanOrEqual(100_000 + OVERFLOW_BUCKETS);
+    // 200,000 clients beyond the cap shared the overflow counters: some counted over one.
+    expect(largestCount).toBeGreaterThan(3);
     // A client counted before the flood keeps its own counter.
     expect(store.hit("ip:192.0.2.1", 7)).toBe(2);
   });
@@ -165,6 +173,90 @@ describe("rate limiter under attack", () => {
     );
     expect(count(viaFly, 200)).toBe(5);
   });
+});
+
+/** The forwarded header of the `i`-th address of 198.18.0.0/15, as our proxy appends it. */
+const forwarded = (i: number) => ({
+  "x-forwarded-for": `10.0.0.1, 198.${18 + (i >>> 16)}.${(i >>> 8) & 255}.${i & 255}`,
+});
+/** A well-formed entry id (known or not, an entry's parts are grouped by it). */
+const entryId = (i: number) => i.toString(16).padStart(64, "0");
+
+/** Sends `requests` in batches of 1,000, each answered before the next batch. */
+async function flood(requests: (() => Promise<Response>)[]) {
+  for (let start = 0; start < requests.length; start += 1000)
+    await statuses(requests.slice(start, start + 1000).map((send) => send()));
+}
+
+/** How much of its quota each of `n` new clients (addresses from `first` on) has on its first request. */
+async function firstRemaining(request: ReturnType<typeof limitedApp>["request"], first: number, n: number) {
+  const responses = await Promise.all(
+    Array.from({ length: n }, (_, k) => request("/api/v1/stats", forwarded(first + k))),
+  );
+  return responses.map((r) => Number(r.headers.get("ratelimit-remaining") ?? -1));
+}
+
+describe("a flood of addresses and entries behind a trusted proxy", () => {
+  const LIMIT = 20;
+  const CAPACITY = 2_000;
+
+  test("the documented capacity, reached: 200,000 clients, 3,400 of them reading 60 entries each, then 300 new ones", () => {
+    const store = new MemoryRateLimitStore();
+    expect(MAX_CLIENTS).toBe(200_000);
+    for (let i = 0; i < MAX_CLIENTS - 300; i++) {
+      const client = `ip:${i}`;
+      store.hit(client, 9);
+      if (i < 3_400) for (let e = 0; e < 60; e++) store.hitEntry(client, entryId(e), 9);
+    }
+    expect(store.size).toBe(MAX_CLIENTS - 300);
+    for (let i = 0; i < 300; i++) expect(store.hit(`ip:new-${i}`, 9)).toBe(1);
+    expect(store.size).toBe(MAX_CLIENTS);
+    expect(store.entryCounters).toBe(MAX_ENTRY_COUNTERS);
+  });
+
+  test("up to the store's capacity, every client has a counter of its own: entries read take no client's place", async () => {
+    const store = new MemoryRateLimitStore(CAPACITY);
+    const { request } = limitedApp({ RATE_LIMIT_MAX: String(LIMIT), TRUST_PROXY: "true" }, undefined, store);
+    // 1,700 addresses each read LIMIT distinct entries, then one more request (a 429).
+    const flooders = CAPACITY - 300;
+    await flood(
+      Array.from({ length: flooders * (LIMIT + 1) }, (_, n) => {
+        const client = Math.floor(n / (LIMIT + 1));
+        const part = n % (LIMIT + 1);
+        return () => request(`/api/v1/endpoints/${entryId(client * 100 + part)}`, forwarded(client));
+      }),
+    );
+    expect(store.size).toBe(flooders);
+    expect(store.entryCounters).toBe(flooders * LIMIT);
+    // 300 new clients, the store now exactly full: each starts with its whole quota.
+    expect(new Set(await firstRemaining(request, flooders, 300))).toEqual(new Set([LIMIT - 1]));
+    expect(store.size).toBe(CAPACITY);
+    // The flood's clients are still counted: their quota stays spent.
+    expect((await request("/api/v1/stats", forwarded(7))).status).toBe(429);
+  }, 60_000);
+
+  test("beyond it, addresses chosen to reach every shared counter of an unkeyed hash leave new clients their quota", async () => {
+    const store = new MemoryRateLimitStore(1_000);
+    const { request } = limitedApp({ RATE_LIMIT_MAX: String(LIMIT), TRUST_PROXY: "true" }, undefined, store);
+    await flood(Array.from({ length: 1_000 }, (_, i) => () => request("/api/v1/stats", forwarded(i))));
+    // An attacker who knows the hash picks one address per shared counter (4,096 of them, as the
+    // store once had) and spends each one's quota.
+    const chosen: number[] = [];
+    const reached = new Set<bigint>();
+    for (let i = 1_000; reached.size < 4096; i++) {
+      const address = forwarded(i)["x-forwarded-for"].split(", ")[1]!;
+      const bucket = Bun.hash.wyhash(`ip:${address}`) % 4096n;
+      if (reached.has(bucket)) continue;
+      reached.add(bucket);
+      chosen.push(i);
+    }
+    await flood(
+      chosen.flatMap((i) => Array.from({ length: LIMIT + 1 }, () => () => request("/api/v1/stats", forwarded(i)))),
+    );
+    const remaining = await firstRemaining(request, 200_000, 300);
+    // A new client shares a counter with one of 4,096 spent addresses with odds of about 6 %.
+    expect(remaining.filter((r) => r === LIMIT - 1).length).toBeGreaterThan(255);
+  }, 60_000);
 });
 
 describe("a real server without TRUST_PROXY", () => {

@@ -312,6 +312,29 @@ describe("report history", () => {
     const days = db.sqlite.prepare("SELECT day FROM report_history WHERE vendor_id = '' ORDER BY day").values();
     expect(days.map(([day]) => Math.floor(Date.parse(AT) / DAY_MS) - (day as number))).toEqual([399, 0]);
   });
+  test("a write dated in the future is dated today: later correct writes keep the history", async () => {
+    const path = tempDbPath();
+    const db = seed(path);
+    const today = Math.floor(Date.now() / DAY_MS);
+    const dayText = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+    const earlier = [300, 200, 100, 1].map((back) => today - back);
+    for (const day of earlier) writeReportPoints(db.sqlite, day, new Map([["", { "list.listed": today - day }]]));
+    writeAt(db.sqlite, "2099-06-01T00:00:00.000Z");
+    appOn(path).directory.close();
+    for (const at of [new Date().toISOString(), new Date(Date.now() + 60_000).toISOString()]) {
+      writeAt(db.sqlite, at);
+      appOn(path).directory.close();
+    }
+    const app = appOn(path);
+    const query = `?from=${dayText(today - 365)}&to=2099-12-31`;
+    const days = ((await get(app, `/api/v1/stats/history${query}`)).body.data.points as { day: string }[]).map(
+      (p) => p.day,
+    );
+    expect(days).toEqual(expect.arrayContaining([...earlier, today].map(dayText)));
+    expect(days.filter((day) => day > dayText(today))).toEqual([]);
+    expect((await get(app, "/api/v1/stats")).body.data.lastUpdated < "2099").toBe(true);
+    app.directory.close();
+  });
 });
 
 describe("the demo's generated year", () => {
