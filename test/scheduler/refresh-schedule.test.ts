@@ -242,6 +242,18 @@ describe("the server refreshes its directory by itself", () => {
     expect(farm!.metadataRequests.size).toBe(dir.urls.length);
   }, 90_000);
 
+  test("a hand-run refresh takes the same lock: refused while the server's run runs", async () => {
+    const dir = await localDirectory(Array(20).fill("slow"), 2, [800, 1600]);
+    const server = await startServer({ ...dir.env, ...SCHEDULE });
+    servers.push(server);
+    await watch(server, (f) => f.currentRun?.state === "running");
+    const byHand = await runScript("src/pipeline/refresh/cli.ts", [], { ...dir.env, REFRESH_LOCK_SECONDS: "2" });
+    expect(byHand.code).toBe(4);
+    expect(byHand.stderr).toContain("another run holds the lock");
+    await watch(server, (f) => f.lastRun !== null);
+    expect(count(dir.path, "SELECT COUNT(*) AS n FROM refresh_runs")).toBe(1);
+  }, 90_000);
+
   test("with every host refusing, nothing is recorded and the next try waits longer each time", async () => {
     const dir = await localDirectory(Array(24).fill("ok"), 1, [0, 0]);
     const canary = Bun.serve({ hostname: "127.0.3.7", port: 0, fetch: () => new Response("ok") });
