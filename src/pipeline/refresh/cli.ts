@@ -76,7 +76,8 @@ async function main(): Promise<number> {
     }
   };
   beat();
-  const heartbeat = setInterval(beat, Math.max(500, Math.floor(config.refresh.lockMs / 4)));
+  // Renews the lock well within its expiry, and records the progress every few seconds.
+  const heartbeat = setInterval(beat, Math.max(500, Math.min(5_000, Math.floor(config.refresh.lockMs / 4))));
   const end = (outcome: RunOutcome | "released", detail: string | null = null) => {
     clearInterval(heartbeat);
     beat();
