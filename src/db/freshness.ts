@@ -5,7 +5,7 @@ import { readGeneratedBy } from "./dataset-meta";
 import { isRunAlive, ownerIsDeadHere, type RunRow, refreshRunStatements } from "./refresh-runs";
 
 /** What the schedule decides from: the runs, whether the open one is alive, and when the next is due. */
-export interface RunState {
+interface RunState {
   open: RunRow | null;
   alive: boolean;
   last: RunRow | null;

@@ -50,7 +50,7 @@ export function isRunAlive(run: Pick<RunRow, "owner" | "heartbeatAt">, lockMs: n
   return !ownerIsDeadHere(run.owner);
 }
 
-export type LockResult = { taken: true; run: RunRow; resumed: boolean } | { taken: false; holder: RunRow };
+type LockResult = { taken: true; run: RunRow; resumed: boolean } | { taken: false; holder: RunRow };
 
 /** The statements of the refresh runs, prepared once per connection. */
 export function refreshRunStatements(sqlite: Database) {
@@ -143,5 +143,3 @@ export function refreshRunStatements(sqlite: Database) {
     },
   };
 }
-
-export type RefreshRunStatements = ReturnType<typeof refreshRunStatements>;

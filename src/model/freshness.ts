@@ -19,21 +19,21 @@ export const RUN_OUTCOMES = ["ok", "lists-failed", "outage", "failed"] as const;
 export type RunOutcome = (typeof RUN_OUTCOMES)[number];
 
 /** What a run is doing: reading the lists, asking the servers, building the index file. */
-export const RUN_PHASES = ["lists", "probe", "index"] as const;
+const RUN_PHASES = ["lists", "probe", "index"] as const;
 export type RunPhase = (typeof RUN_PHASES)[number];
 
 /**
  * Whether this server refreshes its directory: `on`; `off` (REFRESH=off); `generated` (a dataset
  * made by data:sample or data:generate-1m: its hosts are invented, it is never refreshed).
  */
-export const REFRESH_MODES = ["on", "off", "generated"] as const;
+const REFRESH_MODES = ["on", "off", "generated"] as const;
 export type RefreshMode = (typeof REFRESH_MODES)[number];
 
 const dateTime = (description: string) => t.String({ format: "date-time", description });
 const nullable = <T extends ReturnType<typeof t.String>>(schema: T) => t.Union([schema, t.Null()]);
 const count = (description: string) => t.Integer({ minimum: 0, description });
 
-export const ListSourceSchema = t.Object({
+const ListSourceSchema = t.Object({
   source: t.Union(
     LIST_SOURCES.map((s) => t.Literal(s)),
     {
@@ -48,7 +48,7 @@ export const ListSourceSchema = t.Object({
   oldestRead: dateTime("The oldest of their reads."),
 });
 
-export const CurrentRunSchema = t.Object({
+const CurrentRunSchema = t.Object({
   startedAt: dateTime("When the run started (a resumed run keeps its first start)."),
   state: t.Union([t.Literal("running"), t.Literal("paused")], {
     description:
@@ -65,7 +65,7 @@ export const CurrentRunSchema = t.Object({
   resumes: count("Times the run was resumed after its process stopped."),
 });
 
-export const LastRunSchema = t.Object({
+const LastRunSchema = t.Object({
   startedAt: dateTime("When it started."),
   finishedAt: dateTime("When it ended."),
   outcome: t.Union(

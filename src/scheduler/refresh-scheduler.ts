@@ -24,7 +24,7 @@ const STOP_GRACE_MS = 10_000;
 /** Exit statuses after which the run recorded its own end (or never started): no crash. */
 const RECORDED_EXITS = new Set([0, 1, 3, REFRESH_LOCK_HELD_EXIT_CODE, 130]);
 
-export interface RefreshScheduler {
+interface RefreshScheduler {
   /** Stops the schedule and the run in progress (which keeps what it did, for the next to resume). */
   stop(): Promise<void>;
 }
