@@ -31,7 +31,11 @@ const COLUMNS = `id, started_at AS startedAt, finished_at AS finishedAt, outcome
 /** This process as a lock owner: "host pid". */
 export const THIS_PROCESS = `${hostname()} ${process.pid}`;
 
-/** Whether `owner` is a process of this host that no longer exists (another host's: unknown, false). */
+/**
+ * Whether `owner` is a process of this host that no longer exists (another host's: unknown,
+ * false). A pid reused since (a restarted container numbers from 1 again) reads as alive: that
+ * run is then taken over once its heartbeat expires instead of at once.
+ */
 export function ownerIsDeadHere(owner: string): boolean {
   const [host, pid] = owner.split(" ");
   if (host !== hostname() || !pid || !/^\d+$/.test(pid)) return false;
