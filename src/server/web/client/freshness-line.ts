@@ -72,5 +72,5 @@ export function freshnessLine(f: Freshness, now = new Date()): string {
   return [listsPart(f), ...runPart(f, now)].join(" · ");
 }
 
-/** While a run runs, the line is asked again this often; otherwise less often. */
-export const freshnessPollMs = (f: Freshness) => (f.currentRun?.state === "running" ? 5_000 : 60_000);
+/** While a run runs, the line is asked again this often (4 of the 60 requests a minute a person may make); otherwise once a minute. */
+export const freshnessPollMs = (f: Freshness) => (f.currentRun?.state === "running" ? 15_000 : 60_000);
