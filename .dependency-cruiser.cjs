@@ -17,6 +17,8 @@ const LAYERS = [
   ["src/db"],
   // The read model the server answers from: the directory index built from the database.
   ["src/directory"],
+  // The server's refresh schedule: starts the refresh as a child process (a path, never an import).
+  ["src/scheduler"],
   // The data pipeline: probe, ingest (the SSRF guard of probe), national (ingest), refresh (all).
   ["src/pipeline/probe"],
   ["src/pipeline/ingest"],
@@ -37,6 +39,7 @@ const LAYERS = [
     "src/server/stats",
     "src/server/changes",
     "src/server/health",
+    "src/server/freshness",
     "src/server/web",
   ],
   // The FHIR face of the directory: reuses the export's FHIR mapping.

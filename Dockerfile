@@ -25,23 +25,10 @@ RUN bun install --production --frozen-lockfile --ignore-scripts --omit=optional 
  && rm -rf node_modules/bun node_modules/@oven node_modules/.bin/bun node_modules/.bin/bunx
 
 # ---------------------------------------------------------------------------------------------
-# supercronic: cron for containers, runs the daily refresh inside the API's machine (docs/deploy.md).
-FROM base AS supercronic
-ARG TARGETARCH
-ARG SUPERCRONIC_VERSION=v0.2.33
-ADD https://github.com/aptible/supercronic/releases/download/${SUPERCRONIC_VERSION}/supercronic-linux-${TARGETARCH} /usr/local/bin/supercronic
-RUN case "${TARGETARCH}" in \
-      amd64) sum=71b0d58cc53f6bd72cf2f293e09e294b79c666d8 ;; \
-      arm64) sum=e0f0c06ebc5627e43b25475711e694450489ab00 ;; \
-      *) echo "no supercronic checksum for ${TARGETARCH}" >&2; exit 1 ;; \
-    esac \
- && echo "${sum}  /usr/local/bin/supercronic" | sha1sum -c - \
- && chmod 0755 /usr/local/bin/supercronic
-
-# ---------------------------------------------------------------------------------------------
 # The application: code and data files owned by root (read-only to the app), the database on /data.
 # On first boot (no /data/directory.sqlite) the server builds the national directory from the
-# bundled real lists in db/national/, offline, before it listens; db/sample/ is the demo (`bun run data:sample` builds it in a checkout).
+# bundled real lists in db/national/, offline, before it listens, then asks every server in the
+# background; db/sample/ is the demo (`bun run data:sample` builds it in a checkout).
 FROM base AS app
 # MIMALLOC_PURGE_DELAY: the allocator keeps freed memory 1 s before returning it (src/runtime-env.ts).
 ENV PORT=3000 \
@@ -49,21 +36,17 @@ ENV PORT=3000 \
     DATABASE_PATH=/data/directory.sqlite \
     MIMALLOC_PURGE_DELAY=1000
 COPY --from=deps /app/node_modules ./node_modules
-COPY --from=supercronic /usr/local/bin/supercronic /usr/local/bin/supercronic
 COPY package.json ./
 COPY src ./src
 COPY db/migrations ./db/migrations
 COPY db/national ./db/national
 COPY db/sample ./db/sample
 COPY db/vendors.json ./db/vendors.json
-# The refresh, daily at 04:17 UTC. On a LiteFS replica (/litefs/.primary exists) it does nothing:
-# only the primary writes. Its probe follows the outage rule set in fly.toml's [env]
-# (PROBE_CANARY_URLS, PROBE_OUTAGE_*; docs/deploy.md): exit 3 when the prober lost the network.
-RUN printf '%s\n' \
-      '# minute hour day-of-month month day-of-week command' \
-      '17 4 * * * [ -e /litefs/.primary ] || bun run refresh' \
-      > /app/crontab \
- && mkdir -p /data \
+# The refresh needs no cron: the server runs it itself, as a low-priority child process, on the
+# schedule REFRESH_* set (docs/deploy.md, "The refresh schedule"); on a LiteFS replica
+# (/litefs/.primary exists) it never does: only the primary writes. Its probe follows the outage
+# rule set in fly.toml's [env] (PROBE_CANARY_URLS, PROBE_OUTAGE_*).
+RUN mkdir -p /data \
  && chown bun:bun /data
 EXPOSE 3000
 USER bun

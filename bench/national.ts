@@ -24,7 +24,15 @@ const bun = process.execPath;
 async function start(databasePath: string) {
   const child = Bun.spawn([bun, join(ROOT, "src/index.ts")], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_PATH: databasePath, PORT: "0", HOST: "127.0.0.1", RATE_LIMIT_MAX: "0" },
+    // It measures the first start and serving: no refresh of its own (its lists are live URLs).
+    env: {
+      ...process.env,
+      DATABASE_PATH: databasePath,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      RATE_LIMIT_MAX: "0",
+      REFRESH: "off",
+    },
     stdout: "pipe",
     stderr: "inherit",
   });

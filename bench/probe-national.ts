@@ -109,7 +109,15 @@ const server: Started = {
   proc: Bun.spawn([bun, "src/index.ts"], {
     cwd: ROOT,
     // 127.0.0.1, not 0.0.0.0: the farm holds thousands of ports on other 127.x addresses.
-    env: { ...env, PORT: String(port), HOST: "127.0.0.1", RATE_LIMIT_MAX: "0", MIMALLOC_PURGE_DELAY: "1000" },
+    // The bench runs the probe itself: the server's own schedule stays off.
+    env: {
+      ...env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      RATE_LIMIT_MAX: "0",
+      MIMALLOC_PURGE_DELAY: "1000",
+      REFRESH: "off",
+    },
     stdout: "ignore",
     stderr: "inherit",
   }),

@@ -247,6 +247,7 @@ async function main() {
         RATE_LIMIT_MAX: "100000000",
         RATE_LIMIT_WINDOW_SECONDS: "60",
         LOG_LEVEL: config.logLevel,
+        REFRESH: "off",
       },
       stdout: "pipe",
       stderr: "pipe",

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { RefreshTimings } from "./model/freshness";
 import { OUTAGE_DEFAULTS, type OutageRule } from "./model/probe";
 
 /**
@@ -56,6 +57,17 @@ export interface Config {
    * `PROBE_OUTAGE_FAILED_PERCENT`, `PROBE_OUTAGE_PREVIOUSLY_UP_PERCENT`.
    */
   probeOutage: OutageRule;
+  /**
+   * The server's own refresh schedule (docs/deploy.md, "The refresh schedule"): `REFRESH=on|off`
+   * (default on), then every `REFRESH_EVERY_SECONDS`, the first `REFRESH_FIRST_DELAY_SECONDS`
+   * after a start, after an outage or failure `REFRESH_RETRY_SECONDS` doubling up to
+   * `REFRESH_RETRY_MAX_SECONDS`; a run whose heartbeat is `REFRESH_LOCK_SECONDS` old is taken over.
+   */
+  refresh: RefreshConfig;
+}
+
+export interface RefreshConfig extends RefreshTimings {
+  enabled: boolean;
 }
 
 function integer(
@@ -130,6 +142,21 @@ function probeOutage(env: Record<string, string | undefined>): OutageRule {
   };
 }
 
+function refresh(env: Record<string, string | undefined>): RefreshConfig {
+  const seconds = (name: string, fallback: number, min = 1) => integer(env, name, fallback, min) * 1000;
+  const retryMs = seconds("REFRESH_RETRY_SECONDS", 600);
+  const retryMaxMs = seconds("REFRESH_RETRY_MAX_SECONDS", 6 * 3600);
+  if (retryMaxMs < retryMs) throw new Error("REFRESH_RETRY_MAX_SECONDS must be at least REFRESH_RETRY_SECONDS");
+  return {
+    enabled: oneOf(env, "REFRESH", ["on", "off"] as const, "on") === "on",
+    everyMs: seconds("REFRESH_EVERY_SECONDS", 24 * 3600),
+    firstDelayMs: seconds("REFRESH_FIRST_DELAY_SECONDS", 30, 0),
+    retryMs,
+    retryMaxMs,
+    lockMs: seconds("REFRESH_LOCK_SECONDS", 120, 2),
+  };
+}
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const trustProxy =
     env.TRUST_PROXY === undefined || env.TRUST_PROXY === ""
@@ -161,5 +188,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // Bun's most.
     idleTimeoutSeconds: integer(env, "IDLE_TIMEOUT_SECONDS", 30, 1, 255),
     probeOutage: probeOutage(env),
+    refresh: refresh(env),
   };
 }

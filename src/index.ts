@@ -2,13 +2,16 @@ import { existsSync } from "node:fs";
 import { loadConfig } from "./config";
 import { buildDatabaseOnce, removeDeadBuilds } from "./db/build-file";
 import { openDatabase } from "./db/client";
+import { freshnessReader } from "./db/freshness";
 import { openDirectory } from "./directory/directory";
 import { createLogger } from "./logger";
+import { startRefreshScheduler } from "./scheduler/refresh-scheduler";
 import { createApp } from "./server/app";
 import { MemoryRateLimitStore } from "./server/rate-limit/memory-store";
 import { RedisRateLimitStore } from "./server/rate-limit/redis-store";
 
 const startedAt = performance.now();
+const startedAtMs = Date.now();
 const config = loadConfig();
 const log = createLogger(config.logLevel);
 
@@ -42,7 +45,15 @@ const redis = config.redisUrl ? new RedisRateLimitStore(config.redisUrl, log) : 
 const directory = openDirectory(db, config, (source, reason) =>
   log.warn("directory index damaged: ignored, built again from the tables", { source, reason }),
 );
-const app = createApp({ directory, db, config, log, rateLimitStore: redis ?? new MemoryRateLimitStore() });
+const freshness = freshnessReader(db.sqlite, config.refresh, startedAtMs);
+const app = createApp({
+  directory,
+  db,
+  config,
+  log,
+  freshness,
+  rateLimitStore: redis ?? new MemoryRateLimitStore(),
+});
 directory.watch(config.datasetPollMs, (error) =>
   log.error("dataset reload failed; still serving the previous version", { error: String(error) }),
 );
@@ -70,13 +81,15 @@ log.info("listening", {
   rateLimitStore: redis ? "redis" : "memory",
 });
 log.flush();
+// The directory keeps itself fresh: the refresh, run on a schedule as a child process.
+const scheduler = startRefreshScheduler({ config, freshness, log });
 
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   log.info("shutting down: finishing requests in flight", { signal });
-  await app.server?.stop(false);
+  await Promise.all([app.server?.stop(false), scheduler?.stop()]);
   directory.close();
   redis?.close();
   db.sqlite.close();

@@ -54,7 +54,8 @@ export function startPinned(
   const startedAt = performance.now();
   const proc = Bun.spawn(["taskset", "-c", cpus, process.execPath, script], {
     // Run as `npm start` and the image run it (the ceiling too, so both get the same allocator).
-    env: { ...process.env, ...RUNTIME_ENV, ...env, PORT: String(port) },
+    // No refresh of its own unless the bench asks for one: it measures serving.
+    env: { ...process.env, ...RUNTIME_ENV, REFRESH: "off", ...env, PORT: String(port) },
     stdout: log,
     stderr: log,
   });

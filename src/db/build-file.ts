@@ -54,7 +54,7 @@ function lockIsFree(path: string): boolean {
  * `kill -9` during a first start). A build holds a lock on its own `<temp>.lock` for its whole
  * life, so a build whose lock is free is dead even when its pid (in the files' names) now
  * belongs to another live process: in a container a restarted server often gets the pid the
- * killed one had, or a neighbour (supercronic) does. Files of a build without a lock file (an
+ * killed one had, or a neighbour (the refresh it starts) does. Files of a build without a lock file (an
  * older version's) are judged by their pid alone. A live builder's files stay.
  */
 export function removeDeadBuilds(path: string) {

@@ -40,3 +40,18 @@ export const readDatabaseId = (sqlite: Database): string => readMetaValue(sqlite
 export const readDatasetVersion = (sqlite: Database): number => Number(readMetaValue(sqlite, "dataset_version") ?? 0);
 
 export const readLastRefreshAt = (sqlite: Database): string | null => readMetaValue(sqlite, "last_refresh_at");
+
+/**
+ * Marks a generated dataset (`data:sample`, `data:generate-1m`: invented hosts) with the command
+ * that made it: the server never refreshes such a dataset (src/scheduler/refresh-scheduler.ts).
+ */
+export function markGenerated(sqlite: Database, command: string) {
+  sqlite
+    .prepare(
+      "INSERT INTO dataset_meta (key, value) VALUES ('generated_by', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    )
+    .run(command);
+}
+
+/** The command that generated this dataset, or null for a real directory (national or ingested). */
+export const readGeneratedBy = (sqlite: Database): string | null => readMetaValue(sqlite, "generated_by");

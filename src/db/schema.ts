@@ -273,3 +273,26 @@ export const reportHistory = sqliteTable(
   },
   (table) => [primaryKey({ columns: [table.vendorId, table.day] })],
 );
+
+/**
+ * One row per refresh run (src/db/refresh-runs.ts). The unfinished row is the lock of the one
+ * run allowed at a time, anywhere the database is written from.
+ */
+export const refreshRuns = sqliteTable("refresh_runs", {
+  id: integer("id").primaryKey({ autoIncrement: true }),
+  startedAt: text("started_at").notNull(),
+  finishedAt: text("finished_at"),
+  /** ok | lists-failed | outage | failed (model/freshness.ts RunOutcome); null while unfinished. */
+  outcome: text("outcome"),
+  /** What went wrong, in words; null when nothing did. */
+  detail: text("detail"),
+  /** lists | probe | index. */
+  phase: text("phase").notNull().default("lists"),
+  urlsDone: integer("urls_done").notNull().default(0),
+  urlsTotal: integer("urls_total"),
+  /** "host pid" of the process running it; null when finished or released by an interrupted run. */
+  owner: text("owner"),
+  heartbeatAt: text("heartbeat_at"),
+  /** How many times a later process took it over to resume it. */
+  resumes: integer("resumes").notNull().default(0),
+});

@@ -3,6 +3,7 @@ import packageJson from "../../package.json";
 import type { Config } from "../config";
 import { ApiKeyLookup } from "../db/api-keys";
 import type { Db } from "../db/client";
+import { type FreshnessReader, freshnessReader } from "../db/freshness";
 import type { Directory } from "../directory/directory";
 import { createLogger, type Logger } from "../logger";
 import { availabilityAnswer, availabilityRoutes } from "./availability/routes";
@@ -17,6 +18,7 @@ import { InFlightExports } from "./export/in-flight";
 import { exportRoutes } from "./export/routes";
 import { servableFromKept } from "./fhir/negotiate";
 import { fhirRoutes } from "./fhir/routes";
+import { freshnessRoutes } from "./freshness/routes";
 import { healthRoutes } from "./health/routes";
 import { errorsPlugin } from "./http/errors-plugin";
 import { exchanges } from "./http/exchange";
@@ -41,6 +43,8 @@ export interface AppDeps {
   clock?: () => Date;
   log?: Logger;
   rateLimitStore?: RateLimitStore;
+  /** How fresh the directory is (default: read from `db` with `config.refresh`, this process starting now). */
+  freshness?: FreshnessReader;
 }
 
 /** The whole API as one Elysia app; `src/index.ts` serves it, tests call `app.handle`. */
@@ -49,6 +53,7 @@ export function createApp(deps: AppDeps) {
   const log = deps.log ?? createLogger(deps.config.logLevel);
   const { directory } = deps;
   const metrics = new Metrics();
+  const freshness = deps.freshness ?? freshnessReader(deps.db.sqlite, deps.config.refresh, Date.now());
   // The app itself, once built: the route table, the docs and the direct routes call back into it.
   const self: {
     app?: {
@@ -88,7 +93,7 @@ export function createApp(deps: AppDeps) {
     .use(preflights(routes))
     .use(publicOrigins(deps.config.trustProxy))
     .use(errorsPlugin(log))
-    .use(metricsRoute({ metrics, directory, clock }))
+    .use(metricsRoute({ metrics, directory, clock, freshness }))
     .use(docsPlugin(packageJson.version, () => (self.app?.routes ?? []) as never))
     .use(limiter.plugin)
     .use(keptAnswers(directory, { fhir: servableFromKept }))
@@ -109,6 +114,7 @@ export function createApp(deps: AppDeps) {
     .use(vendorRoutes(directory))
     .use(reportRoutes(directory))
     .use(statsRoutes(directory))
+    .use(freshnessRoutes(freshness, clock))
     .use(changesRoutes(directory))
     .use(fhirRoutes(directory, { name: "Endpoint Directory", version: packageJson.version }))
     .use(webPage());

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import packageJson from "../../package.json";
@@ -10,7 +10,7 @@ import { fixtureDb } from "../support/fixture";
 /**
  * The deployment files cannot run here (no Docker engine, no Fly): they are parsed and their
  * essentials checked, and the commands they hand to a shell are syntax-checked and, for the one
- * machine case, run for real with a stand-in supercronic.
+ * machine case, run for real.
  */
 const ROOT = join(import.meta.dir, "..", "..");
 const read = (path: string) => readFileSync(join(ROOT, path), "utf8");
@@ -181,19 +181,11 @@ function scriptOf(words: string[]): string {
 
 const fly = Bun.TOML.parse(read("fly.toml")) as Record<string, any>;
 const litefs = Bun.YAML.parse(read("litefs.yml")) as Record<string, any>;
-const crontabLines = (() => {
-  const run =
-    stageByName("app")!.instructions.find((i) => i.keyword === "RUN" && i.args.includes("/app/crontab"))?.args ?? "";
-  const m = /printf '%s\\n'\s+((?:'[^']*'\s*)+)>\s*\/app\/crontab/.exec(run);
-  if (!m) throw new Error("the crontab is written by a printf in the Dockerfile");
-  return [...m[1]!.matchAll(/'([^']*)'/g)].map((x) => x[1]!).filter((l) => !l.startsWith("#"));
-})();
-
 describe("Dockerfile", () => {
   test("every instruction is a Dockerfile instruction and the file parses into named stages", () => {
     for (const stage of dockerfile.stages)
       for (const i of stage.instructions) expect(KNOWN_KEYWORDS.has(i.keyword)).toBe(true);
-    expect(dockerfile.stages.map((s) => s.name)).toEqual(["base", "deps", "supercronic", "app", "litefs", "runtime"]);
+    expect(dockerfile.stages.map((s) => s.name)).toEqual(["base", "deps", "app", "litefs", "runtime"]);
     for (const stage of dockerfile.stages) {
       const parent = stageByName(stage.image);
       if (parent) expect(dockerfile.stages.indexOf(parent)).toBeLessThan(dockerfile.stages.indexOf(stage));
@@ -293,18 +285,13 @@ describe("Dockerfile", () => {
     expect(run).toContain("/data");
   });
 
-  test("supercronic is checked against a pinned checksum for each architecture, and the crontab runs the refresh", () => {
-    const run = stageByName("supercronic")!.instructions.find((i) => i.keyword === "RUN")!.args;
-    expect(run).toMatch(/amd64\) sum=[0-9a-f]{40}/);
-    expect(run).toMatch(/arm64\) sum=[0-9a-f]{40}/);
-    expect(run).toContain("sha1sum -c -");
-    expect(crontabLines).toHaveLength(1);
-    const [minute, hour, dom, month, dow, ...command] = crontabLines[0]!.split(" ");
-    expect([minute, hour, dom, month, dow].every((f) => /^(\d+|\*)$/.test(f!))).toBe(true);
-    const script = command.join(" ");
-    expectShellSyntax(script);
-    expect(script).toContain("bun run refresh");
+  test("no cron in the image: the server runs the refresh itself, and `nice` is there for it", () => {
+    const text = read("Dockerfile");
+    for (const word of ["supercronic", "crontab", "cron "]) expect(text).not.toContain(word);
+    expect(JSON.parse(effective(finalStage, "CMD")!.args)).toEqual(["bun", "src/index.ts"]);
+    // The scheduler starts the refresh as `nice -n 10 bun src/pipeline/refresh/cli.ts`.
     expect(packageJson.scripts.refresh).toBe("bun src/pipeline/refresh/cli.ts");
+    expect(dockerfile.stages[0]!.image).toMatch(/^oven\/bun:\$\{BUN_VERSION\}-slim$/);
   });
 
   test("the LiteFS target mounts as root with litefs.yml and copies the litefs binary", () => {
@@ -353,13 +340,11 @@ describe("fly.toml", () => {
     expect(probeOutage).toMatchObject({ windowMs: 60_000, minHosts: 20, failedShare: 0.5, previouslyUpShare: 0.5 });
   });
 
-  test("the app process runs the API and the refresh schedule", () => {
+  test("the app process is the API alone, which schedules the refresh: on, daily", () => {
     expect(Object.keys(fly.processes)).toEqual(["app"]);
-    const words = shellWords(fly.processes.app);
-    const script = scriptOf(words);
-    expectShellSyntax(script);
-    expect(script).toContain("supercronic -passthrough-logs /app/crontab &");
-    expect(script.endsWith("exec bun src/index.ts")).toBe(true);
+    expect(shellWords(fly.processes.app)).toEqual(["bun", "src/index.ts"]);
+    expect(loadConfig(fly.env).refresh).toMatchObject({ enabled: true, everyMs: 86_400_000 });
+    expect(read("fly.toml")).not.toContain("supercronic");
   });
 });
 
@@ -387,8 +372,9 @@ describe("litefs.yml", () => {
     const words = shellWords(app!.cmd);
     expect(words.slice(0, 4)).toEqual(["setpriv", "--reuid=bun", "--regid=bun", "--init-groups"]);
     expect(words).toContain(`DATABASE_PATH=${litefs.fuse.dir}/directory.sqlite`);
-    // The same two programs as the one-machine process.
-    expect(scriptOf(words)).toBe(scriptOf(shellWords(fly.processes.app)));
+    // The same program as the one-machine process; no cron beside it.
+    expect(words.slice(-2)).toEqual(shellWords(fly.processes.app));
+    expect(read("litefs.yml")).not.toContain("supercronic");
   });
 
   test("LiteFS expands $VARS in the whole file: only Fly's own variables appear", () => {
@@ -403,12 +389,9 @@ describe("the one-machine process command, run for real", () => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  test("starts the API with supercronic beside it, serves, and exits 0 on SIGTERM", async () => {
-    const bin = mkdtempSync(join(tmpdir(), "fake-supercronic-"));
+  test("starts the API, serves, and exits 0 on SIGTERM", async () => {
+    const bin = mkdtempSync(join(tmpdir(), "bun-as-in-the-image-"));
     dirs.push(bin);
-    const record = join(bin, "args");
-    writeFileSync(join(bin, "supercronic"), `#!/bin/sh\necho "$@" > '${record}'\n`);
-    chmodSync(join(bin, "supercronic"), 0o755);
     // `bun` as in the image, whatever this Bun's executable is called (node_modules ships bun.exe).
     symlinkSync(process.execPath, join(bin, "bun"));
     const db = fixtureDb();
@@ -421,6 +404,8 @@ describe("the one-machine process command, run for real", () => {
         ...process.env,
         PATH: `${bin}:${process.env.PATH}`,
         ...fly.env,
+        // fly.toml turns the schedule on; here no refresh may reach the network.
+        REFRESH: "off",
         PORT: "0",
         HOST: "127.0.0.1",
         DATABASE_PATH: db.path,
@@ -443,9 +428,7 @@ describe("the one-machine process command, run for real", () => {
       const health = await fetch(`${url}/health`);
       expect(health.status).toBe(200);
       reader.releaseLock();
-      for (let i = 0; i < 50 && !existsSync(record); i++) await Bun.sleep(100);
-      expect(readFileSync(record, "utf8").trim()).toBe("-passthrough-logs /app/crontab");
-      // `exec` made the API the process Fly signals.
+      // The API is the process Fly signals.
       child.kill("SIGTERM");
       expect(await child.exited).toBe(0);
     } finally {

@@ -1,7 +1,7 @@
 import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { discardPendingChanges } from "../../src/db/changes";
 import { openDatabase } from "../../src/db/client";
-import { markDatasetChanged } from "../../src/db/dataset-meta";
+import { markDatasetChanged, markGenerated } from "../../src/db/dataset-meta";
 import { storeBody } from "../../src/db/probe-bodies";
 import { canonicalUrl, entryId } from "../../src/model/identity";
 import type { Audience } from "../../src/model/types";
@@ -533,6 +533,8 @@ export function generateDataset(options: GenerateOptions): GenerateResult {
   }
   sqlite.exec("BEGIN");
   markDatasetChanged(sqlite, GENERATED_AT);
+  // Invented hosts: the server never refreshes this dataset.
+  markGenerated(sqlite, "data:generate-1m");
   sqlite.exec("COMMIT");
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.close();

@@ -85,6 +85,7 @@ exitWhenDone("contract:prism", async () => {
         RATE_LIMIT_MAX: "30",
         RATE_LIMIT_MAX_WITH_KEY: "1000000",
         LOG_LEVEL: "error",
+        REFRESH: "off",
       },
       stdout: "ignore",
       stderr: "inherit",

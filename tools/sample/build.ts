@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { buildDatabaseFile } from "../../src/db/build-file";
+import { markGenerated } from "../../src/db/dataset-meta";
 import { ingestFile, syncVendorRegistry } from "../../src/pipeline/ingest";
 import { loadRegistry } from "../../src/pipeline/ingest/registry";
 import { probeDue } from "../../src/pipeline/probe";
@@ -28,6 +29,8 @@ export async function buildSampleDatabase(path: string, opts: BuildSampleOptions
   const registry = loadRegistry(join(sampleDir, "vendors.json"));
   await buildDatabaseFile(path, async (db) => {
     await syncVendorRegistry(db, registry);
+    // Invented hosts answered by a local replay: the server never refreshes this dataset.
+    markGenerated(db.sqlite, "data:sample");
     const server = await startAnswerServer(manifest, sampleDir);
     try {
       for (const step of manifest.steps) {

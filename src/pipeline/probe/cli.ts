@@ -20,6 +20,7 @@ async function runProbe(
   options: ProbeCliOptions,
   config: Pick<Config, "databasePath" | "allowPrivateNetwork" | "probeOutage">,
   signal: AbortSignal | undefined,
+  onProgress?: (done: number, total: number) => void,
 ): Promise<ProbeRunSummary> {
   const db = openDatabase(config.databasePath);
   try {
@@ -33,7 +34,10 @@ async function runProbe(
       allowPrivate: config.allowPrivateNetwork,
       outage: config.probeOutage,
       signal,
-      onProgress: (done, total) => progress.update(done, total),
+      onProgress: (done, total) => {
+        progress.update(done, total);
+        onProgress?.(done, total);
+      },
     });
     progress.finish();
     return summary;
@@ -42,9 +46,10 @@ async function runProbe(
   }
 }
 
-/** Aborts on the first SIGINT/SIGTERM, exits on the second. */
-function interruptSignal(): AbortSignal {
+/** Aborts on the first SIGINT/SIGTERM (or when `stop` aborts), exits on the second signal. */
+function interruptSignal(stop?: AbortSignal): AbortSignal {
   const controller = new AbortController();
+  stop?.addEventListener("abort", () => controller.abort());
   const onSignal = (name: string) => {
     if (controller.signal.aborted) process.exit(130);
     process.stderr.write(`\n${name}: stopping; results so far are kept (again to quit at once)\n`);
@@ -53,6 +58,16 @@ function interruptSignal(): AbortSignal {
   process.on("SIGINT", () => onSignal("SIGINT"));
   process.on("SIGTERM", () => onSignal("SIGTERM"));
   return controller.signal;
+}
+
+/** What `bun run refresh` follows of its probe step. */
+export interface ProbeStepHooks {
+  /** URLs done of the run's total, as the results arrive. */
+  onProgress?: (done: number, total: number) => void;
+  /** The outage rule stopped the run: why, in words. */
+  onOutage?: (message: string) => void;
+  /** Stops the run as an interruption does (the refresh lost its lock). */
+  stop?: AbortSignal;
 }
 
 /**
@@ -64,14 +79,16 @@ export async function probeStep(
   options: ProbeCliOptions,
   config: Parameters<typeof runProbe>[1],
   label: string,
+  hooks: ProbeStepHooks = {},
 ): Promise<number> {
-  const signal = interruptSignal();
+  const signal = interruptSignal(hooks.stop);
   let summary: ProbeRunSummary;
   try {
-    summary = await runProbe(options, config, signal);
+    summary = await runProbe(options, config, signal, hooks.onProgress);
   } catch (error) {
     if (!(error instanceof ProberOutageError)) throw error;
     process.stderr.write(`${label}probe stopped: ${error.message}\n`);
+    hooks.onOutage?.(error.message);
     return OUTAGE_EXIT_CODE;
   }
   // A pipe takes a large summary asynchronously: wait for it before process.exit.

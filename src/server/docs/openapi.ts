@@ -8,6 +8,7 @@ import {
   SourceRecordSchema,
   SourceResponse,
 } from "../../model/endpoints";
+import { FreshnessResponse, FreshnessSchema } from "../../model/freshness";
 import { StatsResponse, StatsSchema } from "../../model/stats";
 import { VendorListResponse, VendorRecordSchema } from "../../model/vendors";
 import { AvailabilityResponse, AvailabilitySchema } from "../availability/schemas";
@@ -53,6 +54,8 @@ const NAMED_SCHEMAS: Record<string, object> = {
   VendorList: VendorListResponse,
   Stats: StatsSchema,
   StatsResponse,
+  Freshness: FreshnessSchema,
+  FreshnessResponse,
   Health: HealthResponse,
   ExportFormat: ExportFormatSchema,
   CsvExport: CsvExportSchema,

@@ -1,3 +1,5 @@
+import { type Freshness, RUN_OUTCOMES } from "../../model/freshness";
+
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 interface Histogram {
@@ -51,7 +53,7 @@ export class Metrics {
     this.rateLimited++;
   }
 
-  render(dataset: DatasetGauges, now: Date): string {
+  render(dataset: DatasetGauges, now: Date, freshness?: Freshness): string {
     const lines: string[] = [
       "# HELP http_requests_total Requests answered, by route, method and status.",
       "# TYPE http_requests_total counter",
@@ -86,6 +88,53 @@ export class Metrics {
       "# TYPE dataset_age_seconds gauge",
       `dataset_age_seconds ${age}`,
     );
+    if (freshness) lines.push(...freshnessLines(freshness, now));
     return `${lines.join("\n")}\n`;
   }
+}
+
+const seconds = (at: string | null) => (at === null ? -1 : Date.parse(at) / 1000);
+
+/** The freshness answer's figures (GET /api/v1/freshness) as gauges: times in Unix seconds, -1 for none. */
+function freshnessLines(f: Freshness, now: Date): string[] {
+  const run = f.currentRun;
+  const last = f.lastRun;
+  return [
+    "# HELP refresh_enabled 1 when the server refreshes the directory by itself (REFRESH=on, a real directory).",
+    "# TYPE refresh_enabled gauge",
+    `refresh_enabled ${f.refresh === "on" ? 1 : 0}`,
+    "# HELP refresh_lists_as_of_seconds Unix time of the newest read of any list (-1: never).",
+    "# TYPE refresh_lists_as_of_seconds gauge",
+    `refresh_lists_as_of_seconds ${seconds(f.listsAsOf)}`,
+    "# HELP refresh_lists Lists by where they were last read from.",
+    "# TYPE refresh_lists gauge",
+    ...f.lists.map((l) => `refresh_lists{source="${l.source}"} ${l.lists}`),
+    "# HELP refresh_running 1 while a refresh runs (a process is at it), else 0.",
+    "# TYPE refresh_running gauge",
+    `refresh_running ${run?.state === "running" ? 1 : 0}`,
+    "# HELP refresh_run_started_seconds Unix time the current refresh started (-1: none).",
+    "# TYPE refresh_run_started_seconds gauge",
+    `refresh_run_started_seconds ${seconds(run?.startedAt ?? null)}`,
+    "# HELP refresh_run_urls_done URLs the current refresh has asked (0: none running).",
+    "# TYPE refresh_run_urls_done gauge",
+    `refresh_run_urls_done ${run?.urlsDone ?? 0}`,
+    "# HELP refresh_run_urls_total URLs the current refresh asks in all (0: none running, or reading the lists).",
+    "# TYPE refresh_run_urls_total gauge",
+    `refresh_run_urls_total ${run?.urlsTotal ?? 0}`,
+    "# HELP refresh_last_finished_seconds Unix time the last refresh ended (-1: none yet).",
+    "# TYPE refresh_last_finished_seconds gauge",
+    `refresh_last_finished_seconds ${seconds(last?.finishedAt ?? null)}`,
+    "# HELP refresh_last_outcome 1 for the outcome the last refresh ended with, 0 for the others.",
+    "# TYPE refresh_last_outcome gauge",
+    ...RUN_OUTCOMES.map((o) => `refresh_last_outcome{outcome="${o}"} ${last?.outcome === o ? 1 : 0}`),
+    "# HELP refresh_failures_in_a_row Latest refreshes in a row that ended in an outage or failure.",
+    "# TYPE refresh_failures_in_a_row gauge",
+    `refresh_failures_in_a_row ${f.failuresInARow}`,
+    "# HELP refresh_next_run_seconds Unix time the next refresh is due (-1: one runs, or the schedule is off).",
+    "# TYPE refresh_next_run_seconds gauge",
+    `refresh_next_run_seconds ${seconds(f.nextRunAt)}`,
+    "# HELP refresh_next_run_in_seconds Seconds until the next refresh is due (-1: one runs, or the schedule is off).",
+    "# TYPE refresh_next_run_in_seconds gauge",
+    `refresh_next_run_in_seconds ${f.nextRunAt === null ? -1 : Math.max(0, (Date.parse(f.nextRunAt) - now.getTime()) / 1000)}`,
+  ];
 }

@@ -1,4 +1,5 @@
 import { Elysia } from "elysia";
+import type { FreshnessReader } from "../../db/freshness";
 import type { Directory } from "../../directory/directory";
 import type { Logger } from "../../logger";
 import { type Exchange, exchanges, headersFor } from "../http/exchange";
@@ -11,6 +12,7 @@ export interface ObservabilityOptions {
   metrics: Metrics;
   directory: Directory;
   clock: () => Date;
+  freshness: FreshnessReader;
 }
 
 /** Records one answered exchange: its log line and its metrics. */
@@ -39,8 +41,11 @@ export function requestObserver({ log, metrics }: Pick<ObservabilityOptions, "lo
   };
 }
 
-/** GET /metrics in Prometheus text: what `requestObserver` counted, and the dataset's size and age. */
-export const metricsRoute = ({ metrics, directory, clock }: Omit<ObservabilityOptions, "log">) =>
+/**
+ * GET /metrics in Prometheus text: what `requestObserver` counted, the dataset's size and age,
+ * and its freshness (the figures of GET /api/v1/freshness).
+ */
+export const metricsRoute = ({ metrics, directory, clock, freshness }: Omit<ObservabilityOptions, "log">) =>
   new Elysia({ name: "metrics" })
     .use(routeOptions)
     .use(exchanges)
@@ -48,8 +53,13 @@ export const metricsRoute = ({ metrics, directory, clock }: Omit<ObservabilityOp
       "/metrics",
       ({ exchange }) => {
         const { stats, version } = directory.current;
+        const now = clock();
         return new Response(
-          metrics.render({ entries: stats.totalEndpoints, version, lastRefreshAt: stats.lastUpdated }, clock()),
+          metrics.render(
+            { entries: stats.totalEndpoints, version, lastRefreshAt: stats.lastUpdated },
+            now,
+            freshness.read(now),
+          ),
           {
             headers: headersFor(exchange, undefined, {
               "content-type": "text/plain; version=0.0.4; charset=utf-8",

@@ -36,6 +36,7 @@ export function pageHtml({ script, stylesheet }: PageAssets): string {
 <header class="top">
 <h1><a href="/">Endpoint Directory</a></h1>
 <p>Where US EHR vendors' FHIR servers live, what they support and whether they answer. For programs: the <a href="/docs">API reference</a>.</p>
+<p id="freshness" class="freshness" aria-live="polite"></p>
 </header>
 <div class="layout">
 <main id="main">

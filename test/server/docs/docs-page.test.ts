@@ -23,6 +23,7 @@ const EXPECTED_OPERATIONS = [
   "GET /api/v1/endpoints/{id}/availability",
   "GET /api/v1/endpoints/{id}/source",
   "GET /api/v1/export",
+  "GET /api/v1/freshness",
   "GET /api/v1/vendors",
   "GET /api/v1/stats",
   "GET /api/v1/stats/capabilities",

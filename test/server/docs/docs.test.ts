@@ -18,6 +18,7 @@ describe("API documentation", () => {
       "/api/v1/endpoints/{id}/capabilities",
       "/api/v1/endpoints/{id}/source",
       "/api/v1/export",
+      "/api/v1/freshness",
       "/api/v1/stats",
       "/api/v1/stats/capabilities",
       "/api/v1/stats/history",

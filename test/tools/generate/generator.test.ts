@@ -56,6 +56,12 @@ describe("determinism", () => {
 });
 
 describe("shape of the generated dataset", () => {
+  test("marked as generated, so that no server ever refreshes its invented hosts", () => {
+    expect(db.prepare("SELECT value FROM dataset_meta WHERE key = 'generated_by'").get()).toEqual({
+      value: "data:generate-1m",
+    });
+  });
+
   test("exactly N entries with unique ids computed by identity.ts", () => {
     const rows = db.prepare("SELECT e.id, e.vendor_id, e.url, e.npi, e.organization_name FROM entries e").values() as [
       string,

@@ -63,6 +63,12 @@ afterAll(() => {
 });
 
 describe("sample database contents", () => {
+  test("marked as generated, so that no server ever refreshes its invented hosts", () => {
+    expect(one<{ value: string }>("SELECT value FROM dataset_meta WHERE key = 'generated_by'").value).toBe(
+      "data:sample",
+    );
+  });
+
   test("at least 2,000 entries of at least 8 real vendors from the registry", () => {
     expect(one<{ n: number }>("SELECT COUNT(*) AS n FROM entries").n).toBeGreaterThanOrEqual(2000);
     const vendorIds = column("SELECT DISTINCT vendor_id AS v FROM entries");

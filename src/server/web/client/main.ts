@@ -1,10 +1,12 @@
 import "./style.css";
 import { READY_KIND } from "../../../model/capability-rules";
 import type { EndpointRecord } from "../../../model/endpoints";
+import type { Freshness } from "../../../model/freshness";
 import { FHIR_VERSIONS, FILTERABLE_FHIR_VERSIONS } from "../../../model/types";
 import { US_STATES } from "../../../model/us-states";
 import { type Answer, getJson, messageFor, type Problem } from "./api";
 import { byId, clear, h } from "./dom";
+import { freshnessLine, freshnessPollMs } from "./freshness-line";
 import { Pacer, TYPING_DEBOUNCE_MS } from "./pacer";
 import { developerView, type HistoryPoint, type ReportCard } from "./report-card-view";
 import {
@@ -474,7 +476,21 @@ async function loadOverview() {
   overviewLoaded = problem === null;
 }
 
+// ---- how fresh the directory is (every view) --------------------------------------------------
+
+const freshness = byId("freshness");
+let freshnessTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** The freshness line, asked again every few seconds while a refresh runs (never kept: it moves). */
+async function loadFreshness() {
+  clearTimeout(freshnessTimer);
+  const answer = await getJson<Freshness>("/api/v1/freshness");
+  if (answer.ok) freshness.textContent = freshnessLine(answer.data);
+  freshnessTimer = setTimeout(loadFreshness, answer.ok ? freshnessPollMs(answer.data) : 60_000);
+}
+
 writeForm(state.filters);
 history.replaceState({ typing: false }, "", location.href);
 void render();
 void loadOverview();
+void loadFreshness();
