@@ -13,7 +13,7 @@ import { generateRegistry } from "../../../src/pipeline/national/registry-genera
 import { createTestApp } from "../../support/app";
 import { get } from "../../support/fixture";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
-import { hasLantern, LANTERN_FILES, readJson } from "./helpers";
+import { LANTERN_FILES, readJson } from "./helpers";
 
 let db: Database;
 let path: string;
@@ -252,7 +252,7 @@ describe("versions, on the bundled national lists", () => {
     }
   }, 60_000);
 
-  test.skipIf(!hasLantern)("the registry generator reads CHPL's certification status from Lantern's files", () => {
+  test("the registry generator reads CHPL's certification status from Lantern's files", () => {
     const current = loadRegistry(DEFAULT_REGISTRY_PATH);
     const generated = generateRegistry({
       chplLists: readJson<ChplListItem[]>(join(LANTERN_FILES, "CHPLEndpointResourcesList.json")),
