@@ -11,6 +11,7 @@ import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { createTestApp } from "../../support/app";
 import { fhirIssues } from "../../support/fhir-invariants";
 import type { FhirResource as Resource } from "../../support/fhir-resource";
+import { reportMeasurement } from "../../support/measurements";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
 
 const PUBLIC_ORIGIN = "https://directory.example.org";
@@ -237,7 +238,7 @@ test("each surface's organization total, and what it counts", async () => {
   );
   const developerBrands = organizations(brands).filter((o) => o.id!.startsWith("developer-"));
   expect(organizations(brands).length).toBe(brandOrganizations.length + developerBrands.length);
-  console.log(
+  reportMeasurement(
     `organizations: /fhir ${fhirTotal}, export ${exportedOrganizations.length}, brands ${organizations(brands).length}`,
   );
 }, 60_000);
