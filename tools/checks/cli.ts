@@ -5,19 +5,21 @@
  * `test` runs lint and the type checks beside every test file (`bun test`, files shared out to two
  * worker processes, the slowest first by test/timings.json), prints each check's outcome in one
  * line and, when tests were skipped for a program the machine lacks (Chromium, redis-server), one
- * line that says so. `test:quick` does the same with the fast files only: those test/timings.json
- * records at most QUICK_FILE_MS, and those it does not record yet.
+ * line that says so. `test:quick` does the same with the fast files only: the fastest files that
+ * test/timings.json records, as many as take QUICK_SHARE of the whole suite's recorded time
+ * together (a share, so that it holds whatever the load the times were recorded at), and the
+ * files it does not record yet.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { join } from "node:path";
 import { parseCli } from "../../src/cli/args";
 import { chromiumRuns } from "../../test/support/chromium";
 import { redisRuns } from "../../test/support/redis-server";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const TIMINGS = "test/timings.json";
-/** A test file is fast when test/timings.json records it at most this long (wall ms, whole file). */
-const QUICK_FILE_MS = 1500;
+/** test:quick runs the fastest files that take this share of the suite's recorded time together. */
+const QUICK_SHARE = 0.08;
 /** Test files run at once: this project's machines have two cores. */
 const WORKERS = 2;
 
@@ -34,7 +36,7 @@ const STEPS = {
   format: "Formats and fixes what Biome can, in place.",
   test: "Lints and type-checks while every test file runs (two at a time); prints one line per check, the failures in full, and what was skipped for a missing program.",
   "test:quick":
-    "Lints and type-checks while the fast test files run (those test/timings.json records at most 1.5 s, and new ones): the inner loop.",
+    "Lints and type-checks while the fast test files run (the fastest that take 8 % of the suite's time in test/timings.json, and new ones): the inner loop.",
 } as const;
 type Step = keyof typeof STEPS;
 
@@ -113,14 +115,20 @@ function recordedTimes(): Map<string, number> {
   return new Map(Object.entries(files));
 }
 
-/** The fast test files: recorded at most QUICK_FILE_MS, or not recorded yet. */
+/** The fast test files: the fastest recorded ones within QUICK_SHARE of the total, and those not recorded. */
 function quickFiles(): string[] {
   const times = recordedTimes();
-  return [...new Bun.Glob("test/**/*.test.ts").scanSync(ROOT)]
-    .map((file) => relative(ROOT, join(ROOT, file)))
-    .filter((file) => (times.get(file) ?? 0) <= QUICK_FILE_MS)
-    .sort()
-    .map((file) => `./${file}`);
+  const files = [...new Bun.Glob("test/**/*.test.ts").scanSync(ROOT)];
+  const recorded = files.filter((file) => times.has(file)).sort((a, b) => times.get(a)! - times.get(b)!);
+  const budget = QUICK_SHARE * recorded.reduce((sum, file) => sum + times.get(file)!, 0);
+  const quick = files.filter((file) => !times.has(file));
+  let spent = 0;
+  for (const file of recorded) {
+    spent += times.get(file)!;
+    if (spent > budget) break;
+    quick.push(file);
+  }
+  return quick.sort().map((file) => `./${file}`);
 }
 
 /** `bun test` over `files` (all when empty), its output streamed; true when it passed. */

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../../src/config";
 import { type Db, openDatabase } from "../../../src/db/client";
-import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { createTestApp } from "../../support/app";
+import { nationalDatabase } from "../../support/built-once";
 import { fhirIssues } from "../../support/fhir-invariants";
 import type { FhirResource as Resource } from "../../support/fhir-resource";
 import { reportMeasurement } from "../../support/measurements";
@@ -101,7 +101,7 @@ let exported: Resource;
 
 beforeAll(async () => {
   const path = `${tempDir()}/national.sqlite`;
-  await buildNationalDatabase(path);
+  await nationalDatabase(path);
   db = openDatabase(path);
   const config = loadConfig({
     DATABASE_PATH: path,
