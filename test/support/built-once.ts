@@ -20,21 +20,21 @@ import { buildSampleDatabase } from "../../tools/sample/build";
  * Expensive databases (the national directory, the demo, generated datasets) built once and shared
  * by every test file of a run, and by later runs: each is built into a cache folder under the
  * system's temporary folder, named by a hash of what it is built from (the code and data of src/,
- * tools/ and db/, and the build's options), and copied to the path a test asks for. A test gets a
+ * db/, tools/generate/ and tools/sample/, and the build's options), and copied to the path a test asks for. A test gets a
  * file of its own that it may write; the cached one is only ever read. Test processes running at
  * once build a missing one once: the others wait for it (buildDatabaseOnce's lock). Cached files
- * unused for a day are removed.
+ * unused for an hour are removed (each is tens of megabytes).
  */
 const CACHE = join(tmpdir(), "endpoint-directory-test-builds");
 const ROOT = join(import.meta.dir, "..", "..");
-const UNUSED_MS = 24 * 3600_000;
+const UNUSED_MS = 3600_000;
 
 let inputsHash: string | undefined;
-/** A hash of every file the builds read: the code and data under src/, tools/ and db/. */
+/** A hash of every file the builds read: the code and data under src/, db/, tools/generate/ and tools/sample/. */
 function hashOfInputs(): string {
   if (inputsHash) return inputsHash;
   const hasher = new Bun.CryptoHasher("sha256");
-  const files = ["src", "tools", "db"].flatMap((folder) =>
+  const files = ["src", "db", "tools/generate", "tools/sample"].flatMap((folder) =>
     [...new Bun.Glob(`${folder}/**/*`).scanSync({ cwd: ROOT, dot: true })].filter(
       (file) => !/\.sqlite(-wal|-shm|-journal)?$|\.build-lock$/.test(file),
     ),
