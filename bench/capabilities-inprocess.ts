@@ -8,32 +8,29 @@
  * Opens the database through the migrations (an older file is migrated first), answers every
  * sampled id once (warm-up), then times `--requests` answers for ids drawn at random.
  */
-import { parseArgs } from "node:util";
+import { parseCli } from "../src/cli/args";
 import { loadConfig } from "../src/config";
 import { openDatabase } from "../src/db/client";
 import { openDirectory } from "../src/directory/directory";
 import { createApp } from "../src/server/app";
 
-let parsed: ReturnType<typeof parse>;
-function parse() {
-  return parseArgs({
-    allowPositionals: true,
-    options: { requests: { type: "string", default: "50000" }, ids: { type: "string", default: "2000" } },
-  });
-}
-try {
-  parsed = parse();
-} catch (error) {
-  console.error((error as Error).message);
-  process.exit(2);
-}
-const path = parsed.positionals[0];
+const parsed = parseCli({
+  command: "bun run bench:capabilities-inprocess",
+  synopsis: ["<database.sqlite> [--requests <n>] [--ids <n>]"],
+  description:
+    "The in-process cost of one capabilities answer (app.handle, no network) on random ids of <database.sqlite>, after a warm-up answering every sampled id once.",
+  options: { requests: { type: "string", default: "50000" }, ids: { type: "string", default: "2000" } },
+  optionHelp: [
+    ["--requests <n>", "answers timed (default 50000)"],
+    ["--ids <n>", "ids sampled (default 2000)"],
+  ],
+  allowPositionals: true,
+});
+const path = parsed.positionals[0] ?? parsed.fail("missing <database.sqlite>");
 const requests = Number(parsed.values.requests);
 const idCount = Number(parsed.values.ids);
-if (!path || !Number.isInteger(requests) || requests < 1 || !Number.isInteger(idCount) || idCount < 1) {
-  console.error("usage: bun bench/capabilities-inprocess.ts <database.sqlite> [--requests 50000] [--ids 2000]");
-  process.exit(2);
-}
+if (!Number.isInteger(requests) || requests < 1 || !Number.isInteger(idCount) || idCount < 1)
+  parsed.fail("--requests and --ids must be whole numbers ≥ 1");
 
 const db = openDatabase(path);
 const config = loadConfig({

@@ -1,3 +1,14 @@
+import { parseCli } from "../src/cli/args";
+
+parseCli({
+  command: "bun run bench:ceiling",
+  synopsis: [""],
+  description: "The ceiling of bench:http: a bare Bun.serve answering every request with a fixed JSON until SIGTERM.",
+  options: {},
+  optionHelp: [],
+  environment: "HOST (127.0.0.1), PORT (3999), CEILING_BODY_BYTES (pads the JSON to that many bytes).",
+});
+
 /**
  * The ceiling of `bun run bench:http`: a bare Bun.serve answering every request with a fixed JSON,
  * run under the same conditions as the API (same core, same load generator). What the API

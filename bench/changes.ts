@@ -20,11 +20,23 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { parseCli } from "../src/cli/args";
 import { generateDataset } from "../tools/generate/generator";
 import { envNumber } from "./lib/env";
 import { cpuSecondsOf, freePort, type Started, startPinned, stop, waitUntilAnswers } from "./lib/process";
 import { fmt, median, TARGETS } from "./lib/report";
 import { runWrk, type WrkResult, writeLuaScripts, wrkInstalled } from "./lib/wrk";
+
+parseCli({
+  command: "bun run bench:changes",
+  synopsis: [""],
+  description:
+    "The change feed (GET /api/v1/changes): what a year of changes takes in the database, its read rate against the ceiling, and what recording changes adds to a national refresh.",
+  options: {},
+  optionHelp: [],
+  environment:
+    "BENCH_PARTS (size,read,record), BENCH_DB, BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50), BENCH_SERVER_CPUS (0), BENCH_LOAD_CPUS (1), BENCH_RECORD_RUNS (3), BENCH_BASELINE.",
+});
 
 const ROOT = resolve(import.meta.dir, "..");
 const DATA = join(ROOT, "bench", "data");

@@ -16,10 +16,22 @@ import { Database } from "bun:sqlite";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { parseCli } from "../src/cli/args";
 import { envNumber } from "./lib/env";
 import { cpuSecondsOf, freePort, type Started, startPinned, stop, waitUntilAnswers } from "./lib/process";
 import { fmt, median, plainTable } from "./lib/report";
 import { runWrk, writeLuaScripts, wrkInstalled } from "./lib/wrk";
+
+parseCli({
+  command: "bun run bench:compare",
+  synopsis: [""],
+  description:
+    "Two versions of the server side by side, in the same minutes, each on its own copy of BENCH_DB: server CPU per request and requests/s per shape, in alternating rounds.",
+  options: {},
+  optionHelp: [],
+  environment:
+    "BENCH_A (the other version's src/index.ts, required), BENCH_B (src/index.ts), BENCH_DB, BENCH_SECONDS (4), BENCH_WARMUP_SECONDS (1), BENCH_ROUNDS (4), BENCH_CONNECTIONS (50), BENCH_SERVER_CPUS (0), BENCH_LOAD_CPUS (1), BENCH_SHAPES.",
+});
 
 const ROOT = resolve(import.meta.dir, "..");
 const env = process.env;

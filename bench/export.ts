@@ -18,6 +18,7 @@
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
+import { parseCli } from "../src/cli/args";
 import { envNumber } from "./lib/env";
 import {
   cpuSecondsOf,
@@ -316,4 +317,16 @@ async function main() {
   console.log(`\nwritten to ${out}`);
 }
 
-if (import.meta.main) await main();
+if (import.meta.main) {
+  parseCli({
+    command: "bun run bench:export",
+    synopsis: [""],
+    description:
+      "Each format of GET /api/v1/export, unfiltered and with one filter, read by one client (time to first byte, total time, MB/s, server RSS), then /health and a cached list while two exports run; generates bench/data/endpoints-1000000-seed1.sqlite when missing and writes bench/EXPORT-RESULTS.md.",
+    options: {},
+    optionHelp: [],
+    environment:
+      "the BENCH_* knobs of bench/README.md, BENCH_EXPORT_FILTER (vendor=epic), BENCH_EXPORT_RESULTS, BENCH_INDEX_DIR.",
+  });
+  await main();
+}

@@ -13,10 +13,22 @@ import { Database } from "bun:sqlite";
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { parseCli } from "../src/cli/args";
 import { envNumber } from "./lib/env";
 import { freePort, memoryOf, startPinned, stop, waitUntilFhirReady } from "./lib/process";
 import { fmt, TARGETS } from "./lib/report";
 import { REPORT_LUA, runWrk, type WrkResult } from "./lib/wrk";
+
+parseCli({
+  command: "bun run bench:fhir",
+  synopsis: [""],
+  description:
+    "/fhir against the JSON API on the same filter, in alternating rounds, on a copy of the 1M-entry database. Target: FHIR throughput at least half the JSON route's, server RSS within 600 MB.",
+  options: {},
+  optionHelp: [],
+  environment:
+    "BENCH_DB, BENCH_SECONDS (5), BENCH_ROUNDS (2), BENCH_CONNECTIONS (50), BENCH_SERVER_CPUS (0), BENCH_LOAD_CPUS (1).",
+});
 
 const ROOT = resolve(import.meta.dir, "..");
 const source = resolve(

@@ -7,25 +7,31 @@
  * 500,000 URLs. After 431 days a row holds its steady state: 31 days of raw records and 400 of
  * daily figures. Target: under 2 GB at 500,000 URLs probed daily.
  */
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
+import { parseCli } from "../src/cli/args";
 import { openDatabase } from "../src/db/client";
 import { DAY_MS } from "../src/db/history-format";
 import { recordHistory } from "../src/pipeline/probe/history";
 import type { ProbeRecord } from "../src/pipeline/probe/record";
 
-const { values } = parseArgs({
-  args: process.argv.slice(2),
+const { values, fail } = parseCli({
+  command: "bun run bench:history-size",
+  synopsis: ["[--urls <n>] [--days <n>]"],
+  description:
+    "Writes one probe a day per URL through the probe store's history path for --days days on a fake clock, then measures the table on disk and extrapolates to 500,000 URLs. Target: under 2 GB.",
   options: { urls: { type: "string", default: "1000" }, days: { type: "string", default: "431" } },
+  optionHelp: [
+    ["--urls <n>", "URLs probed (default 1000)"],
+    ["--days <n>", "days of probes (default 431: 31 days of records and 400 of daily figures)"],
+  ],
 });
 const urls = Number(values.urls);
 const days = Number(values.days);
-if (!Number.isInteger(urls) || urls < 1 || !Number.isInteger(days) || days < 1) {
-  console.error("usage: bun bench/history-size.ts [--urls <n ≥ 1>] [--days <n ≥ 1>]");
-  process.exit(2);
-}
+if (!Number.isInteger(urls) || urls < 1 || !Number.isInteger(days) || days < 1)
+  fail("--urls and --days must be whole numbers ≥ 1");
 
 const dir = mkdtempSync(join(tmpdir(), "history-size-"));
 try {

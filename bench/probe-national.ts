@@ -16,16 +16,26 @@
  *
  * Targets: wall ≤ 15 min, probe RSS ≤ 300 MB, ≤ 2 in flight per host, API p99 < 50 ms.
  */
+
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
+import { parseCli } from "../src/cli/args";
 import { freePort, memoryOf, type Started, stop, waitUntilAnswers } from "./lib/process";
 import { fmt } from "./lib/report";
 
-const { values } = parseArgs({
-  args: process.argv.slice(2),
+const { values } = parseCli({
+  command: "bun run bench:probe-national",
+  synopsis: ["[--urls <n>] [--kill-at <share>] [--clients <n>] [--keep]"],
+  description:
+    "A national-size probe run on the fault farm: ingests the farm's list, runs the probe while API clients read, kills it once --kill-at of the URLs are stored and runs it again. Targets: wall ≤ 15 min, probe RSS ≤ 300 MB, ≤ 2 requests in flight per host, API p99 < 50 ms.",
+  optionHelp: [
+    ["--urls <n>", "base URLs on the farm (default 23000)"],
+    ["--kill-at <share>", "share of URLs stored when the first run is killed (default 0.5; 0: no kill)"],
+    ["--clients <n>", "API client loops during the run (default 2)"],
+    ["--keep", "keep the temporary folder"],
+  ],
   options: {
     urls: { type: "string", default: "23000" },
     "kill-at": { type: "string", default: "0.5" },

@@ -9,11 +9,12 @@
  * 2. Size: a year of daily history for `--vendors` developers and the directory, written through
  *    the store's own path into a fresh database, measured on disk (SQLite's dbstat).
  */
+
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { parseCli } from "../src/cli/args";
 import { loadConfig } from "../src/config";
 import { beginRead, openDatabase } from "../src/db/client";
 import { NATIONAL, writeReportPoints } from "../src/db/report-history";
@@ -22,19 +23,26 @@ import { openDirectory } from "../src/directory/directory";
 import { type Figure, historyFigures } from "../src/model/report-card";
 import { createApp } from "../src/server/app";
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
+const { values, positionals, fail } = parseCli({
+  command: "bun run bench:report-cards",
+  synopsis: ["[<database.sqlite>] [--requests <n>] [--vendors <n>]"],
+  description:
+    "The report cards' rate in process against the stats route on <database.sqlite> (default BENCH_DB, else the 1M generated one) and their cost at index build; then a year of daily history for --vendors developers, measured on disk.",
   options: { requests: { type: "string", default: "20000" }, vendors: { type: "string", default: "122" } },
+  optionHelp: [
+    ["--requests <n>", "requests per route and round (default 20000)"],
+    ["--vendors <n>", "developers in the history size part (default 122)"],
+  ],
+  environment: "BENCH_DB.",
+  allowPositionals: true,
 });
 const ROOT = resolve(import.meta.dir, "..");
 const path =
   positionals[0] ?? process.env.BENCH_DB ?? join(ROOT, "bench", "data", "endpoints-1000000-seed1-history400.sqlite");
 const requests = Number(values.requests);
 const vendorCount = Number(values.vendors);
-if (!Number.isInteger(requests) || requests < 1 || !Number.isInteger(vendorCount) || vendorCount < 1) {
-  console.error("usage: bun bench/report-cards.ts [<database.sqlite>] [--requests <n>] [--vendors <n>]");
-  process.exit(2);
-}
+if (!Number.isInteger(requests) || requests < 1 || !Number.isInteger(vendorCount) || vendorCount < 1)
+  fail("--requests and --vendors must be whole numbers ≥ 1");
 
 // Build cost: the index with its cards, timed as the server's child would build it.
 const db = openDatabase(path);

@@ -10,6 +10,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { loadavg, cpus as osCpus } from "node:os";
 import { join, resolve } from "node:path";
+import { parseCli } from "../src/cli/args";
 import { runExportShapes } from "./export";
 import { envNumber } from "./lib/env";
 import {
@@ -24,6 +25,16 @@ import {
 } from "./lib/process";
 import { fmt, plainTable, rowProblems, type ShapeRow, TARGETS, table } from "./lib/report";
 import { runWrk, type WrkResult, writeLuaScripts, wrkInstalled } from "./lib/wrk";
+
+parseCli({
+  command: "bun run bench:http",
+  synopsis: [""],
+  description:
+    "The 1M-entry benchmark of the list, get, capabilities, vendors and stats operations: builds (or reuses) the generated database under bench/data/, measures a bare Bun.serve as the ceiling and the server on the same core with wrk on the other, and writes bench/RESULTS.md.",
+  options: {},
+  optionHelp: [],
+  environment: "the BENCH_* knobs of bench/README.md.",
+});
 
 const ROOT = resolve(import.meta.dir, "..");
 const env = process.env;

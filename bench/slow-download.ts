@@ -23,8 +23,20 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:f
 import { connect } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { parseCli } from "../src/cli/args";
 import { envNumber } from "./lib/env";
 import { cpuSecondsOf, freePort, memoryOf, startPinned, stop, waitUntilAnswers } from "./lib/process";
+
+parseCli({
+  command: "bun run bench:slow-download",
+  synopsis: [""],
+  description:
+    "Slow downloads of the whole directory against a real server on a copy of a large database: what writing each download file costs, then slow readers of the CSV export, each of which must get exactly Content-Length bytes, while /health is timed.",
+  options: {},
+  optionHelp: [],
+  environment:
+    "BENCH_DATABASE (default /work/bench-data/endpoints-1000000-seed1-history400.sqlite), BENCH_SECONDS (120), BENCH_READERS (8).",
+});
 
 const ROOT = resolve(import.meta.dir, "..");
 const SOURCE = process.env.BENCH_DATABASE || "/work/bench-data/endpoints-1000000-seed1-history400.sqlite";

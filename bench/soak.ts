@@ -32,6 +32,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, cpus as osCpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { parseCli } from "../src/cli/args";
 import { openDatabase } from "../src/db/client";
 import { markDatasetChanged } from "../src/db/dataset-meta";
 import { envNumber } from "./lib/env";
@@ -47,13 +48,25 @@ import {
 import { fmt, table } from "./lib/report";
 import { REPORT_LUA, runWrk, type WrkResult, wrkInstalled } from "./lib/wrk";
 
+const { values: flags, positionals } = parseCli({
+  command: "bun run bench:soak",
+  synopsis: ["", "--refresh <database> <time>"],
+  description:
+    "Soak run: the real server under steady load at about 70 % of its measured maximum for SOAK_SECONDS, with a dataset refresh halfway; writes bench/SOAK.md. Pass: no error, RSS at the end at most 10 % above RSS after the warm-up.",
+  options: { refresh: { type: "boolean" } },
+  optionHelp: [["--refresh <database> <time>", "the run's own refresh process: changes 5 % of the entries' cities"]],
+  environment:
+    "SOAK_SECONDS (600), SOAK_ENDPOINTS (100000), SOAK_CONNECTIONS (50), SOAK_MAX_RPS and the other SOAK_* knobs of the file's head comment.",
+  allowPositionals: true,
+});
+
 const ROOT = resolve(import.meta.dir, "..");
 const DATA = join(ROOT, "bench", "data");
 
 // ---------------------------------------------------------------------------------------------
 // --refresh <db> <iso time>: the "refresh" process, a separate writer on the same database file.
-if (process.argv[2] === "--refresh") {
-  const [path, at] = [process.argv[3]!, process.argv[4]!];
+if (flags.refresh === true) {
+  const [path, at] = [positionals[0]!, positionals[1]!];
   const db = openDatabase(path);
   const started = performance.now();
   let changed = 0;

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { parseCli } from "./cli/args";
 import { loadConfig } from "./config";
 import { buildDatabaseOnce, removeDeadBuilds } from "./db/build-file";
 import { openDatabase } from "./db/client";
@@ -9,6 +10,17 @@ import { startRefreshScheduler } from "./scheduler/refresh-scheduler";
 import { createApp } from "./server/app";
 import { MemoryRateLimitStore } from "./server/rate-limit/memory-store";
 import { RedisRateLimitStore } from "./server/rate-limit/redis-store";
+
+parseCli({
+  command: "bun run start",
+  synopsis: [""],
+  description:
+    "Serves the JSON API, /fhir and the search page from DATABASE_PATH; when that file does not exist, builds the national directory there first from the bundled lists (db/national/).",
+  options: {},
+  optionHelp: [],
+  environment: "the variables of docs/api.md's Configuration (PORT, HOST, DATABASE_PATH, …).",
+  exitStatus: [[1, "the database could not be built or the port is taken"]],
+});
 
 const startedAt = performance.now();
 const startedAtMs = Date.now();

@@ -11,8 +11,19 @@
  */
 import { profile } from "bun:jsc";
 import { join, relative } from "node:path";
+import { parseCli } from "../src/cli/args";
 
-const root = process.argv[2] ?? join(import.meta.dir, "..");
+const { positionals, values } = parseCli({
+  command: "bun run structure:request-path",
+  synopsis: ["[<root>] [--files]"],
+  description:
+    "The source files and folders each kind of request runs through in the checkout at <root> (default: this one), sampled by the profiler, and where a request's path goes back into a folder it left.",
+  options: { files: { type: "boolean" } },
+  optionHelp: [["--files", "list every file each request runs through"]],
+  allowPositionals: true,
+});
+
+const root = positionals[0] ?? join(import.meta.dir, "..");
 const { fixtureApp } = (await import(join(root, "test/support/fixture.ts"))) as {
   fixtureApp: (
     env: Record<string, string>,
@@ -75,6 +86,6 @@ for (const [name, url] of Object.entries(SHAPES)) {
   console.log(`${name}: ${files.size} files in ${folders.size} folders, ${reversals.size} reversals`);
   console.log(`  folders: ${[...folders].sort().join(", ")}`);
   for (const r of [...reversals].sort()) console.log(`  reversal: ${r}`);
-  if (process.argv.includes("--files")) for (const f of [...files].sort()) console.log(`  ${f}`);
+  if (values.files === true) for (const f of [...files].sort()) console.log(`  ${f}`);
 }
 process.exit(0);

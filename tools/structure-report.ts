@@ -9,8 +9,19 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import { parseCli } from "../src/cli/args";
 
-const root = process.argv[2] ?? join(import.meta.dir, "..");
+const { positionals } = parseCli({
+  command: "bun run structure:report",
+  synopsis: ["[<root>]"],
+  description:
+    "The numbers of docs/architecture.md's structure table for the checkout at <root> (default: this one): folder cycles, lines reachable from src/index.ts, files with SQL text outside src/db/, test files per source folder.",
+  options: {},
+  optionHelp: [],
+  allowPositionals: true,
+});
+
+const root = positionals[0] ?? join(import.meta.dir, "..");
 const cruiser = join(import.meta.dir, "..", "node_modules", ".bin", "depcruise");
 
 interface Module {

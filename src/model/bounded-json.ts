@@ -2,7 +2,7 @@
  * Bounds on the JSON the directory parses from servers (probe bodies, and those bodies read back
  * from the database), checked by one pass over the text before JSON.parse builds anything. A
  * hostile server's 5 MB of `[[[[…` or of `{},{},…` would otherwise cost hundreds of megabytes
- * as a parsed tree. The largest real statements (../shared/data/real-capabilities, up to 900 KB)
+ * as a parsed tree. The largest real statements (test/fixtures/real/real-capabilities, up to 900 KB)
  * have at most 25,355 values, 10 levels, 68 distinct keys and strings of 2,558 characters.
  */
 export const JSON_BOUNDS = {

@@ -15,8 +15,8 @@ import { openDatabase } from "../../src/db/client";
 import { markDatasetChanged } from "../../src/db/dataset-meta";
 import { indexFileName } from "../../src/directory/build-cli";
 import { readDataFile, readDataFileSync } from "../../src/directory/data-file";
-import { buildSampleDatabase } from "../../tools/sample/build";
 import { createTestApp } from "../support/app";
+import { sampleDatabase } from "../support/built-once";
 import { get } from "../support/fixture";
 import { runScript } from "../support/run-script";
 import { type ServerProcess, startServer } from "../support/server-process";
@@ -25,7 +25,7 @@ import { tempDbPath } from "../support/temp-db";
 /** The large-dataset path: the index is built by a child process into a file, then mapped. */
 describe("directory index built in a child process and kept on disk", async () => {
   const path = tempDbPath("sample.sqlite");
-  await buildSampleDatabase(path);
+  await sampleDatabase(path);
   const indexDir = `${path}.index`;
   const viaFile = createTestApp({
     db: openDatabase(path),
@@ -161,7 +161,7 @@ describe("an index file left by another database at the same path", () => {
 
   test("temporary index files of a dead writer are removed at start; a live writer's stay", async () => {
     const path = tempDbPath("temps.sqlite");
-    await buildSampleDatabase(path);
+    await sampleDatabase(path);
     const indexDir = `${path}.index`;
     mkdirSync(indexDir, { recursive: true });
     const gone = Bun.spawn(["true"]);

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { reportMeasurement } from "../support/measurements";
 import { type ServerProcess, startServer } from "../support/server-process";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -149,8 +150,9 @@ describe("reads during writes", () => {
     readersDone = true;
     await writer;
 
-    if (process.env.HARDENING_VERBOSE)
-      console.log({ requests, writes, versions: etags.size, prefixes: Object.fromEntries(prefixes) });
+    reportMeasurement(
+      JSON.stringify({ requests, writes, versions: etags.size, prefixes: Object.fromEntries(prefixes) }),
+    );
     expect(problems.slice(0, 10)).toEqual([]);
     expect(requests).toBeGreaterThan(500);
     // The test saw the dataset change under it many times, in both directions.

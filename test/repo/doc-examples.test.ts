@@ -4,10 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
-import { buildNationalDatabase } from "../../src/pipeline/national/build";
-import { generateDataset } from "../../tools/generate/generator";
-import { buildSampleDatabase } from "../../tools/sample/build";
 import { createTestApp } from "../support/app";
+import { generatedDatabase, nationalDatabase, sampleDatabase } from "../support/built-once";
 
 /**
  * The `$ curl <url>` examples of the README and docs/api.md ("Outputs below are real"), asked of
@@ -78,11 +76,11 @@ beforeAll(async () => {
   for (const document of DOCUMENTS) examples.push(...examplesOf(document, await Bun.file(join(ROOT, document)).text()));
   for (const dataset of new Set(examples.map((example) => example.dataset))) {
     const path = join(dir, `${servers.size}.sqlite`);
-    if (dataset === "demo") await buildSampleDatabase(path);
-    else if (dataset === "national") await buildNationalDatabase(path);
+    if (dataset === "demo") await sampleDatabase(path);
+    else if (dataset === "national") await nationalDatabase(path);
     else {
       const option = (name: string) => Number(new RegExp(`--${name} (\\d+)`).exec(dataset)?.[1] ?? 0);
-      generateDataset({
+      await generatedDatabase({
         out: path,
         endpoints: option("endpoints"),
         historyDays: option("history-days"),

@@ -2,8 +2,8 @@ import { Database } from "bun:sqlite";
 import { beforeAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
-import { buildSampleDatabase } from "../../tools/sample/build";
 import { createTestApp } from "../support/app";
+import { sampleDatabase } from "../support/built-once";
 import { get } from "../support/fixture";
 import { listOrderKey } from "../support/list-order";
 import { tempDbPath } from "../support/temp-db";
@@ -17,7 +17,7 @@ let sql: Database;
 
 beforeAll(async () => {
   const path = tempDbPath("sample.sqlite");
-  await buildSampleDatabase(path);
+  await sampleDatabase(path);
   sql = new Database(path, { readonly: true });
   app = createTestApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
 }, 60_000); // the build runs the whole pipeline: a few seconds, more on a busy machine

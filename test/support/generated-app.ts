@@ -3,8 +3,9 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config";
 import { type Db, openDatabase } from "../../src/db/client";
-import { type GenerateOptions, generateDataset } from "../../tools/generate/generator";
+import type { GenerateOptions } from "../../tools/generate/generator";
 import { createTestApp } from "./app";
+import { generatedDatabase } from "./built-once";
 import { tempDir } from "./temp-db";
 
 export interface GeneratedApp {
@@ -28,10 +29,10 @@ export function appOnGeneratedDataset(
   options: { listen?: boolean; prepare?: (path: string) => void } = {},
 ): GeneratedApp {
   const live = { origin: "" } as GeneratedApp;
-  beforeAll(() => {
+  beforeAll(async () => {
     live.dir = tempDir("generated-app-");
     live.path = join(live.dir, "generated.sqlite");
-    generateDataset({ ...dataset, out: live.path });
+    await generatedDatabase({ ...dataset, out: live.path });
     options.prepare?.(live.path);
     live.db = openDatabase(live.path);
     live.app = createTestApp({

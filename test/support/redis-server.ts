@@ -4,6 +4,9 @@ const BINARY = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].find((pa
 
 export const redisAvailable = BINARY !== undefined;
 
+/** Tests that start their own redis-server run where it is installed, and always in CI (where a missing one must fail). */
+export const redisRuns = redisAvailable || Boolean(process.env.CI);
+
 export interface RedisProcess {
   url: string;
   stop(): Promise<void>;

@@ -10,15 +10,32 @@
  * `<control>/stats` answers the farm's counters: the most requests any host had in flight at
  * once, and how many base URLs had their /metadata asked for 0, 1, 2… times.
  */
+
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
+import { parseCli } from "../../src/cli/args";
 import { farmDocuments } from "./documents";
 import { startFarm } from "./farm";
 import { nationalPlan } from "./plan";
 
-const { values } = parseArgs({
-  args: process.argv.slice(2),
+const { values, fail } = parseCli({
+  command: "bun run farm",
+  synopsis: [
+    "--out <dir> [--urls <n>] [--silent-percent <n>] [--slow-percent <n>] [--hostile-percent <n>] [--https-percent <n>] [--slow-ms <min-max>] [--seed <n>] [--first-octet <n>]",
+  ],
+  description:
+    "Starts a national-like fault farm on 127.<first-octet>.x.y until SIGTERM/SIGINT; writes list.json, ca.pem and hosts.json to --out and prints one JSON line when ready.",
+  optionHelp: [
+    ["--out <dir>", "where list.json, ca.pem and hosts.json go (required)"],
+    ["--urls <n>", "base URLs (default 23000)"],
+    ["--silent-percent <n>", "hosts that accept and never answer (default 10)"],
+    ["--slow-percent <n>", "slow hosts (default 5)"],
+    ["--hostile-percent <n>", "hosts with every other farm behaviour (default 5)"],
+    ["--https-percent <n>", "well-behaved hosts on https (default 10)"],
+    ["--slow-ms <min-max>", "slow hosts' delay (default 1000-8000)"],
+    ["--seed <n>", "the plan's seed (default 1)"],
+    ["--first-octet <n>", "second octet of the farm's addresses (default 60)"],
+  ],
   options: {
     out: { type: "string" },
     urls: { type: "string", default: "23000" },
@@ -29,19 +46,11 @@ const { values } = parseArgs({
     "slow-ms": { type: "string", default: "1000-8000" },
     seed: { type: "string", default: "1" },
     "first-octet": { type: "string", default: "60" },
-    help: { type: "boolean", default: false },
   },
 });
+const out = values.out ?? fail("missing --out <dir>");
 
-if (values.help || !values.out) {
-  process.stdout.write(
-    "Usage: bun tools/farm/cli.ts --out <dir> [--urls 23000] [--silent-percent 10] [--slow-percent 5]\n" +
-      "  [--hostile-percent 5] [--https-percent 10] [--slow-ms 1000-8000] [--seed 1] [--first-octet 60]\n",
-  );
-  process.exit(values.help ? 0 : 2);
-}
-
-const [slowMin, slowMax] = values["slow-ms"].split("-").map(Number) as [number, number];
+const [slowMin, slowMax] = (values["slow-ms"] ?? "").split("-").map(Number) as [number, number];
 const plan = nationalPlan({
   urls: Number(values.urls),
   silentPercent: Number(values["silent-percent"]),
@@ -57,7 +66,6 @@ const farm = await startFarm(plan.behaviours, {
   firstOctet: Number(values["first-octet"]),
 });
 
-const out = values.out;
 mkdirSync(out, { recursive: true });
 const entry: object[] = [];
 const baseUrls: string[] = [];

@@ -1,12 +1,8 @@
 import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
 
 const REPO_ROOT = join(import.meta.dir, "../..", "..");
 const FIXTURES = join(REPO_ROOT, "test", "fixtures", "ingest");
-/** Real vendor lists, present next to the repository in development only. */
-export const SHARED_LISTS = join(import.meta.dir, "../../../../shared/data/vendor-lists");
-export const hasSharedLists = existsSync(SHARED_LISTS);
 
 export function fixture(name: string): string {
   return join(FIXTURES, name);

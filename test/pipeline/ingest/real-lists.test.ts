@@ -3,10 +3,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { normaliseEntries } from "../../../src/pipeline/ingest/normalise";
 import { parseList } from "../../../src/pipeline/ingest/parsers";
-import { hasSharedLists, SHARED_LISTS } from "./helpers";
+import { VENDOR_LISTS } from "../../support/real-data";
 
 function ingestable(file: string, vendorId: string) {
-  const parsed = parseList(readFileSync(join(SHARED_LISTS, file), "utf8"));
+  const parsed = parseList(readFileSync(join(VENDOR_LISTS, file), "utf8"));
   return { parsed, ...normaliseEntries(parsed.entries, { vendorId, listFhirVersion: null }) };
 }
 
@@ -16,7 +16,7 @@ function segmentAfterR4(url: string): string {
   return rest.split("/")[0]!;
 }
 
-describe.skipIf(!hasSharedLists)("real vendor lists (../shared/data/vendor-lists)", () => {
+describe("real vendor lists (test/fixtures/real/vendor-lists)", () => {
   test("Oracle Millennium patient R4: 1,359 entries, 30 with an NPI, tenant = segment after /r4/", () => {
     const { parsed, entries } = ingestable("oracle-millennium-patient-r4.json", "oracle-health");
     expect(parsed.skipped).toBe(0);

@@ -12,8 +12,8 @@ import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
 import { environmentMatch, urlEnvironment } from "../../../src/model/environment";
 import { auditDatabase } from "../../../src/pipeline/national/audit";
-import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { createTestApp } from "../../support/app";
+import { nationalDatabase } from "../../support/built-once";
 
 interface Resource {
   resourceType: string;
@@ -33,7 +33,7 @@ let path: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "national-environment-"));
   path = join(dir, "national.sqlite");
-  await buildNationalDatabase(path);
+  await nationalDatabase(path);
   const config = loadConfig({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" });
   app = createTestApp({ db: openDatabase(path), config });
   app.listen({ port: 0, hostname: "127.0.0.1" });

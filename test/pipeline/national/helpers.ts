@@ -1,11 +1,11 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { lanternFiles } from "../../support/real-data";
 
 export const ROOT = join(import.meta.dir, "../..", "..");
-/** ONC Lantern's lists as copied next to the repository (development only; tests skip without it). */
-export const LANTERN = join(ROOT, "..", "shared", "data", "lantern");
-export const LANTERN_FILES = join(LANTERN, "prod_resources");
-export const hasLantern = existsSync(join(LANTERN, "MANIFEST.json"));
+/** ONC Lantern's lists (test/fixtures/real/lantern): MANIFEST.json here, the files in LANTERN_FILES. */
+export { LANTERN } from "../../support/real-data";
+export const LANTERN_FILES = lanternFiles();
 
 export const readJson = <T>(path: string) => JSON.parse(readFileSync(path, "utf8")) as T;
 

@@ -18,7 +18,7 @@ import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../../src/pipeline/inges
 import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { createTestApp } from "../../support/app";
 import { get } from "../../support/fixture";
-import { hasLantern, LANTERN, LANTERN_FILES, publishedKeys, readJson } from "./helpers";
+import { LANTERN, LANTERN_FILES, publishedKeys, readJson } from "./helpers";
 
 let dir: string;
 let path: string;
@@ -58,18 +58,15 @@ describe("the bundled national lists (db/national/)", () => {
     expect(provenance.asOf).toBe(newest!);
   });
 
-  test.skipIf(!hasLantern)(
-    "equal the shared files byte for byte, with the dates and commit of their MANIFEST.json",
-    () => {
-      const manifest = readJson<{ commit: string; files: Provenance["files"] }>(join(LANTERN, "MANIFEST.json"));
-      const { provenance, files } = readBundle();
-      expect(provenance.commit).toBe(manifest.commit);
-      for (const [name, text] of files) {
-        expect(text).toBe(readFileSync(join(LANTERN_FILES, name), "utf8"));
-        expect(provenance.files[name]).toMatchObject(manifest.files[name]!);
-      }
-    },
-  );
+  test("equal the shared files byte for byte, with the dates and commit of their MANIFEST.json", () => {
+    const manifest = readJson<{ commit: string; files: Provenance["files"] }>(join(LANTERN, "MANIFEST.json"));
+    const { provenance, files } = readBundle();
+    expect(provenance.commit).toBe(manifest.commit);
+    for (const [name, text] of files) {
+      expect(text).toBe(readFileSync(join(LANTERN_FILES, name), "utf8"));
+      expect(provenance.files[name]).toMatchObject(manifest.files[name]!);
+    }
+  });
 });
 
 describe("building the national directory from the bundle", () => {
@@ -125,33 +122,30 @@ describe("building the national directory from the bundle", () => {
     ]);
   });
 
-  test.skipIf(!hasLantern)(
-    "per developer, entries equal the distinct (URL, organization) pairs of its files; no developer is lost",
-    () => {
-      const counts = new Map(
-        (
-          db.prepare("SELECT vendor_id AS v, COUNT(*) AS n FROM entries GROUP BY vendor_id").all() as {
-            v: string;
-            n: number;
-          }[]
-        ).map((r) => [r.v, r.n]),
-      );
-      for (const vendor of registry) {
-        const keys = new Set<string>();
-        for (const list of vendor.lists) {
-          if (!list.bundledFile) continue;
-          const items = readJson<{ Endpoints: Parameters<typeof publishedKeys>[0] }>(
-            join(LANTERN_FILES, list.bundledFile),
-          );
-          for (const key of publishedKeys(items.Endpoints)) if (key !== null) keys.add(key);
-        }
-        expect({ vendor: vendor.id, entries: counts.get(vendor.id) ?? 0 }).toEqual({
-          vendor: vendor.id,
-          entries: keys.size,
-        });
+  test("per developer, entries equal the distinct (URL, organization) pairs of its files; no developer is lost", () => {
+    const counts = new Map(
+      (
+        db.prepare("SELECT vendor_id AS v, COUNT(*) AS n FROM entries GROUP BY vendor_id").all() as {
+          v: string;
+          n: number;
+        }[]
+      ).map((r) => [r.v, r.n]),
+    );
+    for (const vendor of registry) {
+      const keys = new Set<string>();
+      for (const list of vendor.lists) {
+        if (!list.bundledFile) continue;
+        const items = readJson<{ Endpoints: Parameters<typeof publishedKeys>[0] }>(
+          join(LANTERN_FILES, list.bundledFile),
+        );
+        for (const key of publishedKeys(items.Endpoints)) if (key !== null) keys.add(key);
       }
-    },
-  );
+      expect({ vendor: vendor.id, entries: counts.get(vendor.id) ?? 0 }).toEqual({
+        vendor: vendor.id,
+        entries: keys.size,
+      });
+    }
+  });
 });
 
 describe("a bundle that cannot be read builds nothing and names the file", () => {
@@ -207,33 +201,30 @@ describe("a bundle that cannot be read builds nothing and names the file", () =>
 describe("the national directory's data, checked against the published lists", () => {
   const listed = "status != 'removed' AND unusable IS NULL";
 
-  test.skipIf(!hasLantern)(
-    "every CHPL developer with a list file has entries stored; DrChrono's 213 are served",
-    async () => {
-      const chpl = readJson<{ EndpointName: string; FileName: string }[]>(
-        join(LANTERN_FILES, "CHPLEndpointResourcesList.json"),
-      );
-      const onDisk = new Set(readdirSync(LANTERN_FILES).map((name) => name.toLowerCase()));
-      const withFile = chpl.filter(
-        (item) => onDisk.has(item.FileName.toLowerCase()) && !/^(1Up|Medicare_|MedicaidState)/.test(item.FileName),
-      );
-      const vendorOfFile = new Map(
-        registry.flatMap((v) => v.lists.flatMap((l) => (l.bundledFile ? [[l.bundledFile.toLowerCase(), v.id]] : []))),
-      );
-      const withEntries = new Set(
-        // Stored: CorrecTek's only two "endpoints" are specification pages, stored as unusable.
-        (db.prepare("SELECT DISTINCT vendor_id AS v FROM entries").all() as { v: string }[]).map((r) => r.v),
-      );
-      for (const item of withFile) {
-        const vendor = vendorOfFile.get(item.FileName.toLowerCase());
-        expect([item.EndpointName, vendor !== undefined && withEntries.has(vendor)]).toEqual([item.EndpointName, true]);
-      }
-      const app = createTestApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
-      const drchrono = await get(app, "/api/v1/endpoints?vendor=drchrono&limit=1");
-      expect(drchrono.body.meta.total).toBe(213);
-      app.directory.close();
-    },
-  );
+  test("every CHPL developer with a list file has entries stored; DrChrono's 213 are served", async () => {
+    const chpl = readJson<{ EndpointName: string; FileName: string }[]>(
+      join(LANTERN_FILES, "CHPLEndpointResourcesList.json"),
+    );
+    const onDisk = new Set(readdirSync(LANTERN_FILES).map((name) => name.toLowerCase()));
+    const withFile = chpl.filter(
+      (item) => onDisk.has(item.FileName.toLowerCase()) && !/^(1Up|Medicare_|MedicaidState)/.test(item.FileName),
+    );
+    const vendorOfFile = new Map(
+      registry.flatMap((v) => v.lists.flatMap((l) => (l.bundledFile ? [[l.bundledFile.toLowerCase(), v.id]] : []))),
+    );
+    const withEntries = new Set(
+      // Stored: CorrecTek's only two "endpoints" are specification pages, stored as unusable.
+      (db.prepare("SELECT DISTINCT vendor_id AS v FROM entries").all() as { v: string }[]).map((r) => r.v),
+    );
+    for (const item of withFile) {
+      const vendor = vendorOfFile.get(item.FileName.toLowerCase());
+      expect([item.EndpointName, vendor !== undefined && withEntries.has(vendor)]).toEqual([item.EndpointName, true]);
+    }
+    const app = createTestApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+    const drchrono = await get(app, "/api/v1/endpoints?vendor=drchrono&limit=1");
+    expect(drchrono.body.meta.total).toBe(213);
+    app.directory.close();
+  });
 
   test("unusable entries are kept, with their reason, and left out of the listings: athenahealth's first result is a practice", async () => {
     const byKind = new Map(
@@ -281,102 +272,92 @@ describe("the national directory's data, checked against the published lists", (
     expect(altera.filter((r) => r.e === "developer")).toEqual([]);
   });
 
-  test.skipIf(!hasLantern)(
-    "a URL with a tab inside is repaired; a four-digit ZIP is not padded into another state",
-    () => {
-      expect(
-        db
-          .prepare(
-            "SELECT DISTINCT url, url_evidence AS e FROM entries WHERE url LIKE '%enhancedeyecare.ficintegrations.com%'",
-          )
-          .all(),
-      ).toEqual([{ url: "https://enhancedeyecare.ficintegrations.com/API/PCg4Nt/R4", e: "repaired" }]);
-      const ozark = one<{ zip: string | null; state: string | null }>(
-        "SELECT zip_code AS zip, state FROM entries WHERE organization_name LIKE 'Ozark Tricounty Health Consortium%'",
-      );
-      expect(ozark).toEqual({ zip: null, state: null });
-    },
-  );
+  test("a URL with a tab inside is repaired; a four-digit ZIP is not padded into another state", () => {
+    expect(
+      db
+        .prepare(
+          "SELECT DISTINCT url, url_evidence AS e FROM entries WHERE url LIKE '%enhancedeyecare.ficintegrations.com%'",
+        )
+        .all(),
+    ).toEqual([{ url: "https://enhancedeyecare.ficintegrations.com/API/PCg4Nt/R4", e: "repaired" }]);
+    const ozark = one<{ zip: string | null; state: string | null }>(
+      "SELECT zip_code AS zip, state FROM entries WHERE organization_name LIKE 'Ozark Tricounty Health Consortium%'",
+    );
+    expect(ozark).toEqual({ zip: null, state: null });
+  });
 
-  test.skipIf(!hasLantern)(
-    "an entry's source names Lantern's copy, as of its date, with the SHA-256 of the shared file",
-    async () => {
-      const { provenance } = readBundle();
-      const file = "Epic_Systems_Corporation_1_EndpointSources.json";
-      const id = one<{ id: string }>(
-        `SELECT e.id FROM entries e JOIN entry_sources es ON es.entry_row_id = e.row_id
+  test("an entry's source names Lantern's copy, as of its date, with the SHA-256 of the shared file", async () => {
+    const { provenance } = readBundle();
+    const file = "Epic_Systems_Corporation_1_EndpointSources.json";
+    const id = one<{ id: string }>(
+      `SELECT e.id FROM entries e JOIN entry_sources es ON es.entry_row_id = e.row_id
          WHERE es.list_id = 'epic-r4' AND es.present = 1 ORDER BY e.id LIMIT 1`,
-      ).id;
-      const app = createTestApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
-      const { body } = await get(app, `/api/v1/endpoints/${id}/source`);
-      const shared = new Bun.CryptoHasher("sha256").update(readFileSync(join(LANTERN_FILES, file))).digest("hex");
-      expect(body.data.list).toEqual({
-        id: "epic-r4",
-        publishedAt: "https://open.epic.com/Endpoints/R4",
-        readFrom: {
-          repository: "onc-healthit/lantern-back-end",
-          path: `resources/prod_resources/${file}`,
-          commit: provenance.commit,
-        },
-        asOf: new Date(provenance.files[file]!.lastChangedAt).toISOString(),
-        sha256: shared,
-      });
-      // Epic's R4 list says R4, and so do its URLs: either is the evidence.
-      expect(["list", "url"]).toContain(body.data.fields.fhirVersion);
-      app.directory.close();
-    },
-  );
+    ).id;
+    const app = createTestApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+    const { body } = await get(app, `/api/v1/endpoints/${id}/source`);
+    const shared = new Bun.CryptoHasher("sha256").update(readFileSync(join(LANTERN_FILES, file))).digest("hex");
+    expect(body.data.list).toEqual({
+      id: "epic-r4",
+      publishedAt: "https://open.epic.com/Endpoints/R4",
+      readFrom: {
+        repository: "onc-healthit/lantern-back-end",
+        path: `resources/prod_resources/${file}`,
+        commit: provenance.commit,
+      },
+      asOf: new Date(provenance.files[file]!.lastChangedAt).toISOString(),
+      sha256: shared,
+    });
+    // Epic's R4 list says R4, and so do its URLs: either is the evidence.
+    expect(["list", "url"]).toContain(body.data.fields.fhirVersion);
+    app.directory.close();
+  });
 });
 
 describe("the national report cards, against the published lists", () => {
-  test.skipIf(!hasLantern)(
-    "per developer: entries, and the shares with an NPI and an https URL, as counted from its bundled files",
-    async () => {
-      const app = createTestApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
-      const { body } = await get(app, "/api/v1/vendors/report");
-      app.directory.close();
-      const cards = new Map(
-        (
-          body.data.vendors as {
-            vendorId: string;
-            list: { listed: number; unusable: number; shares: Record<string, number | null> };
-          }[]
-        ).map((card) => [card.vendorId, card]),
+  test("per developer: entries, and the shares with an NPI and an https URL, as counted from its bundled files", async () => {
+    const app = createTestApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+    const { body } = await get(app, "/api/v1/vendors/report");
+    app.directory.close();
+    const cards = new Map(
+      (
+        body.data.vendors as {
+          vendorId: string;
+          list: { listed: number; unusable: number; shares: Record<string, number | null> };
+        }[]
+      ).map((card) => [card.vendorId, card]),
+    );
+    let checked = 0;
+    let entries = 0;
+    for (const vendor of registry) {
+      const keys = vendor.lists.flatMap((list) =>
+        list.bundledFile
+          ? publishedKeys(
+              readJson<{ Endpoints: { URL?: string; OrganizationName?: string; NPIID?: string }[] }>(
+                join(LANTERN_FILES, list.bundledFile),
+              ).Endpoints,
+            )
+          : [],
       );
-      let checked = 0;
-      let entries = 0;
-      for (const vendor of registry) {
-        const keys = vendor.lists.flatMap((list) =>
-          list.bundledFile
-            ? publishedKeys(
-                readJson<{ Endpoints: { URL?: string; OrganizationName?: string; NPIID?: string }[] }>(
-                  join(LANTERN_FILES, list.bundledFile),
-                ).Endpoints,
-              )
-            : [],
-        );
-        // Developers with an item this count cannot key (repaired or dropped by ingest's own rules) are left to other tests.
-        if (keys.length === 0 || keys.some((key) => key === null)) continue;
-        const distinct = new Set(keys as string[]);
-        const card = cards.get(vendor.id)!;
-        expect([vendor.id, card.list.listed + card.list.unusable]).toEqual([vendor.id, distinct.size]);
-        entries += distinct.size;
-        if (card.list.unusable === 0) {
-          const share = (n: number) => Math.round((n / distinct.size) * 10_000) / 10_000;
-          const npi = [...distinct].filter((key) => /\n\d{10}$/.test(key)).length;
-          const https = [...distinct].filter((key) => key.startsWith("https://")).length;
-          expect([vendor.id, card.list.shares.npi, card.list.shares.https]).toEqual([
-            vendor.id,
-            share(npi),
-            share(https),
-          ]);
-        }
-        checked++;
+      // Developers with an item this count cannot key (repaired or dropped by ingest's own rules) are left to other tests.
+      if (keys.length === 0 || keys.some((key) => key === null)) continue;
+      const distinct = new Set(keys as string[]);
+      const card = cards.get(vendor.id)!;
+      expect([vendor.id, card.list.listed + card.list.unusable]).toEqual([vendor.id, distinct.size]);
+      entries += distinct.size;
+      if (card.list.unusable === 0) {
+        const share = (n: number) => Math.round((n / distinct.size) * 10_000) / 10_000;
+        const npi = [...distinct].filter((key) => /\n\d{10}$/.test(key)).length;
+        const https = [...distinct].filter((key) => key.startsWith("https://")).length;
+        expect([vendor.id, card.list.shares.npi, card.list.shares.https]).toEqual([
+          vendor.id,
+          share(npi),
+          share(https),
+        ]);
       }
-      // Most developers, and most entries, are checked this way.
-      expect(checked).toBeGreaterThan(100);
-      expect(entries).toBeGreaterThan(30_000);
-    },
-    120_000,
-  );
+      checked++;
+    }
+    // Most developers, and most entries, are checked this way.
+    expect(checked).toBeGreaterThan(100);
+    expect(entries).toBeGreaterThan(30_000);
+  }, 120_000);
 });

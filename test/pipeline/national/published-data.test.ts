@@ -12,8 +12,8 @@ import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
 import { selectDueUrls } from "../../../src/db/due-urls";
 import { formatUrlFindings } from "../../../src/pipeline/national/audit";
-import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { createTestApp } from "../../support/app";
+import { nationalDatabase } from "../../support/built-once";
 import { get } from "../../support/fixture";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
 import { ROOT } from "./helpers";
@@ -65,7 +65,7 @@ let findings: string;
 
 beforeAll(async () => {
   path = join(tempDir("national-published-"), "directory.sqlite");
-  findings = formatUrlFindings((await buildNationalDatabase(path)).summaries).join("\n");
+  findings = formatUrlFindings((await nationalDatabase(path)).summaries).join("\n");
   db = new Database(path, { readonly: true });
   items = rawItems();
 }, 180_000);

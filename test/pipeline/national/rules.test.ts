@@ -7,20 +7,20 @@ import { fhirVersionFromUrl } from "../../../src/model/fhir-version";
 import { editDistance, listHostRules, registeredDomain } from "../../../src/pipeline/ingest/list-hosts";
 import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../../src/pipeline/ingest/registry";
 import { auditDatabase, formatAudit } from "../../../src/pipeline/national/audit";
-import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import type { ChplListItem, ChplProductsItem } from "../../../src/pipeline/national/lantern";
 import { generateRegistry } from "../../../src/pipeline/national/registry-generator";
 import { createTestApp } from "../../support/app";
+import { nationalDatabase } from "../../support/built-once";
 import { get } from "../../support/fixture";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
-import { hasLantern, LANTERN_FILES, readJson } from "./helpers";
+import { LANTERN_FILES, readJson } from "./helpers";
 
 let db: Database;
 let path: string;
 
 beforeAll(async () => {
   path = join(tempDir("national-rules-"), "directory.sqlite");
-  await buildNationalDatabase(path);
+  await nationalDatabase(path);
   db = new Database(path, { readonly: true });
 }, 180_000);
 
@@ -252,7 +252,7 @@ describe("versions, on the bundled national lists", () => {
     }
   }, 60_000);
 
-  test.skipIf(!hasLantern)("the registry generator reads CHPL's certification status from Lantern's files", () => {
+  test("the registry generator reads CHPL's certification status from Lantern's files", () => {
     const current = loadRegistry(DEFAULT_REGISTRY_PATH);
     const generated = generateRegistry({
       chplLists: readJson<ChplListItem[]>(join(LANTERN_FILES, "CHPLEndpointResourcesList.json")),

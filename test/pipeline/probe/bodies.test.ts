@@ -11,7 +11,8 @@ import { pruneBodies } from "../../../src/db/probe-bodies";
 import type { DocumentResult, ProbeResult } from "../../../src/model/probe";
 import { probeDue, recordProbes } from "../../../src/pipeline/probe";
 import { createTestApp } from "../../support/app";
-import { fixture, HAS_SHARED, insertEntry, SHARED_CAPABILITIES, serve, tempDb } from "./helpers";
+import { LANTERN_TEST_CAPABILITIES } from "../../support/real-data";
+import { fixture, insertEntry, serve, tempDb } from "./helpers";
 
 const R4 = fixture("r4-capability.json");
 const SMART = fixture("smart-patient.json");
@@ -140,10 +141,10 @@ describe("bodies stored once", () => {
 const raw = (bytes: Buffer) => new Response(bytes, { headers: { "content-type": "application/fhir+json" } });
 
 /** Every real statement, each from three tenants' URLs, SMART configurations from the real ones. */
-describe.skipIf(!HAS_SHARED)("real statements from ../shared/data/capabilities", () => {
+describe("real statements from test/fixtures/real/capabilities", () => {
   test("probed from a local server, stored once each, answered byte for byte", async () => {
-    const files = HAS_SHARED ? readdirSync(SHARED_CAPABILITIES).sort() : [];
-    const bytesOf = (name: string) => readFileSync(join(SHARED_CAPABILITIES, name));
+    const files = readdirSync(LANTERN_TEST_CAPABILITIES).sort();
+    const bytesOf = (name: string) => readFileSync(join(LANTERN_TEST_CAPABILITIES, name));
     const smartFiles = files.filter((name) => name.includes("smart"));
     const statements = files.filter((name) => !smartFiles.includes(name));
     expect(statements.length).toBeGreaterThan(5);

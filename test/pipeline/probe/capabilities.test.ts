@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { probeUrl } from "../../../src/pipeline/probe";
-import { fixture, HAS_SHARED, json, serve, shared } from "./helpers";
+import { fixture, json, realCapability, serve } from "./helpers";
 
 const SMART_CERNER = "authorization_cerner_smart_response.json";
 const SMART_SANDBOX = "fhir_sandbox_smart_response.json";
 
-/** name → [metadata file, smart file, read from shared data?] */
+/** name → [metadata file, smart file, read from test/fixtures/real/capabilities?] */
 const SITES: Record<string, [string, string, boolean]> = {
   "epic-dstu2": ["epic_capability_dstu2.json", SMART_CERNER, true],
   "epic-stu3": ["epic_capability_stu3.json", SMART_SANDBOX, true],
@@ -18,7 +18,7 @@ const SITES: Record<string, [string, string, boolean]> = {
   "own-r5": ["r5-capability.json", "smart-provider.json", false],
 };
 
-const read = (file: string, fromShared: boolean) => (fromShared ? shared(file) : fixture(file));
+const read = (file: string, real: boolean) => (real ? realCapability(file) : fixture(file));
 
 const server = serve({}, (request) => {
   const [, site, ...rest] = new URL(request.url).pathname.split("/");
@@ -118,7 +118,7 @@ const REAL: Record<string, Expectation> = {
   },
 };
 
-describe.skipIf(!HAS_SHARED)("real CapabilityStatements and SMART configurations (../shared/data/capabilities)", () => {
+describe("real CapabilityStatements and SMART configurations (test/fixtures/real/capabilities)", () => {
   test.each(Object.keys(REAL))("%s → success with the right summary", async (site) => {
     const want = REAL[site]!;
     const result = await probe(site);
@@ -139,8 +139,8 @@ describe.skipIf(!HAS_SHARED)("real CapabilityStatements and SMART configurations
     expect(s.grantTypes).toEqual([]);
     expect(result.access).toEqual(["patient", "provider"]);
     // The bodies are kept exactly as the server sent them.
-    expect(result.metadata.body).toBe(shared(SITES[site]![0]));
-    expect(result.smart.body).toBe(shared(want.smart));
+    expect(result.metadata.body).toBe(realCapability(SITES[site]![0]));
+    expect(result.smart.body).toBe(realCapability(want.smart));
   });
 
   test("DSTU2 servers answer with resourceType Conformance", async () => {

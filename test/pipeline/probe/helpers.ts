@@ -1,20 +1,19 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Db } from "../../../src/db/client";
 import type { DocumentResult, ProbeSummary } from "../../../src/model/probe";
 import type { FhirVersion } from "../../../src/model/types";
+import { LANTERN_TEST_CAPABILITIES } from "../../support/real-data";
 import { tempDatabase } from "../../support/temp-db";
 
 const FIXTURES = join(import.meta.dir, "../../fixtures/probe");
-/** Real statements published by others; absent in a user's clone, so tests skip without it. */
-export const SHARED_CAPABILITIES = join(import.meta.dir, "../../../../shared/data/capabilities");
-export const HAS_SHARED = existsSync(SHARED_CAPABILITIES);
 
 export function fixture(name: string): string {
   return readFileSync(join(FIXTURES, name), "utf8");
 }
-export function shared(name: string): string {
-  return readFileSync(join(SHARED_CAPABILITIES, name), "utf8");
+/** A real statement or SMART configuration from test/fixtures/real/capabilities. */
+export function realCapability(name: string): string {
+  return readFileSync(join(LANTERN_TEST_CAPABILITIES, name), "utf8");
 }
 
 interface SeenRequest {

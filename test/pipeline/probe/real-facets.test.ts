@@ -1,6 +1,6 @@
 /**
  * What real servers publish, probed for real and read back through the API: every /metadata
- * document and SMART configuration in ../shared/data/real-capabilities and ../shared/data/capabilities
+ * document and SMART configuration in test/fixtures/real/real-capabilities and test/fixtures/real/capabilities
  * (and the hand-made ones in test/fixtures/probe/capability-sets, for what the data lacks) is
  * served by a local server over TLS (one site over plain http), probed (the probe's own fetch,
  * parse, handshake and store), and its facets, some checks and the verdict (statuses, the sets
@@ -11,15 +11,15 @@
  * R4's CapabilityStatement invariants, reading each document, not by running the rules.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { probeDue } from "../../../src/pipeline/probe";
 import { createTestApp } from "../../support/app";
-import { insertEntry, json, type Route, SHARED_CAPABILITIES, serve, serveTls, tempDb } from "./helpers";
+import { LANTERN_TEST_CAPABILITIES, SERVER_CAPABILITIES } from "../../support/real-data";
+import { insertEntry, json, type Route, serve, serveTls, tempDb } from "./helpers";
 
-const REAL = join(SHARED_CAPABILITIES, "../real-capabilities");
-const HAS_DATA = existsSync(REAL) && existsSync(SHARED_CAPABILITIES);
+const REAL = SERVER_CAPABILITIES;
 
 type Status = "ready" | "partial" | "no" | "undeclared";
 type Set =
@@ -774,7 +774,7 @@ const SETS = join(import.meta.dir, "../../fixtures/probe/capability-sets");
 const read = (file: string, kind: "metadata" | "smart") =>
   readFileSync(
     file.startsWith("capabilities/")
-      ? join(SHARED_CAPABILITIES, file.slice("capabilities/".length))
+      ? join(LANTERN_TEST_CAPABILITIES, file.slice("capabilities/".length))
       : file.startsWith("sets/")
         ? join(SETS, file.slice("sets/".length))
         : join(REAL, kind, file),
@@ -798,7 +798,6 @@ const ids: Record<string, string> = {};
 let app: ReturnType<typeof createTestApp>;
 
 beforeAll(async () => {
-  if (!HAS_DATA) return;
   for (const [site, expected] of Object.entries(SITES))
     ids[site] = insertEntry(ctx.db, { url: `${expected.http ? plain.url : tls.url}/${site}/${expected.segment}` });
   await probeDue(ctx.db, { ...tls.probeOptions, timeoutMs: 5000 });
@@ -823,13 +822,15 @@ const FLAGS = [
   "openIdConnect",
 ];
 
-describe.skipIf(!HAS_DATA)("facets, checks and verdict of real published documents", () => {
+describe("facets, checks and verdict of real published documents", () => {
   test("every document in the data has a site here", () => {
     const served = new Set(Object.values(SITES).flatMap((s) => [s.metadata, s.smart]));
     const metadata = ["metadata", "smart"].flatMap((kind) =>
       [...new Bun.Glob("*.json").scanSync(join(REAL, kind))].map((file) => file),
     );
-    const shared = [...new Bun.Glob("*.json").scanSync(SHARED_CAPABILITIES)].map((file) => `capabilities/${file}`);
+    const shared = [...new Bun.Glob("*.json").scanSync(LANTERN_TEST_CAPABILITIES)].map(
+      (file) => `capabilities/${file}`,
+    );
     const sets = [...new Bun.Glob("*.json").scanSync(SETS)].map((file) => `sets/${file}`);
     for (const file of [...metadata, ...shared, ...sets]) expect([file, served.has(file)]).toEqual([file, true]);
   });

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeEach, expect, test } from "bun:test";
 import { loadConfig } from "../../../src/config";
 import { probeDue } from "../../../src/pipeline/probe";
 import { createTestApp } from "../../support/app";
-import { fixture, HAS_SHARED, insertEntry, json, serve, shared, tempDb } from "./helpers";
+import { fixture, insertEntry, json, realCapability, serve, tempDb } from "./helpers";
 
 const R4 = fixture("r4-capability.json");
 const SMART = fixture("smart-patient.json");
@@ -17,8 +17,8 @@ const UNICODE = `{ "resourceType" : "CapabilityStatement", "fhirVersion": "4.0.1
 const server = serve({
   "/own/metadata": R4,
   "/own/.well-known/smart-configuration": SMART,
-  "/epic/metadata": () => json(shared("epic_capability_dstu2.json")),
-  "/epic/.well-known/smart-configuration": () => json(shared("authorization_cerner_smart_response.json")),
+  "/epic/metadata": () => json(realCapability("epic_capability_dstu2.json")),
+  "/epic/.well-known/smart-configuration": () => json(realCapability("authorization_cerner_smart_response.json")),
   "/partial/metadata": R4,
   "/unicode/metadata": UNICODE,
   "/html/metadata": () => new Response("<html>hi</html>", { headers: { "content-type": "text/html" } }),
@@ -55,13 +55,15 @@ test("our R4 fixture: success, raw bodies byte-for-byte", async () => {
   expect(containsRaw(text, "smartConfiguration", SMART)).toBe(true);
 });
 
-test.skipIf(!HAS_SHARED)("a real Epic DSTU2 Conformance: byte-for-byte through the API", async () => {
+test("a real Epic DSTU2 Conformance: byte-for-byte through the API", async () => {
   const id = insertEntry(ctx.db, { url: `${server.url}/epic` });
   await probeDue(ctx.db, { allowPrivate: true, timeoutMs: 2000 });
   const { text } = await capabilities(id);
   expect(JSON.parse(text).data.summary.fhirVersion).toBe("DSTU2");
-  expect(containsRaw(text, "capabilityStatement", shared("epic_capability_dstu2.json"))).toBe(true);
-  expect(containsRaw(text, "smartConfiguration", shared("authorization_cerner_smart_response.json"))).toBe(true);
+  expect(containsRaw(text, "capabilityStatement", realCapability("epic_capability_dstu2.json"))).toBe(true);
+  expect(containsRaw(text, "smartConfiguration", realCapability("authorization_cerner_smart_response.json"))).toBe(
+    true,
+  );
 });
 
 test("a statement with non-ASCII text and odd formatting: the same bytes, plain and gzip", async () => {

@@ -17,16 +17,16 @@ import { buildDirectoryData } from "../../../src/directory/build-data";
 import { readDataFileSync, writeDataFile } from "../../../src/directory/data-file";
 import { DatasetSnapshot } from "../../../src/directory/snapshot";
 import { availabilityBody } from "../../../src/server/availability/service";
-import { generateDataset } from "../../../tools/generate/generator";
 import { createTestApp } from "../../support/app";
+import { generatedDatabase } from "../../support/built-once";
 import { referenceBody } from "./reference-body";
 
 const dir = mkdtempSync(join(tmpdir(), "availability-index-"));
 const path = join(dir, "history.sqlite");
 const decoder = new TextDecoder();
 
-beforeAll(() => {
-  generateDataset({ endpoints: 4_000, out: path, seed: 7, historyDays: 400 });
+beforeAll(async () => {
+  await generatedDatabase({ endpoints: 4_000, out: path, seed: 7, historyDays: 400 });
   const db = new Database(path);
   try {
     // Some URLs probed but without history (their lastProbed is the stored probed_at text)...

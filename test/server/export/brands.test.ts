@@ -7,10 +7,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../../src/config";
 import { type Db, openDatabase } from "../../../src/db/client";
-import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { createTestApp } from "../../support/app";
+import { nationalDatabase } from "../../support/built-once";
 import { fhirIssues } from "../../support/fhir-invariants";
 import type { FhirResource as Resource } from "../../support/fhir-resource";
+import { reportMeasurement } from "../../support/measurements";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
 
 const PUBLIC_ORIGIN = "https://directory.example.org";
@@ -100,7 +101,7 @@ let exported: Resource;
 
 beforeAll(async () => {
   const path = `${tempDir()}/national.sqlite`;
-  await buildNationalDatabase(path);
+  await nationalDatabase(path);
   db = openDatabase(path);
   const config = loadConfig({
     DATABASE_PATH: path,
@@ -237,7 +238,7 @@ test("each surface's organization total, and what it counts", async () => {
   );
   const developerBrands = organizations(brands).filter((o) => o.id!.startsWith("developer-"));
   expect(organizations(brands).length).toBe(brandOrganizations.length + developerBrands.length);
-  console.log(
+  reportMeasurement(
     `organizations: /fhir ${fhirTotal}, export ${exportedOrganizations.length}, brands ${organizations(brands).length}`,
   );
 }, 60_000);

@@ -11,7 +11,7 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { markDatasetChanged } from "../../../src/db/dataset-meta";
-import { generateDataset } from "../../../tools/generate/generator";
+import { generatedDatabase } from "../../support/built-once";
 import { type ServerProcess, startServer } from "../../support/server-process";
 import { tempDir } from "../../support/temp-db";
 import { serveGeneratedDataset, stalledExport } from "./helpers";
@@ -248,7 +248,7 @@ describe("on 40,000 entries, EXPORT_MAX_RUNNING=3", () => {
   let big: ServerProcess;
   const bigPath = join(tempDir(), "directory.sqlite");
   beforeAll(async () => {
-    generateDataset({ endpoints: 40_000, out: bigPath, seed: 8 });
+    await generatedDatabase({ endpoints: 40_000, out: bigPath, seed: 8 });
     big = await startServer({
       DATABASE_PATH: bigPath,
       RATE_LIMIT_MAX: "0",

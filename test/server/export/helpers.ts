@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from "bun:test";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { generateDataset } from "../../../tools/generate/generator";
+import { generatedDatabase } from "../../support/built-once";
 import { type ServerProcess, startServer } from "../../support/server-process";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
 
@@ -196,7 +196,7 @@ export function serveGeneratedDataset(
   const live = {} as { server: ServerProcess; path: string };
   beforeAll(async () => {
     live.path = join(tempDir(), "directory.sqlite");
-    generateDataset({ ...dataset, out: live.path });
+    await generatedDatabase({ ...dataset, out: live.path });
     live.server = await startServer({ DATABASE_PATH: live.path, ...env }, timeoutMs);
   }, timeoutMs);
   afterAll(async () => {

@@ -16,7 +16,7 @@ import { type Db, openDatabase } from "../../../src/db/client";
 import { Directory } from "../../../src/directory/directory";
 import type { ExportFormat } from "../../../src/server/export/schemas";
 import { exportStream, FORMATS } from "../../../src/server/export/service";
-import { generateDataset } from "../../../tools/generate/generator";
+import { generatedDatabase } from "../../support/built-once";
 
 let dir: string;
 let db: Db;
@@ -29,10 +29,10 @@ let server: Server<unknown>;
  */
 const last = { done: 0, total: 0, released: false, releases: 0 };
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "export-http-"));
   const path = join(dir, "directory.sqlite");
-  generateDataset({ endpoints: 40_000, out: path, seed: 11 });
+  await generatedDatabase({ endpoints: 40_000, out: path, seed: 11 });
   db = openDatabase(path);
   directory = new Directory(db.path, db.sqlite, { buildInProcessBelow: 1_000_000 });
   server = Bun.serve({

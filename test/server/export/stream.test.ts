@@ -11,16 +11,16 @@ import { type Db, openDatabase } from "../../../src/db/client";
 import { Directory } from "../../../src/directory/directory";
 import { exportStream, FORMATS } from "../../../src/server/export/service";
 import type { ByteBuffer } from "../../../src/server/http/byte-buffer";
-import { generateDataset } from "../../../tools/generate/generator";
+import { generatedDatabase } from "../../support/built-once";
 
 let dir: string;
 let db: Db;
 let directory: Directory;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "export-stream-"));
   const path = join(dir, "directory.sqlite");
-  generateDataset({ endpoints: 6_000, out: path, seed: 5 });
+  await generatedDatabase({ endpoints: 6_000, out: path, seed: 5 });
   db = openDatabase(path);
   directory = new Directory(db.path, db.sqlite, { buildInProcessBelow: 1_000_000 });
 });

@@ -12,9 +12,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { type Db, openDatabase } from "../../../src/db/client";
-import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { NPI_SYSTEM, ORGANIZATION_ID_SYSTEM } from "../../../src/server/export/formats/fhir";
 import { createTestApp } from "../../support/app";
+import { nationalDatabase } from "../../support/built-once";
 import { fhirIssues } from "../../support/fhir-invariants";
 import type { FhirResource as Resource } from "../../support/fhir-resource";
 
@@ -27,7 +27,7 @@ let exported: Resource;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "fhir-invariants-"));
   const path = join(dir, "national.sqlite");
-  await buildNationalDatabase(path);
+  await nationalDatabase(path);
   db = openDatabase(path);
   const config = loadConfig({
     DATABASE_PATH: path,

@@ -4,10 +4,10 @@ import { createLogger } from "../../../src/logger";
 import { RedisRateLimitStore } from "../../../src/server/rate-limit/redis-store";
 import { createTestApp } from "../../support/app";
 import { fixtureDb, get } from "../../support/fixture";
-import { type RedisProcess, redisAvailable, startRedis } from "../../support/redis-server";
+import { type RedisProcess, redisRuns, startRedis } from "../../support/redis-server";
 
 // CI installs redis-server and starts one (.ci/run, REDIS_TEST_URL); elsewhere the tests need it installed.
-const skip = !redisAvailable && !process.env.CI;
+const skip = !redisRuns;
 let redis: RedisProcess | undefined;
 let sharedUrl: string;
 const warnings: string[] = [];

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
 import { openDirectory } from "../../../src/directory/directory";
-import { buildSampleDatabase } from "../../../tools/sample/build";
+import { sampleDatabase } from "../../support/built-once";
 import { ARTIFACTS, chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
 import { removeTempDirs, tempDbPath } from "../../support/temp-db";
 
@@ -22,7 +22,7 @@ describe.skipIf(!chromiumRuns)("a developer's report card page", () => {
 
   beforeAll(async () => {
     path = tempDbPath();
-    await buildSampleDatabase(path);
+    await sampleDatabase(path);
     const db = openDatabase(path);
     const directory = openDirectory(db, loadConfig({ DATABASE_PATH: path }));
     const card = directory.current.reportCards.vendors.find((v) => v.vendorId === "epic")!;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { buildNationalDatabase } from "../../../src/pipeline/national/build";
+import { nationalDatabase } from "../../support/built-once";
 import { chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
 
@@ -25,7 +25,7 @@ let base = "";
 beforeAll(async () => {
   if (!chromiumRuns) return;
   const path = join(tempDir("national-page-"), "directory.sqlite");
-  await buildNationalDatabase(path);
+  await nationalDatabase(path);
   live = await pageOnServer(path, "national-page", { width: 1400, height: 900 });
   page = live.page;
   base = live.base;

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { fixtureApp, get } from "../../support/fixture";
+import { reportMeasurement } from "../../support/measurements";
 import { requestLog } from "../../support/request-log";
 
 /** The page's total size budget, compressed: HTML, script and stylesheet together. */
@@ -104,7 +105,7 @@ describe("serving the search page", () => {
       sizes.br += brBytes.length;
       sizes.gzip += gzipBytes.length;
     }
-    console.log(`search page, compressed in all: ${sizes.br} bytes brotli, ${sizes.gzip} bytes gzip`);
+    reportMeasurement(`search page, compressed in all: ${sizes.br} bytes brotli, ${sizes.gzip} bytes gzip`);
     expect(sizes.br).toBeLessThanOrEqual(BUDGET_BYTES);
     expect(sizes.gzip).toBeLessThanOrEqual(BUDGET_BYTES);
   });

@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { ARTIFACTS, chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
+import { lanternFiles } from "../../support/real-data";
 import { seedDatabase } from "../../support/seed";
 import { tempDbPath } from "../../support/temp-db";
 
@@ -10,11 +11,10 @@ import { tempDbPath } from "../../support/temp-db";
  * The search page's rows hold their layout with the longest values of the national data (the
  * longest organization name, URL and developer name Lantern lists), at a phone's, a laptop's and
  * a wide screen's width, in headless Chromium: nothing overlaps, nothing leaves its row or runs
- * under the sidebar. Needs the real data in ../shared/data (skipped without it) and Chromium.
+ * under the sidebar. Reads Lantern's lists from test/fixtures/real/lantern.
  */
-const LANTERN = join(import.meta.dir, "..", "..", "..", "..", "shared", "data", "lantern", "prod_resources");
-const runs = chromiumRuns && existsSync(LANTERN);
-const it = runs ? test : test.skip;
+const LANTERN = lanternFiles();
+const it = chromiumRuns ? test : test.skip;
 const WIDTHS = [390, 1280, 1920];
 
 /** The longest organization name and URL of the national lists, and the longest developer name. */
@@ -40,7 +40,7 @@ let page: Page | undefined;
 let longest: ReturnType<typeof longestNational>;
 
 beforeAll(async () => {
-  if (!runs) return;
+  if (!chromiumRuns) return;
   longest = longestNational();
   const db = seedDatabase(tempDbPath(), {
     vendors: [

@@ -1,0 +1,104 @@
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { buildDatabaseOnce } from "../../src/db/build-file";
+import { buildNationalDatabase, type NationalBuildResult } from "../../src/pipeline/national/build";
+import { type GenerateOptions, generateDataset } from "../../tools/generate/generator";
+import { buildSampleDatabase } from "../../tools/sample/build";
+
+/**
+ * Expensive databases (the national directory, the demo, generated datasets) built once and shared
+ * by every test file of a run, and by later runs: each is built into a cache folder under the
+ * system's temporary folder, named by a hash of what it is built from (the code and data of src/,
+ * db/, tools/generate/ and tools/sample/, and the build's options), and copied to the path a test asks for. A test gets a
+ * file of its own that it may write; the cached one is only ever read. Test processes running at
+ * once build a missing one once: the others wait for it (buildDatabaseOnce's lock). Cached files
+ * unused for an hour are removed (each is tens of megabytes).
+ */
+const CACHE = join(tmpdir(), "endpoint-directory-test-builds");
+const ROOT = join(import.meta.dir, "..", "..");
+const UNUSED_MS = 3600_000;
+
+let inputsHash: string | undefined;
+/** A hash of every file the builds read: the code and data under src/, db/, tools/generate/ and tools/sample/. */
+function hashOfInputs(): string {
+  if (inputsHash) return inputsHash;
+  const hasher = new Bun.CryptoHasher("sha256");
+  const files = ["src", "db", "tools/generate", "tools/sample"].flatMap((folder) =>
+    [...new Bun.Glob(`${folder}/**/*`).scanSync({ cwd: ROOT, dot: true })].filter(
+      (file) => !/\.sqlite(-wal|-shm|-journal)?$|\.build-lock$/.test(file),
+    ),
+  );
+  for (const file of files.sort())
+    hasher
+      .update(`${file}\0`)
+      .update(readFileSync(join(ROOT, file)))
+      .update("\0");
+  inputsHash = hasher.digest("hex");
+  return inputsHash;
+}
+
+function removeUnused(): void {
+  const now = Date.now();
+  for (const name of readdirSync(CACHE)) {
+    const path = join(CACHE, name);
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat && now - stat.mtimeMs > UNUSED_MS) rmSync(path, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The database `build` writes at the path it is given, built once for `name` (which names the
+ * build and its options) and the current inputs, copied to `out`; what `build` returned (as JSON).
+ */
+async function builtOnce<T>(name: string, out: string, build: (path: string) => T | Promise<T>): Promise<T> {
+  mkdirSync(CACHE, { recursive: true });
+  const key = new Bun.CryptoHasher("sha256").update(`${hashOfInputs()}\n${name}`).digest("hex").slice(0, 24);
+  const cached = join(CACHE, `${key}.sqlite`);
+  const result = `${cached}.json`;
+  await buildDatabaseOnce(cached, async () => {
+    removeUnused();
+    const staging = join(CACHE, `${key}.${process.pid}.staging.sqlite`);
+    rmSync(staging, { force: true });
+    const value = await build(staging);
+    await Bun.write(result, JSON.stringify(value ?? null));
+    // One self-contained file: what `build` left beside it is not part of the database.
+    for (const suffix of ["-wal", "-shm", "-journal"]) rmSync(`${staging}${suffix}`, { force: true });
+    renameSync(staging, cached);
+  });
+  const now = new Date();
+  utimesSync(cached, now, now);
+  mkdirSync(join(out, ".."), { recursive: true });
+  copyFileSync(cached, out);
+  return existsSync(result) ? (JSON.parse(readFileSync(result, "utf8")) as T) : (undefined as T);
+}
+
+/** The national directory as buildNationalDatabase builds it from the bundled lists, at `path`. */
+export function nationalDatabase(path: string): Promise<NationalBuildResult> {
+  return builtOnce("national", path, (at) => buildNationalDatabase(at));
+}
+
+/** The demo dataset as `bun run data:sample` builds it, at `path`. */
+export function sampleDatabase(path: string): Promise<void> {
+  return builtOnce("sample", path, async (at) => {
+    await buildSampleDatabase(at);
+  });
+}
+
+/** A generated dataset as generateDataset writes it with `options`, at `options.out`. */
+export async function generatedDatabase(options: GenerateOptions): Promise<void> {
+  const { out, log: _log, ...rest } = options;
+  await builtOnce(`generated ${JSON.stringify(rest)}`, out, (at) => {
+    generateDataset({ ...rest, out: at });
+  });
+}
