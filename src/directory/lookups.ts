@@ -1,0 +1,354 @@
+import { milesBetween, zipPlaces } from "../model/zip-places";
+import type { DirectoryData } from "./directory-data";
+import { lowerBound } from "./lower-bound";
+import { Lru } from "./lru";
+import { fold } from "./text";
+
+/** Ordinals grouped by a value: group g's are `ordinals[offsets[g]..offsets[g+1])`, ascending (list order). */
+interface Groups {
+  offsets: Int32Array;
+  ordinals: Int32Array;
+}
+
+/** Groups the listed ordinals by `groupOf[ordinal]` (-1: in no group), in one counting sort. */
+function groupBy(groupOf: Int32Array, groups: number): Groups {
+  const offsets = new Int32Array(groups + 1);
+  for (let i = 0; i < groupOf.length; i++) if (groupOf[i]! >= 0) offsets[groupOf[i]! + 1]!++;
+  for (let g = 1; g <= groups; g++) offsets[g]! += offsets[g - 1]!;
+  const fill = offsets.slice(0, groups);
+  const ordinals = new Int32Array(offsets[groups]!);
+  for (let i = 0; i < groupOf.length; i++) if (groupOf[i]! >= 0) ordinals[fill[groupOf[i]!]!++] = i;
+  return { offsets, ordinals };
+}
+
+const slice = ({ offsets, ordinals }: Groups, group: number) =>
+  group < 0 ? EMPTY : ordinals.subarray(offsets[group]!, offsets[group + 1]!);
+const EMPTY = new Int32Array(0);
+
+/** A city name as the `city` filter compares it: folded (case and accents), words joined by one space. */
+export const cityKey = (city: string) =>
+  fold(city)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word !== "")
+    .join(" ");
+
+/** A host's labels in reverse order (`fhir.epic.com` → `com.epic.fhir`): a domain's hosts sort together. */
+const reversed = (host: string) => host.split(".").reverse().join(".");
+
+/** The host of a canonical URL (src/model/identity.ts: already lowercased), without port or credentials. */
+export function hostOf(url: string): string | null {
+  const match = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?(\[[^\]]*\]|[^/?#:]*)/.exec(url);
+  return match?.[1] ? match[1].replace(/\.$/, "") : null;
+}
+
+/** One entry position: a ZIP's, or the mean of a city's ZIPs. */
+interface Positions {
+  latitude: Float64Array;
+  longitude: Float64Array;
+  /** Positions in ascending latitude, and that latitude, for the band a radius reaches. */
+  byLatitude: Int32Array;
+  sortedLatitude: Float64Array;
+  /** Entries at the positions byLatitude[0..k), summed: what a band costs, in O(1). */
+  entriesBefore: Float64Array;
+}
+
+/** What `near` found: ordinals nearest first (ties in list order), or in list order. */
+export interface NearMatches {
+  ordinals: Int32Array;
+}
+
+/** Miles of latitude per degree, a little less than the least (68.7): the band is never too narrow. */
+const MILES_PER_DEGREE_LATITUDE = 68.5;
+
+/**
+ * The indexes of the list's lookup filters over one dataset version, built from its columns when
+ * the snapshot opens (a few passes over the entries, then over the distinct values): by NPI, by
+ * exact URL, by host (a domain is a range of hosts), by city, and by position (an entry's ZIP from
+ * the committed ZIP table, else its city's ZIPs), each grouping the listed ordinals in list order.
+ */
+export class EntryLookups {
+  private readonly npis: Float64Array;
+  private readonly byNpi: Groups;
+  private readonly urlSlots: Int32Array;
+  private readonly byUrl: Groups;
+  /** Distinct hosts, reversed (`com.epic.fhir`), sorted; a host's group is its index here. */
+  private readonly hosts: string[];
+  private readonly byHost: Groups;
+  private readonly cities = new Map<string, number>();
+  private readonly byCity: Groups;
+  private readonly positions: Positions;
+  private readonly byPosition: Groups;
+  /** Per listed ordinal: its position, -1 when neither its ZIP nor its city is known. */
+  readonly positionOf: Int32Array;
+  private readonly domains = new Lru<Int32Array>(64);
+  private readonly nearCache = new Lru<NearMatches>(64);
+
+  constructor(private readonly data: DirectoryData) {
+    const { columns, strings, listed } = data;
+    const groupOf = new Int32Array(listed);
+
+    // NPI: distinct values sorted, each entry's rank among them.
+    const values: number[] = [];
+    for (let i = 0; i < listed; i++) if (columns.npi[i]! > 0) values.push(columns.npi[i]!);
+    const sorted = Float64Array.from(values).sort();
+    let distinct = 0;
+    for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[distinct++] = sorted[i]!;
+    this.npis = sorted.slice(0, distinct);
+    for (let i = 0; i < listed; i++) groupOf[i] = columns.npi[i]! > 0 ? lowerBound(this.npis, columns.npi[i]!) : -1;
+    this.byNpi = groupBy(groupOf, distinct);
+
+    // URL: an open-addressing table of the URL strings, the URL column as groups.
+    this.urlSlots = new Int32Array(2 ** Math.ceil(Math.log2(strings.urls.length * 2 + 2))).fill(-1);
+    const mask = this.urlSlots.length - 1;
+    strings.urls.forEach((url, id) => {
+      let slot = Bun.hash.crc32(url) & mask;
+      while (this.urlSlots[slot] !== -1) slot = (slot + 1) & mask;
+      this.urlSlots[slot] = id;
+    });
+    this.byUrl = groupBy(columns.url.subarray(0, listed), strings.urls.length);
+
+    // Host: each URL's host, the distinct hosts in reversed-label order.
+    const hostIds = new Map<string, number>();
+    const hostOfUrl = Int32Array.from(strings.urls, (url) => {
+      const host = hostOf(url);
+      if (host === null) return -1;
+      let id = hostIds.get(host);
+      if (id === undefined) {
+        id = hostIds.size;
+        hostIds.set(host, id);
+      }
+      return id;
+    });
+    const keys = [...hostIds.keys()].map(reversed);
+    const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
+    const rank = new Int32Array(keys.length);
+    order.forEach((id, position) => {
+      rank[id] = position;
+    });
+    this.hosts = order.map((id) => keys[id]!);
+    for (let i = 0; i < listed; i++) {
+      const host = hostOfUrl[columns.url[i]!]!;
+      groupOf[i] = host < 0 ? -1 : rank[host]!;
+    }
+    this.byHost = groupBy(groupOf, keys.length);
+
+    // City: folded names.
+    const cityOf = Int32Array.from(strings.cities, (city) => {
+      const key = cityKey(city);
+      if (key === "") return -1;
+      let id = this.cities.get(key);
+      if (id === undefined) {
+        id = this.cities.size;
+        this.cities.set(key, id);
+      }
+      return id;
+    });
+    for (let i = 0; i < listed; i++) groupOf[i] = columns.city[i]! < 0 ? -1 : cityOf[columns.city[i]!]!;
+    this.byCity = groupBy(groupOf, this.cities.size);
+
+    // Position: the entry's ZIP, else its city (in its state, or in the one state the table has it in).
+    const { positionOf, positions, count } = entryPositions(data);
+    this.positionOf = positionOf;
+    this.byPosition = groupBy(positionOf, count);
+    this.positions = positions;
+    const entriesBefore = new Float64Array(count + 1);
+    for (let k = 0; k < count; k++) {
+      const p = positions.byLatitude[k]!;
+      entriesBefore[k + 1] = entriesBefore[k]! + this.byPosition.offsets[p + 1]! - this.byPosition.offsets[p]!;
+    }
+    positions.entriesBefore = entriesBefore;
+  }
+
+  /** The listed entries with this NPI (a number of 10 digits), in list order. */
+  npi(npi: number): Int32Array {
+    const at = lowerBound(this.npis, npi);
+    return this.npis[at] === npi ? slice(this.byNpi, at) : EMPTY;
+  }
+
+  /** The listed entries of this canonical URL, in list order. */
+  url(url: string): Int32Array {
+    const mask = this.urlSlots.length - 1;
+    const { urls } = this.data.strings;
+    for (let slot = Bun.hash.crc32(url) & mask; this.urlSlots[slot] !== -1; slot = (slot + 1) & mask)
+      if (urls[this.urlSlots[slot]!] === url) return slice(this.byUrl, this.urlSlots[slot]!);
+    return EMPTY;
+  }
+
+  /** The listed entries of a city (a `cityKey`), in list order. */
+  city(key: string): Int32Array {
+    return slice(this.byCity, this.cities.get(key) ?? -1);
+  }
+
+  /** The ranges of hosts a host or domain names: itself, and every host under it. */
+  private hostRanges(host: string): [from: number, to: number][] {
+    const key = reversed(host);
+    const exact = lowerBound(this.hosts, key);
+    const ranges: [number, number][] = [];
+    if (this.hosts[exact] === key) ranges.push([exact, exact + 1]);
+    const from = lowerBound(this.hosts, `${key}.`);
+    const to = lowerBound(this.hosts, `${key}/`); // "/" follows "." in code order
+    if (to > from) ranges.push([from, to]);
+    return ranges;
+  }
+
+  /** How many entries a host filter reads (and, across several hosts, sorts). */
+  hostSize(host: string): { entries: number; hosts: number } {
+    const { offsets } = this.byHost;
+    let entries = 0;
+    let hosts = 0;
+    for (const [from, to] of this.hostRanges(host)) {
+      entries += offsets[to]! - offsets[from]!;
+      hosts += to - from;
+    }
+    return { entries, hosts };
+  }
+
+  /** The listed entries of a host and the hosts under it, in list order (kept for a domain of many hosts). */
+  host(host: string): Int32Array {
+    const ranges = this.hostRanges(host);
+    const { offsets, ordinals } = this.byHost;
+    if (ranges.length === 0) return EMPTY;
+    if (ranges.length === 1 && ranges[0]![1] - ranges[0]![0] === 1) return slice(this.byHost, ranges[0]![0]);
+    return this.domains.getOrCompute(host, () => {
+      const parts = ranges.map(([from, to]) => ordinals.subarray(offsets[from]!, offsets[to]!));
+      const out = new Int32Array(parts.reduce((sum, part) => sum + part.length, 0));
+      let at = 0;
+      for (const part of parts) {
+        out.set(part, at);
+        at += part.length;
+      }
+      return out.sort();
+    });
+  }
+
+  /** Positions within the latitude band `radius` miles around `latitude`: [from, to) of byLatitude. */
+  private band(latitude: number, radius: number): [number, number] {
+    const reach = radius / MILES_PER_DEGREE_LATITUDE;
+    const { sortedLatitude } = this.positions;
+    return [lowerBound(sortedLatitude, latitude - reach), lowerBound(sortedLatitude, latitude + reach + 1e-9)];
+  }
+
+  /** What `near` would read: the positions in its latitude band, and their entries. */
+  nearSize(latitude: number, radius: number): { positions: number; entries: number } {
+    const [from, to] = this.band(latitude, radius);
+    const { entriesBefore } = this.positions;
+    return { positions: to - from, entries: entriesBefore[to]! - entriesBefore[from]! };
+  }
+
+  /**
+   * The listed entries within `radius` miles of a point, nearest first (entries at one position in
+   * list order), or all in list order; kept per point, radius and order.
+   */
+  near(latitude: number, longitude: number, radius: number, byDistance: boolean): NearMatches {
+    const key = `${latitude},${longitude},${radius},${byDistance}`;
+    return this.nearCache.getOrCompute(key, () => {
+      const [from, to] = this.band(latitude, radius);
+      const { byLatitude } = this.positions;
+      const found: { position: number; miles: number }[] = [];
+      for (let k = from; k < to; k++) {
+        const position = byLatitude[k]!;
+        const miles = this.milesTo(position, latitude, longitude);
+        if (miles <= radius) found.push({ position, miles });
+      }
+      found.sort((a, b) => a.miles - b.miles || a.position - b.position);
+      const parts = found.map(({ position }) => slice(this.byPosition, position));
+      const ordinals = new Int32Array(parts.reduce((sum, part) => sum + part.length, 0));
+      let at = 0;
+      for (const part of parts) {
+        ordinals.set(part, at);
+        at += part.length;
+      }
+      if (!byDistance) ordinals.sort();
+      return { ordinals };
+    });
+  }
+
+  /** Miles from a point to an entry's position, null when the entry has none. */
+  milesOf(ordinal: number, latitude: number, longitude: number): number | null {
+    const position = ordinal < this.positionOf.length ? this.positionOf[ordinal]! : -1;
+    return position < 0 ? null : this.milesTo(position, latitude, longitude);
+  }
+
+  private milesTo(position: number, latitude: number, longitude: number): number {
+    return milesBetween(latitude, longitude, this.positions.latitude[position]!, this.positions.longitude[position]!);
+  }
+}
+
+/**
+ * Each listed entry's position: the committed ZIP table's for its ZIP (the first five digits),
+ * else the mean of the table's ZIPs of its city (in its state; without a state, in the one state
+ * the table has that city in). Entries at the same point share one position.
+ */
+function entryPositions(data: DirectoryData): { positionOf: Int32Array; positions: Positions; count: number } {
+  const { columns, strings, listed } = data;
+  const table = zipPlaces();
+  const latitudes: number[] = [];
+  const longitudes: number[] = [];
+  const atPoint = new Map<string, number>();
+  const positionAt = (latitude: number, longitude: number) => {
+    const point = `${latitude},${longitude}`;
+    let id = atPoint.get(point);
+    if (id === undefined) {
+      id = latitudes.length;
+      atPoint.set(point, id);
+      latitudes.push(latitude);
+      longitudes.push(longitude);
+    }
+    return id;
+  };
+  const ofZip = Int32Array.from(strings.zipCodes, (zip) => {
+    const place = /^\d{5}/.test(zip) ? table.get(zip.slice(0, 5)) : undefined;
+    return place === undefined ? -1 : positionAt(place.latitude, place.longitude);
+  });
+  // Cities of the table: the mean point of their ZIPs, per city and state, and the states of each city.
+  const sums = new Map<string, { latitude: number; longitude: number; zips: number }>();
+  const statesOf = new Map<string, Set<string>>();
+  for (const place of table.values()) {
+    const city = cityKey(place.city);
+    const key = `${city}\t${place.state}`;
+    const sum = sums.get(key) ?? { latitude: 0, longitude: 0, zips: 0 };
+    sum.latitude += place.latitude;
+    sum.longitude += place.longitude;
+    sum.zips++;
+    sums.set(key, sum);
+    if (!statesOf.has(city)) statesOf.set(city, new Set());
+    statesOf.get(city)!.add(place.state);
+  }
+  const ofCity = new Map<string, number>();
+  const cityPosition = (cityIndex: number, stateIndex: number) => {
+    const city = cityKey(strings.cities[cityIndex]!);
+    const states = statesOf.get(city);
+    const state = stateIndex >= 0 ? strings.states[stateIndex]! : states?.size === 1 ? [...states][0]! : null;
+    const key = `${city}\t${state}`;
+    let id = ofCity.get(key);
+    if (id === undefined) {
+      const sum = state === null ? undefined : sums.get(key);
+      id =
+        sum === undefined
+          ? -1
+          : positionAt(Math.round((sum.latitude / sum.zips) * 1e4) / 1e4, Math.round((sum.longitude / sum.zips) * 1e4) / 1e4);
+      ofCity.set(key, id);
+    }
+    return id;
+  };
+  const positionOf = new Int32Array(listed);
+  for (let i = 0; i < listed; i++) {
+    const zip = columns.zipCode[i]!;
+    let position = zip < 0 ? -1 : ofZip[zip]!;
+    if (position < 0 && columns.city[i]! >= 0) position = cityPosition(columns.city[i]!, columns.state[i]!);
+    positionOf[i] = position;
+  }
+  const latitude = Float64Array.from(latitudes);
+  const byLatitude = Int32Array.from(latitudes, (_, i) => i).sort((a, b) => latitude[a]! - latitude[b]! || a - b);
+  return {
+    positionOf,
+    count: latitudes.length,
+    positions: {
+      latitude,
+      longitude: Float64Array.from(longitudes),
+      byLatitude,
+      sortedLatitude: Float64Array.from(byLatitude, (p) => latitude[p]!),
+      entriesBefore: new Float64Array(0),
+    },
+  };
+}
