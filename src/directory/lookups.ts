@@ -326,7 +326,10 @@ function entryPositions(data: DirectoryData): { positionOf: Int32Array; position
       id =
         sum === undefined
           ? -1
-          : positionAt(Math.round((sum.latitude / sum.zips) * 1e4) / 1e4, Math.round((sum.longitude / sum.zips) * 1e4) / 1e4);
+          : positionAt(
+              Math.round((sum.latitude / sum.zips) * 1e4) / 1e4,
+              Math.round((sum.longitude / sum.zips) * 1e4) / 1e4,
+            );
       ofCity.set(key, id);
     }
     return id;

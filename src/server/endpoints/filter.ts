@@ -58,7 +58,9 @@ export function toEndpointFilter(query: Static<typeof ListQuery>): EndpointFilte
   if (query.environment !== undefined) filter.environment = query.environment;
   if (query.npi !== undefined) {
     if (!npiCheckDigitValid(query.npi))
-      throw validationError(`npi: ${query.npi} has a wrong check digit (the Luhn formula over 80840 and its first nine digits)`);
+      throw validationError(
+        `npi: ${query.npi} has a wrong check digit (the Luhn formula over 80840 and its first nine digits)`,
+      );
     filter.npi = Number(query.npi);
   }
   if (query.host !== undefined) filter.host = query.host.toLowerCase().replace(/\.$/, "");

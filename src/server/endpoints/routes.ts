@@ -14,9 +14,8 @@ import {
   type SourceRecord,
   SourceResponse,
 } from "../../model/endpoints";
-import { WORK } from "../../model/request-caps";
 import { dataResponse, successBody } from "../http/answers";
-import { ApiError, validationError } from "../http/api-error";
+import { ApiError } from "../http/api-error";
 import { type Exchange, exchanges } from "../http/exchange";
 import { PER_ENTRY, routeOptions } from "../http/route-options";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED, NoQuery } from "../http/schemas";
