@@ -274,6 +274,35 @@ export class EntryLookups {
   }
 }
 
+interface TableCities {
+  /** Per folded city and state (`city\tST`): its ZIPs' summed coordinates and count. */
+  sums: Map<string, { latitude: number; longitude: number; zips: number }>;
+  /** Per folded city: the states the table has it in. */
+  statesOf: Map<string, Set<string>>;
+}
+
+let cities: TableCities | null = null;
+
+/** The ZIP table's cities, computed once per process (the table never changes while it runs). */
+function tableCities(): TableCities {
+  if (cities) return cities;
+  const sums: TableCities["sums"] = new Map();
+  const statesOf: TableCities["statesOf"] = new Map();
+  for (const place of zipPlaces().values()) {
+    const city = cityKey(place.city);
+    const key = `${city}\t${place.state}`;
+    const sum = sums.get(key) ?? { latitude: 0, longitude: 0, zips: 0 };
+    sum.latitude += place.latitude;
+    sum.longitude += place.longitude;
+    sum.zips++;
+    sums.set(key, sum);
+    if (!statesOf.has(city)) statesOf.set(city, new Set());
+    statesOf.get(city)!.add(place.state);
+  }
+  cities = { sums, statesOf };
+  return cities;
+}
+
 /**
  * Each listed entry's position: the committed ZIP table's for its ZIP (the first five digits),
  * else the mean of the table's ZIPs of its city (in its state; without a state, in the one state
@@ -300,20 +329,7 @@ function entryPositions(data: DirectoryData): { positionOf: Int32Array; position
     const place = /^\d{5}/.test(zip) ? table.get(zip.slice(0, 5)) : undefined;
     return place === undefined ? -1 : positionAt(place.latitude, place.longitude);
   });
-  // Cities of the table: the mean point of their ZIPs, per city and state, and the states of each city.
-  const sums = new Map<string, { latitude: number; longitude: number; zips: number }>();
-  const statesOf = new Map<string, Set<string>>();
-  for (const place of table.values()) {
-    const city = cityKey(place.city);
-    const key = `${city}\t${place.state}`;
-    const sum = sums.get(key) ?? { latitude: 0, longitude: 0, zips: 0 };
-    sum.latitude += place.latitude;
-    sum.longitude += place.longitude;
-    sum.zips++;
-    sums.set(key, sum);
-    if (!statesOf.has(city)) statesOf.set(city, new Set());
-    statesOf.get(city)!.add(place.state);
-  }
+  const { sums, statesOf } = tableCities();
   const ofCity = new Map<string, number>();
   const cityPosition = (cityIndex: number, stateIndex: number) => {
     const city = cityKey(strings.cities[cityIndex]!);
