@@ -96,6 +96,20 @@ const statusBadge = (status: string) =>
     STATUS_TEXT[status] ?? status,
   );
 
+/**
+ * A URL as text that wraps where a person reads it in parts: after each `/` and `.` (a `<wbr>`
+ * there), never inside a word while those remain (the stylesheet breaks a part longer than the
+ * line only as a last resort).
+ */
+export function breakableUrl(url: string): HTMLElement {
+  const code = h("code", { class: "url" });
+  for (const part of url.split(/(?<=[/.])/)) {
+    code.append(part);
+    if (/[/.]$/.test(part)) code.append(h("wbr"));
+  }
+  return code;
+}
+
 const copyButton = (url: string, what: string) =>
   h("button", { type: "button", class: "copy", "data-copy": url, "aria-label": `Copy the URL of ${what}` }, "Copy");
 
@@ -139,12 +153,13 @@ const NON_PRODUCTION_LABEL = () =>
   );
 
 /**
- * One result row: organization (a link to its detail), vendor, URL with copy button, FHIR
- * version (marked when inferred, `basis` from the list's `meta.fhirVersionBasis`), status.
+ * One result row: organization (a link to its detail), vendor, place (and, near a ZIP, `miles`
+ * from it: the list's `meta.distance`), URL with copy button, FHIR version (marked when
+ * inferred, `basis` from the list's `meta.fhirVersionBasis`), status.
  */
-export function resultRow(record: EndpointRecord, state: SearchState, basis?: string): HTMLLIElement {
+export function resultRow(record: EndpointRecord, state: SearchState, basis?: string, miles?: number): HTMLLIElement {
   const name = record.organizationName ?? NO_NAME;
-  const where = place(record);
+  const where = [place(record), miles === undefined ? "" : `${miles.toFixed(1)} mi away`].filter(Boolean).join(" · ");
   return h(
     "li",
     { class: "result" },
@@ -158,7 +173,7 @@ export function resultRow(record: EndpointRecord, state: SearchState, basis?: st
       ),
       h("p", { class: "vendor" }, record.vendorName, where ? ` · ${where}` : ""),
     ),
-    h("div", { class: "url-line" }, h("code", { class: "url" }, record.url), copyButton(record.url, name)),
+    h("div", { class: "url-line" }, breakableUrl(record.url), copyButton(record.url, name)),
     h(
       "dl",
       { class: "facts" },
@@ -212,21 +227,58 @@ const pagedLimit = (total: number) =>
     ? ` Only the first ${NUMBER.format(PAGEABLE)} can be paged here: the export has all ${NUMBER.format(total)}.`
     : "";
 
-/** Links to the export of this search when its matches are more than the pages reach (CSV, NDJSON, FHIR), else null. */
+/** Links to the export of this search, every match (CSV, NDJSON, FHIR); null when nothing matches. */
 export function exportLinks(state: SearchState, total: number): HTMLElement | null {
-  if (total <= PAGEABLE) return null;
+  if (total === 0) return null;
   const link = (format: "csv" | "ndjson" | "fhir", text: string) =>
     h("a", { href: exportUrl(state, format), download: "" }, text);
   return h(
-    "p",
+    "span",
     { class: "export-all" },
-    `Download all ${NUMBER.format(total)}: `,
+    total === 1 ? "Download this result: " : `Download these ${NUMBER.format(total)} results: `,
     link("csv", "CSV"),
     ", ",
     link("ndjson", "NDJSON"),
     ", ",
     link("fhir", "FHIR Bundle"),
   );
+}
+
+/** FHIR versions, newest first (an unknown one last): the order one organization's servers are shown in. */
+const VERSION_RANK = ["R5", "R4B", "R4", "STU3", "DSTU2"];
+const versionRank = (version: string) => {
+  const rank = VERSION_RANK.indexOf(version);
+  return rank === -1 ? VERSION_RANK.length : rank;
+};
+
+/**
+ * A page's records with each organization's servers (the same vendor and name, next to each other
+ * in the list's order) newest FHIR version first, so its first row, and that row's Copy, is the
+ * URL an app wants; `index` maps each shown row back to its place in the answer (its `meta`).
+ */
+export function newestFirst<T extends Pick<EndpointRecord, "vendorId" | "organizationName" | "fhirVersion">>(
+  records: T[],
+): { record: T; index: number }[] {
+  const rows = records.map((record, index) => ({ record, index }));
+  const out: typeof rows = [];
+  for (let start = 0; start < rows.length; ) {
+    const { vendorId, organizationName } = rows[start]!.record;
+    let end = start + 1;
+    while (
+      end < rows.length &&
+      organizationName !== null &&
+      rows[end]!.record.vendorId === vendorId &&
+      rows[end]!.record.organizationName === organizationName
+    )
+      end++;
+    out.push(
+      ...rows
+        .slice(start, end)
+        .sort((a, b) => versionRank(a.record.fhirVersion) - versionRank(b.record.fhirVersion) || a.index - b.index),
+    );
+    start = end;
+  }
+  return out;
 }
 
 const row = (label: string, ...value: Child[]) => h("div", {}, h("dt", {}, label), h("dd", {}, ...value));
@@ -279,7 +331,7 @@ export function recordSection(
       { class: "pairs" },
       row(
         "FHIR base URL",
-        h("code", { class: "url" }, r.url),
+        breakableUrl(r.url),
         unusable === null && " ",
         unusable === null && copyButton(r.url, r.organizationName ?? NO_NAME),
       ),
@@ -515,6 +567,18 @@ export function readinessTable(stats: CapabilityStats, shown = 12): HTMLElement 
 }
 
 const percent = (value: number | null) => (value === null ? "no probes" : `${(value * 100).toFixed(2)} %`);
+
+/** Fewer probes than this in all, and an uptime is said as the probes it rests on, not a percentage. */
+const FEW_PROBES = 3;
+
+/** A window's uptime: a percentage, or, from fewer than a few probes, "1 probe, succeeded" and the like. */
+function uptimeText(value: number | null, recent: Availability["recent"]): string {
+  if (value === null || recent.length >= FEW_PROBES) return percent(value);
+  const succeeded = recent.filter((p) => p.outcome === "success").length;
+  const outcome =
+    recent.length === 1 ? (succeeded === 1 ? "succeeded" : "failed") : `${succeeded} of ${recent.length} succeeded`;
+  return `${count(recent.length, "probe")}, ${outcome}`;
+}
 const ms = (value: number | null) => (value === null ? "–" : `${NUMBER.format(value)} ms`);
 
 const DAY_MS = 86_400_000;
@@ -581,19 +645,24 @@ function outcomeStrip(recent: Availability["recent"]): SVGElement {
   );
 }
 
-/** The response times of the recent probes that had one, oldest to newest, as a line; null with fewer than two. */
+/**
+ * The response times of the recent probes that had one, oldest to newest, as a line over axes
+ * with their values (0 and the most milliseconds up the side, the first and last probe's day
+ * along the bottom); null with fewer than two.
+ */
 function responseLine(recent: Availability["recent"]): SVGElement | null {
-  const points = recent
-    .filter((p) => p.responseTimeMs !== null)
-    .map((p) => p.responseTimeMs!)
-    .reverse();
+  const probes = recent.filter((p) => p.responseTimeMs !== null).reverse();
+  const points = probes.map((p) => p.responseTimeMs!);
   if (points.length < 2) return null;
   const width = 300;
-  const height = 60;
+  const height = 80;
+  const left = 52;
+  const base = height - 18;
   const max = Math.max(...points);
   const min = Math.min(...points);
-  const x = (i: number) => Math.round((i / (points.length - 1)) * (width - 8)) + 4;
-  const y = (v: number) => Math.round(height - 6 - (v / Math.max(1, max)) * (height - 12));
+  const x = (i: number) => Math.round((i / (points.length - 1)) * (width - left - 8)) + left;
+  const y = (v: number) => Math.round(base - (v / Math.max(1, max)) * (base - 8));
+  const day = (at: string) => at.slice(0, 10);
   return svg(
     "svg",
     {
@@ -603,9 +672,13 @@ function responseLine(recent: Availability["recent"]): SVGElement | null {
       role: "img",
       "aria-label": `Response time of the last ${points.length} probes, oldest to newest: from ${ms(min)} to ${ms(max)}, newest ${ms(points.at(-1)!)}`,
     },
-    svg("line", { x1: 0, y1: height - 6, x2: width, y2: height - 6, class: "axis" }),
+    svg("line", { x1: left, y1: base, x2: width, y2: base, class: "axis" }),
+    svg("line", { x1: left, y1: 4, x2: left, y2: base, class: "axis" }),
     svg("polyline", { points: points.map((v, i) => `${x(i)},${y(v)}`).join(" "), class: "series" }),
-    svg("text", { x: 4, y: 10, class: "scale" }, ms(max)),
+    svg("text", { x: left - 4, y: 12, "text-anchor": "end", class: "scale" }, ms(max)),
+    svg("text", { x: left - 4, y: base, "text-anchor": "end", class: "scale" }, "0 ms"),
+    svg("text", { x: left, y: height - 4, class: "scale" }, day(probes[0]!.at)),
+    svg("text", { x: width, y: height - 4, "text-anchor": "end", class: "scale" }, day(probes.at(-1)!.at)),
   );
 }
 
@@ -635,7 +708,9 @@ export function availabilitySection(a: Availability): HTMLElement {
     h(
       "dl",
       { class: "uptime" },
-      ...windows.map((w) => h("div", {}, h("dt", {}, `Uptime ${w}`), h("dd", {}, percent(a.uptime[w] ?? null)))),
+      ...windows.map((w) =>
+        h("div", {}, h("dt", {}, `Uptime ${w}`), h("dd", {}, uptimeText(a.uptime[w] ?? null, a.recent))),
+      ),
     ),
     h(
       "dl",
