@@ -11,6 +11,7 @@ import {
   readBox,
   sortsFor,
 } from "../../../src/server/web/client/state";
+import { newestFirst, uptimeText } from "../../../src/server/web/client/views";
 
 describe("the address bar and the search it carries", () => {
   test("a shared link reads back into the same state and the same address", () => {
@@ -118,5 +119,40 @@ describe("as-you-type pacing", () => {
     expect(pacer.delay(3_000)).toBe(57_000);
     expect(pacer.delay(59_950)).toBe(50);
     expect(pacer.delay(60_000)).toBe(0);
+  });
+});
+
+describe("what a row and a record say", () => {
+  const probe = (outcome: string) => ({
+    at: "2026-11-03T04:00:00Z",
+    outcome,
+    httpStatus: 200,
+    responseTimeMs: 90,
+    error: null,
+  });
+
+  test("uptime from one or two probes is said as the probes, not a percentage", () => {
+    expect(uptimeText(1, [probe("success")])).toBe("1 probe, up");
+    expect(uptimeText(0, [probe("failed")])).toBe("1 probe, down");
+    expect(uptimeText(0.5, [probe("success"), probe("failed")])).toBe("2 probes, 1 up");
+    expect(uptimeText(1, [probe("success"), probe("success"), probe("success")])).toBe("100.00 %");
+    expect(uptimeText(null, [probe("success")])).toBe("no probes");
+  });
+
+  test("one organization's servers, newest FHIR version first; other rows keep their order", () => {
+    const row = (vendorId: string, organizationName: string | null, fhirVersion: string) => ({
+      vendorId,
+      organizationName,
+      fhirVersion,
+    });
+    const rows = [
+      row("epic", "Cleveland Clinic", "DSTU2"),
+      row("epic", "Cleveland Clinic", "R4"),
+      row("epic", "Cleveland Clinic", "STU3"),
+      row("oracle-health", "Cleveland Clinic", "DSTU2"),
+      row("epic", null, "DSTU2"),
+      row("epic", null, "R4"),
+    ];
+    expect(newestFirst(rows).map(({ index }) => index)).toEqual([1, 2, 0, 3, 4, 5]);
   });
 });

@@ -571,14 +571,14 @@ const percent = (value: number | null) => (value === null ? "no probes" : `${(va
 /** Fewer probes than this in all, and an uptime is said as the probes it rests on, not a percentage. */
 const FEW_PROBES = 3;
 
-/** A window's uptime: a percentage, or, from fewer than a few probes, "1 probe, succeeded" and the like. */
-function uptimeText(value: number | null, recent: Availability["recent"]): string {
+/** A window's uptime: a percentage, or, from fewer than a few probes, "1 probe, up" and the like. */
+export function uptimeText(value: number | null, recent: Availability["recent"]): string {
   if (value === null || recent.length >= FEW_PROBES) return percent(value);
-  const succeeded = recent.filter((p) => p.outcome === "success").length;
-  const outcome =
-    recent.length === 1 ? (succeeded === 1 ? "succeeded" : "failed") : `${succeeded} of ${recent.length} succeeded`;
-  return `${count(recent.length, "probe")}, ${outcome}`;
+  const up = recent.filter((p) => p.outcome === "success").length;
+  if (recent.length === 1) return `1 probe, ${up === 1 ? "up" : "down"}`;
+  return `${count(recent.length, "probe")}, ${up} up`;
 }
+
 const ms = (value: number | null) => (value === null ? "–" : `${NUMBER.format(value)} ms`);
 
 const DAY_MS = 86_400_000;
