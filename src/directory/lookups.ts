@@ -1,4 +1,4 @@
-import { milesBetween, zipPlaces } from "../model/zip-places";
+import { EARTH_RADIUS_MILES, milesBetween, zipPlaces } from "../model/zip-places";
 import type { DirectoryData } from "./directory-data";
 import { lowerBound } from "./lower-bound";
 import { Lru } from "./lru";
@@ -41,24 +41,39 @@ export function hostOf(url: string): string | null {
   return match?.[1] ? match[1].replace(/\.$/, "") : null;
 }
 
-/** One entry position: a ZIP's, or the mean of a city's ZIPs. */
+/** Entry positions (a ZIP's point, or the mean of a city's ZIPs), and a grid of 1° cells over them. */
 interface Positions {
   latitude: Float64Array;
   longitude: Float64Array;
-  /** Positions in ascending latitude, and that latitude, for the band a radius reaches. */
-  byLatitude: Int32Array;
-  sortedLatitude: Float64Array;
-  /** Entries at the positions byLatitude[0..k), summed: what a band costs, in O(1). */
-  entriesBefore: Float64Array;
+  /** cos(latitude) of each, for the haversine's half-chord (degrees to radians done). */
+  cosLatitude: Float64Array;
+  /** The positions ordered by cell; cell c's are `byCell[cells.get(c)[0] .. cells.get(c)[1])`. */
+  byCell: Int32Array;
+  cells: Map<number, [from: number, to: number, entries: number]>;
 }
 
-/** What `near` found: ordinals nearest first (ties in list order), or in list order. */
+/** The 1° cell of a point: its row (latitude) and column (longitude), packed. */
+const cellOf = (latitude: number, longitude: number) =>
+  (Math.floor(latitude) + 90) * 360 + ((Math.floor(longitude) + 540) % 360);
+
+/** What `near` found: the positions within the radius, nearest first, and how many entries they hold. */
 export interface NearMatches {
-  ordinals: Int32Array;
+  positions: Int32Array;
+  total: number;
+  /** Their entries: nearest first (one position's in list order), or all in list order; made on first use. */
+  ordinals(): Int32Array;
 }
 
-/** Miles of latitude per degree, a little less than the least (68.7): the band is never too narrow. */
+const RADIANS = Math.PI / 180;
+const HALF_RADIANS = RADIANS / 2;
+
+/** More than the positions there can be (ZIP points and city means: under 100,000). */
+const POSITION_SPAN = 2 ** 20;
+
+/** Miles of latitude per degree, a little less than the least (68.7): the cells reached are never too few. */
 const MILES_PER_DEGREE_LATITUDE = 68.5;
+/** Miles of longitude per degree at the equator, a little less than 69.17; times cos(latitude) elsewhere. */
+const MILES_PER_DEGREE_LONGITUDE = 69;
 
 /**
  * The indexes of the list's lookup filters over one dataset version, built from its columns when
@@ -81,7 +96,11 @@ export class EntryLookups {
   /** Per listed ordinal: its position, -1 when neither its ZIP nor its city is known. */
   readonly positionOf: Int32Array;
   private readonly domains = new Lru<Int32Array>(64);
-  private readonly nearCache = new Lru<NearMatches>(64);
+  private readonly nearCache = new Lru<{
+    positions: Int32Array;
+    total: number;
+    lists: Partial<Record<"distance" | "list", Int32Array>>;
+  }>(64);
 
   constructor(private readonly data: DirectoryData) {
     const { columns, strings, listed } = data;
@@ -151,12 +170,15 @@ export class EntryLookups {
     this.positionOf = positionOf;
     this.byPosition = groupBy(positionOf, count);
     this.positions = positions;
-    const entriesBefore = new Float64Array(count + 1);
-    for (let k = 0; k < count; k++) {
-      const p = positions.byLatitude[k]!;
-      entriesBefore[k + 1] = entriesBefore[k]! + this.byPosition.offsets[p + 1]! - this.byPosition.offsets[p]!;
+    const { cells, byCell } = positions;
+    for (const range of cells.values()) {
+      let entries = 0;
+      for (let k = range[0]; k < range[1]; k++) {
+        const p = byCell[k]!;
+        entries += this.byPosition.offsets[p + 1]! - this.byPosition.offsets[p]!;
+      }
+      range[2] = entries;
     }
-    positions.entriesBefore = entriesBefore;
   }
 
   /** The listed entries with this NPI (a number of 10 digits), in list order. */
@@ -221,46 +243,106 @@ export class EntryLookups {
     });
   }
 
-  /** Positions within the latitude band `radius` miles around `latitude`: [from, to) of byLatitude. */
-  private band(latitude: number, radius: number): [number, number] {
-    const reach = radius / MILES_PER_DEGREE_LATITUDE;
-    const { sortedLatitude } = this.positions;
-    return [lowerBound(sortedLatitude, latitude - reach), lowerBound(sortedLatitude, latitude + reach + 1e-9)];
+  /** The cells within `radius` miles of a point's cell rows and columns (a bounding box of whole cells). */
+  private cellsNear(latitude: number, radius: number, longitude = 0): [from: number, to: number, entries: number][] {
+    const latReach = radius / MILES_PER_DEGREE_LATITUDE;
+    const far = Math.min(89.9, Math.abs(latitude) + latReach);
+    const lonReach = radius / (MILES_PER_DEGREE_LONGITUDE * Math.cos((far * Math.PI) / 180));
+    const rows = [Math.floor(latitude - latReach), Math.floor(latitude + latReach)];
+    const columns =
+      lonReach >= 180 ? [-180, 179] : [Math.floor(longitude - lonReach), Math.floor(longitude + lonReach)];
+    const out: [number, number, number][] = [];
+    for (let row = Math.max(-90, rows[0]!); row <= Math.min(89, rows[1]!); row++)
+      for (let column = columns[0]!; column <= columns[1]!; column++) {
+        const cell = this.positions.cells.get(cellOf(row, column));
+        if (cell) out.push(cell);
+      }
+    return out;
   }
 
-  /** What `near` would read: the positions in its latitude band, and their entries. */
-  nearSize(latitude: number, radius: number): { positions: number; entries: number } {
-    const [from, to] = this.band(latitude, radius);
-    const { entriesBefore } = this.positions;
-    return { positions: to - from, entries: entriesBefore[to]! - entriesBefore[from]! };
+  /** What `near` would read at most: the positions of the cells it reaches, and their entries. */
+  nearSize(latitude: number, radius: number, longitude = 0): { positions: number; entries: number } {
+    // Without the longitude, the widest the radius can reach at that latitude: a bound for any point.
+    const cells = this.cellsNear(latitude, radius, longitude);
+    let positions = 0;
+    let entries = 0;
+    for (const [from, to, count] of cells) {
+      positions += to - from;
+      entries += count;
+    }
+    return { positions, entries };
   }
 
   /**
-   * The listed entries within `radius` miles of a point, nearest first (entries at one position in
-   * list order), or all in list order; kept per point, radius and order.
+   * The positions within `radius` miles of a point, nearest first, and their entries (nearest
+   * first, entries at one position in list order; or all in list order); kept per point, radius
+   * and order.
    */
   near(latitude: number, longitude: number, radius: number, byDistance: boolean): NearMatches {
-    const key = `${latitude},${longitude},${radius},${byDistance}`;
-    return this.nearCache.getOrCompute(key, () => {
-      const [from, to] = this.band(latitude, radius);
-      const { byLatitude } = this.positions;
-      const found: { position: number; miles: number }[] = [];
-      for (let k = from; k < to; k++) {
-        const position = byLatitude[k]!;
-        const miles = this.milesTo(position, latitude, longitude);
-        if (miles <= radius) found.push({ position, miles });
-      }
-      found.sort((a, b) => a.miles - b.miles || a.position - b.position);
-      const parts = found.map(({ position }) => slice(this.byPosition, position));
-      const ordinals = new Int32Array(parts.reduce((sum, part) => sum + part.length, 0));
-      let at = 0;
-      for (const part of parts) {
-        ordinals.set(part, at);
-        at += part.length;
-      }
-      if (!byDistance) ordinals.sort();
-      return { ordinals };
+    const key = `${latitude},${longitude},${radius}`;
+    const found = this.nearCache.getOrCompute(key, () => {
+      const { byCell, latitude: lat, longitude: lon, cosLatitude } = this.positions;
+      // The haversine's h (the squared half-chord, which grows with the distance) against the
+      // radius's: no arcsine per position. Each hit as one number, h (to 1e-12) above its
+      // position: one native sort orders them nearest first.
+      const cosCenter = Math.cos(latitude * RADIANS);
+      const reach = Math.sin(radius / (2 * EARTH_RADIUS_MILES)) ** 2;
+      const keys: number[] = [];
+      for (const [from, to] of this.cellsNear(latitude, radius, longitude))
+        for (let k = from; k < to; k++) {
+          const position = byCell[k]!;
+          const h =
+            Math.sin((lat[position]! - latitude) * HALF_RADIANS) ** 2 +
+            cosCenter * cosLatitude[position]! * Math.sin((lon[position]! - longitude) * HALF_RADIANS) ** 2;
+          if (h <= reach) keys.push(Math.round(h * 1e12) * POSITION_SPAN + position);
+        }
+      const sorted = Float64Array.from(keys).sort();
+      const positions = Int32Array.from(sorted, (key) => key % POSITION_SPAN);
+      let total = 0;
+      for (let k = 0; k < positions.length; k++) total += this.groupSize(positions[k]!);
+      return { positions, total, lists: {} as Partial<Record<"distance" | "list", Int32Array>> };
     });
+    const { positions, total, lists } = found;
+    const order = byDistance ? "distance" : "list";
+    return {
+      positions,
+      total,
+      ordinals: () => {
+        let ordinals = lists[order];
+        if (ordinals === undefined) {
+          ordinals = new Int32Array(total);
+          let at = 0;
+          for (let k = 0; k < positions.length; k++) {
+            const part = slice(this.byPosition, positions[k]!);
+            ordinals.set(part, at);
+            at += part.length;
+          }
+          if (!byDistance) ordinals.sort();
+          lists[order] = ordinals;
+        }
+        return ordinals;
+      },
+    };
+  }
+
+  /** A page of near's entries nearest first, read from its positions without listing them all. */
+  nearPage(matches: NearMatches, offset: number, limit: number): number[] {
+    const out: number[] = [];
+    let skip = offset;
+    for (let k = 0; k < matches.positions.length && out.length < limit; k++) {
+      const part = slice(this.byPosition, matches.positions[k]!);
+      if (skip >= part.length) {
+        skip -= part.length;
+        continue;
+      }
+      for (let i = skip; i < part.length && out.length < limit; i++) out.push(part[i]!);
+      skip = 0;
+    }
+    return out;
+  }
+
+  private groupSize(position: number): number {
+    return this.byPosition.offsets[position + 1]! - this.byPosition.offsets[position]!;
   }
 
   /** Miles from a point to an entry's position, null when the entry has none. */
@@ -357,17 +439,26 @@ function entryPositions(data: DirectoryData): { positionOf: Int32Array; position
     if (position < 0 && columns.city[i]! >= 0) position = cityPosition(columns.city[i]!, columns.state[i]!);
     positionOf[i] = position;
   }
-  const latitude = Float64Array.from(latitudes);
-  const byLatitude = Int32Array.from(latitudes, (_, i) => i).sort((a, b) => latitude[a]! - latitude[b]! || a - b);
+  const byCell = Int32Array.from(latitudes, (_, i) => i);
+  const cellKey = Float64Array.from(latitudes, (latitude, i) => cellOf(latitude, longitudes[i]!));
+  byCell.sort((a, b) => cellKey[a]! - cellKey[b]! || a - b);
+  const cells = new Map<number, [number, number, number]>();
+  for (let k = 0; k < byCell.length; ) {
+    const cell = cellKey[byCell[k]!]!;
+    let end = k + 1;
+    while (end < byCell.length && cellKey[byCell[end]!] === cell) end++;
+    cells.set(cell, [k, end, 0]);
+    k = end;
+  }
   return {
     positionOf,
     count: latitudes.length,
     positions: {
-      latitude,
+      latitude: Float64Array.from(latitudes),
       longitude: Float64Array.from(longitudes),
-      byLatitude,
-      sortedLatitude: Float64Array.from(byLatitude, (p) => latitude[p]!),
-      entriesBefore: new Float64Array(0),
+      cosLatitude: Float64Array.from(latitudes, (latitude) => Math.cos(latitude * RADIANS)),
+      byCell,
+      cells,
     },
   };
 }

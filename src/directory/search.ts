@@ -65,8 +65,18 @@ export class DirectorySearch {
   search(filter: EndpointFilter, offset: number, limit: number): SearchResult {
     const sets = this.filterSets(filter);
     if (sets === null) return { total: 0, ordinals: [] };
+    const { near } = filter;
+    // near alone, nearest first: its page is read from its positions, nothing listed.
+    if (
+      near?.byDistance &&
+      sets.length === 0 &&
+      [filter.npi, filter.host, filter.url, filter.city].every((v) => v === undefined)
+    ) {
+      const matches = this.lookups.near(near.latitude, near.longitude, near.radius, true);
+      return { total: matches.total, ordinals: this.lookups.nearPage(matches, offset, limit) };
+    }
     const lists = this.lookupLists(filter);
-    if (lists.length > 0) return walk(lists, sets, offset, limit, filter.near?.byDistance === true);
+    if (lists.length > 0) return walk(lists, sets, offset, limit, near?.byDistance === true);
     // Without filters: every entry not removed, which are the first `listed` ordinals.
     const { listed } = this.data;
     if (sets.length === 0) {
@@ -127,7 +137,7 @@ export class DirectorySearch {
     const { lookups } = this;
     const sizes: number[] = [];
     if (filter.near) {
-      const { positions, entries } = lookups.nearSize(filter.near.latitude, filter.near.radius);
+      const { positions, entries } = lookups.nearSize(filter.near.latitude, filter.near.radius, filter.near.longitude);
       sizes.push(positions * WORK.check + entries * (filter.near.byDistance ? 1 : 20));
     }
     if (filter.npi !== undefined) sizes.push(lookups.npi(filter.npi).length);
@@ -145,7 +155,7 @@ export class DirectorySearch {
     const { lookups } = this;
     const lists: Int32Array[] = [];
     const { near } = filter;
-    if (near) lists.push(lookups.near(near.latitude, near.longitude, near.radius, near.byDistance).ordinals);
+    if (near) lists.push(lookups.near(near.latitude, near.longitude, near.radius, near.byDistance).ordinals());
     if (filter.npi !== undefined) lists.push(lookups.npi(filter.npi));
     if (filter.url !== undefined) lists.push(lookups.url(filter.url));
     if (filter.city !== undefined) lists.push(lookups.city(filter.city));

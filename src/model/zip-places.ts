@@ -36,7 +36,8 @@ export function zipPlaces(): Map<string, ZipPlace> {
   return table;
 }
 
-const EARTH_RADIUS_MILES = 3958.7613;
+/** The Earth's mean radius in miles (IUGG), which the haversine distances use. */
+export const EARTH_RADIUS_MILES = 3958.7613;
 const RADIANS = Math.PI / 180;
 
 /** Great-circle distance in miles between two positions in degrees (haversine, mean Earth radius). */

@@ -120,8 +120,8 @@ function organizationCost(
       return values.length * LOOKUP + pass(index.organizationEndpoints.length);
     case "near":
       return values.reduce((units, value) => {
-        const { latitude, miles } = parseNearValue(value);
-        const { positions, entries } = index.lookups.nearSize(latitude, miles);
+        const { latitude, longitude, miles } = parseNearValue(value);
+        const { positions, entries } = index.lookups.nearSize(latitude, miles, longitude);
         return units + positions * WORK.check + entries * 20;
       }, 0);
     default:

@@ -244,7 +244,7 @@ function organizationMatches(index: FhirIndex, { name, modifier, values }: Crite
       // Each entry within the distance marks its organization (all of its entries share its place).
       for (const value of values) {
         const { latitude, longitude, miles } = parseNearValue(value);
-        const { ordinals } = index.lookups.near(latitude, longitude, miles, false);
+        const ordinals = index.lookups.near(latitude, longitude, miles, false).ordinals();
         for (let k = 0; k < ordinals.length; k++) setBit(bits, developers + index.organizationOfOrdinal[ordinals[k]!]!);
       }
       return;

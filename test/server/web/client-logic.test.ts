@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { messageFor, type Problem, problemOf, retryAfterSeconds } from "../../../src/server/web/client/api";
 import { Pacer } from "../../../src/server/web/client/pacer";
+import { newestFirst, uptimeText } from "../../../src/server/web/client/rows";
 import {
   emptyFilters,
   exportUrl,
@@ -11,7 +12,6 @@ import {
   readBox,
   sortsFor,
 } from "../../../src/server/web/client/state";
-import { newestFirst, uptimeText } from "../../../src/server/web/client/views";
 
 describe("the address bar and the search it carries", () => {
   test("a shared link reads back into the same state and the same address", () => {

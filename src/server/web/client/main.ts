@@ -7,6 +7,7 @@ import { type Answer, getJson, messageFor, type Problem } from "./api";
 import { byId, clear, h } from "./dom";
 import { Pacer, TYPING_DEBOUNCE_MS } from "./pacer";
 import { developerView, type HistoryPoint, type ReportCard } from "./report-card-view";
+import { newestFirst } from "./rows";
 import {
   emptyFilters,
   endpointUrl,
@@ -30,7 +31,6 @@ import {
   count,
   exportLinks,
   formatDate,
-  newestFirst,
   noProbesYet,
   pagerLinks,
   rawLinks,

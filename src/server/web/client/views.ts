@@ -4,6 +4,7 @@ import type { CapabilityStats as CapabilityStatsRecord } from "../../../model/ca
 import type { CapabilitiesSchema, EndpointRecord } from "../../../model/endpoints";
 import { type Child, h, svg } from "./dom";
 import { APP_KIND_LABELS, OUTCOME_LABELS, SUPPORTS_LABELS, verdictStatusLabel } from "./labels";
+import { uptimeText } from "./rows";
 import { endpointUrl, exportUrl, MAX_PAGE, PAGE_SIZE, pageCount, pageUrl, type SearchState } from "./state";
 
 export interface Vendor {
@@ -242,43 +243,6 @@ export function exportLinks(state: SearchState, total: number): HTMLElement | nu
     ", ",
     link("fhir", "FHIR Bundle"),
   );
-}
-
-/** FHIR versions, newest first (an unknown one last): the order one organization's servers are shown in. */
-const VERSION_RANK = ["R5", "R4B", "R4", "STU3", "DSTU2"];
-const versionRank = (version: string) => {
-  const rank = VERSION_RANK.indexOf(version);
-  return rank === -1 ? VERSION_RANK.length : rank;
-};
-
-/**
- * A page's records with each organization's servers (the same vendor and name, next to each other
- * in the list's order) newest FHIR version first, so its first row, and that row's Copy, is the
- * URL an app wants; `index` maps each shown row back to its place in the answer (its `meta`).
- */
-export function newestFirst<T extends Pick<EndpointRecord, "vendorId" | "organizationName" | "fhirVersion">>(
-  records: T[],
-): { record: T; index: number }[] {
-  const rows = records.map((record, index) => ({ record, index }));
-  const out: typeof rows = [];
-  for (let start = 0; start < rows.length; ) {
-    const { vendorId, organizationName } = rows[start]!.record;
-    let end = start + 1;
-    while (
-      end < rows.length &&
-      organizationName !== null &&
-      rows[end]!.record.vendorId === vendorId &&
-      rows[end]!.record.organizationName === organizationName
-    )
-      end++;
-    out.push(
-      ...rows
-        .slice(start, end)
-        .sort((a, b) => versionRank(a.record.fhirVersion) - versionRank(b.record.fhirVersion) || a.index - b.index),
-    );
-    start = end;
-  }
-  return out;
 }
 
 const row = (label: string, ...value: Child[]) => h("div", {}, h("dt", {}, label), h("dd", {}, ...value));
@@ -567,17 +531,6 @@ export function readinessTable(stats: CapabilityStats, shown = 12): HTMLElement 
 }
 
 const percent = (value: number | null) => (value === null ? "no probes" : `${(value * 100).toFixed(2)} %`);
-
-/** Fewer probes than this in all, and an uptime is said as the probes it rests on, not a percentage. */
-const FEW_PROBES = 3;
-
-/** A window's uptime: a percentage, or, from fewer than a few probes, "1 probe, up" and the like. */
-export function uptimeText(value: number | null, recent: Availability["recent"]): string {
-  if (value === null || recent.length >= FEW_PROBES) return percent(value);
-  const up = recent.filter((p) => p.outcome === "success").length;
-  if (recent.length === 1) return `1 probe, ${up === 1 ? "up" : "down"}`;
-  return `${count(recent.length, "probe")}, ${up} up`;
-}
 
 const ms = (value: number | null) => (value === null ? "–" : `${NUMBER.format(value)} ms`);
 
