@@ -530,8 +530,6 @@ export function readinessTable(stats: CapabilityStats, shown = 12): HTMLElement 
   );
 }
 
-const percent = (value: number | null) => (value === null ? "no probes" : `${(value * 100).toFixed(2)} %`);
-
 const ms = (value: number | null) => (value === null ? "–" : `${NUMBER.format(value)} ms`);
 
 const DAY_MS = 86_400_000;
