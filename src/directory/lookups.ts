@@ -82,7 +82,7 @@ const MILES_PER_DEGREE_LONGITUDE = 69;
  * the committed ZIP table, else its city's ZIPs), each grouping the listed ordinals in list order.
  */
 export class EntryLookups {
-  private readonly npis: Float64Array;
+  private readonly npis = new Map<number, number>();
   private readonly byNpi: Groups;
   private readonly urlSlots: Int32Array;
   private readonly byUrl: Groups;
@@ -106,15 +106,21 @@ export class EntryLookups {
     const { columns, strings, listed } = data;
     const groupOf = new Int32Array(listed);
 
-    // NPI: distinct values sorted, each entry's rank among them.
-    const values: number[] = [];
-    for (let i = 0; i < listed; i++) if (columns.npi[i]! > 0) values.push(columns.npi[i]!);
-    const sorted = Float64Array.from(values).sort();
-    let distinct = 0;
-    for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[i - 1]) sorted[distinct++] = sorted[i]!;
-    this.npis = sorted.slice(0, distinct);
-    for (let i = 0; i < listed; i++) groupOf[i] = columns.npi[i]! > 0 ? lowerBound(this.npis, columns.npi[i]!) : -1;
-    this.byNpi = groupBy(groupOf, distinct);
+    // NPI: each distinct value numbered in order of first appearance.
+    for (let i = 0; i < listed; i++) {
+      const npi = columns.npi[i]!;
+      if (npi <= 0) {
+        groupOf[i] = -1;
+        continue;
+      }
+      let id = this.npis.get(npi);
+      if (id === undefined) {
+        id = this.npis.size;
+        this.npis.set(npi, id);
+      }
+      groupOf[i] = id;
+    }
+    this.byNpi = groupBy(groupOf, this.npis.size);
 
     // URL: an open-addressing table of the URL strings, the URL column as groups.
     this.urlSlots = new Int32Array(2 ** Math.ceil(Math.log2(strings.urls.length * 2 + 2))).fill(-1);
@@ -183,8 +189,7 @@ export class EntryLookups {
 
   /** The listed entries with this NPI (a number of 10 digits), in list order. */
   npi(npi: number): Int32Array {
-    const at = lowerBound(this.npis, npi);
-    return this.npis[at] === npi ? slice(this.byNpi, at) : EMPTY;
+    return slice(this.byNpi, this.npis.get(npi) ?? -1);
   }
 
   /** The listed entries of this canonical URL, in list order. */
@@ -407,13 +412,33 @@ function entryPositions(data: DirectoryData): { positionOf: Int32Array; position
     }
     return id;
   };
+  // Per 5-digit ZIP (a ZIP+4's many spellings share it): its position, found once.
+  const ofZip5 = new Map<string, number>();
   const ofZip = Int32Array.from(strings.zipCodes, (zip) => {
-    const place = /^\d{5}/.test(zip) ? table.get(zip.slice(0, 5)) : undefined;
-    return place === undefined ? -1 : positionAt(place.latitude, place.longitude);
+    const five = zip.slice(0, 5);
+    let position = ofZip5.get(five);
+    if (position === undefined) {
+      const place = /^\d{5}$/.test(five) ? table.get(five) : undefined;
+      position = place === undefined ? -1 : positionAt(place.latitude, place.longitude);
+      ofZip5.set(five, position);
+    }
+    return position;
   });
   const { sums, statesOf } = tableCities();
   const ofCity = new Map<string, number>();
+  // Per city and state index pair (entries share them): each pair's name is folded once.
+  const ofPair = new Map<number, number>();
+  const stateSpan = strings.states.length + 1;
   const cityPosition = (cityIndex: number, stateIndex: number) => {
+    const pair = cityIndex * stateSpan + stateIndex + 1;
+    let known = ofPair.get(pair);
+    if (known === undefined) {
+      known = cityPositionOf(cityIndex, stateIndex);
+      ofPair.set(pair, known);
+    }
+    return known;
+  };
+  const cityPositionOf = (cityIndex: number, stateIndex: number) => {
     const city = cityKey(strings.cities[cityIndex]!);
     const states = statesOf.get(city);
     const state = stateIndex >= 0 ? strings.states[stateIndex]! : states?.size === 1 ? [...states][0]! : null;

@@ -122,7 +122,7 @@ function organizationCost(
       return values.reduce((units, value) => {
         const { latitude, longitude, miles } = parseNearValue(value);
         const { positions, entries } = index.lookups.nearSize(latitude, miles, longitude);
-        return units + positions * WORK.check + entries * 20;
+        return units + positions * WORK.check + entries * 5;
       }, 0);
     default:
       return values.length * LOOKUP;
