@@ -133,8 +133,27 @@ const listAnswer = (query: string) => {
   );
   return JSON.stringify({ success: true, data: records, meta: { total, page, limit: 25, bases, ready, distance } });
 };
+// Two filters the list already had, for scale: their pages are scattered over the list too.
+const existing: [string, string[]][] = [
+  [
+    "state (an existing filter)",
+    spread(
+      (o) => (columns.state[o]! >= 0 ? `state=${strings.states[columns.state[o]!]}&page=${1 + (o % 40)}` : null),
+      SAMPLES,
+    ),
+  ],
+  [
+    "query (an existing filter)",
+    spread((o) => {
+      const name = columns.organizationName[o]! >= 0 ? strings.organizationNames[columns.organizationName[o]!]! : "";
+      const word = /[A-Za-z]{4,}/.exec(name)?.[0];
+      return word === undefined ? null : `query=${word.toLowerCase()}`;
+    }, SAMPLES),
+  ],
+];
 const shapes: [string, string[]][] = [
   ["unfiltered", Array.from({ length: 1000 }, (_, i) => `page=${i + 1}`)],
+  ...existing,
   ...Object.entries(samples).filter(([, queries]) => queries.length > 0),
 ];
 const ROUNDS = 8;
