@@ -12,7 +12,7 @@ import { Lru } from "./lru";
 const SORT_UNITS = 5;
 
 /** `near`: a point (a ZIP's, from the committed ZIP table) and a radius in miles. */
-export interface NearFilter {
+interface NearFilter {
   zip: string;
   latitude: number;
   longitude: number;

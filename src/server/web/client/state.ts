@@ -18,7 +18,7 @@ export type FilterKey = (typeof FILTER_KEYS)[number];
 export type Filters = Record<FilterKey, string>;
 
 /** The orders a person can choose (`sort=`), "" for the page's default: best match, or nearest first. */
-export const SORTS = ["", "relevance", "name", "distance"] as const;
+const SORTS = ["", "relevance", "name", "distance"] as const;
 export type Sort = (typeof SORTS)[number];
 
 export interface SearchState {

@@ -102,7 +102,7 @@ const statusBadge = (status: string) =>
  * there), never inside a word while those remain (the stylesheet breaks a part longer than the
  * line only as a last resort).
  */
-export function breakableUrl(url: string): HTMLElement {
+function breakableUrl(url: string): HTMLElement {
   const code = h("code", { class: "url" });
   for (const part of url.split(/(?<=[/.])/)) {
     code.append(part);
