@@ -117,7 +117,7 @@ for (const [n, viewport] of VIEWPORTS.entries()) {
         `${expected.meta.total} endpoint${expected.meta.total === 1 ? "" : "s"} match`,
       );
       const miles = (await p.locator("#list .vendor").allTextContents()).map((t) =>
-        Number(/([\d.]+) mi away/.exec(t)?.[1]),
+        Number(/([\d.]+)\s+mi away/.exec(t)?.[1]),
       );
       expect(miles.every((m) => !Number.isNaN(m) && m <= 25)).toBe(true);
       expect(miles).toEqual([...miles].sort((a, b) => a - b));

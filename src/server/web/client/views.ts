@@ -160,7 +160,9 @@ const NON_PRODUCTION_LABEL = () =>
  */
 export function resultRow(record: EndpointRecord, state: SearchState, basis?: string, miles?: number): HTMLLIElement {
   const name = record.organizationName ?? NO_NAME;
-  const where = [place(record), miles === undefined ? "" : `${miles.toFixed(1)} mi away`].filter(Boolean).join(" · ");
+  const where = [place(record), miles === undefined ? "" : `${miles.toFixed(1)}\u00a0mi away`]
+    .filter(Boolean)
+    .join(" · ");
   return h(
     "li",
     { class: "result" },
