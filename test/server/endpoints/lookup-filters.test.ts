@@ -199,6 +199,28 @@ for (const name of ["national", "demo"]) {
       expect(new Set(byName.data.map((e) => e.id))).toEqual(new Set(data.map((e) => e.id)));
     });
 
+    test("the exports take each filter: the same entries as the list, near's nearest first", async () => {
+      const { app, rows } = datasets[name]!;
+      const host = mostCommon(rows, (r) => hostOf(r.url));
+      for (const query of ["near=44195&radius=25", `host=${host}`, "npi=1234567890"]) {
+        const response = await app.handle(new Request(`http://localhost/api/v1/export?format=ndjson&${query}`));
+        // A bad check digit is refused by the export as by the list.
+        if (query.startsWith("npi=")) {
+          expect(response.status).toBe(400);
+          continue;
+        }
+        const listed = await all(name, query);
+        expect(response.status).toBe(200);
+        const exported = (await response.text())
+          .split("\n")
+          .filter(Boolean)
+          .map((line) => (JSON.parse(line) as { id: string }).id);
+        expect(exported).toEqual(listed.data.map((e) => e.id));
+        const csv = await app.handle(new Request(`http://localhost/api/v1/export?format=csv&${query}`));
+        expect((await csv.text()).trim().split("\n")).toHaveLength(listed.total + 1);
+      }
+    });
+
     test("near: bounds and errors", async () => {
       expect((await list(name, "near=44195&radius=101")).status).toBe(400);
       expect((await list(name, "radius=5")).status).toBe(400);
