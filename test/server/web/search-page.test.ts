@@ -335,6 +335,8 @@ describe("the search page in headless Chromium", () => {
         .evaluateAll((rects) => rects.map((r) => `${r.getAttribute("data-day")} ${r.getAttribute("class")}`));
       expect(days).toHaveLength(30);
       expect(days[0]).toBe("2026-10-23 day day-none");
+      // Its axis: the first and last day under its ends.
+      expect(await section.locator(".strip-days span").allTextContents()).toEqual(["2026-10-23", "2026-11-21"]);
       expect(days.slice(-4)).toEqual([
         "2026-11-18 day day-failed",
         "2026-11-19 day day-none",

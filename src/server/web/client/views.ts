@@ -648,6 +648,13 @@ export function availabilitySection(a: Availability): HTMLElement {
         { class: "chart" },
         h("figcaption", {}, `Each of the last ${STRIP_DAYS} days`),
         outcomeStrip(a.recent),
+        // The strip's axis: its first and last day (the image's name says them to a screen reader).
+        h(
+          "p",
+          { class: "strip-days", "aria-hidden": "true" },
+          h("span", {}, dailyOutcomes(a.recent)[0]?.day ?? ""),
+          h("span", {}, dailyOutcomes(a.recent).at(-1)?.day ?? ""),
+        ),
         h(
           "p",
           { class: "legend", "aria-hidden": "true" },
