@@ -1,8 +1,25 @@
 import { bitsetUnits, WORK } from "../model/request-caps";
-import { type Bitset, countBits, createBitset, intersectInto, selectBits, setBit } from "./bitset";
+import { type Bitset, countBits, createBitset, hasBit, intersectInto, selectBits, setBit } from "./bitset";
 import type { DirectoryData } from "./directory-data";
-import { prefixRange } from "./lower-bound";
+import { EntryLookups } from "./lookups";
+import { lowerBound, prefixRange } from "./lower-bound";
 import { Lru } from "./lru";
+
+/**
+ * Units per entry of putting a lookup's entries in list order (a native sort of 32-bit ordinals,
+ * about 60 ns each at 100,000): a domain of several hosts, near in the default order.
+ */
+const SORT_UNITS = 5;
+
+/** `near`: a point (a ZIP's, from the committed ZIP table) and a radius in miles. */
+interface NearFilter {
+  zip: string;
+  latitude: number;
+  longitude: number;
+  radius: number;
+  /** Nearest first (the default with `near`), else the list's default order. */
+  byDistance: boolean;
+}
 
 export interface EndpointFilter {
   /** Folded query words; each must be the prefix of some word of the organization name. */
@@ -19,6 +36,15 @@ export interface EndpointFilter {
   ready?: string[];
   /** `production` or `non-production` (src/model/environment.ts). */
   environment?: string;
+  /** A 10-digit NPI with a valid check digit, as a number. */
+  npi?: number;
+  /** A host name or domain, lowercased: the entries of its URLs' hosts and of every host under it. */
+  host?: string;
+  /** A canonical base URL (src/model/identity.ts). */
+  url?: string;
+  /** A folded city name (src/directory/lookups.ts, cityKey). */
+  city?: string;
+  near?: NearFilter;
 }
 
 export interface SearchResult {
@@ -34,14 +60,32 @@ export class DirectorySearch {
   private readonly prefixCache = new Lru<Bitset>(256);
   private readonly totals = new Lru<number>(10_000);
   private readonly scratch: Bitset;
+  /** The indexes of the lookup filters (npi, host, url, city, near). */
+  readonly lookups: EntryLookups;
 
   constructor(private readonly data: DirectoryData) {
     this.scratch = createBitset(data.size);
+    this.lookups = new EntryLookups(data);
   }
 
   search(filter: EndpointFilter, offset: number, limit: number): SearchResult {
     const sets = this.filterSets(filter);
     if (sets === null) return { total: 0, ordinals: [] };
+    const { near } = filter;
+    // near alone, nearest first: its page is read from its positions, nothing listed.
+    if (
+      near?.byDistance &&
+      sets.length === 0 &&
+      [filter.npi, filter.host, filter.url, filter.city].every((v) => v === undefined)
+    ) {
+      const matches = this.lookups.near(near.latitude, near.longitude, near.radius, true);
+      return { total: matches.total, ordinals: this.lookups.nearPage(matches, offset, limit) };
+    }
+    const lists = this.lookupLists(filter);
+    // One lookup filter alone: its list is the answer, in its order.
+    if (lists.length === 1 && sets.length === 0)
+      return { total: lists[0]!.length, ordinals: Array.from(lists[0]!.subarray(offset, offset + limit)) };
+    if (lists.length > 0) return walk(lists, sets, offset, limit, near?.byDistance === true);
     // Without filters: every entry not removed, which are the first `listed` ordinals.
     const { listed } = this.data;
     if (sets.length === 0) {
@@ -83,10 +127,59 @@ export class DirectorySearch {
       (filter.hasResource?.length ?? 0) +
       (filter.supports?.length ?? 0) +
       (filter.ready?.length ?? 0) +
-      [filter.vendor, filter.state, filter.fhirVersion, filter.access, filter.smartSupported].filter(
-        (value) => value !== undefined,
-      ).length;
-    return query + (sets + 1) * bitset + limit * WORK.resource;
+      [
+        filter.vendor,
+        filter.state,
+        filter.fhirVersion,
+        filter.access,
+        filter.smartSupported,
+        filter.environment,
+      ].filter((value) => value !== undefined).length;
+    const lists = this.lookupSizes(filter);
+    // A lookup filter walks its shortest list (a near one: its own), testing each entry in every
+    // other set and list; without one, the sets are combined whole.
+    const walked = lists.length === 0 ? 0 : filter.near?.byDistance ? lists[0]! : Math.min(...lists);
+    const combined =
+      lists.length === 0
+        ? (sets + 1) * bitset
+        : lists.length === 1 && sets === 0
+          ? 0
+          : (sets + lists.length) * (walked + 1);
+    return query + combined + lists.reduce((sum, size) => sum + size, 0) + limit * WORK.resource;
+  }
+
+  /**
+   * The entries each lookup filter reads (near first), in work units: its postings, a domain's
+   * sort of many hosts' entries, near's test of each position in its latitude band.
+   */
+  private lookupSizes(filter: EndpointFilter): number[] {
+    const { lookups } = this;
+    const sizes: number[] = [];
+    if (filter.near) {
+      const { positions, entries } = lookups.nearSize(filter.near.latitude, filter.near.radius, filter.near.longitude);
+      sizes.push(positions * WORK.check + entries * (filter.near.byDistance ? 1 : SORT_UNITS));
+    }
+    if (filter.npi !== undefined) sizes.push(lookups.npi(filter.npi).length);
+    if (filter.url !== undefined) sizes.push(lookups.url(filter.url).length);
+    if (filter.city !== undefined) sizes.push(lookups.city(filter.city).length);
+    if (filter.host !== undefined) {
+      const { entries, hosts } = lookups.hostSize(filter.host);
+      sizes.push(hosts > 1 ? entries * SORT_UNITS : entries);
+    }
+    return sizes;
+  }
+
+  /** The lists of the lookup filters: near's first (in its order), then the others in list order. */
+  private lookupLists(filter: EndpointFilter): Int32Array[] {
+    const { lookups } = this;
+    const lists: Int32Array[] = [];
+    const { near } = filter;
+    if (near) lists.push(lookups.near(near.latitude, near.longitude, near.radius, near.byDistance).ordinals());
+    if (filter.npi !== undefined) lists.push(lookups.npi(filter.npi));
+    if (filter.url !== undefined) lists.push(lookups.url(filter.url));
+    if (filter.city !== undefined) lists.push(lookups.city(filter.city));
+    if (filter.host !== undefined) lists.push(lookups.host(filter.host));
+    return lists;
   }
 
   /** The bitsets to intersect; null when a filter value matches nothing at all. */
@@ -127,3 +220,25 @@ export class DirectorySearch {
 }
 
 export const filterKey = (filter: EndpointFilter) => JSON.stringify(filter);
+
+/**
+ * The page of a search with lookup filters: walks the first list when `inOrder` (near's, nearest
+ * first), else the shortest (all are ascending then), keeping each entry that every set and every
+ * other list has (membership by binary search: those lists are ascending).
+ */
+function walk(lists: Int32Array[], sets: Bitset[], offset: number, limit: number, inOrder: boolean): SearchResult {
+  let driver = 0;
+  if (!inOrder) for (let i = 1; i < lists.length; i++) if (lists[i]!.length < lists[driver]!.length) driver = i;
+  const ordered = lists[driver]!;
+  const others = lists.filter((_, i) => i !== driver);
+  const ordinals: number[] = [];
+  let total = 0;
+  next: for (let k = 0; k < ordered.length; k++) {
+    const ordinal = ordered[k]!;
+    for (const bits of sets) if (!hasBit(bits, ordinal)) continue next;
+    for (const list of others) if (list[lowerBound(list, ordinal)] !== ordinal) continue next;
+    if (total >= offset && ordinals.length < limit) ordinals.push(ordinal);
+    total++;
+  }
+  return { total, ordinals };
+}

@@ -209,9 +209,17 @@ export class DatasetSnapshot {
     offset: number,
     limit: number,
     sort?: ListSort,
-  ): { total: number; records: EndpointRecord[]; bases: FhirVersionBasis[]; ready: Ready[][] } {
+  ): {
+    total: number;
+    records: EndpointRecord[];
+    bases: FhirVersionBasis[];
+    ready: Ready[][];
+    /** With `near`: each record's miles from its point, to 0.01 mile. */
+    distance?: number[];
+  } {
     const { total, ordinals } =
       sort === "relevance" ? this.relevance.page(filter, offset, limit) : this.search.search(filter, offset, limit);
+    const { near } = filter;
     const readySets = READY.map((kind) => this.data.facets.ready.get(kind));
     return {
       total,
@@ -220,6 +228,14 @@ export class DatasetSnapshot {
       ready: ordinals.map((ordinal) =>
         READY.filter((_, i) => readySets[i] !== undefined && hasBit(readySets[i], ordinal)),
       ),
+      ...(near
+        ? {
+            distance: ordinals.map(
+              (ordinal) =>
+                Math.round((this.search.lookups.milesOf(ordinal, near.latitude, near.longitude) ?? 0) * 100) / 100,
+            ),
+          }
+        : {}),
     };
   }
 

@@ -25,8 +25,11 @@ const commaListLength = (values: readonly string[]) => values.join(" , ").length
 const PAGE_MESSAGE = "page: must be a whole number from 1 to 1000";
 const LIMIT_MESSAGE = "limit: must be a whole number from 1 to 100";
 const MAX_QUERY_LENGTH = REQUEST_CAPS.valueChars;
-/** The list's orders besides its default one (`sort=`). */
-const LIST_SORTS = ["relevance"] as const;
+/** The list's orders (`sort=`): by name match, the default order, by distance from `near`. */
+const LIST_SORTS = ["relevance", "name", "distance"] as const;
+/** The most miles `radius` may reach, and its default. */
+export const MAX_RADIUS_MILES = 100;
+export const DEFAULT_RADIUS_MILES = 25;
 export type ListSort = (typeof LIST_SORTS)[number];
 
 export const ListQuery = t.Object(
@@ -109,6 +112,62 @@ export const ListQuery = t.Object(
         examples: ["production"],
       }),
     ),
+    npi: t.Optional(
+      t.String({
+        maxLength: 10,
+        pattern: "^[0-9]{10}$",
+        "x-error": "npi: must be a 10-digit National Provider Identifier",
+        description:
+          "Exact 10-digit NPI, as the vendor published it; its check digit must be valid (Luhn over `80840` and the first nine digits), else 400 naming it. Only entries published with an NPI can match.",
+        examples: ["1234567893"],
+      }),
+    ),
+    host: t.Optional(
+      t.String({
+        maxLength: 253,
+        pattern: "^[A-Za-z0-9_-]+(?:\\.[A-Za-z0-9_-]+)*\\.?$",
+        "x-error": "host: must be a host name or domain such as epic.com (no scheme, port or path)",
+        description:
+          "A host name or a domain, case-insensitive: entries whose URL's host is it or ends in `.` and it (`epic.com` finds `fhir.epic.com`, not `notepic.com`).",
+        examples: ["epic.com"],
+      }),
+    ),
+    url: t.Optional(
+      t.String({
+        maxLength: 2048,
+        pattern: "^[A-Za-z][A-Za-z0-9+.-]*://",
+        "x-error": "url: must be an absolute URL of at most 2048 characters",
+        description:
+          "Exact FHIR base URL, normalised as ids are (scheme and host lowercased, trailing slashes removed; the path is case-sensitive).",
+        examples: ["https://fhir.example.org/r4"],
+      }),
+    ),
+    city: t.Optional(
+      t.String({
+        maxLength: 100,
+        "x-error": "city: must be a city name of at most 100 characters",
+        description:
+          "The whole city name, case- and accent-insensitive, punctuation and spacing ignored (`st. louis` finds St. Louis). Only entries whose list gives a city can match.",
+        examples: ["Cleveland"],
+      }),
+    ),
+    near: t.Optional(
+      t.String({
+        maxLength: 10,
+        pattern: "^[0-9]{5}(?:-[0-9]{4})?$",
+        "x-error": "near: must be a 5-digit US ZIP code",
+        description: `A US ZIP code (ZIP+4 read as its first five digits): entries within \`radius\` miles of it, nearest first (\`sort=name\` for the default order), each one's distance in \`meta.distance\`. An entry is placed at its ZIP's point in the committed ZIP table, or, without a known ZIP, at the mean point of its city's ZIPs; entries with neither are not found. Straight-line miles, offline. A ZIP the table does not know → 400.`,
+        examples: ["44195"],
+      }),
+    ),
+    radius: t.Optional(
+      t.String({
+        pattern: "^(?:[0-9]{1,3})(?:\\.[0-9]{1,2})?$",
+        "x-error": `radius: must be a number of miles from 0 to ${MAX_RADIUS_MILES}, only beside near`,
+        description: `Miles from \`near\`'s ZIP, 0 to ${MAX_RADIUS_MILES} (default ${DEFAULT_RADIUS_MILES}); only beside \`near\`.`,
+        examples: ["25"],
+      }),
+    ),
     page: t.Optional(
       Type.Integer({
         minimum: 1,
@@ -121,9 +180,9 @@ export const ListQuery = t.Object(
     ),
     sort: t.Optional(
       oneOf(LIST_SORTS, {
-        "x-error": "sort: must be relevance, and only beside a query",
+        "x-error": "sort: must be relevance (beside a query), name, or distance (beside near)",
         description:
-          "`relevance`, beside a `query` only: whole-name matches first (as many words as the query, each starting with the query's word at its place), then names where every query word starts a word in the query's order, then the rest; ties in the default order. Without it, the default order.",
+          "`relevance`, beside a `query` only: whole-name matches first (as many words as the query, each starting with the query's word at its place), then names where every query word starts a word in the query's order, then the rest; ties in the default order (with `near`: nearest first). `name`: the default order. `distance`, beside `near` only: nearest first, which is also `near`'s order without `sort`. Without it, the default order, or nearest first with `near`.",
         examples: ["relevance"],
       }),
     ),
@@ -229,6 +288,12 @@ export const ListResponse = t.Object(
         description:
           "For each item of `data`, in order: the kinds of app its verdict says are ready (`ready=` values: patient-apps, provider-apps, backend-services); [] when none is (docs/api.md, Verdict).",
       }),
+      distance: t.Optional(
+        t.Array(t.Number({ minimum: 0 }), {
+          description:
+            "With `near` only: for each item of `data`, in order, its straight-line miles from the ZIP's point, to 0.01 mile (from its ZIP's point, or its city's).",
+        }),
+      ),
     }),
   },
   {

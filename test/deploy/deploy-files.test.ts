@@ -251,7 +251,7 @@ describe("Dockerfile", () => {
       "db/sample/manifest.json",
       "db/national/lists.json.zst",
       "db/national/provenance.json",
-      "src/pipeline/ingest/enrich/zip-places.tsv.gz",
+      "src/model/zip-places.tsv.gz",
       "package-lock.json",
       "litefs.yml",
     ]) {

@@ -4,13 +4,19 @@
  */
 export const FILTER_PARAMETERS = [
   "access",
+  "city",
   "environment",
   "fhirVersion",
   "hasResource",
+  "host",
+  "near",
+  "npi",
   "query",
+  "radius",
   "ready",
   "smartSupported",
   "state",
   "supports",
+  "url",
   "vendor",
 ] as const;

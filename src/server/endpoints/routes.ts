@@ -14,15 +14,14 @@ import {
   type SourceRecord,
   SourceResponse,
 } from "../../model/endpoints";
-import { WORK } from "../../model/request-caps";
 import { dataResponse, successBody } from "../http/answers";
-import { ApiError, validationError } from "../http/api-error";
+import { ApiError } from "../http/api-error";
 import { type Exchange, exchanges } from "../http/exchange";
 import { PER_ENTRY, routeOptions } from "../http/route-options";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, integerParams, NO_PARAMETERS } from "../http/strict-query";
 import { capabilitiesBody } from "./capabilities-body";
-import { listSort, toEndpointFilter } from "./filter";
+import { checkSearchCost, listSort, toEndpointFilter } from "./filter";
 import { withUnusableMeta } from "./unusable-meta";
 
 /** An id no entry has: 404 ENDPOINT_NOT_FOUND, from every by-id route. */
@@ -31,18 +30,6 @@ export const endpointNotFound = (): never => {
 };
 /** The error answers of a by-id route: every operation's, and 404 for an unknown id. */
 export const BY_ID_ERRORS = { ...API_ERRORS, 404: ErrorEnvelope };
-
-/**
- * Refuses a list search over the work budget (src/model/request-caps.ts, WORK) with 400
- * VALIDATION_ERROR, before any of its work: only the query's words can take it there (each is
- * a prefix range of the name index), so the message names `query`.
- */
-function checkListCost(units: number) {
-  if (units <= WORK.budget) return;
-  throw validationError(
-    `query: its words would read ${(units / WORK.budget).toFixed(1)} times the work one request may do; use longer or fewer words`,
-  );
-}
 
 /** The list's last page: page 1000 at most (the list's own bound; the export has every entry). */
 const LAST_PAGE = 1000;
@@ -124,8 +111,8 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
           const filter = toEndpointFilter(query);
           const page = query.page ?? 1;
           const limit = query.limit ?? 25;
-          checkListCost(snapshot.search.cost(filter, limit));
-          const { total, records, bases, ready } = snapshot.list(
+          checkSearchCost(snapshot.search.cost(filter, limit), filter);
+          const { total, records, bases, ready, distance } = snapshot.list(
             filter,
             (page - 1) * limit,
             limit,
@@ -135,7 +122,7 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
           return JSON.stringify({
             success: true,
             data: records,
-            meta: { total, page, limit, fhirVersionBasis: bases, ready },
+            meta: { total, page, limit, fhirVersionBasis: bases, ready, ...(distance ? { distance } : {}) },
           });
         });
       },
@@ -150,7 +137,7 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
           summary: "List endpoints",
           operationId: "listEndpoints",
           description:
-            "Filters combine with AND. Ordered by vendorName, then organizationName (entries without one last), then url, then id, case-insensitive (or, with `sort=relevance` beside a `query`, by how well names match it first); the same request always returns the same page. A page past the end returns `data: []` with the true `meta.total`. Unknown, repeated or malformed parameters → 400 VALIDATION_ERROR.",
+            "Filters combine with AND. Ordered by vendorName, then organizationName (entries without one last), then url, then id, case-insensitive (or, with `sort=relevance` beside a `query`, by how well names match it first; with `near`, nearest first unless `sort=name`); the same request always returns the same page. A page past the end returns `data: []` with the true `meta.total`. Unknown, repeated or malformed parameters → 400 VALIDATION_ERROR.",
           tags: ["Endpoints"],
           responses: {
             200: { description: "OK", headers: { Link: { $ref: "#/components/headers/Link" } } },

@@ -3,7 +3,7 @@ import { Elysia, t } from "elysia";
 import type { TrustProxy } from "../../config";
 import type { Directory } from "../../directory/directory";
 import { type EndpointFilter, filterKey } from "../../directory/search";
-import { toEndpointFilter } from "../endpoints/filter";
+import { checkSearchCost, toEndpointFilter } from "../endpoints/filter";
 import { DATASET_ANSWER_HEADERS } from "../http/answers";
 import { ApiError, validationError } from "../http/api-error";
 import { clientGroup, clientIp } from "../http/client-ip";
@@ -180,6 +180,8 @@ function exportAnswer(
   // sandbox… src/model/environment.ts) only when `environment=` asks for them.
   const filter =
     formatName === "brands" && asked.environment === undefined ? { ...asked, environment: "production" } : asked;
+  // The export reads what one list page does, bar the records (streamed page by page).
+  checkSearchCost(snapshot.search.cost(filter, 0), filter);
   const format = FORMATS[formatName];
   const { request, received } = exchange;
   const origin = originOf(exchange);

@@ -196,7 +196,8 @@ export const FhirBundleSchema = t.Object(
 /**
  * The export's query: `format` plus exactly the list operation's filters, with the list's own
  * schemas (so they validate the same way and say the same in the docs). No `page` or `limit`:
- * the export returns every matching entry; no `sort`: it comes in the default order.
+ * the export returns every matching entry; no `sort`: it comes in the default order (with `near`,
+ * nearest first, as the list without `sort`).
  */
 export const ExportQuery = t.Object(
   {

@@ -1,6 +1,7 @@
 import { type Bitset, createBitset } from "../../directory/bitset";
 import type { DirectoryData } from "../../directory/directory-data";
 import { buildIdIndexInSteps, IdLookup } from "../../directory/id-lookup";
+import type { EntryLookups } from "../../directory/lookups";
 import { Lru } from "../../directory/lru";
 import type { DatasetSnapshot } from "../../directory/snapshot";
 import { SubstringIndex } from "../../directory/substring-index";
@@ -291,6 +292,8 @@ export class FhirIndex {
   readonly lastUpdated: string | null;
   readonly data: DirectoryData;
   readonly vendorNames: ReadonlyMap<string, string>;
+  /** The list's lookup indexes of the same version (Organization `near` reads its positions). */
+  readonly lookups: EntryLookups;
   readonly developers: readonly VendorRecord[];
   /** Per vendor string-table index: its developer position, -1 when the vendors table lacks it. */
   readonly developerOfVendor: Int32Array;
@@ -339,6 +342,7 @@ export class FhirIndex {
     this.lastUpdated = snapshot.stats.lastUpdated;
     this.data = data;
     this.vendorNames = vendorNames;
+    this.lookups = snapshot.search.lookups;
     this.developers = snapshot.vendors;
     this.developerOfVendor = tables.developerOfVendor;
     this.developerUpdated = tables.developerUpdated;

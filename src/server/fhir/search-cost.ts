@@ -3,6 +3,7 @@ import type { SubstringIndex } from "../../directory/substring-index";
 import { fold, words } from "../../directory/text";
 import { bitsetUnits, REQUEST_CAPS, WORK } from "../../model/request-caps";
 import type { FhirIndex, SearchedTable } from "./fhir-index";
+import { parseNearValue } from "./near-search";
 import { tooCostly } from "./outcome";
 import type { Criterion, ResourceType, SearchRequest } from "./search-params";
 
@@ -117,6 +118,12 @@ function organizationCost(
       return stringCost(substrings!, modifier, values) + pass(organizations);
     case "endpoint":
       return values.length * LOOKUP + pass(index.organizationEndpoints.length);
+    case "near":
+      return values.reduce((units, value) => {
+        const { latitude, longitude, miles } = parseNearValue(value);
+        const { positions, entries } = index.lookups.nearSize(latitude, miles, longitude);
+        return units + positions * WORK.check + entries * 5;
+      }, 0);
     default:
       return values.length * LOOKUP;
   }

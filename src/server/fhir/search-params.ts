@@ -2,13 +2,14 @@ import { words } from "../../directory/text";
 import { READY, SUPPORTS } from "../../model/capability-rules";
 import { REQUEST_CAPS, WHOLE_NUMBER } from "../../model/request-caps";
 import { parseDateValue } from "./date-search";
+import { parseNearValue } from "./near-search";
 import { checkFormat } from "./negotiate";
 import { invalid, notSupported, tooCostly } from "./outcome";
 
 export const RESOURCE_TYPES = ["Endpoint", "Organization"] as const;
 export type ResourceType = (typeof RESOURCE_TYPES)[number];
 
-type ParameterType = "token" | "string" | "reference" | "date";
+type ParameterType = "token" | "string" | "reference" | "date" | "special";
 
 interface SearchParameterInfo {
   type: ParameterType;
@@ -51,6 +52,13 @@ export const SEARCH_PARAMETERS: Record<ResourceType, Record<string, SearchParame
       type: "reference",
       target: "Endpoint",
       documentation: "Organizations referencing this Endpoint: `Endpoint/<id>`, `<id>` or the absolute URL.",
+    },
+    near: {
+      type: "special",
+      ours: "organization-near",
+      derived: true,
+      documentation:
+        "Organizations within a distance of a point, written as FHIR's Location `near`: `latitude|longitude|distance|units` (degrees; units `mi` or `km`, `km` when left out; at most 100 miles). An organization is placed at its ZIP's point in the directory's ZIP table, else at the mean point of its city's ZIPs (docs/api.md, Finding one provider); without either it is not found. A comma separates alternatives.",
     },
   },
   Endpoint: {
@@ -239,6 +247,7 @@ export function parseSearch(type: ResourceType, pairs: [string, string][], stric
             throw tooCostly(`${rawName}: at most ${REQUEST_CAPS.words} distinct words in a value`);
       // A malformed date is a 400 here, before any search runs (search.ts reads it again).
       if (parameter.type === "date") for (const one of criterion.values) parseDateValue(name, one);
+      if (parameter.type === "special") for (const one of criterion.values) parseNearValue(one);
       const { codes } = parameter;
       if (codes !== undefined)
         for (const one of criterion.values)

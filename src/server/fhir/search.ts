@@ -15,6 +15,7 @@ import { NPI_SYSTEM } from "../export/formats/fhir";
 import { FhirError } from "../http/operation-outcome";
 import { type DateInterval, parseDateValue } from "./date-search";
 import type { FhirIndex, SearchedTable } from "./fhir-index";
+import { parseNearValue } from "./near-search";
 import { CONNECTION_CODE, CONNECTION_SYSTEM, endpointStatus, endpointVersionCode } from "./resources";
 import { searchedTable } from "./search-cost";
 import type { Criterion, ResourceType, SearchRequest } from "./search-params";
@@ -239,6 +240,14 @@ function organizationMatches(index: FhirIndex, { name, modifier, values }: Crite
       return byColumn(c.city, strings("cities"));
     case "address-postalcode":
       return byColumn(c.zipCode, strings("zipCodes"));
+    case "near":
+      // Each entry within the distance marks its organization (all of its entries share its place).
+      for (const value of values) {
+        const { latitude, longitude, miles } = parseNearValue(value);
+        const ordinals = index.lookups.near(latitude, longitude, miles, false).ordinals();
+        for (let k = 0; k < ordinals.length; k++) setBit(bits, developers + index.organizationOfOrdinal[ordinals[k]!]!);
+      }
+      return;
     case "endpoint": {
       const wanted = new Uint8Array(index.endpointCount);
       let any = false;

@@ -18,20 +18,25 @@ export interface RateLimitOptions {
 /**
  * How many requests for one entry's parts (its record, capabilities, availability and source: the
  * routes declared `rateLimit: "per-entry"`) a client's window counts as one: what the search page
- * asks to show an entry. The first is counted, the next three are not, any further ones are.
+ * asks to show an entry. The first is counted, the next three are not, any further ones are. A
+ * developer's report card and its history (two parts) are counted the same way, per developer.
  */
 const ENTRY_PARTS = 4;
 
 /** An entry id as the API writes it; any other `:id` (unknown to the API) is counted like any request. */
 const ENTRY_ID = /^[0-9a-f]{64}$/;
+/** A vendor id as the registry writes them (db/vendors.json): lowercase words joined by hyphens. */
+const VENDOR_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
-/** The entry a per-entry route's request is for (its `:id`), else null. */
+/** The entry (or, under /vendors/, the developer) a per-entry route's request is for (its `:id`), else null. */
 function entryOf(exchange: Exchange): string | null {
   const segment = exchange.route?.entrySegment;
   if (segment === null || segment === undefined) return null;
   const target = exchange.target;
   const query = target.indexOf("?");
-  const id = (query === -1 ? target : target.slice(0, query)).split("/")[segment] ?? "";
+  const parts = (query === -1 ? target : target.slice(0, query)).split("/");
+  const id = parts[segment] ?? "";
+  if (parts[segment - 1] === "vendors") return id.length <= 100 && VENDOR_ID.test(id) ? `vendor/${id}` : null;
   return ENTRY_ID.test(id) ? id : null;
 }
 

@@ -6,6 +6,7 @@ import { HistoryResponse, VendorReportResponse, VendorReportsResponse } from "..
 import { dataResponse } from "../http/answers";
 import { ApiError, validationError } from "../http/api-error";
 import { exchanges } from "../http/exchange";
+import { PER_ENTRY, routeOptions } from "../http/route-options";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, NO_PARAMETERS } from "../http/strict-query";
 import { reportCsv } from "./report-csv";
@@ -81,6 +82,7 @@ const FIGURES_DOC =
 /** Report cards per developer and the directory's history (docs/api.md, "Report cards"). */
 export const reportRoutes = (directory: Directory) =>
   new Elysia({ name: "reports", normalize: false })
+    .use(routeOptions)
     .use(exchanges)
     .get(
       "/api/v1/vendors/report",
@@ -130,6 +132,7 @@ export const reportRoutes = (directory: Directory) =>
         );
       },
       {
+        rateLimit: PER_ENTRY as typeof PER_ENTRY,
         params: VendorId,
         query: NoQuery,
         transform: ({ request }) => checkRawQuery(request.url, NO_PARAMETERS),
@@ -158,6 +161,7 @@ export const reportRoutes = (directory: Directory) =>
         });
       },
       {
+        rateLimit: PER_ENTRY as typeof PER_ENTRY,
         params: VendorId,
         query: HistoryQuery,
         transform: ({ request }) => checkRawQuery(request.url, HISTORY_KEYS),

@@ -41,7 +41,8 @@ export function pageHtml({ script, stylesheet }: PageAssets): string {
 <div class="layout">
 <main id="main">
 <form id="search" role="search" action="/" method="get" aria-label="Search endpoints">
-<div class="field field-query"><label for="f-query">Organization name</label><input id="f-query" name="query" type="search" maxlength="200" autocomplete="off" spellcheck="false" placeholder="e.g. mercy hospital"></div>
+<div class="field field-query"><label for="f-query">Name, NPI, web address, or near a ZIP</label><input id="f-query" name="query" type="search" maxlength="200" autocomplete="off" spellcheck="false" placeholder="mercy hospital · 1234567893 · epic.com · near 44195" aria-describedby="f-query-hint"><small id="f-query-hint">An organization's name, a 10-digit NPI, a FHIR base URL or host (epic.com), or "near" and a ZIP code</small></div>
+<details id="more-filters" class="more-filters"><summary id="more-filters-summary">Filters</summary>
 <div class="filters">
 <div class="field"><label for="f-vendor">Vendor</label><select id="f-vendor" name="vendor"><option value="">Any vendor</option></select></div>
 <div class="field"><label for="f-state">State</label><select id="f-state" name="state"><option value="">Any state</option></select></div>
@@ -53,12 +54,14 @@ export function pageHtml({ script, stylesheet }: PageAssets): string {
 <div class="field"><label for="f-environment">Environment</label><select id="f-environment" name="environment"><option value="">Any</option><option value="production">Production</option><option value="non-production">Test, demo, sandbox</option></select></div>
 <div class="field"><label for="f-hasResource">Resources, all of</label><input id="f-hasResource" name="hasResource" type="text" autocomplete="off" spellcheck="false" placeholder="Patient, Observation" aria-describedby="f-hasResource-hint"><small id="f-hasResource-hint">Comma-separated FHIR types</small></div>
 </div>
+</details>
 <div class="actions"><button type="submit">Search</button><button type="button" id="clear" class="secondary">Clear</button></div>
 </form>
 <div id="message" class="message" role="alert" hidden></div>
 <section id="results" aria-labelledby="results-heading">
 <h2 id="results-heading" tabindex="-1">Results</h2>
 <p id="summary" class="summary" aria-live="polite" aria-atomic="true"></p>
+<div class="result-tools"><label for="f-sort">Sort by</label><select id="f-sort" name="sort"><option value="">Best first</option><option value="relevance">Name match</option><option value="name">Name</option><option value="distance">Distance</option></select><p id="downloads" class="downloads"></p></div>
 <ol id="list" class="results"></ol>
 <nav id="pager" class="pager" aria-label="Result pages"></nav>
 </section>

@@ -52,9 +52,7 @@ function rawItems(): RawListItem[] {
 
 /** ZIP → state of the committed ZIP table, read here on its own. */
 function zipStates(): Map<string, string> {
-  const text = new TextDecoder().decode(
-    Bun.gunzipSync(readFileSync(join(ROOT, "src/pipeline/ingest/enrich/zip-places.tsv.gz"))),
-  );
+  const text = new TextDecoder().decode(Bun.gunzipSync(readFileSync(join(ROOT, "src/model/zip-places.tsv.gz"))));
   return new Map(text.split("\n").flatMap((line) => (line ? [line.split("\t").slice(0, 2) as [string, string]] : [])));
 }
 

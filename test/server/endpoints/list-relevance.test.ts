@@ -64,9 +64,13 @@ describe("GET /api/v1/endpoints?sort=relevance", () => {
   });
 
   test("a bad value, or relevance without a query, is a 400 that says so", async () => {
-    const bad = await list("?query=cleveland&sort=name");
+    const bad = await list("?query=cleveland&sort=best");
     expect(bad.status).toBe(400);
-    expect(bad.body.error.message).toBe("sort: must be relevance, and only beside a query");
+    expect(bad.body.error.message).toBe("sort: must be relevance (beside a query), name, or distance (beside near)");
+    // name is the default order, spelled out.
+    expect(orgNames((await list("?query=cleveland&sort=name")).body)).toEqual(
+      orgNames((await list("?query=cleveland")).body),
+    );
     for (const query of ["?sort=relevance", "?sort=relevance&query=%20%20", "?sort=relevance&vendor=epic"]) {
       const alone = await list(query);
       expect(alone.status).toBe(400);

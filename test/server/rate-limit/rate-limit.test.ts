@@ -88,6 +88,20 @@ describe("rate limiting (fixed window per client)", () => {
     expect((await get(app, "/api/v1/endpoints/nope/capabilities")).status).toBe(429);
   });
 
+  test("a developer's report card and its history, as its page asks them, cost one request", async () => {
+    const { app } = limitedApp(2);
+    const remaining = async (path: string) => {
+      const answer = await get(app, path);
+      expect(answer.status).toBe(200);
+      return answer.response.headers.get("ratelimit-remaining");
+    };
+    expect(await remaining("/api/v1/vendors/epic/report")).toBe("1");
+    expect(await remaining("/api/v1/vendors/epic/report/history")).toBe("1");
+    // Another developer's card is another request.
+    expect(await remaining("/api/v1/vendors/oracle-health/report")).toBe("0");
+    expect((await get(app, "/api/v1/vendors/meditech/report")).status).toBe(429);
+  });
+
   test("/health and the docs are never limited", async () => {
     const { app } = limitedApp(1);
     await get(app, "/api/v1/stats");

@@ -1,7 +1,17 @@
 import { describe, expect, test } from "bun:test";
 import { messageFor, type Problem, problemOf, retryAfterSeconds } from "../../../src/server/web/client/api";
 import { Pacer } from "../../../src/server/web/client/pacer";
-import { emptyFilters, listUrl, normaliseFilter, pageUrl, parseState } from "../../../src/server/web/client/state";
+import { newestFirst, uptimeText } from "../../../src/server/web/client/rows";
+import {
+  emptyFilters,
+  exportUrl,
+  listUrl,
+  normaliseFilter,
+  pageUrl,
+  parseState,
+  readBox,
+  sortsFor,
+} from "../../../src/server/web/client/state";
 
 describe("the address bar and the search it carries", () => {
   test("a shared link reads back into the same state and the same address", () => {
@@ -35,6 +45,39 @@ describe("the address bar and the search it carries", () => {
     // Characters that mean something in a URL survive the round trip.
     const odd = parseState(`?query=${encodeURIComponent("O'Brien & Sons #1")}`);
     expect(parseState(pageUrl(odd).slice(1)).filters.query).toBe("O'Brien & Sons #1");
+  });
+});
+
+describe("the one search box", () => {
+  test("reads an NPI, a ZIP, a URL, a host or a name, as a person means them", () => {
+    expect(readBox("1234567893")).toEqual({ kind: "npi", value: "1234567893" });
+    expect(readBox("near 44195")).toEqual({ kind: "near", value: "44195" });
+    expect(readBox("NEAR 44195-1234")).toEqual({ kind: "near", value: "44195" });
+    expect(readBox("44195")).toEqual({ kind: "near", value: "44195" });
+    expect(readBox("https://fhir.epic.com/api/FHIR/R4/")).toEqual({
+      kind: "url",
+      value: "https://fhir.epic.com/api/FHIR/R4/",
+    });
+    expect(readBox("Epic.com")).toEqual({ kind: "host", value: "epic.com" });
+    expect(readBox("fhir.cleveland-clinic.org")).toEqual({ kind: "host", value: "fhir.cleveland-clinic.org" });
+    // Names, even with dots or digits in them, stay names.
+    for (const name of ["St. Mary's", "mercy hospital", "Clinic 21", "123456789", "Dr.Smith Clinic", "1.5"])
+      expect(readBox(name).kind).toBe("query");
+  });
+
+  test("the list, its order and the download ask for what the box was read as", () => {
+    expect(listUrl(parseState("?query=1234567893"))).toBe("/api/v1/endpoints?npi=1234567893");
+    expect(listUrl(parseState("?query=epic.com&state=OH"))).toBe("/api/v1/endpoints?host=epic.com&state=OH");
+    const near = parseState("?query=near%2044195");
+    expect(listUrl(near)).toBe("/api/v1/endpoints?near=44195");
+    expect(sortsFor(near)).toEqual(["name", "distance"]);
+    expect(listUrl({ ...near, sort: "name" })).toBe("/api/v1/endpoints?near=44195&sort=name");
+    expect(pageUrl({ ...near, sort: "name" })).toBe("/?query=near+44195&sort=name");
+    expect(sortsFor(parseState("?query=mercy"))).toEqual(["relevance", "name"]);
+    expect(listUrl(parseState("?query=mercy&sort=name"))).toBe("/api/v1/endpoints?query=mercy&sort=name");
+    // An order the search cannot have is left out.
+    expect(listUrl(parseState("?state=OH&sort=distance"))).toBe("/api/v1/endpoints?state=OH");
+    expect(exportUrl(near, "csv")).toBe("/api/v1/export?format=csv&near=44195");
   });
 });
 
@@ -76,5 +119,40 @@ describe("as-you-type pacing", () => {
     expect(pacer.delay(3_000)).toBe(57_000);
     expect(pacer.delay(59_950)).toBe(50);
     expect(pacer.delay(60_000)).toBe(0);
+  });
+});
+
+describe("what a row and a record say", () => {
+  const probe = (outcome: string) => ({
+    at: "2026-11-03T04:00:00Z",
+    outcome,
+    httpStatus: 200,
+    responseTimeMs: 90,
+    error: null,
+  });
+
+  test("uptime from one or two probes is said as the probes, not a percentage", () => {
+    expect(uptimeText(1, [probe("success")])).toBe("1 probe, up");
+    expect(uptimeText(0, [probe("failed")])).toBe("1 probe, down");
+    expect(uptimeText(0.5, [probe("success"), probe("failed")])).toBe("2 probes, 1 up");
+    expect(uptimeText(1, [probe("success"), probe("success"), probe("success")])).toBe("100.00 %");
+    expect(uptimeText(null, [probe("success")])).toBe("no probes");
+  });
+
+  test("one organization's servers, newest FHIR version first; other rows keep their order", () => {
+    const row = (vendorId: string, organizationName: string | null, fhirVersion: string) => ({
+      vendorId,
+      organizationName,
+      fhirVersion,
+    });
+    const rows = [
+      row("epic", "Cleveland Clinic", "DSTU2"),
+      row("epic", "Cleveland Clinic", "R4"),
+      row("epic", "Cleveland Clinic", "STU3"),
+      row("oracle-health", "Cleveland Clinic", "DSTU2"),
+      row("epic", null, "DSTU2"),
+      row("epic", null, "R4"),
+    ];
+    expect(newestFirst(rows).map(({ index }) => index)).toEqual([1, 2, 0, 3, 4, 5]);
   });
 });

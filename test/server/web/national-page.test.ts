@@ -75,9 +75,15 @@ describe("the search page on the national directory", () => {
     expect(await first.locator(".vendor").textContent()).toStartWith("Epic Systems");
     const names = await p.locator("#list > li h3").allTextContents();
     expect(names.indexOf("MS - Cleveland Children's Clinic")).toBeGreaterThan(names.indexOf("Cleveland Clinic"));
+    // Epic publishes Cleveland Clinic at DSTU2 and R4: the newer is shown first, and its Copy copies it.
+    const versions = await p.locator("#list > li .facts div:first-child dd").allTextContents();
+    expect(versions.slice(0, 2)).toEqual(["R4", "DSTU2"]);
+    const url = await first.locator("code.url").textContent();
+    expect(url).toMatch(/\/R4$/);
+    expect(await first.locator("button.copy").getAttribute("data-copy")).toBe(url);
   }, 60_000);
 
-  it("says only the first 25,000 matches can be paged, and links to the export of them all", async () => {
+  it("says only the first 25,000 matches can be paged; any search links to the export of all its matches", async () => {
     const p = await open("/");
     await p.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
     const summary = await p.locator("#summary").textContent();
@@ -92,11 +98,13 @@ describe("the search page on the national directory", () => {
       "/api/v1/export?format=ndjson",
       "/api/v1/export?format=fhir",
     ]);
-    // A search whose matches all fit the pages has no such note.
+    // A search whose matches all fit the pages has no such note, and can be downloaded all the same.
     await open("/?vendor=epic");
     await p.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
     expect(await p.locator("#summary").textContent()).not.toContain("Only the first");
-    expect(await p.locator(".export-all").count()).toBe(0);
+    expect(await p.locator(".export-all a").evaluateAll((links) => links.map((a) => a.getAttribute("href")))).toEqual(
+      ["csv", "ndjson", "fhir"].map((format) => `/api/v1/export?format=${format}&vendor=epic`),
+    );
   }, 60_000);
 
   it('rows whose version rests on the certification say "R4 (inferred)"; versions a list states do not', async () => {

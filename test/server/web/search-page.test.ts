@@ -335,6 +335,8 @@ describe("the search page in headless Chromium", () => {
         .evaluateAll((rects) => rects.map((r) => `${r.getAttribute("data-day")} ${r.getAttribute("class")}`));
       expect(days).toHaveLength(30);
       expect(days[0]).toBe("2026-10-23 day day-none");
+      // Its axis: the first and last day under its ends.
+      expect(await section.locator(".strip-days span").allTextContents()).toEqual(["2026-10-23", "2026-11-21"]);
       expect(days.slice(-4)).toEqual([
         "2026-11-18 day day-failed",
         "2026-11-19 day day-none",
@@ -345,7 +347,14 @@ describe("the search page in headless Chromium", () => {
       expect(await section.locator("svg.response-line").getAttribute("aria-label")).toBe(
         "Response time of the last 2 probes, oldest to newest: from 182 ms to 240 ms, newest 182 ms",
       );
-      expect(await section.locator("svg.response-line polyline").getAttribute("points")).toMatch(/^4,\d+ 296,\d+$/);
+      expect(await section.locator("svg.response-line polyline").getAttribute("points")).toMatch(/^52,\d+ 292,\d+$/);
+      // Its axes carry their values: the most and no milliseconds, the first and last probe's day.
+      expect(await section.locator("svg.response-line text.scale").allTextContents()).toEqual([
+        "240 ms",
+        "0 ms",
+        "2026-11-20",
+        "2026-11-21",
+      ]);
       // The numbers are one click away.
       const table = section.locator("details.recent table");
       expect(await table.isVisible()).toBe(false);

@@ -8,7 +8,7 @@ import { join } from "node:path";
  */
 const ROOT = join(import.meta.dir, "..", "..", "..");
 const GENERATORS = [
-  { script: "tools/data/zip-table.ts", writes: "src/pipeline/ingest/enrich/zip-places.tsv.gz" },
+  { script: "tools/data/zip-table.ts", writes: "src/model/zip-places.tsv.gz" },
   { script: "tools/data/tld-list.ts", writes: "src/pipeline/ingest/hosts/public-tlds.txt" },
 ];
 

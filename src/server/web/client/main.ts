@@ -9,6 +9,7 @@ import { byId, clear, h } from "./dom";
 import { freshnessLine, freshnessPollMs } from "./freshness-line";
 import { Pacer, TYPING_DEBOUNCE_MS } from "./pacer";
 import { developerView, type HistoryPoint, type ReportCard } from "./report-card-view";
+import { newestFirst } from "./rows";
 import {
   emptyFilters,
   endpointUrl,
@@ -18,7 +19,9 @@ import {
   pageUrl,
   parseState,
   type SearchState,
+  type Sort,
   sameFilters,
+  sortsFor,
 } from "./state";
 import {
   type Availability,
@@ -58,6 +61,10 @@ const list = byId("list");
 const pager = byId("pager");
 const detail = byId("detail");
 const copyStatus = byId("copy-status");
+const sortSelect = byId<HTMLSelectElement>("f-sort");
+const downloads = byId("downloads");
+const moreFilters = byId<HTMLDetailsElement>("more-filters");
+const moreFiltersSummary = byId("more-filters-summary");
 
 let state = parseState(location.search);
 
@@ -113,13 +120,23 @@ function ensureOption(select: HTMLSelectElement, value: string) {
   if (value !== "" && ![...select.options].some((o) => o.value === value)) select.append(option(value, value));
 }
 
+/** Filters set besides the search box: the folded filters' summary counts them. */
+const filtersSet = (filters: Filters) => FILTER_KEYS.filter((key) => key !== "query" && filters[key] !== "").length;
+
 function writeForm(filters: Filters) {
   for (const key of FILTER_KEYS) {
     const control = controls[key];
     if (control instanceof HTMLSelectElement) ensureOption(control, filters[key]);
     control.value = filters[key];
   }
+  const set = filtersSet(filters);
+  moreFiltersSummary.textContent = set === 0 ? "Filters" : `Filters (${set} set)`;
+  // Unfolded where there is room, or when one is set (a shared link shows what it filters by).
+  if (set > 0 || WIDE.matches) moreFilters.open = true;
 }
+
+/** Where the filters have room beside the results without pushing them below the first screen. */
+const WIDE = matchMedia("(min-width: 760px)");
 
 function readForm(): Filters {
   const filters = emptyFilters();
@@ -181,6 +198,11 @@ form.addEventListener("submit", (event) => {
   const filters = readForm();
   if (state.id === null && sameFilters(filters, state.filters) && lastProblem === null) return;
   go({ filters, page: sameFilters(filters, state.filters) ? state.page : 1, id: null }, "push");
+});
+
+sortSelect.addEventListener("change", () => {
+  clearTimeout(typingTimer);
+  go({ ...state, sort: sortSelect.value as Sort, page: 1, id: null }, "push");
 });
 
 byId("clear").addEventListener("click", () => {
@@ -298,22 +320,27 @@ async function showResults(
   showMessage(null);
   const total = answer.meta?.total ?? answer.data.length;
   const bases = answer.meta?.fhirVersionBasis;
-  list.replaceChildren(...answer.data.map((record, i) => resultRow(record, current, bases?.[i])));
+  const distances = (answer.meta as { distance?: number[] } | undefined)?.distance;
+  // One organization's servers newest FHIR version first; `index` is the row's place in `meta`.
+  const shown = newestFirst(answer.data);
+  list.replaceChildren(
+    ...shown.map(({ record, index }) => resultRow(record, current, bases?.[index], distances?.[index])),
+  );
   // The "Ready for" badges: the kinds of app each row's verdict says are ready (`meta.ready`).
   const rows = list.querySelectorAll("li.result");
-  answer.meta?.ready?.forEach((kinds, i) => {
+  shown.forEach(({ index }, i) => {
+    const kinds = answer.meta?.ready?.[index];
     const row = rows[i];
-    if (row !== undefined)
+    if (row !== undefined && kinds !== undefined)
       showReadiness(
         row,
         kinds.map((value) => READY_KIND[value]),
       );
   });
-  pager.replaceChildren(
-    ...[...pagerLinks(current, total), exportLinks(current, total)].filter(
-      (c): c is HTMLElement => c instanceof HTMLElement,
-    ),
-  );
+  pager.replaceChildren(...pagerLinks(current, total).filter((c): c is HTMLElement => c instanceof HTMLElement));
+  downloads.replaceChildren(exportLinks(current, total) ?? "");
+  showSorts(current);
+  sortSelect.parentElement!.hidden = total === 0;
   summary.textContent = resultsSummary(current, total, answer.data.length);
   // A capability filter that matches nothing: say whether that is because nothing was probed.
   if (total === 0 && (current.filters.supports !== "" || current.filters.ready !== "")) {
@@ -326,6 +353,13 @@ async function showResults(
     const opened = row === null ? null : list.querySelector<HTMLElement>(`a[data-id="${CSS.escape(row)}"]`);
     (opened ?? byId("results-heading")).focus();
   }
+}
+
+/** The orders this search can have, the chosen one selected ("Best first": relevance, or nearest first). */
+function showSorts(current: SearchState) {
+  const sorts = sortsFor(current);
+  for (const option of sortSelect.options) option.hidden = option.value !== "" && !sorts.includes(option.value as Sort);
+  sortSelect.value = current.sort && sorts.includes(current.sort) ? current.sort : "";
 }
 
 async function showDetail(id: string, isCurrent: () => boolean, signal: AbortSignal, focus: boolean) {

@@ -93,7 +93,7 @@ function lineChart(
 ): HTMLElement {
   const width = 360;
   const height = 140;
-  const pad = { left: 8, right: 8, top: 10, bottom: 22 };
+  const pad = { left: 48, right: 8, top: 10, bottom: 22 };
   const values = series.flatMap(([, figure]) => points.map((p) => p.figures[figure] ?? null));
   const max = Math.max(1e-9, ...values.filter((v): v is number => v !== null));
   const x = (i: number) =>
@@ -122,6 +122,14 @@ function lineChart(
       y2: height - pad.bottom,
       class: "axis",
     }),
+    svg("line", { x1: pad.left, x2: pad.left, y1: pad.top, y2: height - pad.bottom, class: "axis" }),
+    // The values of the side axis, in the first series' own format (a share or a count).
+    svg("text", { x: pad.left - 4, y: pad.top + 4, "text-anchor": "end", class: "axis-label" }, series[0]![2](max)),
+    svg(
+      "text",
+      { x: pad.left - 4, y: height - pad.bottom, "text-anchor": "end", class: "axis-label" },
+      series[0]![2](0),
+    ),
     svg("text", { x: pad.left, y: height - 6, class: "axis-label" }, first?.day ?? ""),
     svg("text", { x: width - pad.right, y: height - 6, "text-anchor": "end", class: "axis-label" }, last?.day ?? ""),
   );
@@ -151,6 +159,15 @@ function lineChart(
 
 const count = (v: number | null) => (v === null ? "–" : NUMBER.format(v));
 
+/**
+ * A list as a person names it: where it is published, without the scheme ("open.epic.com/Endpoints/R4"),
+ * and the entries its last read found; not the registry's internal id.
+ */
+function listName(list: ReportCard["lists"][number]): string {
+  const where = list.publishedUrl.replace(/^https?:\/\//, "").replace(/\/$/, "");
+  return list.entries === null ? where : `${where} (${NUMBER.format(list.entries)} entries)`;
+}
+
 /** The developer's view: its list, certification, servers, and history. */
 export function developerView(card: ReportCard, asOf: string | null, history: HistoryPoint[]): HTMLElement[] {
   const { list, certification, servers } = card;
@@ -173,7 +190,8 @@ export function developerView(card: ReportCard, asOf: string | null, history: Hi
         "p",
         {},
         `${NUMBER.format(list.listed)} entries listed, ${NUMBER.format(list.unusable)} unusable. `,
-        ...card.lists.flatMap((l, i): Child[] => [i > 0 ? ", " : "", h("a", { href: l.publishedUrl }, l.id)]),
+        card.lists.length === 1 ? "Its list: " : `Its ${card.lists.length} lists: `,
+        ...card.lists.flatMap((l, i): Child[] => [i > 0 ? ", " : "", h("a", { href: l.publishedUrl }, listName(l))]),
       ),
       shareBars(
         "Listed entries that give each field",

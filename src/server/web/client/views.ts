@@ -4,6 +4,7 @@ import type { CapabilityStats as CapabilityStatsRecord } from "../../../model/ca
 import type { CapabilitiesSchema, EndpointRecord } from "../../../model/endpoints";
 import { type Child, h, svg } from "./dom";
 import { APP_KIND_LABELS, OUTCOME_LABELS, SUPPORTS_LABELS, verdictStatusLabel } from "./labels";
+import { uptimeText } from "./rows";
 import { endpointUrl, exportUrl, MAX_PAGE, PAGE_SIZE, pageCount, pageUrl, type SearchState } from "./state";
 
 export interface Vendor {
@@ -96,6 +97,20 @@ const statusBadge = (status: string) =>
     STATUS_TEXT[status] ?? status,
   );
 
+/**
+ * A URL as text that wraps where a person reads it in parts: after each `/` and `.` (a `<wbr>`
+ * there), never inside a word while those remain (the stylesheet breaks a part longer than the
+ * line only as a last resort).
+ */
+function breakableUrl(url: string): HTMLElement {
+  const code = h("code", { class: "url" });
+  for (const part of url.split(/(?<=[/.])/)) {
+    code.append(part);
+    if (/[/.]$/.test(part)) code.append(h("wbr"));
+  }
+  return code;
+}
+
 const copyButton = (url: string, what: string) =>
   h("button", { type: "button", class: "copy", "data-copy": url, "aria-label": `Copy the URL of ${what}` }, "Copy");
 
@@ -139,12 +154,15 @@ const NON_PRODUCTION_LABEL = () =>
   );
 
 /**
- * One result row: organization (a link to its detail), vendor, URL with copy button, FHIR
- * version (marked when inferred, `basis` from the list's `meta.fhirVersionBasis`), status.
+ * One result row: organization (a link to its detail), vendor, place (and, near a ZIP, `miles`
+ * from it: the list's `meta.distance`), URL with copy button, FHIR version (marked when
+ * inferred, `basis` from the list's `meta.fhirVersionBasis`), status.
  */
-export function resultRow(record: EndpointRecord, state: SearchState, basis?: string): HTMLLIElement {
+export function resultRow(record: EndpointRecord, state: SearchState, basis?: string, miles?: number): HTMLLIElement {
   const name = record.organizationName ?? NO_NAME;
-  const where = place(record);
+  const where = [place(record), miles === undefined ? "" : `${miles.toFixed(1)}\u00a0mi away`]
+    .filter(Boolean)
+    .join(" · ");
   return h(
     "li",
     { class: "result" },
@@ -158,7 +176,7 @@ export function resultRow(record: EndpointRecord, state: SearchState, basis?: st
       ),
       h("p", { class: "vendor" }, record.vendorName, where ? ` · ${where}` : ""),
     ),
-    h("div", { class: "url-line" }, h("code", { class: "url" }, record.url), copyButton(record.url, name)),
+    h("div", { class: "url-line" }, breakableUrl(record.url), copyButton(record.url, name)),
     h(
       "dl",
       { class: "facts" },
@@ -212,15 +230,15 @@ const pagedLimit = (total: number) =>
     ? ` Only the first ${NUMBER.format(PAGEABLE)} can be paged here: the export has all ${NUMBER.format(total)}.`
     : "";
 
-/** Links to the export of this search when its matches are more than the pages reach (CSV, NDJSON, FHIR), else null. */
+/** Links to the export of this search, every match (CSV, NDJSON, FHIR); null when nothing matches. */
 export function exportLinks(state: SearchState, total: number): HTMLElement | null {
-  if (total <= PAGEABLE) return null;
+  if (total === 0) return null;
   const link = (format: "csv" | "ndjson" | "fhir", text: string) =>
     h("a", { href: exportUrl(state, format), download: "" }, text);
   return h(
-    "p",
+    "span",
     { class: "export-all" },
-    `Download all ${NUMBER.format(total)}: `,
+    total === 1 ? "Download this result: " : `Download these ${NUMBER.format(total)} results: `,
     link("csv", "CSV"),
     ", ",
     link("ndjson", "NDJSON"),
@@ -279,7 +297,7 @@ export function recordSection(
       { class: "pairs" },
       row(
         "FHIR base URL",
-        h("code", { class: "url" }, r.url),
+        breakableUrl(r.url),
         unusable === null && " ",
         unusable === null && copyButton(r.url, r.organizationName ?? NO_NAME),
       ),
@@ -557,7 +575,6 @@ export function readinessTable(stats: CapabilityStats, shown = 12): HTMLElement 
   );
 }
 
-const percent = (value: number | null) => (value === null ? "no probes" : `${(value * 100).toFixed(2)} %`);
 const ms = (value: number | null) => (value === null ? "–" : `${NUMBER.format(value)} ms`);
 
 const DAY_MS = 86_400_000;
@@ -624,19 +641,24 @@ function outcomeStrip(recent: Availability["recent"]): SVGElement {
   );
 }
 
-/** The response times of the recent probes that had one, oldest to newest, as a line; null with fewer than two. */
+/**
+ * The response times of the recent probes that had one, oldest to newest, as a line over axes
+ * with their values (0 and the most milliseconds up the side, the first and last probe's day
+ * along the bottom); null with fewer than two.
+ */
 function responseLine(recent: Availability["recent"]): SVGElement | null {
-  const points = recent
-    .filter((p) => p.responseTimeMs !== null)
-    .map((p) => p.responseTimeMs!)
-    .reverse();
+  const probes = recent.filter((p) => p.responseTimeMs !== null).reverse();
+  const points = probes.map((p) => p.responseTimeMs!);
   if (points.length < 2) return null;
   const width = 300;
-  const height = 60;
+  const height = 80;
+  const left = 52;
+  const base = height - 18;
   const max = Math.max(...points);
   const min = Math.min(...points);
-  const x = (i: number) => Math.round((i / (points.length - 1)) * (width - 8)) + 4;
-  const y = (v: number) => Math.round(height - 6 - (v / Math.max(1, max)) * (height - 12));
+  const x = (i: number) => Math.round((i / (points.length - 1)) * (width - left - 8)) + left;
+  const y = (v: number) => Math.round(base - (v / Math.max(1, max)) * (base - 8));
+  const day = (at: string) => at.slice(0, 10);
   return svg(
     "svg",
     {
@@ -646,9 +668,13 @@ function responseLine(recent: Availability["recent"]): SVGElement | null {
       role: "img",
       "aria-label": `Response time of the last ${points.length} probes, oldest to newest: from ${ms(min)} to ${ms(max)}, newest ${ms(points.at(-1)!)}`,
     },
-    svg("line", { x1: 0, y1: height - 6, x2: width, y2: height - 6, class: "axis" }),
+    svg("line", { x1: left, y1: base, x2: width, y2: base, class: "axis" }),
+    svg("line", { x1: left, y1: 4, x2: left, y2: base, class: "axis" }),
     svg("polyline", { points: points.map((v, i) => `${x(i)},${y(v)}`).join(" "), class: "series" }),
-    svg("text", { x: 4, y: 10, class: "scale" }, ms(max)),
+    svg("text", { x: left - 4, y: 12, "text-anchor": "end", class: "scale" }, ms(max)),
+    svg("text", { x: left - 4, y: base, "text-anchor": "end", class: "scale" }, "0 ms"),
+    svg("text", { x: left, y: height - 4, class: "scale" }, day(probes[0]!.at)),
+    svg("text", { x: width, y: height - 4, "text-anchor": "end", class: "scale" }, day(probes.at(-1)!.at)),
   );
 }
 
@@ -665,6 +691,13 @@ export function availabilitySection(a: Availability): HTMLElement {
         { class: "chart" },
         h("figcaption", {}, `Each of the last ${STRIP_DAYS} days`),
         outcomeStrip(a.recent),
+        // The strip's axis: its first and last day (the image's name says them to a screen reader).
+        h(
+          "p",
+          { class: "strip-days", "aria-hidden": "true" },
+          h("span", {}, dailyOutcomes(a.recent)[0]?.day ?? ""),
+          h("span", {}, dailyOutcomes(a.recent).at(-1)?.day ?? ""),
+        ),
         h(
           "p",
           { class: "legend", "aria-hidden": "true" },
@@ -678,7 +711,9 @@ export function availabilitySection(a: Availability): HTMLElement {
     h(
       "dl",
       { class: "uptime" },
-      ...windows.map((w) => h("div", {}, h("dt", {}, `Uptime ${w}`), h("dd", {}, percent(a.uptime[w] ?? null)))),
+      ...windows.map((w) =>
+        h("div", {}, h("dt", {}, `Uptime ${w}`), h("dd", {}, uptimeText(a.uptime[w] ?? null, a.recent))),
+      ),
     ),
     h(
       "dl",

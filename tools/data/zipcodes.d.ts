@@ -4,6 +4,8 @@ declare module "zipcodes" {
     city: string;
     state: string;
     country: string;
+    latitude: number;
+    longitude: number;
   }
   export const codes: Record<string, ZipRow | undefined>;
 }

@@ -1,0 +1,182 @@
+/**
+ * The list's lookup filters: `bun run bench:lookup-filters [<database.sqlite>] [--requests 4000]`.
+ *
+ * 1. Build: the lookup indexes (src/directory/lookups.ts) of the dataset, timed as a snapshot
+ *    builds them when it opens, and the heap they add.
+ * 2. Budget: each filter's work units (DirectorySearch.cost, the request's whole cost at the
+ *    default page) for every sampled value, its largest against WORK.budget.
+ * 3. Rate: the list route's work for an answer not kept yet (parse, budget, search, records,
+ *    JSON), called in process for each new filter against the unfiltered list, rounds alternated
+ *    in the same run; each request another value (another NPI, host, URL, city or ZIP; the
+ *    unfiltered list another page). HTTP adds the same cost to every shape, so the served ratio is
+ *    nearer 100 % than this one. The target: each filter at 80 % of the unfiltered rate or better.
+ *
+ * The database defaults to the 1M generated one (BENCH_DB, as bench:fhir).
+ */
+import { Database } from "bun:sqlite";
+import { loadavg } from "node:os";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { loadConfig } from "../src/config";
+import { beginRead, openDatabase } from "../src/db/client";
+import { buildDirectoryData } from "../src/directory/build-data";
+import { openDirectory } from "../src/directory/directory";
+import { EntryLookups, hostOf } from "../src/directory/lookups";
+import { WORK } from "../src/model/request-caps";
+import { zipPlaces } from "../src/model/zip-places";
+import { toEndpointFilter } from "../src/server/endpoints/filter";
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { requests: { type: "string", default: "4000" } },
+});
+const ROOT = resolve(import.meta.dir, "..");
+const path =
+  positionals[0] ?? process.env.BENCH_DB ?? join(ROOT, "bench", "data", "endpoints-1000000-seed1-history400.sqlite");
+const requests = Number(values.requests);
+if (!Number.isInteger(requests) || requests < 10) {
+  console.error("usage: bun bench/lookup-filters.ts [<database.sqlite>] [--requests <n>]");
+  process.exit(2);
+}
+
+// 1. Build.
+const reader = new Database(path, { readonly: true });
+beginRead(reader);
+const data = buildDirectoryData(reader);
+reader.exec("COMMIT");
+reader.close();
+zipPlaces(); // read once per process: not the snapshot's cost
+Bun.gc(true);
+const heapBefore = process.memoryUsage().heapUsed;
+let started = performance.now();
+const first = new EntryLookups(data);
+const firstMs = performance.now() - started;
+started = performance.now();
+const again = new EntryLookups(data);
+const againMs = performance.now() - started;
+Bun.gc(true);
+const heapAfter = process.memoryUsage().heapUsed;
+if (first === again) throw new Error("two builds gave one object"); // keeps both alive until measured
+console.log(
+  `lookup indexes of ${data.listed} listed entries: ${firstMs.toFixed(0)} ms (the ZIP table's cities included), ${againMs.toFixed(0)} ms for the next version; about ${((heapAfter - heapBefore) / 2 ** 20).toFixed(0)} MB more heap (two sets alive) (load ${loadavg()[0]!.toFixed(1)})`,
+);
+
+// Sampled values: spread over the list, distinct.
+const { columns, strings, listed } = data;
+const spread = <T>(pick: (ordinal: number) => T | null, count: number): T[] => {
+  const out = new Set<T>();
+  for (let k = 0; k < listed && out.size < count; k += Math.max(1, Math.floor(listed / (count * 4)))) {
+    const value = pick(k);
+    if (value !== null) out.add(value);
+  }
+  return [...out];
+};
+const SAMPLES = 200;
+const domainOf = (host: string) => host.split(".").slice(-2).join(".");
+const samples: Record<string, string[]> = {
+  npi: spread((o) => (columns.npi[o]! > 0 ? `npi=${columns.npi[o]}` : null), SAMPLES),
+  "host (a host)": spread((o) => `host=${hostOf(strings.urls[columns.url[o]!]!)}`, SAMPLES),
+  "host (a domain)": spread((o) => `host=${domainOf(hostOf(strings.urls[columns.url[o]!]!)!)}`, SAMPLES),
+  url: spread((o) => `url=${encodeURIComponent(strings.urls[columns.url[o]!]!)}`, SAMPLES),
+  city: spread(
+    (o) => (columns.city[o]! >= 0 ? `city=${encodeURIComponent(strings.cities[columns.city[o]!]!)}` : null),
+    SAMPLES,
+  ),
+  "near, 25 miles": spread((o) => {
+    const zip = columns.zipCode[o]! >= 0 ? strings.zipCodes[columns.zipCode[o]!]!.slice(0, 5) : "";
+    return zipPlaces().has(zip) ? `near=${zip}` : null;
+  }, SAMPLES),
+  "near, 100 miles": spread((o) => {
+    const zip = columns.zipCode[o]! >= 0 ? strings.zipCodes[columns.zipCode[o]!]!.slice(0, 5) : "";
+    return zipPlaces().has(zip) ? `near=${zip}&radius=100` : null;
+  }, SAMPLES),
+  "near, 25 miles, by name": spread((o) => {
+    const zip = columns.zipCode[o]! >= 0 ? strings.zipCodes[columns.zipCode[o]!]!.slice(0, 5) : "";
+    return zipPlaces().has(zip) ? `near=${zip}&sort=name` : null;
+  }, SAMPLES),
+};
+
+const config = loadConfig({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" });
+const db = openDatabase(path);
+const directory = openDirectory(db, config);
+
+// 2. Budget.
+console.log(`\nwork units at limit=25 (budget ${WORK.budget.toLocaleString("en-US")}):`);
+const search = directory.current.search;
+for (const [name, queries] of Object.entries(samples)) {
+  if (queries.length === 0) continue;
+  const costs = queries.map((query) => {
+    const params = Object.fromEntries(new URLSearchParams(query));
+    return search.cost(toEndpointFilter(params as Parameters<typeof toEndpointFilter>[0]), 25);
+  });
+  const over = costs.filter((units) => units > WORK.budget).length;
+  console.log(
+    `  ${name.padEnd(26)} ${queries.length} values: largest ${Math.max(...costs).toLocaleString("en-US")}, median ${costs.sort((a, b) => a - b)[costs.length >> 1]!.toLocaleString("en-US")}${over > 0 ? `, ${over} over the budget (400)` : ""}`,
+  );
+}
+
+// 3. Rate: what the route does for a list request whose answer is not kept yet (parse, budget,
+// search, records, JSON), called directly: the route's kept answers would otherwise answer a
+// repeated URL, and HTTP adds the same cost to every shape. The unfiltered list reads a page of its
+// own each time; a filter another value each time.
+const snapshot = directory.current;
+const listAnswer = (query: string) => {
+  const params = Object.fromEntries(new URLSearchParams(query)) as Parameters<typeof toEndpointFilter>[0];
+  const filter = toEndpointFilter(params);
+  if (snapshot.search.cost(filter, 25) > WORK.budget) return "";
+  const page = Number(params.page ?? 1);
+  const { total, records, bases, ready, distance } = snapshot.list(
+    filter,
+    (page - 1) * 25,
+    25,
+    params.sort === "relevance" ? "relevance" : undefined,
+  );
+  return JSON.stringify({ success: true, data: records, meta: { total, page, limit: 25, bases, ready, distance } });
+};
+// Two filters the list already had, for scale: their pages are scattered over the list too.
+const existing: [string, string[]][] = [
+  [
+    "state (an existing filter)",
+    spread(
+      (o) => (columns.state[o]! >= 0 ? `state=${strings.states[columns.state[o]!]}&page=${1 + (o % 40)}` : null),
+      SAMPLES,
+    ),
+  ],
+  [
+    "query (an existing filter)",
+    spread((o) => {
+      const name = columns.organizationName[o]! >= 0 ? strings.organizationNames[columns.organizationName[o]!]! : "";
+      const word = /[A-Za-z]{4,}/.exec(name)?.[0];
+      return word === undefined ? null : `query=${word.toLowerCase()}`;
+    }, SAMPLES),
+  ],
+];
+const shapes: [string, string[]][] = [
+  ["unfiltered", Array.from({ length: 1000 }, (_, i) => `page=${i + 1}`)],
+  ...existing,
+  ...Object.entries(samples).filter(([, queries]) => queries.length > 0),
+];
+const ROUNDS = 8;
+const perRound = Math.ceil(requests / ROUNDS);
+const micros = new Map(shapes.map(([name]) => [name, 0]));
+const records = new Map(shapes.map(([name]) => [name, 0]));
+for (const [, queries] of shapes) for (const query of queries.slice(0, 20)) listAnswer(query); // warm-up
+for (let round = 0; round < ROUNDS; round++)
+  for (const [name, queries] of shapes) {
+    started = performance.now();
+    let bytes = 0;
+    for (let i = 0; i < perRound; i++) bytes += listAnswer(queries[(round * perRound + i) % queries.length]!).length;
+    micros.set(name, micros.get(name)! + (performance.now() - started) * 1000);
+    records.set(name, records.get(name)! + bytes);
+  }
+console.log(
+  `\n${perRound * ROUNDS} list answers each (limit 25), in process, ${ROUNDS} alternated rounds (load ${loadavg()[0]!.toFixed(1)}):`,
+);
+const base = micros.get("unfiltered")!;
+for (const [name] of shapes) {
+  const each = micros.get(name)! / (perRound * ROUNDS);
+  console.log(
+    `  ${name.padEnd(26)} ${each.toFixed(1).padStart(7)} µs/answer  ${((base / micros.get(name)!) * 100).toFixed(0).padStart(5)} % of the unfiltered list's rate  ${Math.round(records.get(name)! / (perRound * ROUNDS))} bytes`,
+  );
+}
+process.exit(0);

@@ -1,0 +1,489 @@
+import { EARTH_RADIUS_MILES, milesBetween, zipPlaces } from "../model/zip-places";
+import type { DirectoryData } from "./directory-data";
+import { lowerBound } from "./lower-bound";
+import { Lru } from "./lru";
+import { fold } from "./text";
+
+/** Ordinals grouped by a value: group g's are `ordinals[offsets[g]..offsets[g+1])`, ascending (list order). */
+interface Groups {
+  offsets: Int32Array;
+  ordinals: Int32Array;
+}
+
+/** Groups the listed ordinals by `groupOf[ordinal]` (-1: in no group), in one counting sort. */
+function groupBy(groupOf: Int32Array, groups: number): Groups {
+  const offsets = new Int32Array(groups + 1);
+  for (let i = 0; i < groupOf.length; i++) if (groupOf[i]! >= 0) offsets[groupOf[i]! + 1]!++;
+  for (let g = 1; g <= groups; g++) offsets[g]! += offsets[g - 1]!;
+  const fill = offsets.slice(0, groups);
+  const ordinals = new Int32Array(offsets[groups]!);
+  for (let i = 0; i < groupOf.length; i++) if (groupOf[i]! >= 0) ordinals[fill[groupOf[i]!]!++] = i;
+  return { offsets, ordinals };
+}
+
+const slice = ({ offsets, ordinals }: Groups, group: number) =>
+  group < 0 ? EMPTY : ordinals.subarray(offsets[group]!, offsets[group + 1]!);
+const EMPTY = new Int32Array(0);
+
+/** A city name as the `city` filter compares it: folded (case and accents), words joined by one space. */
+export const cityKey = (city: string) =>
+  fold(city)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word !== "")
+    .join(" ");
+
+/** A host's labels in reverse order (`fhir.epic.com` → `com.epic.fhir`): a domain's hosts sort together. */
+const reversed = (host: string) => host.split(".").reverse().join(".");
+
+/** The host of a canonical URL (src/model/identity.ts: already lowercased), without port or credentials. */
+export function hostOf(url: string): string | null {
+  const match = /^[a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?(\[[^\]]*\]|[^/?#:]*)/.exec(url);
+  return match?.[1] ? match[1].replace(/\.$/, "") : null;
+}
+
+/** Entry positions (a ZIP's point, or the mean of a city's ZIPs), and a grid of 1° cells over them. */
+interface Positions {
+  latitude: Float64Array;
+  longitude: Float64Array;
+  /** cos(latitude) of each, for the haversine's half-chord (degrees to radians done). */
+  cosLatitude: Float64Array;
+  /** The positions ordered by cell; cell c's are `byCell[cells.get(c)[0] .. cells.get(c)[1])`. */
+  byCell: Int32Array;
+  cells: Map<number, [from: number, to: number, entries: number]>;
+}
+
+/** The 1° cell of a point: its row (latitude) and column (longitude), packed. */
+const cellOf = (latitude: number, longitude: number) =>
+  (Math.floor(latitude) + 90) * 360 + ((Math.floor(longitude) + 540) % 360);
+
+/** What `near` found: the positions within the radius, nearest first, and how many entries they hold. */
+export interface NearMatches {
+  positions: Int32Array;
+  total: number;
+  /** Their entries: nearest first (one position's in list order), or all in list order; made on first use. */
+  ordinals(): Int32Array;
+}
+
+const RADIANS = Math.PI / 180;
+const HALF_RADIANS = RADIANS / 2;
+
+/** More than the positions there can be (ZIP points and city means: under 100,000). */
+const POSITION_SPAN = 2 ** 20;
+
+/** Miles of latitude per degree, a little less than the least (68.7): the cells reached are never too few. */
+const MILES_PER_DEGREE_LATITUDE = 68.5;
+/** Miles of longitude per degree at the equator, a little less than 69.17; times cos(latitude) elsewhere. */
+const MILES_PER_DEGREE_LONGITUDE = 69;
+
+/**
+ * The indexes of the list's lookup filters over one dataset version, built from its columns when
+ * the snapshot opens (a few passes over the entries, then over the distinct values): by NPI, by
+ * exact URL, by host (a domain is a range of hosts), by city, and by position (an entry's ZIP from
+ * the committed ZIP table, else its city's ZIPs), each grouping the listed ordinals in list order.
+ */
+export class EntryLookups {
+  private readonly npis = new Map<number, number>();
+  private readonly byNpi: Groups;
+  private readonly urlSlots: Int32Array;
+  private readonly byUrl: Groups;
+  /** Distinct hosts, reversed (`com.epic.fhir`), sorted; a host's group is its index here. */
+  private readonly hosts: string[];
+  private readonly byHost: Groups;
+  private readonly cities = new Map<string, number>();
+  private readonly byCity: Groups;
+  private readonly positions: Positions;
+  private readonly byPosition: Groups;
+  /** Per listed ordinal: its position, -1 when neither its ZIP nor its city is known. */
+  readonly positionOf: Int32Array;
+  private readonly domains = new Lru<Int32Array>(64);
+  private readonly nearCache = new Lru<{
+    positions: Int32Array;
+    total: number;
+    lists: Partial<Record<"distance" | "list", Int32Array>>;
+  }>(64);
+
+  constructor(private readonly data: DirectoryData) {
+    const { columns, strings, listed } = data;
+    const groupOf = new Int32Array(listed);
+
+    // NPI: each distinct value numbered in order of first appearance.
+    for (let i = 0; i < listed; i++) {
+      const npi = columns.npi[i]!;
+      if (npi <= 0) {
+        groupOf[i] = -1;
+        continue;
+      }
+      let id = this.npis.get(npi);
+      if (id === undefined) {
+        id = this.npis.size;
+        this.npis.set(npi, id);
+      }
+      groupOf[i] = id;
+    }
+    this.byNpi = groupBy(groupOf, this.npis.size);
+
+    // URL: an open-addressing table of the URL strings, the URL column as groups.
+    this.urlSlots = new Int32Array(2 ** Math.ceil(Math.log2(strings.urls.length * 2 + 2))).fill(-1);
+    const mask = this.urlSlots.length - 1;
+    strings.urls.forEach((url, id) => {
+      let slot = Bun.hash.crc32(url) & mask;
+      while (this.urlSlots[slot] !== -1) slot = (slot + 1) & mask;
+      this.urlSlots[slot] = id;
+    });
+    this.byUrl = groupBy(columns.url.subarray(0, listed), strings.urls.length);
+
+    // Host: each URL's host, the distinct hosts in reversed-label order.
+    const hostIds = new Map<string, number>();
+    const hostOfUrl = Int32Array.from(strings.urls, (url) => {
+      const host = hostOf(url);
+      if (host === null) return -1;
+      let id = hostIds.get(host);
+      if (id === undefined) {
+        id = hostIds.size;
+        hostIds.set(host, id);
+      }
+      return id;
+    });
+    const keys = [...hostIds.keys()].map(reversed);
+    const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
+    const rank = new Int32Array(keys.length);
+    order.forEach((id, position) => {
+      rank[id] = position;
+    });
+    this.hosts = order.map((id) => keys[id]!);
+    for (let i = 0; i < listed; i++) {
+      const host = hostOfUrl[columns.url[i]!]!;
+      groupOf[i] = host < 0 ? -1 : rank[host]!;
+    }
+    this.byHost = groupBy(groupOf, keys.length);
+
+    // City: folded names.
+    const cityOf = Int32Array.from(strings.cities, (city) => {
+      const key = cityKey(city);
+      if (key === "") return -1;
+      let id = this.cities.get(key);
+      if (id === undefined) {
+        id = this.cities.size;
+        this.cities.set(key, id);
+      }
+      return id;
+    });
+    for (let i = 0; i < listed; i++) groupOf[i] = columns.city[i]! < 0 ? -1 : cityOf[columns.city[i]!]!;
+    this.byCity = groupBy(groupOf, this.cities.size);
+
+    // Position: the entry's ZIP, else its city (in its state, or in the one state the table has it in).
+    const { positionOf, positions, count } = entryPositions(data);
+    this.positionOf = positionOf;
+    this.byPosition = groupBy(positionOf, count);
+    this.positions = positions;
+    const { cells, byCell } = positions;
+    for (const range of cells.values()) {
+      let entries = 0;
+      for (let k = range[0]; k < range[1]; k++) {
+        const p = byCell[k]!;
+        entries += this.byPosition.offsets[p + 1]! - this.byPosition.offsets[p]!;
+      }
+      range[2] = entries;
+    }
+  }
+
+  /** The listed entries with this NPI (a number of 10 digits), in list order. */
+  npi(npi: number): Int32Array {
+    return slice(this.byNpi, this.npis.get(npi) ?? -1);
+  }
+
+  /** The listed entries of this canonical URL, in list order. */
+  url(url: string): Int32Array {
+    const mask = this.urlSlots.length - 1;
+    const { urls } = this.data.strings;
+    for (let slot = Bun.hash.crc32(url) & mask; this.urlSlots[slot] !== -1; slot = (slot + 1) & mask)
+      if (urls[this.urlSlots[slot]!] === url) return slice(this.byUrl, this.urlSlots[slot]!);
+    return EMPTY;
+  }
+
+  /** The listed entries of a city (a `cityKey`), in list order. */
+  city(key: string): Int32Array {
+    return slice(this.byCity, this.cities.get(key) ?? -1);
+  }
+
+  /** The ranges of hosts a host or domain names: itself, and every host under it. */
+  private hostRanges(host: string): [from: number, to: number][] {
+    const key = reversed(host);
+    const exact = lowerBound(this.hosts, key);
+    const ranges: [number, number][] = [];
+    if (this.hosts[exact] === key) ranges.push([exact, exact + 1]);
+    const from = lowerBound(this.hosts, `${key}.`);
+    const to = lowerBound(this.hosts, `${key}/`); // "/" follows "." in code order
+    if (to > from) ranges.push([from, to]);
+    return ranges;
+  }
+
+  /** How many entries a host filter reads (and, across several hosts, sorts). */
+  hostSize(host: string): { entries: number; hosts: number } {
+    const { offsets } = this.byHost;
+    let entries = 0;
+    let hosts = 0;
+    for (const [from, to] of this.hostRanges(host)) {
+      entries += offsets[to]! - offsets[from]!;
+      hosts += to - from;
+    }
+    return { entries, hosts };
+  }
+
+  /** The listed entries of a host and the hosts under it, in list order (kept for a domain of many hosts). */
+  host(host: string): Int32Array {
+    const ranges = this.hostRanges(host);
+    const { offsets, ordinals } = this.byHost;
+    if (ranges.length === 0) return EMPTY;
+    if (ranges.length === 1 && ranges[0]![1] - ranges[0]![0] === 1) return slice(this.byHost, ranges[0]![0]);
+    return this.domains.getOrCompute(host, () => {
+      const parts = ranges.map(([from, to]) => ordinals.subarray(offsets[from]!, offsets[to]!));
+      const out = new Int32Array(parts.reduce((sum, part) => sum + part.length, 0));
+      let at = 0;
+      for (const part of parts) {
+        out.set(part, at);
+        at += part.length;
+      }
+      return out.sort();
+    });
+  }
+
+  /** The cells within `radius` miles of a point's cell rows and columns (a bounding box of whole cells). */
+  private cellsNear(latitude: number, radius: number, longitude = 0): [from: number, to: number, entries: number][] {
+    const latReach = radius / MILES_PER_DEGREE_LATITUDE;
+    const far = Math.min(89.9, Math.abs(latitude) + latReach);
+    const lonReach = radius / (MILES_PER_DEGREE_LONGITUDE * Math.cos((far * Math.PI) / 180));
+    const rows = [Math.floor(latitude - latReach), Math.floor(latitude + latReach)];
+    const columns =
+      lonReach >= 180 ? [-180, 179] : [Math.floor(longitude - lonReach), Math.floor(longitude + lonReach)];
+    const out: [number, number, number][] = [];
+    for (let row = Math.max(-90, rows[0]!); row <= Math.min(89, rows[1]!); row++)
+      for (let column = columns[0]!; column <= columns[1]!; column++) {
+        const cell = this.positions.cells.get(cellOf(row, column));
+        if (cell) out.push(cell);
+      }
+    return out;
+  }
+
+  /** What `near` would read at most: the positions of the cells it reaches, and their entries. */
+  nearSize(latitude: number, radius: number, longitude = 0): { positions: number; entries: number } {
+    // Without the longitude, the widest the radius can reach at that latitude: a bound for any point.
+    const cells = this.cellsNear(latitude, radius, longitude);
+    let positions = 0;
+    let entries = 0;
+    for (const [from, to, count] of cells) {
+      positions += to - from;
+      entries += count;
+    }
+    return { positions, entries };
+  }
+
+  /**
+   * The positions within `radius` miles of a point, nearest first, and their entries (nearest
+   * first, entries at one position in list order; or all in list order); kept per point, radius
+   * and order.
+   */
+  near(latitude: number, longitude: number, radius: number, byDistance: boolean): NearMatches {
+    const key = `${latitude},${longitude},${radius}`;
+    const found = this.nearCache.getOrCompute(key, () => {
+      const { byCell, latitude: lat, longitude: lon, cosLatitude } = this.positions;
+      // The haversine's h (the squared half-chord, which grows with the distance) against the
+      // radius's: no arcsine per position. Each hit as one number, h (to 1e-12) above its
+      // position: one native sort orders them nearest first.
+      const cosCenter = Math.cos(latitude * RADIANS);
+      const reach = Math.sin(radius / (2 * EARTH_RADIUS_MILES)) ** 2;
+      const keys: number[] = [];
+      for (const [from, to] of this.cellsNear(latitude, radius, longitude))
+        for (let k = from; k < to; k++) {
+          const position = byCell[k]!;
+          const h =
+            Math.sin((lat[position]! - latitude) * HALF_RADIANS) ** 2 +
+            cosCenter * cosLatitude[position]! * Math.sin((lon[position]! - longitude) * HALF_RADIANS) ** 2;
+          if (h <= reach) keys.push(Math.round(h * 1e12) * POSITION_SPAN + position);
+        }
+      const sorted = Float64Array.from(keys).sort();
+      const positions = Int32Array.from(sorted, (key) => key % POSITION_SPAN);
+      let total = 0;
+      for (let k = 0; k < positions.length; k++) total += this.groupSize(positions[k]!);
+      return { positions, total, lists: {} as Partial<Record<"distance" | "list", Int32Array>> };
+    });
+    const { positions, total, lists } = found;
+    const order = byDistance ? "distance" : "list";
+    return {
+      positions,
+      total,
+      ordinals: () => {
+        let ordinals = lists[order];
+        if (ordinals === undefined) {
+          ordinals = new Int32Array(total);
+          let at = 0;
+          for (let k = 0; k < positions.length; k++) {
+            const part = slice(this.byPosition, positions[k]!);
+            ordinals.set(part, at);
+            at += part.length;
+          }
+          if (!byDistance) ordinals.sort();
+          lists[order] = ordinals;
+        }
+        return ordinals;
+      },
+    };
+  }
+
+  /** A page of near's entries nearest first, read from its positions without listing them all. */
+  nearPage(matches: NearMatches, offset: number, limit: number): number[] {
+    const out: number[] = [];
+    let skip = offset;
+    for (let k = 0; k < matches.positions.length && out.length < limit; k++) {
+      const part = slice(this.byPosition, matches.positions[k]!);
+      if (skip >= part.length) {
+        skip -= part.length;
+        continue;
+      }
+      for (let i = skip; i < part.length && out.length < limit; i++) out.push(part[i]!);
+      skip = 0;
+    }
+    return out;
+  }
+
+  private groupSize(position: number): number {
+    return this.byPosition.offsets[position + 1]! - this.byPosition.offsets[position]!;
+  }
+
+  /** Miles from a point to an entry's position, null when the entry has none. */
+  milesOf(ordinal: number, latitude: number, longitude: number): number | null {
+    const position = ordinal < this.positionOf.length ? this.positionOf[ordinal]! : -1;
+    return position < 0 ? null : this.milesTo(position, latitude, longitude);
+  }
+
+  private milesTo(position: number, latitude: number, longitude: number): number {
+    return milesBetween(latitude, longitude, this.positions.latitude[position]!, this.positions.longitude[position]!);
+  }
+}
+
+interface TableCities {
+  /** Per folded city and state (`city\tST`): its ZIPs' summed coordinates and count. */
+  sums: Map<string, { latitude: number; longitude: number; zips: number }>;
+  /** Per folded city: the states the table has it in. */
+  statesOf: Map<string, Set<string>>;
+}
+
+let cities: TableCities | null = null;
+
+/** The ZIP table's cities, computed once per process (the table never changes while it runs). */
+function tableCities(): TableCities {
+  if (cities) return cities;
+  const sums: TableCities["sums"] = new Map();
+  const statesOf: TableCities["statesOf"] = new Map();
+  for (const place of zipPlaces().values()) {
+    const city = cityKey(place.city);
+    const key = `${city}\t${place.state}`;
+    const sum = sums.get(key) ?? { latitude: 0, longitude: 0, zips: 0 };
+    sum.latitude += place.latitude;
+    sum.longitude += place.longitude;
+    sum.zips++;
+    sums.set(key, sum);
+    if (!statesOf.has(city)) statesOf.set(city, new Set());
+    statesOf.get(city)!.add(place.state);
+  }
+  cities = { sums, statesOf };
+  return cities;
+}
+
+/**
+ * Each listed entry's position: the committed ZIP table's for its ZIP (the first five digits),
+ * else the mean of the table's ZIPs of its city (in its state; without a state, in the one state
+ * the table has that city in). Entries at the same point share one position.
+ */
+function entryPositions(data: DirectoryData): { positionOf: Int32Array; positions: Positions; count: number } {
+  const { columns, strings, listed } = data;
+  const table = zipPlaces();
+  const latitudes: number[] = [];
+  const longitudes: number[] = [];
+  const atPoint = new Map<string, number>();
+  const positionAt = (latitude: number, longitude: number) => {
+    const point = `${latitude},${longitude}`;
+    let id = atPoint.get(point);
+    if (id === undefined) {
+      id = latitudes.length;
+      atPoint.set(point, id);
+      latitudes.push(latitude);
+      longitudes.push(longitude);
+    }
+    return id;
+  };
+  // Per 5-digit ZIP (a ZIP+4's many spellings share it): its position, found once.
+  const ofZip5 = new Map<string, number>();
+  const ofZip = Int32Array.from(strings.zipCodes, (zip) => {
+    const five = zip.slice(0, 5);
+    let position = ofZip5.get(five);
+    if (position === undefined) {
+      const place = /^\d{5}$/.test(five) ? table.get(five) : undefined;
+      position = place === undefined ? -1 : positionAt(place.latitude, place.longitude);
+      ofZip5.set(five, position);
+    }
+    return position;
+  });
+  const { sums, statesOf } = tableCities();
+  const ofCity = new Map<string, number>();
+  // Per city and state index pair (entries share them): each pair's name is folded once.
+  const ofPair = new Map<number, number>();
+  const stateSpan = strings.states.length + 1;
+  const cityPosition = (cityIndex: number, stateIndex: number) => {
+    const pair = cityIndex * stateSpan + stateIndex + 1;
+    let known = ofPair.get(pair);
+    if (known === undefined) {
+      known = cityPositionOf(cityIndex, stateIndex);
+      ofPair.set(pair, known);
+    }
+    return known;
+  };
+  const cityPositionOf = (cityIndex: number, stateIndex: number) => {
+    const city = cityKey(strings.cities[cityIndex]!);
+    const states = statesOf.get(city);
+    const state = stateIndex >= 0 ? strings.states[stateIndex]! : states?.size === 1 ? [...states][0]! : null;
+    const key = `${city}\t${state}`;
+    let id = ofCity.get(key);
+    if (id === undefined) {
+      const sum = state === null ? undefined : sums.get(key);
+      id =
+        sum === undefined
+          ? -1
+          : positionAt(
+              Math.round((sum.latitude / sum.zips) * 1e4) / 1e4,
+              Math.round((sum.longitude / sum.zips) * 1e4) / 1e4,
+            );
+      ofCity.set(key, id);
+    }
+    return id;
+  };
+  const positionOf = new Int32Array(listed);
+  for (let i = 0; i < listed; i++) {
+    const zip = columns.zipCode[i]!;
+    let position = zip < 0 ? -1 : ofZip[zip]!;
+    if (position < 0 && columns.city[i]! >= 0) position = cityPosition(columns.city[i]!, columns.state[i]!);
+    positionOf[i] = position;
+  }
+  const byCell = Int32Array.from(latitudes, (_, i) => i);
+  const cellKey = Float64Array.from(latitudes, (latitude, i) => cellOf(latitude, longitudes[i]!));
+  byCell.sort((a, b) => cellKey[a]! - cellKey[b]! || a - b);
+  const cells = new Map<number, [number, number, number]>();
+  for (let k = 0; k < byCell.length; ) {
+    const cell = cellKey[byCell[k]!]!;
+    let end = k + 1;
+    while (end < byCell.length && cellKey[byCell[end]!] === cell) end++;
+    cells.set(cell, [k, end, 0]);
+    k = end;
+  }
+  return {
+    positionOf,
+    count: latitudes.length,
+    positions: {
+      latitude: Float64Array.from(latitudes),
+      longitude: Float64Array.from(longitudes),
+      cosLatitude: Float64Array.from(latitudes, (latitude) => Math.cos(latitude * RADIANS)),
+      byCell,
+      cells,
+    },
+  };
+}
