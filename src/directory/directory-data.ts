@@ -66,6 +66,7 @@ export interface EntryColumns {
 
 export const FACETS = [
   "vendor",
+  "kind",
   "state",
   "fhirVersion",
   "access",

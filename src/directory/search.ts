@@ -8,6 +8,8 @@ export interface EndpointFilter {
   /** Folded query words; each must be the prefix of some word of the organization name. */
   queryWords: string[];
   vendor?: string;
+  /** `ehr` or `payer` (src/model/vendors.ts, VENDOR_KINDS): the kind of the entry's vendor. */
+  kind?: string;
   state?: string;
   fhirVersion?: string;
   access?: string;
@@ -83,7 +85,7 @@ export class DirectorySearch {
       (filter.hasResource?.length ?? 0) +
       (filter.supports?.length ?? 0) +
       (filter.ready?.length ?? 0) +
-      [filter.vendor, filter.state, filter.fhirVersion, filter.access, filter.smartSupported].filter(
+      [filter.vendor, filter.kind, filter.state, filter.fhirVersion, filter.access, filter.smartSupported].filter(
         (value) => value !== undefined,
       ).length;
     return query + (sets + 1) * bitset + limit * WORK.resource;
@@ -99,6 +101,7 @@ export class DirectorySearch {
       return true;
     };
     if (filter.vendor !== undefined && !add(facets.vendor.get(filter.vendor))) return null;
+    if (filter.kind !== undefined && !add(facets.kind.get(filter.kind))) return null;
     if (filter.state !== undefined && !add(facets.state.get(filter.state))) return null;
     if (filter.fhirVersion !== undefined && !add(facets.fhirVersion.get(filter.fhirVersion))) return null;
     if (filter.access !== undefined && !add(facets.access.get(filter.access))) return null;

@@ -7,6 +7,7 @@ import { FHIR_VERSION_BASES, STATE_EVIDENCE, UNUSABLE_REASONS, URL_EVIDENCE, VER
 import { REQUEST_CAPS } from "./request-caps";
 import { AUDIENCES, ENDPOINT_STATUSES, FHIR_VERSIONS, FILTERABLE_FHIR_VERSIONS, PROBE_STATUSES } from "./types";
 import { US_STATE_CODES } from "./us-states";
+import { VENDOR_KINDS } from "./vendors";
 
 /** One literal schema per value, typed as such, so `Static` of their union is the union of the values. */
 const literals = <const Values extends readonly string[]>(values: Values) =>
@@ -44,6 +45,14 @@ export const ListQuery = t.Object(
         "x-error": "vendor: must be a vendor id of at most 100 characters",
         description: "Exact match on vendor id (see /api/v1/vendors).",
         examples: ["epic"],
+      }),
+    ),
+    kind: t.Optional(
+      oneOf(VENDOR_KINDS, {
+        "x-error": `kind: must be ${VENDOR_KINDS.join(" or ")}`,
+        description:
+          "The kind of the entry's developer (see /api/v1/vendors): `ehr`, a certified health IT developer; `payer`, a health plan or program's Patient Access API.",
+        examples: ["payer"],
       }),
     ),
     state: t.Optional(
