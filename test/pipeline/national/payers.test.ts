@@ -228,7 +228,7 @@ describe("payers through the API", () => {
           "SELECT COUNT(DISTINCT url) AS n FROM entries e JOIN vendors v ON v.id = e.vendor_id WHERE v.kind = 'payer' AND e.unusable IS NULL",
         )
         .get() as { n: number };
-      expect((await fhir.json()).total).toBe(distinctUrls.n);
+      expect(((await fhir.json()) as { total: number }).total).toBe(distinctUrls.n);
     } finally {
       app.directory.close();
     }

@@ -26,6 +26,10 @@ export const SUPPORTS_LABELS: Record<Supports, string> = {
   "client-public": "Public clients",
   "client-confidential-symmetric": "Client secret",
   "client-confidential-asymmetric": "Private key JWT",
+  "carin-bb": "CARIN Blue Button",
+  "davinci-pdex": "Da Vinci PDex",
+  "plan-net": "Plan Net directory",
+  "explanation-of-benefit": "ExplanationOfBenefit",
 };
 /** The verdict's statuses as the page names them, with what each means (docs/api.md, Verdict). */
 const VERDICT_STATUS_LABELS: Record<VerdictStatus, { label: string; meaning: string }> = {
