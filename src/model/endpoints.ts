@@ -93,7 +93,7 @@ export const ListQuery = t.Object(
     ),
     supports: t.Optional(
       t.String({
-        maxLength: 200,
+        maxLength: 300,
         "x-error": `supports: must be a comma-separated list of at most ${SUPPORTS.length} of ${SUPPORTS.join(", ")}`,
         description: `Comma-separated, each must hold (docs/api.md, Facets): ${SUPPORTS.map((v) => `\`${v}\``).join(", ")}. \`us-core\`: a US Core canonical is declared; \`bulk-export\`: \`$export\` at some level; \`smart-v2\`, \`pkce\` (S256), \`backend-services\`, \`launch-ehr\`, \`launch-standalone\`: the SMART facets of those names; \`permission-offline\`, \`sso-openid-connect\` (with https issuer and jwks_uri), \`dynamic-registration\` (an https registration_endpoint) and the client types: what the SMART configuration declares; \`carin-bb\`, \`davinci-pdex\`, \`plan-net\`: the payer implementation guide is declared (CARIN Blue Button, Da Vinci PDex, PDex Plan Net); \`explanation-of-benefit\`: the server supports ExplanationOfBenefit. Spaces around commas ignored; an unknown value → 400.`,
         examples: ["pkce,launch-standalone"],

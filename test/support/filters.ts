@@ -7,6 +7,7 @@ export const FILTER_PARAMETERS = [
   "environment",
   "fhirVersion",
   "hasResource",
+  "kind",
   "query",
   "ready",
   "smartSupported",
