@@ -233,4 +233,59 @@ describe("payers through the API", () => {
       app.directory.close();
     }
   });
+
+  test("a payer's report card: its list figures, no CHPL certification; the CSV says its kind", async () => {
+    const app = createTestApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+    try {
+      const card = (await get(app, "/api/v1/vendors/elevance-health-anthem/report")).body.data;
+      const elevance = expectedKeys(
+        "Elevance Health (Anthem)",
+        payers.find((v) => v.id === "elevance-health-anthem")!.lists.map((l) => l.bundledFile!),
+      ).size;
+      expect(card).toMatchObject({ vendorId: "elevance-health-anthem", kind: "payer", certification: null });
+      expect(card.list.listed + card.list.unusable).toBe(elevance);
+      expect((await get(app, "/api/v1/vendors/epic/report")).body.data).toMatchObject({ kind: "ehr" });
+      const csv = await (await app.handle(new Request("http://localhost/api/v1/vendors/report?format=csv"))).text();
+      const [head, ...rows] = csv.trim().split("\r\n");
+      const columns = head!.split(",");
+      const row = rows.find((r) => r.startsWith("elevance-health-anthem,"))!.split(",");
+      const cell = (name: string) => row[columns.indexOf(name)];
+      expect([cell("kind"), cell("certifiedProducts"), cell("standardizedApi")]).toEqual(["payer", "", ""]);
+    } finally {
+      app.directory.close();
+    }
+  });
+
+  test("every export format and the brands bundle carry the plans", async () => {
+    const app = createTestApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+    try {
+      const exported = async (format: string) =>
+        (await app.handle(new Request(`http://localhost/api/v1/export?format=${format}&kind=payer`))).text();
+      const ndjson = (await exported("ndjson")).trim().split("\n");
+      const listed = (await get(app, "/api/v1/endpoints?kind=payer&limit=1")).body.meta.total;
+      expect(ndjson).toHaveLength(listed);
+      expect(
+        ndjson.map((line) => JSON.parse(line).vendorId as string).every((id) => payers.some((v) => v.id === id)),
+      ).toBe(true);
+      const fhir = JSON.parse(await exported("fhir")) as {
+        entry: { resource: { resourceType: string; name?: string } }[];
+      };
+      const names = fhir.entry.filter((e) => e.resource.resourceType === "Organization").map((e) => e.resource.name);
+      expect(names).toContain("WellFirst Health (WFH)");
+      expect(names).toContain("Amerigroup");
+      // The brands bundle offers Endpoints of a known version: the plans whose URL names R4.
+      const brands = (await get(app, "/api/v1/brands?kind=payer")).body as {
+        entry: { resource: { resourceType: string; name?: string; address?: string } }[];
+      };
+      const brandNames = brands.entry
+        .filter((e) => e.resource.resourceType === "Organization")
+        .map((e) => e.resource.name);
+      expect(brandNames).toContain("WellFirst Health (WFH)");
+      expect(brandNames).toContain("Alaska");
+      const addresses = brands.entry.flatMap((e) => (e.resource.address ? [e.resource.address] : []));
+      expect(addresses).toContain("https://api.deanhealthfhir.com/r4");
+    } finally {
+      app.directory.close();
+    }
+  });
 });
