@@ -7,6 +7,7 @@ import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
 import { PAYERS_DIR, readBundle } from "../../../src/pipeline/ingest/national-lists";
 import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../../src/pipeline/ingest/registry";
+import { auditDatabase } from "../../../src/pipeline/national/audit";
 import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { createTestApp } from "../../support/app";
 import { get } from "../../support/fixture";
@@ -131,6 +132,7 @@ describe("the health plans' bundle (db/national/payers/)", () => {
 describe("the national build holds every health plan entry", () => {
   test("per payer vendor, entries equal the distinct (URL, organization) pairs of its bundled files", () => {
     let total = 0;
+    const audit = auditDatabase(db);
     for (const vendor of payers) {
       const files = vendor.lists.flatMap((list) => (list.bundledFile ? [list.bundledFile] : []));
       const expected = expectedKeys(vendor.name, files).size;
@@ -138,12 +140,15 @@ describe("the national build holds every health plan entry", () => {
         db.prepare("SELECT COUNT(*) AS n FROM entries WHERE vendor_id = ?").get(vendor.id) as { n: number }
       ).n;
       expect({ vendor: vendor.id, entries: stored }).toEqual({ vendor: vendor.id, entries: expected });
+      // data:audit says the same count.
+      expect(audit.payers.find((p) => p.vendorId === vendor.id)?.entries).toBe(expected);
       total += expected;
     }
     const stored = db
       .prepare("SELECT COUNT(*) AS n FROM entries e JOIN vendors v ON v.id = e.vendor_id WHERE v.kind = 'payer'")
       .get() as { n: number };
     expect(stored.n).toBe(total);
+    expect(audit.kinds.find((k) => k.kind === "payer")?.entries).toBe(total);
     expect(total).toBeGreaterThan(100);
   });
 
