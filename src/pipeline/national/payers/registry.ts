@@ -10,7 +10,7 @@ import { displayName, vendorSlug } from "../registry-generator";
  * and 1upHealth's health plans by parent organization and brand (ONEUP_PLANS).
  */
 export const MEDICARE_LIST = "MedicareStateEndpointResourcesList.json";
-export const PAYER_PAGES = "payer-patient-access.csv";
+const PAYER_PAGES = "payer-patient-access.csv";
 const MEDICAID_JSON = "MedicaidState_EndpointSources.json";
 const MEDICAID_CSV = "medicaid-state-endpoints.csv";
 const ONEUP_PLANS = "oneupdata.csv";
