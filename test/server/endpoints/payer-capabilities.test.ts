@@ -176,6 +176,18 @@ describe("a health plan's Patient Access API", () => {
       headers: { accept: "application/fhir+json" },
     });
     expect(((await ehr.json()) as { total: number }).total).toBe(0);
+    // Documented: in the OpenAPI document and as a SearchParameter of our own.
+    const docs = (await (await fetch(`${root}/docs/json`)).json()) as {
+      paths: Record<string, { get: { parameters: { name: string }[] } }>;
+    };
+    const fhirPath = Object.keys(docs.paths).find((p) => p.startsWith("/fhir/Endpoint"))!;
+    expect(docs.paths[fhirPath]!.get.parameters.map((p) => p.name)).toContain("developer-kind");
+    expect(docs.paths["/api/v1/endpoints"]!.get.parameters.map((p) => p.name)).toContain("kind");
+    const parameter = await fetch(`${root}/fhir/SearchParameter/endpoint-developer-kind`, {
+      headers: { accept: "application/fhir+json" },
+    });
+    expect(parameter.status).toBe(200);
+    expect(((await parameter.json()) as { code: string }).code).toBe("developer-kind");
     const bad = await fetch(`${root}/fhir/Endpoint?developer-kind=insurer`, {
       headers: { accept: "application/fhir+json" },
     });
