@@ -150,6 +150,9 @@ describe("the search page on the national directory", () => {
         .getByText("EHR developer (certified health IT)")
         .count(),
     ).toBe(1);
+    // Its developer's report card has no CHPL certification to show.
+    const card = await open("/?developer=elevance-health-anthem");
+    await card.getByText("not certified health IT").waitFor();
     const amerigroup = await open("/?query=amerigroup");
     await amerigroup.locator("#list > li").first().waitFor();
     const names = await amerigroup.locator("#list > li h3").allTextContents();
