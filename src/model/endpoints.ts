@@ -386,7 +386,7 @@ export const CapabilitiesSchema = t.Object({
     },
     {
       description:
-        "Every key is always present: strings null when unknown, arrays [], supportedResourceCount 0, flags false. `usCore`, `bulkData` and `smart` are read from the two stored documents (docs/api.md, Facets); `tls` from the probe's connection.",
+        "Every key is always present: strings null when unknown, arrays [], supportedResourceCount 0, flags false. `usCore`, `bulkData`, `smart`, `access` and `payer` are read from the two stored documents (docs/api.md, Facets); `tls` from the probe's connection.",
     },
   ),
   checks: ChecksSchema,
