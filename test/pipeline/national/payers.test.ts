@@ -9,6 +9,7 @@ import { PAYERS_DIR, readBundle } from "../../../src/pipeline/ingest/national-li
 import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../../src/pipeline/ingest/registry";
 import { auditDatabase } from "../../../src/pipeline/national/audit";
 import { buildNationalDatabase } from "../../../src/pipeline/national/build";
+import { generatePayerRegistry } from "../../../src/pipeline/national/payers/registry";
 import { createTestApp } from "../../support/app";
 import { get } from "../../support/fixture";
 
@@ -115,6 +116,10 @@ describe("the health plans' bundle (db/national/payers/)", () => {
       expect(file.lastChangedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
       expect(file.sha256).toBe(new Bun.CryptoHasher("sha256").update(files.get(name)!).digest("hex"));
     }
+  });
+
+  test("the registry's payers are what the generator makes of the bundled files", () => {
+    expect(generatePayerRegistry(bundle.files)).toEqual(payers);
   });
 
   test("every Medicare Advantage organization of Lantern's list is a payer vendor, with where it publishes", () => {
