@@ -5,13 +5,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
-import { PAYERS_DIR, readBundle } from "../../../src/pipeline/ingest/national-lists";
+import { syncVendorRegistry } from "../../../src/pipeline/ingest";
+import { ingestBundledLists, PAYERS_DIR, readBundle } from "../../../src/pipeline/ingest/national-lists";
 import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../../src/pipeline/ingest/registry";
 import { auditDatabase } from "../../../src/pipeline/national/audit";
 import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { generatePayerRegistry } from "../../../src/pipeline/national/payers/registry";
 import { createTestApp } from "../../support/app";
 import { get } from "../../support/fixture";
+import { removeTempDirs, tempDatabase } from "../../support/temp-db";
 
 /**
  * The health plans' lists (db/national/payers/), counted here from the bundled files with a
@@ -34,6 +36,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(() => {
+  removeTempDirs();
   db?.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -168,6 +171,25 @@ describe("the national build holds every health plan entry", () => {
       { name: "South Carolina", unusable: "query-or-fragment" },
     ]);
   });
+
+  test("the EHR developers' entries are those of their bundle built alone, developer by developer", async () => {
+    const alone = tempDatabase();
+    try {
+      syncVendorRegistry(alone.db);
+      await ingestBundledLists(alone.db, readBundle());
+      const perVendor = (sqlite: Database) =>
+        sqlite
+          .prepare(
+            "SELECT e.vendor_id AS vendor, COUNT(*) AS n, SUM(e.unusable IS NULL) AS listed FROM entries e JOIN vendors v ON v.id = e.vendor_id WHERE v.kind = 'ehr' GROUP BY 1 ORDER BY 1",
+          )
+          .all();
+      const expected = perVendor(alone.db.sqlite) as { n: number }[];
+      expect(perVendor(db)).toEqual(expected);
+      expect(expected.reduce((sum, v) => sum + v.n, 0)).toBeGreaterThan(40_000);
+    } finally {
+      alone.cleanup();
+    }
+  }, 120_000);
 
   test("the EHR developers keep their entries: none is a payer's, and the payers' are listed for patients", () => {
     const kinds = db
