@@ -18,6 +18,10 @@ type Raw<T> = T extends boolean ? number : T;
 export const vendorNameRows = (sqlite: Database) =>
   sqlite.prepare("SELECT id, name FROM vendors").values() as [id: Vendor["id"], name: Vendor["name"]][];
 
+/** Each vendor's kind (`ehr`, `payer`). */
+export const vendorKindRows = (sqlite: Database) =>
+  sqlite.prepare("SELECT id, kind FROM vendors").values() as [id: Vendor["id"], kind: Vendor["kind"]][];
+
 /**
  * Per probed URL: its row id, the resources, SMART flag, supports and verdict the filters use,
  * when it was probed, and 1 when its CapabilityStatement named a version (the served version is

@@ -15,6 +15,8 @@ type EntrySource = typeof entrySources.$inferSelect;
 
 /** A vendor as the registry names it. */
 export type VendorValues = Pick<Vendor, "id" | "name" | "endpointListUrl"> & {
+  /** `ehr` or `payer`; absent: left as stored (`ehr` for a new vendor). */
+  kind?: Vendor["kind"];
   /** Its certified products (stored as JSON in `vendors.certifications`); absent: none known. */
   certifications?: readonly object[];
 };
@@ -49,11 +51,11 @@ export type StoredEntry = ListedEntry & Pick<Entry, "rowId" | "listAccess" | "st
 const statementsOf = perConnection((sqlite) => ({
   listOwner: sqlite.prepare("SELECT vendor_id FROM vendor_lists WHERE id = ?"),
   upsertVendor: sqlite.prepare(
-    `INSERT INTO vendors (id, name, endpoint_list_url, certifications) VALUES (?1, ?2, ?3, ?4)
+    `INSERT INTO vendors (id, name, endpoint_list_url, certifications, kind) VALUES (?1, ?2, ?3, ?4, COALESCE(?5, 'ehr'))
      ON CONFLICT(id) DO UPDATE SET name = excluded.name, endpoint_list_url = excluded.endpoint_list_url,
-       certifications = excluded.certifications
+       certifications = excluded.certifications, kind = COALESCE(?5, vendors.kind)
      WHERE vendors.name IS NOT excluded.name OR vendors.endpoint_list_url IS NOT excluded.endpoint_list_url
-       OR vendors.certifications IS NOT excluded.certifications`,
+       OR vendors.certifications IS NOT excluded.certifications OR vendors.kind IS NOT COALESCE(?5, vendors.kind)`,
   ),
   upsertList: sqlite.prepare(
     `INSERT INTO vendor_lists (id, vendor_id, url, format, audience, fhir_version, published_url)
@@ -115,7 +117,13 @@ const statementsOf = perConnection((sqlite) => ({
 /** Inserts or renames a vendor; the number of rows changed (0 when nothing differed). */
 export function upsertVendor(sqlite: Database, vendor: VendorValues): number {
   const certifications = vendor.certifications === undefined ? null : JSON.stringify(vendor.certifications);
-  return statementsOf(sqlite).upsertVendor.run(vendor.id, vendor.name, vendor.endpointListUrl, certifications).changes;
+  return statementsOf(sqlite).upsertVendor.run(
+    vendor.id,
+    vendor.name,
+    vendor.endpointListUrl,
+    certifications,
+    vendor.kind ?? null,
+  ).changes;
 }
 
 /** Inserts or redefines a list of `vendorId`; the number of rows changed (0 when nothing differed). */

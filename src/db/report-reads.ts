@@ -50,12 +50,13 @@ export function reportReads(sqlite: Database) {
         lastScrapedAt: List["lastScrapedAt"],
         lastEntryCount: List["lastEntryCount"],
       ][],
-    /** Every vendor's id, name and certified products (JSON, or null). */
+    /** Every vendor's id, name, certified products (JSON, or null) and kind. */
     vendors: () =>
-      sqlite.prepare("SELECT id, name, certifications FROM vendors ORDER BY lower(name), id").values() as [
+      sqlite.prepare("SELECT id, name, certifications, kind FROM vendors ORDER BY lower(name), id").values() as [
         id: Vendor["id"],
         name: Vendor["name"],
         certifications: Vendor["certifications"],
+        kind: Vendor["kind"],
       ][],
   };
 }

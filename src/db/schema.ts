@@ -1,6 +1,6 @@
 import { blob, index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
-/** One row per EHR vendor. Filled from the vendor registry (`db/vendors.json`). */
+/** One row per developer: an EHR vendor or a health plan. Filled from the vendor registry (`db/vendors.json`). */
 export const vendors = sqliteTable("vendors", {
   id: text("id").primaryKey(),
   name: text("name").notNull(),
@@ -8,6 +8,8 @@ export const vendors = sqliteTable("vendors", {
   lastScrapedAt: text("last_scraped_at"),
   /** JSON array of its certified products (model/report-card.ts, CertificationSchema `products`); null until its lists are read again. */
   certifications: text("certifications"),
+  /** `ehr` or `payer` (src/model/vendors.ts, VENDOR_KINDS), from the registry's `kind`. */
+  kind: text("kind").notNull().default("ehr"),
 });
 
 /** One row per published endpoint list; a vendor may publish several (per audience, per FHIR version). */

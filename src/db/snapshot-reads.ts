@@ -58,6 +58,7 @@ type VendorRow = [
   name: Vendor["name"],
   endpointListUrl: Vendor["endpointListUrl"],
   lastScrapedAt: Vendor["lastScrapedAt"],
+  kind: Vendor["kind"],
 ];
 
 const SUMMARY_COLUMNS =
@@ -90,7 +91,7 @@ export function snapshotReads(sqlite: Database) {
     /** Every vendor, in the order the API lists them (by name, case-insensitive, then id). */
     vendors: () =>
       sqlite
-        .prepare("SELECT id, name, endpoint_list_url, last_scraped_at FROM vendors ORDER BY lower(name), id")
+        .prepare("SELECT id, name, endpoint_list_url, last_scraped_at, kind FROM vendors ORDER BY lower(name), id")
         .values() as VendorRow[],
   };
 }

@@ -2,13 +2,14 @@ import type { Database } from "bun:sqlite";
 import { readCapabilityColumns } from "../db/capability-columns";
 import { readDatabaseId, readDatasetVersion, readLastRefreshAt } from "../db/dataset-meta";
 import { countEntries } from "../db/describe";
-import { entryChunks, probeBodyReads, probeFactRows, vendorNameRows } from "../db/index-build-reads";
+import { entryChunks, probeBodyReads, probeFactRows, vendorKindRows, vendorNameRows } from "../db/index-build-reads";
 import { reportReads } from "../db/report-reads";
 import { READY, READY_KIND, SUPPORTS, type VerdictStatuses } from "../model/capability-rules";
 import { ENVIRONMENTS, nameEnvironment, urlEnvironment } from "../model/environment";
 import { basisOf, FHIR_VERSION_BASES, type VersionEvidence } from "../model/evidence";
 import { resourceTypeNames } from "../model/resource-types";
 import { FHIR_VERSIONS, type FhirVersion } from "../model/types";
+import { VENDOR_KINDS, type VendorKind } from "../model/vendors";
 import { buildAvailabilityData } from "./availability-data";
 import { type Bitset, createBitset, setBit } from "./bitset";
 import { computeCapabilityStats, urlReports } from "./capability-stats";
@@ -169,7 +170,7 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
     ...Object.fromEntries(Object.entries(tables).map(([name, interner]) => [name, interner.values])),
     nameWords: [] as string[],
   } as Record<StringTable, string[]>;
-  const facets = buildFacets(columns, strings, probes, n, listed);
+  const facets = buildFacets(columns, strings, probes, n, listed, new Map(vendorKindRows(sqlite)));
   const { nameWords, postings } = buildPostings(
     columns.organizationName.subarray(0, listed),
     strings.organizationNames,
@@ -305,9 +306,11 @@ function buildFacets(
   probes: Map<string, ProbeFacts>,
   size: number,
   listed: number,
+  vendorKinds: Map<string, string>,
 ): DirectoryData["facets"] {
   const facets = {
     vendor: new Map(),
+    kind: new Map(),
     state: new Map(),
     fhirVersion: new Map(),
     access: new Map(),
@@ -324,6 +327,10 @@ function buildFacets(
       return bits;
     });
   const vendor = bitsetsFor("vendor", strings.vendorIds);
+  const kinds = bitsetsFor("kind", [...VENDOR_KINDS]);
+  const kindOfVendor = strings.vendorIds.map(
+    (id) => kinds[Math.max(0, VENDOR_KINDS.indexOf((vendorKinds.get(id) ?? "ehr") as VendorKind))]!,
+  );
   const state = bitsetsFor("state", strings.states);
   const fhirVersion = bitsetsFor("fhirVersion", strings.fhirVersions);
   const [patient, provider] = bitsetsFor("access", ["patient", "provider"]);
@@ -348,6 +355,7 @@ function buildFacets(
   // Removed entries (ordinals from `listed` on) match no filter: they leave the listings.
   for (let i = 0; i < listed; i++) {
     setBit(vendor[columns.vendor[i]!]!, i);
+    setBit(kindOfVendor[columns.vendor[i]!]!, i);
     if (columns.state[i]! >= 0) setBit(state[columns.state[i]!]!, i);
     setBit(fhirVersion[columns.fhirVersion[i]!]!, i);
     if (columns.access[i]! & 1) setBit(patient!, i);

@@ -59,6 +59,20 @@ export function emptyCounts(): CapabilityCounts {
   };
 }
 
+/** The sum of several developers' counts (`kind=` of the statistics: every developer of a kind). */
+export function sumCounts(parts: CapabilityCounts[]): CapabilityCounts {
+  const sum = emptyCounts();
+  const add = (into: Record<string, unknown>, from: Record<string, unknown>) => {
+    for (const [key, value] of Object.entries(from)) {
+      if (typeof value === "number") into[key] = ((into[key] as number | undefined) ?? 0) + value;
+      else if (typeof value === "object" && value !== null && typeof into[key] === "object")
+        add(into[key] as Record<string, unknown>, value as Record<string, unknown>);
+    }
+  };
+  for (const part of parts) add(sum as unknown as Record<string, unknown>, part as unknown as Record<string, unknown>);
+  return sum;
+}
+
 /** Adds `n` entries of one report (verified or not) to `counts`. */
 function add(counts: CapabilityCounts, report: CapabilityReport, verified: boolean, n: number) {
   counts.endpoints += n;

@@ -215,20 +215,23 @@ export function computeReportCards(
     listsOf.set(vendorId, own);
   }
   const vendorIndex = new Map(strings.vendorIds.map((id, i) => [id, i]));
-  const vendors: ReportCard[] = reads.vendors().map(([vendorId, vendorName, certifications]) => {
+  const vendors: ReportCard[] = reads.vendors().map(([vendorId, vendorName, certifications, kind]) => {
     const v = vendorIndex.get(vendorId);
+    const payer = kind === "payer";
     return {
       vendorId,
       vendorName,
+      kind: payer ? "payer" : "ehr",
       lists: listsOf.get(vendorId) ?? [],
       list: (lists.get(vendorId) ?? new ListTally()).figures(),
-      certification: certificationOf(parseProducts(certifications)),
+      // A health plan is no certified health IT developer: CHPL has nothing of it.
+      certification: payer ? null : certificationOf(parseProducts(certifications)),
       servers: servers(v === undefined ? new Set() : vendorUrls[v]!),
     };
   });
   const nationalFigures: NationalFigures = {
     developers: vendors.filter((card) => card.list.listed > 0).length,
-    standardizedApi: vendors.filter((card) => card.certification.standardizedApi).length,
+    standardizedApi: vendors.filter((card) => card.certification?.standardizedApi === true).length,
     list: national.figures(),
     servers: servers(allUrls),
   };

@@ -25,6 +25,8 @@ export interface EndpointFilter {
   /** Folded query words; each must be the prefix of some word of the organization name. */
   queryWords: string[];
   vendor?: string;
+  /** `ehr` or `payer` (src/model/vendors.ts, VENDOR_KINDS): the kind of the entry's vendor. */
+  kind?: string;
   state?: string;
   fhirVersion?: string;
   access?: string;
@@ -129,6 +131,7 @@ export class DirectorySearch {
       (filter.ready?.length ?? 0) +
       [
         filter.vendor,
+        filter.kind,
         filter.state,
         filter.fhirVersion,
         filter.access,
@@ -192,6 +195,7 @@ export class DirectorySearch {
       return true;
     };
     if (filter.vendor !== undefined && !add(facets.vendor.get(filter.vendor))) return null;
+    if (filter.kind !== undefined && !add(facets.kind.get(filter.kind))) return null;
     if (filter.state !== undefined && !add(facets.state.get(filter.state))) return null;
     if (filter.fhirVersion !== undefined && !add(facets.fhirVersion.get(filter.fhirVersion))) return null;
     if (filter.access !== undefined && !add(facets.access.get(filter.access))) return null;

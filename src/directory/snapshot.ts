@@ -518,9 +518,16 @@ export class DatasetSnapshot {
   private readVendors(): VendorRecord[] {
     const rows = this.reads.vendors();
     const { vendor } = this.data.facets;
-    return rows.map(([id, name, endpointListUrl, lastScrapedAt]) => {
+    return rows.map(([id, name, endpointListUrl, lastScrapedAt, kind]) => {
       const bits = vendor.get(id);
-      return { id, name, endpointCount: bits ? countBits(bits) : 0, endpointListUrl, lastScrapedAt };
+      return {
+        id,
+        name,
+        kind: kind === "payer" ? "payer" : "ehr",
+        endpointCount: bits ? countBits(bits) : 0,
+        endpointListUrl,
+        lastScrapedAt,
+      };
     });
   }
 

@@ -75,6 +75,26 @@ export interface CapabilityFacets {
   bulkData: BulkDataFacet;
   smart: SmartFacet;
   access: AccessFacet;
+  payer: PayerFacet;
+}
+
+/** An implementation guide the statement declares conformance with, and the versions it names. */
+interface GuideFacet {
+  declared: boolean;
+  versions: string[];
+}
+/**
+ * What a health plan's Patient Access API declares (CMS Interoperability and Patient Access
+ * rule): the payer implementation guides, and whether claims are served as ExplanationOfBenefit.
+ */
+interface PayerFacet {
+  /** CARIN Consumer Directed Payer Data Exchange (CARIN Blue Button). */
+  carinBlueButton: GuideFacet;
+  /** Da Vinci Payer Data Exchange (PDex). */
+  pdex: GuideFacet;
+  /** Da Vinci PDex Plan Net: the plan's provider directory. */
+  planNet: GuideFacet;
+  explanationOfBenefit: boolean;
 }
 
 interface Check {
@@ -126,6 +146,10 @@ export const SUPPORTS = [
   "sso-openid-connect",
   "dynamic-registration",
   ...CLIENT_TYPES,
+  "carin-bb",
+  "davinci-pdex",
+  "plan-net",
+  "explanation-of-benefit",
 ] as const;
 export type Supports = (typeof SUPPORTS)[number];
 /** The `ready=` filter values, each the app kind whose verdict is `ready`. */
@@ -194,8 +218,27 @@ function compareVersions(a: string, b: string): number {
 }
 
 function usCoreFacet(statement: Json | null): UsCoreFacet {
+  return guideFacet(statement, US_CORE);
+}
+
+/** The canonicals of the payer implementation guides (their ImplementationGuide, profiles, CapabilityStatements). */
+const CARIN_BB = /^https?:\/\/hl7\.org\/fhir\/us\/carin-bb\//;
+const PDEX = /^https?:\/\/hl7\.org\/fhir\/us\/davinci-pdex\//;
+const PLAN_NET = /^https?:\/\/hl7\.org\/fhir\/us\/davinci-pdex-plan-net\//;
+
+function payerFacet(statement: Json | null, resources: string[]): PayerFacet {
+  return {
+    carinBlueButton: guideFacet(statement, CARIN_BB),
+    pdex: guideFacet(statement, PDEX),
+    planNet: guideFacet(statement, PLAN_NET),
+    explanationOfBenefit: resources.includes("ExplanationOfBenefit"),
+  };
+}
+
+/** Whether the statement declares a canonical of the guide `pattern` matches, and the versions after `|`. */
+function guideFacet(statement: Json | null, pattern: RegExp): GuideFacet {
   if (!statement) return { declared: false, versions: [] };
-  const canonicals = declaredCanonicals(statement).filter((c) => US_CORE.test(c));
+  const canonicals = declaredCanonicals(statement).filter((c) => pattern.test(c));
   const versions = new Set<string>();
   for (const c of canonicals) {
     const bar = c.indexOf("|");
@@ -1117,13 +1160,14 @@ export function capabilityReport(input: CapabilityInput): CapabilityReport {
     bulkData: bulkDataFacet(statement),
     smart: smartFacet(sources),
     access: sources.access,
+    payer: payerFacet(statement, context.resources),
   };
   const checks = RULES.map((rule): Check => ({ id: rule.id, ...rule.run(context) }));
   return { facets, checks, verdict: verdictOf(context) };
 }
 
 /** The `supports=` values a report's facets hold, in SUPPORTS order. */
-export function supportsOf({ usCore, bulkData, smart }: CapabilityFacets): Supports[] {
+export function supportsOf({ usCore, bulkData, smart, payer }: CapabilityFacets): Supports[] {
   const holds: Record<Supports, boolean> = {
     "permission-offline": smart.permissionOffline,
     "sso-openid-connect": smart.openIdConnect,
@@ -1138,6 +1182,10 @@ export function supportsOf({ usCore, bulkData, smart }: CapabilityFacets): Suppo
     "backend-services": smart.backendServices,
     "launch-ehr": smart.launchEhr,
     "launch-standalone": smart.launchStandalone,
+    "carin-bb": payer.carinBlueButton.declared,
+    "davinci-pdex": payer.pdex.declared,
+    "plan-net": payer.planNet.declared,
+    "explanation-of-benefit": payer.explanationOfBenefit,
   };
   return SUPPORTS.filter((value) => holds[value]);
 }

@@ -13,11 +13,25 @@ import {
   VERDICT_STATUS_MEANINGS,
   VERDICT_STATUSES,
 } from "./capability-rules";
+import { VENDOR_KINDS } from "./vendors";
 
 const flag = (description: string) => t.Boolean({ description });
 const nullableString = (description: string) => t.Union([t.String(), t.Null()], { description });
+/** A payer implementation guide: declared as `what` says, in `instantiates`, `implementationGuide` or a profile, and its versions. */
+const guide = (what: string) =>
+  t.Object(
+    {
+      declared: flag(
+        `${what}, in \`instantiates\`, \`implementationGuide\`, \`profile\` or a resource's \`supportedProfile\`/\`profile\`.`,
+      ),
+      versions: t.Array(t.String(), {
+        description: "The versions those canonicals carry after `|`, sorted; unversioned canonicals add none.",
+      }),
+    },
+    { additionalProperties: false },
+  );
 
-/** `summary.usCore`, `summary.bulkData`, `summary.smart`, `summary.tls` of a capabilities answer. */
+/** `summary.usCore`, `summary.bulkData`, `summary.smart`, `summary.access`, `summary.payer`, `summary.tls` of a capabilities answer. */
 export const FacetSchemas = {
   usCore: t.Object(
     {
@@ -85,6 +99,25 @@ export const FacetSchemas = {
       }),
     },
     { additionalProperties: false },
+  ),
+  payer: t.Object(
+    {
+      carinBlueButton: guide(
+        "CARIN Blue Button (CARIN Consumer Directed Payer Data Exchange): a canonical `http://hl7.org/fhir/us/carin-bb/…`",
+      ),
+      pdex: guide("Da Vinci Payer Data Exchange (PDex): a canonical `http://hl7.org/fhir/us/davinci-pdex/…`"),
+      planNet: guide(
+        "Da Vinci PDex Plan Net, the plan's provider directory: a canonical `http://hl7.org/fhir/us/davinci-pdex-plan-net/…`",
+      ),
+      explanationOfBenefit: flag(
+        "`ExplanationOfBenefit` is among `rest[].resource[].type`: the plan serves its claims (the Patient Access API's core).",
+      ),
+    },
+    {
+      additionalProperties: false,
+      description:
+        "What a health plan's Patient Access API declares (CMS Interoperability and Patient Access rule): the payer implementation guides and ExplanationOfBenefit. Read from any server's statement.",
+    },
   ),
   tls: t.Object(
     {
@@ -242,6 +275,9 @@ const CapabilityStatsSchema = t.Object(
     vendor: t.Union([t.String(), t.Null()], {
       description: "The developer the counts are of; null for every developer.",
     }),
+    kind: t.Union([...VENDOR_KINDS.map((kind) => t.Literal(kind)), t.Null()], {
+      description: "The kind of developer the counts are of (`kind=`: `ehr` or `payer`); null for every kind.",
+    }),
     ...CapabilityCountsSchema.properties,
     vendors: t.Array(
       t.Object(
@@ -289,6 +325,7 @@ export const CapabilityStatsResponse = t.Object(
         success: true,
         data: {
           vendor: null,
+          kind: null,
           ...EXAMPLE_COUNTS,
           vendors: [{ vendorId: "epic", vendorName: "Epic Systems", ...EXAMPLE_COUNTS }],
         } satisfies CapabilityStats,

@@ -7,6 +7,7 @@ import { FHIR_VERSION_BASES, STATE_EVIDENCE, UNUSABLE_REASONS, URL_EVIDENCE, VER
 import { REQUEST_CAPS } from "./request-caps";
 import { AUDIENCES, ENDPOINT_STATUSES, FHIR_VERSIONS, FILTERABLE_FHIR_VERSIONS, PROBE_STATUSES } from "./types";
 import { US_STATE_CODES } from "./us-states";
+import { VENDOR_KINDS } from "./vendors";
 
 /** One literal schema per value, typed as such, so `Static` of their union is the union of the values. */
 const literals = <const Values extends readonly string[]>(values: Values) =>
@@ -52,6 +53,14 @@ export const ListQuery = t.Object(
         examples: ["epic"],
       }),
     ),
+    kind: t.Optional(
+      oneOf(VENDOR_KINDS, {
+        "x-error": `kind: must be ${VENDOR_KINDS.join(" or ")}`,
+        description:
+          "The kind of the entry's developer (see /api/v1/vendors): `ehr`, a certified health IT developer; `payer`, a health plan or program's Patient Access API.",
+        examples: ["payer"],
+      }),
+    ),
     state: t.Optional(
       oneOf(US_STATE_CODES, {
         "x-error": "state: must be a two-letter uppercase USPS state, district or territory code such as CA",
@@ -92,7 +101,7 @@ export const ListQuery = t.Object(
       t.String({
         maxLength: commaListLength(SUPPORTS),
         "x-error": `supports: must be a comma-separated list of at most ${SUPPORTS.length} of ${SUPPORTS.join(", ")}`,
-        description: `Comma-separated, each must hold (docs/api.md, Facets): ${SUPPORTS.map((v) => `\`${v}\``).join(", ")}. \`us-core\`: a US Core canonical is declared; \`bulk-export\`: \`$export\` at some level; \`smart-v2\`, \`pkce\` (S256), \`backend-services\`, \`launch-ehr\`, \`launch-standalone\`: the SMART facets of those names; \`permission-offline\`, \`sso-openid-connect\` (with https issuer and jwks_uri), \`dynamic-registration\` (an https registration_endpoint) and the client types: what the SMART configuration declares. Spaces around commas ignored; an unknown value → 400.`,
+        description: `Comma-separated, each must hold (docs/api.md, Facets): ${SUPPORTS.map((v) => `\`${v}\``).join(", ")}. \`us-core\`: a US Core canonical is declared; \`bulk-export\`: \`$export\` at some level; \`smart-v2\`, \`pkce\` (S256), \`backend-services\`, \`launch-ehr\`, \`launch-standalone\`: the SMART facets of those names; \`permission-offline\`, \`sso-openid-connect\` (with https issuer and jwks_uri), \`dynamic-registration\` (an https registration_endpoint) and the client types: what the SMART configuration declares; \`carin-bb\`, \`davinci-pdex\`, \`plan-net\`: the payer implementation guide is declared (CARIN Blue Button, Da Vinci PDex, PDex Plan Net); \`explanation-of-benefit\`: the server supports ExplanationOfBenefit. Spaces around commas ignored; an unknown value → 400.`,
         examples: ["pkce,launch-standalone"],
       }),
     ),
@@ -445,7 +454,7 @@ export const CapabilitiesSchema = t.Object({
     },
     {
       description:
-        "Every key is always present: strings null when unknown, arrays [], supportedResourceCount 0, flags false. `usCore`, `bulkData` and `smart` are read from the two stored documents (docs/api.md, Facets); `tls` from the probe's connection.",
+        "Every key is always present: strings null when unknown, arrays [], supportedResourceCount 0, flags false. `usCore`, `bulkData`, `smart`, `access` and `payer` are read from the two stored documents (docs/api.md, Facets); `tls` from the probe's connection.",
     },
   ),
   checks: ChecksSchema,

@@ -10,6 +10,7 @@ import { t } from "elysia";
 import { APP_KINDS, SUPPORTS, VERDICT_STATUSES } from "./capability-rules";
 import { READY_SETS_TEXT } from "./capability-schemas";
 import { UNUSABLE_REASONS } from "./evidence";
+import { VENDOR_KINDS } from "./vendors";
 
 const count = (description: string) => Type.Integer({ minimum: 0, description });
 const share = (description: string) =>
@@ -126,9 +127,16 @@ const ListSchema = t.Object({
 const ReportCardSchema = t.Object({
   vendorId: t.String({ examples: ["epic"] }),
   vendorName: t.String({ examples: ["Epic Systems"] }),
+  kind: t.Union(
+    VENDOR_KINDS.map((kind) => t.Literal(kind)),
+    { description: "`ehr`: a certified health IT developer; `payer`: a health plan (as /api/v1/vendors says)." },
+  ),
   lists: t.Array(ListSchema, { description: "Its published lists." }),
   list: ListFiguresSchema,
-  certification: CertificationSchema,
+  certification: t.Union([CertificationSchema, t.Null()], {
+    description:
+      "Its certification as ONC's CHPL records it; null for a health plan (`kind` payer), which CHPL does not certify.",
+  }),
   servers: ServerFiguresSchema,
 });
 export type ReportCard = Static<typeof ReportCardSchema>;
@@ -156,6 +164,7 @@ const asOf = t.Union([t.String({ format: "date-time" }), t.Null()], {
 const EXAMPLE_CARD = {
   vendorId: "epic",
   vendorName: "Epic Systems",
+  kind: "ehr" as const,
   lists: [
     {
       id: "epic-r4",

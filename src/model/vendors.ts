@@ -1,10 +1,26 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { t } from "elysia";
 
+/**
+ * What kind of developer publishes the lists: `ehr`, a certified health IT developer (ONC's
+ * CHPL); `payer`, a health plan or program (Medicare Advantage, Medicaid, marketplace) publishing
+ * the Patient Access API the CMS Interoperability and Patient Access rule requires.
+ */
+export const VENDOR_KINDS = ["ehr", "payer"] as const;
+export type VendorKind = (typeof VENDOR_KINDS)[number];
+
 /** One vendor as /api/v1/vendors serves it; `VendorRecord` is its static type. */
 export const VendorRecordSchema = t.Object({
   id: t.String({ description: "Vendor id; the `vendor` filter value of the list operation.", examples: ["epic"] }),
   name: t.String({ description: "Display name.", examples: ["Epic Systems"] }),
+  kind: t.Union(
+    VENDOR_KINDS.map((kind) => t.Literal(kind)),
+    {
+      description:
+        "`ehr`: a certified health IT developer from ONC's CHPL; `payer`: a health plan or program publishing a Patient Access API (Medicare Advantage, Medicaid, marketplace plans). The `kind` filter of the list operation.",
+      examples: ["ehr"],
+    },
+  ),
   endpointCount: Type.Integer({
     minimum: 0,
     description: "Entries of this vendor in the directory now; entries removed from its lists are not counted.",
@@ -28,6 +44,7 @@ export const VendorListResponse = t.Object(
           {
             id: "epic",
             name: "Epic Systems",
+            kind: "ehr",
             endpointCount: 1297,
             endpointListUrl: "https://open.epic.com/MyApps/Endpoints",
             lastScrapedAt: "2026-11-25T03:12:40.000Z",

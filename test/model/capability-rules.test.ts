@@ -243,3 +243,61 @@ test("unknown after a failed probe names its cause; without one, what is known",
   expect(failed({ error: "certificate_untrusted", httpStatus: null })[0]).toContain("untrusted");
   expect(failed(null)).toEqual(["the last probe returned neither a CapabilityStatement nor a SMART configuration"]);
 });
+
+test("payer guides: each by its own canonical root; PDex is not Plan Net, a look-alike path is neither", () => {
+  const facets = (statement: Record<string, unknown>) =>
+    report({ resourceType: "CapabilityStatement", ...statement }, null).facets.payer;
+  // A Plan Net directory alone (its canonicals start like PDex's) is no PDex.
+  expect(
+    facets({
+      instantiates: ["http://hl7.org/fhir/us/davinci-pdex-plan-net/CapabilityStatement/plan-net|1.1.0"],
+      rest: [{ resource: [{ type: "InsurancePlan" }, { type: "PractitionerRole" }] }],
+    }),
+  ).toEqual({
+    carinBlueButton: { declared: false, versions: [] },
+    pdex: { declared: false, versions: [] },
+    planNet: { declared: true, versions: ["1.1.0"] },
+    explanationOfBenefit: false,
+  });
+  // Declared through a resource's profile (a DSTU2/STU3-style Reference too); unversioned adds none.
+  expect(
+    facets({
+      rest: [
+        {
+          resource: [
+            {
+              type: "ExplanationOfBenefit",
+              profile: { reference: "http://hl7.org/fhir/us/carin-bb/StructureDefinition/C4BB-ExplanationOfBenefit" },
+            },
+            {
+              type: "Patient",
+              supportedProfile: [
+                "https://hl7.org/fhir/us/davinci-pdex/StructureDefinition/hrex-patient-demographics|2.0.0",
+              ],
+            },
+          ],
+        },
+      ],
+    }),
+  ).toEqual({
+    carinBlueButton: { declared: true, versions: [] },
+    pdex: { declared: true, versions: ["2.0.0"] },
+    planNet: { declared: false, versions: [] },
+    explanationOfBenefit: true,
+  });
+  // Look-alikes: another guide's root that only begins with these names, a vendor's own URL.
+  expect(
+    facets({
+      implementationGuide: [
+        "http://hl7.org/fhir/us/carin-bb-extension/ImplementationGuide/x",
+        "http://example.org/fhir/us/davinci-pdex/ImplementationGuide/copy",
+        "http://hl7.org/fhir/us/davinci-pdex-formulary/ImplementationGuide/y",
+      ],
+    }),
+  ).toEqual({
+    carinBlueButton: { declared: false, versions: [] },
+    pdex: { declared: false, versions: [] },
+    planNet: { declared: false, versions: [] },
+    explanationOfBenefit: false,
+  });
+});

@@ -121,6 +121,12 @@ describe("GET /api/v1/endpoints/:id/capabilities", () => {
         signingAlgorithms: [],
       },
       access: { declared: "none", services: [] },
+      payer: {
+        carinBlueButton: { declared: false, versions: [] },
+        pdex: { declared: false, versions: [] },
+        planNet: { declared: false, versions: [] },
+        explanationOfBenefit: false,
+      },
       tls: { protocol: null, certificateExpiresAt: null, issuer: null, verified: null },
     });
     // Probed, answered nothing: what it offers is unknown; the checks on the statement cannot apply.
@@ -154,6 +160,8 @@ describe("GET /api/v1/vendors", () => {
     expect(body.data[1]).toEqual({
       id: "epic",
       name: "Epic Systems",
+      // A certified health IT developer; a health plan would be `payer`.
+      kind: "ehr",
       endpointCount: 4,
       endpointListUrl: "https://open.epic.com/MyApps/Endpoints",
       lastScrapedAt: "2026-11-20T10:00:00.000Z",

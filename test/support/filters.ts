@@ -9,6 +9,7 @@ export const FILTER_PARAMETERS = [
   "fhirVersion",
   "hasResource",
   "host",
+  "kind",
   "near",
   "npi",
   "query",

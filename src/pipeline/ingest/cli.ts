@@ -42,7 +42,7 @@ copy (db/national/), offline.`,
     ["--force", "accept an empty list or one that lost more than half of its entries"],
     ["--timeout <ms>", "per request (default 30000)"],
     ["--registry <file>", "another vendor registry (default INGEST_REGISTRY, else db/vendors.json)"],
-    ["--bundled", "ingest every list's bundled copy (db/national/), offline"],
+    ["--bundled", "ingest every list's bundled copy (db/national/, the health plans' db/national/payers/), offline"],
   ],
   environment: `DATABASE_PATH (default db/directory.sqlite; created and migrated, empty, when missing),
 INGEST_REGISTRY (the vendor registry, default db/vendors.json), INGEST_MAX_BYTES (the most bytes read of one
@@ -76,13 +76,18 @@ async function main(): Promise<number> {
   let coverage: string;
   try {
     if (options.bundled) {
-      const { ingestBundledLists, readBundle } = await import("./national-lists");
+      const { ingestBundledLists, PAYERS_DIR, readBundle } = await import("./national-lists");
       const started = performance.now();
       let previous = started;
-      summaries = await ingestBundledLists(db, readBundle(), (summary, _file, index, total) => {
+      const progress = (summary: ListSummary, _file: string, index: number, total: number) => {
         log(progressLine(index, total, summary, performance.now() - previous));
         previous = performance.now();
-      });
+      };
+      // The developers' lists, then the health plans' (a bundle of their own).
+      summaries = [
+        ...(await ingestBundledLists(db, readBundle(), progress)),
+        ...(await ingestBundledLists(db, readBundle(PAYERS_DIR), progress, "payer")),
+      ];
       log(`all bundled lists in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     } else if (options.file) {
       const started = performance.now();

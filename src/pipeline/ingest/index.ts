@@ -63,7 +63,12 @@ async function prepareList(
   allowPrivateNetwork: boolean,
 ): Promise<PreparedList> {
   const parsed = await load();
-  const normalised = normaliseEntries(parsed.entries, {
+  const named = list.organizationName;
+  const items =
+    named === undefined
+      ? parsed.entries
+      : parsed.entries.map((item) => (item.organizationName?.trim() ? item : { ...item, organizationName: named }));
+  const normalised = normaliseEntries(items, {
     vendorId: vendor.id,
     listFhirVersion: list.fhirVersion,
     defaultFhirVersion: list.certificationWithdrawn ? null : (vendor.defaultFhirVersion ?? null),
@@ -115,7 +120,7 @@ async function scrapeList(
   if (prepared.entries.length >= 10_000) Bun.gc(true);
   try {
     const counts = applyListScrape(db, {
-      vendor: { id: vendor.id, name: vendor.name, endpointListUrl: vendor.endpointListUrl },
+      vendor: { id: vendor.id, name: vendor.name, endpointListUrl: vendor.endpointListUrl, kind: vendor.kind ?? "ehr" },
       // A registry list keeps its declared format; a list of its own from a file records what was detected.
       list: {
         id: list.id,

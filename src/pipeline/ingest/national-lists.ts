@@ -1,12 +1,15 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Db } from "../../db/client";
+import type { VendorKind } from "../../model/vendors";
 import { ingestContent } from "./index";
 import { loadRegistry } from "./registry";
 import type { ListSummary } from "./types";
 
 /** The real lists the server builds its first database from, and where they come from. */
 export const NATIONAL_DIR = join(import.meta.dir, "..", "..", "..", "db", "national");
+/** The health plans' lists (kind `payer`), a bundle of the same format of their own. */
+export const PAYERS_DIR = join(NATIONAL_DIR, "payers");
 export const LISTS_FILE = "lists.json.zst";
 export const PROVENANCE_FILE = "provenance.json";
 
@@ -107,17 +110,20 @@ export function readBundle(dir = NATIONAL_DIR): { provenance: Provenance; files:
 }
 
 /**
- * Ingests every registry list that has a bundled copy, oldest copy first, each as of its own
- * date (forced: a bundled copy is what the directory holds, whatever was there before).
+ * Ingests every registry list of a vendor of `kind` that has a bundled copy, oldest copy first,
+ * each as of its own date (forced: a bundled copy is what the directory holds, whatever was
+ * there before). The EHR developers' lists are one bundle (db/national/), the health plans' another (PAYERS_DIR).
  */
 export async function ingestBundledLists(
   db: Db,
   bundle: { provenance: Provenance; files: Map<string, string> },
   onList: (summary: ListSummary, file: string, index: number, total: number) => void = () => {},
+  kind: VendorKind = "ehr",
 ): Promise<ListSummary[]> {
   const { provenance, files } = bundle;
   const registry = loadRegistry();
-  const work = registry.flatMap((vendor) =>
+  const ofKind = registry.filter((vendor) => (vendor.kind ?? "ehr") === kind);
+  const work = ofKind.flatMap((vendor) =>
     vendor.lists.flatMap((list) => (list.bundledFile ? [{ vendor, list, file: list.bundledFile }] : [])),
   );
   for (const { file } of work) if (!files.has(file)) throw new Error(`bundled list ${file} missing from the bundle`);

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { loadConfig } from "../../config";
 import { AUDIENCES, FHIR_VERSIONS } from "../../model/types";
+import { VENDOR_KINDS } from "../../model/vendors";
 import { LIST_FORMATS, LIST_SOURCES, type ListDefinition, type VendorDefinition } from "./types";
 
 export { DEFAULT_REGISTRY_PATH } from "../../config";
@@ -19,8 +20,13 @@ function checkList(fail: (message: string) => never, vendorId: string, list: Lis
     fail(`${where}: source must be one of ${LIST_SOURCES.join(", ")}`);
   if (list.publishedUrl !== undefined && !/^https?:\/\//.test(list.publishedUrl))
     fail(`${where}: publishedUrl must be http(s)`);
-  if (list.bundledFile !== undefined && !/^[A-Za-z0-9_().-]+\.json$/.test(list.bundledFile))
-    fail(`${where}: bundledFile must be a plain .json file name`);
+  if (list.bundledFile !== undefined && !/^[A-Za-z0-9_().-]+\.(json|csv)$/.test(list.bundledFile))
+    fail(`${where}: bundledFile must be a plain .json or .csv file name`);
+  if (
+    list.organizationName !== undefined &&
+    (typeof list.organizationName !== "string" || list.organizationName === "")
+  )
+    fail(`${where}: organizationName must be a non-empty string when present`);
   if (list.certificationWithdrawn !== undefined && list.certificationWithdrawn !== true)
     fail(`${where}: certificationWithdrawn must be true when present`);
 }
@@ -54,6 +60,8 @@ export function loadRegistry(path = loadConfig().registryPath): VendorDefinition
     if (vendorIds.has(vendor.id)) fail(`vendor ${vendor.id} twice`);
     vendorIds.add(vendor.id);
     if (typeof vendor.name !== "string" || vendor.name === "") fail(`vendor ${vendor.id}: name missing`);
+    if (vendor.kind !== undefined && !VENDOR_KINDS.includes(vendor.kind))
+      fail(`vendor ${vendor.id}: kind must be ${VENDOR_KINDS.join(" or ")} when present`);
     if (typeof vendor.endpointListUrl !== "string") fail(`vendor ${vendor.id}: endpointListUrl missing`);
     if (!Array.isArray(vendor.lists)) fail(`vendor ${vendor.id}: lists missing`);
     const fallback = vendor.defaultFhirVersion;

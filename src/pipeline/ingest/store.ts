@@ -3,12 +3,15 @@ import { markDatasetChanged } from "../../db/dataset-meta";
 import { refreshEffectiveFields } from "../../db/effective-fields";
 import { listScrapeStatements, type StoredEntry, upsertList, upsertVendor } from "../../db/list-scrape-statements";
 import { AUDIENCES, type Audience, type FhirVersion } from "../../model/types";
+import type { VendorKind } from "../../model/vendors";
 import type { ListFormat, NormalisedEntry } from "./types";
 
 interface VendorRow {
   id: string;
   name: string;
   endpointListUrl: string;
+  /** `ehr` or `payer`; absent: left as stored. */
+  kind?: VendorKind;
 }
 
 interface ListRow {

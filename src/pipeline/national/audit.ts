@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import { auditRows, type AuditRow as Row } from "../../db/audit-rows";
 import { ENVIRONMENT_RULES, environmentMatch } from "../../model/environment";
 import { fhirVersionFromUrl } from "../../model/fhir-version";
+import { VENDOR_KINDS, type VendorKind } from "../../model/vendors";
 import { fhirVersionOfUrl } from "../ingest/enrich/version-of-url";
 import { loadRegistry } from "../ingest/registry";
 import type { ListSummary, VendorDefinition } from "../ingest/types";
@@ -33,9 +34,20 @@ interface RuleMatches {
   names?: string[];
 }
 
+/** Entries of one kind of developer, or of one developer. */
+interface KindCounts {
+  entries: number;
+  listed: number;
+  unusable: number;
+}
+
 export interface AuditReport {
   entries: number;
   listed: number;
+  /** Per kind of developer (`ehr`, `payer`): developers with entries, and their entries. */
+  kinds: ({ kind: VendorKind; developers: number } & KindCounts)[];
+  /** Per health plan (kind `payer`) of the registry, its entries: each count of its bundled lists. */
+  payers: ({ vendorId: string } & KindCounts)[];
   unusable: { kind: string; entries: number; urls: number }[];
   /** Listed entries each environment rule makes non-production (src/model/environment.ts), every rule in table order. */
   environments: { rule: string; what: string; entries: NamedEntry[]; names: string[] }[];
@@ -64,6 +76,12 @@ export function auditDatabase(sqlite: Database, sampleSize = 100): AuditReport {
     return [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   };
   const registry = loadRegistry();
+  const kindOf = new Map(registry.map((v) => [v.id, v.kind ?? "ehr"]));
+  const tally = (items: Row[]): KindCounts => {
+    const present = items.filter((r) => r.status !== "removed");
+    const unusable = present.filter((r) => r.unusable !== null).length;
+    return { entries: present.length, listed: present.length - unusable, unusable };
+  };
   const certified = new Set(registry.flatMap((v) => (v.defaultFhirVersion ? [v.id] : [])));
   // Entries whose version the old rules took from the developer's certification.
   const population = rows
@@ -81,6 +99,13 @@ export function auditDatabase(sqlite: Database, sampleSize = 100): AuditReport {
   return {
     entries: rows.length,
     listed: listed.length,
+    kinds: VENDOR_KINDS.map((kind) => {
+      const items = rows.filter((r) => (kindOf.get(r.vendorId) ?? "ehr") === kind);
+      return { kind, developers: new Set(items.map((r) => r.vendorId)).size, ...tally(items) };
+    }),
+    payers: registry
+      .filter((v) => v.kind === "payer")
+      .map((v) => ({ vendorId: v.id, ...tally(rows.filter((r) => r.vendorId === v.id)) })),
     unusable: count(
       rows.filter((r) => r.unusable !== null),
       (r) => r.unusable!,
@@ -193,6 +218,13 @@ function ruleMatches(rows: Row[], registry: VendorDefinition[]): RuleMatches[] {
 export function formatAudit(report: AuditReport): string[] {
   const lines = [
     `entries: ${report.entries} stored, ${report.listed} listed`,
+    "by kind of developer (ehr: certified health IT; payer: health plans' Patient Access APIs):",
+    ...report.kinds.map(
+      (k) =>
+        `  ${k.kind}: ${k.developers} developers, ${k.entries} entries (${k.listed} listed, ${k.unusable} unusable)`,
+    ),
+    "health plans, per developer (kind payer):",
+    ...report.payers.map((p) => `  ${p.vendorId}: ${p.entries} entries (${p.listed} listed, ${p.unusable} unusable)`),
     "unusable (stored, not listed, counted or exported):",
     ...report.unusable.map((u) => `  ${u.kind}: ${u.entries} entries, ${u.urls} URLs`),
     `  total: ${report.unusable.reduce((n, u) => n + u.entries, 0)} entries, ${report.unusable.reduce((n, u) => n + u.urls, 0)} URLs`,

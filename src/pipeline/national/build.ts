@@ -2,13 +2,15 @@ import { buildDatabaseFile } from "../../db/build-file";
 import { countEntries } from "../../db/describe";
 import { dateEntriesByNewestRead } from "../../db/list-scrape-statements";
 import { syncVendorRegistry } from "../ingest";
-import { ingestBundledLists, NATIONAL_DIR, readBundle } from "../ingest/national-lists";
+import { ingestBundledLists, NATIONAL_DIR, PAYERS_DIR, readBundle } from "../ingest/national-lists";
 import type { ListSummary } from "../ingest/types";
 
 export interface BuildNationalOptions {
   log?: (line: string) => void;
   /** Where the bundle is (default db/national/). */
   dir?: string;
+  /** Where the health plans' bundle is (default db/national/payers/). */
+  payersDir?: string;
 }
 
 export interface NationalBuildResult {
@@ -30,19 +32,25 @@ export async function buildNationalDatabase(
 ): Promise<NationalBuildResult> {
   const log = opts.log ?? (() => {});
   const bundle = readBundle(opts.dir ?? NATIONAL_DIR);
+  const payers = readBundle(opts.payersDir ?? PAYERS_DIR);
+  const asOf = [bundle.provenance.asOf, payers.provenance.asOf].sort().at(-1)!;
   const { summaries, entries } = await buildDatabaseFile(path, async (db) => {
     syncVendorRegistry(db);
-    const summaries = await ingestBundledLists(db, bundle, (summary, file) => {
+    const failed = (summary: ListSummary, file: string) => {
       if (!summary.ok)
         throw new Error(
           `bundled list ${file} (${summary.vendorId} / ${summary.listId}) was not ingested: ${summary.error}`,
         );
-    });
+    };
+    const summaries = [
+      ...(await ingestBundledLists(db, bundle, failed)),
+      ...(await ingestBundledLists(db, payers, failed, "payer")),
+    ];
     // An entry two copies carry is as of the newer one, as its source says (docs/api.md).
-    dateEntriesByNewestRead(db.sqlite, bundle.provenance.asOf);
+    dateEntriesByNewestRead(db.sqlite, asOf);
     const entries = countEntries(db.sqlite);
     return { summaries, entries };
   });
-  log(`national: ${summaries.length} bundled lists, ${entries} entries, as of ${bundle.provenance.asOf}`);
-  return { summaries, entries, asOf: bundle.provenance.asOf };
+  log(`national: ${summaries.length} bundled lists, ${entries} entries, as of ${asOf}`);
+  return { summaries, entries, asOf };
 }

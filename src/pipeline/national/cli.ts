@@ -43,7 +43,9 @@ function main() {
   });
   writeFileSync(DEFAULT_REGISTRY_PATH, formatRegistry(registry));
   loadRegistry(DEFAULT_REGISTRY_PATH);
-  const bundled = registry.flatMap((v) => v.lists.flatMap((l) => (l.bundledFile ? [l.bundledFile] : [])));
+  // The health plans' lists are a bundle of their own (bun run data:payer-bundle).
+  const developers = registry.filter((v) => v.kind !== "payer");
+  const bundled = developers.flatMap((v) => v.lists.flatMap((l) => (l.bundledFile ? [l.bundledFile] : [])));
   const files = new Map(bundled.map((name) => [name, readFileSync(join(resources, name), "utf8")]));
   const { archive, provenance } = packBundle(files, manifest);
   mkdirSync(NATIONAL_DIR, { recursive: true });

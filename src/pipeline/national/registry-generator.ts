@@ -173,6 +173,8 @@ export function generateRegistry(input: GeneratorInput): VendorDefinition[] {
     byDeveloper.set(item.EndpointName, items);
   }
   const vendors = new Map<string, VendorDefinition>();
+  // The health plans (kind `payer`) are no CHPL developers: kept as they are (bun run data:payer-bundle).
+  for (const payer of input.current) if (payer.kind === "payer") vendors.set(payer.id, structuredClone(payer));
   for (const [id] of Object.entries(KNOWN_DEVELOPERS).map(([, id]) => [id])) {
     const current = input.current.find((v) => v.id === id);
     if (!current) continue;

@@ -90,7 +90,7 @@ function summaryPart({ summary: s, report: { facets } }: CapabilitiesShared): st
     `,"summary":{"fhirVersion":${json(s.fhirVersion)},"softwareName":${json(s.softwareName)},` +
     `"softwareVersion":${json(s.softwareVersion)},"supportedResourceCount":${s.supportedResources.count},"supportedResources":${s.supportedResources.json},` +
     `"smartSupported":${s.smartSupported},"smartCapabilities":${s.smartCapabilities.json},"grantTypes":${s.grantTypes.json},` +
-    `"usCore":${JSON.stringify(facets.usCore)},"bulkData":${JSON.stringify(facets.bulkData)},"smart":${JSON.stringify(facets.smart)},"access":${JSON.stringify(facets.access)}`
+    `"usCore":${JSON.stringify(facets.usCore)},"bulkData":${JSON.stringify(facets.bulkData)},"smart":${JSON.stringify(facets.smart)},"access":${JSON.stringify(facets.access)},"payer":${JSON.stringify(facets.payer)}`
   );
 }
 

@@ -48,6 +48,7 @@ export function toEndpointFilter(query: Static<typeof ListQuery>): EndpointFilte
     throw validationError(`query: at most ${REQUEST_CAPS.words} distinct words, not ${queryWords.length}`);
   const filter: EndpointFilter = { queryWords };
   if (query.vendor !== undefined) filter.vendor = query.vendor;
+  if (query.kind !== undefined) filter.kind = query.kind;
   if (query.state !== undefined) filter.state = query.state;
   if (query.fhirVersion !== undefined) filter.fhirVersion = query.fhirVersion;
   if (query.access !== undefined) filter.access = query.access;

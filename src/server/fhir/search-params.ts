@@ -1,6 +1,7 @@
 import { words } from "../../directory/text";
 import { READY, SUPPORTS } from "../../model/capability-rules";
 import { REQUEST_CAPS, WHOLE_NUMBER } from "../../model/request-caps";
+import { VENDOR_KINDS } from "../../model/vendors";
 import { parseDateValue } from "./date-search";
 import { parseNearValue } from "./near-search";
 import { checkFormat } from "./negotiate";
@@ -97,6 +98,13 @@ export const SEARCH_PARAMETERS: Record<ResourceType, Record<string, SearchParame
       codes: SUPPORTS,
       derived: true,
       documentation: `What the server's probed CapabilityStatement and SMART configuration declare, as the JSON API's \`supports=\` (docs/api.md, Facets): ${SUPPORTS.join(", ")}. A comma separates alternatives; repeat the parameter for all of several. Another code → 400.`,
+    },
+    "developer-kind": {
+      type: "token",
+      ours: "endpoint-developer-kind",
+      codes: VENDOR_KINDS,
+      derived: true,
+      documentation: `The kind of the Endpoint's developer (its managingOrganization), as the JSON API's \`kind=\`: ${VENDOR_KINDS.join(", ")} (\`ehr\`: a certified health IT developer; \`payer\`: a health plan or program's Patient Access API). A comma separates alternatives. Another code → 400.`,
     },
     ready: {
       type: "token",

@@ -386,10 +386,12 @@ function endpointMatches(index: FhirIndex, { name, modifier, values }: Criterion
       return each((e) => codes.has(endpointVersionCode(index, e) ?? ""));
     }
     case "supports":
-    case "ready": {
+    case "ready":
+    case "developer-kind": {
       // Every entry of a URL shares its probe, so an Endpoint's first entry holds its facets; a
-      // comma between codes means any of them.
-      const facets = values.flatMap((value) => index.data.facets[name].get(token(value)[1]) ?? []);
+      // comma between codes means any of them. An Endpoint's entries are of its one developer.
+      const facet = index.data.facets[name === "developer-kind" ? "kind" : name];
+      const facets = values.flatMap((value) => facet.get(token(value)[1]) ?? []);
       if (facets.length === 0) return;
       return each((e) => facets.some((facet) => hasBit(facet, index.endpointFirst[e]!)));
     }

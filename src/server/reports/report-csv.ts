@@ -5,6 +5,7 @@ import { ByteBuffer } from "../http/byte-buffer";
 const HEAD = [
   "vendorId",
   "vendorName",
+  "kind",
   "listUrls",
   "listAsOf",
   "certifiedProducts",
@@ -14,8 +15,9 @@ const HEAD = [
 ] as const;
 
 /**
- * One row per developer (RFC 4180, CRLF line ends, spreadsheet-safe cells): its id and name, its
- * lists' published URLs joined with ` | `, the newest list read, its certification counts, then
+ * One row per developer (RFC 4180, CRLF line ends, spreadsheet-safe cells): its id, name and kind, its
+ * lists' published URLs joined with ` | `, the newest list read, its certification counts (empty
+ * for a health plan), then
  * every figure of its report card by dotted name (`list.listed`, `servers.supports.pkce`, …);
  * an empty cell for null.
  */
@@ -40,12 +42,13 @@ export function reportCsv(cards: readonly ReportCard[]): string {
     row([
       card.vendorId,
       card.vendorName,
+      card.kind,
       card.lists.map((l) => l.publishedUrl).join(" | "),
       asOf,
-      card.certification.products.length,
-      card.certification.active,
-      card.certification.withdrawn,
-      card.certification.standardizedApi,
+      card.certification?.products.length ?? null,
+      card.certification?.active ?? null,
+      card.certification?.withdrawn ?? null,
+      card.certification?.standardizedApi ?? null,
       ...FIGURE_NAMES.map((name) => figures[name] ?? null),
     ]);
   }

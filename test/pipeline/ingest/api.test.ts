@@ -22,8 +22,18 @@ describe("vendor registry (db/vendors.json)", () => {
     }
     for (const vendor of registry) {
       expect(vendor.endpointListUrl).toMatch(/^https?:\/\//);
-      expect(vendor.lists.length).toBeGreaterThan(0);
+      // A health plan Lantern names without an endpoint file has only its page.
+      if (vendor.kind !== "payer") expect(vendor.lists.length).toBeGreaterThan(0);
     }
+    const withoutList = registry.filter((v) => v.lists.length === 0).map((v) => v.id);
+    expect(withoutList).toEqual([
+      "guidewell-patient-access",
+      "guidewell-payer2payer",
+      "hcsc",
+      "humana",
+      "kaiser-permanente",
+      "molina-healthcare",
+    ]);
   });
 
   test("list ids are unique across vendors", () => {

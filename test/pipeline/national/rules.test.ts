@@ -143,10 +143,21 @@ describe("entries that must not be served, on the bundled national lists", () =>
     ]);
     expect(matches.get("near-miss-domain")!.entries.map((e) => e.id)).toHaveLength(5);
     expect(matches.get("internal-host")!.entries.map((e) => e.id)).toEqual(["6f2ff8311ec1"]);
-    expect(matches.get("url: version at the end of a segment")!.entries.map((e) => e.id)).toEqual([
+    // ggclinic's two, and Elevance Health's plans (`…/P360Member/api/fhir-r4`): no other URL.
+    const segmentVersions = matches.get("url: version at the end of a segment")!.entries;
+    expect(segmentVersions.filter((e) => !e.url.endsWith("/P360Member/api/fhir-r4")).map((e) => e.id)).toEqual([
       "764ec83fef52",
       "f09cd600ae22",
     ]);
+    expect(segmentVersions.length).toBe(
+      (
+        db
+          .prepare(
+            "SELECT COUNT(*) AS n FROM entries WHERE vendor_id = 'elevance-health-anthem' AND url LIKE '%/fhir-r4'",
+          )
+          .get() as { n: number }
+      ).n + 2,
+    );
     expect(matches.get("certification withdrawn")!.entries.map((e) => e.id)).toEqual([
       "432d1e4d2ff0",
       "479afa9aafff",
@@ -178,7 +189,10 @@ describe("versions, on the bundled national lists", () => {
     };
     const urls = (db.prepare("SELECT DISTINCT url FROM entries").values() as [string][]).map(([url]) => url);
     const changed = urls.filter((url) => plainVersion(url) !== fhirVersionFromUrl(url));
-    expect(changed.sort()).toEqual(["https://fhir.ggclinic.com/fhir-R4", "https://fhir.ggclinic.com/open-R4"]);
+    // Besides them, Elevance Health's plans, whose servers end in `/api/fhir-r4`.
+    expect(
+      changed.filter((url) => !/^https:\/\/patient360[a-z]*\.[a-z.]+\/P360Member\/api\/fhir-r4$/.test(url)).sort(),
+    ).toEqual(["https://fhir.ggclinic.com/fhir-R4", "https://fhir.ggclinic.com/open-R4"]);
     expect(fhirVersionFromUrl("https://h.example/fhir4")).toBeNull();
     expect(fhirVersionFromUrl("https://h.example/api_dstu2/x")).toBe("DSTU2");
   });

@@ -260,6 +260,11 @@ describe("supports= and ready=", () => {
       "client-public": 2,
       "client-confidential-symmetric": 0,
       "client-confidential-asymmetric": 3,
+      // The payer guides: no statement here declares one, nor ExplanationOfBenefit.
+      "carin-bb": 0,
+      "davinci-pdex": 0,
+      "plan-net": 0,
+      "explanation-of-benefit": 0,
     });
     expect(data.verdict.patientApps).toEqual({ ready: 1, partial: 2, no: 1, undeclared: 1, unknown: 1 });
     expect(data.verdict.providerApps).toEqual({ ready: 1, partial: 1, no: 2, undeclared: 1, unknown: 1 });
@@ -270,7 +275,7 @@ describe("supports= and ready=", () => {
     // One developer has entries: its row carries the same counts.
     expect(data.vendors.map((v: { vendorId: string }) => v.vendorId)).toEqual(["epic"]);
     const { vendorId: _id, vendorName: _name, ...epic } = data.vendors[0];
-    const { vendor: _vendor, vendors: _vendors, ...overall } = data;
+    const { vendor: _vendor, kind: _kind, vendors: _vendors, ...overall } = data;
     expect(epic).toEqual(overall);
 
     const one = await fetchPublished(app, root, "/api/v1/stats/capabilities?vendor=epic");
@@ -332,7 +337,7 @@ describe("supports= and ready=", () => {
     const cases: [string, string][] = [
       ["supports=fhir", 'supports: "fhir" is not one of us-core, bulk-export'],
       ["supports=pkce,", "supports: empty value"],
-      [`supports=${Array(14).fill("pkce").join(",")}`, "supports: at most 13 values"],
+      [`supports=${Array(18).fill("pkce").join(",")}`, "supports: at most 17 values"],
       ["ready=patients", 'ready: "patients" is not one of patient-apps'],
       [`supports=${"x".repeat(SUPPORTS.join(" , ").length + 1)}`, "supports: must be a comma-separated list"],
       ["ready=patient-apps&ready=provider-apps", "ready"],

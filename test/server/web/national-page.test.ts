@@ -134,4 +134,37 @@ describe("the search page on the national directory", () => {
     expect(await usable.getByText("Carepaths' list").count()).toBe(1);
     expect(await usable.getByText("R4, inferred").count()).toBe(1);
   }, 60_000);
+
+  it('a health plan is found by its brand name ("WellFirst Health", "Amerigroup"), and its record says it is one', async () => {
+    const p = await open("/");
+    await p.locator("#list > li").first().waitFor();
+    await p.locator("#f-query").pressSequentially("wellfirst health", { delay: 40 });
+    await p.waitForURL(/query=wellfirst\+health/);
+    await p.locator("#summary", { hasText: "1 endpoint matches" }).waitFor();
+    const first = p.locator("#list > li").first();
+    expect(await first.locator("h3").textContent()).toBe("WellFirst Health (WFH)");
+    expect(await first.locator(".vendor").textContent()).toStartWith("1upHealth health plans");
+    await first.locator("h3 a").click();
+    await p.locator("#record-heading").waitFor();
+    expect(await p.locator("#detail .vendor").first().textContent()).toContain("a health plan");
+    const record = p.locator("section[aria-labelledby=record-heading]");
+    expect(await record.getByText("Health plan (Patient Access API)").count()).toBe(1);
+    // An EHR developer's entry says so too.
+    await open(`/?id=${CAREPATHS}`);
+    await p.locator("#record-heading").waitFor();
+    expect(
+      await p
+        .locator("section[aria-labelledby=record-heading]")
+        .getByText("EHR developer (certified health IT)")
+        .count(),
+    ).toBe(1);
+    // Its developer's report card has no CHPL certification to show.
+    const card = await open("/?developer=elevance-health-anthem");
+    await card.getByText("not certified health IT").waitFor();
+    const amerigroup = await open("/?query=amerigroup");
+    await amerigroup.locator("#list > li").first().waitFor();
+    const names = await amerigroup.locator("#list > li h3").allTextContents();
+    expect(names).toContain("Amerigroup");
+    expect(names).toContain("Amerigroup Medicaid");
+  }, 60_000);
 });

@@ -82,6 +82,8 @@ const HEADER_GUESSES: Record<keyof CsvColumns, ((k: string) => boolean)[]> = {
     (k) => k.includes("organization") || k.includes("practicename") || k.includes("facility"),
     (k) => k === "name",
   ],
+  // Only by the list's mapping: a second name column is not guessed.
+  organizationFallback: [],
   npi: [(k) => k.includes("npi")],
   city: [(k) => k.includes("city")],
   state: [(k) => k === "state" || k.endsWith("state")],
@@ -131,6 +133,7 @@ export function parseCsv(text: string, mapping?: CsvColumns): ParseResult {
       : ({
           url: first.findIndex(looksLikeUrl),
           organizationName: -1,
+          organizationFallback: -1,
           npi: -1,
           city: -1,
           state: -1,
@@ -150,7 +153,7 @@ export function parseCsv(text: string, mapping?: CsvColumns): ParseResult {
     }
     entries.push({
       url,
-      organizationName: cell(row, columns.organizationName),
+      organizationName: cell(row, columns.organizationName)?.trim() || cell(row, columns.organizationFallback),
       npi: cell(row, columns.npi),
       city: cell(row, columns.city),
       state: cell(row, columns.state),

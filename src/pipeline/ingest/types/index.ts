@@ -5,6 +5,7 @@
 import type { StateEvidence, UnusableReason, UrlEvidence, VersionEvidence } from "../../../model/evidence";
 import type { CertificationRecord } from "../../../model/report-card";
 import type { Audience, FhirVersion } from "../../../model/types";
+import type { VendorKind } from "../../../model/vendors";
 
 export const LIST_FORMATS = ["fhir-bundle", "lantern-json", "csv"] as const;
 export type ListFormat = (typeof LIST_FORMATS)[number];
@@ -58,6 +59,8 @@ export type CsvColumn = string | number;
 export interface CsvColumns {
   url: CsvColumn;
   organizationName?: CsvColumn;
+  /** Read where the organizationName column is empty (a plan's parent organization beside its brand). */
+  organizationFallback?: CsvColumn;
   npi?: CsvColumn;
   city?: CsvColumn;
   state?: CsvColumn;
@@ -91,6 +94,11 @@ export interface ListDefinition {
    * certification body): its entries get no version from the developer's certification.
    */
   certificationWithdrawn?: boolean;
+  /**
+   * The organization of the items that name none: a health plan's list of its one server
+   * (`"OrganizationName": ""`) is that plan's.
+   */
+  organizationName?: string;
 }
 
 export const LIST_SOURCES = ["developer", "lantern"] as const;
@@ -99,6 +107,8 @@ type ListSource = (typeof LIST_SOURCES)[number];
 export interface VendorDefinition {
   id: string;
   name: string;
+  /** `payer` for a health plan or program; absent: `ehr`, a certified health IT developer. */
+  kind?: VendorKind;
   endpointListUrl: string;
   lists: ListDefinition[];
   /**

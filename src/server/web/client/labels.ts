@@ -8,6 +8,7 @@ import {
   type VerdictStatus,
 } from "../../../model/capability-rules";
 import type { ProbeStatus } from "../../../model/types";
+import type { VendorKind } from "../../../model/vendors";
 
 /** How the page names capability values; the page shell (page-html.ts) and the script share them. */
 
@@ -26,6 +27,15 @@ export const SUPPORTS_LABELS: Record<Supports, string> = {
   "client-public": "Public clients",
   "client-confidential-symmetric": "Client secret",
   "client-confidential-asymmetric": "Private key JWT",
+  "carin-bb": "CARIN Blue Button",
+  "davinci-pdex": "Da Vinci PDex",
+  "plan-net": "Plan Net directory",
+  "explanation-of-benefit": "ExplanationOfBenefit",
+};
+/** The developers' kinds as the page names them (`kind` of /api/v1/vendors). */
+export const VENDOR_KIND_LABELS: Record<VendorKind, string> = {
+  ehr: "EHR developer (certified health IT)",
+  payer: "Health plan (Patient Access API)",
 };
 /** The verdict's statuses as the page names them, with what each means (docs/api.md, Verdict). */
 const VERDICT_STATUS_LABELS: Record<VerdictStatus, { label: string; meaning: string }> = {

@@ -362,6 +362,17 @@ function showSorts(current: SearchState) {
   sortSelect.value = current.sort && sorts.includes(current.sort) ? current.sort : "";
 }
 
+/** The developers (for an entry's kind), asked once a page load; a failed answer is asked again. */
+let vendorsAsked: ReturnType<typeof get<Vendor[]>> | null = null;
+function vendorList(): ReturnType<typeof get<Vendor[]>> {
+  const asked = vendorsAsked ?? get<Vendor[]>("/api/v1/vendors");
+  vendorsAsked = asked;
+  void asked.then((answer) => {
+    if (!answer.ok && vendorsAsked === asked) vendorsAsked = null;
+  });
+  return asked;
+}
+
 async function showDetail(id: string, isCurrent: () => boolean, signal: AbortSignal, focus: boolean) {
   results.hidden = true;
   detail.hidden = false;
@@ -371,11 +382,12 @@ async function showDetail(id: string, isCurrent: () => boolean, signal: AbortSig
     "‹ Back to results",
   );
   detail.replaceChildren(back, h("p", { class: "muted", "aria-live": "polite" }, "Loading the endpoint…"));
-  const [record, capabilities, availability, source] = await Promise.all([
+  const [record, capabilities, availability, source, vendors] = await Promise.all([
     get<EndpointRecord>(endpointUrl(id), signal),
     get<Capabilities>(endpointUrl(id, "/capabilities"), signal),
     get<Availability>(endpointUrl(id, "/availability"), signal),
     get<Source>(endpointUrl(id, "/source"), signal),
+    vendorList(),
   ]);
   if (!isCurrent()) return;
   if (!record.ok) {
@@ -386,6 +398,7 @@ async function showDetail(id: string, isCurrent: () => boolean, signal: AbortSig
   lastProblem = null;
   showMessage(null);
   const r = record.data;
+  const kind = vendors.ok ? (vendors.data.find((v) => v.id === r.vendorId)?.kind ?? null) : null;
   const heading = h("h2", { id: "detail-heading", tabindex: "-1" }, r.organizationName ?? "No organization name");
   document.title = `${r.organizationName ?? r.url}: Endpoint Directory`;
   detail.replaceChildren(
@@ -395,12 +408,13 @@ async function showDetail(id: string, isCurrent: () => boolean, signal: AbortSig
       "p",
       { class: "vendor" },
       r.vendorName,
+      kind === "payer" ? " · a health plan" : "",
       " · ",
       h("a", { href: `/?developer=${encodeURIComponent(r.vendorId)}` }, "its report card"),
     ),
     // The answer a person opens an entry for comes first.
     capabilities.ok ? verdictSection(capabilities.data) : "",
-    recordSection(r, source.ok ? source.data : null, record.meta?.unusable ?? null),
+    recordSection(r, source.ok ? source.data : null, record.meta?.unusable ?? null, kind),
     capabilities.ok
       ? capabilitiesSection(capabilities.data)
       : h("p", { class: "note" }, `Capabilities: ${messageFor(capabilities.problem, "endpoint")}`),

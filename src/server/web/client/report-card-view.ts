@@ -204,13 +204,19 @@ export function developerView(card: ReportCard, asOf: string | null, history: Hi
     section(
       "report-certification",
       "Its certification",
-      certification.products.length === 0
-        ? h("p", { class: "muted" }, "No certified product known for its lists.")
-        : numbers(
-            `${certification.active} active, ${certification.withdrawn} withdrawn; standardized API (g)(10): ${certification.standardizedApi ? "yes" : "no"}`,
-            ["Product", "Version", "Status", "(g)(10)"],
-            certification.products.map((p) => [p.product, p.version, p.status, p.standardizedApi ? "yes" : "no"]),
-          ),
+      certification === null
+        ? h(
+            "p",
+            { class: "muted" },
+            "A health plan: its Patient Access API is not certified health IT (no CHPL record).",
+          )
+        : certification.products.length === 0
+          ? h("p", { class: "muted" }, "No certified product known for its lists.")
+          : numbers(
+              `${certification.active} active, ${certification.withdrawn} withdrawn; standardized API (g)(10): ${certification.standardizedApi ? "yes" : "no"}`,
+              ["Product", "Version", "Status", "(g)(10)"],
+              certification.products.map((p) => [p.product, p.version, p.status, p.standardizedApi ? "yes" : "no"]),
+            ),
     ),
     section(
       "report-servers",

@@ -2,14 +2,16 @@ import type { Static } from "@sinclair/typebox";
 import { APP_KINDS, type AppKind, CAPABILITY_SET_NAMES, CHECKS } from "../../../model/capability-rules";
 import type { CapabilityStats as CapabilityStatsRecord } from "../../../model/capability-schemas";
 import type { CapabilitiesSchema, EndpointRecord } from "../../../model/endpoints";
+import type { VendorKind } from "../../../model/vendors";
 import { type Child, h, svg } from "./dom";
-import { APP_KIND_LABELS, OUTCOME_LABELS, SUPPORTS_LABELS, verdictStatusLabel } from "./labels";
+import { APP_KIND_LABELS, OUTCOME_LABELS, SUPPORTS_LABELS, VENDOR_KIND_LABELS, verdictStatusLabel } from "./labels";
 import { uptimeText } from "./rows";
 import { endpointUrl, exportUrl, MAX_PAGE, PAGE_SIZE, pageCount, pageUrl, type SearchState } from "./state";
 
 export interface Vendor {
   id: string;
   name: string;
+  kind: VendorKind;
   endpointCount: number;
 }
 
@@ -287,6 +289,8 @@ export function recordSection(
   r: EndpointRecord,
   source: Source | null = null,
   unusable: { reason: string; detail: string | null } | null = null,
+  /** Its developer's kind (from /api/v1/vendors), null when not known. */
+  kind: VendorKind | null = null,
 ): HTMLElement {
   return h(
     "section",
@@ -302,6 +306,7 @@ export function recordSection(
         unusable === null && copyButton(r.url, r.organizationName ?? NO_NAME),
       ),
       row("Vendor", r.vendorName),
+      kind !== null && row("Kind", VENDOR_KIND_LABELS[kind]),
       row("Organization", r.organizationName ?? h("span", { class: "muted" }, "not published")),
       r.npi !== null && row("NPI", r.npi),
       r.tenantId !== null && row("Tenant", h("code", {}, r.tenantId)),
@@ -371,6 +376,7 @@ export function capabilitiesSection(c: Capabilities): HTMLElement {
       row("Grant types", chips(s.grantTypes, "none published")),
       row("US Core", s.usCore.declared ? s.usCore.versions.join(", ") || "declared, no version" : "not declared"),
       row("Bulk export", chips(bulkLevels(s.bulkData), "not declared")),
+      row("Health plan data", chips(payerFacets(s.payer), "none declared")),
       row("SMART facets", chips(smartFacets(s.smart), "none")),
       row(
         `Resources (${NUMBER.format(s.supportedResourceCount)})`,
@@ -390,6 +396,17 @@ export function capabilitiesSection(c: Capabilities): HTMLElement {
 
 const bulkLevels = (b: Capabilities["summary"]["bulkData"]) =>
   (["system", "group", "patient"] as const).filter((level) => b[level]).map((level) => `${level} level`);
+
+/** The payer guides declared (with their versions) and ExplanationOfBenefit, as the page names them. */
+function payerFacets(p: Capabilities["summary"]["payer"]): string[] {
+  const guides: [Capabilities["summary"]["payer"]["pdex"], string][] = [
+    [p.carinBlueButton, SUPPORTS_LABELS["carin-bb"]],
+    [p.pdex, SUPPORTS_LABELS["davinci-pdex"]],
+    [p.planNet, SUPPORTS_LABELS["plan-net"]],
+  ];
+  const declared = guides.flatMap(([guide, label]) => (guide.declared ? [[label, ...guide.versions].join(" ")] : []));
+  return p.explanationOfBenefit ? [...declared, SUPPORTS_LABELS["explanation-of-benefit"]] : declared;
+}
 
 const smartFacets = (s: Capabilities["summary"]["smart"]) =>
   [
