@@ -10,10 +10,12 @@
  *
  * A read that finds no room does not wait with the body in hand (Bun's fetch goes on buffering a
  * body nobody reads): the request is dropped and asked again holding room for a whole body
- * (`reserveBytes`, the body cap), reserved in turn once it holds its host's slot (fetch.ts). While
+ * (`reserveBytes`, the body cap), reserved in turn outside its host's slot (so requests waiting
+ * for room hold no slot that good URLs need); holding it, the request goes first for its host's
+ * next slot (limiter.ts), so the room waits only for one of that host's requests in flight. While
  * a reservation waits, bodies being read take no room that it needs, so it is served as soon as
- * the paced bodies ahead of it end. Room is never held while waiting for anything but its own
- * body, so a request waiting for room in its slot cannot wait on a request waiting for a slot.
+ * the paced bodies ahead of it end. Nobody holding a slot waits for room (a read without room is
+ * dropped), so the two cannot wait on each other.
  */
 export class BodyBudget {
   private used = 0;
@@ -30,9 +32,9 @@ export class BodyBudget {
     if (!(reserveBytes <= roomBytes)) throw new RangeError("a reservation must fit in the room");
   }
 
-  /** What one document holds: its room, if it needed any, given back when it is done. */
-  lease(): BodyLease {
-    return new BodyLease(this);
+  /** What one document holds: its room, if it needed any, given back when it is done. `onWait`: see BodyLease. */
+  lease(onWait?: () => void): BodyLease {
+    return new BodyLease(this, onWait);
   }
 
   /** Room for `total` bytes of `lease`'s body now, or false; never takes what a reservation waits for. */
@@ -56,6 +58,7 @@ export class BodyBudget {
       return Promise.resolve(true);
     }
     if (signal?.aborted) return Promise.resolve(false);
+    lease.onWait?.();
     return new Promise((resolve) => {
       const waiter = {
         grant: () => {
@@ -95,7 +98,11 @@ export class BodyBudget {
 export class BodyLease {
   /** The bytes of room it holds. */
   room = 0;
-  constructor(private readonly budget: BodyBudget) {}
+  constructor(
+    private readonly budget: BodyBudget,
+    /** Called when a reservation has to wait its turn (so a probe run's worker can go on). */
+    readonly onWait?: () => void,
+  ) {}
   /** Room for `total` bytes of its body, now or false (see BodyBudget.tryGrow). */
   grow(total: number): boolean {
     return this.budget.tryGrow(this, total);

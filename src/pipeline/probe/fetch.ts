@@ -70,14 +70,16 @@ const NO_ROOM = Symbol("no room for a large body");
 /**
  * Fetches `{base}/metadata` or `{base}/.well-known/smart-configuration` politely: Accept
  * fall-backs on 406/415, manual redirects (each hop through the guard), one retry on 429/503.
+ * `onWaitForRoom` is called when it has to wait its turn for room for a large body.
  */
 export async function fetchDocument(
   baseUrl: string,
   kind: DocumentKind,
   config: FetcherConfig,
+  onWaitForRoom?: () => void,
 ): Promise<DocumentResult> {
   // The document's room for a large body (body-budget.ts), given back once it is read and checked.
-  const lease = config.bodies.lease();
+  const lease = config.bodies.lease(onWaitForRoom);
   try {
     return await fetchWithLease(baseUrl, kind, config, lease);
   } finally {
@@ -248,8 +250,10 @@ async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig,
     }
   }
   try {
-    // Dropped for want of room: asked again, reserving room for a whole body once in its slot.
+    // Dropped for want of room: asked again holding room for a whole body, reserved in turn
+    // outside its slot, then first in line for its host's next slot.
     for (let reserve = false; ; reserve = true) {
+      if (reserve && !(await lease.reserve(config.signal))) return failure(url, "timeout", "run aborted");
       const exchange = await exchangeInSlot(
         target,
         addresses,
@@ -280,17 +284,14 @@ async function exchangeInSlot(
   /** Lets the requests waiting for this host go, once it answered (or this request ended). */
   answered: (() => void) | null,
   lease: BodyLease,
-  /** Reserve room for a whole body before asking (body-budget.ts), waiting in the slot. */
+  /** Asked again holding room for a whole body (body-budget.ts): first in line for a slot. */
   reserve: boolean,
 ): Promise<Exchange | typeof NO_ROOM> {
-  await config.limiter.acquire(hostKey);
+  await config.limiter.acquire(hostKey, reserve);
   if (config.hostsSilent.has(hostKey)) {
+    lease.release();
     config.limiter.release(hostKey);
     return silent();
-  }
-  if (reserve && !(await lease.reserve(config.signal))) {
-    config.limiter.release(hostKey);
-    return failure(url, "timeout", "run aborted");
   }
   const controller = new AbortController();
   const onRunAbort = () => controller.abort(new DOMException("run aborted", "AbortError"));
@@ -435,6 +436,8 @@ async function readCapped(
   }
   if (!response.body) return new Uint8Array(0);
   let large = Number.isFinite(declared) && declared > freeBytes;
+  // Declared large: room for its first `freeBytes` before reading any, or dropped unread.
+  if (large) room(freeBytes);
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;

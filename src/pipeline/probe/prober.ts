@@ -123,13 +123,16 @@ export class Prober {
     };
   }
 
-  /** Fetches both documents of one base URL (in parallel) and derives the result. Never throws. */
-  async probe(url: string): Promise<ProbeResult> {
+  /**
+   * Fetches both documents of one base URL (in parallel) and derives the result. Never throws.
+   * `onWaitForRoom` is called when a document has to wait its turn for room for a large body.
+   */
+  async probe(url: string, onWaitForRoom?: () => void): Promise<ProbeResult> {
     const startedAt = new Date().toISOString();
     const started = performance.now();
     const [metadata, smart, tls] = await Promise.all([
-      fetchDocument(url, "metadata", this.config),
-      fetchDocument(url, "smart", this.config),
+      fetchDocument(url, "metadata", this.config, onWaitForRoom),
+      fetchDocument(url, "smart", this.config, onWaitForRoom),
       this.tls(url),
     ]);
     const derived = derive(metadata, smart);

@@ -3,7 +3,8 @@
  * once it falls behind the pace a large body must keep (src/pipeline/probe/body-budget.ts), well
  * before the time-out, and many of them are read at once (each holds room for the bytes it sent,
  * not one of a few permits), so a run's time grows with their number per worker, and the good
- * URLs beside them keep flowing. Loopback servers only (127.0.54-57.x).
+ * URLs beside them keep flowing; those that must wait for room hold no worker meanwhile.
+ * Loopback servers only (127.0.51-57.x).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { probeDue } from "../../../src/pipeline/probe";
@@ -25,6 +26,8 @@ const servers: ReturnType<typeof Bun.serve>[] = [];
 interface DripStats {
   asked: number;
   closedEarly: number;
+  /** When the last body was closed (performance.now()). */
+  lastClosedAt?: number;
 }
 
 /** Declares 4 MB, sends 1.2 MB at once, then one byte every 200 ms. */
@@ -45,6 +48,7 @@ function drip(stats: DripStats): Response {
       },
       cancel() {
         stats.closedEarly++;
+        stats.lastClosedAt = performance.now();
       },
     }),
     { headers: { "Content-Type": "application/fhir+json", "Content-Length": String(DECLARED) } },
@@ -68,12 +72,12 @@ function startHosts(octet: number, hosts: number, urlsPerHost: number, answer: (
 }
 
 /** Probes `urls` into a fresh database; its probes and how long the run took. */
-async function run(urls: string[]) {
+async function run(urls: string[], options: Parameters<typeof probeDue>[1] = {}) {
   const ctx = tempDb();
   try {
     for (const url of urls) insertEntry(ctx.db, { url });
     const started = performance.now();
-    await probeDue(ctx.db, { allowPrivate: true, writeInWorker: false });
+    await probeDue(ctx.db, { allowPrivate: true, writeInWorker: false, ...options });
     const runMs = performance.now() - started;
     const probes = ctx.db.sqlite
       .prepare(
@@ -172,5 +176,42 @@ describe("many more dripping bodies than any fixed few, among many good URLs", (
     expect(longest).toBeLessThan(bound);
     // And the run, good URLs included, is longer than theirs alone by about that at most.
     expect(mixed.runMs - alone.runMs).toBeLessThan(bound);
+  });
+});
+
+describe("more dripping bodies than workers, with little room: workers go on while they wait for it", () => {
+  // Concurrency 4 (8 workers) and room for one body at the cap: the dripping URLs outnumber the
+  // workers, and most of them must wait for room. Waiting, they hold no worker.
+  const HOSTILE_HOSTS = 6;
+  const HOSTILE = HOSTILE_HOSTS * 2;
+  const GOOD = 100;
+  const stats: DripStats = { asked: 0, closedEarly: 0 };
+  let started = 0;
+  let lastGoodAt = 0;
+  let result: Awaited<ReturnType<typeof run>>;
+  let hostile: string[];
+  beforeAll(async () => {
+    hostile = startHosts(53, HOSTILE_HOSTS, 2, () => drip(stats));
+    const good = startHosts(51, 5, GOOD / 5, () => {
+      lastGoodAt = performance.now();
+      return new Response(statement, { headers: { "Content-Type": "application/fhir+json" } });
+    });
+    started = performance.now();
+    result = await run([...hostile, ...good], { concurrency: 4, largeBodyRoomBytes: PROBE_DEFAULTS.maxBodyBytes });
+  }, 180_000);
+
+  test("every dripping body is cut for its pace and every good URL read", () => {
+    const cut = result.probes.filter((p) => hostile.includes(p.url));
+    expect(cut).toHaveLength(HOSTILE);
+    for (const probe of cut) expect(probe.error_kind).toBe("body_timeout");
+    const good = result.probes.filter((p) => !hostile.includes(p.url));
+    expect(good).toHaveLength(GOOD);
+    for (const probe of good) expect(probe.status).toBe("verified");
+  });
+
+  test("the good URLs are all read long before the dripping ones are done", () => {
+    // Waiting for room in their workers, the dripping URLs held all 8 of them, and the good URLs
+    // were done just before the last of them (9.3 s and 9.9 s into the run); now in 1.3 s.
+    expect(lastGoodAt - started).toBeLessThan((stats.lastClosedAt! - started) / 2);
   });
 });
