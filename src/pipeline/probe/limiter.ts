@@ -43,8 +43,11 @@ export class HostLimiter {
       if (first) {
         state.waiters.splice(state.first++, 0, resolve);
         // Its host moves to the head of the hosts waiting for a global slot.
-        if (state.ready) this.ready.splice(this.ready.indexOf(host, this.readyHead), 1);
-        state.ready = false;
+        if (state.ready) {
+          const at = this.ready.indexOf(host, this.readyHead);
+          if (at >= 0) this.ready.splice(at, 1);
+          state.ready = false;
+        }
       } else state.waiters.push(resolve);
       this.markReady(host, state);
     });
