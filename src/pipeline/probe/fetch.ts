@@ -39,7 +39,7 @@ export interface FetcherConfig {
   defaultRetryDelayMs: number;
   /** Extra trusted CA certificates (PEM), e.g. a test server's self-signed one. */
   ca?: string | string[];
-  /** How many large bodies the run holds at once (body-budget.ts). */
+  /** The room the run gives large bodies (body-budget.ts). */
   bodies: BodyBudget;
   /** Aborts every request of the run. */
   signal?: AbortSignal;
@@ -61,32 +61,36 @@ interface Exchange {
 }
 
 class BodyTooLargeError extends Error {}
-/** A large body fell behind the pace of its permit (body-budget.ts): cut, its permit given back. */
+/** A large body fell behind its pace (body-budget.ts): cut, its room given back. */
 class BodyTooSlowError extends Error {}
-/** A large body met no free permit (body-budget.ts): the request is dropped and asked again with one. */
+/** A large body met no room (body-budget.ts): the request is dropped and asked again with room reserved. */
 class NoRoomError extends Error {}
 const NO_ROOM = Symbol("no room for a large body");
 
 /**
  * Fetches `{base}/metadata` or `{base}/.well-known/smart-configuration` politely: Accept
  * fall-backs on 406/415, manual redirects (each hop through the guard), one retry on 429/503.
+ * `onWaitForRoom` is called when it has to wait its turn for room for a large body.
  */
 export async function fetchDocument(
   baseUrl: string,
   kind: DocumentKind,
   config: FetcherConfig,
+  onWaitForRoom?: () => void,
 ): Promise<DocumentResult> {
-  // The document's permit for a large body (body-budget.ts), given back once it is read and checked.
-  const lease = config.bodies.lease();
+  // The document's room for a large body (body-budget.ts), given back once it is read and checked.
+  const lease = config.bodies.lease(onWaitForRoom);
   try {
     return await fetchWithLease(baseUrl, kind, config, lease);
   } finally {
-    const large = lease.held;
+    // Room still held here is a large body read whole (a body cut or dropped gave it back at once).
+    const readLarge = lease.room > 0;
     lease.release();
-    // The large body's bytes, text and checks are garbage now. Collecting them before the next
-    // large body is read keeps the run at about `permits` large bodies: JavaScriptCore would let
-    // several accumulate first (`bench/probe-hostile.ts --hosts 40`: 364 MB peak without this, 173 MB with it).
-    if (large) Bun.gc(true);
+    // Its bytes, text and checks are garbage now. Collecting them at once keeps the run near the
+    // bodies its room holds: JavaScriptCore would let several accumulate first
+    // (`bench/probe-hostile.ts --hosts 40` with two large bodies at a time: 364 MB peak without this, 173 MB with it).
+    // A body cut for its pace was never decoded; its bytes are left to the usual collections.
+    if (readLarge) Bun.gc(true);
   }
 }
 
@@ -246,7 +250,10 @@ async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig,
     }
   }
   try {
-    for (;;) {
+    // Dropped for want of room: asked again holding room for a whole body, reserved in turn
+    // outside its slot, then first in line for its host's next slot.
+    for (let reserve = false; ; reserve = true) {
+      if (reserve && !(await lease.reserve(config.signal))) return failure(url, "timeout", "run aborted");
       const exchange = await exchangeInSlot(
         target,
         addresses,
@@ -257,10 +264,9 @@ async function exchangeOnce(logical: URL, accept: string, config: FetcherConfig,
         silent,
         firstContact,
         lease,
+        reserve,
       );
       if (exchange !== NO_ROOM) return exchange;
-      // Wait for a permit with the slot given back, then ask again holding it.
-      if (!(await lease.take(config.signal))) return failure(url, "timeout", "run aborted");
     }
   } finally {
     firstContact?.();
@@ -278,9 +284,12 @@ async function exchangeInSlot(
   /** Lets the requests waiting for this host go, once it answered (or this request ended). */
   answered: (() => void) | null,
   lease: BodyLease,
+  /** Asked again holding room for a whole body (body-budget.ts): first in line for a slot. */
+  reserve: boolean,
 ): Promise<Exchange | typeof NO_ROOM> {
-  await config.limiter.acquire(hostKey);
+  await config.limiter.acquire(hostKey, reserve);
   if (config.hostsSilent.has(hostKey)) {
+    lease.release();
     config.limiter.release(hostKey);
     return silent();
   }
@@ -289,18 +298,20 @@ async function exchangeInSlot(
   config.signal?.addEventListener("abort", onRunAbort, { once: true });
   const timeOut = () => controller.abort(new DOMException("time-out", "TimeoutError"));
   const timer = setTimeout(timeOut, config.timeoutMs);
-  /** A large body is read holding a permit, or dropped (the abort below) to be asked again with one. */
-  const room = () => {
-    if (!lease.held && !lease.tryTake()) throw new NoRoomError();
+  /** A large body is read holding room for its bytes, or dropped (the abort below) to be asked again. */
+  const room = (total: number) => {
+    if (!lease.grow(total)) throw new NoRoomError();
   };
   let tooSlow: BodyTooSlowError | null = null;
-  /** While it holds its permit, the body must keep pace (body-budget.ts), else the request is cut. */
+  /** Once large, the body must keep pace (body-budget.ts), else the request is cut. */
   const pace = paceKeeper(config.bodies.pace, (error) => {
     tooSlow = error;
     controller.abort(error);
   });
-  // Asked again holding a permit (after NO_ROOM): the pace counts from the request on.
-  if (lease.held) pace.received(0, true);
+  // Asked again holding room reserved: the pace counts from the request on.
+  if (reserve) pace.received(0, true);
+  /** A body read and returned keeps its room until it is checked (fetchDocument); anything else gives it back here. */
+  let keepRoom = false;
   let phase: "connect" | "body" = "connect";
   let status: number | null = null;
   try {
@@ -329,6 +340,7 @@ async function exchangeInSlot(
     }
     phase = "body";
     const bytes = await readCapped(response, config.maxBodyBytes, config.bodies.freeBytes, room, pace.received);
+    keepRoom = true;
     return {
       status,
       location,
@@ -353,6 +365,8 @@ async function exchangeInSlot(
     pace.stop();
     config.signal?.removeEventListener("abort", onRunAbort);
     if (!controller.signal.aborted) controller.abort(new DOMException("done", "AbortError"));
+    // Given back before a redirect, a retry's wait or another request: room waits for nothing else.
+    if (!keepRoom) lease.release();
     config.limiter.release(hostKey);
   }
 }
@@ -366,7 +380,7 @@ async function discard(response: Response) {
 }
 
 /**
- * Watches the pace of a request holding a permit: `received(total, large)` before each read;
+ * Watches the pace of a large body: `received(total, large)` before each read;
  * from the first call with `large`, the bytes received since must be at least
  * `bytesPerSecond` × (time since − `graceMs`), checked by a timer set for the moment they would
  * fall behind, which calls `cut` when they have.
@@ -404,15 +418,15 @@ function paceKeeper(
 }
 
 /**
- * Reads the body up to `maxBytes`; past `freeBytes` (declared or read), asks for `room` once
- * first (it throws when there is none). Tells `received` the bytes read so far, and whether the
- * body is large, before each read.
+ * Reads the body up to `maxBytes`; past `freeBytes` (declared or read), asks for `room` for the
+ * bytes read so far after each read (it throws when there is none). Tells `received` the bytes
+ * read so far, and whether the body is large, before each read.
  */
 async function readCapped(
   response: Response,
   maxBytes: number,
   freeBytes: number,
-  room: () => void,
+  room: (total: number) => void,
   received: (total: number, large: boolean) => void,
 ): Promise<Uint8Array> {
   const declared = Number(response.headers.get("content-length"));
@@ -422,7 +436,8 @@ async function readCapped(
   }
   if (!response.body) return new Uint8Array(0);
   let large = Number.isFinite(declared) && declared > freeBytes;
-  if (large) room();
+  // Declared large: room for its first `freeBytes` before reading any, or dropped unread.
+  if (large) room(freeBytes);
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -431,10 +446,6 @@ async function readCapped(
     const { done, value } = await reader.read();
     if (done) break;
     total += value.byteLength;
-    if (!large && total > freeBytes) {
-      large = true;
-      room();
-    }
     if (total > maxBytes) {
       try {
         await reader.cancel();
@@ -443,6 +454,8 @@ async function readCapped(
       }
       throw new BodyTooLargeError(`body exceeds the ${maxBytes}-byte cap`);
     }
+    if (total > freeBytes) large = true;
+    if (large) room(total);
     chunks.push(value);
   }
   if (chunks.length === 1) return chunks[0]!;

@@ -43,6 +43,8 @@ export interface ProbeAdvancedOptions {
   maxRetryAfterMs?: number;
   /** Wait before that retry when no Retry-After is sent. Default 1 000 ms. */
   defaultRetryDelayMs?: number;
+  /** Room for large bodies' bytes in the whole run (body-budget.ts); at least `maxBodyBytes`. Default 32 MB. */
+  largeBodyRoomBytes?: number;
   /** Maximum redirects followed. Default 3. */
   maxRedirects?: number;
   /** Aborts every request in flight. */
@@ -52,15 +54,18 @@ export interface ProbeAdvancedOptions {
 export const PROBE_DEFAULTS = {
   timeoutMs: 10_000,
   maxBodyBytes: 5 * 1024 * 1024,
-  /** Bodies up to this size are read freely; a larger one needs one of `largeBodies` permits (body-budget.ts). */
-  freeBodyBytes: 1024 * 1024,
-  largeBodies: 2,
   /**
-   * A large body holds its permit only while it keeps pace: from the permit on, after a grace of
-   * `largeBodyGraceMs`, it must have arrived at `largeBodyBytesPerSecond` at least, or it is cut
-   * (`body_timeout`). A server that declares 4 MB, sends 1.2 MB and drips the rest loses its
-   * permit after about 0.8 s, not the whole time-out; a 5 MB body may take up to 1.75 s (every
-   * real statement is under `freeBodyBytes` and needs no permit).
+   * Bodies up to this size are read freely; a larger one holds room for its bytes out of
+   * `largeBodyRoomBytes` for the whole run (at least one body at the cap; body-budget.ts).
+   */
+  freeBodyBytes: 1024 * 1024,
+  largeBodyRoomBytes: 32 * 1024 * 1024,
+  /**
+   * A large body is read only while it keeps pace: from the moment it is large (declared or
+   * read past `freeBodyBytes`), after a grace of `largeBodyGraceMs`, it must have arrived at
+   * `largeBodyBytesPerSecond` at least, or it is cut (`body_timeout`). A server that declares
+   * 4 MB, sends 1.2 MB and drips the rest is cut after about 0.55 s, not the whole time-out; a
+   * 5 MB body may take up to 1.75 s (every real statement is under `freeBodyBytes`).
    */
   largeBodyBytesPerSecond: 4 * 1024 * 1024,
   largeBodyGraceMs: 500,
@@ -90,9 +95,10 @@ export class Prober {
     const perHost = Math.floor(
       positive(options.perHostConcurrency, PROBE_DEFAULTS.perHostConcurrency, "perHostConcurrency"),
     );
+    const maxBodyBytes = positive(options.maxBodyBytes, PROBE_DEFAULTS.maxBodyBytes, "maxBodyBytes");
     this.config = {
       timeoutMs: positive(options.timeoutMs, PROBE_DEFAULTS.timeoutMs, "timeoutMs"),
-      maxBodyBytes: positive(options.maxBodyBytes, PROBE_DEFAULTS.maxBodyBytes, "maxBodyBytes"),
+      maxBodyBytes,
       maxRedirects: options.maxRedirects ?? PROBE_DEFAULTS.maxRedirects,
       userAgent: options.userAgent ?? defaultUserAgent(),
       allowPrivate: options.allowPrivate ?? false,
@@ -108,20 +114,25 @@ export class Prober {
       defaultRetryDelayMs: options.defaultRetryDelayMs ?? PROBE_DEFAULTS.defaultRetryDelayMs,
       ca: options.ca,
       signal: options.signal,
-      bodies: new BodyBudget(PROBE_DEFAULTS.freeBodyBytes, PROBE_DEFAULTS.largeBodies, {
-        bytesPerSecond: PROBE_DEFAULTS.largeBodyBytesPerSecond,
-        graceMs: PROBE_DEFAULTS.largeBodyGraceMs,
-      }),
+      bodies: new BodyBudget(
+        PROBE_DEFAULTS.freeBodyBytes,
+        Math.max(options.largeBodyRoomBytes ?? PROBE_DEFAULTS.largeBodyRoomBytes, maxBodyBytes),
+        maxBodyBytes,
+        { bytesPerSecond: PROBE_DEFAULTS.largeBodyBytesPerSecond, graceMs: PROBE_DEFAULTS.largeBodyGraceMs },
+      ),
     };
   }
 
-  /** Fetches both documents of one base URL (in parallel) and derives the result. Never throws. */
-  async probe(url: string): Promise<ProbeResult> {
+  /**
+   * Fetches both documents of one base URL (in parallel) and derives the result. Never throws.
+   * `onWaitForRoom` is called when a document has to wait its turn for room for a large body.
+   */
+  async probe(url: string, onWaitForRoom?: () => void): Promise<ProbeResult> {
     const startedAt = new Date().toISOString();
     const started = performance.now();
     const [metadata, smart, tls] = await Promise.all([
-      fetchDocument(url, "metadata", this.config),
-      fetchDocument(url, "smart", this.config),
+      fetchDocument(url, "metadata", this.config, onWaitForRoom),
+      fetchDocument(url, "smart", this.config, onWaitForRoom),
       this.tls(url),
     ]);
     const derived = derive(metadata, smart);

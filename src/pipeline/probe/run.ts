@@ -1,6 +1,6 @@
 import type { Db } from "../../db/client";
 import { answeredAtLastProbe, entryStatusesOf, selectDueUrls, urlsAnsweredAtLastProbe } from "../../db/due-urls";
-import { OUTAGE_DEFAULTS, type OutageRule } from "../../model/probe";
+import { OUTAGE_DEFAULTS, type OutageRule, type ProbeResult } from "../../model/probe";
 import { interleaveByHost } from "./due";
 import { fetchDocument } from "./fetch";
 import { pruneHistory, uptimes30d } from "./history";
@@ -112,20 +112,34 @@ export async function probeDue(db: Db, opts: ProbeDueOptions = {}): Promise<Prob
   let next = 0;
   let done = 0;
   const probedUrls: string[] = [];
+  const finish = (url: string, result: ProbeResult) => {
+    if (stop.signal.aborted) return;
+    summary.add(url, result, statusesOf(url));
+    watch.add({ url, result });
+    probedUrls.push(url);
+    done++;
+    opts.onProgress?.(done, total);
+  };
+  // URLs whose worker went on while a large body of theirs waits for room (body-budget.ts): slow
+  // large bodies then hold no worker, and the good URLs behind them go on.
+  const waitingForRoom: Promise<void>[] = [];
+  const WAITS = Symbol("waits for room");
   const work = async () => {
     while (next < total && !stop.signal.aborted) {
       const url = urls[next++]!;
-      const result = await prober.probe(url);
-      if (stop.signal.aborted) return;
-      summary.add(url, result, statusesOf(url));
-      watch.add({ url, result });
-      probedUrls.push(url);
-      done++;
-      opts.onProgress?.(done, total);
+      let waits!: () => void;
+      const waiting = new Promise<typeof WAITS>((resolve) => {
+        waits = () => resolve(WAITS);
+      });
+      const probing = prober.probe(url, waits);
+      const first = await Promise.race([probing, waiting]);
+      if (first === WAITS) waitingForRoom.push(probing.then((result) => finish(url, result)));
+      else finish(url, first);
     }
   };
   try {
     await Promise.all(Array.from({ length: workers }, work));
+    await Promise.all(waitingForRoom);
   } finally {
     opts.signal?.removeEventListener("abort", onOuterAbort);
     try {

@@ -1,7 +1,7 @@
 /**
  * Hostile JSON just under the body cap (tools/farm hostileJson): refused before it is parsed,
- * whether a server sends it or it was stored before the bounds; and the permits that keep large
- * bodies few however many requests are in flight.
+ * whether a server sends it or it was stored before the bounds; and the room that keeps large
+ * bodies' bytes bounded however many requests are in flight.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { loadConfig } from "../../../src/config";
@@ -117,39 +117,64 @@ test("hostile bodies stored before the bounds: derive and the capabilities answe
   }
 }, 60_000);
 
-describe("large-body permits", () => {
-  test("past the free size, at most `permits` bodies are held; the others wait their turn in order", async () => {
-    const budget = new BodyBudget(1024, 2, PACE);
-    const [a, b, c, d] = [budget.lease(), budget.lease(), budget.lease(), budget.lease()];
-    expect(await a.take()).toBe(true);
-    expect(await b.take()).toBe(true);
-    const order: string[] = [];
-    const waitC = c.take().then(() => order.push("c"));
-    const waitD = d.take().then(() => order.push("d"));
-    await Bun.sleep(5);
-    expect(order).toEqual([]);
+describe("room for large bodies", () => {
+  const budget = () => new BodyBudget(1024, 10_000, 4_000, PACE);
+
+  test("past the free size, bodies hold room for the bytes they read; a read that finds none is refused at once", () => {
+    const room = budget();
+    const [a, b, c] = [room.lease(), room.lease(), room.lease()];
+    expect(a.grow(6_000)).toBe(true);
+    expect(b.grow(3_000)).toBe(true);
+    expect(c.grow(2_000)).toBe(false);
+    expect(b.grow(3_500)).toBe(true);
+    expect(room.inUse).toBe(9_500);
     a.release();
-    await Bun.sleep(5);
-    expect(order).toEqual(["c"]);
-    b.release();
-    await Promise.all([waitC, waitD]);
-    expect(order).toEqual(["c", "d"]);
+    expect(c.grow(2_000)).toBe(true);
+    expect(room.inUse).toBe(5_500);
   });
 
-  test("a wait ends when the run is aborted", async () => {
-    const budget = new BodyBudget(1024, 1, PACE);
-    await budget.lease().take();
+  test("reservations of a whole body wait in order, and reads take no room the first one needs", async () => {
+    const room = budget();
+    const [a, b, c, d] = [room.lease(), room.lease(), room.lease(), room.lease()];
+    expect(a.grow(8_000)).toBe(true);
+    const order: string[] = [];
+    const waitB = b.reserve().then(() => order.push("b"));
+    const waitC = c.reserve().then(() => order.push("c"));
+    await Bun.sleep(5);
+    expect(order).toEqual([]);
+    // 1,000 bytes are free, but b waits for 4,000: a read may not take them.
+    expect(d.grow(1_000)).toBe(false);
+    a.release();
+    await Bun.sleep(5);
+    expect(order).toEqual(["b", "c"]);
+    await Promise.all([waitB, waitC]);
+    expect(room.inUse).toBe(8_000);
+    expect(d.grow(2_000)).toBe(true);
+    expect(d.grow(2_001)).toBe(false);
+  });
+
+  test("a wait ends when the run is aborted, and the next one is served once its room is free", async () => {
+    const room = budget();
+    const reading = room.lease();
+    expect(reading.grow(7_000)).toBe(true);
     const stop = new AbortController();
-    const waiting = budget.lease().take(stop.signal);
+    const first = room.lease().reserve(stop.signal);
+    const second = room.lease().reserve();
     stop.abort();
-    expect(await waiting).toBe(false);
+    expect(await first).toBe(false);
+    // 3,000 free, not the 4,000 a reservation needs: the second still waits.
+    expect(await Promise.race([second, Bun.sleep(20).then(() => "waiting")])).toBe("waiting");
+    reading.release();
+    expect(await second).toBe(true);
+    expect(room.inUse).toBe(4_000);
   });
 });
 
-test("more large bodies than permits at once: the extra requests are dropped unread and asked again, every document read", async () => {
+test("more large bodies than the room holds at once: the extra requests are dropped unread and asked again, every document read", async () => {
   // Six hosts each serve a 2 MB statement (real, padded) as a stream in 64 KB steps, without a
-  // Content-Length, so the prober finds each large only as it reads. Two permits: the others must
-  // not wait holding their bodies (Bun's fetch would go on buffering them) but drop and ask again.
+  // Content-Length, so the prober finds each large only as it reads. Room for one body at the cap
+  // (5 MB): the others must not wait holding their bodies (Bun's fetch would go on buffering them)
+  // but drop and ask again.
   const body = new TextEncoder().encode(
     hostileJson("json-padded", "metadata", 2 * 1024 * 1024, documents.metadata[0]!),
   );
@@ -182,7 +207,7 @@ test("more large bodies than permits at once: the extra requests are dropped unr
     }),
   );
   try {
-    const prober = new Prober({ allowPrivate: true, timeoutMs: 30_000 });
+    const prober = new Prober({ allowPrivate: true, timeoutMs: 30_000, largeBodyRoomBytes: CAP });
     const results = await Promise.all(
       servers.map((server) => prober.probe(`http://127.0.52.${servers.indexOf(server) + 1}:${server.port}/fhir`)),
     );

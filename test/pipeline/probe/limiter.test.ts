@@ -51,3 +51,39 @@ test("limits must be at least 1", () => {
   expect(() => new HostLimiter(0, 2)).toThrow();
   expect(() => new HostLimiter(2, 0)).toThrow();
 });
+
+test("a request asked `first` takes its host's next slot, and the next global one, ahead of those queued before it", async () => {
+  const limiter = new HostLimiter(2, 1);
+  const order: string[] = [];
+  await limiter.acquire("a");
+  await limiter.acquire("b");
+  const queued = [
+    limiter.acquire("a").then(() => order.push("a later")),
+    limiter.acquire("c").then(() => order.push("c")),
+    limiter.acquire("a", true).then(() => order.push("a first")),
+  ];
+  await Bun.sleep(5);
+  expect(order).toEqual([]);
+  // A slot of host a ends: its `first` request takes it, not the one queued before it.
+  limiter.release("a");
+  await Bun.sleep(5);
+  expect(order).toEqual(["a first"]);
+  // A slot of b ends: c, the host that has waited longest for a global slot.
+  limiter.release("b");
+  await Bun.sleep(5);
+  expect(order).toEqual(["a first", "c"]);
+  const d = limiter.acquire("d").then(() => order.push("d"));
+  const b = limiter.acquire("b", true).then(() => order.push("b first"));
+  // Every slot taken (a first, c): b, asked first, goes before d, which waited longer.
+  limiter.release("c");
+  await Bun.sleep(5);
+  expect(order).toEqual(["a first", "c", "b first"]);
+  limiter.release("a");
+  limiter.release("b");
+  await Promise.all([...queued, d, b]);
+  // Then in the order they waited for a global slot.
+  expect(order).toEqual(["a first", "c", "b first", "d", "a later"]);
+  limiter.release("a");
+  limiter.release("d");
+  expect(limiter.inFlight).toBe(0);
+});
