@@ -15,8 +15,12 @@ type EntrySource = typeof entrySources.$inferSelect;
 
 /** A vendor as the registry names it. */
 export type VendorValues = Pick<Vendor, "id" | "name" | "endpointListUrl"> & {
-  /** Its certified products (stored as JSON in `vendors.certifications`); absent: none known. */
-  certifications?: readonly object[];
+  /**
+   * Its certified products (stored as JSON in `vendors.certifications`); null: none known. Absent:
+   * the caller does not know them (a list scrape), so the stored ones are kept: only the registry
+   * sync writes a developer's certifications.
+   */
+  certifications?: readonly object[] | null;
 };
 
 /** A list as the registry defines it; `publishedUrl` absent: the list is published at `url`. */
@@ -51,9 +55,9 @@ const statementsOf = perConnection((sqlite) => ({
   upsertVendor: sqlite.prepare(
     `INSERT INTO vendors (id, name, endpoint_list_url, certifications) VALUES (?1, ?2, ?3, ?4)
      ON CONFLICT(id) DO UPDATE SET name = excluded.name, endpoint_list_url = excluded.endpoint_list_url,
-       certifications = excluded.certifications
+       certifications = CASE WHEN ?5 THEN excluded.certifications ELSE vendors.certifications END
      WHERE vendors.name IS NOT excluded.name OR vendors.endpoint_list_url IS NOT excluded.endpoint_list_url
-       OR vendors.certifications IS NOT excluded.certifications`,
+       OR (?5 AND vendors.certifications IS NOT excluded.certifications)`,
   ),
   upsertList: sqlite.prepare(
     `INSERT INTO vendor_lists (id, vendor_id, url, format, audience, fhir_version, published_url)
@@ -112,10 +116,15 @@ const statementsOf = perConnection((sqlite) => ({
   ),
 }));
 
-/** Inserts or renames a vendor; the number of rows changed (0 when nothing differed). */
+/**
+ * Inserts or renames a vendor, and sets its certifications when `vendor` carries them (null
+ * included); the number of rows changed (0 when nothing differed).
+ */
 export function upsertVendor(sqlite: Database, vendor: VendorValues): number {
-  const certifications = vendor.certifications === undefined ? null : JSON.stringify(vendor.certifications);
-  return statementsOf(sqlite).upsertVendor.run(vendor.id, vendor.name, vendor.endpointListUrl, certifications).changes;
+  const known = vendor.certifications !== undefined;
+  const certifications = vendor.certifications ? JSON.stringify(vendor.certifications) : null;
+  return statementsOf(sqlite).upsertVendor.run(vendor.id, vendor.name, vendor.endpointListUrl, certifications, known)
+    .changes;
 }
 
 /** Inserts or redefines a list of `vendorId`; the number of rows changed (0 when nothing differed). */

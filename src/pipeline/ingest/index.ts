@@ -257,7 +257,7 @@ export function syncVendorRegistry(db: Db, registry: VendorDefinition[] = loadRe
     .transaction(() => {
       let changes = 0;
       for (const vendor of registry) {
-        changes += upsertVendor(sqlite, vendor);
+        changes += upsertVendor(sqlite, { ...vendor, certifications: vendor.certifications ?? null });
         for (const list of vendor.lists) changes += upsertList(sqlite, vendor.id, list);
       }
       if (changes > 0) markDatasetChanged(sqlite, new Date().toISOString());

@@ -329,6 +329,30 @@ describe("the national directory's data, checked against the published lists", (
 });
 
 describe("the national report cards, against the published lists", () => {
+  test("every card carries its developer's CHPL products from the registry; ingest keeps them", async () => {
+    const stored = db.prepare("SELECT id FROM vendors WHERE certifications IS NULL").all();
+    expect(stored).toEqual([]);
+    const app = createTestApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+    const { body } = await get(app, "/api/v1/vendors/report");
+    app.directory.close();
+    type Card = {
+      vendorId: string;
+      certification: { products: unknown[]; active: number; withdrawn: number; standardizedApi: boolean };
+    };
+    const cards = new Map((body.data.vendors as Card[]).map((card) => [card.vendorId, card.certification]));
+    expect(cards.size).toBe(122);
+    const figures = (id: string) => {
+      const c = cards.get(id)!;
+      return [c.products.length, c.active, c.withdrawn, c.standardizedApi];
+    };
+    expect(figures("epic")).toEqual([16, 10, 6, true]);
+    expect(figures("meditech")).toEqual([19, 19, 0, true]);
+    expect(figures("athenahealth")).toEqual([8, 4, 4, true]);
+    for (const vendor of registry)
+      expect([vendor.id, cards.get(vendor.id)!.products]).toEqual([vendor.id, vendor.certifications ?? []]);
+    expect(body.data.national.standardizedApi).toBe(117);
+  });
+
   test.skipIf(!hasLantern)(
     "per developer: entries, and the shares with an NPI and an https URL, as counted from its bundled files",
     async () => {
