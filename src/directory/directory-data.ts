@@ -10,7 +10,7 @@ import type { IdIndex } from "./id-lookup";
  * Bumped whenever the shape of DirectoryData, or how its name words are folded
  * (src/directory/text.ts), or its file layout (data-file.ts) changes, so older index files are rebuilt.
  */
-const LAYOUT = 13;
+const LAYOUT = 14;
 /**
  * The index's format: its layout, and a hash of the environment rules' source
  * (src/model/environment.ts), since the index holds each entry's environment derived by them: a
@@ -58,6 +58,8 @@ export interface EntryColumns {
   fhirVersionBasis: Uint8Array;
   /** Bit 1: patient, bit 2: provider. */
   access: Uint8Array;
+  /** How the URL is known: an index into URL_EVIDENCE (published, or the kind of repair; src/model/evidence.ts). */
+  urlEvidence: Uint8Array;
   /** 0: production; else 1 + the index in ENVIRONMENT_RULES (src/model/environment.ts) of the rule that makes it non-production. */
   environment: Uint8Array;
   status: Int32Array;

@@ -87,8 +87,9 @@ export function normaliseEntries(raw: RawEntry[], context: NormaliseContext): No
       repair = resolved;
     }
     const fixed = repair?.repair ?? null;
+    const kind = fixed !== null ? repair!.kind : "published";
     const item = fixed !== null ? { ...published, url: repair!.url } : published;
-    const entry = normaliseEntry(item, context, fixed !== null ? "repaired" : "published");
+    const entry = normaliseEntry(item, context, kind, fixed !== null ? String(published.url) : null);
     if ("reason" in entry) dropped.push(droppedItem(String(published.url ?? ""), published, entry.reason));
     else if (byId.has(entry.id)) duplicates++;
     else {
@@ -98,6 +99,7 @@ export function normaliseEntries(raw: RawEntry[], context: NormaliseContext): No
           url: entry.url,
           organizationName: entry.organizationName,
           repair: fixed,
+          kind: kind as Exclude<UrlEvidence, "published">,
         });
       byId.set(entry.id, entry);
     }
@@ -139,6 +141,7 @@ function normaliseEntry(
   item: RawEntry,
   context: NormaliseContext,
   urlEvidence: UrlEvidence,
+  urlPublished: string | null,
 ): NormalisedEntry | { reason: string } {
   if (typeof item.url !== "string") return { reason: "no URL" };
   const checked = validateEndpointUrl(item.url);
@@ -162,6 +165,7 @@ function normaliseEntry(
     versionEvidence: listVersion !== null ? "list" : urlVersion !== null ? "url" : null,
     stateEvidence: state !== null ? "list" : null,
     urlEvidence,
+    urlPublished,
     ...unusableFields(unusableReason(url, organizationName, context.allowPrivateNetwork)),
   };
 }

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { auditRows, type AuditRow as Row } from "../../db/audit-rows";
 import { ENVIRONMENT_RULES, environmentMatch } from "../../model/environment";
+import { URL_EVIDENCE } from "../../model/evidence";
 import { fhirVersionFromUrl } from "../../model/fhir-version";
 import { fhirVersionOfUrl } from "../ingest/enrich/version-of-url";
 import { loadRegistry } from "../ingest/registry";
@@ -41,7 +42,8 @@ export interface AuditReport {
   environments: { rule: string; what: string; entries: NamedEntry[]; names: string[] }[];
   versions: { evidence: string; version: string; entries: number }[];
   states: { evidence: string; entries: number }[];
-  repairedUrls: number;
+  /** Listed entries by how their URL is known: published, or each kind of repair (URL_EVIDENCE), every kind. */
+  urls: { evidence: string; entries: number }[];
   /** What each rule of names, hosts and versions matches. */
   ruleMatches: RuleMatches[];
   /** Listed entries whose URL names DSTU2 but which are served as R4 (the target is 0). */
@@ -95,7 +97,10 @@ export function auditDatabase(sqlite: Database, sampleSize = 100): AuditReport {
       entries: items.length,
     })),
     ruleMatches: ruleMatches(rows, registry),
-    repairedUrls: listed.filter((r) => r.urlEvidence === "repaired").length,
+    urls: URL_EVIDENCE.map((evidence) => ({
+      evidence,
+      entries: listed.filter((r) => r.urlEvidence === evidence).length,
+    })),
     dstu2UrlServedR4: listed.filter((r) => fhirVersionOfUrl(r.url) === "DSTU2" && r.fhirVersion === "R4").length,
     sample: {
       size: sample.length,
@@ -214,7 +219,8 @@ export function formatAudit(report: AuditReport): string[] {
       ...e.names.map((name) => `    name: ${JSON.stringify(name)}`),
       ...e.entries.map((x) => `    ${x.id}  ${JSON.stringify(x.name)}  ${x.url}  (${x.detail})`),
     ]),
-    `listed entries with a repaired URL: ${report.repairedUrls}`,
+    "URL of listed entries, as published or by kind of repair:",
+    ...report.urls.map((u) => `  ${u.evidence.padEnd(14)} ${u.entries}`),
     `listed entries whose URL says DSTU2 but served as R4: ${report.dstu2UrlServedR4}`,
     `sample of ${report.sample.size} of the ${report.sample.population} entries the old rules gave the certified version, re-judged:`,
     ...report.sample.outcomes.map((o) => `  ${o.outcome}: ${o.entries}`),
@@ -234,7 +240,8 @@ export function formatUrlFindings(summaries: ListSummary[]): string[] {
   return [
     `published URLs repaired at ingest (stored with the URL after the arrow): ${repairs.length} entries`,
     ...repairs.map(
-      (r) => `  ${r.list}  ${name(r.organizationName)}  ${JSON.stringify(r.published)} → ${r.url}  (${r.repair})`,
+      (r) =>
+        `  ${r.list}  ${name(r.organizationName)}  ${JSON.stringify(r.published)} → ${r.url}  (${r.kind}: ${r.repair})`,
     ),
     `published items dropped at ingest (not stored: their URL cannot be): ${dropped.length}`,
     ...dropped.map((d) => `  ${d.list}  ${name(d.organizationName)}  ${JSON.stringify(d.published)}  (${d.reason})`),

@@ -290,7 +290,7 @@ describe("the national directory's data, checked against the published lists", (
             "SELECT DISTINCT url, url_evidence AS e FROM entries WHERE url LIKE '%enhancedeyecare.ficintegrations.com%'",
           )
           .all(),
-      ).toEqual([{ url: "https://enhancedeyecare.ficintegrations.com/API/PCg4Nt/R4", e: "repaired" }]);
+      ).toEqual([{ url: "https://enhancedeyecare.ficintegrations.com/API/PCg4Nt/R4", e: "cleaned" }]);
       const ozark = one<{ zip: string | null; state: string | null }>(
         "SELECT zip_code AS zip, state FROM entries WHERE organization_name LIKE 'Ozark Tricounty Health Consortium%'",
       );

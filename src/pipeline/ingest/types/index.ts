@@ -47,6 +47,8 @@ export interface NormalisedEntry {
   versionEvidence: Exclude<VersionEvidence, "probe"> | null;
   stateEvidence: StateEvidence | null;
   urlEvidence: UrlEvidence;
+  /** The URL text as the list published it when the stored URL is a repair of it; else null. */
+  urlPublished: string | null;
   /** Why the entry is not listed (src/pipeline/ingest/unusable.ts, list-hosts.ts), or null. */
   unusable: UnusableReason | null;
   /** What that rule found ("host is a private IPv4 address"), or null. */
@@ -143,6 +145,8 @@ export interface RepairedItem {
   organizationName: string | null;
   /** What was done, in words. */
   repair: string;
+  /** The kind of repair (URL_EVIDENCE). */
+  kind: Exclude<UrlEvidence, "published">;
 }
 
 /** A published item that was not stored: its URL cannot be. */

@@ -5,7 +5,7 @@ import {
   ENVIRONMENT_EXTENSION,
   type EnvironmentCode,
 } from "../../../model/environment";
-import { FHIR_VERSION_BASES, type FhirVersionBasis } from "../../../model/evidence";
+import { FHIR_VERSION_BASES, type FhirVersionBasis, URL_EVIDENCE, type UrlEvidence } from "../../../model/evidence";
 import type { EndpointStatus, FhirVersion } from "../../../model/types";
 import { ByteBuffer, encodeTable, equalFolded } from "../../http/byte-buffer";
 import type { ExportWriter } from "./writer";
@@ -27,6 +27,26 @@ export const FHIR_VERSION_EXTENSION = "http://hl7.org/fhir/StructureDefinition/e
  */
 export const FHIR_VERSION_BASIS_EXTENSION =
   "https://endpoint-directory.fly.dev/fhir/StructureDefinition/endpoint-fhir-version-basis";
+
+/**
+ * Our own extension on an Endpoint's `address` (docs/api.md, "Enrichment"): the address is not
+ * the text the list published but a repair of it, of this kind (`cleaned`, `scheme-assumed`, or
+ * `host-guessed`: a relative path given a host, a guess until a probe verifies it).
+ */
+export const URL_REPAIR_EXTENSION =
+  "https://endpoint-directory.fly.dev/fhir/StructureDefinition/endpoint-address-repair";
+
+/**
+ * The `_address` element (FHIR JSON's place for a primitive's extensions) of an Endpoint whose
+ * address is a repair, in the export and /fhir alike; none for an address as published.
+ */
+export const addressRepairElement = (evidence: UrlEvidence): { _address?: { extension: object[] } } =>
+  evidence === "published" ? {} : { _address: { extension: [{ url: URL_REPAIR_EXTENSION, valueCode: evidence }] } };
+/** addressRepairElement of each URL_EVIDENCE index, as the members it adds after `address` (with a comma). */
+const ADDRESS_REPAIRS = URL_EVIDENCE.map((evidence) =>
+  evidence === "published" ? "" : `,${JSON.stringify(addressRepairElement(evidence)).slice(1, -1)}`,
+);
+const HOST_GUESSED = URL_EVIDENCE.indexOf("host-guessed");
 
 /**
  * The R5 cross-version extension of Endpoint.environmentType (docs/api.md, "Environment") for a
@@ -244,6 +264,26 @@ function urlNewestOf(data: RecordSource["data"]): Int32Array {
   return newest;
 }
 
+const urlEvidenceByData = new WeakMap<RecordSource["data"], Uint8Array>();
+
+/**
+ * Per URL of a dataset, how its address is known (an index into URL_EVIDENCE): the least repair
+ * among its listed entries, so that a URL one item of a list publishes in full is not a guess
+ * because another gave it as a relative path. An Endpoint's `_address` mark and the brands
+ * bundle's rule for guesses read it; made once per dataset.
+ */
+export function urlEvidenceOf(data: RecordSource["data"]): Uint8Array {
+  let evidence = urlEvidenceByData.get(data);
+  if (evidence === undefined) {
+    const { columns: c, strings: s } = data;
+    evidence = new Uint8Array(s.urls.length).fill(URL_EVIDENCE.length - 1);
+    for (let o = 0; o < data.listed; o++)
+      if (c.urlEvidence[o]! < evidence[c.url[o]!]!) evidence[c.url[o]!] = c.urlEvidence[o]!;
+    urlEvidenceByData.set(data, evidence);
+  }
+  return evidence;
+}
+
 /**
  * One FHIR R4 Bundle of type `collection`, the shape vendors publish their lists in: an
  * Endpoint per distinct URL (first seen in list order; its status and version from that entry)
@@ -325,6 +365,7 @@ export function fhirWriter(
   // A brands bundle: when each resource last changed (string indexes of s.lastUpdated, -1 none).
   const newer = (a: number, b: number) => newerIn(s.lastUpdated, a, b);
   const urlNewest = brands === null ? null : urlNewestOf(data);
+  const urlEvidence = urlEvidenceOf(data);
   /** Per vendor, its newest entry in the Bundle (its developer brand's meta.lastUpdated). */
   const vendorNewest = new Int32Array(s.vendorIds.length).fill(-1);
   const lastUpdatedMeta = (out: ByteBuffer, at: number) => {
@@ -500,7 +541,13 @@ export function fhirWriter(
     }
     if ((written[url >> 3]! & (1 << (url & 7))) === 0) {
       written[url >> 3]! |= 1 << (url & 7);
-      if (brands !== null && !versionKnown[c.fhirVersion[o]!]) return organizationOf(out, o, url, vendor);
+      // Nor a guessed address before a probe has verified it: patient apps would show a guess as fact.
+      if (
+        brands !== null &&
+        (!versionKnown[c.fhirVersion[o]!] ||
+          (urlEvidence[url] === HOST_GUESSED && s.statuses[c.status[o]!] !== "verified"))
+      )
+        return organizationOf(out, o, url, vendor);
       included[url >> 3]! |= 1 << (url & 7);
       item(out);
       out.ascii(endpointUrl);
@@ -516,6 +563,7 @@ export function fhirWriter(
       const environment = ENDPOINT_ENVIRONMENTS.indexOf(environmentCodeAt(data, o));
       out.copy(middles[c.fhirVersion[o]!]![c.fhirVersionBasis[o]!]![environment]![c.status[o]!]!);
       out.json(s.urls[url]!);
+      out.ascii(ADDRESS_REPAIRS[urlEvidence[url]!]!);
       out.utf8(tails[vendor]!);
     }
     organizationOf(out, o, url, vendor);
