@@ -199,16 +199,18 @@ function keyPart(key: ByteBuffer, value: string | null) {
 
 /**
  * Writes the key an Organization's id hashes into `key` (cleared first): "Organization", the
- * vendor id, then the lowercased name, NPI, city, state and ZIP of the entry at `o`,
- * NUL-separated, null parts as NULL_PART; UTF-8. The name is lowercased as in an entry's id
- * (src/model/identity.ts): names that differ only in letter case are one organization, in the
- * export, the brands bundle and /fhir alike.
+ * vendor id, then the name as published, NPI, city, state and ZIP of the entry at `o`,
+ * NUL-separated, null parts as NULL_PART; UTF-8. Called with an organization's first entry in
+ * list order: names that differ only in letter case are one organization (in the export, the
+ * brands bundle and /fhir alike), whose id is that of its first spelling. The name is not
+ * lowercased: the ids of the releases before are the ids of every organization with one
+ * spelling, and /fhir answers another spelling's id with a redirect (docs/api.md, "Identifiers").
  */
 export function writeOrganizationKey(key: ByteBuffer, { columns: c, strings: s }: RecordSource["data"], o: number) {
   key.clear();
   key.ascii("Organization\n");
   key.utf8(s.vendorIds[c.vendor[o]!]!);
-  keyPart(key, lookup(s.organizationNames, c.organizationName[o]!)?.toLowerCase() ?? null);
+  keyPart(key, lookup(s.organizationNames, c.organizationName[o]!));
   const npi = c.npi[o]!;
   key.ascii("\0");
   if (npi === 0) key.ascii(NULL_PART);
@@ -223,7 +225,7 @@ type Columns = RecordSource["data"]["columns"];
 /**
  * A hash of the key columns of the entry at `o` that tell the organizations of one run (a
  * vendor and a name) apart: NPI, city, state and ZIP. The name is left out: a run's names are
- * one name but for letter case, and an organization's key holds it lowercased
+ * one name but for letter case, and an organization's key holds its first spelling
  * (writeOrganizationKey). Entries with equal hashes may still differ: `sameOrganization` tells.
  */
 export function organizationHash(c: Columns, o: number): number {
