@@ -18,6 +18,7 @@ import {
   type ListDefinition,
   type ListFormat,
   type ListSummary,
+  type NameRepairItem,
   type NormalisedEntry,
   type ParseResult,
   type RepairedItem,
@@ -32,7 +33,19 @@ const DEFAULT_MAX_BYTES = 100_000_000;
 
 function failure(vendorId: string, listId: string, source: string, error: string, skipped = 0): ListSummary {
   const counts = { added: 0, updated: 0, unchanged: 0, removed: 0 };
-  return { vendorId, listId, source, ok: false, error, ...counts, skipped, repairs: [], dropped: [], unusable: [] };
+  return {
+    vendorId,
+    listId,
+    source,
+    ok: false,
+    error,
+    ...counts,
+    skipped,
+    repairs: [],
+    dropped: [],
+    unusable: [],
+    nameRepairs: [],
+  };
 }
 
 /** The source column of the summary: a registry list's source, else how it was read. */
@@ -53,6 +66,7 @@ interface PreparedList {
   skipped: number;
   repairs: RepairedItem[];
   dropped: DroppedItem[];
+  nameRepairs: NameRepairItem[];
   sha256: string | null;
 }
 
@@ -75,6 +89,7 @@ async function prepareList(
     skipped: parsed.skipped + normalised.dropped.length,
     repairs: normalised.repairs,
     dropped: normalised.dropped,
+    nameRepairs: normalised.nameRepairs,
     sha256: parsed.sha256 ?? null,
   };
 }
@@ -140,6 +155,7 @@ async function scrapeList(
       repairs: prepared.repairs,
       dropped: prepared.dropped,
       unusable: unusableOf(prepared.entries),
+      nameRepairs: prepared.nameRepairs,
     };
   } catch (error) {
     return failure(vendor.id, list.id, source, describe(error), prepared.skipped);

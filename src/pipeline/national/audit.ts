@@ -3,6 +3,7 @@ import { auditRows, type AuditRow as Row } from "../../db/audit-rows";
 import { ENVIRONMENT_RULES, environmentMatch } from "../../model/environment";
 import { URL_EVIDENCE } from "../../model/evidence";
 import { fhirVersionFromUrl } from "../../model/fhir-version";
+import { NAME_REPAIRS, type NameRepairKind } from "../ingest/enrich/name-repair";
 import { fhirVersionOfUrl } from "../ingest/enrich/version-of-url";
 import { loadRegistry } from "../ingest/registry";
 import type { ListSummary, VendorDefinition } from "../ingest/types";
@@ -245,5 +246,22 @@ export function formatUrlFindings(summaries: ListSummary[]): string[] {
     ),
     `published items dropped at ingest (not stored: their URL cannot be): ${dropped.length}`,
     ...dropped.map((d) => `  ${d.list}  ${name(d.organizationName)}  ${JSON.stringify(d.published)}  (${d.reason})`),
+    ...formatNameRepairs(summaries),
+  ];
+}
+
+/** How many organization names of each kind ingest repaired, by kind, then each (as published → as served). */
+export function nameRepairCounts(summaries: ListSummary[]): Record<NameRepairKind, number> {
+  const counts = Object.fromEntries(NAME_REPAIRS.map((kind) => [kind, 0])) as Record<NameRepairKind, number>;
+  for (const repair of summaries.flatMap((s) => s.nameRepairs)) counts[repair.kind]++;
+  return counts;
+}
+
+function formatNameRepairs(summaries: ListSummary[]): string[] {
+  const repairs = summaries.flatMap((s) => s.nameRepairs.map((r) => ({ list: s.listId, ...r })));
+  const counts = nameRepairCounts(summaries);
+  return [
+    `organization names repaired at ingest (served repaired; the entry's id stays the published name's): ${repairs.length} entries, ${NAME_REPAIRS.map((kind) => `${kind} ${counts[kind]}`).join(", ")}`,
+    ...repairs.map((r) => `  ${r.list}  ${JSON.stringify(r.published)} → ${JSON.stringify(r.name)}  (${r.kind})`),
   ];
 }

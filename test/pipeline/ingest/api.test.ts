@@ -131,6 +131,7 @@ describe("ingestFile", () => {
       repairs: [],
       dropped: [],
       unusable: [],
+      nameRepairs: [],
     });
     expect(db.sqlite.query("SELECT url, format, audience FROM vendor_lists").get()).toEqual({
       url: `file://${file.replaceAll(" ", "%20")}`,

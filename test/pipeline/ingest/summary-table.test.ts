@@ -24,6 +24,7 @@ test("the ingest summary lists every URL repaired and every item dropped, with w
     ],
     dropped: [{ published: "https://h.example/\\fhir", organizationName: null, reason: "backslash in the URL" }],
     unusable: [],
+    nameRepairs: [],
   };
   const lines = formatSummaryTable([summary]).split("\n");
   expect(lines[0]!.split(/\s+/)).toContain("repaired");

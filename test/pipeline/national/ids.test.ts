@@ -132,7 +132,8 @@ describe("the national build's ids", () => {
     expect(read.status).toBe(200);
     expect(((await read.json()) as { name: string }).name).toBe("Augusta Gastrointestinal");
     expect(
-      (await fetchApp(`/fhir/Organization/${organizationId({ ...augusta, name: augusta.name!.toLowerCase() })}`)).status,
+      (await fetchApp(`/fhir/Organization/${organizationId({ ...augusta, name: augusta.name!.toLowerCase() })}`))
+        .status,
     ).toBe(404);
 
     // Two spellings of one name, once two Organizations: the second's id moved to the first's.

@@ -11,7 +11,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
-import { auditDatabase } from "../../../src/pipeline/national/audit";
+import { repairName } from "../../../src/pipeline/ingest/enrich/name-repair";
+import type { ListSummary } from "../../../src/pipeline/ingest/types";
+import { auditDatabase, formatUrlFindings, nameRepairCounts } from "../../../src/pipeline/national/audit";
 import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { createTestApp } from "../../support/app";
 
@@ -28,6 +30,7 @@ let dir: string;
 let path: string;
 let app: ReturnType<typeof createTestApp>;
 let repaired: Repaired[];
+let summaries: ListSummary[];
 /** URLs of the list's items published in full: a relative path that resolves to one is no guess. */
 let publishedUrls: Set<string>;
 
@@ -42,7 +45,7 @@ const endpointId = (url: string) => new Bun.CryptoHasher("sha256").update(url).d
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "national-repairs-"));
   path = join(dir, "national.sqlite");
-  await buildNationalDatabase(path);
+  summaries = (await buildNationalDatabase(path)).summaries;
   const sqlite = new Database(path, { readonly: true });
   repaired = sqlite
     .prepare(
@@ -170,4 +173,63 @@ describe("repaired URLs of the bundled lists, by kind", () => {
     expect(after.has(verified)).toBe(true);
     for (const url of guessedUrls) if (url !== verified) expect(after.has(url)).toBe(false);
   }, 60_000);
+});
+
+describe("damaged organization names of the bundled lists", () => {
+  test.each([
+    ['"Northwell', { name: "Northwell", kind: "quote-cut" }],
+    ['"Syracuse', { name: "Syracuse", kind: "quote-cut" }],
+    ["Bradley County Med Ctr MaaS Pod XXX XX", { name: "Bradley County Med Ctr", kind: "template" }],
+    ["https://CT2FSH1.CT1ADCV1.ECLPTSC.ECLIPSNET.COM", { name: null, kind: "url" }],
+    // Names that stand as published.
+    ['"GIFT OF LIFE" PROGRAM', null],
+    ["CopilotIQ www.CopilotIQ.com", null],
+    ["Pod Health Partners", null],
+    ["Super Bowl XXX Clinic", null],
+    ["Northwell", null],
+  ] as const)("%p → %p", (published, expected) => {
+    expect(repairName(published)).toEqual(expected);
+  });
+
+  test("are served repaired under the id of the name as published; data:audit counts each kind", async () => {
+    expect(nameRepairCounts(summaries)).toEqual({ "quote-cut": 9, template: 4, url: 1 });
+    expect(formatUrlFindings(summaries)).toContain(
+      "organization names repaired at ingest (served repaired; the entry's id stays the published name's): 14 entries, quote-cut 9, template 4, url 1",
+    );
+    const entryId = (vendor: string, url: string, name: string | null) =>
+      new Bun.CryptoHasher("sha256").update(`${vendor}\n${url}\n${name?.toLowerCase() ?? ""}`).digest("hex");
+    const served = async (vendor: string, url: string, published: string) =>
+      (
+        await json<{ data: { organizationName: string | null } }>(
+          `/api/v1/endpoints/${entryId(vendor, url, published)}`,
+        )
+      ).data.organizationName;
+    expect(
+      await served(
+        "meditech",
+        "https://bcmedapi.meditech.cloud:443/v1/uscore/R4",
+        "Bradley County Med Ctr MaaS Pod XXX XX",
+      ),
+    ).toBe("Bradley County Med Ctr");
+    expect(await served("altera-digital-health", "https://sykqehrwb05v.nslijhs.net/fhir", '"Northwell')).toBe(
+      "Northwell",
+    );
+    expect(
+      await served(
+        "altera-digital-health",
+        "https://ct2fsh1.ct1adcv1.eclptsc.eclipsnet.com/FHIR",
+        "https://CT2FSH1.CT1ADCV1.ECLPTSC.ECLIPSNET.COM",
+      ),
+    ).toBeNull();
+    // No listed entry is served with a quote-cut, template or URL-only name.
+    const sqlite = new Database(path, { readonly: true });
+    const damaged = sqlite
+      .prepare(
+        `SELECT organization_name FROM entries WHERE organization_name LIKE '"%' AND organization_name NOT LIKE '"%"%'
+           OR organization_name LIKE '%MaaS Pod XXX%' OR organization_name LIKE 'http%://%'`,
+      )
+      .all();
+    sqlite.close();
+    expect(damaged).toEqual([]);
+  });
 });

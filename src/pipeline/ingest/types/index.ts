@@ -5,6 +5,7 @@
 import type { StateEvidence, UnusableReason, UrlEvidence, VersionEvidence } from "../../../model/evidence";
 import type { CertificationRecord } from "../../../model/report-card";
 import type { Audience, FhirVersion } from "../../../model/types";
+import type { NameRepairKind } from "../enrich/name-repair";
 
 export const LIST_FORMATS = ["fhir-bundle", "lantern-json", "csv"] as const;
 export type ListFormat = (typeof LIST_FORMATS)[number];
@@ -136,6 +137,15 @@ export interface ListSummary {
   dropped: DroppedItem[];
   /** Entries stored but not listed (src/pipeline/ingest/unusable.ts), each with its reason. */
   unusable: UnusableEntry[];
+  /** Entries whose organization name was repaired (src/pipeline/ingest/enrich/name-repair.ts). */
+  nameRepairs: NameRepairItem[];
+}
+
+/** An organization name as published, as served, and the kind of repair. */
+export interface NameRepairItem {
+  published: string;
+  name: string | null;
+  kind: NameRepairKind;
 }
 
 /** A published URL that was repaired, and the entry stored with it. */
