@@ -226,7 +226,7 @@ function exportAnswer(
         { "retry-after": seconds },
       );
     }
-    const writer = format.writer(snapshot, origin);
+    const writer = format.writer(snapshot, origin, filter);
     return new Response(exportStream(snapshot, filter, writer, slot, encoding), { status: 200, headers });
   };
 
