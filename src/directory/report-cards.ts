@@ -131,6 +131,21 @@ const URL_VERIFIED = 1;
 const URL_UNRESPONSIVE = 2;
 const URL_ANSWERED = 3;
 
+/**
+ * What a list's last read read, as a URL: the URL fetched, or the Lantern copy bundled with the
+ * server (stored as `{repository, path, commit}`) as its address in that repository at that
+ * commit; a local file by its name only (as /source shows it).
+ */
+function readFromUrl(stored: string): string {
+  if (stored.startsWith("{")) {
+    const copy = JSON.parse(stored) as { repository: string; path: string; commit: string };
+    return `https://github.com/${copy.repository}/blob/${copy.commit}/${copy.path}`;
+  }
+  if (!stored.startsWith("file:")) return stored;
+  const path = stored.replace(/[?#].*$/, "");
+  return decodeURIComponent(path.slice(path.lastIndexOf("/") + 1));
+}
+
 function certificationOf(products: CertificationRecord["products"]): CertificationRecord {
   const active = products.filter((p) => p.status === "Active");
   return {
@@ -209,9 +224,15 @@ export function computeReportCards(
     }
   }
   const listsOf = new Map<string, ReportCard["lists"]>();
-  for (const [vendorId, id, url, publishedUrl, lastScrapedAt, lastEntryCount] of reads.lists()) {
+  for (const [vendorId, id, url, publishedUrl, lastScrapedAt, lastEntryCount, readFrom] of reads.lists()) {
     const own = listsOf.get(vendorId) ?? [];
-    own.push({ id, publishedUrl: publishedUrl ?? url, readFrom: url, asOf: lastScrapedAt, entries: lastEntryCount });
+    own.push({
+      id,
+      publishedUrl: publishedUrl ?? url,
+      readFrom: readFromUrl(readFrom ?? url),
+      asOf: lastScrapedAt,
+      entries: lastEntryCount,
+    });
     listsOf.set(vendorId, own);
   }
   const vendorIndex = new Map(strings.vendorIds.map((id, i) => [id, i]));

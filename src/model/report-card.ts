@@ -112,7 +112,10 @@ const ListSchema = t.Object({
   publishedUrl: t.String({
     description: "Where the developer publishes the list (its own URL, else the copy we read).",
   }),
-  readFrom: t.String({ description: "The URL the directory reads it from (the developer's own, or Lantern's copy)." }),
+  readFrom: t.String({
+    description:
+      "What its last read read: the URL fetched (the developer's own, or Lantern's), the bundled Lantern copy as its address in Lantern's repository at the commit read, or a file's name.",
+  }),
   asOf: t.Union([t.String({ format: "date-time" }), t.Null()], {
     description: "When the list was last read successfully; null if never.",
   }),

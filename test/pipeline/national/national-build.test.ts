@@ -351,6 +351,16 @@ describe("the national report cards, against the published lists", () => {
     for (const vendor of registry)
       expect([vendor.id, cards.get(vendor.id)!.products]).toEqual([vendor.id, vendor.certifications ?? []]);
     expect(body.data.national.standardizedApi).toBe(117);
+    // A list read from the bundled copy says so: Lantern's file at the commit read, not the developer's URL.
+    const { provenance } = readBundle();
+    for (const card of body.data.vendors as { vendorId: string; lists: { id: string; readFrom: string }[] }[])
+      for (const list of card.lists) {
+        const bundled = registry.find((v) => v.id === card.vendorId)!.lists.find((l) => l.id === list.id)!.bundledFile;
+        if (bundled)
+          expect(list.readFrom).toBe(
+            `https://github.com/${provenance.repository}/blob/${provenance.commit}/${provenance.path}/${bundled}`,
+          );
+      }
   });
 
   test.skipIf(!hasLantern)(
