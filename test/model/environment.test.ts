@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ENVIRONMENT_RULES, environmentMatch } from "../../src/model/environment";
+import { PRODUCTION_NAMES } from "../../src/pipeline/national/audit";
 
 const rule = (url: string, name: string | null = null) => environmentMatch(url, name)?.rule ?? null;
 
@@ -196,6 +197,11 @@ describe("environment rules: test, QA, demo, sandbox, dev, staging and training 
     ...MUST_STAY_PRODUCTION.map((name) => ["https://fhir.example.org/r4", name] as const),
   ])("%s %p stays production", (url, name) => {
     expect(environmentMatch(url, name)).toBeNull();
+  });
+
+  test("data:audit's list of real names with a rule's letters stays production, each alone", () => {
+    for (const name of PRODUCTION_NAMES)
+      expect([name, environmentMatch("https://fhir.example.org/r4", name)]).toEqual([name, null]);
   });
 
   test("host and path rules come before name rules; the first rule in table order wins", () => {
