@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { auditRows, type AuditRow as Row } from "../../db/audit-rows";
+import { reportReads } from "../../db/report-reads";
 import { ENVIRONMENT_RULES, environmentMatch } from "../../model/environment";
 import { URL_EVIDENCE } from "../../model/evidence";
 import { fhirVersionFromUrl } from "../../model/fhir-version";
@@ -216,11 +217,8 @@ function productionNames(listed: Row[]): Pick<AuditReport, "productionNamesMarke
 
 /** The developers' certified products as the report cards read them (vendors.certifications, from the registry). */
 function certificationFigures(sqlite: Database): AuditReport["certification"] {
-  const rows = sqlite.prepare("SELECT id, certifications FROM vendors ORDER BY id").values() as [
-    string,
-    string | null,
-  ][];
-  const byVendor = rows.map(([vendorId, json]) => {
+  const rows = reportReads(sqlite).vendors();
+  const byVendor = rows.map(([vendorId, , json]) => {
     const products = (json === null ? [] : JSON.parse(json)) as { status: string; standardizedApi: boolean }[];
     return {
       vendorId,
