@@ -15,6 +15,7 @@ import {
   supportsOf,
   VERDICT_STATUSES,
 } from "../model/capability-rules";
+import { ENVIRONMENT_RULES } from "../model/environment";
 import { UNUSABLE_REASONS, type UnusableReason } from "../model/evidence";
 import {
   type CertificationRecord,
@@ -49,6 +50,8 @@ class ListTally {
   listed = 0;
   unusable = 0;
   readonly byReason = Object.fromEntries(UNUSABLE_REASONS.map((r) => [r, 0])) as Record<UnusableReason, number>;
+  nonProduction = 0;
+  readonly byRule = Object.fromEntries(ENVIRONMENT_RULES.map((rule) => [rule.id, 0])) as Record<string, number>;
   readonly have = Object.fromEntries(LIST_SHARES.map((k) => [k, 0])) as Record<ListShare, number>;
 
   figures(): ListFigures {
@@ -56,6 +59,8 @@ class ListTally {
       listed: this.listed,
       unusable: this.unusable,
       unusableByReason: { ...this.byReason },
+      nonProduction: this.nonProduction,
+      nonProductionByRule: { ...this.byRule } as ListFigures["nonProductionByRule"],
       shares: Object.fromEntries(
         LIST_SHARES.map((k) => [k, ratio(this.have[k], this.listed)]),
       ) as ListFigures["shares"],
@@ -221,6 +226,18 @@ export function computeReportCards(
         t.unusable += n;
         if (unusable in t.byReason) t.byReason[unusable as UnusableReason] += n;
       }
+    }
+  }
+  // Non-production listed entries, by the rule the index gave each (0: production).
+  for (let o = 0; o < listed; o++) {
+    const rule = columns.environment[o]!;
+    if (rule === 0) continue;
+    const vendorId = strings.vendorIds[columns.vendor[o]!]!;
+    const tally = lists.get(vendorId) ?? new ListTally();
+    lists.set(vendorId, tally);
+    for (const t of [tally, national]) {
+      t.nonProduction++;
+      t.byRule[ENVIRONMENT_RULES[rule - 1]!.id]!++;
     }
   }
   const listsOf = new Map<string, ReportCard["lists"]>();

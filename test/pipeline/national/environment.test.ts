@@ -166,3 +166,27 @@ describe("the environment rules on the bundled lists", () => {
     );
   });
 });
+
+describe("the report cards' non-production figures on the bundled lists", () => {
+  test("each card and the national figures count non-production entries by rule, as data:audit does; the CSV carries every figure", async () => {
+    const report = auditDatabase(openDatabase(path).sqlite);
+    const body = (await (await fetch(`${origin}/api/v1/vendors/report`)).json()) as {
+      data: {
+        national: { list: { nonProduction: number; nonProductionByRule: Record<string, number> } };
+        vendors: { list: { nonProduction: number } }[];
+      };
+    };
+    const byRule = Object.fromEntries(report.environments.map((e) => [e.rule, e.entries.length]));
+    expect(body.data.national.list.nonProductionByRule).toEqual(byRule);
+    expect(body.data.national.list.nonProduction).toBe(670);
+    expect(body.data.vendors.reduce((n, card) => n + card.list.nonProduction, 0)).toBe(670);
+    const csv = await (await fetch(`${origin}/api/v1/vendors/report?format=csv`)).text();
+    const header = csv.split("\r\n")[0]!.split(",");
+    for (const column of [
+      "list.unusableByReason.internal-suffix",
+      "list.nonProduction",
+      "list.nonProductionByRule.name-placeholder",
+    ])
+      expect(header).toContain(column);
+  });
+});
