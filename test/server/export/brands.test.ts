@@ -5,6 +5,8 @@
  * against the FHIR R4 invariants; and the organization totals of each surface.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { type Db, openDatabase } from "../../../src/db/client";
 import { buildNationalDatabase } from "../../../src/pipeline/national/build";
@@ -258,7 +260,16 @@ test("each surface's organization total, and what it counts", async () => {
     expect([merged.name, into !== undefined]).toEqual([merged.name, true]);
   }
   expect(organizations(brands).length).toBe(kept.length + developerBrands.length);
-  console.log(
-    `organizations: /fhir ${fhirTotal}, export ${exportedOrganizations.length}, brands ${organizations(brands).length}`,
-  );
+  // docs/api.md states these totals of the national directory: they are this build's.
+  const docs = readFileSync(join(import.meta.dir, "../../../docs/api.md"), "utf8").replace(/\s+/g, " ");
+  const stated =
+    /\*\*Organization totals by surface\*\* \(the national directory\): `\/fhir` ([\d,]+), the FHIR export ([\d,]+), the brands bundle ([\d,]+)\./.exec(
+      docs,
+    )!;
+  const number = (text: string) => Number(text.replace(/,/g, ""));
+  expect(stated.slice(1).map(number)).toEqual([fhirTotal, exportedOrganizations.length, organizations(brands).length]);
+  const developersStated = /developers that offer Endpoints no named organization offers \(([\d,]+) nationally\)/.exec(
+    docs,
+  )!;
+  expect(number(developersStated[1]!)).toBe(developerBrands.length);
 }, 60_000);
