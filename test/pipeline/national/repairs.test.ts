@@ -179,6 +179,8 @@ describe("damaged organization names of the bundled lists", () => {
   test.each([
     ['"Northwell', { name: "Northwell", kind: "quote-cut" }],
     ['"Syracuse', { name: "Syracuse", kind: "quote-cut" }],
+    ['"Columbia', { name: "Columbia", kind: "quote-cut" }],
+    ["Glacial Ridge Hospital MaaS Pod XXX XX", { name: "Glacial Ridge Hospital", kind: "template" }],
     ["Bradley County Med Ctr MaaS Pod XXX XX", { name: "Bradley County Med Ctr", kind: "template" }],
     ["https://CT2FSH1.CT1ADCV1.ECLPTSC.ECLIPSNET.COM", { name: null, kind: "url" }],
     // Names that stand as published.
