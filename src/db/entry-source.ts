@@ -6,6 +6,7 @@ type EntryRow = [
   vendorId: string,
   firstSeen: string | null,
   urlEvidence: SourceRecord["fields"]["url"],
+  urlPublished: string | null,
   versionEvidence: SourceRecord["fields"]["fhirVersion"],
   stateEvidence: SourceRecord["fields"]["state"],
   probed: number,
@@ -33,13 +34,13 @@ type ListRow = [
 export function readEntrySource(sqlite: Database, id: string): Omit<SourceRecord, "environment"> | null {
   const entry = sqlite
     .query(
-      `SELECT e.row_id, e.vendor_id, e.first_seen, e.url_evidence, e.version_evidence, e.state_evidence,
+      `SELECT e.row_id, e.vendor_id, e.first_seen, e.url_evidence, e.url_published, e.version_evidence, e.state_evidence,
          COALESCE(p.metadata_body_id IS NOT NULL AND p.fhir_version != 'UNKNOWN', 0)
        FROM entries e LEFT JOIN probes p ON p.url = e.url WHERE e.id = ?`,
     )
     .values(id)[0] as EntryRow | undefined;
   if (entry === undefined) return null;
-  const [rowId, vendorId, firstSeen, urlEvidence, versionEvidence, stateEvidence, probed] = entry;
+  const [rowId, vendorId, firstSeen, urlEvidence, urlPublished, versionEvidence, stateEvidence, probed] = entry;
   const lists = sqlite
     .query(
       `SELECT vl.id, vl.url, vl.published_url, vl.read_from, vl.last_scraped_at, vl.sha256, es.present, es.last_seen
@@ -66,7 +67,12 @@ export function readEntrySource(sqlite: Database, id: string): Omit<SourceRecord
           },
     firstSeen,
     lastSeen,
-    fields: { url: urlEvidence, fhirVersion: probed === 1 ? "probe" : versionEvidence, state: stateEvidence },
+    fields: {
+      url: urlEvidence,
+      urlAsPublished: urlPublished,
+      fhirVersion: probed === 1 ? "probe" : versionEvidence,
+      state: stateEvidence,
+    },
   };
 }
 

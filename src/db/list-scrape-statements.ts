@@ -17,8 +17,12 @@ type EntrySource = typeof entrySources.$inferSelect;
 export type VendorValues = Pick<Vendor, "id" | "name" | "endpointListUrl"> & {
   /** `ehr` or `payer`; absent: left as stored (`ehr` for a new vendor). */
   kind?: Vendor["kind"];
-  /** Its certified products (stored as JSON in `vendors.certifications`); absent: none known. */
-  certifications?: readonly object[];
+  /**
+   * Its certified products (stored as JSON in `vendors.certifications`); null: none known. Absent:
+   * the caller does not know them (a list scrape), so the stored ones are kept: only the registry
+   * sync writes a developer's certifications.
+   */
+  certifications?: readonly object[] | null;
 };
 
 /** A list as the registry defines it; `publishedUrl` absent: the list is published at `url`. */
@@ -41,6 +45,7 @@ export type ListedEntry = Pick<
   | "versionEvidence"
   | "stateEvidence"
   | "urlEvidence"
+  | "urlPublished"
   | "unusable"
   | "unusableDetail"
 >;
@@ -51,11 +56,12 @@ export type StoredEntry = ListedEntry & Pick<Entry, "rowId" | "listAccess" | "st
 const statementsOf = perConnection((sqlite) => ({
   listOwner: sqlite.prepare("SELECT vendor_id FROM vendor_lists WHERE id = ?"),
   upsertVendor: sqlite.prepare(
-    `INSERT INTO vendors (id, name, endpoint_list_url, certifications, kind) VALUES (?1, ?2, ?3, ?4, COALESCE(?5, 'ehr'))
+    `INSERT INTO vendors (id, name, endpoint_list_url, certifications, kind) VALUES (?1, ?2, ?3, ?4, COALESCE(?6, 'ehr'))
      ON CONFLICT(id) DO UPDATE SET name = excluded.name, endpoint_list_url = excluded.endpoint_list_url,
-       certifications = excluded.certifications, kind = COALESCE(?5, vendors.kind)
+       certifications = CASE WHEN ?5 THEN excluded.certifications ELSE vendors.certifications END,
+       kind = COALESCE(?6, vendors.kind)
      WHERE vendors.name IS NOT excluded.name OR vendors.endpoint_list_url IS NOT excluded.endpoint_list_url
-       OR vendors.certifications IS NOT excluded.certifications OR vendors.kind IS NOT COALESCE(?5, vendors.kind)`,
+       OR (?5 AND vendors.certifications IS NOT excluded.certifications) OR vendors.kind IS NOT COALESCE(?6, vendors.kind)`,
   ),
   upsertList: sqlite.prepare(
     `INSERT INTO vendor_lists (id, vendor_id, url, format, audience, fhir_version, published_url)
@@ -71,7 +77,7 @@ const statementsOf = perConnection((sqlite) => ({
     `SELECT row_id AS rowId, id, url, organization_name AS organizationName, npi, tenant_id AS tenantId, city, state,
        zip_code AS zipCode, list_fhir_version AS listFhirVersion, list_access AS listAccess, status,
        version_evidence AS versionEvidence, state_evidence AS stateEvidence, url_evidence AS urlEvidence, unusable,
-       unusable_detail AS unusableDetail
+       unusable_detail AS unusableDetail, url_published AS urlPublished
      FROM entries WHERE vendor_id = ?`,
   ),
   listSources: sqlite.prepare("SELECT entry_row_id AS entryRowId, present FROM entry_sources WHERE list_id = ?"),
@@ -82,18 +88,18 @@ const statementsOf = perConnection((sqlite) => ({
   insertEntry: sqlite.prepare(
     `INSERT INTO entries (id, vendor_id, url, organization_name, npi, tenant_id, city, state, zip_code,
        list_fhir_version, list_access, fhir_version, access, status, last_updated,
-       version_evidence, state_evidence, url_evidence, unusable, first_seen, unusable_detail)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?11, 'listed', ?17, ?12, ?13, ?14, ?15, ?17, ?16)`,
+       version_evidence, state_evidence, url_evidence, unusable, first_seen, unusable_detail, url_published)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?10, ?11, 'listed', ?17, ?12, ?13, ?14, ?15, ?17, ?16, ?18)`,
   ),
   updateServed: sqlite.prepare(
     `UPDATE entries SET organization_name = ?2, npi = ?3, tenant_id = ?4, city = ?5, state = ?6, zip_code = ?7,
        list_fhir_version = ?8, list_access = ?9, version_evidence = ?10, state_evidence = ?11, url_evidence = ?12,
-       unusable = ?13, unusable_detail = ?14, status = ?15, last_updated = ?16
+       unusable = ?13, unusable_detail = ?14, status = ?15, last_updated = ?16, url_published = ?17
      WHERE row_id = ?1`,
   ),
   updateHints: sqlite.prepare(
     `UPDATE entries SET list_fhir_version = ?2, list_access = ?3, version_evidence = ?4, state_evidence = ?5,
-       url_evidence = ?6, unusable_detail = ?7 WHERE row_id = ?1`,
+       url_evidence = ?6, unusable_detail = ?7, url_published = ?8 WHERE row_id = ?1`,
   ),
   markRemoved: sqlite.prepare("UPDATE entries SET status = 'removed', last_updated = ?2 WHERE row_id = ?1"),
   setListAccess: sqlite.prepare("UPDATE entries SET list_access = ?2 WHERE row_id = ?1"),
@@ -114,14 +120,19 @@ const statementsOf = perConnection((sqlite) => ({
   ),
 }));
 
-/** Inserts or renames a vendor; the number of rows changed (0 when nothing differed). */
+/**
+ * Inserts or renames a vendor, and sets its certifications when `vendor` carries them (null
+ * included); the number of rows changed (0 when nothing differed).
+ */
 export function upsertVendor(sqlite: Database, vendor: VendorValues): number {
-  const certifications = vendor.certifications === undefined ? null : JSON.stringify(vendor.certifications);
+  const known = vendor.certifications !== undefined;
+  const certifications = vendor.certifications ? JSON.stringify(vendor.certifications) : null;
   return statementsOf(sqlite).upsertVendor.run(
     vendor.id,
     vendor.name,
     vendor.endpointListUrl,
     certifications,
+    known,
     vendor.kind ?? null,
   ).changes;
 }
@@ -178,7 +189,10 @@ export function listScrapeStatements(sqlite: Database) {
       s.otherListAudiences.all(listId, vendorId) as (Pick<EntrySource, "entryRowId"> & Pick<VendorList, "audience">)[],
     /** A new entry, `listed`, its served values the list's hints; its row id. */
     insertEntry: (vendorId: Vendor["id"], entry: ListedEntry, listAccess: string, now: string): number =>
-      Number(s.insertEntry.run(entry.id, vendorId, entry.url, ...listedValues(entry, listAccess), now).lastInsertRowid),
+      Number(
+        s.insertEntry.run(entry.id, vendorId, entry.url, ...listedValues(entry, listAccess), now, entry.urlPublished)
+          .lastInsertRowid,
+      ),
     /** A served field changed: every field the list gives, the status, and `last_updated`. */
     updateServed: (
       rowId: Entry["rowId"],
@@ -187,7 +201,7 @@ export function listScrapeStatements(sqlite: Database) {
       status: Entry["status"],
       now: string,
     ): void => {
-      s.updateServed.run(rowId, ...listedValues(entry, listAccess), status, now);
+      s.updateServed.run(rowId, ...listedValues(entry, listAccess), status, now, entry.urlPublished);
     },
     /** Only the list's hints and the evidence changed: `last_updated` stays. */
     updateHints: (rowId: Entry["rowId"], entry: ListedEntry, listAccess: string): void => {
@@ -199,6 +213,7 @@ export function listScrapeStatements(sqlite: Database) {
         entry.stateEvidence,
         entry.urlEvidence,
         entry.unusableDetail,
+        entry.urlPublished,
       );
     },
     markRemoved: (rowId: Entry["rowId"], now: string): void => {

@@ -39,7 +39,7 @@ export function reportReads(sqlite: Database) {
     lists: () =>
       sqlite
         .prepare(
-          `SELECT vendor_id, id, url, published_url, last_scraped_at, last_entry_count
+          `SELECT vendor_id, id, url, published_url, last_scraped_at, last_entry_count, read_from
            FROM vendor_lists ORDER BY vendor_id, id`,
         )
         .values() as [
@@ -49,6 +49,7 @@ export function reportReads(sqlite: Database) {
         publishedUrl: List["publishedUrl"],
         lastScrapedAt: List["lastScrapedAt"],
         lastEntryCount: List["lastEntryCount"],
+        readFrom: List["readFrom"],
       ][],
     /** Every vendor's id, name, certified products (JSON, or null) and kind. */
     vendors: () =>

@@ -67,8 +67,10 @@ export const entries = sqliteTable(
     versionEvidence: text("version_evidence"),
     /** How state is known: list, zip or name; null while it is unknown. */
     stateEvidence: text("state_evidence"),
-    /** published or repaired. */
+    /** published, or the kind of repair: cleaned, scheme-assumed or host-guessed (URL_EVIDENCE). */
     urlEvidence: text("url_evidence").notNull().default("published"),
+    /** The URL text as the list published it, when url is a repair of it; else null. */
+    urlPublished: text("url_published"),
     /** Why the entry is kept out of listings, counts, exports and /fhir (src/pipeline/ingest/unusable.ts), or null. */
     unusable: text("unusable"),
     /** What the unusable rule found (served as `meta.unusable.detail`); null when usable, or stored before it was recorded. */

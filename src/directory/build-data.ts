@@ -6,7 +6,7 @@ import { entryChunks, probeBodyReads, probeFactRows, vendorKindRows, vendorNameR
 import { reportReads } from "../db/report-reads";
 import { READY, READY_KIND, SUPPORTS, type VerdictStatuses } from "../model/capability-rules";
 import { ENVIRONMENTS, nameEnvironment, urlEnvironment } from "../model/environment";
-import { basisOf, FHIR_VERSION_BASES, type VersionEvidence } from "../model/evidence";
+import { basisOf, FHIR_VERSION_BASES, URL_EVIDENCE, type UrlEvidence, type VersionEvidence } from "../model/evidence";
 import { resourceTypeNames } from "../model/resource-types";
 import { FHIR_VERSIONS, type FhirVersion } from "../model/types";
 import { VENDOR_KINDS, type VendorKind } from "../model/vendors";
@@ -91,6 +91,7 @@ function emptyColumns(size: number): EntryColumns {
     fhirVersion: new Int32Array(size),
     fhirVersionBasis: new Uint8Array(size),
     access: new Uint8Array(size),
+    urlEvidence: new Uint8Array(size),
     environment: new Uint8Array(size),
     status: new Int32Array(size),
     lastUpdated: new Int32Array(size),
@@ -136,6 +137,7 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
       raw.fhirVersionBasis[n] = FHIR_VERSION_BASES.indexOf(
         probes.get(row[2])?.versionSeen ? "probe" : basisOf(row[15] as VersionEvidence | null),
       );
+      raw.urlEvidence[n] = Math.max(0, URL_EVIDENCE.indexOf(row[17] as UrlEvidence));
       raw.access[n] = (row[11].includes('"patient"') ? 1 : 0) | (row[11].includes('"provider"') ? 2 : 0);
       raw.status[n] = tables.statuses.id(row[12]);
       raw.lastUpdated[n] = tables.lastUpdated.id(row[13]);

@@ -39,6 +39,7 @@ const COLUMN_TYPES: Record<keyof EntryColumns, new (...args: never[]) => AnyArra
   status: Int32Array,
   lastUpdated: Int32Array,
   fhirVersionBasis: Uint8Array,
+  urlEvidence: Uint8Array,
   environment: Uint8Array,
 };
 

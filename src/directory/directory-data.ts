@@ -58,6 +58,8 @@ export interface EntryColumns {
   fhirVersionBasis: Uint8Array;
   /** Bit 1: patient, bit 2: provider. */
   access: Uint8Array;
+  /** How the URL is known: an index into URL_EVIDENCE (published, or the kind of repair; src/model/evidence.ts). */
+  urlEvidence: Uint8Array;
   /** 0: production; else 1 + the index in ENVIRONMENT_RULES (src/model/environment.ts) of the rule that makes it non-production. */
   environment: Uint8Array;
   status: Int32Array;

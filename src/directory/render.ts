@@ -1,6 +1,6 @@
 import type { EndpointRecord } from "../model/endpoints";
 import { ENVIRONMENT_RULES } from "../model/environment";
-import { FHIR_VERSION_BASES, type FhirVersionBasis } from "../model/evidence";
+import { FHIR_VERSION_BASES, type FhirVersionBasis, URL_REPAIRS } from "../model/evidence";
 import type { Audience, EndpointStatus, FhirVersion } from "../model/types";
 import type { DirectoryData } from "./directory-data";
 
@@ -57,5 +57,6 @@ export function endpointRecordAt(
     status: s.statuses[c.status[ordinal]!] as EndpointStatus,
     lastUpdated: s.lastUpdated[c.lastUpdated[ordinal]!]!,
     environment: c.environment[ordinal] === 0 ? "production" : "non-production",
+    ...(c.urlEvidence[ordinal] === 0 ? {} : { urlRepair: URL_REPAIRS[c.urlEvidence[ordinal]! - 1]! }),
   };
 }

@@ -15,6 +15,7 @@ import {
   supportsOf,
   VERDICT_STATUSES,
 } from "../model/capability-rules";
+import { ENVIRONMENT_RULES } from "../model/environment";
 import { UNUSABLE_REASONS, type UnusableReason } from "../model/evidence";
 import {
   type CertificationRecord,
@@ -49,6 +50,8 @@ class ListTally {
   listed = 0;
   unusable = 0;
   readonly byReason = Object.fromEntries(UNUSABLE_REASONS.map((r) => [r, 0])) as Record<UnusableReason, number>;
+  nonProduction = 0;
+  readonly byRule = Object.fromEntries(ENVIRONMENT_RULES.map((rule) => [rule.id, 0])) as Record<string, number>;
   readonly have = Object.fromEntries(LIST_SHARES.map((k) => [k, 0])) as Record<ListShare, number>;
 
   figures(): ListFigures {
@@ -56,6 +59,8 @@ class ListTally {
       listed: this.listed,
       unusable: this.unusable,
       unusableByReason: { ...this.byReason },
+      nonProduction: this.nonProduction,
+      nonProductionByRule: { ...this.byRule } as ListFigures["nonProductionByRule"],
       shares: Object.fromEntries(
         LIST_SHARES.map((k) => [k, ratio(this.have[k], this.listed)]),
       ) as ListFigures["shares"],
@@ -130,6 +135,21 @@ const URL_UNPROBED = 0;
 const URL_VERIFIED = 1;
 const URL_UNRESPONSIVE = 2;
 const URL_ANSWERED = 3;
+
+/**
+ * What a list's last read read, as a URL: the URL fetched, or the Lantern copy bundled with the
+ * server (stored as `{repository, path, commit}`) as its address in that repository at that
+ * commit; a local file by its name only (as /source shows it).
+ */
+function readFromUrl(stored: string): string {
+  if (stored.startsWith("{")) {
+    const copy = JSON.parse(stored) as { repository: string; path: string; commit: string };
+    return `https://github.com/${copy.repository}/blob/${copy.commit}/${copy.path}`;
+  }
+  if (!stored.startsWith("file:")) return stored;
+  const path = stored.replace(/[?#].*$/, "");
+  return decodeURIComponent(path.slice(path.lastIndexOf("/") + 1));
+}
 
 function certificationOf(products: CertificationRecord["products"]): CertificationRecord {
   const active = products.filter((p) => p.status === "Active");
@@ -208,10 +228,28 @@ export function computeReportCards(
       }
     }
   }
+  // Non-production listed entries, by the rule the index gave each (0: production).
+  for (let o = 0; o < listed; o++) {
+    const rule = columns.environment[o]!;
+    if (rule === 0) continue;
+    const vendorId = strings.vendorIds[columns.vendor[o]!]!;
+    const tally = lists.get(vendorId) ?? new ListTally();
+    lists.set(vendorId, tally);
+    for (const t of [tally, national]) {
+      t.nonProduction++;
+      t.byRule[ENVIRONMENT_RULES[rule - 1]!.id]!++;
+    }
+  }
   const listsOf = new Map<string, ReportCard["lists"]>();
-  for (const [vendorId, id, url, publishedUrl, lastScrapedAt, lastEntryCount] of reads.lists()) {
+  for (const [vendorId, id, url, publishedUrl, lastScrapedAt, lastEntryCount, readFrom] of reads.lists()) {
     const own = listsOf.get(vendorId) ?? [];
-    own.push({ id, publishedUrl: publishedUrl ?? url, readFrom: url, asOf: lastScrapedAt, entries: lastEntryCount });
+    own.push({
+      id,
+      publishedUrl: publishedUrl ?? url,
+      readFrom: readFromUrl(readFrom ?? url),
+      asOf: lastScrapedAt,
+      entries: lastEntryCount,
+    });
     listsOf.set(vendorId, own);
   }
   const vendorIndex = new Map(strings.vendorIds.map((id, i) => [id, i]));

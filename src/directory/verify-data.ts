@@ -1,6 +1,7 @@
 import { Value } from "@sinclair/typebox/value";
 import { CapabilityStatsDataSchema } from "../model/capability-schemas";
 import { ENVIRONMENT_RULES } from "../model/environment";
+import { URL_EVIDENCE } from "../model/evidence";
 import { FHIR_VERSIONS } from "../model/types";
 import type { DirectoryData, EntryColumns, StringTable } from "./directory-data";
 
@@ -56,6 +57,7 @@ export function verifyDirectoryData(data: DirectoryData): string | null {
   if (firstOutside(data.probeRowIds, -1, 2 ** 31 - 1) !== -1) return "probeRowIds holds a negative row id";
   if (data.statedVersions.length !== strings.urls.length) return "statedVersions does not have one value per URL";
   if (firstOutside(data.statedVersions, -1, FHIR_VERSIONS.length) !== -1) return "statedVersions names no release";
+  if (firstOutside(columns.urlEvidence, 0, URL_EVIDENCE.length) !== -1) return "column urlEvidence names no evidence";
   if (firstOutside(columns.environment, 0, ENVIRONMENT_RULES.length + 1) !== -1)
     return "column environment names no environment rule";
   if (

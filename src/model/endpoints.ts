@@ -3,7 +3,14 @@ import { t } from "elysia";
 import { capabilityReport, READY, SUPPORTS } from "./capability-rules";
 import { ChecksSchema, FacetSchemas, VerdictSchema } from "./capability-schemas";
 import { ENVIRONMENT_CODES, ENVIRONMENT_RULES, ENVIRONMENTS } from "./environment";
-import { FHIR_VERSION_BASES, STATE_EVIDENCE, UNUSABLE_REASONS, URL_EVIDENCE, VERSION_EVIDENCE } from "./evidence";
+import {
+  FHIR_VERSION_BASES,
+  STATE_EVIDENCE,
+  UNUSABLE_REASONS,
+  URL_EVIDENCE,
+  URL_REPAIRS,
+  VERSION_EVIDENCE,
+} from "./evidence";
 import { REQUEST_CAPS } from "./request-caps";
 import { AUDIENCES, ENDPOINT_STATUSES, FHIR_VERSIONS, FILTERABLE_FHIR_VERSIONS, PROBE_STATUSES } from "./types";
 import { US_STATE_CODES } from "./us-states";
@@ -259,6 +266,12 @@ export const EndpointRecordSchema = t.Object(
       description:
         "production, or non-production: a test, QA, demo, sandbox, development, staging or training server, or a placeholder organization, by whole-word rules on its host, path and organization name (docs/api.md, Environment; the rule in `meta.environment` by id and in /source). Non-production entries are listed but left out of the brands bundle and the capability statistics.",
     }),
+    urlRepair: t.Optional(
+      t.Union(literals(URL_REPAIRS), {
+        description:
+          "Present only when `url` is not the text the list published but a repair of it: cleaned (junk before the scheme, whitespace beside a delimiter or a loopback address before the host removed), scheme-assumed (https:// added before a bare host name), host-guessed (a relative path given the host of the list's other URLs of its shape: a guess, left out of the brands bundle until a probe verifies it). /source gives the published text (docs/api.md, Enrichment).",
+      }),
+    ),
   },
   { description: "One organization's FHIR endpoint as a vendor publishes it." },
 );
@@ -605,7 +618,10 @@ export const SourceRecordSchema = t.Object({
   fields: t.Object({
     url: t.Union(literals(URL_EVIDENCE), {
       description:
-        "published: the URL as the list gives it; repaired: a published URL repaired (docs/api.md, Enrichment).",
+        "published: the URL as the list gives it; else how a damaged URL was repaired (docs/api.md, Enrichment): cleaned (junk before the scheme, whitespace beside a delimiter or a loopback address before the host removed), scheme-assumed (https:// added before a bare host name), host-guessed (a relative path given the host of the list's other URLs of its shape: a guess, left out of the brands bundle until a probe verifies it).",
+    }),
+    urlAsPublished: t.Union([t.String(), t.Null()], {
+      description: "The URL text exactly as the list published it, when `url` is not `published`; else null.",
     }),
     fhirVersion: t.Union([...literals(VERSION_EVIDENCE), t.Null()], {
       description:
@@ -635,7 +651,7 @@ const SOURCE_EXAMPLE: SourceRecord = {
   firstSeen: "2026-10-14T00:00:00.000Z",
   lastSeen: "2026-11-03T04:00:00.000Z",
   environment: null,
-  fields: { url: "published", fhirVersion: "probe", state: "list" },
+  fields: { url: "published", urlAsPublished: null, fhirVersion: "probe", state: "list" },
 };
 
 export const SourceResponse = t.Object(

@@ -60,6 +60,39 @@ const PATH_WORDS = /[^/._~-]+/g;
 const NAME_WORDS = /[\p{L}\p{N}]+/gu;
 
 /**
+ * The parts of a word written in camel case (`PFInternalTestUseOnly` → PF, Internal, Test, Use,
+ * Only; `PSTest1` → PS, Test1; `demoAPIServer` → demo, API, Server), each with where it starts;
+ * none for a word in one case throughout.
+ */
+const CAMEL_BREAK = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u;
+function camelParts(word: string, at: number): { word: string; at: number }[] {
+  const parts = word.split(CAMEL_BREAK);
+  if (parts.length < 2) return [];
+  let start = at;
+  return parts.map((part) => {
+    const item = { word: part, at: start };
+    start += part.length;
+    return item;
+  });
+}
+
+/**
+ * A name's words and the camel-case parts of each (a name glues words: "SaratTest",
+ * "PFInternalTestUseOnly - …"). A path's words and the parts of those of letters only
+ * (`demoAPIServer`, `PEHRsandDEV`): a word with digits is an id, whose case means nothing.
+ */
+const lastParts = new Map<RegExp, { text: string; words: { word: string; at: number }[] }>();
+const wordsAndParts = (text: string, separators: RegExp, lettersOnly: boolean) => {
+  const last = lastParts.get(separators);
+  if (last?.text === text) return last.words;
+  const words = wordsOf(text, separators).flatMap((w) =>
+    lettersOnly && /\p{N}/u.test(w.word) ? [w] : [w, ...camelParts(w.word, w.at)],
+  );
+  lastParts.set(separators, { text, words });
+  return words;
+};
+
+/**
  * A word that is one of `terms`, alone or with digits after it, or after a short code and digits
  * (`test`, `TEST01`, `Demo01`, `A03Test`, `DEV184`, `qa11`), case-insensitive. Two letters
  * before the digits are a tenant code, not a prefix (`js62qa55` is an id).
@@ -88,6 +121,8 @@ const HOST_NOT_TERMS = [
   "upstage",
   "sachdev",
   "baldev",
+  // fhir + prod + a site code (`fhirprodev`: Evansville's production server).
+  "prodev",
 ];
 
 /**
@@ -98,7 +133,7 @@ const HOST_NOT_TERMS = [
  */
 function hostRule(
   terms: readonly string[],
-  compound: { ending?: readonly string[]; starting?: readonly string[]; anywhere?: string },
+  compound: { ending?: readonly string[]; starting?: readonly string[]; anywhere?: string; glued?: RegExp },
 ) {
   const whole = termWord(terms);
   const ending = compound.ending?.length ? new RegExp(`(?:${compound.ending.join("|")})\\d*$`, "i") : null;
@@ -108,6 +143,7 @@ function hostRule(
     const dot = host.lastIndexOf(".");
     for (const { word } of wordsOf(dot > 0 ? host.slice(0, dot) : host, HOST_WORDS)) {
       if (whole.test(word) || (compound.anywhere && word.includes(compound.anywhere))) return word;
+      if (compound.glued?.test(word)) return word;
       const bare = word.replace(/\d+$/, "");
       if (ending?.test(word) && !HOST_NOT_TERMS.some((not) => bare.endsWith(not))) return word;
       if (starting?.test(word) && !HOST_NOT_TERMS.some((not) => word.startsWith(not))) return word;
@@ -116,12 +152,16 @@ function hostRule(
   };
 }
 
-/** A path rule: a path word that is a term (termWord), or contains one of `anywhere`. */
+/**
+ * A path rule: a path word, or a camel-case part of one of letters only (`demoAPIServer`), that
+ * is a term (termWord), or a path word that contains one of `anywhere`.
+ */
 function pathRule(terms: readonly string[], anywhere: readonly string[] = []) {
   const whole = termWord(terms);
   const inside = anywhere.length ? new RegExp(anywhere.join("|"), "i") : null;
   return (path: string) => {
-    for (const { word } of wordsOf(path, PATH_WORDS)) if (whole.test(word) || inside?.test(word)) return word;
+    for (const { word } of wordsAndParts(path, PATH_WORDS, true))
+      if (whole.test(word) || inside?.test(word)) return word;
     return null;
   };
 }
@@ -133,10 +173,33 @@ function pathRule(terms: readonly string[], anywhere: readonly string[] = []) {
 function nameRule(terms: readonly string[], keep?: (name: string, start: number, end: number) => boolean) {
   const whole = termWord(terms);
   return (name: string) => {
-    for (const { word, at } of wordsOf(name, NAME_WORDS))
+    for (const { word, at } of wordsAndParts(name, NAME_WORDS, false))
       if (whole.test(word) && !keep?.(name, at, at + word.length)) return word;
     return null;
   };
+}
+
+/**
+ * Real words and names that begin or end with `test`, which the glued-word name rule must not
+ * catch ("Testa", "Testament", "Testimony", "Testicular", "Testing" — `testing` has its own rule —
+ * "Contest", "Protestant", "Attestation", "Latest", "Neurotest of New York").
+ */
+const NAME_NOT_STARTING = /^(?:testa|testi|testos)/i;
+const NAME_NOT_ENDING = /(?:contest|protest|attest|detest|latest|greatest|fastest|neurotest)\d*$/i;
+
+/**
+ * The glued-word name rule: a name word that begins with `test` joined to more ("testepic",
+ * "Testclinic", "TESTg2g2") or ends with it after two letters or more ("SaratTest", "ZZTEST",
+ * "athenahealthtest", "PSTest1"), unless it is a real word (NAME_NOT_STARTING, NAME_NOT_ENDING);
+ * "Itest" (one letter before) is a company's name.
+ */
+function gluedTestWord(name: string): string | null {
+  for (const { word } of wordsOf(name, NAME_WORDS)) {
+    const lower = word.toLowerCase();
+    if (/^test[\p{L}\p{N}]+$/u.test(lower) && !NAME_NOT_STARTING.test(lower)) return word;
+    if (/\p{L}{2}.*test\d*$|\p{L}\p{N}+.*test\d*$/u.test(lower) && !NAME_NOT_ENDING.test(lower)) return word;
+  }
+  return null;
 }
 
 /** The first of `finders` that finds something, and what it found. */
@@ -165,18 +228,19 @@ export const ENVIRONMENT_RULES: readonly EnvironmentRule[] = [
     id: "host-test",
     part: "host",
     code: "test",
-    what: "a host word test, tst, testing, tests, or one ending or beginning with test or tst (`fhirtest`, `testfhir`, `ehrwebtst`)",
-    find: hostRule(["test", "tst", "tests", "testing"], {
+    what: "a host word test, tst, testing, tests or mock, or one ending or beginning with test or tst (`fhirtest`, `testfhir`, `ehrwebtst`), or with test or tst after a digit or before fhir (`scm16testps1`, `suntstfhirvip`)",
+    find: hostRule(["test", "tst", "tests", "testing", "mock"], {
       ending: ["test", "tst", "testing"],
       starting: ["test", "tst"],
+      glued: /\d(?:test|tst)|(?:test|tst)fhir/i,
     }),
   },
   {
     id: "host-qa",
     part: "host",
     code: "test",
-    what: "a host word qa or uat, or one ending in qa (`fhirqa`)",
-    find: hostRule(["qa", "uat"], { ending: ["qa"] }),
+    what: "a host word qa or uat, or one ending in qa (`fhirqa`) or in qa before a TouchWorks version (`v2qatw17`)",
+    find: hostRule(["qa", "uat"], { ending: ["qa"], glued: /qatw(?:\d+(?:pm\d+)?)?$/i }),
   },
   {
     id: "host-demo",
@@ -196,8 +260,8 @@ export const ENVIRONMENT_RULES: readonly EnvironmentRule[] = [
     id: "host-dev",
     part: "host",
     code: "dev",
-    what: "a host word dev or development, or one ending in dev (`revolutionehrdev`)",
-    find: hostRule(["dev", "development"], { ending: ["dev"] }),
+    what: "a host word dev or development, or one ending in dev (`revolutionehrdev`; not `fhirprodev`, fhir + prod + a site code) or in dev before a TouchWorks version (`ciepdevtw`, `optumdevtw17pm15`)",
+    find: hostRule(["dev", "development"], { ending: ["dev"], glued: /devtw(?:\d+(?:pm\d+)?)?$/i }),
   },
   {
     id: "host-staging",
@@ -217,21 +281,21 @@ export const ENVIRONMENT_RULES: readonly EnvironmentRule[] = [
     id: "path-test",
     part: "path",
     code: "test",
-    what: "a path word test, testing, qa or uat (`/test/api`, `/10128970-TEST`, `/a03test`, `/testing-client-network`)",
+    what: "a path word test, testing, qa or uat (`/test/api`, `/10128970-TEST`, `/a03test`, `/testing-client-network`, `/PSTest` — a camel-case part of a word of letters)",
     find: pathRule(["test", "tests", "testing", "qa", "uat"]),
   },
   {
     id: "path-demo",
     part: "path",
     code: "test",
-    what: "a path word demo or sbx, or one containing sandbox (`/sales-demo-network`, `/Sandbox`)",
-    find: pathRule(["demo", "demos", "sbx"], ["sandbox"]),
+    what: "a path word demo or sbx, or one containing sandbox or ending in example (`/sales-demo-network`, `/Sandbox`, `/demoAPIServer`, `/ambulatorypracticeexample1`)",
+    find: pathRule(["demo", "demos", "sbx"], ["sandbox", "example\\d*$"]),
   },
   {
     id: "path-dev",
     part: "path",
     code: "dev",
-    what: "a path word dev or development (an API gateway's `/dev/` stage)",
+    what: "a path word dev or development (an API gateway's `/dev/` stage, `/PEHRsandDEV`)",
     find: pathRule(["dev", "development"]),
   },
   {
@@ -242,14 +306,53 @@ export const ENVIRONMENT_RULES: readonly EnvironmentRule[] = [
     find: pathRule(["staging", "stage", "preprod", "nonprod"]),
   },
   {
+    id: "path-training",
+    part: "path",
+    code: "train",
+    what: "a path word train, or one containing training (`/ahgtraining_mmAPIServer`)",
+    find: pathRule(["train"], ["training"]),
+  },
+  {
+    id: "name-placeholder",
+    part: "name",
+    code: "test",
+    what: 'a placeholder: a name that says it is not a real organization ("zusk not a real company", "Some Orgs", "here we go again", "testme", "to be thrown away"), the word fake, one letter repeated ("zzzzzzz"), a template left in ("Practice Name", "NSLIJ Template"), keyboard mashing (asdf)',
+    find: firstOf(
+      nameRule(["fake", "template"]),
+      (name) => /^\s*(\p{L})\1{2,}\s*$/iu.exec(name)?.[0].trim() ?? null,
+      (name) =>
+        /^\s*(?:practice|organization|organisation|clinic|facility|provider|company)\s+name\s*$/i
+          .exec(name)?.[0]
+          .trim() ?? null,
+      (name) => /\p{L}*asdf\p{L}*/iu.exec(name)?.[0] ?? null,
+      (name) => /\bto be thrown away\b|\bnot\s+a\s+real\b/i.exec(name)?.[0] ?? null,
+      (name) =>
+        /^\s*(?:(?:some|another)\s+org(?:s+|anizations?)|here\s+we\s+go\s+again|test\s*me)\s*$/i
+          .exec(name)?.[0]
+          .trim() ?? null,
+    ),
+  },
+  {
     id: "name-test",
     part: "name",
     code: "test",
-    what: 'a name word test or tests ("A - Test Clinic", "A03Test", "Blessing Hospital Test"), or testing as the first word ("Testing Client Network"; "Dream Sleep Testing" is a real service)',
+    what: 'a name word or camel-case part test or tests ("A - Test Clinic", "A03Test", "Blessing Hospital Test", "PFInternalTestUseOnly - …"), a word beginning with test joined to more or ending in it after two letters ("testepic", "SaratTest", "ZZTEST", "PSTest1"; not "Testa", "Protestant", "Attestation", "Contest", "Neurotest", "Itest"), testing as the first word or after ONC ("Testing Client Network", "ONC Testing"; "Dream Sleep Testing" is a real service), or mock as a qualifier after a dash ("… - Mock")',
     find: firstOf(
       nameRule(["test", "tests"]),
-      nameRule(["testing"], (text, start) => /\p{L}/u.test(text.slice(0, start))),
+      gluedTestWord,
+      nameRule(
+        ["testing"],
+        (text, start) => /\p{L}/u.test(text.slice(0, start)) && !/^\s*ONC\s+$/i.test(text.slice(0, start)),
+      ),
+      nameRule(["mock"], (text, start, end) => !qualifier(text, start, end)),
     ),
+  },
+  {
+    id: "name-example",
+    part: "name",
+    code: "test",
+    what: 'a name word example ("Firely Secure Example REST Endpoint", "Example Practice")',
+    find: nameRule(["example", "examples"]),
   },
   {
     id: "name-qa",
@@ -307,22 +410,6 @@ export const ENVIRONMENT_RULES: readonly EnvironmentRule[] = [
     what: 'a name beginning "Sample Client" ("Sample Client 001")',
     find: (name) => /^\s*sample\s+client(?![\p{L}])/iu.exec(name)?.[0].trim() ?? null,
   },
-  {
-    id: "name-placeholder",
-    part: "name",
-    code: "test",
-    what: 'a placeholder organization: the word fake, one letter repeated ("zzzzzzz"), a template left in ("Practice Name"), keyboard mashing (asdf), "to be thrown away"',
-    find: firstOf(
-      nameRule(["fake"]),
-      (name) => /^\s*(\p{L})\1{2,}\s*$/iu.exec(name)?.[0].trim() ?? null,
-      (name) =>
-        /^\s*(?:practice|organization|organisation|clinic|facility|provider|company)\s+name\s*$/i
-          .exec(name)?.[0]
-          .trim() ?? null,
-      (name) => /\p{L}*asdf\p{L}*/iu.exec(name)?.[0] ?? null,
-      (name) => /\bto be thrown away\b/i.exec(name)?.[0] ?? null,
-    ),
-  },
 ];
 
 /** What made an entry non-production: the rule's id, its endpoint-environment code and what it found. */
@@ -349,8 +436,9 @@ function urlParts(url: string): { host: string; path: string } {
  * matches no rule, and is judged without splitting it into words (most are). A new rule's terms
  * must be covered here.
  */
-const URL_TRIGGERS = /test|tst|qa|uat|demo|sandbox|sbx|playground|dev|stag|prod|train/i;
-const NAME_TRIGGERS = /test|qa|uat|sbx|demo|sandbox|dev|stag|prod|train|sample|fake|asdf|thrown|name|(\p{L})\1\1/iu;
+const URL_TRIGGERS = /test|tst|qa|uat|demo|sandbox|sbx|playground|dev|stag|prod|train|mock|example/i;
+const NAME_TRIGGERS =
+  /test|qa|uat|sbx|demo|sandbox|dev|stag|prod|train|sample|fake|asdf|thrown|name|mock|example|real|org|again|template|(\p{L})\1\1/iu;
 
 /** The index (in ENVIRONMENT_RULES) of the first host or path rule the URL matches, and what it found; null for none. */
 export function urlEnvironment(url: string): { rule: number; found: string } | null {

@@ -26,9 +26,17 @@ export const basisOf = (evidence: VersionEvidence | null): FhirVersionBasis =>
 /** How an entry's state is known: the list states it, its ZIP code, or an `"XX - "` name prefix. */
 export const STATE_EVIDENCE = ["list", "zip", "name"] as const;
 export type StateEvidence = (typeof STATE_EVIDENCE)[number];
-/** Whether the stored URL is as published or repaired (src/pipeline/ingest/enrich/url-repair.ts). */
-export const URL_EVIDENCE = ["published", "repaired"] as const;
+/**
+ * Whether the stored URL is as published or how it was repaired (src/pipeline/ingest/enrich):
+ * `cleaned` (junk before the scheme, whitespace beside a delimiter, or a loopback address before
+ * the host removed: the published characters, less some), `scheme-assumed` (`https://` added
+ * before a bare host name), `host-guessed` (a relative path given the host of the list's other
+ * URLs of its shape: a guess until a probe verifies it).
+ */
+export const URL_EVIDENCE = ["published", "cleaned", "scheme-assumed", "host-guessed"] as const;
 export type UrlEvidence = (typeof URL_EVIDENCE)[number];
+/** The kinds of repair (URL_EVIDENCE but `published`): the record's `urlRepair`. */
+export const URL_REPAIRS = ["cleaned", "scheme-assumed", "host-guessed"] as const;
 
 /**
  * Why an entry is kept out of the listings (served by id as `meta.unusable.reason`; the rules are

@@ -9,8 +9,12 @@ import { type Static, type TInteger, Type } from "@sinclair/typebox";
 import { t } from "elysia";
 import { APP_KINDS, SUPPORTS, VERDICT_STATUSES } from "./capability-rules";
 import { READY_SETS_TEXT } from "./capability-schemas";
+import { ENVIRONMENT_RULES } from "./environment";
 import { UNUSABLE_REASONS } from "./evidence";
 import { VENDOR_KINDS } from "./vendors";
+
+/** The environment rules' ids (src/model/environment.ts), the keys of `nonProductionByRule`. */
+const RULE_IDS = ENVIRONMENT_RULES.map((rule) => rule.id);
 
 const count = (description: string) => Type.Integer({ minimum: 0, description });
 const share = (description: string) =>
@@ -40,6 +44,13 @@ const ListFiguresSchema = t.Object({
   listed: count("Entries the list operation serves (neither removed nor unusable)."),
   unusable: count("Entries kept out of the listings as unusable (docs/api.md, Unusable entries)."),
   unusableByReason: countsOf(UNUSABLE_REASONS, "Unusable entries per reason; every reason always present."),
+  nonProduction: count(
+    "Listed entries that are non-production (test, QA, demo, sandbox, development, staging, training servers and placeholder organizations; docs/api.md, Environment): counted in `listed`, left out of the brands bundle.",
+  ),
+  nonProductionByRule: countsOf(
+    RULE_IDS,
+    "Non-production listed entries per environment rule (the first that holds); every rule always present.",
+  ),
   shares: t.Object(
     Object.fromEntries(LIST_SHARES.map((key) => [key, share(LIST_SHARE_DESCRIPTIONS[key])])) as Record<
       ListShare,
@@ -117,7 +128,10 @@ const ListSchema = t.Object({
   publishedUrl: t.String({
     description: "Where the developer publishes the list (its own URL, else the copy we read).",
   }),
-  readFrom: t.String({ description: "The URL the directory reads it from (the developer's own, or Lantern's copy)." }),
+  readFrom: t.String({
+    description:
+      "What its last read read: the URL fetched (the developer's own, or Lantern's), the bundled Lantern copy as its address in Lantern's repository at the commit read, or a file's name.",
+  }),
   asOf: t.Union([t.String({ format: "date-time" }), t.Null()], {
     description: "When the list was last read successfully; null if never.",
   }),
@@ -178,6 +192,8 @@ const EXAMPLE_CARD = {
     listed: 310,
     unusable: 1,
     unusableByReason: Object.fromEntries(UNUSABLE_REASONS.map((r) => [r, r === "internal-host" ? 1 : 0])),
+    nonProduction: 2,
+    nonProductionByRule: Object.fromEntries(RULE_IDS.map((id) => [id, id === "name-sandbox" ? 2 : 0])),
     shares: { organizationName: 1, npi: 0.1355, zipCode: 1, state: 1, https: 1, statedFhirVersion: 1 },
   },
   certification: {
@@ -289,6 +305,15 @@ type Figured = Pick<ReportCard, "list" | "servers">;
 const FIGURES: readonly [name: string, of: (card: Figured) => Figure][] = [
   ["list.listed", (c) => c.list.listed],
   ["list.unusable", (c) => c.list.unusable],
+  ...UNUSABLE_REASONS.map((reason): [string, (c: Figured) => Figure] => [
+    `list.unusableByReason.${reason}`,
+    (c) => c.list.unusableByReason[reason],
+  ]),
+  ["list.nonProduction", (c) => c.list.nonProduction],
+  ...RULE_IDS.map((rule): [string, (c: Figured) => Figure] => [
+    `list.nonProductionByRule.${rule}`,
+    (c) => c.list.nonProductionByRule[rule]!,
+  ]),
   ...LIST_SHARES.map((key): [string, (c: Figured) => Figure] => [`list.shares.${key}`, (c) => c.list.shares[key]]),
   ...(["urls", "probed", "verified", "unresponsive"] as const).map((key): [string, (c: Figured) => Figure] => [
     `servers.${key}`,

@@ -18,6 +18,7 @@ import {
   type ListDefinition,
   type ListFormat,
   type ListSummary,
+  type NameRepairItem,
   type NormalisedEntry,
   type ParseResult,
   type RepairedItem,
@@ -32,7 +33,19 @@ const DEFAULT_MAX_BYTES = 100_000_000;
 
 function failure(vendorId: string, listId: string, source: string, error: string, skipped = 0): ListSummary {
   const counts = { added: 0, updated: 0, unchanged: 0, removed: 0 };
-  return { vendorId, listId, source, ok: false, error, ...counts, skipped, repairs: [], dropped: [], unusable: [] };
+  return {
+    vendorId,
+    listId,
+    source,
+    ok: false,
+    error,
+    ...counts,
+    skipped,
+    repairs: [],
+    dropped: [],
+    unusable: [],
+    nameRepairs: [],
+  };
 }
 
 /** The source column of the summary: a registry list's source, else how it was read. */
@@ -53,6 +66,7 @@ interface PreparedList {
   skipped: number;
   repairs: RepairedItem[];
   dropped: DroppedItem[];
+  nameRepairs: NameRepairItem[];
   sha256: string | null;
 }
 
@@ -80,6 +94,7 @@ async function prepareList(
     skipped: parsed.skipped + normalised.dropped.length,
     repairs: normalised.repairs,
     dropped: normalised.dropped,
+    nameRepairs: normalised.nameRepairs,
     sha256: parsed.sha256 ?? null,
   };
 }
@@ -145,6 +160,7 @@ async function scrapeList(
       repairs: prepared.repairs,
       dropped: prepared.dropped,
       unusable: unusableOf(prepared.entries),
+      nameRepairs: prepared.nameRepairs,
     };
   } catch (error) {
     return failure(vendor.id, list.id, source, describe(error), prepared.skipped);
@@ -262,7 +278,7 @@ export function syncVendorRegistry(db: Db, registry: VendorDefinition[] = loadRe
     .transaction(() => {
       let changes = 0;
       for (const vendor of registry) {
-        changes += upsertVendor(sqlite, vendor);
+        changes += upsertVendor(sqlite, { ...vendor, certifications: vendor.certifications ?? null });
         for (const list of vendor.lists) changes += upsertList(sqlite, vendor.id, list);
       }
       if (changes > 0) markDatasetChanged(sqlite, new Date().toISOString());

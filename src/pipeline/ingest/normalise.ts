@@ -4,13 +4,14 @@ import { fhirVersionFromUrl } from "../../model/fhir-version";
 import { canonicalUrl, entryId } from "../../model/identity";
 import type { FhirVersion } from "../../model/types";
 import { enrichEntry, repairPublishedUrl } from "./enrich";
+import { repairName } from "./enrich/name-repair";
 import { isRelativePath, relativeUrlResolver } from "./enrich/relative-url";
 import { fhirVersionOfUrl } from "./enrich/version-of-url";
 import { listHostRules } from "./list-hosts";
 import { stateCode } from "./state-code";
 import { fhirVersionFromString } from "./stated-version";
 import { tenantIdFromUrl } from "./tenant-rules";
-import type { DroppedItem, NormalisedEntry, RawEntry, RepairedItem } from "./types";
+import type { DroppedItem, NameRepairItem, NormalisedEntry, RawEntry, RepairedItem } from "./types";
 import { type Unusable, unusableReason } from "./unusable";
 import { validateEndpointUrl } from "./url-validation";
 
@@ -52,6 +53,8 @@ export interface NormaliseResult {
   dropped: DroppedItem[];
   /** Raw items that collapsed into an earlier item with the same id. */
   duplicates: number;
+  /** Entries whose organization name was repaired (enrich/name-repair.ts), in list order. */
+  nameRepairs: NameRepairItem[];
   /** Entries whose published URL was repaired (enrich/url-repair.ts, enrich/relative-url.ts) and then accepted. */
   repairs: RepairedItem[];
 }
@@ -68,6 +71,7 @@ export function normaliseEntries(raw: RawEntry[], context: NormaliseContext): No
   const byId = new Map<string, NormalisedEntry>();
   const dropped: DroppedItem[] = [];
   const repairs: RepairedItem[] = [];
+  const nameRepairs: NameRepairItem[] = [];
   let duplicates = 0;
   // Repair runs before validation: a repaired URL is then checked like any other.
   const repaired = raw.map((item) => (typeof item.url === "string" ? repairPublishedUrl(item.url) : null));
@@ -87,8 +91,9 @@ export function normaliseEntries(raw: RawEntry[], context: NormaliseContext): No
       repair = resolved;
     }
     const fixed = repair?.repair ?? null;
+    const kind = fixed !== null ? repair!.kind : "published";
     const item = fixed !== null ? { ...published, url: repair!.url } : published;
-    const entry = normaliseEntry(item, context, fixed !== null ? "repaired" : "published");
+    const entry = normaliseEntry(item, context, kind, fixed !== null ? String(published.url) : null);
     if ("reason" in entry) dropped.push(droppedItem(String(published.url ?? ""), published, entry.reason));
     else if (byId.has(entry.id)) duplicates++;
     else {
@@ -98,8 +103,12 @@ export function normaliseEntries(raw: RawEntry[], context: NormaliseContext): No
           url: entry.url,
           organizationName: entry.organizationName,
           repair: fixed,
+          kind: kind as Exclude<UrlEvidence, "published">,
         });
-      byId.set(entry.id, entry);
+      // The name is repaired after the id is made: the id stays that of the name as published.
+      const named = repairName(entry.organizationName);
+      if (named !== null) nameRepairs.push({ published: entry.organizationName!, ...named });
+      byId.set(entry.id, named === null ? entry : { ...entry, organizationName: named.name });
     }
   }
   const developerVersion = developerVersionFor([...byId.values()], context.defaultFhirVersion ?? null);
@@ -108,7 +117,7 @@ export function normaliseEntries(raw: RawEntry[], context: NormaliseContext): No
     const listed = entry.unusable === null ? unusableFields(hostRule(entry.url)) : null;
     return enrichEntry(listed?.unusable ? { ...entry, ...listed } : entry, developerVersion(entry.url));
   });
-  return { entries, dropped, duplicates, repairs };
+  return { entries, dropped, duplicates, repairs, nameRepairs };
 }
 
 /**
@@ -139,6 +148,7 @@ function normaliseEntry(
   item: RawEntry,
   context: NormaliseContext,
   urlEvidence: UrlEvidence,
+  urlPublished: string | null,
 ): NormalisedEntry | { reason: string } {
   if (typeof item.url !== "string") return { reason: "no URL" };
   const checked = validateEndpointUrl(item.url);
@@ -162,6 +172,7 @@ function normaliseEntry(
     versionEvidence: listVersion !== null ? "list" : urlVersion !== null ? "url" : null,
     stateEvidence: state !== null ? "list" : null,
     urlEvidence,
+    urlPublished,
     ...unusableFields(unusableReason(url, organizationName, context.allowPrivateNetwork)),
   };
 }

@@ -77,6 +77,7 @@ function evidenceDiffers(row: StoredEntry, entry: NormalisedEntry): boolean {
     row.versionEvidence !== entry.versionEvidence ||
     row.stateEvidence !== entry.stateEvidence ||
     row.urlEvidence !== entry.urlEvidence ||
+    row.urlPublished !== entry.urlPublished ||
     row.unusableDetail !== entry.unusableDetail
   );
 }

@@ -43,7 +43,7 @@ export function formatSummaryTable(summaries: ListSummary[]): string {
   const repairs = summaries.flatMap((s) =>
     s.repairs.map(
       (r) =>
-        `  ${s.listId}: ${JSON.stringify(r.published)} → ${r.url} (${r.organizationName ?? "no name"}): ${r.repair}`,
+        `  ${s.listId}: ${JSON.stringify(r.published)} → ${r.url} (${r.organizationName ?? "no name"}): ${r.kind}, ${r.repair}`,
     ),
   );
   const dropped = summaries.flatMap((s) =>

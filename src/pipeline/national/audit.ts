@@ -1,8 +1,11 @@
 import type { Database } from "bun:sqlite";
 import { auditRows, type AuditRow as Row } from "../../db/audit-rows";
+import { reportReads } from "../../db/report-reads";
 import { ENVIRONMENT_RULES, environmentMatch } from "../../model/environment";
+import { URL_EVIDENCE } from "../../model/evidence";
 import { fhirVersionFromUrl } from "../../model/fhir-version";
 import { VENDOR_KINDS, type VendorKind } from "../../model/vendors";
+import { NAME_REPAIRS, type NameRepairKind } from "../ingest/enrich/name-repair";
 import { fhirVersionOfUrl } from "../ingest/enrich/version-of-url";
 import { loadRegistry } from "../ingest/registry";
 import type { ListSummary, VendorDefinition } from "../ingest/types";
@@ -15,6 +18,33 @@ import { NAME_RULES } from "../ingest/unusable";
  */
 const OLD_URL_VERSION =
   /\/(dstu2|stu3|r4b|r4|r5)(?=\/|$|\?)|\/argonaut(?=\/|$)|\/uscore(?=\/|$)|\/fhir-server\/api\/v4(?=\/|$)|\/(?:fhir\/)?[134][._]0/i;
+
+/**
+ * Real organizations and places whose names hold an environment rule's letters (test, dev, demo,
+ * sandbox, mock…): a listed entry whose name holds one of them as whole words must stay
+ * production, and the audit counts those that do not (the target is 0). Tested both ways in
+ * test/model/environment.test.ts.
+ */
+export const PRODUCTION_NAMES = [
+  "Testa",
+  "Contest",
+  "Protestant",
+  "Attestation",
+  "Devon",
+  "Demopolis",
+  "Child Development Center",
+  "Sandbox Pediatrics",
+  "Augusta Gastrointestinal",
+  "Dev Mishra",
+  "Austin Psychological Testing Center",
+  "Dream Sleep Testing",
+  "Neurotest",
+  "Itest Health",
+  "MOCKINGBIRD OBGYN",
+  "Smockville Counseling",
+  "Devine Healthcare",
+  "Devotion Health Services",
+] as const;
 
 /** One entry as the audit names it: id prefix, organization name, URL, and what its rule found. */
 interface NamedEntry {
@@ -53,11 +83,26 @@ export interface AuditReport {
   environments: { rule: string; what: string; entries: NamedEntry[]; names: string[] }[];
   versions: { evidence: string; version: string; entries: number }[];
   states: { evidence: string; entries: number }[];
-  repairedUrls: number;
+  /** Listed entries by how their URL is known: published, or each kind of repair (URL_EVIDENCE), every kind. */
+  urls: { evidence: string; entries: number }[];
   /** What each rule of names, hosts and versions matches. */
   ruleMatches: RuleMatches[];
   /** Listed entries whose URL names DSTU2 but which are served as R4 (the target is 0). */
   dstu2UrlServedR4: number;
+  /** Listed entries named after a PRODUCTION_NAMES organization that a rule makes non-production (the target is 0). */
+  productionNamesMarked: NamedEntry[];
+  /** Listed entries named after a PRODUCTION_NAMES organization. */
+  productionNamesListed: number;
+  /** The report cards' certification: developers, those with CHPL products, products, active, withdrawn, (g)(10). */
+  certification: {
+    vendors: number;
+    withProducts: number;
+    products: number;
+    active: number;
+    withdrawn: number;
+    standardizedApi: number;
+    byVendor: { vendorId: string; products: number; active: number; withdrawn: number }[];
+  };
   /** The re-judged sample of entries whose version the old rules took from the certification. */
   sample: { size: number; population: number; outcomes: { outcome: string; entries: number }[] };
 }
@@ -111,6 +156,8 @@ export function auditDatabase(sqlite: Database, sampleSize = 100): AuditReport {
       (r) => r.unusable!,
     ).map(([kind, items]) => ({ kind, entries: items.length, urls: new Set(items.map((r) => r.url)).size })),
     environments: environments(listed),
+    ...productionNames(listed),
+    certification: certificationFigures(sqlite),
     versions: count(listed, (r) => `${r.versionEvidence ?? "none"}\t${r.fhirVersion}`).map(([key, items]) => {
       const [evidence, version] = key.split("\t") as [string, string];
       return { evidence, version, entries: items.length };
@@ -120,7 +167,10 @@ export function auditDatabase(sqlite: Database, sampleSize = 100): AuditReport {
       entries: items.length,
     })),
     ruleMatches: ruleMatches(rows, registry),
-    repairedUrls: listed.filter((r) => r.urlEvidence === "repaired").length,
+    urls: URL_EVIDENCE.map((evidence) => ({
+      evidence,
+      entries: listed.filter((r) => r.urlEvidence === evidence).length,
+    })),
     dstu2UrlServedR4: listed.filter((r) => fhirVersionOfUrl(r.url) === "DSTU2" && r.fhirVersion === "R4").length,
     sample: {
       size: sample.length,
@@ -164,6 +214,55 @@ function environments(listed: Row[]): AuditReport["environments"] {
       names: [...new Set(rows.flatMap((r) => (r.name === null ? [] : [r.name])))].sort(),
     };
   });
+}
+
+/** PRODUCTION_NAMES as whole words of a name, case-insensitive. */
+const PRODUCTION_NAME = new RegExp(
+  `(?<![\\p{L}\\p{N}])(?:${PRODUCTION_NAMES.map((n) => n.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|")})(?![\\p{L}\\p{N}])`,
+  "iu",
+);
+
+function productionNames(listed: Row[]): Pick<AuditReport, "productionNamesMarked" | "productionNamesListed"> {
+  const named = listed.filter((r) => r.name !== null && PRODUCTION_NAME.test(r.name));
+  const marked = named.flatMap((r) => {
+    const match = environmentMatch(r.url, r.name);
+    return match === null
+      ? []
+      : [
+          {
+            id: r.id.slice(0, 12),
+            name: r.name,
+            url: r.url,
+            detail: `${match.rule} found ${JSON.stringify(match.found)}`,
+          },
+        ];
+  });
+  return { productionNamesMarked: marked, productionNamesListed: named.length };
+}
+
+/** The developers' certified products as the report cards read them (vendors.certifications, from the registry). */
+function certificationFigures(sqlite: Database): AuditReport["certification"] {
+  const rows = reportReads(sqlite).vendors();
+  const byVendor = rows.map(([vendorId, , json]) => {
+    const products = (json === null ? [] : JSON.parse(json)) as { status: string; standardizedApi: boolean }[];
+    return {
+      vendorId,
+      products: products.length,
+      active: products.filter((p) => p.status === "Active").length,
+      withdrawn: products.filter((p) => /withdrawn/i.test(p.status)).length,
+      standardizedApi: products.some((p) => p.status === "Active" && p.standardizedApi),
+    };
+  });
+  const sum = (key: "products" | "active" | "withdrawn") => byVendor.reduce((n, v) => n + v[key], 0);
+  return {
+    vendors: byVendor.length,
+    withProducts: byVendor.filter((v) => v.products > 0).length,
+    products: sum("products"),
+    active: sum("active"),
+    withdrawn: sum("withdrawn"),
+    standardizedApi: byVendor.filter((v) => v.standardizedApi).length,
+    byVendor: byVendor.map(({ vendorId, products, active, withdrawn }) => ({ vendorId, products, active, withdrawn })),
+  };
 }
 
 /** A path segment that is exactly a release name (`/r4/`): URLs the rule of segments ending in one adds nothing to. */
@@ -230,6 +329,12 @@ export function formatAudit(report: AuditReport): string[] {
     `  total: ${report.unusable.reduce((n, u) => n + u.entries, 0)} entries, ${report.unusable.reduce((n, u) => n + u.urls, 0)} URLs`,
     `non-production listed entries (test, QA, demo, sandbox, development, staging, training, placeholders; still listed, left out of the brands bundle and capability statistics): ${report.environments.reduce((n, e) => n + e.entries.length, 0)}, by rule:`,
     ...report.environments.map((e) => `  ${e.rule}: ${e.entries.length} entries (${e.what})`),
+    `real organizations whose names hold a rule's letters (${PRODUCTION_NAMES.length} names): ${report.productionNamesListed} listed entries, ${report.productionNamesMarked.length} marked non-production`,
+    ...report.productionNamesMarked.map((e) => `  ${e.id}  ${JSON.stringify(e.name)}  ${e.url}  (${e.detail})`),
+    `report cards: ${report.certification.vendors} developers, ${report.certification.withProducts} with CHPL products (${report.certification.products} products: ${report.certification.active} active, ${report.certification.withdrawn} withdrawn); (g)(10) active for ${report.certification.standardizedApi}`,
+    ...report.certification.byVendor
+      .filter((v) => ["epic", "meditech", "athenahealth"].includes(v.vendorId))
+      .map((v) => `  ${v.vendorId}: ${v.products} products, ${v.active} active, ${v.withdrawn} withdrawn`),
     "fhirVersion of listed entries, by evidence:",
     ...report.versions.map((v) => `  ${v.evidence.padEnd(9)} ${v.version.padEnd(7)} ${v.entries}`),
     "state of listed entries, by evidence:",
@@ -246,7 +351,8 @@ export function formatAudit(report: AuditReport): string[] {
       ...e.names.map((name) => `    name: ${JSON.stringify(name)}`),
       ...e.entries.map((x) => `    ${x.id}  ${JSON.stringify(x.name)}  ${x.url}  (${x.detail})`),
     ]),
-    `listed entries with a repaired URL: ${report.repairedUrls}`,
+    "URL of listed entries, as published or by kind of repair:",
+    ...report.urls.map((u) => `  ${u.evidence.padEnd(14)} ${u.entries}`),
     `listed entries whose URL says DSTU2 but served as R4: ${report.dstu2UrlServedR4}`,
     `sample of ${report.sample.size} of the ${report.sample.population} entries the old rules gave the certified version, re-judged:`,
     ...report.sample.outcomes.map((o) => `  ${o.outcome}: ${o.entries}`),
@@ -266,9 +372,27 @@ export function formatUrlFindings(summaries: ListSummary[]): string[] {
   return [
     `published URLs repaired at ingest (stored with the URL after the arrow): ${repairs.length} entries`,
     ...repairs.map(
-      (r) => `  ${r.list}  ${name(r.organizationName)}  ${JSON.stringify(r.published)} → ${r.url}  (${r.repair})`,
+      (r) =>
+        `  ${r.list}  ${name(r.organizationName)}  ${JSON.stringify(r.published)} → ${r.url}  (${r.kind}: ${r.repair})`,
     ),
     `published items dropped at ingest (not stored: their URL cannot be): ${dropped.length}`,
     ...dropped.map((d) => `  ${d.list}  ${name(d.organizationName)}  ${JSON.stringify(d.published)}  (${d.reason})`),
+    ...formatNameRepairs(summaries),
+  ];
+}
+
+/** How many organization names of each kind ingest repaired, by kind, then each (as published → as served). */
+export function nameRepairCounts(summaries: ListSummary[]): Record<NameRepairKind, number> {
+  const counts = Object.fromEntries(NAME_REPAIRS.map((kind) => [kind, 0])) as Record<NameRepairKind, number>;
+  for (const repair of summaries.flatMap((s) => s.nameRepairs)) counts[repair.kind]++;
+  return counts;
+}
+
+function formatNameRepairs(summaries: ListSummary[]): string[] {
+  const repairs = summaries.flatMap((s) => s.nameRepairs.map((r) => ({ list: s.listId, ...r })));
+  const counts = nameRepairCounts(summaries);
+  return [
+    `organization names repaired at ingest (served repaired; the entry's id stays the published name's): ${repairs.length} entries, ${NAME_REPAIRS.map((kind) => `${kind} ${counts[kind]}`).join(", ")}`,
+    ...repairs.map((r) => `  ${r.list}  ${JSON.stringify(r.published)} → ${JSON.stringify(r.name)}  (${r.kind})`),
   ];
 }

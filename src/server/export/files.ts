@@ -163,7 +163,7 @@ async function writeDownloadFiles(
     if (superseded()) throw new SupersededWrite(snapshot.version);
   };
   try {
-    const writer = FORMATS[format].writer(snapshot, origin);
+    const writer = FORMATS[format].writer(snapshot, origin, filter);
     const out = new ByteBuffer();
     const hasher = new Bun.CryptoHasher("sha256");
     let size = 0;

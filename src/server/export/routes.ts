@@ -43,9 +43,9 @@ const ACCEPTED_KEYS: ReadonlySet<string> = new Set([...EXPORT_QUERY_KEYS, ...PAG
 const BrandsQuery = t.Omit(ExportQuery, ["format"], { additionalProperties: false });
 const BRANDS_KEYS: ReadonlySet<string> = new Set([...ACCEPTED_KEYS].filter((key) => key !== "format"));
 
-const CSV_EXAMPLE = `id,url,vendorName,vendorId,organizationName,npi,tenantId,fhirVersion,access,city,state,zipCode,status,lastUpdated,environment,fhirVersionBasis
-536e0e08…,https://mychart.stmaryshospital.com/FHIR/api/FHIR/R4,Epic Systems,epic,St. Mary's Hospital,,,R4,patient|provider,Charleston,WV,25398,verified,2026-11-03T04:00:00.000Z,production,probe
-cbf191d7…,https://fhir-ehr.cerner.com/r4/868d371e-…,Oracle Health,oracle-health,"Clinic ""Norte"", Main St.",1234567893,868d371e-…,R4,provider,Atlanta,GA,30368,unresponsive,2026-11-03T04:00:00.000Z,production,list
+const CSV_EXAMPLE = `id,url,vendorName,vendorId,organizationName,npi,tenantId,fhirVersion,access,city,state,zipCode,status,lastUpdated,environment,urlRepair,fhirVersionBasis
+536e0e08…,https://mychart.stmaryshospital.com/FHIR/api/FHIR/R4,Epic Systems,epic,St. Mary's Hospital,,,R4,patient|provider,Charleston,WV,25398,verified,2026-11-03T04:00:00.000Z,production,,probe
+cbf191d7…,https://fhir-ehr.cerner.com/r4/868d371e-…,Oracle Health,oracle-health,"Clinic ""Norte"", Main St.",1234567893,868d371e-…,R4,provider,Atlanta,GA,30368,unresponsive,2026-11-03T04:00:00.000Z,production,,list
 `;
 
 const NDJSON_EXAMPLE = `{"id":"536e0e08…","url":"https://mychart.stmaryshospital.com/FHIR/api/FHIR/R4","vendorName":"Epic Systems","vendorId":"epic","organizationName":"St. Mary's Hospital","npi":null,"tenantId":null,"fhirVersion":"R4","access":["patient","provider"],"city":"Charleston","state":"WV","zipCode":"25398","status":"verified","lastUpdated":"2026-11-03T04:00:00.000Z","environment":"production"}
@@ -261,7 +261,7 @@ function exportAnswer(
       const paid = exchange.rateLimit;
       if (paid !== undefined) headers.set("ratelimit-remaining", paid.remaining);
     }
-    const writer = format.writer(snapshot, origin);
+    const writer = format.writer(snapshot, origin, filter);
     return new Response(exportStream(snapshot, filter, writer, slot, encoding), { status: 200, headers });
   };
 

@@ -16,7 +16,8 @@ export interface FormatInfo {
   /** File name extension of the download. */
   extension: string;
   /** `origin`: the request's (scheme://host[:port]), for the FHIR Bundle's absolute URLs. */
-  writer(snapshot: DatasetSnapshot, origin: string): ExportWriter;
+  /** `filter`: the export's, default none (the brands bundle plans its brands from every entry it holds). */
+  writer(snapshot: DatasetSnapshot, origin: string, filter?: EndpointFilter): ExportWriter;
 }
 
 export const FORMATS: Record<ExportFormat, FormatInfo> = {
@@ -38,9 +39,15 @@ export const FORMATS: Record<ExportFormat, FormatInfo> = {
   brands: {
     contentType: "application/fhir+json",
     extension: "brands.json",
-    writer: (snapshot, origin) =>
+    writer: (snapshot, origin, filter = { queryWords: [] }) =>
       fhirWriter(snapshot.recordSource, snapshot.stats.lastUpdated, origin, {
         developerPages: new Map(snapshot.vendors.map((vendor) => [vendor.id, vendor.endpointListUrl])),
+        entries: () => {
+          const all: number[] = [];
+          for (const { ordinals, from, to } of exportChunks(snapshot, filter, PAGE))
+            for (let i = from; i < to; i++) all.push(ordinals[i]!);
+          return all;
+        },
       }),
   },
 };

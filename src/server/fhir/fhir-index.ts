@@ -53,6 +53,7 @@ type Tables = Pick<
   | "organizationIdBytes"
   | "endpointIds"
   | "organizationIds"
+  | "organizationAliases"
   | "developerByVendorId"
   | "developerEndpointOffsets"
   | "developerEndpoints"
@@ -225,6 +226,18 @@ function* buildTables(snapshot: DatasetSnapshot): Generator<void, Tables> {
     }
   });
   const organizationIds = new IdLookup(organizationIdBytes, yield* buildIdIndexInSteps(organizationIdBytes, CHUNK));
+  // The ids other spellings of an organization's name had when they were Organizations of their
+  // own ("Associates in Dermatology" beside "ASSOCIATES IN DERMATOLOGY"): answered with a redirect.
+  const organizationAliases = new Map<string, number>();
+  yield* inChunks(listed, (from, to) => {
+    for (let o = from; o < to; o++) {
+      const g = organizationOfOrdinal[o]!;
+      if (c.organizationName[o] === c.organizationName[organizationFirst[g]!]) continue;
+      writeOrganizationKey(key, data, o);
+      const alias = Bun.SHA256.hash(key.bytes.subarray(0, key.length), "hex");
+      if (organizationIds.find(alias) === -1) organizationAliases.set(alias, g);
+    }
+  });
 
   // The Endpoints of each developer, in Endpoint order (for `_revinclude`).
   const developerEndpointOffsets = new Int32Array(developers.length + 1);
@@ -269,6 +282,7 @@ function* buildTables(snapshot: DatasetSnapshot): Generator<void, Tables> {
     organizationIdBytes,
     endpointIds,
     organizationIds,
+    organizationAliases,
     developerByVendorId,
   };
 }
@@ -328,6 +342,8 @@ export class FhirIndex {
   readonly organizationIdBytes: Uint8Array;
   readonly endpointIds: IdLookup;
   readonly organizationIds: IdLookup;
+  /** Ids an organization's other spellings had as Organizations of their own, to its number. */
+  readonly organizationAliases: Map<string, number>;
   readonly developerByVendorId: Map<string, number>;
   /** The Endpoints of developer p: `developerEndpoints[developerEndpointOffsets[p] .. [p + 1])`, ascending. */
   readonly developerEndpointOffsets: Int32Array;
@@ -362,6 +378,7 @@ export class FhirIndex {
     this.organizationIdBytes = tables.organizationIdBytes;
     this.endpointIds = tables.endpointIds;
     this.organizationIds = tables.organizationIds;
+    this.organizationAliases = tables.organizationAliases;
     this.developerByVendorId = tables.developerByVendorId;
     this.developerEndpointOffsets = tables.developerEndpointOffsets;
     this.developerEndpoints = tables.developerEndpoints;
@@ -452,6 +469,15 @@ export class FhirIndex {
     if (id.startsWith(DEVELOPER_PREFIX)) return this.developerByVendorId.get(id.slice(DEVELOPER_PREFIX.length)) ?? -1;
     const g = this.organizationIds.find(id);
     return g === -1 ? -1 : this.developers.length + g;
+  }
+
+  /**
+   * The position of the Organization whose name's other spelling had this id as an Organization
+   * of its own (its id now: organizationId), -1 for none.
+   */
+  findOrganizationAlias(id: string): number {
+    const g = this.organizationAliases.get(id);
+    return g === undefined ? -1 : this.developers.length + g;
   }
 
   /** The developer position of Endpoint e (its first entry's vendor). */

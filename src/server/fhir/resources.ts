@@ -1,7 +1,8 @@
 import { lookup } from "../../directory/render";
-import { FHIR_VERSION_BASES } from "../../model/evidence";
+import { FHIR_VERSION_BASES, URL_EVIDENCE } from "../../model/evidence";
 import type { EndpointStatus, FhirVersion } from "../../model/types";
 import {
+  addressRepairElement,
   CONNECTION_TYPE,
   endpointExtensions,
   environmentCodeAt,
@@ -10,6 +11,7 @@ import {
   NPI_SYSTEM,
   ORGANIZATION_ID_SYSTEM,
   PAYLOAD_TYPE,
+  urlEvidenceOf,
 } from "../export/formats/fhir";
 import type { FhirIndex } from "./fhir-index";
 
@@ -64,6 +66,7 @@ export function endpointResource(index: FhirIndex, e: number): Resource {
         }),
     payloadType: PAYLOAD,
     address: s.urls[c.url[o]!]!,
+    ...addressRepairElement(URL_EVIDENCE[urlEvidenceOf(index.data)[c.url[o]!]!]!),
   };
 }
 

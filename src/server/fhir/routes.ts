@@ -191,7 +191,7 @@ function answerFrom(
     return dataResponse(exchange, snapshot, () => build(base), { family: "fhir", keep: keptAnswer(request, keep) });
   } catch (error) {
     if (!(error instanceof FhirError)) throw error;
-    return outcomeResponse(exchange, error.status, error.code, error.message);
+    return outcomeResponse(exchange, error.status, error.code, error.message, error.headers);
   }
 }
 
@@ -247,7 +247,18 @@ const read = (type: ResourceType, id: string) => (context: Context) => {
     return JSON.stringify(endpointResource(index, e));
   }
   const p = index.findOrganization(id);
-  if (p === -1) throw notFound(`No Organization has the id "${id.slice(0, 80)}" (removed entries are not served)`);
+  if (p === -1) {
+    // Another spelling of an organization's name, once an Organization of its own: it moved.
+    const moved = index.findOrganizationAlias(id);
+    if (moved !== -1)
+      throw new FhirError(
+        301,
+        "informational",
+        `Organization "${id}" is now Organization "${index.organizationId(moved)}": names that differ only in letter case are one organization`,
+        { location: `${context.base}/Organization/${index.organizationId(moved)}` },
+      );
+    throw notFound(`No Organization has the id "${id.slice(0, 80)}" (removed entries are not served)`);
+  }
   return JSON.stringify(organizationResource(index, p));
 };
 
@@ -303,10 +314,13 @@ const resourceRoutes = (directory: Directory, type: ResourceType) =>
       {
         params: ReadParams,
         query: FormatQuery,
-        response: { 200: type === "Endpoint" ? FhirApiEndpoint : FhirApiOrganization, ...READ_ERRORS },
+        response:
+          type === "Endpoint"
+            ? { 200: FhirApiEndpoint, ...READ_ERRORS }
+            : { 200: FhirApiOrganization, 301: OperationOutcome, ...READ_ERRORS },
         detail: {
           summary: `Read ${type} (FHIR R4)`,
-          description: "Unknown ids, and ids of removed entries, are 404 with an OperationOutcome.",
+          description: `Unknown ids, and ids of removed entries, are 404 with an OperationOutcome.${type === "Organization" ? " The id another spelling of an organization's name had as an Organization of its own (names that differ only in letter case are one organization) is 301, `Location` the Organization's id now (docs/api.md, Identifiers)." : ""}`,
           operationId: `read${type}`,
           tags: TAGS,
           responses: CONDITIONAL,

@@ -11,6 +11,8 @@ export class FhirError extends Error {
     /** The OperationOutcome issue type (FHIR R4 IssueType). */
     readonly code: string,
     message: string,
+    /** Headers the answer carries (a redirect's `location`). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
   }

@@ -81,6 +81,30 @@ describe("syncVendorRegistry", () => {
   });
 });
 
+describe("a list ingested after the registry sync", () => {
+  test("keeps the developer's certifications the registry wrote (the report card's products)", async () => {
+    const dir = tempDir();
+    const db = openDatabase(join(dir, "d.sqlite"));
+    syncVendorRegistry(db);
+    const certifications = () =>
+      (
+        db.sqlite.query("SELECT certifications FROM vendors WHERE id = 'epic'").get() as {
+          certifications: string | null;
+        }
+      ).certifications;
+    const before = certifications();
+    expect(JSON.parse(before!)).toHaveLength(16);
+    const file = writeFile(
+      dir,
+      "epic.csv",
+      "url,organization_name\nhttps://fhir.clinic.example.org/api/FHIR/R4,Clinic\n",
+    );
+    const summary = await ingestFile(db, { vendorId: "epic", file });
+    expect(summary.ok).toBe(true);
+    expect(certifications()).toBe(before);
+  });
+});
+
 describe("ingestFile", () => {
   function setup() {
     const dir = tempDir();
@@ -117,6 +141,7 @@ describe("ingestFile", () => {
       repairs: [],
       dropped: [],
       unusable: [],
+      nameRepairs: [],
     });
     expect(db.sqlite.query("SELECT url, format, audience FROM vendor_lists").get()).toEqual({
       url: `file://${file.replaceAll(" ", "%20")}`,

@@ -22,12 +22,14 @@ describe("published URL repair", () => {
     [
       ": https://fhirserver.astronautehr.com:9443/fhir-server/api/v4/",
       "https://fhirserver.astronautehr.com:9443/fhir-server/api/v4/",
+      "cleaned",
     ],
-    ['"https://a.example/fhir', "https://a.example/fhir"],
-    ["fhir.footholdtechnology.com/cgc", "https://fhir.footholdtechnology.com/cgc"],
-    ["beta.cyfluentchart.com/FHIRapi/", "https://beta.cyfluentchart.com/FHIRapi/"],
-  ])("%p → %p", (published, repaired) => {
-    expect(repairPublishedUrl(published)).toEqual({ url: repaired, repair: expect.any(String) });
+    ['"https://a.example/fhir', "https://a.example/fhir", "cleaned"],
+    ["fhir.footholdtechnology.com/cgc", "https://fhir.footholdtechnology.com/cgc", "scheme-assumed"],
+    ["beta.cyfluentchart.com/FHIRapi/", "https://beta.cyfluentchart.com/FHIRapi/", "scheme-assumed"],
+    ["beta.cyfluentchart.com /FHIRapi/", "https://beta.cyfluentchart.com/FHIRapi/", "scheme-assumed"],
+  ] as const)("%p → %p (%s)", (published, repaired, kind) => {
+    expect(repairPublishedUrl(published)).toEqual({ url: repaired, repair: expect.any(String), kind });
   });
 
   test.each([
@@ -38,7 +40,7 @@ describe("published URL repair", () => {
     "not a url",
     "",
   ])("%p is left as published", (published) => {
-    expect(repairPublishedUrl(published)).toEqual({ url: published, repair: null });
+    expect(repairPublishedUrl(published)).toEqual({ url: published, repair: null, kind: "published" });
   });
 
   test("normalisation counts repaired URLs it accepted and still skips what it cannot use", () => {
@@ -62,12 +64,14 @@ describe("published URL repair", () => {
         url: "https://fhir.footholdtechnology.com/cgc",
         organizationName: null,
         repair: "https:// added before a host name",
+        kind: "scheme-assumed",
       },
       {
         published: ": https://b.example/r4",
         url: "https://b.example/r4",
         organizationName: null,
         repair: '": " before the scheme removed',
+        kind: "cleaned",
       },
     ]);
     expect(result.dropped).toEqual([
@@ -115,6 +119,7 @@ describe("state and city", () => {
     versionEvidence: null,
     stateEvidence: null,
     urlEvidence: "published",
+    urlPublished: null,
     unusable: null,
     unusableDetail: null,
     ...more,
@@ -222,7 +227,11 @@ describe("URL repair: whitespace inside a URL", () => {
     ["https://127.0.0.1\tmy clinic/API", "https://127.0.0.1\tmy clinic/API", null],
     ["https://host.example/My Practice", "https://host.example/My Practice", null],
   ])("%p", (published, url, repair) => {
-    expect(repairPublishedUrl(published)).toEqual({ url, repair });
+    expect(repairPublishedUrl(published)).toEqual({
+      url,
+      repair,
+      kind: repair === null ? "published" : "cleaned",
+    });
   });
 });
 
@@ -238,7 +247,8 @@ describe("URL repair: relative paths", () => {
     const result = normalise([...maximeyes, "https://fhirqa.maximeyes.com/api/qa11/R4", "api/eyesite/R4"]);
     expect(result.entries.at(-1)).toMatchObject({
       url: "https://fhir.maximeyes.com/api/eyesite/R4",
-      urlEvidence: "repaired",
+      urlEvidence: "host-guessed",
+      urlPublished: "api/eyesite/R4",
       organizationName: "api/eyesite/R4",
     });
     expect(result.repairs).toEqual([
@@ -248,6 +258,7 @@ describe("URL repair: relative paths", () => {
         organizationName: "api/eyesite/R4",
         repair:
           "relative path resolved against https://fhir.maximeyes.com, the host of 9 of the list's 10 URLs of the same shape",
+        kind: "host-guessed",
       },
     ]);
     expect(result.dropped).toEqual([]);

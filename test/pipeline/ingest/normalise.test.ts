@@ -34,6 +34,7 @@ describe("Oracle Health fixture, normalised", () => {
       versionEvidence: "url",
       stateEvidence: "list",
       urlEvidence: "published",
+      urlPublished: null,
       unusable: null,
       unusableDetail: null,
     });

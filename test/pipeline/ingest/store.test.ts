@@ -33,6 +33,7 @@ function entry(key: string, name: string): NormalisedEntry {
     versionEvidence: "list",
     stateEvidence: null,
     urlEvidence: "published",
+    urlPublished: null,
     unusable: null,
     unusableDetail: null,
   };

@@ -285,7 +285,7 @@ describe("the national directory's data, checked against the published lists", (
           "SELECT DISTINCT url, url_evidence AS e FROM entries WHERE url LIKE '%enhancedeyecare.ficintegrations.com%'",
         )
         .all(),
-    ).toEqual([{ url: "https://enhancedeyecare.ficintegrations.com/API/PCg4Nt/R4", e: "repaired" }]);
+    ).toEqual([{ url: "https://enhancedeyecare.ficintegrations.com/API/PCg4Nt/R4", e: "cleaned" }]);
     const ozark = one<{ zip: string | null; state: string | null }>(
       "SELECT zip_code AS zip, state FROM entries WHERE organization_name LIKE 'Ozark Tricounty Health Consortium%'",
     );
@@ -320,6 +320,46 @@ describe("the national directory's data, checked against the published lists", (
 });
 
 describe("the national report cards, against the published lists", () => {
+  test("every card carries its developer's CHPL products from the registry; ingest keeps them", async () => {
+    const stored = db.prepare("SELECT id FROM vendors WHERE certifications IS NULL AND kind = 'ehr'").all();
+    expect(stored).toEqual([]);
+    const app = createTestApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+    const { body } = await get(app, "/api/v1/vendors/report");
+    app.directory.close();
+    type Card = {
+      vendorId: string;
+      certification: { products: unknown[]; active: number; withdrawn: number; standardizedApi: boolean };
+    };
+    const cards = new Map(
+      (body.data.vendors as Card[]).flatMap((card) =>
+        card.certification ? [[card.vendorId, card.certification]] : [],
+      ),
+    );
+    expect([cards.size, developers.length]).toEqual([122, 122]);
+    const figures = (id: string) => {
+      const c = cards.get(id)!;
+      return [c.products.length, c.active, c.withdrawn, c.standardizedApi];
+    };
+    expect(figures("epic")).toEqual([16, 10, 6, true]);
+    expect(figures("meditech")).toEqual([19, 19, 0, true]);
+    expect(figures("athenahealth")).toEqual([8, 4, 4, true]);
+    for (const vendor of developers)
+      expect([vendor.id, cards.get(vendor.id)!.products]).toEqual([vendor.id, vendor.certifications ?? []]);
+    expect(body.data.national.standardizedApi).toBe(117);
+    // A list read from the bundled copy says so: Lantern's file at the commit read, not the developer's URL.
+    const { provenance } = readBundle();
+    for (const card of body.data.vendors as { vendorId: string; lists: { id: string; readFrom: string }[] }[])
+      for (const list of card.lists) {
+        const bundled = developers
+          .find((v) => v.id === card.vendorId)
+          ?.lists.find((l) => l.id === list.id)?.bundledFile;
+        if (bundled)
+          expect(list.readFrom).toBe(
+            `https://github.com/${provenance.repository}/blob/${provenance.commit}/${provenance.path}/${bundled}`,
+          );
+      }
+  });
+
   test("per developer: entries, and the shares with an NPI and an https URL, as counted from its bundled files", async () => {
     const app = createTestApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
     const { body } = await get(app, "/api/v1/vendors/report");

@@ -179,7 +179,7 @@ describe("published URLs that need a repair, or cannot be used", () => {
       );
       const name = item.OrganizationName.trim();
       expect(served("url = ?", url).map((e) => [e.id, e.name, e.urlEvidence, e.unusable])).toEqual([
-        [sha256(`${item.vendor}\n${url}\n${name.toLowerCase()}`), name, "repaired", null],
+        [sha256(`${item.vendor}\n${url}\n${name.toLowerCase()}`), name, "cleaned", null],
       ]);
       expect(findings).toContain(`${JSON.stringify(item.URL)} → ${url}`);
     }
@@ -193,9 +193,9 @@ describe("published URLs that need a repair, or cannot be used", () => {
       const name = item.OrganizationName.trim();
       expect(
         served("url = ? AND organization_name = ?", url, name).map((e) => [e.id, e.urlEvidence, e.unusable]),
-      ).toEqual([[sha256(`first-insight\n${url}\n${name.toLowerCase()}`), "repaired", null]]);
+      ).toEqual([[sha256(`first-insight\n${url}\n${name.toLowerCase()}`), "host-guessed", null]]);
       expect(findings).toContain(
-        `${JSON.stringify(name)}  ${JSON.stringify(item.URL)} → ${url}  (relative path resolved against https://fhir.maximeyes.com`,
+        `${JSON.stringify(name)}  ${JSON.stringify(item.URL)} → ${url}  (host-guessed: relative path resolved against https://fhir.maximeyes.com`,
       );
     }
   });

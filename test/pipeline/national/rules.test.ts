@@ -225,7 +225,7 @@ describe("versions, on the bundled national lists", () => {
       expect(inferred).toBeGreaterThan(3_900);
       const csv = await (await app.handle(new Request("http://localhost/api/v1/export?format=csv"))).text();
       const lines = csv.trimEnd().split("\r\n");
-      expect(lines[0]!.endsWith(",lastUpdated,environment,fhirVersionBasis")).toBe(true);
+      expect(lines[0]!.endsWith(",lastUpdated,environment,urlRepair,fhirVersionBasis")).toBe(true);
       const bases = new Map<string, number>();
       for (const line of lines.slice(1)) {
         const basis = line.slice(line.lastIndexOf(",") + 1);

@@ -102,7 +102,7 @@ describe("GET /api/v1/endpoints/:id/source", () => {
         firstSeen: FIRST_AT,
         lastSeen: SECOND_AT,
         environment: null,
-        fields: { url: "published", fhirVersion: "url", state: "zip" },
+        fields: { url: "published", urlAsPublished: null, fhirVersion: "url", state: "zip" },
       },
     });
     expect(body.data.list.sha256).not.toBe(firstSha);
@@ -110,11 +110,16 @@ describe("GET /api/v1/endpoints/:id/source", () => {
 
   test("an unversioned URL on a host that publishes /r4/ is not assumed R4; another host gets the developer's version, marked so", async () => {
     const beta = await fetchJson(`/endpoints/${idOf("https://fhir.acme.example/fhir", "NC - Beta Practice")}/source`);
-    expect(beta.body.data.fields).toEqual({ url: "published", fhirVersion: null, state: "name" });
+    expect(beta.body.data.fields).toEqual({ url: "published", urlAsPublished: null, fhirVersion: null, state: "name" });
     const betaRecord = await fetchJson(`/endpoints/${idOf("https://fhir.acme.example/fhir", "NC - Beta Practice")}`);
     expect(betaRecord.body.data.fhirVersion).toBe("UNKNOWN");
     const delta = await fetchJson(`/endpoints/${idOf("https://tab.acme.example/fhir/r4", "Delta Eye Care")}/source`);
-    expect(delta.body.data.fields).toEqual({ url: "repaired", fhirVersion: "url", state: null });
+    expect(delta.body.data.fields).toEqual({
+      url: "cleaned",
+      urlAsPublished: "https://tab.acme.example\t/fhir/r4",
+      fhirVersion: "url",
+      state: null,
+    });
   });
 
   test("a removed entry answers, last seen at the read that still had it", async () => {

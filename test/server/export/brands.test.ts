@@ -5,6 +5,8 @@
  * against the FHIR R4 invariants; and the organization totals of each surface.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { type Db, openDatabase } from "../../../src/db/client";
 import { createTestApp } from "../../support/app";
@@ -237,7 +239,40 @@ test("each surface's organization total, and what it counts", async () => {
     (o) => !o.id!.startsWith("developer-") && o.name && o.endpoint!.some((e) => endpointsOfBrands.has(e.reference)),
   );
   const developerBrands = organizations(brands).filter((o) => o.id!.startsWith("developer-"));
-  expect(organizations(brands).length).toBe(brandOrganizations.length + developerBrands.length);
+  // One brand per practice: an organization whose name differs from a brand's only in case,
+  // punctuation or spacing is merged into it, its Endpoints with it.
+  const fold = (name: string) =>
+    name
+      .normalize("NFKD")
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}]/gu, "");
+  const inBundle = new Map(organizations(brands).map((o) => [o.id!, o]));
+  // (a brand whose own Endpoints are all left out still offers those of the spellings merged into it)
+  const kept = organizations(production).filter((o) => !o.id!.startsWith("developer-") && inBundle.has(o.id!));
+  for (const merged of brandOrganizations.filter((o) => !inBundle.has(o.id!))) {
+    const into = [...inBundle.values()].find(
+      (b) =>
+        b.name !== undefined &&
+        fold(b.name) === fold(merged.name!) &&
+        merged.endpoint!.every(
+          (e) => !endpointsOfBrands.has(e.reference) || b.endpoint!.some((r) => r.reference === e.reference),
+        ),
+    );
+    expect([merged.name, into !== undefined]).toEqual([merged.name, true]);
+  }
+  expect(organizations(brands).length).toBe(kept.length + developerBrands.length);
+  // docs/api.md states these totals of the national directory: they are this build's.
+  const docs = readFileSync(join(import.meta.dir, "../../../docs/api.md"), "utf8").replace(/\s+/g, " ");
+  const stated =
+    /\*\*Organization totals by surface\*\* \(the national directory\): `\/fhir` ([\d,]+), the FHIR export ([\d,]+), the brands bundle ([\d,]+)\./.exec(
+      docs,
+    )!;
+  const number = (text: string) => Number(text.replace(/,/g, ""));
+  expect(stated.slice(1).map(number)).toEqual([fhirTotal, exportedOrganizations.length, organizations(brands).length]);
+  const developersStated = /developers that offer Endpoints no named organization offers \(([\d,]+) nationally\)/.exec(
+    docs,
+  )!;
+  expect(number(developersStated[1]!)).toBe(developerBrands.length);
   reportMeasurement(
     `organizations: /fhir ${fhirTotal}, export ${exportedOrganizations.length}, brands ${organizations(brands).length}`,
   );

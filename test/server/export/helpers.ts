@@ -25,6 +25,8 @@ export interface ListRecord {
   status: string;
   lastUpdated: string;
   environment: string;
+  /** Present only for a repaired URL. */
+  urlRepair?: string;
 }
 
 /**
@@ -125,7 +127,7 @@ export const SPEC_FIELDS = [
 ] as const;
 
 /** The CSV export's columns: the spec's fields, the environment, then how the version is known. */
-export const CSV_FIELDS = [...SPEC_FIELDS, "environment", "fhirVersionBasis"] as const;
+export const CSV_FIELDS = [...SPEC_FIELDS, "environment", "urlRepair", "fhirVersionBasis"] as const;
 
 /** A list record as the CSV row the export should hold for it (its basis from basisOfRecord). */
 export function expectedCsvRow(record: ListRecord): string[] {
@@ -138,6 +140,7 @@ export function expectedCsvRow(record: ListRecord): string[] {
       return Array.isArray(value) ? value.join("|") : value;
     }),
     record.environment,
+    record.urlRepair ?? "",
     basis,
   ];
 }

@@ -141,13 +141,17 @@ export function referenceFhirWriter(timestamp: string | null, origin: string) {
           parts.push(flush());
           run = runKey;
         }
-        // Separated by NUL, null written as SOH: neither occurs in a published name or place. The
-        // name lowercased, as in an entry's id: names that differ only in case are one
-        // organization, named as its first entry names it.
-        const key = `${record.vendorId}\0${record.organizationName?.toLowerCase() ?? "\u0001"}\0${record.npi ?? "\u0001"}\0${record.city ?? "\u0001"}\0${record.state ?? "\u0001"}\0${record.zipCode ?? "\u0001"}`;
+        // Separated by NUL, null written as SOH: neither occurs in a published name or place. Names
+        // that differ only in case are one organization (the name lowercased in the grouping key),
+        // named as its first entry names it, and its id hashes that first spelling.
+        const rest = `${record.npi ?? "\u0001"}\0${record.city ?? "\u0001"}\0${record.state ?? "\u0001"}\0${record.zipCode ?? "\u0001"}`;
+        const key = `${record.vendorId}\0${record.organizationName?.toLowerCase() ?? "\u0001"}\0${rest}`;
         const organization = organizations.get(key);
         if (organization) organization.endpointIds.push(endpointId);
-        else organizations.set(key, { id: sha256(`Organization\n${key}`), record, endpointIds: [endpointId] });
+        else {
+          const named = `${record.vendorId}\0${record.organizationName ?? "\u0001"}\0${rest}`;
+          organizations.set(key, { id: sha256(`Organization\n${named}`), record, endpointIds: [endpointId] });
+        }
       }
       return parts.join("");
     },

@@ -7,7 +7,7 @@
  * a list that spreads such paths over several hosts, or has few, leaves the host unknown, and the
  * item is dropped with that reason.
  */
-export type RelativeResolution = { url: string; repair: string } | { reason: string };
+export type RelativeResolution = { url: string; repair: string; kind: "host-guessed" } | { reason: string };
 
 const MIN_SHARE = 0.9;
 const MIN_URLS = 5;
@@ -59,6 +59,7 @@ export function relativeUrlResolver(absoluteUrls: readonly string[]): (path: str
     return {
       url: `${origin}/${path}`,
       repair: `relative path resolved against ${origin}, the host of ${count} of the list's ${total} URLs of the same shape`,
+      kind: "host-guessed",
     };
   };
 }

@@ -1,4 +1,5 @@
 import { isIP } from "node:net";
+import type { UrlEvidence } from "../../../model/evidence";
 import { blockedAddressReason } from "../../probe/ip";
 
 /**
@@ -17,6 +18,8 @@ export interface RepairedUrl {
   url: string;
   /** What was repaired, in words (the ingest report says it), or null: as published. */
   repair: string | null;
+  /** The kind of repair (URL_EVIDENCE), `published` when none. */
+  kind: UrlEvidence;
 }
 
 const SCHEME = /https?:\/\//i;
@@ -43,7 +46,11 @@ export function repairPublishedUrl(raw: string): RepairedUrl {
   if (addressFirst !== null) return addressFirst;
   const start = repairStart(text);
   if (inner === null) return start;
-  return { url: start.url, repair: start.repair === null ? inner : `${inner}; ${start.repair}` };
+  return {
+    url: start.url,
+    repair: start.repair === null ? inner : `${inner}; ${start.repair}`,
+    kind: start.kind === "published" ? "cleaned" : start.kind,
+  };
 }
 
 /** `https://127.0.0.1<TAB>clinic.example.com/API` → `https://clinic.example.com/API`, else null. */
@@ -55,14 +62,22 @@ function withoutAddressBeforeHost(text: string): RepairedUrl | null {
   const bare = address.replace(/^\[|\]$/g, "");
   const blocked = bare.toLowerCase() === "localhost" || (isIP(bare) !== 0 && blockedAddressReason(bare) !== null);
   if (!blocked || !BARE_HOST.test(rest)) return null;
-  return { url: `${scheme}${rest}`, repair: `${address}, a non-public address, removed before the host name` };
+  return {
+    url: `${scheme}${rest}`,
+    repair: `${address}, a non-public address, removed before the host name`,
+    kind: "cleaned",
+  };
 }
 
 function repairStart(text: string): RepairedUrl {
   const at = text.search(SCHEME);
   if (at > 0 && JUNK_PREFIX.test(text.slice(0, at)))
-    return { url: text.slice(at), repair: `${JSON.stringify(text.slice(0, at))} before the scheme removed` };
+    return {
+      url: text.slice(at),
+      repair: `${JSON.stringify(text.slice(0, at))} before the scheme removed`,
+      kind: "cleaned",
+    };
   if (at === -1 && !/^[a-z][a-z0-9+.-]*:/i.test(text) && BARE_HOST.test(text))
-    return { url: `https://${text}`, repair: "https:// added before a host name" };
-  return { url: text, repair: null };
+    return { url: `https://${text}`, repair: "https:// added before a host name", kind: "scheme-assumed" };
+  return { url: text, repair: null, kind: "published" };
 }

@@ -6,6 +6,7 @@ import type { StateEvidence, UnusableReason, UrlEvidence, VersionEvidence } from
 import type { CertificationRecord } from "../../../model/report-card";
 import type { Audience, FhirVersion } from "../../../model/types";
 import type { VendorKind } from "../../../model/vendors";
+import type { NameRepairKind } from "../enrich/name-repair";
 
 export const LIST_FORMATS = ["fhir-bundle", "lantern-json", "csv"] as const;
 export type ListFormat = (typeof LIST_FORMATS)[number];
@@ -48,6 +49,8 @@ export interface NormalisedEntry {
   versionEvidence: Exclude<VersionEvidence, "probe"> | null;
   stateEvidence: StateEvidence | null;
   urlEvidence: UrlEvidence;
+  /** The URL text as the list published it when the stored URL is a repair of it; else null. */
+  urlPublished: string | null;
   /** Why the entry is not listed (src/pipeline/ingest/unusable.ts, list-hosts.ts), or null. */
   unusable: UnusableReason | null;
   /** What that rule found ("host is a private IPv4 address"), or null. */
@@ -144,6 +147,15 @@ export interface ListSummary {
   dropped: DroppedItem[];
   /** Entries stored but not listed (src/pipeline/ingest/unusable.ts), each with its reason. */
   unusable: UnusableEntry[];
+  /** Entries whose organization name was repaired (src/pipeline/ingest/enrich/name-repair.ts). */
+  nameRepairs: NameRepairItem[];
+}
+
+/** An organization name as published, as served, and the kind of repair. */
+export interface NameRepairItem {
+  published: string;
+  name: string | null;
+  kind: NameRepairKind;
 }
 
 /** A published URL that was repaired, and the entry stored with it. */
@@ -153,6 +165,8 @@ export interface RepairedItem {
   organizationName: string | null;
   /** What was done, in words. */
   repair: string;
+  /** The kind of repair (URL_EVIDENCE). */
+  kind: Exclude<UrlEvidence, "published">;
 }
 
 /** A published item that was not stored: its URL cannot be. */

@@ -1,7 +1,7 @@
 import { ACCESS, lookup, type RecordSource } from "../../../directory/render";
 import type { EndpointRecord } from "../../../model/endpoints";
 import { EndpointRecordSchema } from "../../../model/endpoints";
-import { FHIR_VERSION_BASES } from "../../../model/evidence";
+import { FHIR_VERSION_BASES, URL_EVIDENCE } from "../../../model/evidence";
 import { type ByteBuffer, encodeTable } from "../../http/byte-buffer";
 import type { ExportWriter } from "./writer";
 
@@ -10,6 +10,9 @@ import type { ExportWriter } from "./writer";
  * order), then `fhirVersionBasis`: how the entry's fhirVersion is known (FHIR_VERSION_BASES).
  */
 const CSV_COLUMNS = [...(Object.keys(EndpointRecordSchema.properties) as (keyof EndpointRecord)[]), "fhirVersionBasis"];
+
+/** The `urlRepair` cell with its comma, per URL_EVIDENCE index: empty for a URL as published. */
+const URL_REPAIR_CELLS = URL_EVIDENCE.map((evidence) => (evidence === "published" ? "," : `,${evidence}`));
 
 /** A field after its comma: RFC 4180 (quoted, inner quotes doubled, when it holds a quote, comma, CR or LF); an empty cell for null. */
 function field(out: ByteBuffer, value: string | null) {
@@ -53,6 +56,7 @@ export function csvWriter({ data, vendorNames }: RecordSource): ExportWriter {
     out.copy(statuses[c.status[o]!]!);
     field(out, lastUpdated[c.lastUpdated[o]!]!);
     out.ascii(c.environment[o] === 0 ? ",production" : ",non-production");
+    out.ascii(URL_REPAIR_CELLS[c.urlEvidence[o]!]!);
     field(out, FHIR_VERSION_BASES[c.fhirVersionBasis[o]!]!);
     out.ascii("\r\n");
   };

@@ -5,7 +5,7 @@ import {
   ENVIRONMENT_EXTENSION,
   type EnvironmentCode,
 } from "../../../model/environment";
-import { FHIR_VERSION_BASES, type FhirVersionBasis } from "../../../model/evidence";
+import { FHIR_VERSION_BASES, type FhirVersionBasis, URL_EVIDENCE, type UrlEvidence } from "../../../model/evidence";
 import type { EndpointStatus, FhirVersion } from "../../../model/types";
 import { ByteBuffer, encodeTable, equalFolded } from "../../http/byte-buffer";
 import type { ExportWriter } from "./writer";
@@ -27,6 +27,25 @@ export const FHIR_VERSION_EXTENSION = "http://hl7.org/fhir/StructureDefinition/e
  */
 export const FHIR_VERSION_BASIS_EXTENSION =
   "https://endpoint-directory.fly.dev/fhir/StructureDefinition/endpoint-fhir-version-basis";
+
+/**
+ * Our own extension on an Endpoint's `address` (docs/api.md, "Enrichment"): the address is not
+ * the text the list published but a repair of it, of this kind (`cleaned`, `scheme-assumed`, or
+ * `host-guessed`: a relative path given a host, a guess until a probe verifies it).
+ */
+const URL_REPAIR_EXTENSION = "https://endpoint-directory.fly.dev/fhir/StructureDefinition/endpoint-address-repair";
+
+/**
+ * The `_address` element (FHIR JSON's place for a primitive's extensions) of an Endpoint whose
+ * address is a repair, in the export and /fhir alike; none for an address as published.
+ */
+export const addressRepairElement = (evidence: UrlEvidence): { _address?: { extension: object[] } } =>
+  evidence === "published" ? {} : { _address: { extension: [{ url: URL_REPAIR_EXTENSION, valueCode: evidence }] } };
+/** addressRepairElement of each URL_EVIDENCE index, as the members it adds after `address` (with a comma). */
+const ADDRESS_REPAIRS = URL_EVIDENCE.map((evidence) =>
+  evidence === "published" ? "" : `,${JSON.stringify(addressRepairElement(evidence)).slice(1, -1)}`,
+);
+const HOST_GUESSED = URL_EVIDENCE.indexOf("host-guessed");
 
 /**
  * The R5 cross-version extension of Endpoint.environmentType (docs/api.md, "Environment") for a
@@ -108,6 +127,8 @@ const BRANDS_PAYLOAD_TYPE =
  */
 export interface BrandsOptions {
   developerPages: ReadonlyMap<string, string>;
+  /** Every entry the Bundle holds (list positions, in list order): its brands are planned from all of them. */
+  entries(): readonly number[];
 }
 
 /**
@@ -179,16 +200,18 @@ function keyPart(key: ByteBuffer, value: string | null) {
 
 /**
  * Writes the key an Organization's id hashes into `key` (cleared first): "Organization", the
- * vendor id, then the lowercased name, NPI, city, state and ZIP of the entry at `o`,
- * NUL-separated, null parts as NULL_PART; UTF-8. The name is lowercased as in an entry's id
- * (src/model/identity.ts): names that differ only in letter case are one organization, in the
- * export, the brands bundle and /fhir alike.
+ * vendor id, then the name as published, NPI, city, state and ZIP of the entry at `o`,
+ * NUL-separated, null parts as NULL_PART; UTF-8. Called with an organization's first entry in
+ * list order: names that differ only in letter case are one organization (in the export, the
+ * brands bundle and /fhir alike), whose id is that of its first spelling. The name is not
+ * lowercased: the ids of the releases before are the ids of every organization with one
+ * spelling, and /fhir answers another spelling's id with a redirect (docs/api.md, "Identifiers").
  */
 export function writeOrganizationKey(key: ByteBuffer, { columns: c, strings: s }: RecordSource["data"], o: number) {
   key.clear();
   key.ascii("Organization\n");
   key.utf8(s.vendorIds[c.vendor[o]!]!);
-  keyPart(key, lookup(s.organizationNames, c.organizationName[o]!)?.toLowerCase() ?? null);
+  keyPart(key, lookup(s.organizationNames, c.organizationName[o]!));
   const npi = c.npi[o]!;
   key.ascii("\0");
   if (npi === 0) key.ascii(NULL_PART);
@@ -203,7 +226,7 @@ type Columns = RecordSource["data"]["columns"];
 /**
  * A hash of the key columns of the entry at `o` that tell the organizations of one run (a
  * vendor and a name) apart: NPI, city, state and ZIP. The name is left out: a run's names are
- * one name but for letter case, and an organization's key holds it lowercased
+ * one name but for letter case, and an organization's key holds its first spelling
  * (writeOrganizationKey). Entries with equal hashes may still differ: `sameOrganization` tells.
  */
 export function organizationHash(c: Columns, o: number): number {
@@ -242,6 +265,119 @@ function urlNewestOf(data: RecordSource["data"]): Int32Array {
     urlNewestByData.set(data, newest);
   }
   return newest;
+}
+
+const urlEvidenceByData = new WeakMap<RecordSource["data"], Uint8Array>();
+
+/**
+ * Per URL of a dataset, how its address is known (an index into URL_EVIDENCE): the least repair
+ * among its listed entries, so that a URL one item of a list publishes in full is not a guess
+ * because another gave it as a relative path. An Endpoint's `_address` mark and the brands
+ * bundle's rule for guesses read it; made once per dataset.
+ */
+export function urlEvidenceOf(data: RecordSource["data"]): Uint8Array {
+  let evidence = urlEvidenceByData.get(data);
+  if (evidence === undefined) {
+    const { columns: c, strings: s } = data;
+    evidence = new Uint8Array(s.urls.length).fill(URL_EVIDENCE.length - 1);
+    for (let o = 0; o < data.listed; o++)
+      if (c.urlEvidence[o]! < evidence[c.url[o]!]!) evidence[c.url[o]!] = c.urlEvidence[o]!;
+    urlEvidenceByData.set(data, evidence);
+  }
+  return evidence;
+}
+
+/** A name with letter case, punctuation and spacing folded away ("Tribury Eye Care" = "Tribury Eyecare"). */
+const brandFold = (name: string) =>
+  name
+    .normalize("NFKD")
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, "");
+
+/**
+ * How a brands bundle merges one developer's organizations into one brand (docs/api.md, "Brands
+ * bundle"): organizations whose names differ only in letter case, punctuation or spacing and
+ * that share an Endpoint, or an NPI and an address, are one practice. For each organization
+ * (by its key, writeOrganizationKey's) that is not the first of its brand in list order: the
+ * first's key (`aliasOf`); for each first: the URLs of the others, their spellings and their
+ * newest entry.
+ */
+interface BrandPlan {
+  aliasOf: Map<string, string>;
+  merged: Map<string, { urls: number[]; names: string[]; newest: number }>;
+}
+
+/** An organization's identity as a Bundle groups it: vendor, name but for letter case, NPI, city, state, ZIP. */
+function brandKeyOf({ columns: c, strings: s }: RecordSource["data"], o: number): string {
+  const name = c.organizationName[o]!;
+  return `${c.vendor[o]}\0${name < 0 ? "" : s.organizationNames[name]!.toLowerCase()}\0${c.npi[o]}\0${c.city[o]}\0${c.state[o]}\0${c.zipCode[o]}`;
+}
+
+function brandPlan(
+  data: RecordSource["data"],
+  ordinals: readonly number[],
+  includedUrl: (url: number) => boolean,
+): BrandPlan {
+  const { columns: c, strings: s } = data;
+  const keyOf = (o: number) => brandKeyOf(data, o);
+  // Organizations (by lowercased key) in list order of their first entry, with their entries.
+  const first = new Map<string, number>();
+  const entriesOf = new Map<string, number[]>();
+  for (const o of ordinals) {
+    if (c.organizationName[o]! < 0) continue;
+    const k = keyOf(o);
+    if (!first.has(k)) first.set(k, o);
+    const list = entriesOf.get(k);
+    if (list) list.push(o);
+    else entriesOf.set(k, [o]);
+  }
+  // Union-find over organizations, by a folded name with the NPI and address, or with a URL.
+  const parent = new Map<string, string>();
+  const find = (k: string): string => {
+    let root = k;
+    while (parent.get(root) !== root) root = parent.get(root)!;
+    parent.set(k, root);
+    return root;
+  };
+  const union = (a: string, b: string) => {
+    const [ra, rb] = [find(a), find(b)];
+    if (ra === rb) return;
+    // The organization first in list order stays the brand.
+    if (first.get(ra)! < first.get(rb)!) parent.set(rb, ra);
+    else parent.set(ra, rb);
+  };
+  const byPlace = new Map<string, string>();
+  const byUrl = new Map<string, string>();
+  for (const [k, o] of first) {
+    parent.set(k, k);
+    const folded = `${c.vendor[o]}\0${brandFold(s.organizationNames[c.organizationName[o]!]!)}`;
+    const place = `${folded}\0${c.npi[o]}\0${c.city[o]}\0${c.state[o]}\0${c.zipCode[o]}`;
+    const other = byPlace.get(place);
+    if (other === undefined) byPlace.set(place, k);
+    else union(other, k);
+    for (const e of entriesOf.get(k)!) {
+      const shared = `${folded}\0${c.url[e]}`;
+      const same = byUrl.get(shared);
+      if (same === undefined) byUrl.set(shared, k);
+      else union(same, k);
+    }
+  }
+  const plan: BrandPlan = { aliasOf: new Map(), merged: new Map() };
+  for (const [k, o] of first) {
+    const root = find(k);
+    if (root === k) continue;
+    plan.aliasOf.set(k, root);
+    const merged = plan.merged.get(root) ?? { urls: [], names: [], newest: -1 };
+    const rootName = s.organizationNames[c.organizationName[first.get(root)!]!]!;
+    const name = s.organizationNames[c.organizationName[o]!]!;
+    if (name !== rootName && !merged.names.includes(name)) merged.names.push(name);
+    for (const e of entriesOf.get(k)!) {
+      if (includedUrl(c.url[e]!) && !merged.urls.includes(c.url[e]!)) merged.urls.push(c.url[e]!);
+      if (newerIn(s.lastUpdated, merged.newest, c.lastUpdated[e]!)) merged.newest = c.lastUpdated[e]!;
+    }
+    plan.merged.set(root, merged);
+  }
+  return plan;
 }
 
 /**
@@ -325,6 +461,7 @@ export function fhirWriter(
   // A brands bundle: when each resource last changed (string indexes of s.lastUpdated, -1 none).
   const newer = (a: number, b: number) => newerIn(s.lastUpdated, a, b);
   const urlNewest = brands === null ? null : urlNewestOf(data);
+  const urlEvidence = urlEvidenceOf(data);
   /** Per vendor, its newest entry in the Bundle (its developer brand's meta.lastUpdated). */
   const vendorNewest = new Int32Array(s.vendorIds.length).fill(-1);
   const lastUpdatedMeta = (out: ByteBuffer, at: number) => {
@@ -423,8 +560,27 @@ export function fhirWriter(
   const organizationIncluded = (k: number) => {
     if (brands === null) return true;
     if (c.organizationName[ordinals[k]!]! < 0) return false;
+    if (plan?.aliasOf.has(brandKeyOf(data, ordinals[k]!))) return false;
     for (let u = firstUrl[k]!; u !== -1; u = nextPool[u]!) if (isIncluded(urlPool[u]!)) return true;
-    return false;
+    return (mergedInto(k)?.urls.length ?? 0) > 0;
+  };
+  /** What a brands bundle merges into organization k: the others of its brand (brandPlan), or undefined. */
+  const mergedInto = (k: number) => plan?.merged.get(brandKeyOf(data, ordinals[k]!));
+
+  // A brands bundle: one brand per practice (brandPlan), planned from every entry of the Bundle
+  // before the first is written; an Endpoint is in it as `entry` decides, from the URL's first entry.
+  let plan: BrandPlan | null = null;
+  const planBrands = (all: readonly number[]) => {
+    const seen = new Uint8Array((s.urls.length >> 3) + 1);
+    const inBundle = new Uint8Array((s.urls.length >> 3) + 1);
+    for (const o of all) {
+      const url = c.url[o]!;
+      if ((seen[url >> 3]! & (1 << (url & 7))) !== 0) continue;
+      seen[url >> 3]! |= 1 << (url & 7);
+      const guess = urlEvidence[url] === HOST_GUESSED && s.statuses[c.status[o]!] !== "verified";
+      if (versionKnown[c.fhirVersion[o]!] && !guess) inBundle[url >> 3]! |= 1 << (url & 7);
+    }
+    return brandPlan(data, all, (url) => (inBundle[url >> 3]! & (1 << (url & 7))) !== 0);
   };
 
   const writeOrganization = (out: ByteBuffer, k: number) => {
@@ -436,7 +592,9 @@ export function fhirWriter(
     out.ascii('","resource":{"resourceType":"Organization","id":"');
     out.hex(hash, 0, 32);
     out.ascii('"');
-    if (brands !== null) lastUpdatedMeta(out, newestOf[k]!);
+    const merged = mergedInto(k);
+    if (brands !== null)
+      lastUpdatedMeta(out, merged && newer(newestOf[k]!, merged.newest) ? merged.newest : newestOf[k]!);
     const npi = c.npi[o]!;
     const name = lookup(s.organizationNames, c.organizationName[o]!);
     if (npi !== 0) {
@@ -452,6 +610,8 @@ export function fhirWriter(
       out.ascii(',"name":');
       out.json(name);
     }
+    // The other spellings of a brand merged into this one (the IG allows aliases).
+    if (merged !== undefined && merged.names.length > 0) out.utf8(`,"alias":${JSON.stringify(merged.names)}`);
     if (brands !== null) out.ascii(`,"telecom":${ABSENT_WEBSITE}`);
     const city = lookup(s.cities, c.city[o]!);
     const state = lookup(s.states, c.state[o]!);
@@ -464,15 +624,22 @@ export function fhirWriter(
     }
     out.ascii(',"endpoint":[');
     let firstReference = true;
-    for (let u = firstUrl[k]!; u !== -1; u = nextPool[u]!) {
-      const url = urlPool[u]!;
-      if (!isIncluded(url)) continue;
+    const reference = (url: number) => {
       named[url >> 3]! |= 1 << (url & 7);
       out.ascii(firstReference ? '{"reference":"Endpoint/' : ',{"reference":"Endpoint/');
       firstReference = false;
       endpointId(out, url);
       out.ascii('"}');
+    };
+    const own = merged === undefined ? null : new Set<number>();
+    for (let u = firstUrl[k]!; u !== -1; u = nextPool[u]!) {
+      const url = urlPool[u]!;
+      if (!isIncluded(url) || own?.has(url)) continue;
+      own?.add(url);
+      reference(url);
     }
+    // The merged organizations' Endpoints, in the Bundle whether written yet or not (brandPlan).
+    for (const url of merged?.urls ?? []) if (!own!.has(url)) reference(url);
     out.ascii("]}}");
   };
 
@@ -500,7 +667,13 @@ export function fhirWriter(
     }
     if ((written[url >> 3]! & (1 << (url & 7))) === 0) {
       written[url >> 3]! |= 1 << (url & 7);
-      if (brands !== null && !versionKnown[c.fhirVersion[o]!]) return organizationOf(out, o, url, vendor);
+      // Nor a guessed address before a probe has verified it: patient apps would show a guess as fact.
+      if (
+        brands !== null &&
+        (!versionKnown[c.fhirVersion[o]!] ||
+          (urlEvidence[url] === HOST_GUESSED && s.statuses[c.status[o]!] !== "verified"))
+      )
+        return organizationOf(out, o, url, vendor);
       included[url >> 3]! |= 1 << (url & 7);
       item(out);
       out.ascii(endpointUrl);
@@ -516,6 +689,7 @@ export function fhirWriter(
       const environment = ENDPOINT_ENVIRONMENTS.indexOf(environmentCodeAt(data, o));
       out.copy(middles[c.fhirVersion[o]!]![c.fhirVersionBasis[o]!]![environment]![c.status[o]!]!);
       out.json(s.urls[url]!);
+      out.ascii(ADDRESS_REPAIRS[urlEvidence[url]!]!);
       out.utf8(tails[vendor]!);
     }
     organizationOf(out, o, url, vendor);
@@ -595,8 +769,9 @@ export function fhirWriter(
         out.utf8(`{"resourceType":"Bundle","meta":{"lastUpdated":"${at}"},"type":"collection","timestamp":"${at}"`);
       }
     },
-    write(ordinals, from, to, out) {
-      for (let i = from; i < to; i++) entry(out, ordinals[i]!);
+    write(all, from, to, out) {
+      if (brands !== null && plan === null) plan = planBrands(brands.entries());
+      for (let i = from; i < to; i++) entry(out, all[i]!);
     },
     end(out) {
       flush(out);

@@ -1,4 +1,5 @@
 import { ACCESS, lookup, type RecordSource } from "../../../directory/render";
+import { URL_EVIDENCE } from "../../../model/evidence";
 import { type ByteBuffer, encodeTable } from "../../http/byte-buffer";
 import type { ExportWriter } from "./writer";
 
@@ -7,6 +8,11 @@ import type { ExportWriter } from "./writer";
  * (`JSON.stringify` of `endpointRecordAt`'s record: its members in that order), written straight from
  * the columns.
  */
+/** The record's `urlRepair` member (with its comma) and the line's end, per URL_EVIDENCE index: none for a URL as published. */
+const URL_REPAIR_MEMBERS = URL_EVIDENCE.map((evidence) =>
+  evidence === "published" ? "}\n" : `,"urlRepair":${JSON.stringify(evidence)}}\n`,
+);
+
 export function ndjsonWriter({ data, vendorNames }: RecordSource): ExportWriter {
   const { columns: c, strings: s } = data;
   // Small tables, encoded once per export: the vendor's two members, version, access, status.
@@ -55,7 +61,8 @@ export function ndjsonWriter({ data, vendorNames }: RecordSource): ExportWriter 
     out.copy(statuses[c.status[o]!]!);
     out.ascii(',"lastUpdated":');
     out.json(lastUpdated[c.lastUpdated[o]!]!);
-    out.ascii(c.environment[o] === 0 ? ',"environment":"production"}\n' : ',"environment":"non-production"}\n');
+    out.ascii(c.environment[o] === 0 ? ',"environment":"production"' : ',"environment":"non-production"');
+    out.ascii(URL_REPAIR_MEMBERS[c.urlEvidence[o]!]!);
   };
 
   return {

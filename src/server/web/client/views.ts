@@ -155,6 +155,21 @@ const NON_PRODUCTION_LABEL = () =>
     "Non-production",
   );
 
+/** What each kind of URL repair means (docs/api.md, Enrichment), as the page says it. */
+const URL_REPAIR_TEXT: Record<NonNullable<EndpointRecord["urlRepair"]>, string> = {
+  cleaned: "Repaired URL: stray characters the list published were removed",
+  "scheme-assumed": "Repaired URL: the list gave no scheme; https:// was assumed",
+  "host-guessed": "Guessed URL: the list gave a path without a host; the host is a guess until a probe verifies it",
+};
+
+/** The mark of a URL the list did not publish as served: "Guessed URL" or "Repaired URL", its meaning as title. */
+const urlRepairMark = (repair: NonNullable<EndpointRecord["urlRepair"]>) =>
+  h(
+    "span",
+    { class: "status status-repaired", title: URL_REPAIR_TEXT[repair] },
+    repair === "host-guessed" ? "Guessed URL" : "Repaired URL",
+  );
+
 /**
  * One result row: organization (a link to its detail), vendor, place (and, near a ZIP, `miles`
  * from it: the list's `meta.distance`), URL with copy button, FHIR version (marked when
@@ -178,7 +193,13 @@ export function resultRow(record: EndpointRecord, state: SearchState, basis?: st
       ),
       h("p", { class: "vendor" }, record.vendorName, where ? ` · ${where}` : ""),
     ),
-    h("div", { class: "url-line" }, breakableUrl(record.url), copyButton(record.url, name)),
+    h(
+      "div",
+      { class: "url-line" },
+      breakableUrl(record.url),
+      copyButton(record.url, name),
+      record.urlRepair !== undefined && urlRepairMark(record.urlRepair),
+    ),
     h(
       "dl",
       { class: "facts" },
@@ -305,6 +326,7 @@ export function recordSection(
         unusable === null && " ",
         unusable === null && copyButton(r.url, r.organizationName ?? NO_NAME),
       ),
+      r.urlRepair !== undefined && row("URL", urlRepairMark(r.urlRepair), " ", URL_REPAIR_TEXT[r.urlRepair]),
       row("Vendor", r.vendorName),
       kind !== null && row("Kind", VENDOR_KIND_LABELS[kind]),
       row("Organization", r.organizationName ?? h("span", { class: "muted" }, "not published")),
