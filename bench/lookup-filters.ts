@@ -16,7 +16,7 @@
 import { Database } from "bun:sqlite";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
-import { parseArgs } from "node:util";
+import { parseCli } from "../src/cli/args";
 import { loadConfig } from "../src/config";
 import { beginRead, openDatabase } from "../src/db/client";
 import { buildDirectoryData } from "../src/directory/build-data";
@@ -26,18 +26,20 @@ import { WORK } from "../src/model/request-caps";
 import { zipPlaces } from "../src/model/zip-places";
 import { toEndpointFilter } from "../src/server/endpoints/filter";
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
+const { values, positionals, fail } = parseCli({
+  command: "bun run bench:lookup-filters",
+  synopsis: ["[<database.sqlite>] [--requests <n>]"],
+  description:
+    "The list's lookup filters (npi, host, url, city, near) against the unfiltered list: index build, work units, in-process rate. The database defaults to BENCH_DB, else the 1M generated one.",
   options: { requests: { type: "string", default: "4000" } },
+  optionHelp: [["--requests <n>", "answers timed per shape (default 4000, at least 10)"]],
+  allowPositionals: true,
 });
 const ROOT = resolve(import.meta.dir, "..");
 const path =
   positionals[0] ?? process.env.BENCH_DB ?? join(ROOT, "bench", "data", "endpoints-1000000-seed1-history400.sqlite");
 const requests = Number(values.requests);
-if (!Number.isInteger(requests) || requests < 10) {
-  console.error("usage: bun bench/lookup-filters.ts [<database.sqlite>] [--requests <n>]");
-  process.exit(2);
-}
+if (!Number.isInteger(requests) || requests < 10) fail("--requests must be a whole number ≥ 10");
 
 // 1. Build.
 const reader = new Database(path, { readonly: true });

@@ -1,4 +1,5 @@
 import type { Static } from "@sinclair/typebox";
+import { Type } from "@sinclair/typebox";
 import { t } from "elysia";
 
 /**
@@ -31,7 +32,7 @@ export type RefreshMode = (typeof REFRESH_MODES)[number];
 
 const dateTime = (description: string) => t.String({ format: "date-time", description });
 const nullable = <T extends ReturnType<typeof t.String>>(schema: T) => t.Union([schema, t.Null()]);
-const count = (description: string) => t.Integer({ minimum: 0, description });
+const count = (description: string) => Type.Integer({ minimum: 0, description });
 
 const ListSourceSchema = t.Object({
   source: t.Union(

@@ -248,7 +248,7 @@ describe("moving bodies out of the probe rows", () => {
       const list = (text: string | null) => (text ? (JSON.parse(text) as string[]) : []);
       // Facets, checks and verdict are derived from these bodies (test/pipeline/probe/real-facets.test.ts).
       const { checks, verdict, ...data } = JSON.parse(decoder.decode(answer)).data;
-      const { usCore, bulkData, smart, access, tls, ...summary } = data.summary;
+      const { usCore, bulkData, smart, access, tls, payer, ...summary } = data.summary;
       expect([
         checks.length,
         Object.keys(verdict).length,
@@ -257,7 +257,8 @@ describe("moving bodies out of the probe rows", () => {
         typeof smart,
         typeof access,
         typeof tls,
-      ]).toEqual([CHECKS.length, 3, "object", "object", "object", "object", "object"]);
+        typeof payer,
+      ]).toEqual([CHECKS.length, 3, "object", "object", "object", "object", "object", "object"]);
       // Rows from before the probe read TLS facts: the TLS checks cannot apply yet, no TLS fact is known.
       expect(tls).toEqual({ protocol: null, certificateExpiresAt: null, issuer: null, verified: null });
       expect(checks.slice(-3).map((check: { ok: boolean | null }) => check.ok)).toEqual([null, null, null]);

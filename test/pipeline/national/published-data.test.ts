@@ -29,15 +29,16 @@ interface RawListItem extends RawItem {
   list: string;
 }
 
-/** Every item of every bundled list, with the vendor and list the registry files it under. */
+/** Every item of every bundled developer's list, with the vendor and list the registry files it under. */
 function rawItems(): RawListItem[] {
   const files = JSON.parse(
     Bun.zstdDecompressSync(readFileSync(join(ROOT, "db/national/lists.json.zst"))).toString("utf8"),
   ) as Record<string, string>;
   const { vendors } = JSON.parse(readFileSync(join(ROOT, "db/vendors.json"), "utf8")) as {
-    vendors: { id: string; lists: { id: string; bundledFile?: string }[] }[];
+    vendors: { id: string; kind?: string; lists: { id: string; bundledFile?: string }[] }[];
   };
-  return vendors.flatMap((vendor) =>
+  // The certified developers' lists; the health plans' bundle has tests of its own (payers.test.ts).
+  return vendors.filter((vendor) => vendor.kind !== "payer").flatMap((vendor) =>
     vendor.lists.flatMap((list) =>
       list.bundledFile
         ? (JSON.parse(files[list.bundledFile]!) as { Endpoints: RawItem[] }).Endpoints.map((item) => ({

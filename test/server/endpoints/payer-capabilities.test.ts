@@ -130,7 +130,15 @@ describe("a health plan's Patient Access API", () => {
 
   test("the verdicts: ready for patient apps where SMART's patient set is declared over https; undeclared where nothing is", async () => {
     const carin = (await fetchPublished(app, root, `/api/v1/endpoints/${ids.carin}/capabilities`)).body.data;
-    expect(carin.verdict.patientApps).toEqual({ status: "ready", reasons: [] });
+    // A standalone patient app's whole set; not launched from a portal (no launch-ehr): said in a note.
+    expect(carin.verdict.patientApps).toEqual({
+      status: "ready",
+      sets: ["patient-standalone"],
+      reasons: [],
+      notes: [
+        "ready for standalone patient apps (Patient Access for Standalone Apps); apps launched from the patient portal: missing launch-ehr, context-ehr-patient",
+      ],
+    });
     expect(carin.verdict.backendServices.status).toBe("no");
     const none = (await fetchPublished(app, root, `/api/v1/endpoints/${ids.none}/capabilities`)).body.data;
     for (const kind of ["patientApps", "providerApps", "backendServices"])

@@ -77,6 +77,7 @@ const SAMPLE: Record<string, string> = {
   "fhir-version": "4.0.1",
   supports: "pkce",
   ready: "patient-apps",
+  "developer-kind": "payer",
   _include: "Endpoint:organization",
   name: "clinic",
   identifier: "1234567893",
