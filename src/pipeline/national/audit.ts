@@ -240,9 +240,12 @@ function productionNames(listed: Row[]): Pick<AuditReport, "productionNamesMarke
   return { productionNamesMarked: marked, productionNamesListed: named.length };
 }
 
-/** The developers' certified products as the report cards read them (vendors.certifications, from the registry). */
+/** The certified developers' products as the report cards read them (vendors.certifications, from the registry). */
 function certificationFigures(sqlite: Database): AuditReport["certification"] {
-  const rows = reportReads(sqlite).vendors();
+  // Certified developers only: a health plan has no CHPL block.
+  const rows = reportReads(sqlite)
+    .vendors()
+    .filter((row) => row[3] !== "payer");
   const byVendor = rows.map(([vendorId, , json]) => {
     const products = (json === null ? [] : JSON.parse(json)) as { status: string; standardizedApi: boolean }[];
     return {
