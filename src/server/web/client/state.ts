@@ -5,6 +5,7 @@
 export const FILTER_KEYS = [
   "query",
   "vendor",
+  "kind",
   "state",
   "fhirVersion",
   "access",
@@ -38,6 +39,7 @@ export const PAGE_SIZE = 25;
 export const emptyFilters = (): Filters => ({
   query: "",
   vendor: "",
+  kind: "",
   state: "",
   fhirVersion: "",
   access: "",
