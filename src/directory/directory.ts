@@ -11,6 +11,7 @@ import { indexFileName, VERSION_MOVED } from "./build-cli";
 import { buildDirectoryData } from "./build-data";
 import { DamagedIndexError, parseDataBytes, readDataFile, readDataFileSync } from "./data-file";
 import { DATA_FORMAT, type DirectoryData } from "./directory-data";
+import { EntryLookups } from "./lookups";
 import { keepHistoryOf } from "./report-cards";
 import { DatasetSnapshot } from "./snapshot";
 
@@ -149,11 +150,16 @@ export class Directory {
     }
   }
 
+  /**
+   * The next version, opened while the current one is served: the index file is read without
+   * blocking, and its lookup indexes are built in steps before the snapshot is made, so requests
+   * keep being answered until the swap.
+   */
   private async openAsync(): Promise<DatasetSnapshot> {
     for (;;) {
       const plan = this.plan();
       if (plan.snapshot) return plan.snapshot;
-      if (plan.stored) return this.fromFile(plan, plan.stored);
+      if (plan.stored) return this.fromFile(plan, plan.stored, await this.lookupsInSteps(plan, plan.stored));
       const exitCode = plan.builder ? await Bun.spawn(plan.builder, CHILD_OUTPUT).exited : 0;
       if (!this.built(plan, exitCode)) continue;
       const read = await readDataFile(plan.file!).then(
@@ -163,8 +169,13 @@ export class Directory {
         },
       );
       const data = this.fileData(plan, read);
-      if (data) return this.fromFile(plan, data);
+      if (data) return this.fromFile(plan, data, await this.lookupsInSteps(plan, data));
     }
+  }
+
+  /** The lookup indexes of `data`, built a step per turn; the plan's connection closed if the build fails. */
+  private lookupsInSteps(plan: Plan, data: DirectoryData): Promise<EntryLookups> {
+    return EntryLookups.buildInSteps(data).catch((error) => this.abandon(plan, error));
   }
 
   /** False when the database moved on before the child process pinned it (plan again). */
@@ -241,9 +252,9 @@ export class Directory {
     throw error;
   }
 
-  private fromFile(plan: Plan, data: DirectoryData): DatasetSnapshot {
+  private fromFile(plan: Plan, data: DirectoryData, lookups?: EntryLookups): DatasetSnapshot {
     this.removeOldFiles(data.version);
-    return new DatasetSnapshot(plan.sqlite, data);
+    return new DatasetSnapshot(plan.sqlite, data, lookups);
   }
 
   /** Keeps the newest files of the current format; older versions and other formats go. */

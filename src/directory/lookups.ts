@@ -2,6 +2,7 @@ import { EARTH_RADIUS_MILES, milesBetween, zipPlaces } from "../model/zip-places
 import type { DirectoryData } from "./directory-data";
 import { lowerBound } from "./lower-bound";
 import { Lru } from "./lru";
+import { inRanges, Stepped } from "./stepped";
 import { fold } from "./text";
 
 /** Ordinals grouped by a value: group g's are `ordinals[offsets[g]..offsets[g+1])`, ascending (list order). */
@@ -10,14 +11,23 @@ interface Groups {
   ordinals: Int32Array;
 }
 
-/** Groups the listed ordinals by `groupOf[ordinal]` (-1: in no group), in one counting sort. */
-function groupBy(groupOf: Int32Array, groups: number): Groups {
+/**
+ * Groups the listed ordinals by `groupOf[ordinal]` (-1: in no group), in one counting sort, in
+ * steps of `chunk` ordinals (or groups).
+ */
+function* groupBy(groupOf: Int32Array, groups: number, chunk: number): Generator<void, Groups> {
   const offsets = new Int32Array(groups + 1);
-  for (let i = 0; i < groupOf.length; i++) if (groupOf[i]! >= 0) offsets[groupOf[i]! + 1]!++;
-  for (let g = 1; g <= groups; g++) offsets[g]! += offsets[g - 1]!;
+  yield* inRanges(groupOf.length, chunk, (from, to) => {
+    for (let i = from; i < to; i++) if (groupOf[i]! >= 0) offsets[groupOf[i]! + 1]!++;
+  });
+  yield* inRanges(groups, chunk, (from, to) => {
+    for (let g = from + 1; g <= to; g++) offsets[g]! += offsets[g - 1]!;
+  });
   const fill = offsets.slice(0, groups);
   const ordinals = new Int32Array(offsets[groups]!);
-  for (let i = 0; i < groupOf.length; i++) if (groupOf[i]! >= 0) ordinals[fill[groupOf[i]!]!++] = i;
+  yield* inRanges(groupOf.length, chunk, (from, to) => {
+    for (let i = from; i < to; i++) if (groupOf[i]! >= 0) ordinals[fill[groupOf[i]!]!++] = i;
+  });
   return { offsets, ordinals };
 }
 
@@ -76,20 +86,156 @@ const MILES_PER_DEGREE_LATITUDE = 68.5;
 const MILES_PER_DEGREE_LONGITUDE = 69;
 
 /**
- * The indexes of the list's lookup filters over one dataset version, built from its columns when
- * the snapshot opens (a few passes over the entries, then over the distinct values): by NPI, by
- * exact URL, by host (a domain is a range of hosts), by city, and by position (an entry's ZIP from
- * the committed ZIP table, else its city's ZIPs), each grouping the listed ordinals in list order.
+ * Ordinals (or distinct values) handled between two yields of a stepped build: a few ms of CPU
+ * (the costliest, a map lookup or a folded city name per item, take under 0.3 µs per entry), so
+ * `/health` is answered between two steps while the next version's indexes are built.
+ */
+const CHUNK = 8_192;
+
+/** What EntryLookups answers from (see there). */
+interface LookupTables {
+  npis: Map<number, number>;
+  byNpi: Groups;
+  urlSlots: Int32Array;
+  byUrl: Groups;
+  /** Distinct hosts, reversed (`com.epic.fhir`), sorted; a host's group is its index here. */
+  hosts: string[];
+  byHost: Groups;
+  cities: Map<string, number>;
+  byCity: Groups;
+  positions: Positions;
+  byPosition: Groups;
+  /** Per listed ordinal: its position, -1 when neither its ZIP nor its city is known. */
+  positionOf: Int32Array;
+}
+
+/**
+ * The lookup tables of a dataset version, from its columns (a few passes over the entries, then
+ * over the distinct values), in steps of at most `chunk` entries or values: drained at once when
+ * a version opens at start, taken a step per turn of the event loop before a version swap.
+ */
+export function* buildLookupTables(data: DirectoryData, chunk = CHUNK): Generator<void, LookupTables> {
+  const { columns, strings, listed } = data;
+  const groupOf = new Int32Array(listed);
+
+  // NPI: each distinct value numbered in order of first appearance.
+  const npis = new Map<number, number>();
+  yield* inRanges(listed, chunk, (from, to) => {
+    for (let i = from; i < to; i++) {
+      const npi = columns.npi[i]!;
+      if (npi <= 0) {
+        groupOf[i] = -1;
+        continue;
+      }
+      let id = npis.get(npi);
+      if (id === undefined) {
+        id = npis.size;
+        npis.set(npi, id);
+      }
+      groupOf[i] = id;
+    }
+  });
+  const byNpi = yield* groupBy(groupOf, npis.size, chunk);
+
+  // URL: an open-addressing table of the URL strings, the URL column as groups.
+  const urlSlots = new Int32Array(2 ** Math.ceil(Math.log2(strings.urls.length * 2 + 2))).fill(-1);
+  const mask = urlSlots.length - 1;
+  yield* inRanges(strings.urls.length, chunk, (from, to) => {
+    for (let id = from; id < to; id++) {
+      let slot = Bun.hash.crc32(strings.urls[id]!) & mask;
+      while (urlSlots[slot] !== -1) slot = (slot + 1) & mask;
+      urlSlots[slot] = id;
+    }
+  });
+  const byUrl = yield* groupBy(columns.url.subarray(0, listed), strings.urls.length, chunk);
+
+  // Host: each URL's host, the distinct hosts in reversed-label order.
+  const hostIds = new Map<string, number>();
+  const hostOfUrl = new Int32Array(strings.urls.length);
+  yield* inRanges(strings.urls.length, chunk, (from, to) => {
+    for (let u = from; u < to; u++) {
+      const host = hostOf(strings.urls[u]!);
+      if (host === null) {
+        hostOfUrl[u] = -1;
+        continue;
+      }
+      let id = hostIds.get(host);
+      if (id === undefined) {
+        id = hostIds.size;
+        hostIds.set(host, id);
+      }
+      hostOfUrl[u] = id;
+    }
+  });
+  const keys = [...hostIds.keys()].map(reversed);
+  yield;
+  const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
+  yield;
+  const rank = new Int32Array(keys.length);
+  order.forEach((id, position) => {
+    rank[id] = position;
+  });
+  const hosts = order.map((id) => keys[id]!);
+  yield* inRanges(listed, chunk, (from, to) => {
+    for (let i = from; i < to; i++) {
+      const host = hostOfUrl[columns.url[i]!]!;
+      groupOf[i] = host < 0 ? -1 : rank[host]!;
+    }
+  });
+  const byHost = yield* groupBy(groupOf, keys.length, chunk);
+
+  // City: folded names.
+  const cities = new Map<string, number>();
+  const cityOf = new Int32Array(strings.cities.length);
+  yield* inRanges(strings.cities.length, chunk, (from, to) => {
+    for (let c = from; c < to; c++) {
+      const key = cityKey(strings.cities[c]!);
+      if (key === "") {
+        cityOf[c] = -1;
+        continue;
+      }
+      let id = cities.get(key);
+      if (id === undefined) {
+        id = cities.size;
+        cities.set(key, id);
+      }
+      cityOf[c] = id;
+    }
+  });
+  yield* inRanges(listed, chunk, (from, to) => {
+    for (let i = from; i < to; i++) groupOf[i] = columns.city[i]! < 0 ? -1 : cityOf[columns.city[i]!]!;
+  });
+  const byCity = yield* groupBy(groupOf, cities.size, chunk);
+
+  // Position: the entry's ZIP, else its city (in its state, or in the one state the table has it in).
+  const { positionOf, positions, count } = yield* entryPositions(data, chunk);
+  const byPosition = yield* groupBy(positionOf, count, chunk);
+  const { cells, byCell } = positions;
+  for (const range of cells.values()) {
+    let entries = 0;
+    for (let k = range[0]; k < range[1]; k++) {
+      const p = byCell[k]!;
+      entries += byPosition.offsets[p + 1]! - byPosition.offsets[p]!;
+    }
+    range[2] = entries;
+  }
+  return { npis, byNpi, urlSlots, byUrl, hosts, byHost, cities, byCity, positions, byPosition, positionOf };
+}
+
+/**
+ * The indexes of the list's lookup filters over one dataset version (buildLookupTables): by NPI,
+ * by exact URL, by host (a domain is a range of hosts), by city, and by position (an entry's ZIP
+ * from the committed ZIP table, else its city's ZIPs), each grouping the listed ordinals in list
+ * order.
  */
 export class EntryLookups {
-  private readonly npis = new Map<number, number>();
+  private readonly npis: Map<number, number>;
   private readonly byNpi: Groups;
   private readonly urlSlots: Int32Array;
   private readonly byUrl: Groups;
-  /** Distinct hosts, reversed (`com.epic.fhir`), sorted; a host's group is its index here. */
   private readonly hosts: string[];
   private readonly byHost: Groups;
-  private readonly cities = new Map<string, number>();
+  private readonly cities: Map<string, number>;
   private readonly byCity: Groups;
   private readonly positions: Positions;
   private readonly byPosition: Groups;
@@ -102,89 +248,27 @@ export class EntryLookups {
     lists: Partial<Record<"distance" | "list", Int32Array>>;
   }>(64);
 
-  constructor(private readonly data: DirectoryData) {
-    const { columns, strings, listed } = data;
-    const groupOf = new Int32Array(listed);
+  /** `tables`: built from `data` (buildLookupTables); without them, built now in one go. */
+  constructor(
+    private readonly data: DirectoryData,
+    tables: LookupTables = new Stepped(buildLookupTables(data)).drain(),
+  ) {
+    this.npis = tables.npis;
+    this.byNpi = tables.byNpi;
+    this.urlSlots = tables.urlSlots;
+    this.byUrl = tables.byUrl;
+    this.hosts = tables.hosts;
+    this.byHost = tables.byHost;
+    this.cities = tables.cities;
+    this.byCity = tables.byCity;
+    this.positions = tables.positions;
+    this.byPosition = tables.byPosition;
+    this.positionOf = tables.positionOf;
+  }
 
-    // NPI: each distinct value numbered in order of first appearance.
-    for (let i = 0; i < listed; i++) {
-      const npi = columns.npi[i]!;
-      if (npi <= 0) {
-        groupOf[i] = -1;
-        continue;
-      }
-      let id = this.npis.get(npi);
-      if (id === undefined) {
-        id = this.npis.size;
-        this.npis.set(npi, id);
-      }
-      groupOf[i] = id;
-    }
-    this.byNpi = groupBy(groupOf, this.npis.size);
-
-    // URL: an open-addressing table of the URL strings, the URL column as groups.
-    this.urlSlots = new Int32Array(2 ** Math.ceil(Math.log2(strings.urls.length * 2 + 2))).fill(-1);
-    const mask = this.urlSlots.length - 1;
-    strings.urls.forEach((url, id) => {
-      let slot = Bun.hash.crc32(url) & mask;
-      while (this.urlSlots[slot] !== -1) slot = (slot + 1) & mask;
-      this.urlSlots[slot] = id;
-    });
-    this.byUrl = groupBy(columns.url.subarray(0, listed), strings.urls.length);
-
-    // Host: each URL's host, the distinct hosts in reversed-label order.
-    const hostIds = new Map<string, number>();
-    const hostOfUrl = Int32Array.from(strings.urls, (url) => {
-      const host = hostOf(url);
-      if (host === null) return -1;
-      let id = hostIds.get(host);
-      if (id === undefined) {
-        id = hostIds.size;
-        hostIds.set(host, id);
-      }
-      return id;
-    });
-    const keys = [...hostIds.keys()].map(reversed);
-    const order = keys.map((_, i) => i).sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : 0));
-    const rank = new Int32Array(keys.length);
-    order.forEach((id, position) => {
-      rank[id] = position;
-    });
-    this.hosts = order.map((id) => keys[id]!);
-    for (let i = 0; i < listed; i++) {
-      const host = hostOfUrl[columns.url[i]!]!;
-      groupOf[i] = host < 0 ? -1 : rank[host]!;
-    }
-    this.byHost = groupBy(groupOf, keys.length);
-
-    // City: folded names.
-    const cityOf = Int32Array.from(strings.cities, (city) => {
-      const key = cityKey(city);
-      if (key === "") return -1;
-      let id = this.cities.get(key);
-      if (id === undefined) {
-        id = this.cities.size;
-        this.cities.set(key, id);
-      }
-      return id;
-    });
-    for (let i = 0; i < listed; i++) groupOf[i] = columns.city[i]! < 0 ? -1 : cityOf[columns.city[i]!]!;
-    this.byCity = groupBy(groupOf, this.cities.size);
-
-    // Position: the entry's ZIP, else its city (in its state, or in the one state the table has it in).
-    const { positionOf, positions, count } = entryPositions(data);
-    this.positionOf = positionOf;
-    this.byPosition = groupBy(positionOf, count);
-    this.positions = positions;
-    const { cells, byCell } = positions;
-    for (const range of cells.values()) {
-      let entries = 0;
-      for (let k = range[0]; k < range[1]; k++) {
-        const p = byCell[k]!;
-        entries += this.byPosition.offsets[p + 1]! - this.byPosition.offsets[p]!;
-      }
-      range[2] = entries;
-    }
+  /** Builds the indexes a step per turn of the event loop: the server keeps answering meanwhile. */
+  static async buildInSteps(data: DirectoryData): Promise<EntryLookups> {
+    return new EntryLookups(data, await new Stepped(buildLookupTables(data)).perTurn());
   }
 
   /** The listed entries with this NPI (a number of 10 digits), in list order. */
@@ -395,7 +479,10 @@ function tableCities(): TableCities {
  * else the mean of the table's ZIPs of its city (in its state; without a state, in the one state
  * the table has that city in). Entries at the same point share one position.
  */
-function entryPositions(data: DirectoryData): { positionOf: Int32Array; positions: Positions; count: number } {
+function* entryPositions(
+  data: DirectoryData,
+  chunk: number,
+): Generator<void, { positionOf: Int32Array; positions: Positions; count: number }> {
   const { columns, strings, listed } = data;
   const table = zipPlaces();
   const latitudes: number[] = [];
@@ -414,17 +501,21 @@ function entryPositions(data: DirectoryData): { positionOf: Int32Array; position
   };
   // Per 5-digit ZIP (a ZIP+4's many spellings share it): its position, found once.
   const ofZip5 = new Map<string, number>();
-  const ofZip = Int32Array.from(strings.zipCodes, (zip) => {
-    const five = zip.slice(0, 5);
-    let position = ofZip5.get(five);
-    if (position === undefined) {
-      const place = /^\d{5}$/.test(five) ? table.get(five) : undefined;
-      position = place === undefined ? -1 : positionAt(place.latitude, place.longitude);
-      ofZip5.set(five, position);
+  const ofZip = new Int32Array(strings.zipCodes.length);
+  yield* inRanges(strings.zipCodes.length, chunk, (from, to) => {
+    for (let z = from; z < to; z++) {
+      const five = strings.zipCodes[z]!.slice(0, 5);
+      let position = ofZip5.get(five);
+      if (position === undefined) {
+        const place = /^\d{5}$/.test(five) ? table.get(five) : undefined;
+        position = place === undefined ? -1 : positionAt(place.latitude, place.longitude);
+        ofZip5.set(five, position);
+      }
+      ofZip[z] = position;
     }
-    return position;
   });
   const { sums, statesOf } = tableCities();
+  yield;
   const ofCity = new Map<string, number>();
   // Per city and state index pair (entries share them): each pair's name is folded once.
   const ofPair = new Map<number, number>();
@@ -458,15 +549,19 @@ function entryPositions(data: DirectoryData): { positionOf: Int32Array; position
     return id;
   };
   const positionOf = new Int32Array(listed);
-  for (let i = 0; i < listed; i++) {
-    const zip = columns.zipCode[i]!;
-    let position = zip < 0 ? -1 : ofZip[zip]!;
-    if (position < 0 && columns.city[i]! >= 0) position = cityPosition(columns.city[i]!, columns.state[i]!);
-    positionOf[i] = position;
-  }
-  const byCell = Int32Array.from(latitudes, (_, i) => i);
+  yield* inRanges(listed, chunk, (from, to) => {
+    for (let i = from; i < to; i++) {
+      const zip = columns.zipCode[i]!;
+      let position = zip < 0 ? -1 : ofZip[zip]!;
+      if (position < 0 && columns.city[i]! >= 0) position = cityPosition(columns.city[i]!, columns.state[i]!);
+      positionOf[i] = position;
+    }
+  });
+  // By cell, then position: one native sort of cell · 2^20 + position (cells < 2^16, positions < 2^20).
   const cellKey = Float64Array.from(latitudes, (latitude, i) => cellOf(latitude, longitudes[i]!));
-  byCell.sort((a, b) => cellKey[a]! - cellKey[b]! || a - b);
+  const packed = Float64Array.from(cellKey, (cell, i) => cell * POSITION_SPAN + i).sort();
+  const byCell = Int32Array.from(packed, (key) => key % POSITION_SPAN);
+  yield;
   const cells = new Map<number, [number, number, number]>();
   for (let k = 0; k < byCell.length; ) {
     const cell = cellKey[byCell[k]!]!;

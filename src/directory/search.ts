@@ -65,9 +65,13 @@ export class DirectorySearch {
   /** The indexes of the lookup filters (npi, host, url, city, near). */
   readonly lookups: EntryLookups;
 
-  constructor(private readonly data: DirectoryData) {
+  /** `lookups`: the version's lookup indexes when built ahead (in steps), else built now. */
+  constructor(
+    private readonly data: DirectoryData,
+    lookups?: EntryLookups,
+  ) {
     this.scratch = createBitset(data.size);
-    this.lookups = new EntryLookups(data);
+    this.lookups = lookups ?? new EntryLookups(data);
   }
 
   search(filter: EndpointFilter, offset: number, limit: number): SearchResult {

@@ -25,6 +25,7 @@ import { countBits, hasBit } from "./bitset";
 import { statedVersionAt } from "./capability-stats";
 import type { DirectoryData } from "./directory-data";
 import { IdLookup } from "./id-lookup";
+import type { EntryLookups } from "./lookups";
 import { Lru } from "./lru";
 import { RelevanceSearch } from "./relevance";
 import { endpointRecordAt, environmentRuleAt, fhirVersionBasisAt, lookup, type RecordSource } from "./render";
@@ -175,13 +176,17 @@ export class DatasetSnapshot {
   /** One string per distinct `checks` and `tls` member: URLs of one host mostly share them. */
   private readonly places = new Map<string, string>();
 
-  /** `sqlite` must hold an open read transaction at `data.version`; the snapshot owns it from now on. */
+  /**
+   * `sqlite` must hold an open read transaction at `data.version`; the snapshot owns it from now
+   * on. `lookups`: the version's lookup indexes when built ahead, else they are built now.
+   */
   constructor(
     private readonly sqlite: Database,
     private readonly data: DirectoryData,
+    lookups?: EntryLookups,
   ) {
     this.version = data.version;
-    this.search = new DirectorySearch(data);
+    this.search = new DirectorySearch(data, lookups);
     this.relevance = new RelevanceSearch(data, this.search);
     this.ids = new IdLookup(data.columns.id, data.ids);
     this.reads = snapshotReads(sqlite);

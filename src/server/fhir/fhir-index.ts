@@ -4,6 +4,7 @@ import { buildIdIndexInSteps, IdLookup } from "../../directory/id-lookup";
 import type { EntryLookups } from "../../directory/lookups";
 import { Lru } from "../../directory/lru";
 import type { DatasetSnapshot } from "../../directory/snapshot";
+import { inRanges, Stepped } from "../../directory/stepped";
 import { SubstringIndex } from "../../directory/substring-index";
 import type { VendorRecord } from "../../model/vendors";
 import { organizationHash, sameOrganization, writeOrganizationKey } from "../export/formats/fhir";
@@ -22,16 +23,8 @@ const DEVELOPER_PREFIX = "developer-";
  */
 const CHUNK = 4_096;
 
-/**
- * Runs `step` over [0, count) in ranges of CHUNK, yielding after each. The loops live in plain
- * functions: the engine optimises a generator's own body far less (a build 9 times slower).
- */
-function* inChunks(count: number, step: (from: number, to: number) => void): Generator<void, void> {
-  for (let from = 0; from < count; from += CHUNK) {
-    step(from, Math.min(count, from + CHUNK));
-    yield;
-  }
-}
+/** Runs `step` over [0, count) in ranges of CHUNK, yielding after each. */
+const inChunks = (count: number, step: (from: number, to: number) => void) => inRanges(count, CHUNK, step);
 
 type Tables = Pick<
   FhirIndex,
@@ -483,66 +476,6 @@ export class FhirIndex {
   /** The developer position of Endpoint e (its first entry's vendor). */
   developerOfEndpoint(e: number): number {
     return this.developerOfVendor[this.data.columns.vendor[this.endpointFirst[e]!]!]!;
-  }
-}
-
-/**
- * A computation in steps (a generator that yields between them), taken either a step per turn
- * of the event loop (other work runs between them) or all at once; both ways share the one
- * generator and its value, so a caller that cannot wait finishes a stepped run rather than
- * starting another.
- */
-class Stepped<T> {
-  private steps: Generator<void, T> | null;
-  private result: { value: T } | null = null;
-  private failure: { error: unknown } | null = null;
-  private running: Promise<T> | null = null;
-
-  constructor(steps: Generator<void, T>) {
-    this.steps = steps;
-  }
-
-  /** `{ value }` once the last step is taken, else null. */
-  get done(): { value: T } | null {
-    return this.result;
-  }
-
-  /** Takes the steps left, one per turn of the event loop (one run however often asked). */
-  perTurn(): Promise<T> {
-    this.running ??= (async () => {
-      for (let done = this.step(); ; done = this.step()) {
-        if (done !== null) return done.value;
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    })();
-    return this.running;
-  }
-
-  /** Takes the steps left now. */
-  drain(): T {
-    for (;;) {
-      const done = this.step();
-      if (done !== null) return done.value;
-    }
-  }
-
-  /** Takes one step: the value once there is none left (the generator then let go), or the error it threw. */
-  private step(): { value: T } | null {
-    if (this.failure !== null) throw this.failure.error;
-    if (this.result === null) {
-      try {
-        const step = this.steps!.next();
-        if (step.done) {
-          this.result = { value: step.value };
-          this.steps = null;
-        }
-      } catch (error) {
-        this.failure = { error };
-        this.steps = null;
-        throw error;
-      }
-    }
-    return this.result;
   }
 }
 

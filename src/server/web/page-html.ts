@@ -1,4 +1,4 @@
-import { READY_LABELS, SUPPORTS_LABELS } from "./client/labels";
+import { KIND_FILTER_LABELS, READY_LABELS, SUPPORTS_LABELS } from "./client/labels";
 
 const options = (labels: Record<string, string>) =>
   Object.entries(labels)
@@ -45,6 +45,7 @@ export function pageHtml({ script, stylesheet }: PageAssets): string {
 <details id="more-filters" class="more-filters"><summary id="more-filters-summary">Filters</summary>
 <div class="filters">
 <div class="field"><label for="f-vendor">Vendor</label><select id="f-vendor" name="vendor"><option value="">Any vendor</option></select></div>
+<div class="field"><label for="f-kind">Published by</label><select id="f-kind" name="kind"><option value="">Anyone</option>${options(KIND_FILTER_LABELS)}</select></div>
 <div class="field"><label for="f-state">State</label><select id="f-state" name="state"><option value="">Any state</option></select></div>
 <div class="field"><label for="f-fhirVersion">FHIR version</label><select id="f-fhirVersion" name="fhirVersion"><option value="">Any version</option></select></div>
 <div class="field"><label for="f-access">Audience</label><select id="f-access" name="access"><option value="">Any audience</option><option value="patient">Patients</option><option value="provider">Providers</option></select></div>

@@ -89,6 +89,7 @@ async function views(): Promise<string[]> {
     "/?supports=bulk-export",
     "/?page=9",
     "/?state=OH&fhirVersion=R4&page=2",
+    "/?kind=payer",
     `/?id=${list.data[0]!.id}`,
     `/?id=${byProbe.get(true)}`,
     `/?id=${byProbe.get(false)}`,

@@ -144,7 +144,7 @@ const apiNames = async (params: string) =>
 
 describe("capabilities on the search page", () => {
   it("rows carry a Ready for badge per app kind whose verdict is ready, and only those rows", async () => {
-    const p = await open("/");
+    const p = await open("/?sort=name");
     const row = p.locator("#list .result", { hasText: "Ready Regional Clinic" });
     await row.locator(".badge-ready").first().waitFor();
     expect(await row.locator(".badge-ready").allTextContents()).toEqual([

@@ -26,6 +26,14 @@ describe("the address bar and the search it carries", () => {
     expect(listUrl(parseState("?state=OH"))).toBe("/api/v1/endpoints?state=OH");
   });
 
+  test("the kind of publisher (EHR developer or health plan) is carried like the other filters", () => {
+    const state = parseState("?kind=payer&state=OH");
+    expect(state.filters).toEqual({ ...emptyFilters(), kind: "payer", state: "OH" });
+    expect(pageUrl(state)).toBe("/?kind=payer&state=OH");
+    expect(listUrl(state)).toBe("/api/v1/endpoints?kind=payer&state=OH");
+    expect(exportUrl(state, "csv")).toBe("/api/v1/export?format=csv&kind=payer&state=OH");
+  });
+
   test("defaults are left out; the detail's id is kept in the page address, not in the list request", () => {
     expect(pageUrl(parseState(""))).toBe("/");
     expect(listUrl(parseState("?page=1"))).toBe("/api/v1/endpoints");

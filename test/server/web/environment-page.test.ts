@@ -54,7 +54,7 @@ const rowsLabelled = async (p: Page) =>
 describe("the search page and non-production entries", () => {
   it('labels test and sandbox rows "Non-production", filters by environment, and says it in the record', async () => {
     const p = page!;
-    await p.goto(`${live!.base}/`, { waitUntil: "load" });
+    await p.goto(`${live!.base}/?sort=name`, { waitUntil: "load" });
     await settled(p);
     expect(await rowsLabelled(p)).toEqual({
       "Epic Sandbox": "Non-production",

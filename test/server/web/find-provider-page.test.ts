@@ -121,12 +121,18 @@ for (const [n, viewport] of VIEWPORTS.entries()) {
       );
       expect(miles.every((m) => !Number.isNaN(m) && m <= 25)).toBe(true);
       expect(miles).toEqual([...miles].sort((a, b) => a - b));
-      // The results start on the first screen, the filters folded above them on a phone.
+      // The results start on the first screen: the filters folded above them on a phone,
+      // unfolded in a compact block on a laptop, where the first result is whole and the next starts.
+      await p.screenshot({ path: join(ARTIFACTS, `find-near-${viewport.width}.png`) });
       const first = await p.locator("#list > li").first().boundingBox();
       expect(first!.y).toBeLessThan(viewport.height);
       expect(await p.locator("#more-filters").evaluate((d) => (d as unknown as { open: boolean }).open)).toBe(
         viewport.width >= 760,
       );
+      if (viewport.width >= 760) {
+        expect(first!.y + first!.height).toBeLessThanOrEqual(viewport.height);
+        expect((await p.locator("#list > li").nth(1).boundingBox())!.y).toBeLessThan(viewport.height);
+      }
       expect(await pageWidth(p)).toBeLessThanOrEqual(viewport.width);
       expect(await axeViolations(p)).toEqual([]);
       await p.screenshot({ path: join(ARTIFACTS, `find-near-${viewport.width}.png`) });

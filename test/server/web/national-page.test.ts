@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { nationalDatabase } from "../../support/built-once";
-import { chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
+import { ARTIFACTS, chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
 
 /**
@@ -29,6 +30,7 @@ beforeAll(async () => {
   live = await pageOnServer(path, "national-page", { width: 1400, height: 900 });
   page = live.page;
   base = live.base;
+  mkdirSync(ARTIFACTS, { recursive: true });
 }, 120_000);
 
 afterAll(async () => {
@@ -44,6 +46,68 @@ async function open(path: string) {
 }
 
 describe("the search page on the national directory", () => {
+  it("the home page opens on the developers by size and what to search by, not on rows without a name", async () => {
+    const p = await open("/");
+    await p.locator("#list > li").first().waitFor();
+    const vendors = (
+      (await (await fetch(`${base}/api/v1/vendors`)).json()) as {
+        data: { id: string; name: string; endpointCount: number }[];
+      }
+    ).data.filter((v) => v.endpointCount > 0);
+    const largest = [...vendors].sort((a, b) => b.endpointCount - a.endpointCount);
+    expect(await p.locator("#results-heading").textContent()).toBe("Developers");
+    const names = await p.locator("#list > li h3").allTextContents();
+    expect(names.length).toBe(vendors.length);
+    expect(names.slice(0, 3)).toEqual(largest.slice(0, 3).map((v) => v.name));
+    expect(names).not.toContain("No organization name");
+    const total = vendors.reduce((sum, v) => sum + v.endpointCount, 0);
+    const stats = (await (await fetch(`${base}/api/v1/stats`)).json()) as { data: { totalEndpoints: number } };
+    expect(total).toBe(stats.data.totalEndpoints);
+    expect(await p.locator("#summary").textContent()).toStartWith(
+      `${total.toLocaleString("en-US")} endpoints from ${vendors.length} developers. Search above`,
+    );
+    await p.screenshot({ path: join(ARTIFACTS, "national-home-1400.png") });
+    // A developer opens its entries; "List every endpoint" opens the list in its default order.
+    await p.locator("#list > li h3 a").first().click();
+    await p.waitForURL((url) => url.search === `?vendor=${largest[0]!.id}`);
+    await p
+      .locator("#summary", { hasText: `${largest[0]!.endpointCount.toLocaleString("en-US")} endpoints match` })
+      .waitFor();
+    await p.goBack();
+    await p.locator("#summary a", { hasText: "List every endpoint" }).click();
+    await p.waitForURL((url) => url.search === "?sort=name");
+    await p.locator("#summary", { hasText: `${total.toLocaleString("en-US")} endpoints match` }).waitFor();
+    const first = (
+      (await (await fetch(`${base}/api/v1/endpoints`)).json()) as { data: { organizationName: string | null }[] }
+    ).data;
+    expect((await p.locator("#list > li h3").allTextContents()).length).toBe(first.length);
+  }, 60_000);
+
+  it("filters by who publishes the endpoints (EHR developer or health plan), carried in the address", async () => {
+    const p = await open("/");
+    await p.locator("#list > li").first().waitFor();
+    await p.selectOption("#f-kind", "payer");
+    await p.waitForURL((url) => url.search === "?kind=payer");
+    const expected = (await (await fetch(`${base}/api/v1/endpoints?kind=payer`)).json()) as {
+      data: { organizationName: string | null }[];
+      meta: { total: number };
+    };
+    expect(expected.meta.total).toBeGreaterThan(0);
+    await p.locator("#summary", { hasText: `${expected.meta.total.toLocaleString("en-US")} endpoint` }).waitFor();
+    const payers = new Set(
+      ((await (await fetch(`${base}/api/v1/vendors`)).json()) as { data: { name: string; kind: string }[] }).data
+        .filter((v) => v.kind === "payer")
+        .map((v) => v.name),
+    );
+    const developers = await p.locator("#list > li .vendor").allTextContents();
+    expect(developers.length).toBe(expected.data.length);
+    for (const text of developers) expect(payers.has(text.split(" · ")[0]!)).toBe(true);
+    // A shared link opens with the filter set and shown.
+    await open("/?kind=ehr");
+    expect(await p.locator("#f-kind").inputValue()).toBe("ehr");
+    expect(await p.locator("#more-filters-summary").textContent()).toBe("Filters (1 set)");
+  }, 60_000);
+
   it("a capability search says nothing has been probed yet, and how, instead of 'no endpoint matches'", async () => {
     for (const supports of ["bulk-export", "smart-v2"]) {
       const p = await open(`/?supports=${supports}`);
@@ -84,7 +148,7 @@ describe("the search page on the national directory", () => {
   }, 60_000);
 
   it("says only the first 25,000 matches can be paged; any search links to the export of all its matches", async () => {
-    const p = await open("/");
+    const p = await open("/?sort=name");
     await p.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
     const summary = await p.locator("#summary").textContent();
     const total = (

@@ -118,7 +118,7 @@ describe("the search page's rows with the longest national values", () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     for (const width of WIDTHS) {
       await p.setViewportSize({ width, height: 900 });
-      await p.goto(`${live!.base}/`, { waitUntil: "load" });
+      await p.goto(`${live!.base}/?sort=name`, { waitUntil: "load" });
       await p.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
       await p.locator("#list .result").nth(2).waitFor();
       await p.waitForLoadState("networkidle");
@@ -158,7 +158,7 @@ describe("the search page's rows with the longest national values", () => {
   it("spells an unknown version one way, and shows a place as city and state, never a bare ZIP", async () => {
     const p = page!;
     await p.setViewportSize({ width: 1280, height: 900 });
-    await p.goto(`${live!.base}/`, { waitUntil: "load" });
+    await p.goto(`${live!.base}/?sort=name`, { waitUntil: "load" });
     await p.locator("#list .result").nth(2).waitFor();
     await p.waitForLoadState("networkidle");
     const vendors = await p.locator("#list .vendor").allTextContents();

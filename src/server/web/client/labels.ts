@@ -37,6 +37,11 @@ export const VENDOR_KIND_LABELS: Record<VendorKind, string> = {
   ehr: "EHR developer (certified health IT)",
   payer: "Health plan (Patient Access API)",
 };
+/** The same kinds as the `kind` filter's choices name them: short, so a narrow select shows them whole. */
+export const KIND_FILTER_LABELS: Record<VendorKind, string> = {
+  ehr: "EHR developers",
+  payer: "Health plans",
+};
 /** The verdict's statuses as the page names them, with what each means (docs/api.md, Verdict). */
 const VERDICT_STATUS_LABELS: Record<VerdictStatus, { label: string; meaning: string }> = {
   ready: { label: "Ready", meaning: VERDICT_STATUS_MEANINGS.ready },

@@ -15,6 +15,7 @@ import {
   endpointUrl,
   FILTER_KEYS,
   type Filters,
+  isBareView,
   listUrl,
   pageUrl,
   parseState,
@@ -31,8 +32,10 @@ import {
   type CapabilityStats,
   capabilitiesSection,
   count,
+  developerRows,
   exportLinks,
   formatDate,
+  homeSummary,
   noProbesYet,
   pagerLinks,
   rawLinks,
@@ -63,6 +66,7 @@ const detail = byId("detail");
 const copyStatus = byId("copy-status");
 const sortSelect = byId<HTMLSelectElement>("f-sort");
 const downloads = byId("downloads");
+const resultsHeading = byId("results-heading");
 const moreFilters = byId<HTMLDetailsElement>("more-filters");
 const moreFiltersSummary = byId("more-filters-summary");
 
@@ -303,12 +307,14 @@ async function showResults(
   focus: boolean,
   row: string | null,
 ) {
+  if (isBareView(current)) return showHome(current, isCurrent, focus);
   detail.hidden = true;
   results.hidden = false;
   results.setAttribute("aria-busy", "true");
   const answer = await get<EndpointRecord[]>(listUrl(current), signal);
   if (!isCurrent()) return;
   results.removeAttribute("aria-busy");
+  resultsHeading.textContent = "Results";
   if (!answer.ok) {
     showProblem(answer.problem, "search");
     clear(list);
@@ -353,6 +359,33 @@ async function showResults(
     const opened = row === null ? null : list.querySelector<HTMLElement>(`a[data-id="${CSS.escape(row)}"]`);
     (opened ?? byId("results-heading")).focus();
   }
+}
+
+/** The home page: the developers, most endpoints first, and what to search by (see isBareView). */
+async function showHome(current: SearchState, isCurrent: () => boolean, focus: boolean) {
+  detail.hidden = true;
+  results.hidden = false;
+  results.setAttribute("aria-busy", "true");
+  const answer = await vendorList();
+  if (!isCurrent()) return;
+  results.removeAttribute("aria-busy");
+  clear(pager);
+  if (!answer.ok) {
+    showProblem(answer.problem, "search");
+    clear(list);
+    summary.textContent = "";
+    return;
+  }
+  lastProblem = null;
+  showMessage(null);
+  const rows = developerRows(answer.data);
+  const total = answer.data.reduce((sum, vendor) => sum + vendor.endpointCount, 0);
+  resultsHeading.textContent = "Developers";
+  list.replaceChildren(...rows);
+  downloads.replaceChildren(exportLinks(current, total) ?? "");
+  showSorts(current);
+  summary.replaceChildren(homeSummary(total, rows.length));
+  if (focus) resultsHeading.focus();
 }
 
 /** The orders this search can have, the chosen one selected ("Best first": relevance, or nearest first). */

@@ -5,6 +5,7 @@
 export const FILTER_KEYS = [
   "query",
   "vendor",
+  "kind",
   "state",
   "fhirVersion",
   "access",
@@ -38,6 +39,7 @@ export const PAGE_SIZE = 25;
 export const emptyFilters = (): Filters => ({
   query: "",
   vendor: "",
+  kind: "",
   state: "",
   fhirVersion: "",
   access: "",
@@ -134,6 +136,17 @@ export function pageUrl(state: SearchState): string {
   const text = params.toString();
   return text === "" ? "/" : `/?${text}`;
 }
+
+/**
+ * The home page as a newcomer opens it: no search, no filter, no order chosen, the first page.
+ * It shows the developers and what to search by instead of rows: the list's default order
+ * (developer, then organization name) would open on developer-wide entries without a name.
+ */
+export const isBareView = (state: SearchState) =>
+  state.id === null &&
+  state.page === 1 &&
+  !state.sort &&
+  FILTER_KEYS.every((key) => normaliseFilter(key, state.filters[key]) === "");
 
 /** The orders a state's search can be put in: relevance with words of a name, distance near a ZIP, name always. */
 export function sortsFor(state: SearchState): Sort[] {

@@ -6,7 +6,16 @@ import type { VendorKind } from "../../../model/vendors";
 import { type Child, h, svg } from "./dom";
 import { APP_KIND_LABELS, OUTCOME_LABELS, SUPPORTS_LABELS, VENDOR_KIND_LABELS, verdictStatusLabel } from "./labels";
 import { uptimeText } from "./rows";
-import { endpointUrl, exportUrl, MAX_PAGE, PAGE_SIZE, pageCount, pageUrl, type SearchState } from "./state";
+import {
+  emptyFilters,
+  endpointUrl,
+  exportUrl,
+  MAX_PAGE,
+  PAGE_SIZE,
+  pageCount,
+  pageUrl,
+  type SearchState,
+} from "./state";
 
 export interface Vendor {
   id: string;
@@ -233,6 +242,47 @@ export function pagerLinks(state: SearchState, total: number): Child[] {
     h("span", { class: "page-of" }, `Page ${NUMBER.format(state.page)} of ${NUMBER.format(pages)}`),
     link(state.page + 1, "Next ›", "next", state.page < Math.min(pages, MAX_PAGE)),
   ];
+}
+
+/**
+ * The home page's developers, most endpoints first, each a link to its entries; and what to
+ * search by, with a link to every entry in the list's order.
+ */
+export function developerRows(vendors: Vendor[]): HTMLElement[] {
+  return vendors
+    .filter((vendor) => vendor.endpointCount > 0)
+    .sort((a, b) => b.endpointCount - a.endpointCount || a.name.localeCompare(b.name))
+    .map((vendor) =>
+      h(
+        "li",
+        { class: "result developer-row" },
+        h(
+          "h3",
+          {},
+          h(
+            "a",
+            { href: pageUrl({ filters: { ...emptyFilters(), vendor: vendor.id }, page: 1, id: null }), "data-nav": "" },
+            vendor.name,
+          ),
+        ),
+        h("p", { class: "vendor" }, `${count(vendor.endpointCount, "endpoint")} · ${VENDOR_KIND_LABELS[vendor.kind]}`),
+      ),
+    );
+}
+
+/** What the home page says above its developers. */
+export function homeSummary(total: number, developers: number): HTMLElement {
+  return h(
+    "span",
+    {},
+    `${count(total, "endpoint")} from ${count(developers, "developer")}. Search above by an organization's name, an NPI, a web address or "near" and a ZIP, or open a developer's entries below (most endpoints first). `,
+    h(
+      "a",
+      { href: pageUrl({ filters: emptyFilters(), page: 1, id: null, sort: "name" }), "data-nav": "" },
+      "List every endpoint",
+    ),
+    ".",
+  );
 }
 
 export function resultsSummary(state: SearchState, total: number, shown: number): string {
