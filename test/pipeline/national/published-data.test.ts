@@ -38,17 +38,19 @@ function rawItems(): RawListItem[] {
     vendors: { id: string; kind?: string; lists: { id: string; bundledFile?: string }[] }[];
   };
   // The certified developers' lists; the health plans' bundle has tests of its own (payers.test.ts).
-  return vendors.filter((vendor) => vendor.kind !== "payer").flatMap((vendor) =>
-    vendor.lists.flatMap((list) =>
-      list.bundledFile
-        ? (JSON.parse(files[list.bundledFile]!) as { Endpoints: RawItem[] }).Endpoints.map((item) => ({
-            ...item,
-            vendor: vendor.id,
-            list: list.id,
-          }))
-        : [],
-    ),
-  );
+  return vendors
+    .filter((vendor) => vendor.kind !== "payer")
+    .flatMap((vendor) =>
+      vendor.lists.flatMap((list) =>
+        list.bundledFile
+          ? (JSON.parse(files[list.bundledFile]!) as { Endpoints: RawItem[] }).Endpoints.map((item) => ({
+              ...item,
+              vendor: vendor.id,
+              list: list.id,
+            }))
+          : [],
+      ),
+    );
 }
 
 /** ZIP → state of the committed ZIP table, read here on its own. */

@@ -50,7 +50,7 @@ describe("serving the search page", () => {
     expect(html).not.toMatch(/(?:src|href)="(?:https?:)?\/\//);
     // Every control has a label.
     const ids = [...html.matchAll(/<(?:input|select)[^>]* id="([^"]+)"/g)].map((m) => m[1]);
-    expect(ids.length).toBe(11); // the search box, nine filters, the sort
+    expect(ids.length).toBe(12); // the search box, ten filters, the sort
     for (const id of ids) expect(html).toContain(`<label for="${id}">`);
   });
 

@@ -167,7 +167,7 @@ const NON_PRODUCTION_LABEL = () =>
 /** What each kind of URL repair means (docs/api.md, Enrichment), as the page says it. */
 const URL_REPAIR_TEXT: Record<NonNullable<EndpointRecord["urlRepair"]>, string> = {
   cleaned: "Repaired URL: stray characters the list published were removed",
-  "scheme-assumed": "Repaired URL: the list gave no scheme; https:// was assumed",
+  "scheme-assumed": "Repaired URL: the list gave no scheme; https was assumed",
   "host-guessed": "Guessed URL: the list gave a path without a host; the host is a guess until a probe verifies it",
 };
 
