@@ -1,20 +1,7 @@
-/**
- * `bun bench/export-fairness.ts`: the server CPU one anonymous client can take with filtered
- * exports, on the 1M-entry database (BENCH_DB, copied to a temporary directory first). A server
- * behind a trusted proxy (TRUST_PROXY=true, the default anonymous rate limit), warmed up by
- * another client; then, from the start of a rate-limit window, one client (one forwarded
- * address) keeps its 2 export slots busy for BENCH_SECONDS (59: one window)
- * with broad filtered exports in turn (NDJSON of a version, the FHIR Bundle of an audience, CSV
- * through gzip of a state, NDJSON of a state), each read to its end, and starts the next as soon
- * as one ends (after Retry-After when refused with 429). The server's CPU (`utime + stime`) over the run, per minute,
- * against the fairness figure (bench/README.md, Fairness: 60 requests of at most about 40 ms,
- * 2.4 s of CPU a minute). Knobs: BENCH_DB, BENCH_SECONDS (59), BENCH_SERVER_CPUS ("0").
- */
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { envNumber } from "./lib/env";
-import { cpuSecondsOf, freePort, startPinned, stop, waitUntilAnswers } from "./lib/process";
+import { cpuSecondsOf, withServedCopy } from "./lib/process";
 import { fmt } from "./lib/report";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -34,20 +21,15 @@ const EXPORTS: { path: string; headers: Record<string, string> }[] = [
 const CLIENT = "198.51.100.77";
 
 async function main() {
-  const dir = mkdtempSync(join(tmpdir(), "bench-export-fairness-"));
-  try {
-    const db = join(dir, "bench.sqlite");
-    console.log(`copying ${source} to ${db}`);
-    copyFileSync(source, db);
-    const server = startPinned(
-      join(ROOT, "src/index.ts"),
-      serverCpus,
-      { DATABASE_PATH: db, HOST: "127.0.0.1", TRUST_PROXY: "true", INDEX_DIR: join(dir, "index"), LOG_LEVEL: "warn" },
-      join(dir, "server.log"),
-      freePort(),
-    );
-    try {
-      console.log(`server ready in ${fmt(await waitUntilAnswers(server, "/health", 300_000))} ms`);
+  await withServedCopy(
+    {
+      source,
+      script: join(ROOT, "src/index.ts"),
+      cpus: serverCpus,
+      env: { TRUST_PROXY: "true" },
+      readyTimeoutMs: 300_000,
+    },
+    async (server, _db) => {
       // Warm-up by another client (what the first exports of a version build once is not one
       // client's cost), then the run starts with a rate-limit window, as a new minute starts.
       for (const { path, headers } of EXPORTS)
@@ -92,12 +74,8 @@ async function main() {
           .join(" ")}`,
       );
       if (perMinute > FAIR_CPU_SECONDS_PER_MINUTE) process.exitCode = 1;
-    } finally {
-      await stop(server);
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+    },
+  );
 }
 
 await main();

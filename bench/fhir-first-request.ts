@@ -8,11 +8,10 @@
  * Knobs: BENCH_DB, BENCH_VERSIONS (2), BENCH_SERVER_CPUS ("0").
  */
 import { Database } from "bun:sqlite";
-import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { envNumber } from "./lib/env";
-import { freePort, startPinned, stop, waitUntilAnswers } from "./lib/process";
+import { withServedCopy } from "./lib/process";
 import { fmt } from "./lib/report";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -48,21 +47,16 @@ async function healthWhile(port: number, done: Promise<unknown>): Promise<number
 }
 
 async function main() {
-  const dir = mkdtempSync(join(tmpdir(), "bench-fhir-first-"));
   let failed = false;
-  try {
-    const db = join(dir, "bench.sqlite");
-    console.log(`copying ${source} to ${db}`);
-    copyFileSync(source, db);
-    const server = startPinned(
-      join(ROOT, "src/index.ts"),
-      serverCpus,
-      { DATABASE_PATH: db, HOST: "127.0.0.1", RATE_LIMIT_MAX: "0", INDEX_DIR: join(dir, "index"), LOG_LEVEL: "warn" },
-      join(dir, "server.log"),
-      freePort(),
-    );
-    try {
-      console.log(`server ready in ${fmt(await waitUntilAnswers(server, "/health", 300_000))} ms`);
+  await withServedCopy(
+    {
+      source,
+      script: join(ROOT, "src/index.ts"),
+      cpus: serverCpus,
+      env: { RATE_LIMIT_MAX: "0" },
+      readyTimeoutMs: 300_000,
+    },
+    async (server, db) => {
       for (let round = 0; round < versions; round++) {
         if (round > 0) {
           // A write: the dataset's version moves on, and the server builds the new one's indexes.
@@ -110,12 +104,8 @@ async function main() {
           .map((n) => n.toFixed(2))
           .join(" ")}`,
       );
-    } finally {
-      await stop(server);
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+    },
+  );
   if (failed) process.exitCode = 1;
 }
 

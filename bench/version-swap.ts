@@ -10,11 +10,11 @@
  * src/index.ts is started: another checkout, to compare).
  */
 import { Database } from "bun:sqlite";
-import { copyFileSync, cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { cpSync, existsSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { envNumber } from "./lib/env";
-import { freePort, startPinned, stop, waitUntilAnswers } from "./lib/process";
+import { withServedCopy } from "./lib/process";
 import { fmt } from "./lib/report";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -40,23 +40,20 @@ const summary = (latencies: number[]) => {
 };
 
 async function main() {
-  const dir = mkdtempSync(join(tmpdir(), "bench-version-swap-"));
   let failed = false;
-  try {
-    const db = join(dir, "bench.sqlite");
-    console.log(`copying ${source} to ${db}`);
-    copyFileSync(source, db);
-    if (existsSync(`${source}.index`)) cpSync(`${source}.index`, join(dir, "index"), { recursive: true });
-    const server = startPinned(
-      join(SERVER_ROOT, "src/index.ts"),
-      serverCpus,
-      { DATABASE_PATH: db, HOST: "127.0.0.1", RATE_LIMIT_MAX: "0", INDEX_DIR: join(dir, "index"), LOG_LEVEL: "warn" },
-      join(dir, "server.log"),
-      freePort(),
-    );
-    const base = `http://127.0.0.1:${server.port}`;
-    try {
-      console.log(`server (${SERVER_ROOT}) ready in ${fmt(await waitUntilAnswers(server, "/health", 600_000))} ms`);
+  await withServedCopy(
+    {
+      source,
+      script: join(SERVER_ROOT, "src/index.ts"),
+      cpus: serverCpus,
+      env: { RATE_LIMIT_MAX: "0" },
+      readyTimeoutMs: 600_000,
+      prepare: (dir) => {
+        if (existsSync(`${source}.index`)) cpSync(`${source}.index`, join(dir, "index"), { recursive: true });
+      },
+    },
+    async (server, db) => {
+      const base = `http://127.0.0.1:${server.port}`;
       let stopping = false;
       const listLatencies: number[] = [];
       const traffic = (async () => {
@@ -118,12 +115,8 @@ async function main() {
           .map((n) => n.toFixed(2))
           .join(" ")}`,
       );
-    } finally {
-      await stop(server);
-    }
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+    },
+  );
   if (failed) process.exitCode = 1;
 }
 

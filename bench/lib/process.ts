@@ -1,7 +1,9 @@
-import { closeSync, openSync, readFileSync } from "node:fs";
+import { closeSync, copyFileSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { RUNTIME_ENV } from "../../src/runtime-env";
+import { fmt } from "./report";
 
 export interface Started {
   proc: Subprocess;
@@ -125,5 +127,48 @@ export function cpuSecondsOf(pid: number): number | null {
     return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return null;
+  }
+}
+
+/**
+ * Serves a copy of `source` from `script` pinned to `cpus`: the copy, its index files and the
+ * server's log in a new temporary folder (`prepare` may fill it first), ready once /health
+ * answers. `run` gets the server and the copy's path; afterwards the server is stopped and the
+ * folder removed, whatever `run` did.
+ */
+export async function withServedCopy<T>(
+  options: {
+    source: string;
+    script: string;
+    cpus: string;
+    env: Record<string, string>;
+    readyTimeoutMs: number;
+    prepare?: (dir: string) => void;
+  },
+  run: (server: Started, db: string) => Promise<T>,
+): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), "bench-served-"));
+  try {
+    const db = join(dir, "bench.sqlite");
+    console.log(`copying ${options.source} to ${db}`);
+    copyFileSync(options.source, db);
+    options.prepare?.(dir);
+    const server = startPinned(
+      options.script,
+      options.cpus,
+      { DATABASE_PATH: db, HOST: "127.0.0.1", INDEX_DIR: join(dir, "index"), LOG_LEVEL: "warn", ...options.env },
+      join(dir, "server.log"),
+      freePort(),
+    );
+    try {
+      console.log(
+        `server (${options.script}) ready in ${fmt(await waitUntilAnswers(server, "/health", options.readyTimeoutMs))} ms`,
+      );
+      return await run(server, db);
+    } finally {
+      await stop(server);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
