@@ -184,7 +184,7 @@ describe("the server refreshes its directory by itself", () => {
         await page.goto(`${server.baseUrl}/?query=clinic`);
         await page.locator("#freshness", { hasText: /servers last asked/ }).waitFor();
         expect(await page.textContent("#freshness")).toMatch(
-          /^Lists as of \d+ \w+ \d{4} \(the developers' own lists\) · servers last asked .* · next check /,
+          /^Lists (as of|dated \d+ \w+ \d{4} to) \d+ \w+ \d{4} \(the developers' own lists\) · servers last asked .* · next check /,
         );
       }
       const metrics = await (await fetch(`${server.baseUrl}/metrics`)).text();

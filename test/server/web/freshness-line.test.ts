@@ -24,9 +24,9 @@ const running = (phase: "lists" | "probe" | "index", urlsTotal: number | null): 
 });
 
 describe("the page's freshness line, in words", () => {
-  test("a first start: the bundled lists' date, and the first check in a moment", () => {
+  test("a first start: the bundled lists' dates, oldest to newest, and the first check in a moment", () => {
     expect(freshnessLine(FIRST_START, NOW)).toBe(
-      "Lists as of 27 Apr 2024 (the copy bundled with this server) · servers not asked yet · first check in a moment",
+      "Lists dated 22 Feb 2023 to 27 Apr 2024 (the copy bundled with this server) · servers not asked yet · first check in a moment",
     );
     expect(freshnessPollMs(FIRST_START)).toBe(60_000);
   });
@@ -34,7 +34,7 @@ describe("the page's freshness line, in words", () => {
   test("a run asking the servers: how far it is, asked again every 15 s", () => {
     const f = running("probe", 23164);
     expect(freshnessLine(f, NOW)).toBe(
-      "Lists as of 27 Apr 2024 (the copy bundled with this server) · asking servers now: 4,211 of 23,164 · results appear as they come",
+      "Lists dated 22 Feb 2023 to 27 Apr 2024 (the copy bundled with this server) · asking servers now: 4,211 of 23,164 · results appear as they come",
     );
     expect(freshnessPollMs(f)).toBe(15_000);
     expect(freshnessLine(running("lists", null), NOW)).toContain("reading the developers' lists now");
@@ -97,7 +97,7 @@ describe("the page's freshness line, in words", () => {
       "asking servers paused (started 29 Nov 2026, 09:59 UTC) · resumes in a moment",
     );
     expect(freshnessLine({ ...FIRST_START, refresh: "off", nextRunAt: null }, NOW)).toBe(
-      "Lists as of 27 Apr 2024 (the copy bundled with this server) · servers not asked yet · checks run only when the operator starts them",
+      "Lists dated 22 Feb 2023 to 27 Apr 2024 (the copy bundled with this server) · servers not asked yet · checks run only when the operator starts them",
     );
     expect(freshnessLine({ ...FIRST_START, refresh: "generated", nextRunAt: null }, NOW)).toContain(
       "a generated dataset: its servers are invented and never asked",

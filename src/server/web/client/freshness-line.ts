@@ -2,7 +2,7 @@ import type { Freshness } from "../../../model/freshness";
 
 /**
  * The line every view of the page shows under its title: how fresh the directory is, in words
- * (GET /api/v1/freshness). "Lists as of 27 Apr 2024 · asking servers now: 4,211 of 23,164 ·
+ * (GET /api/v1/freshness). "Lists dated 22 Feb 2023 to 27 Apr 2024 · asking servers now: 4,211 of 23,164 ·
  * results appear as they come".
  */
 
@@ -30,10 +30,23 @@ const SOURCE_WORDS: Record<Freshness["lists"][number]["source"], string> = {
   developer: "the developers' own lists",
 };
 
+/**
+ * The lists' dates: "Lists as of 29 Nov 2026" when every list was read that day, otherwise the span
+ * from the oldest to the newest ("Lists dated 22 Feb 2023 to 16 Dec 2025"), so that one recent
+ * file does not make a directory of older lists look newer than it is.
+ */
 function listsPart(f: Freshness): string {
   if (f.listsAsOf === null) return "No list read yet";
   const from = f.lists.map((l) => SOURCE_WORDS[l.source]).join(", ");
-  return `Lists as of ${day(f.listsAsOf)} (${from})`;
+  const oldest = f.lists
+    .map((l) => l.oldestRead)
+    .sort()
+    .at(0);
+  const dates =
+    oldest === undefined || day(oldest) === day(f.listsAsOf)
+      ? `as of ${day(f.listsAsOf)}`
+      : `dated ${day(oldest)} to ${day(f.listsAsOf)}`;
+  return `Lists ${dates} (${from})`;
 }
 
 function runPart(f: Freshness, now: Date): string[] {
