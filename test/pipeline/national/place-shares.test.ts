@@ -1,0 +1,97 @@
+/**
+ * How many listed entries each lookup filter can find in the national build, counted here from
+ * the stored rows (the test's own SQL, and its own placing of an entry from the `zipcodes`
+ * package), against what `data:audit` prints and what docs/api.md ("Finding one provider") says.
+ */
+import { Database } from "bun:sqlite";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { formatPlaceShares, placeShares } from "../../../src/pipeline/national/audit-places";
+import { buildNationalDatabase } from "../../../src/pipeline/national/build";
+import { pointOf } from "../../support/places";
+
+let dir: string;
+let path: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "place-shares-"));
+  path = join(dir, "national.sqlite");
+  await buildNationalDatabase(path);
+}, 120_000);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+interface Row {
+  kind: string;
+  npi: string | null;
+  city: string | null;
+  state: string | null;
+  zip: string | null;
+}
+
+describe("the share of listed entries each lookup filter can find", () => {
+  test("data:audit's figures are the rows' own, and docs/api.md states them", () => {
+    const sqlite = new Database(path, { readonly: true });
+    const rows = sqlite
+      .prepare(
+        `SELECT v.kind, e.npi, e.city, e.state, e.zip_code AS zip FROM entries e JOIN vendors v ON v.id = e.vendor_id
+         WHERE e.status != 'removed' AND e.unusable IS NULL`,
+      )
+      .all() as Row[];
+    const counted = (kind: string) => {
+      const of = rows.filter((r) => r.kind === kind);
+      return {
+        listed: of.length,
+        npi: of.filter((r) => r.npi !== null).length,
+        city: of.filter((r) => r.city !== null).length,
+        zip: of.filter((r) => r.zip !== null).length,
+        near: of.filter((r) => pointOf(r) !== null).length,
+        state: of.filter((r) => r.state !== null).length,
+      };
+    };
+    const shares = placeShares(sqlite);
+    sqlite.close();
+    for (const kind of ["ehr", "payer"]) {
+      const audit = shares.find((s) => s.kind === kind)!;
+      expect({ kind, ...counted(kind) }).toEqual({
+        kind,
+        listed: audit.listed,
+        npi: audit.npi,
+        city: audit.city,
+        zip: audit.zip,
+        near: audit.near,
+        state: audit.state,
+      });
+    }
+    const ehr = shares.find((s) => s.kind === "ehr")!;
+    const payer = shares.find((s) => s.kind === "payer")!;
+    const printed = formatPlaceShares(shares).join("\n");
+    expect(printed).toContain(`ehr: ${ehr.listed} listed; npi ${ehr.npi} (`);
+    const docs = readFileSync(join(import.meta.dir, "../../../docs/api.md"), "utf8").replace(/\s+/g, " ");
+    const number = (text: string) => Number(text.replace(/,/g, ""));
+    const stated =
+      /of ([\d,]+) listed EHR entries an NPI is published for ([\d,]+) \([\d.]+ %\), a city is known for ([\d,]+) \([\d.]+ %\), a ZIP code for ([\d,]+) \([\d.]+ %; ([\d,]+) in the ZIP table\), `near` can place ([\d,]+) \([\d.]+ %: [^)]*\), and a state is known for ([\d,]+) \([\d.]+ %\); of the ([\d,]+) health plans' entries a state for ([\d,]+) /.exec(
+        docs,
+      )!;
+    expect(stated.slice(1).map(number)).toEqual([
+      ehr.listed,
+      ehr.npi,
+      ehr.city,
+      ehr.zip,
+      ehr.zipInTable,
+      ehr.near,
+      ehr.state,
+      payer.listed,
+      payer.state,
+    ]);
+    // What the names would add, as docs/api.md says.
+    const added =
+      /Organization names state a place for ([\d,]+) more EHR entries without a state \(and ([\d,]+) plans'/.exec(
+        docs,
+      )!;
+    expect(added.slice(1).map(number)).toEqual([ehr.nameStates.state, payer.nameStates.state]);
+    const after = /they would raise the state to ([\d,]+) /.exec(docs)!;
+    expect(number(after[1]!)).toBe(ehr.state + ehr.nameStates.state);
+  }, 60_000);
+});
