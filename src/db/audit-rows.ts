@@ -45,13 +45,15 @@ export interface PlaceRow {
   city: Entry["city"];
   state: Entry["state"];
   zipCode: Entry["zipCode"];
+  stateEvidence: Entry["stateEvidence"];
 }
 
 /** Every listed entry (not removed, not unusable) with its developer's kind and its place fields. */
 export const placeRows = (sqlite: Database) =>
   sqlite
     .query(
-      `SELECT v.kind, e.organization_name AS name, e.npi, e.city, e.state, e.zip_code AS zipCode
+      `SELECT v.kind, e.organization_name AS name, e.npi, e.city, e.state, e.zip_code AS zipCode,
+         e.state_evidence AS stateEvidence
        FROM entries e JOIN vendors v ON v.id = e.vendor_id
        WHERE e.status != 'removed' AND e.unusable IS NULL ORDER BY e.id`,
     )

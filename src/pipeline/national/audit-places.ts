@@ -2,7 +2,6 @@ import type { Database } from "bun:sqlite";
 import { type PlaceRow, placeRows } from "../../db/audit-rows";
 import { cityKey } from "../../directory/lookups";
 import { zipPlaces } from "../../model/zip-places";
-import { placeOfName } from "../ingest/enrich/name-place";
 
 /** Listed entries of one kind of developer, and how many of them each lookup filter can find. */
 export interface PlaceShares {
@@ -19,13 +18,13 @@ export interface PlaceShares {
   near: number;
   /** `state=`: entries with a state. */
   state: number;
-  /** Entries without a state whose organization name states a place (enrich/name-place.ts): what it would add. */
-  nameStates: { state: number; city: number; zip: number };
+  /** Of these, the states, cities and ZIPs read from organization names (state evidence `name-place`, enrich/name-place.ts). */
+  fromNames: { state: number; city: number; zip: number; near: number };
 }
 
 /**
  * The share of listed entries each lookup filter (`npi`, `city`, `near`, `state`) can find, per
- * kind of developer, and what the places organization names state would add (docs/api.md,
+ * kind of developer, and how many of those figures organization names gave (docs/api.md,
  * "Finding one provider").
  */
 export function placeShares(sqlite: Database): PlaceShares[] {
@@ -44,11 +43,15 @@ export function placeShares(sqlite: Database): PlaceShares[] {
     return row.state !== null ? states.has(row.state) : states.size === 1;
   };
   const byKind = new Map<string, PlaceRow[]>();
-  for (const row of placeRows(sqlite)) byKind.set(row.kind, [...(byKind.get(row.kind) ?? []), row]);
+  for (const row of placeRows(sqlite)) {
+    const rows = byKind.get(row.kind);
+    if (rows) rows.push(row);
+    else byKind.set(row.kind, [row]);
+  }
   return [...byKind]
     .sort(([a], [b]) => (a < b ? -1 : 1))
     .map(([kind, rows]) => {
-      const named = rows.filter((r) => r.state === null).map((r) => placeOfName(r.name));
+      const named = rows.filter((r) => r.stateEvidence === "name-place");
       return {
         kind,
         listed: rows.length,
@@ -58,10 +61,11 @@ export function placeShares(sqlite: Database): PlaceShares[] {
         zipInTable: rows.filter((r) => zips.has(r.zipCode?.slice(0, 5) ?? "")).length,
         near: rows.filter(positioned).length,
         state: rows.filter((r) => r.state !== null).length,
-        nameStates: {
-          state: named.filter((p) => p !== null).length,
-          city: named.filter((p) => p?.city != null).length,
-          zip: named.filter((p) => p?.zipCode != null).length,
+        fromNames: {
+          state: named.length,
+          city: named.filter((r) => r.city !== null).length,
+          zip: named.filter((r) => r.zipCode !== null).length,
+          near: named.filter(positioned).length,
         },
       };
     });
@@ -75,7 +79,7 @@ export function formatPlaceShares(shares: PlaceShares[]): string[] {
     "listed entries each lookup filter can find (npi, city, near: a ZIP or city the ZIP table knows, state):",
     ...shares.flatMap((s) => [
       `  ${s.kind}: ${s.listed} listed; npi ${share(s.npi, s.listed)}, city ${share(s.city, s.listed)}, ZIP ${share(s.zip, s.listed)} (${s.zipInTable} in the table), near ${share(s.near, s.listed)}, state ${share(s.state, s.listed)}`,
-      `    without a state, the name states one for ${s.nameStates.state} (a city for ${s.nameStates.city}, a ZIP for ${s.nameStates.zip}): not read at ingest, as it would change those Organizations' ids`,
+      `    read from organization names (name-place): state ${s.fromNames.state}, city ${s.fromNames.city}, ZIP ${s.fromNames.zip}, near ${s.fromNames.near}`,
     ]),
   ];
 }

@@ -85,13 +85,26 @@ describe("the share of listed entries each lookup filter can find", () => {
       payer.listed,
       payer.state,
     ]);
-    // What the names would add, as docs/api.md says.
-    const added =
-      /Organization names state a place for ([\d,]+) more EHR entries without a state \(and ([\d,]+) plans'/.exec(
+    // Before names were read, and what they add, as docs/api.md says.
+    const before =
+      /a state was known for ([\d,]+) EHR entries \([\d.]+ %\), a city for ([\d,]+), a ZIP for ([\d,]+) and `near` placed ([\d,]+); the names add ([\d,]+) states, ([\d,]+) cities \(all placed by `near`\) and ([\d,]+) ZIP codes, and ([\d,]+) plans' states/.exec(
         docs,
       )!;
-    expect(added.slice(1).map(number)).toEqual([ehr.nameStates.state, payer.nameStates.state]);
-    const after = /they would raise the state to ([\d,]+) /.exec(docs)!;
-    expect(number(after[1]!)).toBe(ehr.state + ehr.nameStates.state);
+    const { fromNames } = ehr;
+    expect(before.slice(1).map(number)).toEqual([
+      ehr.state - fromNames.state,
+      ehr.city - fromNames.city,
+      ehr.zip - fromNames.zip,
+      ehr.near - fromNames.near,
+      fromNames.state,
+      fromNames.city,
+      fromNames.zip,
+      payer.fromNames.state,
+    ]);
+    expect(fromNames.near).toBe(fromNames.city);
+    // The rows agree: each name-placed entry has a state, and a city or ZIP only where the name wrote one.
+    expect(printed).toContain(
+      `read from organization names (name-place): state ${fromNames.state}, city ${fromNames.city}, ZIP ${fromNames.zip}, near ${fromNames.near}`,
+    );
   }, 60_000);
 });
