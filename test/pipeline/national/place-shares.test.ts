@@ -8,9 +8,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadConfig } from "../../../src/config";
+import { openDatabase } from "../../../src/db/client";
 import { formatPlaceShares, placeShares } from "../../../src/pipeline/national/audit-places";
 import { buildNationalDatabase } from "../../../src/pipeline/national/build";
-import { pointOf } from "../../support/places";
+import { createTestApp } from "../../support/app";
+import { get } from "../../support/fixture";
+import { haversine, pointOf } from "../../support/places";
 
 let dir: string;
 let path: string;
@@ -106,5 +110,48 @@ describe("the share of listed entries each lookup filter can find", () => {
     expect(printed).toContain(
       `read from organization names (name-place): state ${fromNames.state}, city ${fromNames.city}, ZIP ${fromNames.zip}, near ${fromNames.near}`,
     );
+  }, 60_000);
+
+  test("a place a name states is served and found: state, city, near, its source; its Organization keeps its id", async () => {
+    const app = createTestApp({
+      db: openDatabase(path),
+      config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }),
+    });
+    try {
+      const metro = (await get(app, "/api/v1/endpoints?vendor=epic&query=metrohealth&state=OH")).body;
+      expect(metro.data.map((e: { organizationName: string }) => e.organizationName)).toContain("MetroHealth - OH");
+      const sedalia = (await get(app, "/api/v1/endpoints?city=sedalia&state=MO")).body.data as {
+        id: string;
+        organizationName: string;
+        city: string;
+        zipCode: string | null;
+      }[];
+      const afc = sedalia.find((e) => e.organizationName === "AFC Sedalia MO")!;
+      expect(afc).toMatchObject({ city: "Sedalia", zipCode: null });
+      const source = (await get(app, `/api/v1/endpoints/${afc.id}/source`)).body.data;
+      expect(source.fields.state).toBe("name-place");
+      // Placed at Sedalia's ZIPs' mean point: near its ZIP, within the test's own haversine.
+      const near = (await get(app, "/api/v1/endpoints?near=65301&radius=10&limit=100")).body;
+      const at = near.data.findIndex((e: { id: string }) => e.id === afc.id);
+      expect(at).toBeGreaterThanOrEqual(0);
+      const point = pointOf({ zip: null, city: "Sedalia", state: "MO" })!;
+      const zip = pointOf({ zip: "65301", city: null, state: null })!;
+      expect(Math.abs(near.meta.distance[at] - haversine(zip, point))).toBeLessThan(0.1);
+      // The FHIR Organization carries the address; its id hashes the name's place as null.
+      const fhir = (await get(app, `/fhir/Organization?name=${encodeURIComponent("AFC Sedalia MO")}`)).body as {
+        entry: { resource: { id: string; address?: { city?: string; state?: string }[] } }[];
+      };
+      expect(fhir.entry).toHaveLength(1);
+      expect(fhir.entry[0]!.resource.address).toEqual([{ city: "Sedalia", state: "MO" }]);
+      const vendorId = (await get(app, `/api/v1/endpoints/${afc.id}`)).body.data.vendorId as string;
+      const key = [
+        "Organization\n",
+        vendorId,
+        ...["AFC Sedalia MO", null, null, null, null].map((v) => `\0${v ?? "\u0001"}`),
+      ];
+      expect(fhir.entry[0]!.resource.id).toBe(new Bun.CryptoHasher("sha256").update(key.join("")).digest("hex"));
+    } finally {
+      app.directory.close();
+    }
   }, 60_000);
 });
