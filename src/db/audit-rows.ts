@@ -36,3 +36,25 @@ export const auditRows = (sqlite: Database) =>
        FROM entries e ORDER BY e.id`,
     )
     .all() as AuditRow[];
+
+/** One listed entry's place fields, as the audit's place shares count them. */
+export interface PlaceRow {
+  kind: string;
+  name: Entry["organizationName"];
+  npi: Entry["npi"];
+  city: Entry["city"];
+  state: Entry["state"];
+  zipCode: Entry["zipCode"];
+  stateEvidence: Entry["stateEvidence"];
+}
+
+/** Every listed entry (not removed, not unusable) with its developer's kind and its place fields. */
+export const placeRows = (sqlite: Database) =>
+  sqlite
+    .query(
+      `SELECT v.kind, e.organization_name AS name, e.npi, e.city, e.state, e.zip_code AS zipCode,
+         e.state_evidence AS stateEvidence
+       FROM entries e JOIN vendors v ON v.id = e.vendor_id
+       WHERE e.status != 'removed' AND e.unusable IS NULL ORDER BY e.id`,
+    )
+    .all() as PlaceRow[];

@@ -90,6 +90,8 @@ type EntryRow = [
   /** The release the entry's list or URL states (`list_fhir_version` when its evidence is list or url), else null. */
   statedVersion: Entry["listFhirVersion"] | null,
   urlEvidence: Entry["urlEvidence"],
+  /** 1 when the entry's state (and city, ZIP) came from its organization name (state evidence `name-place`). */
+  namePlace: number,
 ];
 
 /** Entries in row-id order, `limit` at a time after row id `after` (call `.values(after)` repeatedly). */
@@ -97,7 +99,8 @@ export function entryChunks(sqlite: Database, limit: number): (after: number) =>
   const chunk = sqlite.prepare(
     `SELECT row_id, id, url, vendor_id, organization_name, npi, tenant_id, city, state, zip_code, fhir_version, access, status, last_updated,
        unusable IS NOT NULL, version_evidence,
-       CASE WHEN version_evidence IN ('list', 'url') THEN list_fhir_version END, url_evidence
+       CASE WHEN version_evidence IN ('list', 'url') THEN list_fhir_version END, url_evidence,
+       state_evidence IS 'name-place'
      FROM entries WHERE row_id > ? ORDER BY row_id LIMIT ${limit}`,
   );
   return (after) => chunk.values(after) as EntryRow[];

@@ -92,6 +92,7 @@ function emptyColumns(size: number): EntryColumns {
     fhirVersionBasis: new Uint8Array(size),
     access: new Uint8Array(size),
     urlEvidence: new Uint8Array(size),
+    namePlace: new Uint8Array(size),
     environment: new Uint8Array(size),
     status: new Int32Array(size),
     lastUpdated: new Int32Array(size),
@@ -138,6 +139,7 @@ export function buildDirectoryData(sqlite: Database): DirectoryData {
         probes.get(row[2])?.versionSeen ? "probe" : basisOf(row[15] as VersionEvidence | null),
       );
       raw.urlEvidence[n] = Math.max(0, URL_EVIDENCE.indexOf(row[17] as UrlEvidence));
+      raw.namePlace[n] = row[18];
       raw.access[n] = (row[11].includes('"patient"') ? 1 : 0) | (row[11].includes('"provider"') ? 2 : 0);
       raw.status[n] = tables.statuses.id(row[12]);
       raw.lastUpdated[n] = tables.lastUpdated.id(row[13]);

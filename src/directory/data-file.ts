@@ -40,6 +40,7 @@ const COLUMN_TYPES: Record<keyof EntryColumns, new (...args: never[]) => AnyArra
   lastUpdated: Int32Array,
   fhirVersionBasis: Uint8Array,
   urlEvidence: Uint8Array,
+  namePlace: Uint8Array,
   environment: Uint8Array,
 };
 

@@ -10,7 +10,7 @@ import type { IdIndex } from "./id-lookup";
  * Bumped whenever the shape of DirectoryData, or how its name words are folded
  * (src/directory/text.ts), or its file layout (data-file.ts) changes, so older index files are rebuilt.
  */
-const LAYOUT = 14;
+const LAYOUT = 15;
 /**
  * The index's format: its layout, and a hash of the environment rules' source
  * (src/model/environment.ts), since the index holds each entry's environment derived by them: a
@@ -60,6 +60,11 @@ export interface EntryColumns {
   access: Uint8Array;
   /** How the URL is known: an index into URL_EVIDENCE (published, or the kind of repair; src/model/evidence.ts). */
   urlEvidence: Uint8Array;
+  /**
+   * 1 when the entry's city, state and ZIP came from its organization name (state evidence
+   * `name-place`): its Organization's id hashes them as null, as before names were read.
+   */
+  namePlace: Uint8Array;
   /** 0: production; else 1 + the index in ENVIRONMENT_RULES (src/model/environment.ts) of the rule that makes it non-production. */
   environment: Uint8Array;
   status: Int32Array;

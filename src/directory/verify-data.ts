@@ -58,6 +58,7 @@ export function verifyDirectoryData(data: DirectoryData): string | null {
   if (data.statedVersions.length !== strings.urls.length) return "statedVersions does not have one value per URL";
   if (firstOutside(data.statedVersions, -1, FHIR_VERSIONS.length) !== -1) return "statedVersions names no release";
   if (firstOutside(columns.urlEvidence, 0, URL_EVIDENCE.length) !== -1) return "column urlEvidence names no evidence";
+  if (firstOutside(columns.namePlace, 0, 2) !== -1) return "column namePlace holds neither 0 nor 1";
   if (firstOutside(columns.environment, 0, ENVIRONMENT_RULES.length + 1) !== -1)
     return "column environment names no environment rule";
   if (

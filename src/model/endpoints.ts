@@ -629,7 +629,7 @@ export const SourceRecordSchema = t.Object({
     }),
     state: t.Union([...literals(STATE_EVIDENCE), t.Null()], {
       description:
-        'How the state is known: list (published), zip (from the ZIP code), name (an "XX - " prefix); null while unknown.',
+        'How the state is known: list (published), zip (from the ZIP code), name (an "XX - " prefix), name-place (a place the organization name states: an address, a city and its state, or a state code where names put one; the city and ZIP too when it writes them); null while unknown.',
     }),
   }),
 });

@@ -23,8 +23,12 @@ export type FhirVersionBasis = (typeof FHIR_VERSION_BASES)[number];
 export const basisOf = (evidence: VersionEvidence | null): FhirVersionBasis =>
   evidence === null ? "unknown" : evidence === "developer" ? "certification" : evidence;
 
-/** How an entry's state is known: the list states it, its ZIP code, or an `"XX - "` name prefix. */
-export const STATE_EVIDENCE = ["list", "zip", "name"] as const;
+/**
+ * How an entry's state is known: the list states it, its ZIP code, an `"XX - "` name prefix, or a
+ * place the organization name states (`name-place`: an address, a city and state, or a state code
+ * where names put one; its city and ZIP then come from the name too).
+ */
+export const STATE_EVIDENCE = ["list", "zip", "name", "name-place"] as const;
 export type StateEvidence = (typeof STATE_EVIDENCE)[number];
 /**
  * Whether the stored URL is as published or how it was repaired (src/pipeline/ingest/enrich):

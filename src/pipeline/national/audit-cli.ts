@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { parseCli } from "../../cli/args";
 import { openReadOnly } from "../../db/client";
 import { auditDatabase, formatAudit, formatUrlFindings } from "./audit";
+import { formatPlaceShares, placeShares } from "./audit-places";
 import { buildNationalDatabase } from "./build";
 
 const { values } = parseCli({
@@ -32,6 +33,7 @@ try {
   if (built) console.log(`the bundled national lists (db/national/), as of ${built.asOf}`);
   const sqlite = openReadOnly(path, 0);
   for (const line of formatAudit(auditDatabase(sqlite))) console.log(line);
+  for (const line of formatPlaceShares(placeShares(sqlite))) console.log(line);
   sqlite.close();
   for (const line of built
     ? formatUrlFindings(built.summaries)

@@ -100,7 +100,21 @@ describe("the national build's ids", () => {
       identifier?: { system: string; value: string }[];
       address?: { city?: string; state?: string; postalCode?: string }[];
     };
+    // An organization whose place only its name states (state evidence name-place) has the id it
+    // had before names were read: its key's city, state and ZIP are null.
+    const sqlite = new Database(path, { readonly: true });
+    const namePlaced = new Set(
+      (
+        sqlite
+          .prepare(
+            "SELECT DISTINCT vendor_id || ' ' || organization_name FROM entries WHERE state_evidence = 'name-place'",
+          )
+          .values() as [string][]
+      ).map(([key]) => key),
+    );
+    sqlite.close();
     let checked = 0;
+    let placedByName = 0;
     for (const vendorId of ["epic", "athenahealth", "altera-digital-health"]) {
       const bundle = (await (await fetchApp(`/api/v1/export?format=fhir&vendor=${vendorId}`)).json()) as {
         entry: { resource: Organization }[];
@@ -108,7 +122,9 @@ describe("the national build's ids", () => {
       for (const { resource: o } of bundle.entry) {
         if (o.resourceType !== "Organization" || o.id.startsWith("developer-") || o.name === undefined) continue;
         const npi = o.identifier?.find((i) => i.system === "http://hl7.org/fhir/sid/us-npi")?.value ?? null;
-        const address = o.address?.[0];
+        const byName = namePlaced.has(`${vendorId} ${o.name}`);
+        if (byName) placedByName++;
+        const address = byName ? undefined : o.address?.[0];
         const key = {
           vendorId,
           name: o.name,
@@ -122,6 +138,8 @@ describe("the national build's ids", () => {
       }
     }
     expect(checked).toBeGreaterThan(5000);
+    // "MetroHealth - OH", "Lakeland Regional Health (FL)", "Eleanor Health TX"…: served with the state, ids as before.
+    expect(placedByName).toBeGreaterThan(40);
   }, 60_000);
 
   test("an Organization's id is its key's hash with the name as published; another spelling's id is 301 to it", async () => {

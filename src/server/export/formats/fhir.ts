@@ -200,7 +200,8 @@ function keyPart(key: ByteBuffer, value: string | null) {
 
 /**
  * Writes the key an Organization's id hashes into `key` (cleared first): "Organization", the
- * vendor id, then the name as published, NPI, city, state and ZIP of the entry at `o`,
+ * vendor id, then the name as published, NPI, city, state and ZIP of the entry at `o` (null
+ * when its organization name gave them, `namePlace`),
  * NUL-separated, null parts as NULL_PART; UTF-8. Called with an organization's first entry in
  * list order: names that differ only in letter case are one organization (in the export, the
  * brands bundle and /fhir alike), whose id is that of its first spelling. The name is not
@@ -216,9 +217,11 @@ export function writeOrganizationKey(key: ByteBuffer, { columns: c, strings: s }
   key.ascii("\0");
   if (npi === 0) key.ascii(NULL_PART);
   else key.integer(npi);
-  keyPart(key, lookup(s.cities, c.city[o]!));
-  keyPart(key, lookup(s.states, c.state[o]!));
-  keyPart(key, lookup(s.zipCodes, c.zipCode[o]!));
+  // A place read from the name is left out: the Organization keeps the id it had before names were read.
+  const named = c.namePlace[o] === 1;
+  keyPart(key, named ? null : lookup(s.cities, c.city[o]!));
+  keyPart(key, named ? null : lookup(s.states, c.state[o]!));
+  keyPart(key, named ? null : lookup(s.zipCodes, c.zipCode[o]!));
 }
 
 type Columns = RecordSource["data"]["columns"];
