@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
 import { formatPlaceShares, placeShares } from "../../../src/pipeline/national/audit-places";
-import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { createTestApp } from "../../support/app";
+import { nationalDatabase } from "../../support/built-once";
 import { get } from "../../support/fixture";
 import { haversine, pointOf } from "../../support/places";
 
@@ -22,7 +22,7 @@ let path: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "place-shares-"));
   path = join(dir, "national.sqlite");
-  await buildNationalDatabase(path);
+  await nationalDatabase(path);
 }, 120_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
