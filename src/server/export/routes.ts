@@ -1,6 +1,7 @@
 import type { Server } from "bun";
 import { Elysia, t } from "elysia";
 import type { TrustProxy } from "../../config";
+import { brandsFilter } from "../../directory/brands";
 import type { Directory } from "../../directory/directory";
 import { type EndpointFilter, filterKey } from "../../directory/search";
 import { checkSearchCost, toEndpointFilter } from "../endpoints/filter";
@@ -176,10 +177,8 @@ function exportAnswer(
   const { inFlight, files, trustProxy = null, idleTimeoutSeconds, onFileError = () => {}, charge } = options;
   const snapshot = directory.current;
   const asked = toEndpointFilter(query as Parameters<typeof toEndpointFilter>[0]);
-  // The brands bundle is what patient apps show patients: non-production entries (test, demo,
-  // sandbox… src/model/environment.ts) only when `environment=` asks for them.
-  const filter =
-    formatName === "brands" && asked.environment === undefined ? { ...asked, environment: "production" } : asked;
+  // The brands bundle is what patient apps show patients: its own filter (brandsFilter).
+  const filter = formatName === "brands" ? brandsFilter(asked) : asked;
   // The export reads what one list page does, bar the records (streamed page by page).
   checkSearchCost(snapshot.search.cost(filter, 0), filter);
   const format = FORMATS[formatName];
