@@ -1,7 +1,8 @@
 import type { Database } from "bun:sqlite";
-import type { entries } from "./schema";
+import type { entries, vendors } from "./schema";
 
 type Entry = typeof entries.$inferSelect;
+type Vendor = typeof vendors.$inferSelect;
 
 /** One entry as the national audit (src/pipeline/national/audit.ts) counts it. */
 export interface AuditRow {
@@ -36,3 +37,11 @@ export const auditRows = (sqlite: Database) =>
        FROM entries e ORDER BY e.id`,
     )
     .all() as AuditRow[];
+
+/** Every vendor's id, name and page for app developers (its endpoint list URL), as the brands bundle names them. */
+export const auditVendorPages = (sqlite: Database) =>
+  sqlite.prepare("SELECT id, name, endpoint_list_url FROM vendors ORDER BY id").values() as [
+    id: Vendor["id"],
+    name: Vendor["name"],
+    endpointListUrl: Vendor["endpointListUrl"],
+  ][];

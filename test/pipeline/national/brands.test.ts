@@ -110,9 +110,11 @@ describe("the national brands bundle: one brand per practice", () => {
       expect(brand.text?.div).toContain(`NPI 1780761866 is also published for ${other.name} (MEDHOST)`);
     }
     // No other brand has a narrative: none other shares an NPI under another name.
-    expect(brands.filter((b) => b.text !== undefined).map((b) => b.name).sort()).toEqual([
-      "Havasu Regional Medical Center",
-      "Valley View Medical Center",
-    ]);
+    expect(
+      brands
+        .filter((b) => b.text !== undefined)
+        .map((b) => b.name)
+        .sort(),
+    ).toEqual(["Havasu Regional Medical Center", "Valley View Medical Center"]);
   });
 });

@@ -23,7 +23,7 @@ const VERSION_CODES = ["1.0.2", "3.0.2", "4.0.1", "4.3.0", "5.0.0"];
 const ENDPOINT_STATUSES = ["active", "suspended", "error", "off", "entered-in-error", "test"];
 /** The Data Absent Reasons the IG allows in a Brand Bundle, and no other. */
 const ABSENT_REASONS = ["asked-unknown", "asked-declined"];
-const isHttps = (text: string | undefined) => text !== undefined && text.startsWith("https://") && URL.canParse(text);
+const isHttps = (text: string | undefined) => text?.startsWith("https://") === true && URL.canParse(text!);
 const isInstant = (text: unknown) =>
   typeof text === "string" && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(text);
 
