@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import { auditRows, auditVendorPages, type AuditRow as Row } from "../../db/audit-rows";
 import { reportReads } from "../../db/report-reads";
 import {
+  type BrandPlan,
   brandFold,
   brandKeyOf,
   brandsEntries,
@@ -11,6 +12,7 @@ import {
   sharedNpiNarrative,
 } from "../../directory/brands";
 import { buildDirectoryData } from "../../directory/build-data";
+import type { DirectoryData } from "../../directory/directory-data";
 import { endpointRecordAt } from "../../directory/render";
 import { DirectorySearch } from "../../directory/search";
 import { ENVIRONMENT_RULES, environmentMatch } from "../../model/environment";
@@ -328,6 +330,50 @@ function brandsFigures(sqlite: Database): BrandsFigures {
     return [{ id: id.slice(0, 12), name, url, detail }];
   });
 
+  const nameOf = (o: number) => s.organizationNames[c.organizationName[o]!]!;
+  const duplicates = duplicateBrandPairs(data, plan, served);
+  const inBundleVendors = new Set(served.map((o) => s.vendorIds[c.vendor[o]!]!));
+  return {
+    entries: served.length,
+    endpoints: new Set(served.map((o) => c.url[o]!)).size,
+    brands: plan.brands.size,
+    merged: [...plan.aliasOf.values()].filter((root) => plan.brands.has(root)).length,
+    developers: plan.developers.size,
+    testOrPlaceholder,
+    duplicatesByUrl: duplicates.byUrl,
+    duplicatesByPlace: duplicates.byPlace,
+    sharedNpi: [...plan.sharedNpi].map(([key, others]) => {
+      const o = plan.brands.get(key)!;
+      const { div } = sharedNpiNarrative(data, vendorNames, o, others);
+      return {
+        npi: String(c.npi[o]),
+        name: nameOf(o),
+        vendorId: s.vendorIds[c.vendor[o]!]!,
+        why: div
+          .replace(/<[^>]+>/g, "")
+          .replace(/&lt;/g, "<")
+          .replace(/&gt;/g, ">")
+          .replace(/&amp;/g, "&"),
+      };
+    }),
+    pagesAbsent: vendors
+      .filter(([id, , page]) => inBundleVendors.has(id) && brandsPage(page) === null)
+      .map(([vendorId, , page]) => ({ vendorId, page })),
+  };
+}
+
+/**
+ * Pairs of one developer's brands (of `plan`) whose names differ only in letter case,
+ * punctuation or spacing and that share an Endpoint (`byUrl`), or an NPI and an address
+ * (`byPlace`): what the bundle's merge must leave none of. `served`: the entries whose Endpoint
+ * the bundle publishes; a brand's Endpoints are those of its entries and of its aliases'.
+ */
+export function duplicateBrandPairs(
+  data: DirectoryData,
+  plan: Pick<BrandPlan, "brands" | "aliasOf">,
+  served: readonly number[],
+): { byUrl: [string, string][]; byPlace: [string, string][] } {
+  const { columns: c, strings: s } = data;
   // Each brand's Endpoints: those of its own entries and of the organizations merged into it.
   const brandOf = (o: number) => {
     const key = brandKeyOf(data, o);
@@ -353,33 +399,9 @@ function brandsFigures(sqlite: Database): BrandsFigures {
   };
   const folded = (o: number) => `${c.vendor[o]}\0${brandFold(nameOf(o))}`;
 
-  const inBundleVendors = new Set(served.map((o) => s.vendorIds[c.vendor[o]!]!));
   return {
-    entries: served.length,
-    endpoints: new Set(served.map((o) => c.url[o]!)).size,
-    brands: plan.brands.size,
-    merged: [...plan.aliasOf.values()].filter((root) => plan.brands.has(root)).length,
-    developers: plan.developers.size,
-    testOrPlaceholder,
-    duplicatesByUrl: pairs((o) => [...(urlsOf.get(brandKeyOf(data, o)) ?? [])].map((url) => `${folded(o)}\0${url}`)),
-    duplicatesByPlace: pairs((o) => [`${folded(o)}\0${c.npi[o]}\0${c.city[o]}\0${c.state[o]}\0${c.zipCode[o]}`]),
-    sharedNpi: [...plan.sharedNpi].map(([key, others]) => {
-      const o = plan.brands.get(key)!;
-      const { div } = sharedNpiNarrative(data, vendorNames, o, others);
-      return {
-        npi: String(c.npi[o]),
-        name: nameOf(o),
-        vendorId: s.vendorIds[c.vendor[o]!]!,
-        why: div
-          .replace(/<[^>]+>/g, "")
-          .replace(/&lt;/g, "<")
-          .replace(/&gt;/g, ">")
-          .replace(/&amp;/g, "&"),
-      };
-    }),
-    pagesAbsent: vendors
-      .filter(([id, , page]) => inBundleVendors.has(id) && brandsPage(page) === null)
-      .map(([vendorId, , page]) => ({ vendorId, page })),
+    byUrl: pairs((o) => [...(urlsOf.get(brandKeyOf(data, o)) ?? [])].map((url) => `${folded(o)}\0${url}`)),
+    byPlace: pairs((o) => [`${folded(o)}\0${c.npi[o]}\0${c.city[o]}\0${c.state[o]}\0${c.zipCode[o]}`]),
   };
 }
 

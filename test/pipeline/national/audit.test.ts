@@ -8,7 +8,14 @@
  * test/server/export/brands.test.ts.
  */
 import { describe, expect, test } from "bun:test";
+import { openReadOnly } from "../../../src/db/client";
+import { brandKeyOf, brandsEntries, brandsFilter, planBrands } from "../../../src/directory/brands";
+import { buildDirectoryData } from "../../../src/directory/build-data";
+import { DirectorySearch } from "../../../src/directory/search";
+import { duplicateBrandPairs } from "../../../src/pipeline/national/audit";
+import { nationalDatabase } from "../../support/built-once";
 import { finished, spawnScript } from "../../support/run-script";
+import { removeTempDirs, tempDir } from "../../support/temp-db";
 
 describe("npm run data:audit on the bundled lists", () => {
   test("prints the report cards' CHPL figures, real names kept production, the brands bundle, every repair by kind", async () => {
@@ -49,5 +56,31 @@ describe("npm run data:audit on the bundled lists", () => {
       '    1780761866  "Havasu Regional Medical Center" (medhost): NPI 1780761866 is also published for Valley View Medical Center (MEDHOST): another organization with its own name and FHIR endpoints, so a brand of its own. The lists publish this NPI for both and do not say which one it belongs to.',
       '    1780761866  "Valley View Medical Center" (medhost): NPI 1780761866 is also published for Havasu Regional Medical Center (MEDHOST): another organization with its own name and FHIR endpoints, so a brand of its own. The lists publish this NPI for both and do not say which one it belongs to.',
     ]);
+  }, 120_000);
+});
+
+describe("the audit's duplicate brand pairs", () => {
+  test("find the practices the bundle merges when it does not merge them; none in the bundle", async () => {
+    const path = `${tempDir()}/national.sqlite`;
+    await nationalDatabase(path);
+    const sqlite = openReadOnly(path, 0);
+    const data = buildDirectoryData(sqlite);
+    sqlite.close();
+    const ordinals = brandsEntries(new DirectorySearch(data), brandsFilter({ queryWords: [] }));
+    const plan = planBrands(data, ordinals);
+    const served = ordinals.filter((o) => plan.inBundle(data.columns.url[o]!));
+    expect(duplicateBrandPairs(data, plan, served)).toEqual({ byUrl: [], byPlace: [] });
+    // The same bundle with every organization its own brand: the spellings merged are found.
+    const unmerged = new Map(plan.brands);
+    for (const o of served) {
+      const key = brandKeyOf(data, o);
+      if (plan.aliasOf.has(key) && !unmerged.has(key)) unmerged.set(key, o);
+    }
+    const found = duplicateBrandPairs(data, { brands: unmerged, aliasOf: new Map() }, served);
+    expect(found.byUrl).toContainEqual(["Tribury Eye Care", "Tribury Eyecare"]);
+    expect(found.byPlace).toContainEqual(["Center for Women's Health", "Center for Womens Health"]);
+    // The national lists' spellings of one practice, as the bundle would show them unmerged.
+    expect([found.byUrl.length, found.byPlace.length]).toEqual([11, 30]);
+    removeTempDirs();
   }, 120_000);
 });
