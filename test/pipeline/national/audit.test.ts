@@ -8,6 +8,8 @@
  * test/server/export/brands.test.ts.
  */
 import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { openReadOnly } from "../../../src/db/client";
 import { brandKeyOf, brandsEntries, brandsFilter, planBrands } from "../../../src/directory/brands";
 import { buildDirectoryData } from "../../../src/directory/build-data";
@@ -51,6 +53,11 @@ describe("npm run data:audit on the bundled lists", () => {
       lines.find((l) => l.startsWith("non-production listed entries (")) ?? "",
     );
     expect(Number(nonProduction?.[1])).toBeGreaterThan(100);
+    // docs/api.md shows the brands bundle's lines as this run prints them.
+    const docs = readFileSync(join(import.meta.dir, "../../../docs/api.md"), "utf8");
+    const shown = /bundled lists it prints:\n\n```\n([^`]+)```/.exec(docs)?.[1]?.trimEnd().split("\n") ?? [];
+    expect(shown.length).toBe(5);
+    for (const line of shown) expect([line, lines.includes(line)]).toEqual([line, true]);
     // Each of the two brands carrying NPI 1780761866 says why, naming the other.
     expect(lines.filter((l) => l.startsWith("    1780761866  "))).toEqual([
       '    1780761866  "Havasu Regional Medical Center" (medhost): NPI 1780761866 is also published for Valley View Medical Center (MEDHOST): another organization with its own name and FHIR endpoints, so a brand of its own. The lists publish this NPI for both and do not say which one it belongs to.',
