@@ -128,7 +128,7 @@ export interface AuditReport {
  * judged by the audit's rules: the environment rules and the name rules on every entry it
  * serves, its brands grouped by developer and folded name to find duplicates.
  */
-export interface BrandsFigures {
+interface BrandsFigures {
   /** Entries whose Endpoint the bundle publishes (named by a brand or by their developer). */
   entries: number;
   endpoints: number;
