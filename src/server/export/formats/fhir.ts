@@ -42,7 +42,8 @@ export const FHIR_VERSION_BASIS_EXTENSION =
  * the text the list published but a repair of it, of this kind (`cleaned`, `scheme-assumed`, or
  * `host-guessed`: a relative path given a host, a guess until a probe verifies it).
  */
-const URL_REPAIR_EXTENSION = "https://endpoint-directory.fly.dev/fhir/StructureDefinition/endpoint-address-repair";
+export const URL_REPAIR_EXTENSION =
+  "https://endpoint-directory.fly.dev/fhir/StructureDefinition/endpoint-address-repair";
 
 /**
  * The `_address` element (FHIR JSON's place for a primitive's extensions) of an Endpoint whose
