@@ -1,7 +1,8 @@
 import type { Database } from "bun:sqlite";
-import type { entries } from "./schema";
+import type { entries, vendors } from "./schema";
 
 type Entry = typeof entries.$inferSelect;
+type Vendor = typeof vendors.$inferSelect;
 
 /** One entry as the national audit (src/pipeline/national/audit.ts) counts it. */
 export interface AuditRow {
@@ -58,3 +59,11 @@ export const placeRows = (sqlite: Database) =>
        WHERE e.status != 'removed' AND e.unusable IS NULL ORDER BY e.id`,
     )
     .all() as PlaceRow[];
+
+/** Every vendor's id, name and page for app developers (its endpoint list URL), as the brands bundle names them. */
+export const auditVendorPages = (sqlite: Database) =>
+  sqlite.prepare("SELECT id, name, endpoint_list_url FROM vendors ORDER BY id").values() as [
+    id: Vendor["id"],
+    name: Vendor["name"],
+    endpointListUrl: Vendor["endpointListUrl"],
+  ][];

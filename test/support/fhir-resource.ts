@@ -12,7 +12,7 @@ export interface FhirResource {
   name?: string;
   identifier?: { system?: string; value?: string }[];
   telecom?: { system?: string; value?: string; extension?: { url: string; valueCode?: string }[] }[];
-  contact?: { system?: string; value?: string }[];
+  contact?: { system?: string; value?: string; _value?: { extension?: { url: string; valueCode?: string }[] } }[];
   extension?: { url: string; valueCode?: string }[];
   status?: string;
   connectionType?: { system: string; code: string };

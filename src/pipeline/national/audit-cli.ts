@@ -1,7 +1,9 @@
 /**
  * `bun run data:audit [--db <path>]`: what the national directory holds and how each entry's
  * fields are known: entries stored and listed, unusable ones by reason, fhirVersion and state by
- * evidence, and a re-judged sample of the versions the old rules inferred (src/pipeline/national/audit.ts);
+ * evidence, the brands bundle as the server serves it (test or placeholder entries in it,
+ * duplicate brands, shared NPIs, developer pages given as absent), and a re-judged sample of the
+ * versions the old rules inferred (src/pipeline/national/audit.ts);
  * built from the bundle, also every published URL ingest repaired or dropped, with why.
  * Without --db it builds the bundled lists (db/national/) into a temporary file first.
  * Exit status: 0 done, 1 failed, 2 usage error.

@@ -1,6 +1,20 @@
 import type { Database } from "bun:sqlite";
-import { auditRows, type AuditRow as Row } from "../../db/audit-rows";
+import { auditRows, auditVendorPages, type AuditRow as Row } from "../../db/audit-rows";
 import { reportReads } from "../../db/report-reads";
+import {
+  type BrandPlan,
+  brandFold,
+  brandKeyOf,
+  brandsEntries,
+  brandsFilter,
+  brandsPage,
+  planBrands,
+  sharedNpiNarrative,
+} from "../../directory/brands";
+import { buildDirectoryData } from "../../directory/build-data";
+import type { DirectoryData } from "../../directory/directory-data";
+import { endpointRecordAt } from "../../directory/render";
+import { DirectorySearch } from "../../directory/search";
 import { ENVIRONMENT_RULES, environmentMatch } from "../../model/environment";
 import { URL_EVIDENCE } from "../../model/evidence";
 import { fhirVersionFromUrl } from "../../model/fhir-version";
@@ -103,8 +117,35 @@ export interface AuditReport {
     standardizedApi: number;
     byVendor: { vendorId: string; products: number; active: number; withdrawn: number }[];
   };
+  /** What the brands bundle serves (GET /api/v1/brands, unfiltered), counted by the audit's own rules. */
+  brands: BrandsFigures;
   /** The re-judged sample of entries whose version the old rules took from the certification. */
   sample: { size: number; population: number; outcomes: { outcome: string; entries: number }[] };
+}
+
+/**
+ * The brands bundle as the server writes it (src/directory/brands.ts decides what it holds),
+ * judged by the audit's rules: the environment rules and the name rules on every entry it
+ * serves, its brands grouped by developer and folded name to find duplicates.
+ */
+interface BrandsFigures {
+  /** Entries whose Endpoint the bundle publishes (named by a brand or by their developer). */
+  entries: number;
+  endpoints: number;
+  /** Organizations as brands, organizations merged into them as aliases, developers as brands. */
+  brands: number;
+  merged: number;
+  developers: number;
+  /** Entries in the bundle that an environment rule or a name rule matches (the target is 0). */
+  testOrPlaceholder: NamedEntry[];
+  /** Pairs of one developer's brands whose names differ only in case, punctuation or spacing, sharing an Endpoint (target 0). */
+  duplicatesByUrl: [string, string][];
+  /** The same, sharing an NPI and an address (target 0). */
+  duplicatesByPlace: [string, string][];
+  /** Brands that carry an NPI other brands carry under another name, and why, as the bundle says it. */
+  sharedNpi: { npi: string; name: string; vendorId: string; why: string }[];
+  /** Developers with an Endpoint in the bundle whose page is not https://, given there as absent. */
+  pagesAbsent: { vendorId: string; page: string }[];
 }
 
 /** Counts the national directory's entries by how each field is known and why some are not listed. */
@@ -158,6 +199,7 @@ export function auditDatabase(sqlite: Database, sampleSize = 100): AuditReport {
     environments: environments(listed),
     ...productionNames(listed),
     certification: certificationFigures(sqlite),
+    brands: brandsFigures(sqlite),
     versions: count(listed, (r) => `${r.versionEvidence ?? "none"}\t${r.fhirVersion}`).map(([key, items]) => {
       const [evidence, version] = key.split("\t") as [string, string];
       return { evidence, version, entries: items.length };
@@ -268,6 +310,101 @@ function certificationFigures(sqlite: Database): AuditReport["certification"] {
   };
 }
 
+/** The brands bundle of the database's read model, as the server serves it unfiltered, counted (BrandsFigures). */
+function brandsFigures(sqlite: Database): BrandsFigures {
+  const data = buildDirectoryData(sqlite);
+  const { columns: c, strings: s } = data;
+  const vendors = auditVendorPages(sqlite);
+  const vendorNames = new Map(vendors.map(([id, name]) => [id, name]));
+  const ordinals = brandsEntries(new DirectorySearch(data), brandsFilter({ queryWords: [] }));
+  const plan = planBrands(data, ordinals);
+  const record = (o: number) => endpointRecordAt(data, o, vendorNames);
+  const served = ordinals.filter((o) => plan.inBundle(c.url[o]!));
+
+  const testOrPlaceholder = served.flatMap((o) => {
+    const { id, organizationName: name, url } = record(o);
+    const environment = environmentMatch(url, name);
+    const nameRule = name === null ? undefined : NAME_RULES.find((rule) => rule.pattern.test(name));
+    if (environment === null && nameRule === undefined) return [];
+    const detail = environment ? `${environment.rule} found ${JSON.stringify(environment.found)}` : nameRule!.kind;
+    return [{ id: id.slice(0, 12), name, url, detail }];
+  });
+
+  const nameOf = (o: number) => s.organizationNames[c.organizationName[o]!]!;
+  const duplicates = duplicateBrandPairs(data, plan, served);
+  const inBundleVendors = new Set(served.map((o) => s.vendorIds[c.vendor[o]!]!));
+  return {
+    entries: served.length,
+    endpoints: new Set(served.map((o) => c.url[o]!)).size,
+    brands: plan.brands.size,
+    merged: [...plan.aliasOf.values()].filter((root) => plan.brands.has(root)).length,
+    developers: plan.developers.size,
+    testOrPlaceholder,
+    duplicatesByUrl: duplicates.byUrl,
+    duplicatesByPlace: duplicates.byPlace,
+    sharedNpi: [...plan.sharedNpi].map(([key, others]) => {
+      const o = plan.brands.get(key)!;
+      const { div } = sharedNpiNarrative(data, vendorNames, o, others);
+      return {
+        npi: String(c.npi[o]),
+        name: nameOf(o),
+        vendorId: s.vendorIds[c.vendor[o]!]!,
+        why: div
+          .replace(/<[^>]+>/g, "")
+          .replace(/&lt;/g, "<")
+          .replace(/&gt;/g, ">")
+          .replace(/&amp;/g, "&"),
+      };
+    }),
+    pagesAbsent: vendors
+      .filter(([id, , page]) => inBundleVendors.has(id) && brandsPage(page) === null)
+      .map(([vendorId, , page]) => ({ vendorId, page })),
+  };
+}
+
+/**
+ * Pairs of one developer's brands (of `plan`) whose names differ only in letter case,
+ * punctuation or spacing and that share an Endpoint (`byUrl`), or an NPI and an address
+ * (`byPlace`): what the bundle's merge must leave none of. `served`: the entries whose Endpoint
+ * the bundle publishes; a brand's Endpoints are those of its entries and of its aliases'.
+ */
+export function duplicateBrandPairs(
+  data: DirectoryData,
+  plan: Pick<BrandPlan, "brands" | "aliasOf">,
+  served: readonly number[],
+): { byUrl: [string, string][]; byPlace: [string, string][] } {
+  const { columns: c, strings: s } = data;
+  // Each brand's Endpoints: those of its own entries and of the organizations merged into it.
+  const brandOf = (o: number) => {
+    const key = brandKeyOf(data, o);
+    const root = plan.aliasOf.get(key) ?? key;
+    return plan.brands.has(root) ? root : null;
+  };
+  const urlsOf = new Map<string, Set<number>>();
+  for (const o of served) {
+    if (c.organizationName[o]! < 0) continue;
+    const brand = brandOf(o);
+    if (brand !== null) urlsOf.set(brand, (urlsOf.get(brand) ?? new Set()).add(c.url[o]!));
+  }
+  const nameOf = (o: number) => s.organizationNames[c.organizationName[o]!]!;
+  const pairs = (keysOf: (o: number) => string[]) => {
+    const groups = new Map<string, number[]>();
+    for (const o of plan.brands.values()) for (const key of keysOf(o)) groups.set(key, [...(groups.get(key) ?? []), o]);
+    const found = new Map<string, [string, string]>();
+    for (const group of groups.values())
+      for (let i = 0; i < group.length; i++)
+        for (let j = i + 1; j < group.length; j++)
+          found.set(`${group[i]} ${group[j]}`, [nameOf(group[i]!), nameOf(group[j]!)]);
+    return [...found.values()];
+  };
+  const folded = (o: number) => `${c.vendor[o]}\0${brandFold(nameOf(o))}`;
+
+  return {
+    byUrl: pairs((o) => [...(urlsOf.get(brandKeyOf(data, o)) ?? [])].map((url) => `${folded(o)}\0${url}`)),
+    byPlace: pairs((o) => [`${folded(o)}\0${c.npi[o]}\0${c.city[o]}\0${c.state[o]}\0${c.zipCode[o]}`]),
+  };
+}
+
 /** A path segment that is exactly a release name (`/r4/`): URLs the rule of segments ending in one adds nothing to. */
 const PLAIN_VERSION_SEGMENT = /\/(?:dstu2|dstu3|stu3|r2|r3|r4b|r4|r5)(?=[/?#]|$)/i;
 const pathOf = (url: string) => url.replace(/^[a-z]+:\/\/[^/]*/i, "");
@@ -338,6 +475,7 @@ export function formatAudit(report: AuditReport): string[] {
     ...report.certification.byVendor
       .filter((v) => ["epic", "meditech", "athenahealth"].includes(v.vendorId))
       .map((v) => `  ${v.vendorId}: ${v.products} products, ${v.active} active, ${v.withdrawn} withdrawn`),
+    ...formatBrands(report.brands),
     "fhirVersion of listed entries, by evidence:",
     ...report.versions.map((v) => `  ${v.evidence.padEnd(9)} ${v.version.padEnd(7)} ${v.entries}`),
     "state of listed entries, by evidence:",
@@ -361,6 +499,22 @@ export function formatAudit(report: AuditReport): string[] {
     ...report.sample.outcomes.map((o) => `  ${o.outcome}: ${o.entries}`),
   ];
   return lines;
+}
+
+function formatBrands(b: BrandsFigures): string[] {
+  const pair = ([a, b]: [string, string]) => `    ${JSON.stringify(a)} / ${JSON.stringify(b)}`;
+  return [
+    `brands bundle (GET /api/v1/brands: production entries): ${b.endpoints} Endpoints of ${b.entries} entries; ${b.brands} brands (${b.merged} organizations merged into them as aliases) and ${b.developers} developers as brands`,
+    `  test or placeholder entries in it (environment rules, name rules): ${b.testOrPlaceholder.length}`,
+    ...b.testOrPlaceholder.map((e) => `    ${e.id}  ${JSON.stringify(e.name)}  ${e.url}  (${e.detail})`),
+    `  duplicate brand pairs (one developer, names equal but for case, punctuation and spacing): ${b.duplicatesByUrl.length} sharing an Endpoint, ${b.duplicatesByPlace.length} sharing an NPI and address`,
+    ...b.duplicatesByUrl.map(pair),
+    ...b.duplicatesByPlace.map(pair),
+    `  brands carrying an NPI another brand carries under another name, each saying why in its narrative: ${b.sharedNpi.length}`,
+    ...b.sharedNpi.map((n) => `    ${n.npi}  ${JSON.stringify(n.name)} (${n.vendorId}): ${n.why}`),
+    `  developers whose page for app developers is not https://, given as absent (no http:// link): ${b.pagesAbsent.length}`,
+    ...b.pagesAbsent.map((p) => `    ${p.vendorId}  ${p.page}`),
+  ];
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { Server } from "bun";
 import { Elysia, t } from "elysia";
 import type { TrustProxy } from "../../config";
+import { brandsFilter } from "../../directory/brands";
 import type { Directory } from "../../directory/directory";
 import { type EndpointFilter, filterKey } from "../../directory/search";
 import { checkSearchCost, toEndpointFilter } from "../endpoints/filter";
@@ -63,9 +64,9 @@ const BRANDS_EXAMPLE = `{"resourceType":"Bundle","meta":{"lastUpdated":"2026-11-
 
 const BRANDS_DESCRIPTION = `The whole directory (or the entries matching the list's filters, the same parameters validated the same way) as one SMART App Launch 2.2 **User-access Brands Bundle**: a FHIR R4 \`Bundle\` of type \`collection\` with \`meta.lastUpdated\` and \`timestamp\` (the dataset's last refresh), the resources and ids of \`export?format=fhir\` shaped to the User Access Brand and User Access Endpoint profiles, each with \`meta.lastUpdated\`:
 
-- an \`Endpoint\` per distinct URL whose FHIR version is known (the profile requires the \`endpoint-fhir-version\` extension; unknown ones are left out), \`connectionType\` hl7-fhir-rest, \`payloadType\` none, \`address\`, \`contact\` the developer's page for app developers (its endpointListUrl);
-- an \`Organization\` (brand) per named organization with an Endpoint left: \`name\`, \`telecom\` a url with the data-absent-reason \`asked-unknown\` (no list publishes a brand's website), NPI \`identifier\`, \`address\` with \`country\` US, \`endpoint\` references; names that differ only in letter case are one organization; organizations published without a name are left out (a brand's name is required);
-- a developer (\`developer-<vendorId>\`) as a brand, its page as \`telecom\`, only when some of its Endpoints are named by no organization: it offers exactly those, so that every Endpoint is named by a brand.
+- an \`Endpoint\` per distinct URL whose FHIR version is known (the profile requires the \`endpoint-fhir-version\` extension; unknown ones are left out), \`connectionType\` hl7-fhir-rest, \`payloadType\` none, \`address\`, \`contact\` the developer's page for app developers (its endpointListUrl) when it is https://, else a url whose value is absent with the data-absent-reason \`asked-unknown\` (no http:// link is given to a patient app); a host-guessed address is left out until a probe verifies it;
+- an \`Organization\` (brand) per named organization with an Endpoint left: \`name\`, \`telecom\` a url with the data-absent-reason \`asked-unknown\` (no list publishes a brand's website), NPI \`identifier\`, \`address\` with \`country\` US, \`endpoint\` references; one brand per practice (names that differ only in letter case, punctuation or spacing and that share an Endpoint, or an NPI and an address, are one brand, the other spellings its \`alias\`); a brand whose NPI another brand carries under another name says why in its narrative (\`text\`); organizations published without a name are left out (a brand's name is required);
+- a developer (\`developer-<vendorId>\`) as a brand, its page as \`telecom\` (when https://, else the data-absent-reason), only when some of its Endpoints are named by no organization: it offers exactly those, so that every Endpoint is named by a brand.
 
 Non-production entries (test, QA, demo, sandbox, development, staging, training servers and placeholder organizations: the \`environment\` of the record) are left out unless \`environment=non-production\` asks for them.
 
@@ -176,10 +177,8 @@ function exportAnswer(
   const { inFlight, files, trustProxy = null, idleTimeoutSeconds, onFileError = () => {}, charge } = options;
   const snapshot = directory.current;
   const asked = toEndpointFilter(query as Parameters<typeof toEndpointFilter>[0]);
-  // The brands bundle is what patient apps show patients: non-production entries (test, demo,
-  // sandbox… src/model/environment.ts) only when `environment=` asks for them.
-  const filter =
-    formatName === "brands" && asked.environment === undefined ? { ...asked, environment: "production" } : asked;
+  // The brands bundle is what patient apps show patients: its own filter (brandsFilter).
+  const filter = formatName === "brands" ? brandsFilter(asked) : asked;
   // The export reads what one list page does, bar the records (streamed page by page).
   checkSearchCost(snapshot.search.cost(filter, 0), filter);
   const format = FORMATS[formatName];

@@ -1,12 +1,13 @@
 import { t } from "elysia";
 import { LIST_INTEGER_KEYS, LIST_ORDER_KEYS, ListQuery } from "../../model/endpoints";
 import { ENVIRONMENT_CODE_SYSTEM, ENVIRONMENT_CODES, ENVIRONMENT_EXTENSION } from "../../model/environment";
-import { FHIR_VERSION_BASES } from "../../model/evidence";
+import { FHIR_VERSION_BASES, URL_REPAIRS } from "../../model/evidence";
 import {
   FHIR_VERSION_BASIS_EXTENSION,
   FHIR_VERSION_EXTENSION,
   NPI_SYSTEM,
   ORGANIZATION_ID_SYSTEM,
+  URL_REPAIR_EXTENSION,
 } from "./formats/fhir";
 
 const EXPORT_FORMATS = ["csv", "ndjson", "fhir", "brands"] as const;
@@ -48,6 +49,14 @@ const AbsentUrl = t.Object(
       { minItems: 1, maxItems: 1 },
     ),
     system: t.Literal("url"),
+  },
+  { additionalProperties: false },
+);
+/** The data-absent-reason on a primitive's own element (`_value`): the value is required, and absent. */
+const AbsentContactUrl = t.Object(
+  {
+    system: t.Literal("url"),
+    _value: t.Object({ extension: AbsentUrl.properties.extension }, { additionalProperties: false }),
   },
   { additionalProperties: false },
 );
@@ -103,13 +112,30 @@ export const FhirEndpointSchema = t.Object(
     status: t.UnionEnum(["active", "error", "off"], { default: undefined }),
     connectionType: Coding,
     contact: t.Optional(
-      t.Array(ContactUrl, {
+      t.Array(t.Union([ContactUrl, AbsentContactUrl]), {
         minItems: 1,
-        description: "`brands` only: the developer's page for app developers (its endpointListUrl).",
+        maxItems: 1,
+        description:
+          "`brands` only: the developer's page for app developers (its endpointListUrl) when it is https://; else its value absent, with the data-absent-reason `asked-unknown` on `_value`.",
       }),
     ),
     payloadType: t.Array(t.Object({ coding: t.Array(Coding, { minItems: 1 }) }), { minItems: 1 }),
     address: t.String({ format: "uri", description: "The FHIR base URL." }),
+    _address: t.Optional(
+      t.Object(
+        {
+          extension: t.Array(
+            t.Object({ url: t.Literal(URL_REPAIR_EXTENSION), valueCode: t.UnionEnum([...URL_REPAIRS]) }),
+            { minItems: 1, maxItems: 1 },
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "The address is a repair of what the list published, of this kind (docs/api.md, Enrichment): `cleaned`, `scheme-assumed`, or `host-guessed` (a guess until a probe verifies it).",
+        },
+      ),
+    ),
     managingOrganization: t.Optional(
       Reference("Not in `brands`: the developer (EHR vendor), `Organization/developer-<vendorId>`."),
     ),
@@ -137,6 +163,22 @@ export const FhirOrganizationSchema = t.Object(
       ),
     ),
     name: t.Optional(t.String()),
+    alias: t.Optional(
+      t.Array(t.String(), {
+        minItems: 1,
+        description: "`brands` only: the other spellings of a practice merged into this brand.",
+      }),
+    ),
+    text: t.Optional(
+      t.Object(
+        { status: t.Literal("additional"), div: t.String() },
+        {
+          additionalProperties: false,
+          description:
+            "`brands` only: why a brand carries an NPI another brand carries under another name (XHTML narrative).",
+        },
+      ),
+    ),
     telecom: t.Optional(
       t.Array(t.Union([ContactUrl, AbsentUrl]), {
         minItems: 1,

@@ -1,5 +1,6 @@
 import type { Transform } from "node:stream";
 import { constants, createBrotliCompress, createGzip } from "node:zlib";
+import { brandsEntries } from "../../directory/brands";
 import type { EndpointFilter } from "../../directory/search";
 import type { DatasetSnapshot } from "../../directory/snapshot";
 import { ByteBuffer } from "../http/byte-buffer";
@@ -42,12 +43,7 @@ export const FORMATS: Record<ExportFormat, FormatInfo> = {
     writer: (snapshot, origin, filter = { queryWords: [] }) =>
       fhirWriter(snapshot.recordSource, snapshot.stats.lastUpdated, origin, {
         developerPages: new Map(snapshot.vendors.map((vendor) => [vendor.id, vendor.endpointListUrl])),
-        entries: () => {
-          const all: number[] = [];
-          for (const { ordinals, from, to } of exportChunks(snapshot, filter, PAGE))
-            for (let i = from; i < to; i++) all.push(ordinals[i]!);
-          return all;
-        },
+        entries: () => brandsEntries(snapshot.search, filter),
       }),
   },
 };

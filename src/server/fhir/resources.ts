@@ -1,3 +1,4 @@
+import { urlEvidenceOf } from "../../directory/brands";
 import { lookup } from "../../directory/render";
 import { FHIR_VERSION_BASES, URL_EVIDENCE } from "../../model/evidence";
 import type { EndpointStatus, FhirVersion } from "../../model/types";
@@ -11,7 +12,6 @@ import {
   NPI_SYSTEM,
   ORGANIZATION_ID_SYSTEM,
   PAYLOAD_TYPE,
-  urlEvidenceOf,
 } from "../export/formats/fhir";
 import type { FhirIndex } from "./fhir-index";
 

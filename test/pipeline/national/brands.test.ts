@@ -22,6 +22,7 @@ interface Brand {
   address?: { city?: string; state?: string; postalCode?: string }[];
   endpoint?: { reference: string }[];
   contact?: { value: string }[];
+  text?: { status: string; div: string };
 }
 
 let dir: string;
@@ -89,12 +90,31 @@ describe("the national brands bundle: one brand per practice", () => {
     for (const brand of aliased) for (const alias of brand.alias!) expect(fold(alias)).toBe(fold(brand.name!));
   });
 
-  test("one NPI on two brands: only Havasu Regional and Valley View Medical Center, as published", () => {
+  test("one NPI on two brands: only Havasu Regional and Valley View Medical Center, each saying why", () => {
     const byNpi = groups((b) => (npiOf(b) === "" ? [] : [npiOf(b)])).filter(
       (group) => new Set(group.map((b) => fold(b.name!))).size > 1,
     );
     expect(byNpi.map((group) => group.map((b) => b.name).sort())).toEqual([
       ["Havasu Regional Medical Center", "Valley View Medical Center"],
     ]);
+    // MEDHOST's list gives both hospitals NPI 1780761866, each its own FHIR tenant: two brands,
+    // and each one's narrative names the other (apps may merge brands sharing an identifier).
+    const [havasu, valleyView] = byNpi[0]!.sort((a, b) => a.name!.localeCompare(b.name!));
+    expect(new Set([havasu, valleyView].map((b) => b!.endpoint![0]!.reference)).size).toBe(2);
+    for (const [brand, other] of [
+      [havasu!, valleyView!],
+      [valleyView!, havasu!],
+    ] as const) {
+      expect(brand.text?.status).toBe("additional");
+      expect(brand.text?.div).toStartWith('<div xmlns="http://www.w3.org/1999/xhtml">');
+      expect(brand.text?.div).toContain(`NPI 1780761866 is also published for ${other.name} (MEDHOST)`);
+    }
+    // No other brand has a narrative: none other shares an NPI under another name.
+    expect(
+      brands
+        .filter((b) => b.text !== undefined)
+        .map((b) => b.name)
+        .sort(),
+    ).toEqual(["Havasu Regional Medical Center", "Valley View Medical Center"]);
   });
 });

@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { type Db, openDatabase } from "../../../src/db/client";
+import { PublishedDocument } from "../../contract/published-document";
 import { createTestApp } from "../../support/app";
 import { nationalDatabase } from "../../support/built-once";
 import { fhirIssues } from "../../support/fhir-invariants";
@@ -21,15 +22,20 @@ const FHIR_VERSION_EXTENSION = "http://hl7.org/fhir/StructureDefinition/endpoint
 const DATA_ABSENT_REASON = "http://hl7.org/fhir/StructureDefinition/data-absent-reason";
 const VERSION_CODES = ["1.0.2", "3.0.2", "4.0.1", "4.3.0", "5.0.0"];
 const ENDPOINT_STATUSES = ["active", "suspended", "error", "off", "entered-in-error", "test"];
+/** The Data Absent Reasons the IG allows in a Brand Bundle, and no other. */
+const ABSENT_REASONS = ["asked-unknown", "asked-declined"];
+const isHttps = (text: string | undefined) => text?.startsWith("https://") === true && URL.canParse(text!);
 const isInstant = (text: unknown) =>
   typeof text === "string" && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/.test(text);
 
 /**
  * Every way `bundle` breaks the brands rules, as messages (none: []). From the IG: the Bundle is
  * a `collection` with a `timestamp`; an Endpoint has the endpoint-fhir-version extension (1..*),
- * connectionType hl7-fhir-rest, payloadType `none`, an address and a url contact for developers;
- * a Brand (Organization) has a name (1..1) and a website as telecom (1..1), for which the
- * publisher may give a Data Absent Reason of `asked-declined` or `asked-unknown` and no other;
+ * connectionType hl7-fhir-rest, payloadType `none`, an address and a url contact for developers
+ * whose value is an https:// URL (the configuration-url slice: system and value 1..1);
+ * a Brand (Organization) has a name (1..1) and a website as telecom (1..1); for a required value
+ * the publisher may give a Data Absent Reason of `asked-declined` or `asked-unknown` and no other.
+ * And no http:// link for a patient app: every contact and telecom value is https://;
  * the publisher names every Endpoint from at least one Brand, and a Brand offers Endpoints or is
  * partOf a Brand that does; references resolve inside the Bundle. SHOULDs checked too:
  * meta.lastUpdated on every resource, address.country.
@@ -66,18 +72,24 @@ function brandsIssues(bundle: Resource): string[] {
       if (payload.length !== 1 || !payload[0]!.coding.some((c) => c.code === "none"))
         fail(`${where}: payloadType is not none`);
       if (typeof resource.address !== "string" || !URL.canParse(resource.address)) fail(`${where}: address`);
-      if (!resource.contact?.some((c) => c.system === "url" && URL.canParse(c.value ?? "")))
-        fail(`${where}: no url contact for app developers`);
+      const contacts = resource.contact ?? [];
+      const absent = (c: (typeof contacts)[number]) =>
+        c.value === undefined &&
+        c._value?.extension?.some((e) => e.url === DATA_ABSENT_REASON && ABSENT_REASONS.includes(e.valueCode ?? ""));
+      if (!contacts.some((c) => c.system === "url" && (isHttps(c.value) || absent(c))))
+        fail(`${where}: no url contact for app developers (an https:// URL or its absent reason)`);
+      for (const c of contacts) if (c.value !== undefined && !isHttps(c.value)) fail(`${where}: contact ${c.value}`);
     } else if (resource.resourceType === "Organization") {
       if (!resource.name) fail(`${where}: no name`);
       const telecom = resource.telecom ?? [];
       if (telecom.length === 0) fail(`${where}: no telecom (the brand's website) nor a data-absent-reason`);
       for (const contact of telecom) {
         const absent = contact.extension?.find((e) => e.url === DATA_ABSENT_REASON)?.valueCode;
-        if (absent !== undefined && !["asked-unknown", "asked-declined"].includes(absent))
+        if (absent !== undefined && !ABSENT_REASONS.includes(absent))
           fail(`${where}: data-absent-reason ${absent}, which the IG does not allow`);
         if (contact.system !== "url" || (contact.value === undefined) === (absent === undefined))
           fail(`${where}: telecom is neither a url nor an absent one`);
+        if (contact.value !== undefined && !isHttps(contact.value)) fail(`${where}: telecom ${contact.value}`);
       }
       for (const identifier of resource.identifier ?? [])
         if (!identifier.system || !identifier.value) fail(`${where}: identifier without system or value`);
@@ -151,7 +163,30 @@ describe("the national brands bundle", () => {
       `Organization/${developer.id}: a brand that offers no Endpoint and is part of no brand that does`,
       `${orphan}: named by no brand`,
     ]);
+    // An http:// contact, and a contact with neither value nor absent reason.
+    const contacts = structuredClone(brands);
+    const [plain, unexplained] = resources(contacts).filter((r) => r.resourceType === "Endpoint");
+    plain!.contact = [{ system: "url", value: "http://example.org/developers" }];
+    unexplained!.contact = [{ system: "url" }];
+    expect(brandsIssues(contacts)).toEqual([
+      `Endpoint/${plain!.id}: no url contact for app developers (an https:// URL or its absent reason)`,
+      `Endpoint/${plain!.id}: contact http://example.org/developers`,
+      `Endpoint/${unexplained!.id}: no url contact for app developers (an https:// URL or its absent reason)`,
+    ]);
   }, 60_000);
+
+  test("holds to the published document (/docs/json): aliases, narratives, absent contacts, repair marks", async () => {
+    const document = await PublishedDocument.of({
+      handle: (request) => fetch(new URL(new URL(request.url).pathname, origin)),
+    });
+    const text = JSON.stringify(brands);
+    // What the national bundle has that a small dataset may not: each is in the document.
+    for (const member of ['"alias":', '"text":{"status":"additional"', '"_value":{"extension"', '"_address":'])
+      expect([member, text.includes(member)]).toEqual([member, true]);
+    const headers = new Headers({ "content-type": "application/fhir+json" });
+    expect(document.problems("GET", "/api/v1/brands", 200, headers, text)).toEqual([]);
+    expect(document.problems("GET", "/api/v1/export", 200, headers, JSON.stringify(exported))).toEqual([]);
+  }, 120_000);
 
   test("meets the FHIR R4 invariants", () => {
     expect(fhirIssues(brands as never).slice(0, 10)).toEqual([]);
@@ -168,10 +203,31 @@ describe("the national brands bundle", () => {
     for (const developer of developers) {
       expect(developer.endpoint!.length).toBeGreaterThan(0);
       for (const { reference } of developer.endpoint!) expect(byOrganizations.has(reference)).toBe(false);
-      expect(developer.telecom![0]!.value).toStartWith("http");
+      // Its page when the developer publishes it over https, else the reason it is absent.
+      const [telecom] = developer.telecom!;
+      if (telecom!.value === undefined) expect(telecom!.extension?.[0]?.valueCode).toBe("asked-unknown");
+      else expect(telecom!.value).toStartWith("https://");
     }
     // drchrono serves its practices from one URL, published without practice names.
     expect(developers.map((d) => d.id)).toContain("developer-drchrono");
+  });
+
+  test("no http:// link: the developers whose page is http:// only give its absent reason, as contact and telecom", () => {
+    const text = JSON.stringify(brands);
+    expect(text).not.toContain('"value":"http://');
+    const byReference = new Map(resources(brands).map((r) => [`${r.resourceType}/${r.id}`, r]));
+    // Agastha and Genius Solutions publish their endpoint list pages over http:// only, and no
+    // https:// page of theirs is known (their lists, CHPL's list of lists, their products).
+    for (const id of ["agastha", "genius-solutions"]) {
+      const developer = byReference.get(`Organization/developer-${id}`)!;
+      expect(developer.telecom).toEqual([
+        { extension: [{ url: DATA_ABSENT_REASON, valueCode: "asked-unknown" }], system: "url" },
+      ]);
+      for (const { reference } of developer.endpoint!)
+        expect(byReference.get(reference)!.contact).toEqual([
+          { system: "url", _value: { extension: [{ url: DATA_ABSENT_REASON, valueCode: "asked-unknown" }] } },
+        ]);
+    }
   });
 
   test("names that differ only in letter case are one brand, and one Organization in the export and /fhir", async () => {

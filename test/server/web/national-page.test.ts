@@ -16,6 +16,10 @@ const it = chromiumRuns ? test : test.skip;
 
 /** CorrecTek's "endpoint": a page of the FHIR specification, stored as unusable. */
 const CORRECTEK = "1e395fe0d519e6abacdab76534d8004bd393f35ad8e1c7038cb452c6a3775543";
+/** A MaximEyes practice whose list item gave a path without a host ("api/eyesite/R4"): its host is a guess. */
+const HOWLIN = "bbd3b356242fdc21122b310bcd73ceef80dd4197cab9779483998e939933a8b6";
+/** A MaximEyes practice whose URL, on the same host, was published whole. */
+const VERONA = "571dcd04f34ed25324784afa92c0234c19560a8bf6cc3a57001053bdadaafb59";
 /** A Carepaths practice: its version comes only from the developer's certification. */
 const CAREPATHS = "5c1e6ac4461275248b8502d9a50219d9f1c13c36543301cfe9600a2c0cd1f9fc";
 
@@ -197,6 +201,32 @@ describe("the search page on the national directory", () => {
     expect(await usable.locator("button.copy").count()).toBe(1);
     expect(await usable.getByText("Carepaths' list").count()).toBe(1);
     expect(await usable.getByText("R4, inferred").count()).toBe(1);
+  }, 60_000);
+
+  it('a URL whose host was guessed says "Guessed URL", in its row and record; a URL as published says nothing', async () => {
+    // MaximEyes published "api/eyesite/R4" for Howlin Vision Clinic: the host is a guess. Verona
+    // Vision Care's URL on the same host was published whole.
+    const p = await open("/?query=Howlin+Vision+Clinic");
+    const guessed = p.locator("#list > li", { hasText: "Howlin Vision Clinic, PC" });
+    await guessed.waitFor();
+    expect(await guessed.locator(".url-line").textContent()).toContain("https://fhir.maximeyes.com/api/eyesite/R4");
+    expect(await guessed.locator(".status-repaired").textContent()).toBe("Guessed URL");
+    expect(await guessed.locator(".status-repaired").getAttribute("title")).toStartWith(
+      "Guessed URL: the list gave a path",
+    );
+    await open("/?query=Verona+Vision+Care");
+    const published = p.locator("#list > li", { hasText: "Verona Vision Care" });
+    await published.waitFor();
+    expect(await published.locator(".url-line").textContent()).toContain("https://fhir.maximeyes.com/api/hunt/R4");
+    expect(await published.locator(".status-repaired").count()).toBe(0);
+    await open(`/?id=${HOWLIN}`);
+    await p.locator("#record-heading").waitFor();
+    const record = p.locator("section[aria-labelledby=record-heading]");
+    expect(await record.locator(".status-repaired").textContent()).toBe("Guessed URL");
+    expect(await record.getByText("the host is a guess until a probe verifies it").count()).toBe(1);
+    await open(`/?id=${VERONA}`);
+    await p.locator("#record-heading").waitFor();
+    expect(await p.locator("section[aria-labelledby=record-heading] .status-repaired").count()).toBe(0);
   }, 60_000);
 
   it('a health plan is found by its brand name ("WellFirst Health", "Amerigroup"), and its record says it is one', async () => {

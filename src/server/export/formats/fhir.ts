@@ -1,3 +1,12 @@
+import {
+  type BrandPlan,
+  brandKeyOf,
+  brandsPage,
+  newerIn,
+  planBrands,
+  sharedNpiNarrative,
+  urlEvidenceOf,
+} from "../../../directory/brands";
 import { environmentRuleAt, lookup, type RecordSource } from "../../../directory/render";
 import {
   ENVIRONMENT_CODE_SYSTEM,
@@ -33,7 +42,8 @@ export const FHIR_VERSION_BASIS_EXTENSION =
  * the text the list published but a repair of it, of this kind (`cleaned`, `scheme-assumed`, or
  * `host-guessed`: a relative path given a host, a guess until a probe verifies it).
  */
-const URL_REPAIR_EXTENSION = "https://endpoint-directory.fly.dev/fhir/StructureDefinition/endpoint-address-repair";
+export const URL_REPAIR_EXTENSION =
+  "https://endpoint-directory.fly.dev/fhir/StructureDefinition/endpoint-address-repair";
 
 /**
  * The `_address` element (FHIR JSON's place for a primitive's extensions) of an Endpoint whose
@@ -45,7 +55,6 @@ export const addressRepairElement = (evidence: UrlEvidence): { _address?: { exte
 const ADDRESS_REPAIRS = URL_EVIDENCE.map((evidence) =>
   evidence === "published" ? "" : `,${JSON.stringify(addressRepairElement(evidence)).slice(1, -1)}`,
 );
-const HOST_GUESSED = URL_EVIDENCE.indexOf("host-guessed");
 
 /**
  * The R5 cross-version extension of Endpoint.environmentType (docs/api.md, "Environment") for a
@@ -138,6 +147,16 @@ export interface BrandsOptions {
  */
 const ABSENT_WEBSITE =
   '[{"extension":[{"url":"http://hl7.org/fhir/StructureDefinition/data-absent-reason","valueCode":"asked-unknown"}],"system":"url"}]';
+
+/**
+ * An Endpoint's `contact` when its developer publishes no https:// page (the User Access Endpoint
+ * profile requires a `url` contact whose value is an https:// URL for app developers, and no
+ * http:// link is given to a patient app): the value absent, `asked-unknown` (the developer's
+ * list, the source asked, gives none over https), on the primitive itself so that the required
+ * `value` is present.
+ */
+const ABSENT_CONTACT =
+  '[{"system":"url","_value":{"extension":[{"url":"http://hl7.org/fhir/StructureDefinition/data-absent-reason","valueCode":"asked-unknown"}]}}]';
 
 /** Written for a null member of an organization's key: neither it nor NUL occurs in a published name or place. */
 const NULL_PART = "\u0001";
@@ -246,9 +265,6 @@ export function organizationHash(c: Columns, o: number): number {
 export const sameOrganization = (c: Columns, o: number, p: number) =>
   c.npi[p] === c.npi[o] && c.city[p] === c.city[o] && c.state[p] === c.state[o] && c.zipCode[p] === c.zipCode[o];
 
-/** Whether the time at string index `b` of a lastUpdated table is newer than at `a` (-1: none). */
-const newerIn = (lastUpdated: string[], a: number, b: number) => a === -1 || lastUpdated[b]! > lastUpdated[a]!;
-
 const urlNewestByData = new WeakMap<RecordSource["data"], Int32Array>();
 
 /**
@@ -268,119 +284,6 @@ function urlNewestOf(data: RecordSource["data"]): Int32Array {
     urlNewestByData.set(data, newest);
   }
   return newest;
-}
-
-const urlEvidenceByData = new WeakMap<RecordSource["data"], Uint8Array>();
-
-/**
- * Per URL of a dataset, how its address is known (an index into URL_EVIDENCE): the least repair
- * among its listed entries, so that a URL one item of a list publishes in full is not a guess
- * because another gave it as a relative path. An Endpoint's `_address` mark and the brands
- * bundle's rule for guesses read it; made once per dataset.
- */
-export function urlEvidenceOf(data: RecordSource["data"]): Uint8Array {
-  let evidence = urlEvidenceByData.get(data);
-  if (evidence === undefined) {
-    const { columns: c, strings: s } = data;
-    evidence = new Uint8Array(s.urls.length).fill(URL_EVIDENCE.length - 1);
-    for (let o = 0; o < data.listed; o++)
-      if (c.urlEvidence[o]! < evidence[c.url[o]!]!) evidence[c.url[o]!] = c.urlEvidence[o]!;
-    urlEvidenceByData.set(data, evidence);
-  }
-  return evidence;
-}
-
-/** A name with letter case, punctuation and spacing folded away ("Tribury Eye Care" = "Tribury Eyecare"). */
-const brandFold = (name: string) =>
-  name
-    .normalize("NFKD")
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]/gu, "");
-
-/**
- * How a brands bundle merges one developer's organizations into one brand (docs/api.md, "Brands
- * bundle"): organizations whose names differ only in letter case, punctuation or spacing and
- * that share an Endpoint, or an NPI and an address, are one practice. For each organization
- * (by its key, writeOrganizationKey's) that is not the first of its brand in list order: the
- * first's key (`aliasOf`); for each first: the URLs of the others, their spellings and their
- * newest entry.
- */
-interface BrandPlan {
-  aliasOf: Map<string, string>;
-  merged: Map<string, { urls: number[]; names: string[]; newest: number }>;
-}
-
-/** An organization's identity as a Bundle groups it: vendor, name but for letter case, NPI, city, state, ZIP. */
-function brandKeyOf({ columns: c, strings: s }: RecordSource["data"], o: number): string {
-  const name = c.organizationName[o]!;
-  return `${c.vendor[o]}\0${name < 0 ? "" : s.organizationNames[name]!.toLowerCase()}\0${c.npi[o]}\0${c.city[o]}\0${c.state[o]}\0${c.zipCode[o]}`;
-}
-
-function brandPlan(
-  data: RecordSource["data"],
-  ordinals: readonly number[],
-  includedUrl: (url: number) => boolean,
-): BrandPlan {
-  const { columns: c, strings: s } = data;
-  const keyOf = (o: number) => brandKeyOf(data, o);
-  // Organizations (by lowercased key) in list order of their first entry, with their entries.
-  const first = new Map<string, number>();
-  const entriesOf = new Map<string, number[]>();
-  for (const o of ordinals) {
-    if (c.organizationName[o]! < 0) continue;
-    const k = keyOf(o);
-    if (!first.has(k)) first.set(k, o);
-    const list = entriesOf.get(k);
-    if (list) list.push(o);
-    else entriesOf.set(k, [o]);
-  }
-  // Union-find over organizations, by a folded name with the NPI and address, or with a URL.
-  const parent = new Map<string, string>();
-  const find = (k: string): string => {
-    let root = k;
-    while (parent.get(root) !== root) root = parent.get(root)!;
-    parent.set(k, root);
-    return root;
-  };
-  const union = (a: string, b: string) => {
-    const [ra, rb] = [find(a), find(b)];
-    if (ra === rb) return;
-    // The organization first in list order stays the brand.
-    if (first.get(ra)! < first.get(rb)!) parent.set(rb, ra);
-    else parent.set(ra, rb);
-  };
-  const byPlace = new Map<string, string>();
-  const byUrl = new Map<string, string>();
-  for (const [k, o] of first) {
-    parent.set(k, k);
-    const folded = `${c.vendor[o]}\0${brandFold(s.organizationNames[c.organizationName[o]!]!)}`;
-    const place = `${folded}\0${c.npi[o]}\0${c.city[o]}\0${c.state[o]}\0${c.zipCode[o]}`;
-    const other = byPlace.get(place);
-    if (other === undefined) byPlace.set(place, k);
-    else union(other, k);
-    for (const e of entriesOf.get(k)!) {
-      const shared = `${folded}\0${c.url[e]}`;
-      const same = byUrl.get(shared);
-      if (same === undefined) byUrl.set(shared, k);
-      else union(same, k);
-    }
-  }
-  const plan: BrandPlan = { aliasOf: new Map(), merged: new Map() };
-  for (const [k, o] of first) {
-    const root = find(k);
-    if (root === k) continue;
-    plan.aliasOf.set(k, root);
-    const merged = plan.merged.get(root) ?? { urls: [], names: [], newest: -1 };
-    const rootName = s.organizationNames[c.organizationName[first.get(root)!]!]!;
-    const name = s.organizationNames[c.organizationName[o]!]!;
-    if (name !== rootName && !merged.names.includes(name)) merged.names.push(name);
-    for (const e of entriesOf.get(k)!) {
-      if (includedUrl(c.url[e]!) && !merged.urls.includes(c.url[e]!)) merged.urls.push(c.url[e]!);
-      if (newerIn(s.lastUpdated, merged.newest, c.lastUpdated[e]!)) merged.newest = c.lastUpdated[e]!;
-    }
-    plan.merged.set(root, merged);
-  }
-  return plan;
 }
 
 /**
@@ -413,9 +316,12 @@ export function fhirWriter(
 ): ExportWriter {
   const { columns: c, strings: s } = data;
   const written = new Uint8Array((s.urls.length >> 3) + 1);
-  /** URLs whose Endpoint is in the Bundle (all seen ones, except unknown versions under `brands`). */
-  const included = brands === null ? written : new Uint8Array((s.urls.length >> 3) + 1);
-  const isIncluded = (url: number) => (included[url >> 3]! & (1 << (url & 7))) !== 0;
+  // A brands bundle: what it holds (src/directory/brands.ts), planned from every entry of the
+  // Bundle before the first is written.
+  let plan: BrandPlan | null = null;
+  /** Whether a URL seen so far has its Endpoint in the Bundle: every one, or as the brands plan says. */
+  const isIncluded = (url: number) =>
+    plan === null ? (written[url >> 3]! & (1 << (url & 7))) !== 0 : plan.inBundle(url);
   const hash = new Uint8Array(32);
   const endpointId = (out: ByteBuffer, urlIndex: number) => {
     Bun.SHA256.hash(s.urls[urlIndex]!, hash);
@@ -430,9 +336,10 @@ export function fhirWriter(
   // in a brands bundle the developer's page as contact (its developer is a brand only when it
   // names an Endpoint no organization does, so no Endpoint refers to it).
   const developerWritten = new Uint8Array(s.vendorIds.length);
+  /** The developer's page as a ContactPoint list; null when there is none an app may be given (brandsPage). */
   const page = (vendorId: string) => {
-    const url = brands?.developerPages.get(vendorId);
-    return url === undefined ? null : `[{"system":"url","value":${JSON.stringify(url)}}]`;
+    const url = brandsPage(brands?.developerPages.get(vendorId));
+    return url === null ? null : `[{"system":"url","value":${JSON.stringify(url)}}]`;
   };
   const developerName = (vendorId: string) => JSON.stringify(vendorNames.get(vendorId) ?? vendorId);
   const developers = s.vendorIds.map(
@@ -441,11 +348,8 @@ export function fhirWriter(
   );
   const tails = s.vendorIds.map((vendorId) => {
     if (brands === null) return `,"managingOrganization":{"reference":"Organization/developer-${vendorId}"}}}`;
-    const contact = page(vendorId);
-    return `${contact === null ? "" : `,"contact":${contact}`}}}`;
+    return `,"contact":${page(vendorId) ?? ABSENT_CONTACT}}}`;
   });
-  // A brands bundle publishes only Endpoints of a known version (the profile requires the extension).
-  const versionKnown = s.fhirVersions.map((version) => FHIR_VERSION_CODE[version as FhirVersion] !== null);
   // Per status and version: the Endpoint's members between its id and its address.
   const statuses = s.statuses.map((status) => FHIR_ENDPOINT_STATUS[status as EndpointStatus]);
   const middles = s.fhirVersions.map((version) =>
@@ -472,13 +376,6 @@ export function fhirWriter(
     out.json(s.lastUpdated[at]!);
     out.ascii("}");
   };
-  // A brands bundle: the URLs whose Endpoint was written, in order, with their vendor, and one
-  // bit per URL that a named organization (a brand) names; the others are named by the developer.
-  const endpointUrls = brands === null ? null : new Int32Array(s.urls.length);
-  const endpointVendors = brands === null ? null : new Int32Array(s.urls.length);
-  let endpointCount = 0;
-  const named = new Uint8Array((s.urls.length >> 3) + 1);
-  const isNamed = (url: number) => (named[url >> 3]! & (1 << (url & 7))) !== 0;
 
   // No `entry` at all when nothing matched: FHIR JSON has no empty arrays.
   let first = true;
@@ -559,32 +456,10 @@ export function fhirWriter(
     return true;
   };
 
-  /** Whether organization k is in the Bundle: always, except under `brands` one without name or Endpoint. */
-  const organizationIncluded = (k: number) => {
-    if (brands === null) return true;
-    if (c.organizationName[ordinals[k]!]! < 0) return false;
-    if (plan?.aliasOf.has(brandKeyOf(data, ordinals[k]!))) return false;
-    for (let u = firstUrl[k]!; u !== -1; u = nextPool[u]!) if (isIncluded(urlPool[u]!)) return true;
-    return (mergedInto(k)?.urls.length ?? 0) > 0;
-  };
-  /** What a brands bundle merges into organization k: the others of its brand (brandPlan), or undefined. */
+  /** Whether organization k is in the Bundle: always, except under `brands` one the plan makes no brand. */
+  const organizationIncluded = (k: number) => plan === null || plan.brands.has(brandKeyOf(data, ordinals[k]!));
+  /** What a brands bundle merges into organization k: the others of its brand (BrandPlan), or undefined. */
   const mergedInto = (k: number) => plan?.merged.get(brandKeyOf(data, ordinals[k]!));
-
-  // A brands bundle: one brand per practice (brandPlan), planned from every entry of the Bundle
-  // before the first is written; an Endpoint is in it as `entry` decides, from the URL's first entry.
-  let plan: BrandPlan | null = null;
-  const planBrands = (all: readonly number[]) => {
-    const seen = new Uint8Array((s.urls.length >> 3) + 1);
-    const inBundle = new Uint8Array((s.urls.length >> 3) + 1);
-    for (const o of all) {
-      const url = c.url[o]!;
-      if ((seen[url >> 3]! & (1 << (url & 7))) !== 0) continue;
-      seen[url >> 3]! |= 1 << (url & 7);
-      const guess = urlEvidence[url] === HOST_GUESSED && s.statuses[c.status[o]!] !== "verified";
-      if (versionKnown[c.fhirVersion[o]!] && !guess) inBundle[url >> 3]! |= 1 << (url & 7);
-    }
-    return brandPlan(data, all, (url) => (inBundle[url >> 3]! & (1 << (url & 7))) !== 0);
-  };
 
   const writeOrganization = (out: ByteBuffer, k: number) => {
     if (!organizationIncluded(k)) return;
@@ -598,6 +473,8 @@ export function fhirWriter(
     const merged = mergedInto(k);
     if (brands !== null)
       lastUpdatedMeta(out, merged && newer(newestOf[k]!, merged.newest) ? merged.newest : newestOf[k]!);
+    const sharing = plan?.sharedNpi.get(brandKeyOf(data, o));
+    if (sharing !== undefined) out.utf8(`,"text":${JSON.stringify(sharedNpiNarrative(data, vendorNames, o, sharing))}`);
     const npi = c.npi[o]!;
     const name = lookup(s.organizationNames, c.organizationName[o]!);
     if (npi !== 0) {
@@ -628,7 +505,6 @@ export function fhirWriter(
     out.ascii(',"endpoint":[');
     let firstReference = true;
     const reference = (url: number) => {
-      named[url >> 3]! |= 1 << (url & 7);
       out.ascii(firstReference ? '{"reference":"Endpoint/' : ',{"reference":"Endpoint/');
       firstReference = false;
       endpointId(out, url);
@@ -641,7 +517,7 @@ export function fhirWriter(
       own?.add(url);
       reference(url);
     }
-    // The merged organizations' Endpoints, in the Bundle whether written yet or not (brandPlan).
+    // The merged organizations' Endpoints, in the Bundle whether written yet or not (BrandPlan).
     for (const url of merged?.urls ?? []) if (!own!.has(url)) reference(url);
     out.ascii("]}}");
   };
@@ -670,25 +546,15 @@ export function fhirWriter(
     }
     if ((written[url >> 3]! & (1 << (url & 7))) === 0) {
       written[url >> 3]! |= 1 << (url & 7);
-      // Nor a guessed address before a probe has verified it: patient apps would show a guess as fact.
-      if (
-        brands !== null &&
-        (!versionKnown[c.fhirVersion[o]!] ||
-          (urlEvidence[url] === HOST_GUESSED && s.statuses[c.status[o]!] !== "verified"))
-      )
-        return organizationOf(out, o, url, vendor);
-      included[url >> 3]! |= 1 << (url & 7);
+      // A brands bundle leaves out an Endpoint of unknown version, or a guess no probe has verified.
+      if (plan !== null && !plan.inBundle(url)) return organizationOf(out, o, url, vendor);
       item(out);
       out.ascii(endpointUrl);
       endpointId(out, url);
       out.ascii('","resource":{"resourceType":"Endpoint","id":"');
       out.hex(hash, 0, 32);
       out.ascii('"');
-      if (endpointUrls !== null && endpointVendors !== null && urlNewest !== null) {
-        lastUpdatedMeta(out, urlNewest[url]!);
-        endpointUrls[endpointCount] = url;
-        endpointVendors[endpointCount++] = vendor;
-      }
+      if (urlNewest !== null) lastUpdatedMeta(out, urlNewest[url]!);
       const environment = ENDPOINT_ENVIRONMENTS.indexOf(environmentCodeAt(data, o));
       out.copy(middles[c.fhirVersion[o]!]![c.fhirVersionBasis[o]!]![environment]![c.status[o]!]!);
       out.json(s.urls[url]!);
@@ -700,21 +566,12 @@ export function fhirWriter(
 
   /**
    * A brands bundle's developers, after every organization: each developer whose Endpoints
-   * include some that no brand names, as the brand that names them (in the order they were
-   * written); the others are no brand and are left out.
+   * include some that no brand names, as the brand that names them (BrandPlan's developers, in
+   * the order they were written); the others are no brand and are left out.
    */
   const writeDeveloperBrands = (out: ByteBuffer) => {
-    if (endpointUrls === null || endpointVendors === null) return;
-    const vendors = s.vendorIds.length;
-    const starts = new Int32Array(vendors + 1);
-    for (let i = 0; i < endpointCount; i++) if (!isNamed(endpointUrls[i]!)) starts[endpointVendors[i]! + 1]!++;
-    for (let v = 0; v < vendors; v++) starts[v + 1]! += starts[v]!;
-    const unnamed = new Int32Array(starts[vendors]!);
-    const next = starts.slice(0, vendors);
-    for (let i = 0; i < endpointCount; i++)
-      if (!isNamed(endpointUrls[i]!)) unnamed[next[endpointVendors[i]!]!++] = endpointUrls[i]!;
-    for (let v = 0; v < vendors; v++) {
-      if (starts[v] === starts[v + 1]) continue;
+    if (plan === null) return;
+    for (const [v, urls] of plan.developers) {
       const vendorId = s.vendorIds[v]!;
       item(out);
       out.utf8(
@@ -722,9 +579,9 @@ export function fhirWriter(
       );
       lastUpdatedMeta(out, vendorNewest[v]!);
       out.utf8(`,"name":${developerName(vendorId)},"telecom":${page(vendorId) ?? ABSENT_WEBSITE},"endpoint":[`);
-      for (let i = starts[v]!; i < starts[v + 1]!; i++) {
-        out.ascii(i === starts[v] ? '{"reference":"Endpoint/' : ',{"reference":"Endpoint/');
-        endpointId(out, unnamed[i]!);
+      for (const [i, url] of urls.entries()) {
+        out.ascii(i === 0 ? '{"reference":"Endpoint/' : ',{"reference":"Endpoint/');
+        endpointId(out, url);
         out.ascii('"}');
       }
       out.ascii("]}}");
@@ -773,7 +630,7 @@ export function fhirWriter(
       }
     },
     write(all, from, to, out) {
-      if (brands !== null && plan === null) plan = planBrands(brands.entries());
+      if (brands !== null && plan === null) plan = planBrands(data, brands.entries());
       for (let i = from; i < to; i++) entry(out, all[i]!);
     },
     end(out) {
