@@ -47,6 +47,7 @@ type Tables = Pick<
   | "endpointIds"
   | "organizationIds"
   | "organizationAliases"
+  | "lowercasedIds"
   | "developerByVendorId"
   | "developerEndpointOffsets"
   | "developerEndpoints"
@@ -231,6 +232,27 @@ function* buildTables(snapshot: DatasetSnapshot): Generator<void, Tables> {
       if (organizationIds.find(alias) === -1) organizationAliases.set(alias, g);
     }
   });
+  // The ids one release (2026-11-27) gave Organizations, of their names lowercased: redirected
+  // too. Only names with a capital letter had another id then (32 bytes each, searched as ids are).
+  const formerAll = new Uint8Array(organizations * 32);
+  const formerTargets = new Int32Array(organizations);
+  let formerCount = 0;
+  yield* inChunks(organizations, (from, to) => {
+    for (let g = from; g < to; g++) {
+      writeOrganizationKey(key, data, organizationFirst[g]!, "lowercased-2026-11-27");
+      Bun.SHA256.hash(key.bytes.subarray(0, key.length), digest);
+      let same = true;
+      for (let i = 0; i < 32 && same; i++) same = digest[i] === organizationIdBytes[g * 32 + i];
+      if (same) continue;
+      formerAll.set(digest, formerCount * 32);
+      formerTargets[formerCount++] = g;
+    }
+  });
+  const formerIdBytes = formerAll.slice(0, formerCount * 32);
+  const lowercasedIds = {
+    ids: new IdLookup(formerIdBytes, yield* buildIdIndexInSteps(formerIdBytes, CHUNK)),
+    targets: formerTargets.slice(0, formerCount),
+  };
 
   // The Endpoints of each developer, in Endpoint order (for `_revinclude`).
   const developerEndpointOffsets = new Int32Array(developers.length + 1);
@@ -276,6 +298,7 @@ function* buildTables(snapshot: DatasetSnapshot): Generator<void, Tables> {
     endpointIds,
     organizationIds,
     organizationAliases,
+    lowercasedIds,
     developerByVendorId,
   };
 }
@@ -337,6 +360,8 @@ export class FhirIndex {
   readonly organizationIds: IdLookup;
   /** Ids an organization's other spellings had as Organizations of their own, to its number. */
   readonly organizationAliases: Map<string, number>;
+  /** The ids of the 2026-11-27 release (the name lowercased in the key), to their organizations. */
+  readonly lowercasedIds: { ids: IdLookup; targets: Int32Array };
   readonly developerByVendorId: Map<string, number>;
   /** The Endpoints of developer p: `developerEndpoints[developerEndpointOffsets[p] .. [p + 1])`, ascending. */
   readonly developerEndpointOffsets: Int32Array;
@@ -372,6 +397,7 @@ export class FhirIndex {
     this.endpointIds = tables.endpointIds;
     this.organizationIds = tables.organizationIds;
     this.organizationAliases = tables.organizationAliases;
+    this.lowercasedIds = tables.lowercasedIds;
     this.developerByVendorId = tables.developerByVendorId;
     this.developerEndpointOffsets = tables.developerEndpointOffsets;
     this.developerEndpoints = tables.developerEndpoints;
@@ -465,11 +491,13 @@ export class FhirIndex {
   }
 
   /**
-   * The position of the Organization whose name's other spelling had this id as an Organization
-   * of its own (its id now: organizationId), -1 for none.
+   * The position of the Organization that had this id before (its id now: organizationId): as
+   * another spelling of its name, an Organization of its own, or in the 2026-11-27 release, whose
+   * ids hashed the name lowercased; -1 for none.
    */
   findOrganizationAlias(id: string): number {
-    const g = this.organizationAliases.get(id);
+    const k = this.lowercasedIds.ids.find(id);
+    const g = k !== -1 ? this.lowercasedIds.targets[k] : this.organizationAliases.get(id);
     return g === undefined ? -1 : this.developers.length + g;
   }
 

@@ -248,13 +248,13 @@ const read = (type: ResourceType, id: string) => (context: Context) => {
   }
   const p = index.findOrganization(id);
   if (p === -1) {
-    // Another spelling of an organization's name, once an Organization of its own: it moved.
+    // An id it had before (another spelling of its name, or the 2026-11-27 release's): it moved.
     const moved = index.findOrganizationAlias(id);
     if (moved !== -1)
       throw new FhirError(
         301,
         "informational",
-        `Organization "${id}" is now Organization "${index.organizationId(moved)}": names that differ only in letter case are one organization`,
+        `Organization "${id}" is now Organization "${index.organizationId(moved)}": an id of another spelling of its name, or of the 2026-11-27 release, which hashed names lowercased`,
         { location: `${context.base}/Organization/${index.organizationId(moved)}` },
       );
     throw notFound(`No Organization has the id "${id.slice(0, 80)}" (removed entries are not served)`);

@@ -4,7 +4,8 @@
  * either fails here until it is made on purpose, documented (docs/api.md, "Identifiers") and
  * the fingerprint updated with it. An Organization's id is the SHA-256 of its key with the name
  * as its first entry spells it (the scheme of the releases before 2026-11-27); the id another
- * spelling had as an Organization of its own answers 301 to it.
+ * spelling had as an Organization of its own, and the id of the one release that hashed the name
+ * lowercased (2026-11-27), answer 301 to it.
  */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -115,6 +116,7 @@ describe("the national build's ids", () => {
     sqlite.close();
     let checked = 0;
     let placedByName = 0;
+    const formerIds: [former: string, id: string][] = [];
     for (const vendorId of ["epic", "athenahealth", "altera-digital-health"]) {
       const bundle = (await (await fetchApp(`/api/v1/export?format=fhir&vendor=${vendorId}`)).json()) as {
         entry: { resource: Organization }[];
@@ -134,15 +136,27 @@ describe("the national build's ids", () => {
           zipCode: address?.postalCode ?? null,
         };
         expect([o.name, o.id]).toEqual([o.name, organizationId(key)]);
+        if (checked % 50 === 0 && key.name !== key.name.toLowerCase())
+          formerIds.push([organizationId({ ...key, name: key.name.toLowerCase() }), o.id]);
         checked++;
       }
+    }
+    // The ids the 2026-11-27 release gave them (the name lowercased) are permanent redirects to these.
+    expect(formerIds.length).toBeGreaterThan(50);
+    for (const [former, id] of formerIds) {
+      const answer = await fetchApp(`/fhir/Organization/${former}`);
+      expect([former, answer.status, answer.headers.get("location")]).toEqual([
+        former,
+        301,
+        `http://localhost/fhir/Organization/${id}`,
+      ]);
     }
     expect(checked).toBeGreaterThan(5000);
     // "MetroHealth - OH", "Lakeland Regional Health (FL)", "Eleanor Health TX"…: served with the state, ids as before.
     expect(placedByName).toBeGreaterThan(40);
   }, 60_000);
 
-  test("an Organization's id is its key's hash with the name as published; another spelling's id is 301 to it", async () => {
+  test("an Organization's id is its key's hash with the name as published; another spelling's id and the 2026-11-27 id are 301 to it", async () => {
     const sqlite = new Database(path, { readonly: true });
     const row = (name: string) =>
       sqlite
@@ -156,10 +170,14 @@ describe("the national build's ids", () => {
     const read = await fetchApp(`/fhir/Organization/${organizationId(augusta)}`);
     expect(read.status).toBe(200);
     expect(((await read.json()) as { name: string }).name).toBe("Augusta Gastrointestinal");
-    expect(
-      (await fetchApp(`/fhir/Organization/${organizationId({ ...augusta, name: augusta.name!.toLowerCase() })}`))
-        .status,
-    ).toBe(404);
+    // The id the 2026-11-27 release gave it, of the name lowercased: a permanent redirect to it.
+    const lowercased = await fetchApp(
+      `/fhir/Organization/${organizationId({ ...augusta, name: augusta.name!.toLowerCase() })}`,
+    );
+    expect(lowercased.status).toBe(301);
+    expect(lowercased.headers.get("location")).toBe(`http://localhost/fhir/Organization/${organizationId(augusta)}`);
+    // A name already lowercase had one id in both schemes; an id of no scheme is 404.
+    expect((await fetchApp(`/fhir/Organization/${sha256("no organization")}`)).status).toBe(404);
 
     // Two spellings of one name, once two Organizations: the second's id moved to the first's.
     const groups = sqlite

@@ -226,12 +226,20 @@ function keyPart(key: ByteBuffer, value: string | null) {
  * brands bundle and /fhir alike), whose id is that of its first spelling. The name is not
  * lowercased: the ids of the releases before are the ids of every organization with one
  * spelling, and /fhir answers another spelling's id with a redirect (docs/api.md, "Identifiers").
+ * `lowercased-2026-11-27`: the key one release (2026-11-27) hashed, the name lowercased, whose
+ * ids /fhir answers with a redirect too.
  */
-export function writeOrganizationKey(key: ByteBuffer, { columns: c, strings: s }: RecordSource["data"], o: number) {
+export function writeOrganizationKey(
+  key: ByteBuffer,
+  { columns: c, strings: s }: RecordSource["data"],
+  o: number,
+  scheme: "published" | "lowercased-2026-11-27" = "published",
+) {
   key.clear();
   key.ascii("Organization\n");
   key.utf8(s.vendorIds[c.vendor[o]!]!);
-  keyPart(key, lookup(s.organizationNames, c.organizationName[o]!));
+  const name = lookup(s.organizationNames, c.organizationName[o]!);
+  keyPart(key, scheme === "published" ? name : (name?.toLowerCase() ?? null));
   const npi = c.npi[o]!;
   key.ascii("\0");
   if (npi === 0) key.ascii(NULL_PART);
