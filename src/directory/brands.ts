@@ -83,7 +83,10 @@ export interface BrandPlan {
   brands: Map<string, number>;
   /** Each organization merged into another brand: its key → the brand's key. */
   aliasOf: Map<string, string>;
-  /** Per brand that others merged into: their Endpoints in the Bundle, their other spellings, their newest entry. */
+  /**
+   * Per brand that others merged into, or whose entries spell its name in more than one way:
+   * the others' Endpoints in the Bundle, every other spelling, the others' newest entry.
+   */
   merged: Map<string, { urls: number[]; names: string[]; newest: number }>;
   /**
    * The developers that are brands: per vendor (an index of the vendor table, in table order),
@@ -189,6 +192,19 @@ export function planBrands(data: DirectoryData, ordinals: readonly number[]): Br
       if (newerIn(s.lastUpdated, into.newest, c.lastUpdated[e]!)) into.newest = c.lastUpdated[e]!;
     }
     merged.set(root, into);
+  }
+  // Spellings that differ only in letter case are one organization (one key), but a brand
+  // names them all: each other spelling of its entries, and of those merged into it, is an alias.
+  for (const [k, entries] of entriesOf) {
+    const root = find(k);
+    const rootName = s.organizationNames[c.organizationName[first.get(root)!]!]!;
+    for (const e of entries) {
+      const name = s.organizationNames[c.organizationName[e]!]!;
+      if (name === rootName) continue;
+      const into = merged.get(root) ?? { urls: [], names: [], newest: -1 };
+      if (!into.names.includes(name)) into.names.push(name);
+      merged.set(root, into);
+    }
   }
 
   // A brand: a named organization, first of its brand, offering an Endpoint of its own or merged.

@@ -78,13 +78,27 @@ describe("the national brands bundle: one brand per practice", () => {
     expect(same.map((group) => group.map((b) => b.name))).toEqual([]);
   });
 
-  test("the other spellings are the brand's aliases: Tribury Eye Care, Adult & Pediatric ENT", () => {
+  test("the other spellings are the brand's aliases: Tribury Eye Care, Adult & Pediatric ENT, Center for Women's Health", () => {
     const byName = new Map(brands.map((b) => [b.name, b]));
     expect(byName.get("Tribury Eye Care")?.alias).toEqual(["Tribury Eyecare"]);
     expect(byName.has("Tribury Eyecare")).toBe(false);
     expect(byName.get("Adult & Pediatric Ear, Nose & Throat - Kalamazoo")?.alias).toEqual([
       "Adult & Pediatric Ear, Nose & Throat – Kalamazoo",
     ]);
+    // athenahealth lists "ASSOCIATES IN DERMATOLOGY" and "Associates in Dermatology" at one URL:
+    // one entry (an entry's id folds letter case), so one brand; MeldRx's is another developer's.
+    const dermatology = brands.filter((b) => fold(b.name!) === "associatesindermatology");
+    expect(dermatology.map((b) => [b.name, developerOf(b)])).toEqual([
+      ["ASSOCIATES IN DERMATOLOGY", "https://docs.athenahealth.com/api/guides/base-fhir-urls"],
+      ["Associates in Dermatology", "https://app.meldrx.com/api/Directories/fhir/endpoints"],
+    ]);
+    // Spellings that differ only in letter case are one organization, at two URLs: an alias too.
+    expect(brands.filter((b) => b.alias?.includes("Piedmont HealthCare")).map((b) => b.name)).toEqual([
+      "Piedmont Healthcare",
+    ]);
+    // Spellings that differ by an apostrophe, one developer's, at one URL.
+    expect(byName.get("Center for Women's Health")?.alias).toEqual(["Center for Womens Health"]);
+    expect(byName.has("Center for Womens Health")).toBe(false);
     const aliased = brands.filter((b) => b.alias !== undefined);
     expect(aliased.length).toBeGreaterThan(20);
     for (const brand of aliased) for (const alias of brand.alias!) expect(fold(alias)).toBe(fold(brand.name!));
