@@ -11,6 +11,7 @@
  * files it does not record yet.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseCli } from "../../src/cli/args";
 import { chromiumRuns } from "../../test/support/chromium";
@@ -63,6 +64,19 @@ parseCli(
 
 const bin = (name: string) => join(ROOT, "node_modules", ".bin", name);
 
+/**
+ * Where tsc keeps what it checked last (--incremental), outside the repository and apart for each
+ * clone: a second check reads it and checks only the files changed since (a fifth of the CPU).
+ */
+const TSC_CACHE = join(tmpdir(), "endpoint-directory-checks", Bun.hash(ROOT).toString(16));
+
+/** The arguments that make a tsc check incremental, its record named by the project it checks. */
+function incremental(command: Command): string[] {
+  if (command[0] !== "tsc") return [];
+  const project = command.includes("-p") ? command[command.indexOf("-p") + 1]! : "tsconfig";
+  return ["--incremental", "--tsBuildInfoFile", join(TSC_CACHE, `${project.replace(/\W+/g, "-")}.tsbuildinfo`)];
+}
+
 interface Outcome {
   label: string;
   ok: boolean;
@@ -73,7 +87,11 @@ interface Outcome {
 /** Runs one command with its output captured; one Outcome. */
 async function captured(command: Command): Promise<Outcome> {
   const started = performance.now();
-  const child = Bun.spawn([bin(command[0]!), ...command.slice(1)], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  const child = Bun.spawn([bin(command[0]!), ...command.slice(1), ...incremental(command)], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [stdout, stderr, code] = await Promise.all([
     new Response(child.stdout).text(),
     new Response(child.stderr).text(),
