@@ -20,7 +20,7 @@ import { buildSampleDatabase } from "../../tools/sample/build";
  * Expensive databases (the national directory, the demo, generated datasets) built once and shared
  * by every test file of a run, and by later runs: each is built into a cache folder under the
  * system's temporary folder, named by a hash of what it is built from (the code and data of src/,
- * db/, tools/generate/ and tools/sample/, and the build's options), and copied to the path a test asks for. A test gets a
+ * db/, tools/generate/ and tools/sample/, this file, and the build's options), and copied to the path a test asks for. A test gets a
  * file of its own that it may write; the cached one is only ever read. Test processes running at
  * once build a missing one once: the others wait for it (buildDatabaseOnce's lock). Cached files
  * unused for an hour are removed (each is tens of megabytes).
@@ -30,7 +30,7 @@ const ROOT = join(import.meta.dir, "..", "..");
 const UNUSED_MS = 3600_000;
 
 let inputsHash: string | undefined;
-/** A hash of every file the builds read: the code and data under src/, db/, tools/generate/ and tools/sample/. */
+/** A hash of every file the builds read (the code and data under src/, db/, tools/generate/ and tools/sample/) and of this file. */
 function hashOfInputs(): string {
   if (inputsHash) return inputsHash;
   const hasher = new Bun.CryptoHasher("sha256");
@@ -39,6 +39,8 @@ function hashOfInputs(): string {
       (file) => !/\.sqlite(-wal|-shm|-journal)?$|\.build-lock$/.test(file),
     ),
   );
+  // This file too: clones of other versions share the cache folder, and what it keeps beside a build.
+  files.push("test/support/built-once.ts");
   for (const file of files.sort())
     hasher
       .update(`${file}\0`)
@@ -78,6 +80,7 @@ async function builtOnce<T>(name: string, out: string, build: (path: string) => 
   });
   const now = new Date();
   utimesSync(cached, now, now);
+  if (existsSync(result)) utimesSync(result, now, now);
   mkdirSync(join(out, ".."), { recursive: true });
   copyFileSync(cached, out);
   return existsSync(result) ? (JSON.parse(readFileSync(result, "utf8")) as T) : (undefined as T);

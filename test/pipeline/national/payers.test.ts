@@ -9,9 +9,9 @@ import { syncVendorRegistry } from "../../../src/pipeline/ingest";
 import { ingestBundledLists, PAYERS_DIR, readBundle } from "../../../src/pipeline/ingest/national-lists";
 import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../../src/pipeline/ingest/registry";
 import { auditDatabase } from "../../../src/pipeline/national/audit";
-import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { generatePayerRegistry } from "../../../src/pipeline/national/payers/registry";
 import { createTestApp } from "../../support/app";
+import { nationalDatabase } from "../../support/built-once";
 import { get } from "../../support/fixture";
 import { removeTempDirs, tempDatabase } from "../../support/temp-db";
 
@@ -31,7 +31,7 @@ const bundle = readBundle(PAYERS_DIR);
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "national-payers-"));
   path = join(dir, "directory.sqlite");
-  await buildNationalDatabase(path);
+  await nationalDatabase(path);
   db = new Database(path, { readonly: true });
 }, 180_000);
 

@@ -14,8 +14,8 @@ import { openDatabase } from "../../../src/db/client";
 import { repairName } from "../../../src/pipeline/ingest/enrich/name-repair";
 import type { ListSummary } from "../../../src/pipeline/ingest/types";
 import { auditDatabase, formatUrlFindings, nameRepairCounts } from "../../../src/pipeline/national/audit";
-import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { createTestApp } from "../../support/app";
+import { nationalDatabase } from "../../support/built-once";
 
 const EXTENSION = "https://endpoint-directory.fly.dev/fhir/StructureDefinition/endpoint-address-repair";
 
@@ -45,7 +45,7 @@ const endpointId = (url: string) => new Bun.CryptoHasher("sha256").update(url).d
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "national-repairs-"));
   path = join(dir, "national.sqlite");
-  summaries = (await buildNationalDatabase(path)).summaries;
+  summaries = (await nationalDatabase(path)).summaries;
   const sqlite = new Database(path, { readonly: true });
   repaired = sqlite
     .prepare(

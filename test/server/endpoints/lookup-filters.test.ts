@@ -9,9 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { codes } from "zipcodes";
 import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
-import { buildNationalDatabase } from "../../../src/pipeline/national/build";
-import { buildSampleDatabase } from "../../../tools/sample/build";
 import { createTestApp } from "../../support/app";
+import { nationalDatabase, sampleDatabase } from "../../support/built-once";
 import { get, VENDORS } from "../../support/fixture";
 import { foldCity, haversine, hostOf, mostCommon, npiValid, pointOf } from "../../support/places";
 import { seedDatabase } from "../../support/seed";
@@ -51,8 +50,8 @@ async function open(name: string, build: (path: string) => Promise<unknown>) {
 }
 
 beforeAll(async () => {
-  await open("national", buildNationalDatabase);
-  await open("demo", buildSampleDatabase);
+  await open("national", nationalDatabase);
+  await open("demo", sampleDatabase);
 }, 180_000);
 
 afterAll(() => {

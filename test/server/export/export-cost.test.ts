@@ -12,8 +12,8 @@ import { loadConfig } from "../../../src/config";
 import { type Db, openDatabase } from "../../../src/db/client";
 import { EXPORT_ROWS_PER_REQUEST } from "../../../src/server/export/routes";
 import { MemoryRateLimitStore } from "../../../src/server/rate-limit/memory-store";
-import { generateDataset } from "../../../tools/generate/generator";
 import { createTestApp } from "../../support/app";
+import { generatedDatabase } from "../../support/built-once";
 import { tempDir } from "../../support/temp-db";
 
 /** Server CPU one request may take, by the rate limit's fairness (bench/README.md). */
@@ -24,10 +24,10 @@ let dir: string;
 let path: string;
 const opened: { db: Db; app: ReturnType<typeof createTestApp> }[] = [];
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = tempDir("export-cost-");
   path = join(dir, "generated.sqlite");
-  generateDataset({ endpoints: 20_000, out: path });
+  await generatedDatabase({ endpoints: 20_000, out: path });
 }, 60_000);
 
 afterAll(() => {

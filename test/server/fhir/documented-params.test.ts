@@ -11,8 +11,8 @@ import { join } from "node:path";
 import { codes } from "zipcodes";
 import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
-import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { createTestApp } from "../../support/app";
+import { nationalDatabase } from "../../support/built-once";
 import type { FhirResource as Resource } from "../../support/fhir-resource";
 import { foldCity, haversine, type Place, pointOf } from "../../support/places";
 import { tempDbPath } from "../../support/temp-db";
@@ -31,7 +31,7 @@ let rows: Row[];
 
 beforeAll(async () => {
   const path = tempDbPath("national.sqlite");
-  await buildNationalDatabase(path);
+  await nationalDatabase(path);
   sql = new Database(path, { readonly: true });
   rows = sql
     .query(

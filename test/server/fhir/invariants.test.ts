@@ -70,6 +70,38 @@ describe("FHIR R4 invariants", () => {
     expect(fhirIssues(exported as never).slice(0, 10)).toEqual([]);
   }, 120_000);
 
+  test("a problem in any one entry of the export is found, wherever it lies", () => {
+    // fhirIssues validates one entry per shape: an entry whose value breaks a format or an
+    // invariant has a shape of its own, and is reported by its fullUrl.
+    const entries = exported.entry!.map((entry) => entry);
+    const broken = { ...exported, entry: entries };
+    // Copies of the entries broken below, the rest shared with the export.
+    const copy = (index: number) => {
+      entries[index] = structuredClone(entries[index]!);
+      return entries[index]!;
+    };
+    const at = (type: string) => entries.flatMap((e, i) => (e.resource.resourceType === type ? [i] : []));
+    const endpoints = at("Endpoint");
+    const organizations = at("Organization");
+    const badTime = copy(endpoints[Math.floor(endpoints.length * 0.7)]!);
+    badTime.resource.meta = { lastUpdated: "yesterday" };
+    const badAddress = copy(endpoints[Math.floor(endpoints.length * 0.8)]!);
+    badAddress.resource.address = "https://fhir.example.org/a b";
+    const blank = copy(organizations[Math.floor(organizations.length * 0.9)]!);
+    blank.resource.name = " ";
+    const versioned = copy(entries.length - 3);
+    versioned.fullUrl = `${versioned.fullUrl}/_history/2`;
+    const found = fhirIssues(broken as never).map((issue) => issue.replace(/entry\[\d+\]/, "entry[]"));
+    expect(found.toSorted()).toEqual(
+      [
+        `${badTime.fullUrl}: Bundle.entry[].resource.meta.lastUpdated: Invalid instant format`,
+        `${badAddress.fullUrl}: Bundle.entry[].resource.address: Invalid url format`,
+        `${blank.fullUrl}: Bundle.entry[].resource.name: String must contain non-whitespace content`,
+        `${versioned.fullUrl}: Bundle.entry[]: Constraint bdl-8 not met: fullUrl cannot be a version specific reference`,
+      ].toSorted(),
+    );
+  }, 120_000);
+
   test("/fhir answers: metadata, searches with includes, reads, our SearchParameters and every OperationOutcome", async () => {
     const organization = nameless(exported)[0]!;
     const answers = [

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { buildSampleDatabase } from "../../../tools/sample/build";
+import { sampleDatabase } from "../../support/built-once";
 import { ARTIFACTS, chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
 
@@ -41,7 +41,7 @@ interface Entry {
 beforeAll(async () => {
   if (!chromiumRuns) return;
   path = join(tempDir("find-provider-page-"), "directory.sqlite");
-  await buildSampleDatabase(path);
+  await sampleDatabase(path);
   // One probed server calls itself by one long word (before the server builds its index).
   const sql = new Database(path);
   const row = sql
