@@ -28,7 +28,14 @@ import { IdLookup } from "./id-lookup";
 import type { EntryLookups } from "./lookups";
 import { Lru } from "./lru";
 import { RelevanceSearch } from "./relevance";
-import { endpointRecordAt, environmentRuleAt, fhirVersionBasisAt, lookup, type RecordSource } from "./render";
+import {
+  endpointRecordAt,
+  endpointRecordsAt,
+  environmentRuleAt,
+  fhirVersionBasisAt,
+  lookup,
+  type RecordSource,
+} from "./render";
 import { DirectorySearch, type EndpointFilter } from "./search";
 import { tlsChecks } from "./tls-checks";
 
@@ -228,7 +235,7 @@ export class DatasetSnapshot {
     const readySets = READY.map((kind) => this.data.facets.ready.get(kind));
     return {
       total,
-      records: ordinals.map((ordinal) => endpointRecordAt(this.data, ordinal, this.vendorNames)),
+      records: endpointRecordsAt(this.data, ordinals, this.vendorNames),
       bases: ordinals.map((ordinal) => fhirVersionBasisAt(this.data, ordinal)),
       ready: ordinals.map((ordinal) =>
         READY.filter((_, i) => readySets[i] !== undefined && hasBit(readySets[i], ordinal)),
@@ -255,7 +262,7 @@ export class DatasetSnapshot {
   /** The record of an id, from the in-memory columns. */
   endpoint(id: string): EndpointRecord | null {
     const ordinal = this.ids.find(id);
-    return ordinal === -1 ? null : endpointRecordAt(this.data, ordinal, this.vendorNames, id);
+    return ordinal === -1 ? null : endpointRecordAt(this.data, ordinal, this.vendorNames);
   }
 
   /**
