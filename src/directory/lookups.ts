@@ -55,15 +55,13 @@ export function hostOf(url: string): string | null {
 interface Positions {
   latitude: Float64Array;
   longitude: Float64Array;
-  /** cos(latitude) of each, for the haversine's half-chord (degrees to radians done). */
-  cosLatitude: Float64Array;
   /** The positions ordered by cell; cell c's are `byCell[cells.get(c)[0] .. cells.get(c)[1])`. */
   byCell: Int32Array;
   /**
-   * Per item of `byCell`: its position's point on the unit sphere (x, y, z), side by side, so that
-   * a scan of a cell reads one run of memory and tests each point with no trigonometry.
+   * Per item of `byCell`, side by side: its position's point on the unit sphere (x, y, z), so that
+   * a scan of a cell reads one run of memory and measures each point with no trigonometry.
    */
-  unitByCell: Float64Array;
+  pointsByCell: Float64Array;
   cells: Map<number, [from: number, to: number, entries: number]>;
 }
 
@@ -80,7 +78,6 @@ export interface NearMatches {
 }
 
 const RADIANS = Math.PI / 180;
-const HALF_RADIANS = RADIANS / 2;
 
 /** A point on the unit sphere (x, y, z) from its latitude and longitude in degrees. */
 const unitPoint = (latitude: number, longitude: number): [number, number, number] => {
@@ -91,6 +88,24 @@ const unitPoint = (latitude: number, longitude: number): [number, number, number
     Math.sin(latitude * RADIANS),
   ];
 };
+
+/** Numbers per position in `Positions.pointsByCell`. */
+const CELL_STRIDE = 3;
+
+/**
+ * Sorts keys in place, ascending: by insertion when they are few (a search's hits mostly are; the
+ * native sort's call costs more there), else natively.
+ */
+function sortKeys(keys: Float64Array): Float64Array {
+  if (keys.length > 64) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    for (; j >= 0 && keys[j]! > key; j--) keys[j + 1] = keys[j]!;
+    keys[j + 1] = key;
+  }
+  return keys;
+}
 
 /** More than the positions there can be (ZIP points and city means: under 100,000). */
 const POSITION_SPAN = 2 ** 20;
@@ -386,32 +401,25 @@ export class EntryLookups {
   near(latitude: number, longitude: number, radius: number, byDistance: boolean): NearMatches {
     const key = `${latitude},${longitude},${radius}`;
     const found = this.nearCache.getOrCompute(key, () => {
-      const { byCell, unitByCell, latitude: lat, longitude: lon, cosLatitude } = this.positions;
+      const { byCell, pointsByCell: points } = this.positions;
       // The haversine's h (the squared half-chord, which grows with the distance) against the
-      // radius's: no arcsine per position. A cell's points are first tested by their chord to the
-      // centre, (chord / 2)² being h, with a margin for rounding: three products, no sine. Only
-      // those that pass get h from the haversine itself, so the hits and their order are the
-      // haversine's. Each hit as one number, h (to 1e-12) above its position: one native sort
-      // orders them nearest first.
-      const cosCenter = Math.cos(latitude * RADIANS);
+      // radius's: no arcsine per position, and no sine either: h is (chord / 2)², the chord from
+      // the points on the unit sphere (three products). Each hit as one number, h (to 1e-12)
+      // above its position: one sort orders them nearest first.
       const reach = Math.sin(radius / (2 * EARTH_RADIUS_MILES)) ** 2;
       const [cx, cy, cz] = unitPoint(latitude, longitude);
-      const chordReach = 4 * reach * (1 + 1e-9) + 1e-15;
       const keys = this.scratchKeys();
       let hits = 0;
       for (const [from, to] of this.cellsNear(latitude, radius, longitude))
         for (let k = from; k < to; k++) {
-          const dx = unitByCell[3 * k]! - cx;
-          const dy = unitByCell[3 * k + 1]! - cy;
-          const dz = unitByCell[3 * k + 2]! - cz;
-          if (dx * dx + dy * dy + dz * dz > chordReach) continue;
-          const position = byCell[k]!;
-          const h =
-            Math.sin((lat[position]! - latitude) * HALF_RADIANS) ** 2 +
-            cosCenter * cosLatitude[position]! * Math.sin((lon[position]! - longitude) * HALF_RADIANS) ** 2;
-          if (h <= reach) keys[hits++] = Math.round(h * 1e12) * POSITION_SPAN + position;
+          const at = CELL_STRIDE * k;
+          const dx = points[at]! - cx;
+          const dy = points[at + 1]! - cy;
+          const dz = points[at + 2]! - cz;
+          const h = (dx * dx + dy * dy + dz * dz) / 4;
+          if (h <= reach) keys[hits++] = Math.round(h * 1e12) * POSITION_SPAN + byCell[k]!;
         }
-      const sorted = keys.subarray(0, hits).sort();
+      const sorted = sortKeys(keys.subarray(0, hits));
       const positions = new Int32Array(hits);
       let total = 0;
       for (let k = 0; k < hits; k++) {
@@ -469,10 +477,13 @@ export class EntryLookups {
     return this.byPosition.offsets[position + 1]! - this.byPosition.offsets[position]!;
   }
 
-  /** Miles from a point to an entry's position, null when the entry has none. */
-  milesOf(ordinal: number, latitude: number, longitude: number): number | null {
-    const position = ordinal < this.positionOf.length ? this.positionOf[ordinal]! : -1;
-    return position < 0 ? null : this.milesTo(position, latitude, longitude);
+  /**
+   * Miles from a point to each entry's position (null: none, the haversine's otherwise); the
+   * positions are read over all the entries first, so that their reads overlap.
+   */
+  milesOfEach(ordinals: readonly number[], latitude: number, longitude: number): (number | null)[] {
+    const positions = ordinals.map((ordinal) => (ordinal < this.positionOf.length ? this.positionOf[ordinal]! : -1));
+    return positions.map((position) => (position < 0 ? null : this.milesTo(position, latitude, longitude)));
   }
 
   private milesTo(position: number, latitude: number, longitude: number): number {
@@ -605,18 +616,17 @@ function* entryPositions(
     cells.set(cell, [k, end, 0]);
     k = end;
   }
-  const unitByCell = new Float64Array(3 * byCell.length);
+  const pointsByCell = new Float64Array(CELL_STRIDE * byCell.length);
   for (let k = 0; k < byCell.length; k++)
-    unitByCell.set(unitPoint(latitudes[byCell[k]!]!, longitudes[byCell[k]!]!), 3 * k);
+    pointsByCell.set(unitPoint(latitudes[byCell[k]!]!, longitudes[byCell[k]!]!), CELL_STRIDE * k);
   return {
     positionOf,
     count: latitudes.length,
     positions: {
       latitude: Float64Array.from(latitudes),
       longitude: Float64Array.from(longitudes),
-      cosLatitude: Float64Array.from(latitudes, (latitude) => Math.cos(latitude * RADIANS)),
       byCell,
-      unitByCell,
+      pointsByCell,
       cells,
     },
   };
