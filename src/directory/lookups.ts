@@ -58,8 +58,9 @@ interface Positions {
   /** The positions ordered by cell; cell c's are `byCell[cells.get(c)[0] .. cells.get(c)[1])`. */
   byCell: Int32Array;
   /**
-   * Per item of `byCell`, side by side: its position's point on the unit sphere (x, y, z), so that
-   * a scan of a cell reads one run of memory and measures each point with no trigonometry.
+   * Per item of `byCell`, side by side: its position's point on the unit sphere (x, y, z) and how
+   * many entries it holds, so that a scan of a cell reads one run of memory and measures each
+   * point with no trigonometry.
    */
   pointsByCell: Float64Array;
   cells: Map<number, [from: number, to: number, entries: number]>;
@@ -90,7 +91,7 @@ const unitPoint = (latitude: number, longitude: number): [number, number, number
 };
 
 /** Numbers per position in `Positions.pointsByCell`. */
-const CELL_STRIDE = 3;
+const CELL_STRIDE = 4;
 
 /**
  * Sorts keys in place, ascending: by insertion when they are few (a search's hits mostly are; the
@@ -240,12 +241,14 @@ export function* buildLookupTables(data: DirectoryData, chunk = CHUNK): Generato
   // Position: the entry's ZIP, else its city (in its state, or in the one state the table has it in).
   const { positionOf, positions, count } = yield* entryPositions(data, chunk);
   const byPosition = yield* groupBy(positionOf, count, chunk);
-  const { cells, byCell } = positions;
+  const { cells, byCell, pointsByCell } = positions;
   for (const range of cells.values()) {
     let entries = 0;
     for (let k = range[0]; k < range[1]; k++) {
       const p = byCell[k]!;
-      entries += byPosition.offsets[p + 1]! - byPosition.offsets[p]!;
+      const count = byPosition.offsets[p + 1]! - byPosition.offsets[p]!;
+      pointsByCell[CELL_STRIDE * k + 3] = count;
+      entries += count;
     }
     range[2] = entries;
   }
@@ -410,6 +413,7 @@ export class EntryLookups {
       const [cx, cy, cz] = unitPoint(latitude, longitude);
       const keys = this.scratchKeys();
       let hits = 0;
+      let total = 0;
       for (const [from, to] of this.cellsNear(latitude, radius, longitude))
         for (let k = from; k < to; k++) {
           const at = CELL_STRIDE * k;
@@ -417,15 +421,14 @@ export class EntryLookups {
           const dy = points[at + 1]! - cy;
           const dz = points[at + 2]! - cz;
           const h = (dx * dx + dy * dy + dz * dz) / 4;
-          if (h <= reach) keys[hits++] = Math.round(h * 1e12) * POSITION_SPAN + byCell[k]!;
+          if (h <= reach) {
+            keys[hits++] = Math.round(h * 1e12) * POSITION_SPAN + byCell[k]!;
+            total += points[at + 3]!;
+          }
         }
       const sorted = sortKeys(keys.subarray(0, hits));
       const positions = new Int32Array(hits);
-      let total = 0;
-      for (let k = 0; k < hits; k++) {
-        positions[k] = sorted[k]! % POSITION_SPAN;
-        total += this.groupSize(positions[k]!);
-      }
+      for (let k = 0; k < hits; k++) positions[k] = sorted[k]! % POSITION_SPAN;
       return { positions, total, lists: {} as Partial<Record<"distance" | "list", Int32Array>> };
     });
     const { positions, total, lists } = found;
@@ -459,22 +462,20 @@ export class EntryLookups {
 
   /** A page of near's entries nearest first, read from its positions without listing them all. */
   nearPage(matches: NearMatches, offset: number, limit: number): number[] {
+    const { offsets, ordinals } = this.byPosition;
     const out: number[] = [];
     let skip = offset;
     for (let k = 0; k < matches.positions.length && out.length < limit; k++) {
-      const part = slice(this.byPosition, matches.positions[k]!);
-      if (skip >= part.length) {
-        skip -= part.length;
+      const from = offsets[matches.positions[k]!]!;
+      const to = offsets[matches.positions[k]! + 1]!;
+      if (skip >= to - from) {
+        skip -= to - from;
         continue;
       }
-      for (let i = skip; i < part.length && out.length < limit; i++) out.push(part[i]!);
+      for (let i = from + skip; i < to && out.length < limit; i++) out.push(ordinals[i]!);
       skip = 0;
     }
     return out;
-  }
-
-  private groupSize(position: number): number {
-    return this.byPosition.offsets[position + 1]! - this.byPosition.offsets[position]!;
   }
 
   /**
