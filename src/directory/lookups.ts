@@ -72,7 +72,12 @@ const cellOf = (latitude: number, longitude: number) =>
 
 /** What `near` found: the positions within the radius, nearest first, and how many entries they hold. */
 export interface NearMatches {
-  positions: Int32Array;
+  /** All of them, nearest first (sorted on first use). */
+  readonly positions: Int32Array;
+  /** The k-th nearest (0: the nearest): only as many are put in order as are asked for. */
+  positionAt(k: number): number;
+  /** How many there are. */
+  count: number;
   total: number;
   /** Their entries: nearest first (one position's in list order), or all in list order; made on first use. */
   ordinals(): Int32Array;
@@ -94,18 +99,40 @@ const unitPoint = (latitude: number, longitude: number): [number, number, number
 const CELL_STRIDE = 4;
 
 /**
- * Sorts keys in place, ascending: by insertion when they are few (a search's hits mostly are; the
- * native sort's call costs more there), else natively.
+ * A near search kept: each hit as one key, h (to 1e-12) above its position, the first `sorted` of
+ * them the nearest in order, the others in any order; and the entries in its two orders.
  */
-function sortKeys(keys: Float64Array): Float64Array {
-  if (keys.length > 64) return keys.sort();
-  for (let i = 1; i < keys.length; i++) {
-    const key = keys[i]!;
-    let j = i - 1;
-    for (; j >= 0 && keys[j]! > key; j--) keys[j + 1] = keys[j]!;
-    keys[j + 1] = key;
+interface NearFound {
+  keys: Float64Array;
+  sorted: number;
+  total: number;
+  lists: Partial<Record<"distance" | "list", Int32Array>>;
+}
+
+/** Positions put in order one at a time (each a pass over the hits) before the rest are sorted at once. */
+const SELECTED_FIRST = 8;
+
+/**
+ * Puts the `count` nearest hits first, in order. A first page mostly needs the nearest few
+ * positions: they are selected one pass each, and only past SELECTED_FIRST are the others sorted.
+ */
+function orderPrefix(found: NearFound, count: number) {
+  const { keys } = found;
+  const wanted = Math.min(count, keys.length);
+  if (wanted <= found.sorted) return;
+  if (wanted > SELECTED_FIRST) {
+    keys.subarray(found.sorted).sort();
+    found.sorted = keys.length;
+    return;
   }
-  return keys;
+  for (let i = found.sorted; i < wanted; i++) {
+    let least = i;
+    for (let j = i + 1; j < keys.length; j++) if (keys[j]! < keys[least]!) least = j;
+    const key = keys[least]!;
+    keys[least] = keys[i]!;
+    keys[i] = key;
+  }
+  found.sorted = wanted;
 }
 
 /** More than the positions there can be (ZIP points and city means: under 100,000). */
@@ -275,11 +302,7 @@ export class EntryLookups {
   /** Per listed ordinal: its position, -1 when neither its ZIP nor its city is known. */
   readonly positionOf: Int32Array;
   private readonly domains = new Lru<Int32Array>(64);
-  private readonly nearCache = new Lru<{
-    positions: Int32Array;
-    total: number;
-    lists: Partial<Record<"distance" | "list", Int32Array>>;
-  }>(64);
+  private readonly nearCache = new Lru<NearFound>(64);
   private keys: Float64Array | undefined;
 
   /** `tables`: built from `data` (buildLookupTables); without them, built now in one go. */
@@ -408,7 +431,7 @@ export class EntryLookups {
       // The haversine's h (the squared half-chord, which grows with the distance) against the
       // radius's: no arcsine per position, and no sine either: h is (chord / 2)², the chord from
       // the points on the unit sphere (three products). Each hit as one number, h (to 1e-12)
-      // above its position: one sort orders them nearest first.
+      // above its position: ordered nearest first as far as they are read (orderPrefix).
       const reach = Math.sin(radius / (2 * EARTH_RADIUS_MILES)) ** 2;
       const [cx, cy, cz] = unitPoint(latitude, longitude);
       const keys = this.scratchKeys();
@@ -426,23 +449,30 @@ export class EntryLookups {
             total += points[at + 3]!;
           }
         }
-      const sorted = sortKeys(keys.subarray(0, hits));
-      const positions = new Int32Array(hits);
-      for (let k = 0; k < hits; k++) positions[k] = sorted[k]! % POSITION_SPAN;
-      return { positions, total, lists: {} as Partial<Record<"distance" | "list", Int32Array>> };
+      return { keys: keys.slice(0, hits), sorted: 0, total, lists: {} };
     });
-    const { positions, total, lists } = found;
+    const { keys, total, lists } = found;
     const order = byDistance ? "distance" : "list";
+    const positionAt = (k: number) => {
+      orderPrefix(found, k + 1);
+      return keys[k]! % POSITION_SPAN;
+    };
     return {
-      positions,
+      get positions() {
+        orderPrefix(found, keys.length);
+        return Int32Array.from(keys, (key) => key % POSITION_SPAN);
+      },
+      positionAt,
+      count: keys.length,
       total,
       ordinals: () => {
         let ordinals = lists[order];
         if (ordinals === undefined) {
           ordinals = new Int32Array(total);
           let at = 0;
-          for (let k = 0; k < positions.length; k++) {
-            const part = slice(this.byPosition, positions[k]!);
+          for (let k = 0; k < keys.length; k++) {
+            // In list order, the positions' own order does not matter: none is sorted for it.
+            const part = slice(this.byPosition, byDistance ? positionAt(k) : keys[k]! % POSITION_SPAN);
             ordinals.set(part, at);
             at += part.length;
           }
@@ -465,9 +495,10 @@ export class EntryLookups {
     const { offsets, ordinals } = this.byPosition;
     const out: number[] = [];
     let skip = offset;
-    for (let k = 0; k < matches.positions.length && out.length < limit; k++) {
-      const from = offsets[matches.positions[k]!]!;
-      const to = offsets[matches.positions[k]! + 1]!;
+    for (let k = 0; k < matches.count && out.length < limit; k++) {
+      const position = matches.positionAt(k);
+      const from = offsets[position]!;
+      const to = offsets[position + 1]!;
       if (skip >= to - from) {
         skip -= to - from;
         continue;
