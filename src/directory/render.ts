@@ -30,23 +30,61 @@ export const environmentRuleAt = (data: DirectoryData, ordinal: number) => {
   return rule === 0 ? null : ENVIRONMENT_RULES[rule - 1]!;
 };
 
-/** The endpoint record at a list position, from the in-memory columns. */
-export const endpointRecordAt = (
+/** The endpoint record at a list position, from the in-memory columns (`knownId`: its id, when the caller has it). */
+export function endpointRecordAt(
   data: DirectoryData,
   ordinal: number,
   vendorNames: ReadonlyMap<string, string>,
-): EndpointRecord => endpointRecordsAt(data, [ordinal], vendorNames)[0]!;
+  knownId?: string,
+): EndpointRecord {
+  const { columns: c, strings: s } = data;
+  const id = knownId ?? Buffer.from(c.id.buffer, c.id.byteOffset + ordinal * 32, 32).toString("hex");
+  const vendorId = s.vendorIds[c.vendor[ordinal]!]!;
+  const npi = c.npi[ordinal]!;
+  return {
+    id,
+    url: s.urls[c.url[ordinal]!]!,
+    vendorName: vendorNames.get(vendorId) ?? vendorId,
+    vendorId,
+    organizationName: lookup(s.organizationNames, c.organizationName[ordinal]!),
+    npi: npi === 0 ? null : String(npi),
+    tenantId: lookup(s.tenantIds, c.tenantId[ordinal]!),
+    fhirVersion: s.fhirVersions[c.fhirVersion[ordinal]!] as FhirVersion,
+    access: ACCESS[c.access[ordinal]!]!,
+    city: lookup(s.cities, c.city[ordinal]!),
+    state: lookup(s.states, c.state[ordinal]!),
+    zipCode: lookup(s.zipCodes, c.zipCode[ordinal]!),
+    status: s.statuses[c.status[ordinal]!] as EndpointStatus,
+    lastUpdated: s.lastUpdated[c.lastUpdated[ordinal]!]!,
+    environment: c.environment[ordinal] === 0 ? "production" : "non-production",
+    ...(c.urlEvidence[ordinal] === 0 ? {} : { urlRepair: URL_REPAIRS[c.urlEvidence[ordinal]! - 1]! }),
+  };
+}
 
-/** Where `endpointRecordsAt` adds the string lengths it reads: a read whose value is never used may be dropped by the JIT. */
-const lengthsRead = { total: 0 };
+/** Where `endpointRecordsAt` adds up what it reads ahead: a read whose value is never used may be dropped by the JIT. */
+const readAhead = { total: 0 };
+
+/** The columns of a record, each with the string table it points into (null: a number). */
+const RECORD_COLUMNS = [
+  ["url", "urls"],
+  ["organizationName", "organizationNames"],
+  ["tenantId", "tenantIds"],
+  ["city", "cities"],
+  ["zipCode", "zipCodes"],
+  ["lastUpdated", "lastUpdated"],
+  ["vendor", null],
+  ["state", null],
+  ["fhirVersion", null],
+  ["status", null],
+] as const;
 
 /**
- * The records at some list positions (the one definition of a record). The entries of
- * a filtered page lie far apart in the columns and the string tables, so each value read is
- * likely a cache miss; read one column at a time over the whole page, the reads do not depend on
- * each other and the CPU waits for many of them at once, instead of one after another while
- * each record is built and then serialised. The strings' lengths are read the same way, so that
- * their text is in the cache when the page is serialised.
+ * The records at some list positions, as `endpointRecordAt` gives them. The entries of a filtered
+ * page lie far apart in the columns and the string tables, so each value read is likely a cache
+ * miss, and built one record after another each waited for the one before. Here every column
+ * (then each string's text) is first read over the whole page: those reads do not depend on each
+ * other, so the CPU waits for many at once; the records are then built, and serialised, from the
+ * cache.
  */
 export function endpointRecordsAt(
   data: DirectoryData,
@@ -55,60 +93,20 @@ export function endpointRecordsAt(
 ): EndpointRecord[] {
   const { columns: c, strings: s } = data;
   const n = ordinals.length;
-  const gather = (column: Int32Array) => {
-    const out = new Int32Array(n);
-    for (let i = 0; i < n; i++) out[i] = column[ordinals[i]!]!;
-    return out;
-  };
-  const texts = (table: readonly string[], indexes: Int32Array) => {
-    const out: (string | null)[] = new Array(n);
-    for (let i = 0; i < n; i++) out[i] = indexes[i]! < 0 ? null : table[indexes[i]!]!;
-    let length = 0;
-    for (let i = 0; i < n; i++) length += out[i]?.length ?? 0;
-    lengthsRead.total += length;
-    return out;
-  };
-  const urls = texts(s.urls, gather(c.url));
-  const organizationNames = texts(s.organizationNames, gather(c.organizationName));
-  const tenantIds = texts(s.tenantIds, gather(c.tenantId));
-  const cities = texts(s.cities, gather(c.city));
-  const zipCodes = texts(s.zipCodes, gather(c.zipCode));
-  const lastUpdated = texts(s.lastUpdated, gather(c.lastUpdated));
-  const vendors = gather(c.vendor);
-  const states = gather(c.state);
-  const versions = gather(c.fhirVersion);
-  const statuses = gather(c.status);
-  const npis = new Float64Array(n);
-  const small = new Uint8Array(4 * n);
-  for (let i = 0; i < n; i++) npis[i] = c.npi[ordinals[i]!]!;
-  for (let i = 0; i < n; i++) small[4 * i] = c.access[ordinals[i]!]!;
-  for (let i = 0; i < n; i++) small[4 * i + 1] = c.environment[ordinals[i]!]!;
-  for (let i = 0; i < n; i++) small[4 * i + 2] = c.urlEvidence[ordinals[i]!]!;
-  for (let i = 0; i < n; i++) small[4 * i + 3] = c.id[ordinals[i]! * 32]!; // the id's bytes, read below
-  const records: EndpointRecord[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const ordinal = ordinals[i]!;
-    const vendorId = s.vendorIds[vendors[i]!]!;
-    const npi = npis[i]!;
-    const urlEvidence = small[4 * i + 2]!;
-    records[i] = {
-      id: Buffer.from(c.id.buffer, c.id.byteOffset + ordinal * 32, 32).toString("hex"),
-      url: urls[i]!,
-      vendorName: vendorNames.get(vendorId) ?? vendorId,
-      vendorId,
-      organizationName: organizationNames[i]!,
-      npi: npi === 0 ? null : String(npi),
-      tenantId: tenantIds[i]!,
-      fhirVersion: s.fhirVersions[versions[i]!] as FhirVersion,
-      access: ACCESS[small[4 * i]!]!,
-      city: cities[i]!,
-      state: lookup(s.states, states[i]!),
-      zipCode: zipCodes[i]!,
-      status: s.statuses[statuses[i]!] as EndpointStatus,
-      lastUpdated: lastUpdated[i]!,
-      environment: small[4 * i + 1] === 0 ? "production" : "non-production",
-      ...(urlEvidence === 0 ? {} : { urlRepair: URL_REPAIRS[urlEvidence - 1]! }),
-    };
+  let total = 0;
+  const indexes = new Int32Array(n);
+  for (const [column, table] of RECORD_COLUMNS) {
+    const values = c[column];
+    for (let i = 0; i < n; i++) indexes[i] = values[ordinals[i]!]!;
+    if (table === null) continue;
+    const strings = s[table];
+    for (let i = 0; i < n; i++) if (indexes[i]! >= 0) total += strings[indexes[i]!]!.length;
   }
-  return records;
+  for (let i = 0; i < n; i++) total += c.npi[ordinals[i]!]!;
+  for (let i = 0; i < n; i++) total += c.access[ordinals[i]!]!;
+  for (let i = 0; i < n; i++) total += c.environment[ordinals[i]!]!;
+  for (let i = 0; i < n; i++) total += c.urlEvidence[ordinals[i]!]!;
+  for (let i = 0; i < n; i++) total += c.id[ordinals[i]! * 32]!;
+  readAhead.total = total;
+  return Array.from(ordinals, (ordinal) => endpointRecordAt(data, ordinal, vendorNames));
 }

@@ -265,7 +265,7 @@ export class DatasetSnapshot {
   /** The record of an id, from the in-memory columns. */
   endpoint(id: string): EndpointRecord | null {
     const ordinal = this.ids.find(id);
-    return ordinal === -1 ? null : endpointRecordAt(this.data, ordinal, this.vendorNames);
+    return ordinal === -1 ? null : endpointRecordAt(this.data, ordinal, this.vendorNames, id);
   }
 
   /**
