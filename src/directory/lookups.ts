@@ -76,6 +76,8 @@ export interface NearMatches {
   readonly positions: Int32Array;
   /** The k-th nearest (0: the nearest): only as many are put in order as are asked for. */
   positionAt(k: number): number;
+  /** The k-th of them in no particular order (none is sorted for it). */
+  anyPositionAt(k: number): number;
   /** How many there are. */
   count: number;
   total: number;
@@ -463,6 +465,7 @@ export class EntryLookups {
         return Int32Array.from(keys, (key) => key % POSITION_SPAN);
       },
       positionAt,
+      anyPositionAt: (k: number) => keys[k]! % POSITION_SPAN,
       count: keys.length,
       total,
       ordinals: () => {
@@ -488,6 +491,48 @@ export class EntryLookups {
   private scratchKeys(): Float64Array {
     this.keys ??= new Float64Array(this.positions.byCell.length);
     return this.keys;
+  }
+
+  /**
+   * A page of near's entries in list order, merged from its positions' groups (each in list order)
+   * without listing them all: a heap of the groups' next entries, popped `offset + limit` times.
+   */
+  nearPageInListOrder(matches: NearMatches, offset: number, limit: number): number[] {
+    const { offsets, ordinals } = this.byPosition;
+    const next = new Int32Array(matches.count);
+    const end = new Int32Array(matches.count);
+    const heap = new Int32Array(matches.count);
+    let size = 0;
+    const head = (g: number) => ordinals[next[g]!]!;
+    const down = (from: number) => {
+      let at = from;
+      for (;;) {
+        const left = 2 * at + 1;
+        if (left >= size) return;
+        const child = left + 1 < size && head(heap[left + 1]!) < head(heap[left]!) ? left + 1 : left;
+        if (head(heap[child]!) >= head(heap[at]!)) return;
+        const swap = heap[at]!;
+        heap[at] = heap[child]!;
+        heap[child] = swap;
+        at = child;
+      }
+    };
+    for (let k = 0; k < matches.count; k++) {
+      const position = matches.anyPositionAt(k);
+      next[k] = offsets[position]!;
+      end[k] = offsets[position + 1]!;
+      if (next[k]! < end[k]!) heap[size++] = k;
+    }
+    for (let at = (size >> 1) - 1; at >= 0; at--) down(at);
+    const out: number[] = [];
+    for (let taken = 0; size > 0 && out.length < limit; taken++) {
+      const g = heap[0]!;
+      if (taken >= offset) out.push(head(g));
+      next[g]!++;
+      if (next[g]! >= end[g]!) heap[0] = heap[--size]!;
+      down(0);
+    }
+    return out;
   }
 
   /** A page of near's entries nearest first, read from its positions without listing them all. */
