@@ -55,10 +55,14 @@ export function hostOf(url: string): string | null {
 interface Positions {
   latitude: Float64Array;
   longitude: Float64Array;
-  /** cos(latitude) of each, for the haversine's half-chord (degrees to radians done). */
-  cosLatitude: Float64Array;
   /** The positions ordered by cell; cell c's are `byCell[cells.get(c)[0] .. cells.get(c)[1])`. */
   byCell: Int32Array;
+  /**
+   * Per item of `byCell`, side by side: its position's point on the unit sphere (x, y, z) and how
+   * many entries it holds, so that a scan of a cell reads one run of memory and measures each
+   * point with no trigonometry.
+   */
+  pointsByCell: Float64Array;
   cells: Map<number, [from: number, to: number, entries: number]>;
 }
 
@@ -68,14 +72,70 @@ const cellOf = (latitude: number, longitude: number) =>
 
 /** What `near` found: the positions within the radius, nearest first, and how many entries they hold. */
 export interface NearMatches {
-  positions: Int32Array;
+  /** All of them, nearest first (sorted on first use). */
+  readonly positions: Int32Array;
+  /** The k-th nearest (0: the nearest): only as many are put in order as are asked for. */
+  positionAt(k: number): number;
+  /** The k-th of them in no particular order (none is sorted for it). */
+  anyPositionAt(k: number): number;
+  /** How many there are. */
+  count: number;
   total: number;
   /** Their entries: nearest first (one position's in list order), or all in list order; made on first use. */
   ordinals(): Int32Array;
 }
 
 const RADIANS = Math.PI / 180;
-const HALF_RADIANS = RADIANS / 2;
+
+/** A point on the unit sphere (x, y, z) from its latitude and longitude in degrees. */
+const unitPoint = (latitude: number, longitude: number): [number, number, number] => {
+  const cosLatitude = Math.cos(latitude * RADIANS);
+  return [
+    cosLatitude * Math.cos(longitude * RADIANS),
+    cosLatitude * Math.sin(longitude * RADIANS),
+    Math.sin(latitude * RADIANS),
+  ];
+};
+
+/** Numbers per position in `Positions.pointsByCell`. */
+const CELL_STRIDE = 4;
+
+/**
+ * A near search kept: each hit as one key, h (to 1e-12) above its position, the first `sorted` of
+ * them the nearest in order, the others in any order; and the entries in its two orders.
+ */
+interface NearFound {
+  keys: Float64Array;
+  sorted: number;
+  total: number;
+  lists: Partial<Record<"distance" | "list", Int32Array>>;
+}
+
+/** Positions put in order one at a time (each a pass over the hits) before the rest are sorted at once. */
+const SELECTED_FIRST = 8;
+
+/**
+ * Puts the `count` nearest hits first, in order. A first page mostly needs the nearest few
+ * positions: they are selected one pass each, and only past SELECTED_FIRST are the others sorted.
+ */
+function orderPrefix(found: NearFound, count: number) {
+  const { keys } = found;
+  const wanted = Math.min(count, keys.length);
+  if (wanted <= found.sorted) return;
+  if (wanted > SELECTED_FIRST) {
+    keys.subarray(found.sorted).sort();
+    found.sorted = keys.length;
+    return;
+  }
+  for (let i = found.sorted; i < wanted; i++) {
+    let least = i;
+    for (let j = i + 1; j < keys.length; j++) if (keys[j]! < keys[least]!) least = j;
+    const key = keys[least]!;
+    keys[least] = keys[i]!;
+    keys[i] = key;
+  }
+  found.sorted = wanted;
+}
 
 /** More than the positions there can be (ZIP points and city means: under 100,000). */
 const POSITION_SPAN = 2 ** 20;
@@ -210,12 +270,14 @@ export function* buildLookupTables(data: DirectoryData, chunk = CHUNK): Generato
   // Position: the entry's ZIP, else its city (in its state, or in the one state the table has it in).
   const { positionOf, positions, count } = yield* entryPositions(data, chunk);
   const byPosition = yield* groupBy(positionOf, count, chunk);
-  const { cells, byCell } = positions;
+  const { cells, byCell, pointsByCell } = positions;
   for (const range of cells.values()) {
     let entries = 0;
     for (let k = range[0]; k < range[1]; k++) {
       const p = byCell[k]!;
-      entries += byPosition.offsets[p + 1]! - byPosition.offsets[p]!;
+      const count = byPosition.offsets[p + 1]! - byPosition.offsets[p]!;
+      pointsByCell[CELL_STRIDE * k + 3] = count;
+      entries += count;
     }
     range[2] = entries;
   }
@@ -242,11 +304,8 @@ export class EntryLookups {
   /** Per listed ordinal: its position, -1 when neither its ZIP nor its city is known. */
   readonly positionOf: Int32Array;
   private readonly domains = new Lru<Int32Array>(64);
-  private readonly nearCache = new Lru<{
-    positions: Int32Array;
-    total: number;
-    lists: Partial<Record<"distance" | "list", Int32Array>>;
-  }>(64);
+  private readonly nearCache = new Lru<NearFound>(64);
+  private keys: Float64Array | undefined;
 
   /** `tables`: built from `data` (buildLookupTables); without them, built now in one go. */
   constructor(
@@ -370,39 +429,53 @@ export class EntryLookups {
   near(latitude: number, longitude: number, radius: number, byDistance: boolean): NearMatches {
     const key = `${latitude},${longitude},${radius}`;
     const found = this.nearCache.getOrCompute(key, () => {
-      const { byCell, latitude: lat, longitude: lon, cosLatitude } = this.positions;
+      const { byCell, pointsByCell: points } = this.positions;
       // The haversine's h (the squared half-chord, which grows with the distance) against the
-      // radius's: no arcsine per position. Each hit as one number, h (to 1e-12) above its
-      // position: one native sort orders them nearest first.
-      const cosCenter = Math.cos(latitude * RADIANS);
+      // radius's: no arcsine per position, and no sine either: h is (chord / 2)², the chord from
+      // the points on the unit sphere (three products). Each hit as one number, h (to 1e-12)
+      // above its position: ordered nearest first as far as they are read (orderPrefix).
       const reach = Math.sin(radius / (2 * EARTH_RADIUS_MILES)) ** 2;
-      const keys: number[] = [];
+      const [cx, cy, cz] = unitPoint(latitude, longitude);
+      const keys = this.scratchKeys();
+      let hits = 0;
+      let total = 0;
       for (const [from, to] of this.cellsNear(latitude, radius, longitude))
         for (let k = from; k < to; k++) {
-          const position = byCell[k]!;
-          const h =
-            Math.sin((lat[position]! - latitude) * HALF_RADIANS) ** 2 +
-            cosCenter * cosLatitude[position]! * Math.sin((lon[position]! - longitude) * HALF_RADIANS) ** 2;
-          if (h <= reach) keys.push(Math.round(h * 1e12) * POSITION_SPAN + position);
+          const at = CELL_STRIDE * k;
+          const dx = points[at]! - cx;
+          const dy = points[at + 1]! - cy;
+          const dz = points[at + 2]! - cz;
+          const h = (dx * dx + dy * dy + dz * dz) / 4;
+          if (h <= reach) {
+            keys[hits++] = Math.round(h * 1e12) * POSITION_SPAN + byCell[k]!;
+            total += points[at + 3]!;
+          }
         }
-      const sorted = Float64Array.from(keys).sort();
-      const positions = Int32Array.from(sorted, (key) => key % POSITION_SPAN);
-      let total = 0;
-      for (let k = 0; k < positions.length; k++) total += this.groupSize(positions[k]!);
-      return { positions, total, lists: {} as Partial<Record<"distance" | "list", Int32Array>> };
+      return { keys: keys.slice(0, hits), sorted: 0, total, lists: {} };
     });
-    const { positions, total, lists } = found;
+    const { keys, total, lists } = found;
     const order = byDistance ? "distance" : "list";
+    const positionAt = (k: number) => {
+      orderPrefix(found, k + 1);
+      return keys[k]! % POSITION_SPAN;
+    };
     return {
-      positions,
+      get positions() {
+        orderPrefix(found, keys.length);
+        return Int32Array.from(keys, (key) => key % POSITION_SPAN);
+      },
+      positionAt,
+      anyPositionAt: (k: number) => keys[k]! % POSITION_SPAN,
+      count: keys.length,
       total,
       ordinals: () => {
         let ordinals = lists[order];
         if (ordinals === undefined) {
           ordinals = new Int32Array(total);
           let at = 0;
-          for (let k = 0; k < positions.length; k++) {
-            const part = slice(this.byPosition, positions[k]!);
+          for (let k = 0; k < keys.length; k++) {
+            // In list order, the positions' own order does not matter: none is sorted for it.
+            const part = slice(this.byPosition, byDistance ? positionAt(k) : keys[k]! % POSITION_SPAN);
             ordinals.set(part, at);
             at += part.length;
           }
@@ -414,30 +487,80 @@ export class EntryLookups {
     };
   }
 
+  /** Room for one key per position, reused by every search (each fills and sorts it before returning). */
+  private scratchKeys(): Float64Array {
+    this.keys ??= new Float64Array(this.positions.byCell.length);
+    return this.keys;
+  }
+
+  /**
+   * A page of near's entries in list order, merged from its positions' groups (each in list order)
+   * without listing them all: a heap of the groups' next entries, popped `offset + limit` times.
+   */
+  nearPageInListOrder(matches: NearMatches, offset: number, limit: number): number[] {
+    const { offsets, ordinals } = this.byPosition;
+    const next = new Int32Array(matches.count);
+    const end = new Int32Array(matches.count);
+    const heap = new Int32Array(matches.count);
+    let size = 0;
+    const head = (g: number) => ordinals[next[g]!]!;
+    const down = (from: number) => {
+      let at = from;
+      for (;;) {
+        const left = 2 * at + 1;
+        if (left >= size) return;
+        const child = left + 1 < size && head(heap[left + 1]!) < head(heap[left]!) ? left + 1 : left;
+        if (head(heap[child]!) >= head(heap[at]!)) return;
+        const swap = heap[at]!;
+        heap[at] = heap[child]!;
+        heap[child] = swap;
+        at = child;
+      }
+    };
+    for (let k = 0; k < matches.count; k++) {
+      const position = matches.anyPositionAt(k);
+      next[k] = offsets[position]!;
+      end[k] = offsets[position + 1]!;
+      if (next[k]! < end[k]!) heap[size++] = k;
+    }
+    for (let at = (size >> 1) - 1; at >= 0; at--) down(at);
+    const out: number[] = [];
+    for (let taken = 0; size > 0 && out.length < limit; taken++) {
+      const g = heap[0]!;
+      if (taken >= offset) out.push(head(g));
+      next[g]!++;
+      if (next[g]! >= end[g]!) heap[0] = heap[--size]!;
+      down(0);
+    }
+    return out;
+  }
+
   /** A page of near's entries nearest first, read from its positions without listing them all. */
   nearPage(matches: NearMatches, offset: number, limit: number): number[] {
+    const { offsets, ordinals } = this.byPosition;
     const out: number[] = [];
     let skip = offset;
-    for (let k = 0; k < matches.positions.length && out.length < limit; k++) {
-      const part = slice(this.byPosition, matches.positions[k]!);
-      if (skip >= part.length) {
-        skip -= part.length;
+    for (let k = 0; k < matches.count && out.length < limit; k++) {
+      const position = matches.positionAt(k);
+      const from = offsets[position]!;
+      const to = offsets[position + 1]!;
+      if (skip >= to - from) {
+        skip -= to - from;
         continue;
       }
-      for (let i = skip; i < part.length && out.length < limit; i++) out.push(part[i]!);
+      for (let i = from + skip; i < to && out.length < limit; i++) out.push(ordinals[i]!);
       skip = 0;
     }
     return out;
   }
 
-  private groupSize(position: number): number {
-    return this.byPosition.offsets[position + 1]! - this.byPosition.offsets[position]!;
-  }
-
-  /** Miles from a point to an entry's position, null when the entry has none. */
-  milesOf(ordinal: number, latitude: number, longitude: number): number | null {
-    const position = ordinal < this.positionOf.length ? this.positionOf[ordinal]! : -1;
-    return position < 0 ? null : this.milesTo(position, latitude, longitude);
+  /**
+   * Miles from a point to each entry's position (null: none, the haversine's otherwise); the
+   * positions are read over all the entries first, so that their reads overlap.
+   */
+  milesOfEach(ordinals: readonly number[], latitude: number, longitude: number): (number | null)[] {
+    const positions = ordinals.map((ordinal) => (ordinal < this.positionOf.length ? this.positionOf[ordinal]! : -1));
+    return positions.map((position) => (position < 0 ? null : this.milesTo(position, latitude, longitude)));
   }
 
   private milesTo(position: number, latitude: number, longitude: number): number {
@@ -570,14 +693,17 @@ function* entryPositions(
     cells.set(cell, [k, end, 0]);
     k = end;
   }
+  const pointsByCell = new Float64Array(CELL_STRIDE * byCell.length);
+  for (let k = 0; k < byCell.length; k++)
+    pointsByCell.set(unitPoint(latitudes[byCell[k]!]!, longitudes[byCell[k]!]!), CELL_STRIDE * k);
   return {
     positionOf,
     count: latitudes.length,
     positions: {
       latitude: Float64Array.from(latitudes),
       longitude: Float64Array.from(longitudes),
-      cosLatitude: Float64Array.from(latitudes, (latitude) => Math.cos(latitude * RADIANS)),
       byCell,
+      pointsByCell,
       cells,
     },
   };

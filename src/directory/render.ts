@@ -60,3 +60,53 @@ export function endpointRecordAt(
     ...(c.urlEvidence[ordinal] === 0 ? {} : { urlRepair: URL_REPAIRS[c.urlEvidence[ordinal]! - 1]! }),
   };
 }
+
+/** Where `endpointRecordsAt` adds up what it reads ahead: a read whose value is never used may be dropped by the JIT. */
+const readAhead = { total: 0 };
+
+/** The columns of a record, each with the string table it points into (null: a number). */
+const RECORD_COLUMNS = [
+  ["url", "urls"],
+  ["organizationName", "organizationNames"],
+  ["tenantId", "tenantIds"],
+  ["city", "cities"],
+  ["zipCode", "zipCodes"],
+  ["lastUpdated", "lastUpdated"],
+  ["vendor", null],
+  ["state", null],
+  ["fhirVersion", null],
+  ["status", null],
+] as const;
+
+/**
+ * The records at some list positions, as `endpointRecordAt` gives them. The entries of a filtered
+ * page lie far apart in the columns and the string tables, so each value read is likely a cache
+ * miss, and built one record after another each waited for the one before. Here every column
+ * (then each string's text) is first read over the whole page: those reads do not depend on each
+ * other, so the CPU waits for many at once; the records are then built, and serialised, from the
+ * cache.
+ */
+export function endpointRecordsAt(
+  data: DirectoryData,
+  ordinals: ArrayLike<number>,
+  vendorNames: ReadonlyMap<string, string>,
+): EndpointRecord[] {
+  const { columns: c, strings: s } = data;
+  const n = ordinals.length;
+  let total = 0;
+  const indexes = new Int32Array(n);
+  for (const [column, table] of RECORD_COLUMNS) {
+    const values = c[column];
+    for (let i = 0; i < n; i++) indexes[i] = values[ordinals[i]!]!;
+    if (table === null) continue;
+    const strings = s[table];
+    for (let i = 0; i < n; i++) if (indexes[i]! >= 0) total += strings[indexes[i]!]!.length;
+  }
+  for (let i = 0; i < n; i++) total += c.npi[ordinals[i]!]!;
+  for (let i = 0; i < n; i++) total += c.access[ordinals[i]!]!;
+  for (let i = 0; i < n; i++) total += c.environment[ordinals[i]!]!;
+  for (let i = 0; i < n; i++) total += c.urlEvidence[ordinals[i]!]!;
+  for (let i = 0; i < n; i++) total += c.id[ordinals[i]! * 32]!;
+  readAhead.total = total;
+  return Array.from(ordinals, (ordinal) => endpointRecordAt(data, ordinal, vendorNames));
+}

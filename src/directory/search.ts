@@ -11,6 +11,12 @@ import { Lru } from "./lru";
  */
 const SORT_UNITS = 5;
 
+/**
+ * How far into near's entries in list order a page is merged from its positions' groups (a heap
+ * pop per entry skipped or shown); past it, the entries are listed and sorted once, and kept.
+ */
+const MERGED_NEAR_PAGE = 2_500;
+
 /** `near`: a point (a ZIP's, from the committed ZIP table) and a radius in miles. */
 interface NearFilter {
   zip: string;
@@ -86,6 +92,17 @@ export class DirectorySearch {
     ) {
       const matches = this.lookups.near(near.latitude, near.longitude, near.radius, true);
       return { total: matches.total, ordinals: this.lookups.nearPage(matches, offset, limit) };
+    }
+    // near alone in list order, an early page: merged from its positions, nothing sorted.
+    if (
+      near &&
+      !near.byDistance &&
+      offset + limit <= MERGED_NEAR_PAGE &&
+      sets.length === 0 &&
+      [filter.npi, filter.host, filter.url, filter.city].every((v) => v === undefined)
+    ) {
+      const matches = this.lookups.near(near.latitude, near.longitude, near.radius, false);
+      return { total: matches.total, ordinals: this.lookups.nearPageInListOrder(matches, offset, limit) };
     }
     const lists = this.lookupLists(filter);
     // One lookup filter alone: its list is the answer, in its order.

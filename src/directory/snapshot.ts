@@ -28,7 +28,14 @@ import { IdLookup } from "./id-lookup";
 import type { EntryLookups } from "./lookups";
 import { Lru } from "./lru";
 import { RelevanceSearch } from "./relevance";
-import { endpointRecordAt, environmentRuleAt, fhirVersionBasisAt, lookup, type RecordSource } from "./render";
+import {
+  endpointRecordAt,
+  endpointRecordsAt,
+  environmentRuleAt,
+  fhirVersionBasisAt,
+  lookup,
+  type RecordSource,
+} from "./render";
 import { DirectorySearch, type EndpointFilter } from "./search";
 import { tlsChecks } from "./tls-checks";
 
@@ -225,20 +232,23 @@ export class DatasetSnapshot {
     const { total, ordinals } =
       sort === "relevance" ? this.relevance.page(filter, offset, limit) : this.search.search(filter, offset, limit);
     const { near } = filter;
-    const readySets = READY.map((kind) => this.data.facets.ready.get(kind));
+    // Each set read over the whole page, as the records are (endpointRecordsAt): the reads overlap.
+    const ready: Ready[][] = ordinals.map(() => []);
+    for (const kind of READY) {
+      const set = this.data.facets.ready.get(kind);
+      if (set !== undefined)
+        for (let i = 0; i < ordinals.length; i++) if (hasBit(set, ordinals[i]!)) ready[i]!.push(kind);
+    }
     return {
       total,
-      records: ordinals.map((ordinal) => endpointRecordAt(this.data, ordinal, this.vendorNames)),
+      records: endpointRecordsAt(this.data, ordinals, this.vendorNames),
       bases: ordinals.map((ordinal) => fhirVersionBasisAt(this.data, ordinal)),
-      ready: ordinals.map((ordinal) =>
-        READY.filter((_, i) => readySets[i] !== undefined && hasBit(readySets[i], ordinal)),
-      ),
+      ready,
       ...(near
         ? {
-            distance: ordinals.map(
-              (ordinal) =>
-                Math.round((this.search.lookups.milesOf(ordinal, near.latitude, near.longitude) ?? 0) * 100) / 100,
-            ),
+            distance: this.search.lookups
+              .milesOfEach(ordinals, near.latitude, near.longitude)
+              .map((miles) => Math.round((miles ?? 0) * 100) / 100),
           }
         : {}),
     };

@@ -192,10 +192,21 @@ for (const name of ["national", "demo"]) {
         if (i > 0) expect(distance[i]!).toBeGreaterThanOrEqual(distance[i - 1]!);
         expect(distance[i]!).toBeLessThanOrEqual(25);
       });
-      // sort=name: the same entries in the default order, with their distances.
+      // sort=name: the same entries in the default order (the unfiltered list's), with their distances.
       const byName = await all(name, "near=44195&radius=25&sort=name");
       expect(byName.total).toBe(total);
       expect(new Set(byName.data.map((e) => e.id))).toEqual(new Set(data.map((e) => e.id)));
+      const listed = await all(name, "sort=name");
+      const rank = new Map(listed.data.map((e, i) => [e.id, i]));
+      const ranks = byName.data.map((e) => rank.get(e.id)!);
+      expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
+      const miles = new Map(data.map((e, i) => [e.id, distance[i]]));
+      expect(byName.distance).toEqual(byName.data.map((e) => miles.get(e.id)!));
+      // Pages of another size are slices of the same order.
+      for (const page of [1, 2, 3]) {
+        const { body } = await list(name, `near=44195&radius=25&sort=name&limit=7&page=${page}`);
+        expect(body.data.map((e) => e.id)).toEqual(byName.data.slice((page - 1) * 7, page * 7).map((e) => e.id));
+      }
     });
 
     test("the exports take each filter: the same entries as the list, near's nearest first", async () => {
