@@ -45,6 +45,11 @@ export interface ProbeAdvancedOptions {
   defaultRetryDelayMs?: number;
   /** Room for large bodies' bytes in the whole run (body-budget.ts); at least `maxBodyBytes`. Default 32 MB. */
   largeBodyRoomBytes?: number;
+  /**
+   * The pace a large body must keep (PROBE_DEFAULTS' largeBodyBytesPerSecond and largeBodyGraceMs
+   * by default); a test whose local servers share a loaded machine's cores may allow more time.
+   */
+  largeBodyPace?: { bytesPerSecond: number; graceMs: number };
   /** Maximum redirects followed. Default 3. */
   maxRedirects?: number;
   /** Aborts every request in flight. */
@@ -118,7 +123,10 @@ export class Prober {
         PROBE_DEFAULTS.freeBodyBytes,
         Math.max(options.largeBodyRoomBytes ?? PROBE_DEFAULTS.largeBodyRoomBytes, maxBodyBytes),
         maxBodyBytes,
-        { bytesPerSecond: PROBE_DEFAULTS.largeBodyBytesPerSecond, graceMs: PROBE_DEFAULTS.largeBodyGraceMs },
+        options.largeBodyPace ?? {
+          bytesPerSecond: PROBE_DEFAULTS.largeBodyBytesPerSecond,
+          graceMs: PROBE_DEFAULTS.largeBodyGraceMs,
+        },
       ),
     };
   }

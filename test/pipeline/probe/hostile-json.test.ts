@@ -26,7 +26,10 @@ beforeAll(async () => {
   farm = await startFarm([...HOSTILE_JSON_BEHAVIOURS], { documents, firstOctet: 43 });
   ctx = tempDb();
   for (const host of farm.hosts) ids.set(host.behaviour, insertEntry(ctx.db, { url: farm.baseUrl(host) }));
-  await probeDue(ctx.db, { allowPrivate: true, timeoutMs: 30_000, writeInWorker: false });
+  // The bounds are tested here, not the pace (slow-large-bodies.test.ts): the farm shares the
+  // machine's cores with other test files, so its 5 MB bodies get ten times the usual time.
+  const largeBodyPace = { bytesPerSecond: PACE.bytesPerSecond / 10, graceMs: PACE.graceMs * 10 };
+  await probeDue(ctx.db, { allowPrivate: true, timeoutMs: 30_000, writeInWorker: false, largeBodyPace });
 }, 120_000);
 
 afterAll(async () => {
