@@ -12,7 +12,7 @@ import { Directory } from "../../src/directory/directory";
 import type { DirectoryData } from "../../src/directory/directory-data";
 import { buildLookupTables, EntryLookups } from "../../src/directory/lookups";
 import { zipPlaces } from "../../src/model/zip-places";
-import { buildNationalDatabase } from "../../src/pipeline/national/build";
+import { nationalDatabase } from "../support/built-once";
 import { tempDbPath } from "../support/temp-db";
 
 let path: string;
@@ -21,7 +21,7 @@ let db: ReturnType<typeof openDatabase>;
 
 beforeAll(async () => {
   path = tempDbPath("lookup-steps.sqlite");
-  await buildNationalDatabase(path);
+  await nationalDatabase(path);
   db = openDatabase(path);
   const sqlite = new Database(path, { readonly: true });
   beginRead(sqlite);

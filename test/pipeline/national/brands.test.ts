@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
-import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { createTestApp } from "../../support/app";
+import { nationalDatabase } from "../../support/built-once";
 
 interface Brand {
   resourceType: string;
@@ -32,7 +32,7 @@ let endpoints: Map<string, Brand>;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "national-brands-"));
   const path = join(dir, "national.sqlite");
-  await buildNationalDatabase(path);
+  await nationalDatabase(path);
   const app = createTestApp({
     db: openDatabase(path),
     config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error", EXPORT_DIR: join(dir, "exports") }),

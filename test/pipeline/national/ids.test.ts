@@ -14,8 +14,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
-import { buildNationalDatabase } from "../../../src/pipeline/national/build";
 import { createTestApp } from "../../support/app";
+import { nationalDatabase } from "../../support/built-once";
 
 const FINGERPRINT = join(import.meta.dir, "ids.fingerprint.json");
 
@@ -53,7 +53,7 @@ let app: ReturnType<typeof createTestApp>;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "national-ids-"));
   path = join(dir, "national.sqlite");
-  await buildNationalDatabase(path);
+  await nationalDatabase(path);
   app = createTestApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
 }, 120_000);
 afterAll(() => {
