@@ -3,8 +3,9 @@ import { enrichEntry, repairPublishedUrl } from "../../../src/pipeline/ingest/en
 import { placeOfZip, stateOfNamePrefix } from "../../../src/pipeline/ingest/enrich/place";
 import { fhirVersionOfUrl } from "../../../src/pipeline/ingest/enrich/version-of-url";
 import { normaliseEntries } from "../../../src/pipeline/ingest/normalise";
-import type { NormalisedEntry, RawEntry } from "../../../src/pipeline/ingest/types";
+import type { RawEntry } from "../../../src/pipeline/ingest/types";
 import { unusableReason } from "../../../src/pipeline/ingest/unusable";
+import { normalisedEntry } from "./helpers";
 
 const raw = (url: string, more: Partial<RawEntry> = {}): RawEntry => ({
   url,
@@ -106,33 +107,17 @@ describe("state and city", () => {
     expect(stateOfNamePrefix("Sollus Pediatrics")).toBeNull();
   });
 
-  const entry = (more: Partial<NormalisedEntry>): NormalisedEntry => ({
-    id: "x",
-    url: "https://a.example",
-    organizationName: null,
-    npi: null,
-    tenantId: null,
-    city: null,
-    state: null,
-    zipCode: null,
-    listFhirVersion: "UNKNOWN",
-    versionEvidence: null,
-    stateEvidence: null,
-    urlEvidence: "published",
-    urlPublished: null,
-    unusable: null,
-    unusableDetail: null,
-    ...more,
-  });
-
   test("published values win; the ZIP comes before the name prefix; the name stays as published", () => {
-    expect(enrichEntry(entry({ state: "TX", zipCode: "02114" }), null)).toMatchObject({ state: "TX", city: null });
-    expect(enrichEntry(entry({ city: "Somerville", zipCode: "02114" }), null)).toMatchObject({
+    expect(enrichEntry(normalisedEntry({ state: "TX", zipCode: "02114" }), null)).toMatchObject({
+      state: "TX",
+      city: null,
+    });
+    expect(enrichEntry(normalisedEntry({ city: "Somerville", zipCode: "02114" }), null)).toMatchObject({
       state: "MA",
       city: "Somerville",
     });
-    expect(enrichEntry(entry({ organizationName: "NC - X", zipCode: "02114" }), null).state).toBe("MA");
-    expect(enrichEntry(entry({ organizationName: "NC - X" }), null)).toMatchObject({
+    expect(enrichEntry(normalisedEntry({ organizationName: "NC - X", zipCode: "02114" }), null).state).toBe("MA");
+    expect(enrichEntry(normalisedEntry({ organizationName: "NC - X" }), null)).toMatchObject({
       state: "NC",
       city: null,
       organizationName: "NC - X",

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
+import type { NormalisedEntry } from "../../../src/pipeline/ingest/types";
 
 const REPO_ROOT = join(import.meta.dir, "../..", "..");
 const FIXTURES = join(REPO_ROOT, "test", "fixtures", "ingest");
@@ -13,3 +14,23 @@ export function expectedId(vendorId: string, url: string, npi: string | null, or
   const orgKey = npi ?? organizationName?.toLowerCase() ?? "";
   return createHash("sha256").update(`${vendorId}\n${url}\n${orgKey}`).digest("hex");
 }
+
+/** A normalised entry with every field empty but `more`, as enrichment receives one. */
+export const normalisedEntry = (more: Partial<NormalisedEntry>): NormalisedEntry => ({
+  id: "x",
+  url: "https://a.example",
+  organizationName: null,
+  npi: null,
+  tenantId: null,
+  city: null,
+  state: null,
+  zipCode: null,
+  listFhirVersion: "UNKNOWN",
+  versionEvidence: null,
+  stateEvidence: null,
+  urlEvidence: "published",
+  urlPublished: null,
+  unusable: null,
+  unusableDetail: null,
+  ...more,
+});

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { enrichEntry } from "../../../src/pipeline/ingest/enrich";
 import { placeOfName } from "../../../src/pipeline/ingest/enrich/name-place";
-import type { NormalisedEntry } from "../../../src/pipeline/ingest/types";
+import { normalisedEntry } from "./helpers";
 
 // Names as the bundled national lists publish them (db/national/), unless said otherwise.
 describe("the place an organization name states", () => {
@@ -104,28 +104,9 @@ describe("the place an organization name states", () => {
 });
 
 describe("enrichment from the name", () => {
-  const entry = (more: Partial<NormalisedEntry>): NormalisedEntry => ({
-    id: "x",
-    url: "https://a.example",
-    organizationName: null,
-    npi: null,
-    tenantId: null,
-    city: null,
-    state: null,
-    zipCode: null,
-    listFhirVersion: "UNKNOWN",
-    versionEvidence: null,
-    stateEvidence: null,
-    urlEvidence: "published",
-    urlPublished: null,
-    unusable: null,
-    unusableDetail: null,
-    ...more,
-  });
-
   test("fills state, city and ZIP when the list gives no place, as name-place; the name and id stay", () => {
     const name = "Makam Medical 1120 W La Palma Ave Ste 14, Anaheim CA 92801";
-    expect(enrichEntry(entry({ organizationName: name }), null)).toMatchObject({
+    expect(enrichEntry(normalisedEntry({ organizationName: name }), null)).toMatchObject({
       id: "x",
       organizationName: name,
       state: "CA",
@@ -133,13 +114,13 @@ describe("enrichment from the name", () => {
       zipCode: "92801",
       stateEvidence: "name-place",
     });
-    expect(enrichEntry(entry({ organizationName: "AFC Temple, TX" }), null)).toMatchObject({
+    expect(enrichEntry(normalisedEntry({ organizationName: "AFC Temple, TX" }), null)).toMatchObject({
       state: "TX",
       city: "Temple",
       zipCode: null,
       stateEvidence: "name-place",
     });
-    expect(enrichEntry(entry({ organizationName: "Augusta Gastrointestinal" }), null)).toMatchObject({
+    expect(enrichEntry(normalisedEntry({ organizationName: "Augusta Gastrointestinal" }), null)).toMatchObject({
       state: null,
       city: null,
       stateEvidence: null,
@@ -147,27 +128,27 @@ describe("enrichment from the name", () => {
   });
 
   test("any place the list gives wins, and the name is then not read: its state, its ZIP, its city", () => {
-    expect(enrichEntry(entry({ organizationName: "AFC Temple, TX", state: "OK" }), null)).toMatchObject({
+    expect(enrichEntry(normalisedEntry({ organizationName: "AFC Temple, TX", state: "OK" }), null)).toMatchObject({
       state: "OK",
       city: null,
       stateEvidence: null,
     });
-    expect(enrichEntry(entry({ organizationName: "AFC Temple, TX", zipCode: "02114" }), null)).toMatchObject({
+    expect(enrichEntry(normalisedEntry({ organizationName: "AFC Temple, TX", zipCode: "02114" }), null)).toMatchObject({
       state: "MA",
       city: "Boston",
       stateEvidence: "zip",
     });
     // A ZIP nothing places, or a city without a state: the list's place stands alone.
-    expect(enrichEntry(entry({ organizationName: "AFC Temple, TX", zipCode: "81909" }), null)).toMatchObject({
+    expect(enrichEntry(normalisedEntry({ organizationName: "AFC Temple, TX", zipCode: "81909" }), null)).toMatchObject({
       state: null,
       city: null,
       zipCode: "81909",
     });
-    expect(enrichEntry(entry({ organizationName: "AFC Temple, TX", city: "Belton" }), null)).toMatchObject({
+    expect(enrichEntry(normalisedEntry({ organizationName: "AFC Temple, TX", city: "Belton" }), null)).toMatchObject({
       state: null,
       city: "Belton",
     });
-    expect(enrichEntry(entry({ organizationName: "NC - Clinic of Houston, TX" }), null)).toMatchObject({
+    expect(enrichEntry(normalisedEntry({ organizationName: "NC - Clinic of Houston, TX" }), null)).toMatchObject({
       state: "NC",
       city: null,
       stateEvidence: "name",
