@@ -18,11 +18,11 @@ export class FhirError extends Error {
   }
 }
 
-/** An OperationOutcome with one error issue. */
-const operationOutcome = (code: string, message: string) =>
+/** An OperationOutcome with one issue: an error, or information beside a redirect (a status below 400). */
+const operationOutcome = (status: number, code: string, message: string) =>
   JSON.stringify({
     resourceType: "OperationOutcome",
-    issue: [{ severity: "error", code, diagnostics: message }],
+    issue: [{ severity: status < 400 ? "information" : "error", code, diagnostics: message }],
   });
 
 const OUTCOME = headerTemplate({ "content-type": FHIR_CONTENT_TYPE });
@@ -34,4 +34,4 @@ export const outcomeResponse = (
   code: string,
   message: string,
   extra?: Record<string, string>,
-) => new Response(operationOutcome(code, message), { status, headers: headersFor(exchange, OUTCOME, extra) });
+) => new Response(operationOutcome(status, code, message), { status, headers: headersFor(exchange, OUTCOME, extra) });

@@ -175,6 +175,10 @@ describe("the national build's ids", () => {
       `/fhir/Organization/${organizationId({ ...augusta, name: augusta.name!.toLowerCase() })}`,
     );
     expect(lowercased.status).toBe(301);
+    // The body says so as information, not as an error.
+    expect(((await lowercased.json()) as { issue: { severity: string; code: string }[] }).issue).toMatchObject([
+      { severity: "information", code: "informational" },
+    ]);
     expect(lowercased.headers.get("location")).toBe(`http://localhost/fhir/Organization/${organizationId(augusta)}`);
     // A name already lowercase had one id in both schemes; an id of no scheme is 404.
     expect((await fetchApp(`/fhir/Organization/${sha256("no organization")}`)).status).toBe(404);
