@@ -13,7 +13,7 @@ import { writeAcmeRegistry } from "../support/acme";
 import { chromiumRuns, launchChromium } from "../support/chromium";
 import { runScript } from "../support/run-script";
 import { type ServerProcess, startServer } from "../support/server-process";
-import { removeTempDirs, tempDir } from "../support/temp-db";
+import { countRows, removeTempDirs, tempDir } from "../support/temp-db";
 
 let farm: Farm | null = null;
 let lists: ReturnType<typeof Bun.serve> | null = null;
@@ -89,7 +89,7 @@ async function localDirectory(behaviours: Behaviour[], perHost: number, slowMs: 
   };
   const ingest = await runScript("src/pipeline/ingest/cli.ts", [], env);
   expect(ingest.code).toBe(0);
-  expect(count(env.DATABASE_PATH, "SELECT COUNT(*) AS n FROM probes")).toBe(0);
+  expect(countRows(env.DATABASE_PATH, "SELECT COUNT(*) AS n FROM probes")).toBe(0);
   return { path: env.DATABASE_PATH, urls, env };
 }
 
@@ -101,15 +101,6 @@ const SCHEDULE = {
   REFRESH_EVERY_SECONDS: "3600",
   RATE_LIMIT_MAX: "0",
 };
-
-function count(path: string, sql: string): number {
-  const db = new Database(path, { readonly: true });
-  try {
-    return (db.prepare(sql).get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
 
 async function freshness(server: ServerProcess): Promise<Freshness> {
   const response = await fetch(`${server.baseUrl}/api/v1/freshness`);
@@ -222,9 +213,9 @@ describe("the server refreshes its directory by itself", () => {
     // The resumed run asked only what the killed one had not stored, and nothing it had.
     expect(last.lastRun!.urlsTotal).toBe(dir.urls.length - stored.length);
     for (const url of stored) expect([url, farm!.metadataRequests.get(url)]).toEqual([url, 1]);
-    expect(count(dir.path, "SELECT COUNT(*) AS n FROM refresh_runs")).toBe(1);
-    expect(count(dir.path, "SELECT resumes AS n FROM refresh_runs")).toBe(1);
-    expect(count(dir.path, "SELECT COUNT(*) AS n FROM probes")).toBe(dir.urls.length);
+    expect(countRows(dir.path, "SELECT COUNT(*) AS n FROM refresh_runs")).toBe(1);
+    expect(countRows(dir.path, "SELECT resumes AS n FROM refresh_runs")).toBe(1);
+    expect(countRows(dir.path, "SELECT COUNT(*) AS n FROM probes")).toBe(dir.urls.length);
   }, 90_000);
 
   test("two servers on one database run one refresh", async () => {
@@ -238,7 +229,7 @@ describe("the server refreshes its directory by itself", () => {
     await watch(a!, (f) => f.lastRun !== null);
     const fromB = await freshness(b!);
     expect(fromB.lastRun?.outcome).toBe("ok");
-    expect(count(dir.path, "SELECT COUNT(*) AS n FROM refresh_runs")).toBe(1);
+    expect(countRows(dir.path, "SELECT COUNT(*) AS n FROM refresh_runs")).toBe(1);
     expect([...farm!.metadataRequests.values()].every((n) => n === 1)).toBe(true);
     expect(farm!.metadataRequests.size).toBe(dir.urls.length);
   }, 90_000);
@@ -252,7 +243,7 @@ describe("the server refreshes its directory by itself", () => {
     expect(byHand.code).toBe(4);
     expect(byHand.stderr).toContain("another run holds the lock");
     await watch(server, (f) => f.lastRun !== null);
-    expect(count(dir.path, "SELECT COUNT(*) AS n FROM refresh_runs")).toBe(1);
+    expect(countRows(dir.path, "SELECT COUNT(*) AS n FROM refresh_runs")).toBe(1);
   }, 90_000);
 
   test("with every host refusing, nothing is recorded and the next try waits longer each time", async () => {

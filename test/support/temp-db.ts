@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,4 +36,14 @@ export function tempDatabase(name = "directory.sqlite"): { db: Db; path: string;
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The `n` a counting query (`SELECT COUNT(*) AS n …`) gives on the database at `path`, opened read-only for it. */
+export function countRows(path: string, sql: string, ...params: (string | number)[]): number {
+  const db = new Database(path, { readonly: true });
+  try {
+    return (db.prepare(sql).get(...params) as { n: number }).n;
+  } finally {
+    db.close();
+  }
 }

@@ -1,4 +1,3 @@
-import { Database } from "bun:sqlite";
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -7,6 +6,7 @@ import { parseDuration } from "../../../src/pipeline/probe/duration";
 import { ProgressReporter } from "../../../src/pipeline/probe/progress";
 import { writeAcmeRegistry } from "../../support/acme";
 import { runScript } from "../../support/run-script";
+import { countRows } from "../../support/temp-db";
 import { fixture, insertEntry, json, serve, tempDb } from "./helpers";
 
 const REPO_ROOT = join(import.meta.dir, "../../..");
@@ -15,15 +15,6 @@ const SMART = fixture("smart-patient.json");
 
 const run = (script: string, args: string[], env: Record<string, string>) =>
   runScript(script, args, { ALLOW_PRIVATE_NETWORK: "true", ...env });
-
-function count(path: string, sql: string): number {
-  const db = new Database(path, { readonly: true });
-  try {
-    return (db.prepare(sql).get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
 
 const server = serve({}, (request) => {
   const path = new URL(request.url).pathname;
@@ -51,8 +42,8 @@ describe("bun run probe", () => {
     expect(first.stdout).toContain("5 success, 0 partial, 1 failed (0 unresponsive)");
     expect(first.stderr).toMatch(/probe: 6\/6 100%/);
     expect(first.stderr).not.toContain("\r");
-    expect(count(ctx.path, "SELECT COUNT(*) AS n FROM probes")).toBe(6);
-    expect(count(ctx.path, "SELECT COUNT(*) AS n FROM entries WHERE status = 'verified'")).toBe(5);
+    expect(countRows(ctx.path, "SELECT COUNT(*) AS n FROM probes")).toBe(6);
+    expect(countRows(ctx.path, "SELECT COUNT(*) AS n FROM entries WHERE status = 'verified'")).toBe(5);
 
     // Fresh results are not due again; --stale-after 0 makes everything due; --vendor and --limit narrow it.
     expect((await run("src/pipeline/probe/cli.ts", [], { DATABASE_PATH: ctx.path })).stdout).toContain("probed 0 URLs");
@@ -98,16 +89,16 @@ describe("bun run probe", () => {
         stderr: "ignore",
       });
       const deadline = Date.now() + 10_000;
-      while (Date.now() < deadline && count(ctx.path, "SELECT COUNT(*) AS n FROM probes") < 8) await Bun.sleep(20);
+      while (Date.now() < deadline && countRows(ctx.path, "SELECT COUNT(*) AS n FROM probes") < 8) await Bun.sleep(20);
       proc.kill("SIGKILL");
       await proc.exited;
-      const kept = count(ctx.path, "SELECT COUNT(*) AS n FROM probes");
+      const kept = countRows(ctx.path, "SELECT COUNT(*) AS n FROM probes");
       expect(kept).toBeGreaterThanOrEqual(8);
       expect(kept).toBeLessThan(48);
       const rest = await run("src/pipeline/probe/cli.ts", [], { DATABASE_PATH: ctx.path });
       expect(rest.code).toBe(0);
       expect(rest.stdout).toContain(`probed ${48 - kept} URLs`);
-      expect(count(ctx.path, "SELECT COUNT(*) AS n FROM probes")).toBe(48);
+      expect(countRows(ctx.path, "SELECT COUNT(*) AS n FROM probes")).toBe(48);
     } finally {
       for (const s of slow) s.stop();
     }
@@ -153,7 +144,7 @@ describe("bun run refresh", () => {
       });
       expect(r.code).toBe(1);
       // The server's index file of the version refresh wrote, so a server only has to load it.
-      const version = count(
+      const version = countRows(
         ctx.path,
         "SELECT CAST(value AS INTEGER) AS n FROM dataset_meta WHERE key = 'dataset_version'",
       );
@@ -163,7 +154,7 @@ describe("bun run refresh", () => {
       expect(r.stdout).toContain("probed 3 URLs");
       expect(r.stderr).toContain("acme/acme-bad");
       expect(
-        count(ctx.path, "SELECT COUNT(*) AS n FROM entries WHERE status = 'verified' AND fhir_version = 'R4'"),
+        countRows(ctx.path, "SELECT COUNT(*) AS n FROM entries WHERE status = 'verified' AND fhir_version = 'R4'"),
       ).toBe(3);
     } finally {
       lists.stop();

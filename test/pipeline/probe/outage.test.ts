@@ -7,6 +7,7 @@ import type { ProbeRecord } from "../../../src/pipeline/probe/record";
 import { farmDocuments } from "../../../tools/farm/documents";
 import { type Farm, startFarm } from "../../../tools/farm/farm";
 import { runScript } from "../../support/run-script";
+import { countRows } from "../../support/temp-db";
 import { documentResult, insertEntry, tempDb } from "./helpers";
 
 const HOSTS = 30;
@@ -39,17 +40,8 @@ async function verifiedFarm() {
   };
   const first = await runScript("src/pipeline/probe/cli.ts", [], env);
   expect(first.code).toBe(0);
-  expect(count(ctx.path, "SELECT COUNT(*) AS n FROM entries WHERE status = 'verified'")).toBe(urls.length);
+  expect(countRows(ctx.path, "SELECT COUNT(*) AS n FROM entries WHERE status = 'verified'")).toBe(urls.length);
   return { urls, env, path: ctx.path };
-}
-
-function count(path: string, sql: string, ...params: string[]): number {
-  const db = new Database(path, { readonly: true });
-  try {
-    return (db.prepare(sql).get(...params) as { n: number }).n;
-  } finally {
-    db.close();
-  }
 }
 
 /** The URLs' 30-day uptimes, and how many history records each URL has. */
@@ -90,11 +82,11 @@ describe("a prober outage is not a directory outage", () => {
     expect(run.stderr).toContain("no canary answered");
     expect(run.stdout).not.toContain("probed");
 
-    expect(count(path, "SELECT COUNT(*) AS n FROM entries WHERE status = 'verified'")).toBe(urls.length);
-    expect(count(path, "SELECT COUNT(*) AS n FROM probes WHERE error_kind IS NOT NULL")).toBe(0);
+    expect(countRows(path, "SELECT COUNT(*) AS n FROM entries WHERE status = 'verified'")).toBe(urls.length);
+    expect(countRows(path, "SELECT COUNT(*) AS n FROM probes WHERE error_kind IS NOT NULL")).toBe(0);
     expect(history(path, urls)).toEqual(urls.map(() => 1));
     // What the run could not vouch for keeps its old probe, so the next run finds it due first.
-    const notRecorded = count(path, "SELECT COUNT(*) AS n FROM probes WHERE probed_at < ?", startedAt);
+    const notRecorded = countRows(path, "SELECT COUNT(*) AS n FROM probes WHERE probed_at < ?", startedAt);
     expect(notRecorded).toBeGreaterThan(0);
     expect(notRecorded).toBeLessThan(urls.length);
   }, 60_000);
@@ -108,10 +100,12 @@ describe("a prober outage is not a directory outage", () => {
     expect(run.stdout).toContain(`probed ${urls.length} URLs`);
     const downUrls = urls.filter((u) => u.startsWith(down.origin));
     expect(downUrls).toHaveLength(PER_HOST);
-    expect(count(path, "SELECT COUNT(*) AS n FROM entries WHERE status = 'unresponsive'")).toBe(PER_HOST);
+    expect(countRows(path, "SELECT COUNT(*) AS n FROM entries WHERE status = 'unresponsive'")).toBe(PER_HOST);
     for (const url of downUrls) {
-      expect(count(path, "SELECT COUNT(*) AS n FROM entries WHERE url = ? AND status = 'unresponsive'", url)).toBe(1);
-      expect(count(path, "SELECT COUNT(*) AS n FROM probes WHERE url = ? AND error_kind = 'refused'", url)).toBe(1);
+      expect(countRows(path, "SELECT COUNT(*) AS n FROM entries WHERE url = ? AND status = 'unresponsive'", url)).toBe(
+        1,
+      );
+      expect(countRows(path, "SELECT COUNT(*) AS n FROM probes WHERE url = ? AND error_kind = 'refused'", url)).toBe(1);
     }
     // Two probes each: the first up, the second down; every other URL stays at 100 %.
     expect(history(path, urls)).toEqual(urls.map((u) => (downUrls.includes(u) ? 0.5 : 1)));
@@ -130,8 +124,8 @@ describe("a set of hosts going down is recorded as down", () => {
     expect(run.code).toBe(0);
     const downUrls = urls.filter((u) => down.some((h) => u.startsWith(`${h.origin}/`)));
     expect(downUrls).toHaveLength(20 * PER_HOST);
-    expect(count(path, "SELECT COUNT(*) AS n FROM entries WHERE status = 'unresponsive'")).toBe(downUrls.length);
-    expect(count(path, "SELECT COUNT(*) AS n FROM entries WHERE status = 'verified'")).toBe(
+    expect(countRows(path, "SELECT COUNT(*) AS n FROM entries WHERE status = 'unresponsive'")).toBe(downUrls.length);
+    expect(countRows(path, "SELECT COUNT(*) AS n FROM entries WHERE status = 'verified'")).toBe(
       urls.length - downUrls.length,
     );
   }
