@@ -66,6 +66,24 @@ function answers(lookups: EntryLookups) {
   return out;
 }
 
+/** Counts the event loop's turns from now until `stop()`: work done in steps lets it turn. */
+function countTurns(): { stop(): number } {
+  let turns = 0;
+  let counting = true;
+  const tick = () => {
+    if (!counting) return;
+    turns++;
+    setImmediate(tick);
+  };
+  setImmediate(tick);
+  return {
+    stop() {
+      counting = false;
+      return turns;
+    },
+  };
+}
+
 describe("the lookup indexes built in steps", () => {
   test("are the same tables, in steps of 7 entries or in one step", () => {
     const whole = drain(data.size * 10);
@@ -81,17 +99,9 @@ describe("the lookup indexes built in steps", () => {
 
   test("answer every filter as the one-go build does, and let other work run between steps", async () => {
     const once = new EntryLookups(data);
-    let turns = 0;
-    let counting = true;
-    const tick = () => {
-      if (!counting) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
+    const turns = countTurns();
     const stepped = await EntryLookups.buildInSteps(data);
-    counting = false;
-    expect(turns).toBeGreaterThan(10);
+    expect(turns.stop()).toBeGreaterThan(10);
     const expected = answers(once);
     expect(expected.some((answer) => Array.isArray(answer) && answer.length > 1)).toBe(true);
     expect(answers(stepped)).toEqual(expected);
@@ -109,17 +119,9 @@ describe("a version opened while another is served", () => {
     // Read from an index file: the way a large directory opens its next version.
     directory = new Directory(path, db.sqlite, { buildInProcessBelow: 1, indexDir: `${path}.index` });
     markDatasetChanged(db.sqlite, "2026-11-29T00:00:00.000Z");
-    let turns = 0;
-    let counting = true;
-    const tick = () => {
-      if (!counting) return;
-      turns++;
-      setImmediate(tick);
-    };
-    setImmediate(tick);
+    const turns = countTurns();
     expect(await directory.refreshIfChanged()).toBe(true);
-    counting = false;
-    expect(turns).toBeGreaterThan(10);
+    expect(turns.stop()).toBeGreaterThan(10);
     const swapped = directory.current;
     const started = new Directory(path, db.sqlite, { buildInProcessBelow: 1, indexDir: `${path}.index` });
     try {
