@@ -19,7 +19,7 @@ import { join, resolve } from "node:path";
 import { parseCli } from "../src/cli/args";
 import { envNumber } from "./lib/env";
 import { cpuSecondsOf, freePort, type Started, startPinned, stop, waitUntilAnswers } from "./lib/process";
-import { fmt, median, plainTable } from "./lib/report";
+import { fmt, loadAverages, median, plainTable } from "./lib/report";
 import { runWrk, writeLuaScripts, wrkInstalled } from "./lib/wrk";
 
 parseCli({
@@ -102,9 +102,7 @@ async function main() {
       console.log(`${side}: ${scripts[side]} ready in ${fmt(ms)} ms`);
     }
     console.log(
-      `load average ${loadavg()
-        .map((l) => l.toFixed(2))
-        .join(" ")}; ${rounds} rounds per server and shape, ${warmup} s + ${seconds} s each`,
+      `load average ${loadAverages()}; ${rounds} rounds per server and shape, ${warmup} s + ${seconds} s each`,
     );
     const rows: string[][] = [];
     for (const shape of SHAPES) {

@@ -16,7 +16,6 @@
  * directory, emptied first; default bench/data/export-server-index).
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { parseCli } from "../src/cli/args";
 import { envNumber } from "./lib/env";
@@ -30,7 +29,7 @@ import {
   stop,
   waitUntilAnswers,
 } from "./lib/process";
-import { fmt, plainTable, table } from "./lib/report";
+import { fmt, loadAverages, plainTable, table } from "./lib/report";
 import { runWrk, writeLuaScripts, wrkInstalled } from "./lib/wrk";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -289,11 +288,7 @@ async function main() {
   let result: { markdown: string; missed: number };
   try {
     await waitUntilAnswers(server, "/api/v1/endpoints", envNumber("BENCH_READY_TIMEOUT_MS", 120_000));
-    console.log(
-      `server ready on ${dbPath}; load average ${loadavg()
-        .map((l) => l.toFixed(2))
-        .join(" ")}`,
-    );
+    console.log(`server ready on ${dbPath}; load average ${loadAverages()}`);
     result = await runExportShapes({
       port: server.port,
       pid: server.pid,
@@ -308,11 +303,7 @@ async function main() {
   const out = process.env.BENCH_EXPORT_RESULTS || join(ROOT, "bench", "EXPORT-RESULTS.md");
   writeFileSync(
     out,
-    `# Export benchmark\n\nWritten by \`bun bench/export.ts\` on ${new Date().toISOString()}: ${fmt(endpoints)} generated entries (seed ${seed}), server pinned to CPU ${process.env.BENCH_SERVER_CPUS || "0"}, load average at the end ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(
-        " ",
-      )}.\n\n${result.markdown}\n${result.missed === 0 ? "All targets met." : `${result.missed} target(s) missed.`}\n`,
+    `# Export benchmark\n\nWritten by \`bun bench/export.ts\` on ${new Date().toISOString()}: ${fmt(endpoints)} generated entries (seed ${seed}), server pinned to CPU ${process.env.BENCH_SERVER_CPUS || "0"}, load average at the end ${loadAverages()}.\n\n${result.markdown}\n${result.missed === 0 ? "All targets met." : `${result.missed} target(s) missed.`}\n`,
   );
   console.log(`\nwritten to ${out}`);
 }

@@ -8,11 +8,10 @@
  * Knobs: BENCH_DB, BENCH_VERSIONS (2), BENCH_SERVER_CPUS ("0").
  */
 import { Database } from "bun:sqlite";
-import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { envNumber } from "./lib/env";
 import { withServedCopy } from "./lib/process";
-import { fmt } from "./lib/report";
+import { fmt, loadAverages } from "./lib/report";
 
 const ROOT = resolve(import.meta.dir, "..");
 const source = resolve(
@@ -99,11 +98,7 @@ async function main() {
           `version ${round + 1}: first /fhir searches answered in ${fmt(performance.now() - started)} ms; /health over ${latencies.length} requests: median ${fmt(percentile(latencies, 0.5), 1)} ms, p99 ${fmt(p99, 1)} ms, max ${fmt(latencies.at(-1) ?? 0, 1)} ms (target p99 < ${TARGET_P99_MS}): ${p99 < TARGET_P99_MS ? "met" : "MISSED"}`,
         );
       }
-      console.log(
-        `load average after: ${loadavg()
-          .map((n) => n.toFixed(2))
-          .join(" ")}`,
-      );
+      console.log(`load average after: ${loadAverages()}`);
     },
   );
   if (failed) process.exitCode = 1;

@@ -11,12 +11,12 @@
  */
 import { Database } from "bun:sqlite";
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseCli } from "../src/cli/args";
 import { envNumber } from "./lib/env";
 import { freePort, memoryOf, startPinned, stop, waitUntilFhirReady } from "./lib/process";
-import { fmt, TARGETS } from "./lib/report";
+import { fmt, loadAverages, TARGETS } from "./lib/report";
 import { REPORT_LUA, runWrk, type WrkResult } from "./lib/wrk";
 
 parseCli({
@@ -127,11 +127,7 @@ async function main() {
       console.log(
         `server ready in ${fmt(readyMs)} ms; FHIR index built on the first /fhir request in ${fmt(fhirMs)} ms; RSS ${fmt(rssMb)} MB`,
       );
-      console.log(
-        `load average before: ${loadavg()
-          .map((l) => l.toFixed(2))
-          .join(" ")}`,
-      );
+      console.log(`load average before: ${loadAverages()}`);
       const measure = (path: string, secs: number): Promise<WrkResult> => {
         const randomKind = path.startsWith("random:") ? (path.slice(7) as "json" | "fhir") : null;
         return runWrk({
@@ -174,9 +170,7 @@ async function main() {
       await Bun.sleep(1500); // the allocator returns freed memory after 1 s
       const rss = memoryOf(server.pid)?.rssMb ?? Number.NaN;
       console.log(
-        `RSS after the run: ${fmt(rss)} MB (target ≤ ${TARGETS.rssMb}); load average after: ${loadavg()
-          .map((l) => l.toFixed(2))
-          .join(" ")}`,
+        `RSS after the run: ${fmt(rss)} MB (target ≤ ${TARGETS.rssMb}); load average after: ${loadAverages()}`,
       );
       if (!(rss <= TARGETS.rssMb)) problems.push(`RSS ${fmt(rss)} MB over ${TARGETS.rssMb} MB`);
       if (problems.length > 0) {

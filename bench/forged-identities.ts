@@ -11,10 +11,11 @@
  *     BENCH_SERVER=/path/to/other/src/index.ts bun bench/forged-identities.ts   # another checkout
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { envNumber } from "./lib/env";
 import { freePort, generateDatabase, memoryOf, startPinned, stop, waitUntilAnswers } from "./lib/process";
+import { loadAverages } from "./lib/report";
 
 const ROOT = resolve(import.meta.dir, "..");
 const TARGET_MB = 50;
@@ -79,9 +80,7 @@ try {
   );
   console.log(
     `RSS ${mb(before.rssMb)} → ${mb(after.rssMb)}: ${growth >= 0 ? "+" : ""}${mb(growth)} (target ≤ +${TARGET_MB} MB): ` +
-      `${growth <= TARGET_MB ? "met" : "MISSED"}; load average ${loadavg()
-        .map((l) => l.toFixed(2))
-        .join(" ")}`,
+      `${growth <= TARGET_MB ? "met" : "MISSED"}; load average ${loadAverages()}`,
   );
   if (growth > TARGET_MB) process.exitCode = 1;
 } finally {

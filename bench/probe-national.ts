@@ -19,11 +19,11 @@
 
 import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseCli } from "../src/cli/args";
 import { freePort, memoryOf, type Started, stop, waitUntilAnswers } from "./lib/process";
-import { fmt } from "./lib/report";
+import { fmt, loadAverages } from "./lib/report";
 
 const { values } = parseCli({
   command: "bun run bench:probe-national",
@@ -48,14 +48,10 @@ const KILL_AT = Number(values["kill-at"]);
 const ROOT = join(import.meta.dir, "..");
 const dir = mkdtempSync(join(tmpdir(), "probe-national-"));
 const dbPath = join(dir, "directory.sqlite");
-const load = () =>
-  loadavg()
-    .map((n) => n.toFixed(2))
-    .join(" ");
 const log = (line: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 
 const bun = process.execPath;
-const loadBefore = load();
+const loadBefore = loadAverages();
 
 // 1. The farm.
 const farm = Bun.spawn([bun, "tools/farm/cli.ts", "--out", dir, "--urls", String(URLS)], {
@@ -251,7 +247,7 @@ const last = pickup.at(-1);
 const wallS = (first.ms + (second?.ms ?? 0)) / 1000;
 const lines = [
   `national probe run: ${URLS} URLs on ${hosts} farm hosts (10 % silent, 5 % slow 1–8 s, 5 % hostile), default concurrency and politeness`,
-  `load before ${loadBefore}, after ${load()} (2 cores, shared with other work)`,
+  `load before ${loadBefore}, after ${loadAverages()} (2 cores, shared with other work)`,
   `wall: ${fmt(wallS)} s (run 1 ${fmt(first.ms / 1000)} s${first.killed ? `, SIGKILL at ${storedAfterKill} stored; run 2 ${fmt((second?.ms ?? 0) / 1000)} s` : ""})`,
   `probe peak RSS: ${fmt(peakRssMb)} MB`,
   `most requests in flight at one host (farm): ${stats.maxInFlightPerHost}`,

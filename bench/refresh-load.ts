@@ -19,12 +19,12 @@
  */
 import { Database } from "bun:sqlite";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseCli } from "../src/cli/args";
 import type { Freshness } from "../src/model/freshness";
 import { freePort, memoryOf, type Started, stop, waitUntilAnswers } from "./lib/process";
-import { fmt, median, plainTable } from "./lib/report";
+import { fmt, loadAverages, median, plainTable } from "./lib/report";
 
 const { values } = parseCli({
   command: "bun run bench:refresh-load",
@@ -55,12 +55,8 @@ const ROOT = join(import.meta.dir, "..");
 const bun = process.execPath;
 const dir = mkdtempSync(join(tmpdir(), "refresh-load-"));
 const dbPath = join(dir, "directory.sqlite");
-const load = () =>
-  loadavg()
-    .map((n) => n.toFixed(2))
-    .join(" ");
 const log = (line: string) => process.stderr.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-const loadBefore = load();
+const loadBefore = loadAverages();
 
 // 1. The farm.
 const farm = Bun.spawn([bun, "tools/farm/cli.ts", "--out", dir, "--urls", String(URLS)], {
@@ -254,7 +250,7 @@ const listRatio = median(rates.busy.list) / median(rates.idle.list);
 const byIdRatio = median(rates.busy.byId) / median(rates.idle.byId);
 console.log(
   [
-    `refresh-load: ${URLS} URLs on ${hosts} local hosts, ${ROUNDS} pairs of ${ROUND_MS / 1000} s rounds, ${CLIENTS} clients; load ${loadBefore} → ${load()}`,
+    `refresh-load: ${URLS} URLs on ${hosts} local hosts, ${ROUNDS} pairs of ${ROUND_MS / 1000} s rounds, ${CLIENTS} clients; load ${loadBefore} → ${loadAverages()}`,
     "",
     plainTable(
       ["condition", "list req/s", "by id req/s", "/health p99 ms", "/health samples"],

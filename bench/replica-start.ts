@@ -11,22 +11,18 @@
  */
 import { Database } from "bun:sqlite";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDatabase } from "../src/db/client";
 import { buildIndexFile } from "../src/directory/build-cli";
 import { envNumber } from "./lib/env";
 import { freePort, startPinned, stop, waitUntilAnswers } from "./lib/process";
-import { fmt, TARGETS } from "./lib/report";
+import { fmt, loadAverages, TARGETS } from "./lib/report";
 
 const source = process.env.BENCH_DB ?? "/work/bench-data/endpoints-1000000-seed1-history400.sqlite";
 const runs = envNumber("BENCH_RUNS", 2);
 const cpus = process.env.BENCH_SERVER_CPUS ?? "0-1";
 const work = mkdtempSync(join(tmpdir(), "bench-replica-"));
-const load = () =>
-  loadavg()
-    .map((n) => n.toFixed(2))
-    .join(" ");
 const log = (line: string) => console.log(line);
 
 async function readyMs(path: string, label: string): Promise<number> {
@@ -45,7 +41,7 @@ async function readyMs(path: string, label: string): Promise<number> {
 }
 
 try {
-  log(`load average at start: ${load()}`);
+  log(`load average at start: ${loadAverages()}`);
   const primary = join(work, "primary.sqlite");
   copyFileSync(source, primary);
   const db = openDatabase(primary);
@@ -67,13 +63,13 @@ try {
     sqlite.exec("DROP TABLE directory_index");
     sqlite.close();
     rows.push([`replica (stored index), run ${run}`, await readyMs(replica, `replica-${run}`)]);
-    log(`${rows.at(-1)![0]}: ${fmt(rows.at(-1)![1])} ms, load ${load()}`);
+    log(`${rows.at(-1)![0]}: ${fmt(rows.at(-1)![1])} ms, load ${loadAverages()}`);
     rows.push([`no stored index (builds it), run ${run}`, await readyMs(bare, `bare-${run}`)]);
-    log(`${rows.at(-1)![0]}: ${fmt(rows.at(-1)![1])} ms, load ${load()}`);
+    log(`${rows.at(-1)![0]}: ${fmt(rows.at(-1)![1])} ms, load ${loadAverages()}`);
     rmSync(join(replica, ".."), { recursive: true, force: true });
     rmSync(join(bare, ".."), { recursive: true, force: true });
   }
-  log(`\nload average at the end: ${load()}`);
+  log(`\nload average at the end: ${loadAverages()}`);
   log("| start | ready (ms) | target |\n|---|---|---|");
   for (const [label, ms] of rows)
     log(

@@ -8,7 +8,7 @@
  */
 import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { loadavg, cpus as osCpus } from "node:os";
+import { cpus as osCpus } from "node:os";
 import { join, resolve } from "node:path";
 import { parseCli } from "../src/cli/args";
 import { runExportShapes } from "./export";
@@ -23,7 +23,7 @@ import {
   stop,
   waitUntilAnswers,
 } from "./lib/process";
-import { fmt, plainTable, rowProblems, type ShapeRow, TARGETS, table } from "./lib/report";
+import { fmt, loadAverages, plainTable, rowProblems, type ShapeRow, TARGETS, table } from "./lib/report";
 import { runWrk, type WrkResult, writeLuaScripts, wrkInstalled } from "./lib/wrk";
 
 parseCli({
@@ -344,9 +344,7 @@ async function main() {
   const dbPageSize = pageSizeOf(dbPath);
   const idsFile = writeIds();
   const lua = writeLuaScripts(DATA);
-  const load = loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ");
+  const load = loadAverages();
   log(`machine: ${machine()}; load average ${load}`);
   log(
     `${config.rounds} round(s) of ${config.seconds} s per shape after ${config.warmup} s warm-up, ${config.connections} connections, server on CPU ${config.serverCpus}, wrk on CPU ${config.loadCpus}`,
@@ -611,9 +609,7 @@ async function main() {
     "",
     `- dataset: ${fmt(config.endpoints)} generated entries (seed ${config.seed}), ${fmt(dbBytes / 1e6)} MB on disk in ${fmt(dbPageSize / 1024)} KB pages${generationSeconds !== null ? `, generated in ${fmt(generationSeconds, 1)} s by this run` : ""}`,
     `- code: ${revision()}`,
-    `- machine: ${machine()}; load average at start ${load}, at the end ${loadavg()
-      .map((l) => l.toFixed(2))
-      .join(" ")}`,
+    `- machine: ${machine()}; load average at start ${load}, at the end ${loadAverages()}`,
     `- server: \`${config.server}\` pinned to CPU ${config.serverCpus}, RATE_LIMIT_MAX=100000000 (limiting on, never reached); load: wrk, ${config.threads} thread(s), ${config.connections} connections, pinned to CPU ${config.loadCpus}; ${config.rounds} round(s) of ${config.seconds} s per shape after ${config.warmup} s warm-up`,
     `- targets: ≥ ${TARGETS.ratio * 100} % of the ceiling's requests/s and p99 ≤ ${TARGETS.p99Ms} ms per shape; ready ≤ ${fmt(TARGETS.readyMs)} ms; RSS ≤ ${TARGETS.rssMb} MB after the run; every response 200`,
     "",

@@ -11,11 +11,10 @@
  */
 import { Database } from "bun:sqlite";
 import { cpSync, existsSync } from "node:fs";
-import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { envNumber } from "./lib/env";
 import { withServedCopy } from "./lib/process";
-import { fmt } from "./lib/report";
+import { fmt, loadAverages } from "./lib/report";
 
 const ROOT = resolve(import.meta.dir, "..");
 const SERVER_ROOT = resolve(process.env.BENCH_SERVER_ROOT || ROOT);
@@ -110,11 +109,7 @@ async function main() {
       }
       stopping = true;
       await traffic;
-      console.log(
-        `load average after: ${loadavg()
-          .map((n) => n.toFixed(2))
-          .join(" ")}`,
-      );
+      console.log(`load average after: ${loadAverages()}`);
     },
   );
   if (failed) process.exitCode = 1;

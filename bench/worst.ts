@@ -23,7 +23,7 @@
  */
 import { Database } from "bun:sqlite";
 import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseCli } from "../src/cli/args";
 import { loadConfig } from "../src/config";
@@ -35,7 +35,7 @@ import { searchCost } from "../src/server/fhir/search-cost";
 import { parseSearch, type ResourceType } from "../src/server/fhir/search-params";
 import { envNumber } from "./lib/env";
 import { cpuSecondsOf, freePort, memoryOf, startPinned, stop, waitUntilFhirReady } from "./lib/process";
-import { fmt, median, plainTable } from "./lib/report";
+import { fmt, loadAverages, median, plainTable } from "./lib/report";
 
 parseCli({
   command: "bun run bench:worst",
@@ -438,10 +438,7 @@ async function underLoad(port: number, costly: () => Shape) {
   return { health: health!, cheap: cheap!, sent, statuses };
 }
 
-const load = () =>
-  loadavg()
-    .map((l) => l.toFixed(2))
-    .join(" ");
+const load = () => loadAverages();
 
 const latency = (label: string, times: number[], target: number | null) =>
   `${label}: median ${median(times).toFixed(1)} ms, p90 ${percentile(times, 0.9).toFixed(1)}, p99 ${percentile(times, 0.99).toFixed(1)}, max ${Math.max(...times).toFixed(1)} over ${times.length} requests${target === null ? "" : ` (target p99 < ${target}): ${percentile(times, 0.99) < target ? "met" : "MISSED"}`}`;

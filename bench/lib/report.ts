@@ -1,3 +1,4 @@
+import { loadavg } from "node:os";
 import type { WrkResult } from "./wrk";
 
 export const TARGETS = { ratio: 0.25, p99Ms: 20, readyMs: 5000, rssMb: 600 };
@@ -53,3 +54,9 @@ export function plainTable(headers: string[], rows: string[][], align: ("l" | "r
     cells.map((c, i) => (align[i] === "r" ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join("  ");
   return [line(headers), widths.map((w) => "-".repeat(w)).join("  "), ...rows.map(line)].join("\n");
 }
+
+/** This machine's load averages over 1, 5 and 15 minutes, as benches print them: "2.13 1.80 1.42". */
+export const loadAverages = () =>
+  loadavg()
+    .map((n) => n.toFixed(2))
+    .join(" ");
