@@ -10,7 +10,7 @@ import type { IdIndex } from "./id-lookup";
  * Bumped whenever the shape of DirectoryData, or how its name words are folded
  * (src/directory/text.ts), or its file layout (data-file.ts) changes, so older index files are rebuilt.
  */
-const LAYOUT = 15;
+const LAYOUT = 16;
 /**
  * The index's format: its layout, and a hash of the environment rules' source
  * (src/model/environment.ts), since the index holds each entry's environment derived by them: a

@@ -1,6 +1,5 @@
 import { EARTH_RADIUS_MILES, milesBetween, zipPlaces } from "../model/zip-places";
 import type { DirectoryData } from "./directory-data";
-import { lowerBound } from "./lower-bound";
 import { Lru } from "./lru";
 import { inRanges, Stepped } from "./stepped";
 import { fold } from "./text";
@@ -158,8 +157,19 @@ interface LookupTables {
   byNpi: Groups;
   urlSlots: Int32Array;
   byUrl: Groups;
-  /** Distinct hosts, reversed (`com.epic.fhir`), sorted; a host's group is its index here. */
-  hosts: string[];
+  /**
+   * Per host or domain name under which some URL's host lies (`fhir.epic.com`, `epic.com`, `com`):
+   * where its hosts are in `byHost`'s groups (the distinct hosts, labels reversed, sorted), as an
+   * index into `hostRanges`. A name none lies under is absent: it finds nothing.
+   */
+  hostNames: Map<string, number>;
+  /**
+   * Per name of `hostNames`, three numbers: the group of the host of that very name (-1: none),
+   * then the groups `[from, to)` of the hosts under it (the hosts whose reversed labels start with
+   * its own and a dot sort together; a host of that name and its look-alikes such as
+   * `epic-2.com` may sort between it and them).
+   */
+  hostRanges: Int32Array;
   byHost: Groups;
   cities: Map<string, number>;
   byCity: Groups;
@@ -235,7 +245,10 @@ export function* buildLookupTables(data: DirectoryData, chunk = CHUNK): Generato
   order.forEach((id, position) => {
     rank[id] = position;
   });
-  const hosts = order.map((id) => keys[id]!);
+  const { hostNames, hostRanges } = yield* hostNameRanges(
+    order.map((id) => keys[id]!),
+    chunk,
+  );
   yield* inRanges(listed, chunk, (from, to) => {
     for (let i = from; i < to; i++) {
       const host = hostOfUrl[columns.url[i]!]!;
@@ -281,7 +294,60 @@ export function* buildLookupTables(data: DirectoryData, chunk = CHUNK): Generato
     }
     range[2] = entries;
   }
-  return { npis, byNpi, urlSlots, byUrl, hosts, byHost, cities, byCity, positions, byPosition, positionOf };
+  return {
+    npis,
+    byNpi,
+    urlSlots,
+    byUrl,
+    hostNames,
+    hostRanges,
+    byHost,
+    cities,
+    byCity,
+    positions,
+    byPosition,
+    positionOf,
+  };
+}
+
+/**
+ * `hostNames` and `hostRanges` (LookupTables) of the distinct hosts, labels reversed and sorted:
+ * each host names itself, and each domain above it (`fhir.epic.com`: `epic.com`, `com`) a range
+ * its hosts extend, one after another since they are met in sorted order.
+ */
+function* hostNameRanges(
+  sorted: string[],
+  chunk: number,
+): Generator<void, Pick<LookupTables, "hostNames" | "hostRanges">> {
+  const hostNames = new Map<string, number>();
+  let ranges = new Int32Array(3 * 1024);
+  const entryOf = (name: string) => {
+    let at = hostNames.get(name);
+    if (at === undefined) {
+      at = 3 * hostNames.size;
+      hostNames.set(name, at);
+      if (at + 3 > ranges.length) {
+        const grown = new Int32Array(ranges.length * 2);
+        grown.set(ranges);
+        ranges = grown;
+      }
+      ranges[at] = -1;
+      ranges[at + 1] = -1;
+    }
+    return at;
+  };
+  yield* inRanges(sorted.length, chunk, (from, to) => {
+    for (let group = from; group < to; group++) {
+      const host = reversed(sorted[group]!);
+      ranges[entryOf(host)] = group;
+      for (let dot = host.indexOf("."); dot >= 0; dot = host.indexOf(".", dot + 1)) {
+        const at = entryOf(host.slice(dot + 1));
+        if (ranges[at + 1] === -1) ranges[at + 1] = group;
+        ranges[at + 2] = group + 1;
+      }
+    }
+  });
+  return { hostNames, hostRanges: ranges.slice(0, 3 * hostNames.size) };
 }
 
 /**
@@ -295,7 +361,8 @@ export class EntryLookups {
   private readonly byNpi: Groups;
   private readonly urlSlots: Int32Array;
   private readonly byUrl: Groups;
-  private readonly hosts: string[];
+  private readonly hostNames: Map<string, number>;
+  private readonly hostRangesOf: Int32Array;
   private readonly byHost: Groups;
   private readonly cities: Map<string, number>;
   private readonly byCity: Groups;
@@ -316,7 +383,8 @@ export class EntryLookups {
     this.byNpi = tables.byNpi;
     this.urlSlots = tables.urlSlots;
     this.byUrl = tables.byUrl;
-    this.hosts = tables.hosts;
+    this.hostNames = tables.hostNames;
+    this.hostRangesOf = tables.hostRanges;
     this.byHost = tables.byHost;
     this.cities = tables.cities;
     this.byCity = tables.byCity;
@@ -351,13 +419,12 @@ export class EntryLookups {
 
   /** The ranges of hosts a host or domain names: itself, and every host under it. */
   private hostRanges(host: string): [from: number, to: number][] {
-    const key = reversed(host);
-    const exact = lowerBound(this.hosts, key);
-    const ranges: [number, number][] = [];
-    if (this.hosts[exact] === key) ranges.push([exact, exact + 1]);
-    const from = lowerBound(this.hosts, `${key}.`);
-    const to = lowerBound(this.hosts, `${key}/`); // "/" follows "." in code order
-    if (to > from) ranges.push([from, to]);
+    const at = this.hostNames.get(host);
+    if (at === undefined) return [];
+    const table = this.hostRangesOf;
+    const exact = table[at]!;
+    const ranges: [number, number][] = exact < 0 ? [] : [[exact, exact + 1]];
+    if (table[at + 1]! >= 0) ranges.push([table[at + 1]!, table[at + 2]!]);
     return ranges;
   }
 
@@ -559,8 +626,22 @@ export class EntryLookups {
    * positions are read over all the entries first, so that their reads overlap.
    */
   milesOfEach(ordinals: readonly number[], latitude: number, longitude: number): (number | null)[] {
-    const positions = ordinals.map((ordinal) => (ordinal < this.positionOf.length ? this.positionOf[ordinal]! : -1));
-    return positions.map((position) => (position < 0 ? null : this.milesTo(position, latitude, longitude)));
+    // A plain loop into a typed array: the reads, likely cache misses, do not wait for each other.
+    const positions = new Int32Array(ordinals.length);
+    for (let i = 0; i < ordinals.length; i++)
+      positions[i] = ordinals[i]! < this.positionOf.length ? this.positionOf[ordinals[i]!]! : -1;
+    // A page's entries mostly share a few positions, one after another when nearest first: each
+    // run's distance is computed once.
+    let last = -1;
+    let miles = 0;
+    return Array.from(positions, (position) => {
+      if (position < 0) return null;
+      if (position !== last) {
+        last = position;
+        miles = this.milesTo(position, latitude, longitude);
+      }
+      return miles;
+    });
   }
 
   private milesTo(position: number, latitude: number, longitude: number): number {

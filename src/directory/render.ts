@@ -106,6 +106,8 @@ export function endpointRecordsAt(
   for (let i = 0; i < n; i++) total += c.access[ordinals[i]!]!;
   for (let i = 0; i < n; i++) total += c.environment[ordinals[i]!]!;
   for (let i = 0; i < n; i++) total += c.urlEvidence[ordinals[i]!]!;
+  // Not in a record, but read beside it by the list (its meta.fhirVersionBasis).
+  for (let i = 0; i < n; i++) total += c.fhirVersionBasis[ordinals[i]!]!;
   for (let i = 0; i < n; i++) total += c.id[ordinals[i]! * 32]!;
   readAhead.total = total;
   return Array.from(ordinals, (ordinal) => endpointRecordAt(data, ordinal, vendorNames));

@@ -1,5 +1,5 @@
 import { Database } from "bun:sqlite";
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import {
   copyFileSync,
   existsSync,
@@ -10,6 +10,7 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
+import { join } from "node:path";
 import { loadConfig } from "../../src/config";
 import { openDatabase } from "../../src/db/client";
 import { markDatasetChanged } from "../../src/db/dataset-meta";
@@ -17,8 +18,9 @@ import { indexFileName } from "../../src/directory/build-cli";
 import { readDataFile, readDataFileSync } from "../../src/directory/data-file";
 import { createTestApp } from "../support/app";
 import { sampleDatabase } from "../support/built-once";
-import { get } from "../support/fixture";
+import { get, VENDORS } from "../support/fixture";
 import { runScript } from "../support/run-script";
+import { seedDatabase } from "../support/seed";
 import { type ServerProcess, startServer } from "../support/server-process";
 import { tempDbPath } from "../support/temp-db";
 
@@ -213,4 +215,43 @@ describe("a server given only the database file", () => {
       await server.stop();
     }
   }, 60_000);
+});
+
+/**
+ * Names past ASCII: the index header is written as ASCII JSON (its strings then parse one byte
+ * per character, which writes faster), and every name must come back exactly as stored.
+ */
+describe("an index file of names past ASCII", () => {
+  const names = ["Café Clinic", "O’Brien Family Care", "Clínica San José", "Sleep 🩺 Lab", "Plain Name"];
+  const path = tempDbPath("names.sqlite");
+  const db = seedDatabase(path, {
+    vendors: VENDORS,
+    entries: names.map((organizationName, i) => ({
+      vendorId: "epic",
+      url: `https://fhir${i}.example.org/r4`,
+      organizationName,
+      city: i === 2 ? "San José" : "Zürich",
+      status: "listed",
+    })),
+    at: "2026-11-21T09:00:00.000Z",
+  });
+  const viaFile = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", INDEX_IN_PROCESS_BELOW: "0" }) });
+  const inline = createTestApp({ db: openDatabase(path), config: loadConfig({ RATE_LIMIT_MAX: "0" }) });
+  afterAll(() => {
+    viaFile.directory.close();
+    inline.directory.close();
+  });
+
+  test("its header is ASCII, and the list answers as the in-process index does", async () => {
+    const [file] = readdirSync(`${path}.index`);
+    const bytes = readFileSync(join(`${path}.index`, file!));
+    const headerLength = Number(new DataView(bytes.buffer, bytes.byteOffset).getBigUint64(0, true));
+    const header = bytes.subarray(8, 8 + headerLength);
+    expect(header.every((byte) => byte < 0x80)).toBe(true);
+    const a = await get(viaFile, "/api/v1/endpoints?limit=100");
+    const b = await get(inline, "/api/v1/endpoints?limit=100");
+    expect(a.text).toBe(b.text);
+    expect(a.body.data.map((e: { organizationName: string }) => e.organizationName).sort()).toEqual([...names].sort());
+    expect((await get(viaFile, "/api/v1/endpoints?city=san%20jose")).body.data).toHaveLength(1);
+  });
 });

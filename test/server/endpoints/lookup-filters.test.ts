@@ -252,6 +252,8 @@ describe("host=epic.com on hosts chosen to be confused with it", () => {
     "https://epic.com.evil.example/r4",
     "https://epichosted.com/r4",
     "https://epic.co/r4",
+    // Sorts between epic.com and its subdomains by labels reversed (com.epic < com.epic-2 < com.epic.a).
+    "https://epic-2.com/r4",
   ];
   const app = createTestApp({
     db: seedDatabase(tempDbPath(), {
@@ -275,7 +277,12 @@ describe("host=epic.com on hosts chosen to be confused with it", () => {
       ].sort(),
     );
     expect(await urlsOf("fhir.epic.com")).toEqual(["https://fhir.epic.com/interconnect-fhir-oauth/api/FHIR/R4"]);
-    expect(await urlsOf("com")).toHaveLength(5);
+    expect(await urlsOf("com")).toHaveLength(6);
     expect(await urlsOf("pic.com")).toEqual([]);
+    expect(await urlsOf("epic-2.com")).toEqual(["https://epic-2.com/r4"]);
+    // A domain that is no server's own host, and a name that is no whole label.
+    expect(await urlsOf("b.epic.com")).toEqual(["https://a.b.epic.com:8443/r4"]);
+    expect(await urlsOf("epic")).toEqual([]);
+    expect(await urlsOf("EPIC.COM.")).toHaveLength(3);
   });
 });
