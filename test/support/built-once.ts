@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import {
   copyFileSync,
   existsSync,
@@ -12,6 +13,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildDatabaseOnce } from "../../src/db/build-file";
+import { type AuditReport, auditDatabase } from "../../src/pipeline/national/audit";
 import { buildNationalDatabase, type NationalBuildResult } from "../../src/pipeline/national/build";
 import { type GenerateOptions, generateDataset } from "../../tools/generate/generator";
 import { buildSampleDatabase } from "../../tools/sample/build";
@@ -65,9 +67,12 @@ function removeUnused(): void {
  * The database `build` writes at the path it is given, built once for `name` (which names the
  * build and its options) and the current inputs, copied to `out`; what `build` returned (as JSON).
  */
+const keyOf = (name: string) =>
+  new Bun.CryptoHasher("sha256").update(`${hashOfInputs()}\n${name}`).digest("hex").slice(0, 24);
+
 async function builtOnce<T>(name: string, out: string, build: (path: string) => T | Promise<T>): Promise<T> {
   mkdirSync(CACHE, { recursive: true });
-  const key = new Bun.CryptoHasher("sha256").update(`${hashOfInputs()}\n${name}`).digest("hex").slice(0, 24);
+  const key = keyOf(name);
   const cached = join(CACHE, `${key}.sqlite`);
   const result = `${cached}.json`;
   await buildDatabaseOnce(cached, async () => {
@@ -88,9 +93,46 @@ async function builtOnce<T>(name: string, out: string, build: (path: string) => 
   return existsSync(result) ? (JSON.parse(readFileSync(result, "utf8")) as T) : (undefined as T);
 }
 
+/**
+ * What `compute` returns (as JSON), computed once for `name` and the current inputs and kept in
+ * the cache folder beside the builds: for results as costly as a build, read from a build.
+ */
+async function computedOnce<T>(name: string, compute: () => T | Promise<T>): Promise<T> {
+  mkdirSync(CACHE, { recursive: true });
+  const cached = join(CACHE, `${keyOf(name)}.json`);
+  await buildDatabaseOnce(cached, async () => {
+    removeUnused();
+    const staging = `${cached}.${process.pid}.staging`;
+    await Bun.write(staging, JSON.stringify(await compute()));
+    renameSync(staging, cached);
+  });
+  const now = new Date();
+  utimesSync(cached, now, now);
+  return JSON.parse(readFileSync(cached, "utf8")) as T;
+}
+
 /** The national directory as buildNationalDatabase builds it from the bundled lists, at `path`. */
 export function nationalDatabase(path: string): Promise<NationalBuildResult> {
   return builtOnce("national", path, (at) => buildNationalDatabase(at));
+}
+
+/**
+ * auditDatabase's report (what `data:audit` prints) on the national directory as
+ * nationalDatabase builds it: the same for every untouched copy, so computed once (about two CPU
+ * seconds) rather than by each test that reads it.
+ */
+export function nationalAudit(): Promise<AuditReport> {
+  return computedOnce("national audit", async () => {
+    const copy = join(CACHE, `national-audit.${process.pid}.sqlite`);
+    await nationalDatabase(copy);
+    const sqlite = new Database(copy, { readonly: true });
+    try {
+      return auditDatabase(sqlite);
+    } finally {
+      sqlite.close();
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(`${copy}${suffix}`, { force: true });
+    }
+  });
 }
 
 /** The demo dataset as `bun run data:sample` builds it, at `path`. */

@@ -13,9 +13,9 @@ import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
 import { repairName } from "../../../src/pipeline/ingest/enrich/name-repair";
 import type { ListSummary } from "../../../src/pipeline/ingest/types";
-import { auditDatabase, formatUrlFindings, nameRepairCounts } from "../../../src/pipeline/national/audit";
+import { formatUrlFindings, nameRepairCounts } from "../../../src/pipeline/national/audit";
 import { createTestApp } from "../../support/app";
-import { nationalDatabase } from "../../support/built-once";
+import { nationalAudit, nationalDatabase } from "../../support/built-once";
 
 const EXTENSION = "https://endpoint-directory.fly.dev/fhir/StructureDefinition/endpoint-address-repair";
 
@@ -69,10 +69,8 @@ afterAll(() => {
 });
 
 describe("repaired URLs of the bundled lists, by kind", () => {
-  test("data:audit counts them: 4 cleaned, 3 with the scheme assumed, 17 with a guessed host", () => {
-    const sqlite = new Database(path, { readonly: true });
-    const report = auditDatabase(sqlite);
-    sqlite.close();
+  test("data:audit counts them: 4 cleaned, 3 with the scheme assumed, 17 with a guessed host", async () => {
+    const report = await nationalAudit();
     const byKind = Object.fromEntries(report.urls.map((u) => [u.evidence, u.entries]));
     expect(byKind).toEqual({
       published: report.listed - 24,
