@@ -12,7 +12,9 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadConfig } from "../../src/config";
 import { buildDatabaseOnce } from "../../src/db/build-file";
+import { readDatasetVersion } from "../../src/db/dataset-meta";
 import { type AuditReport, auditDatabase } from "../../src/pipeline/national/audit";
 import { buildNationalDatabase, type NationalBuildResult } from "../../src/pipeline/national/build";
 import { type GenerateOptions, generateDataset } from "../../tools/generate/generator";
@@ -111,9 +113,48 @@ async function computedOnce<T>(name: string, compute: () => T | Promise<T>): Pro
   return JSON.parse(readFileSync(cached, "utf8")) as T;
 }
 
-/** The national directory as buildNationalDatabase builds it from the bundled lists, at `path`. */
+/**
+ * What a server's first start adds to a database too large to index in its own process: the
+ * directory index its child process builds (src/directory/build-cli.ts, run here the same way),
+ * kept in the database with the figures of the dataset's day. A server on a copy then reads that
+ * copy instead of building it again (a CPU second or more each time); what it serves is the same.
+ */
+function indexAsAFirstStartDoes(path: string): void {
+  // In WAL mode, as a server keeps it; then one self-contained file again, as the build left it.
+  const journal = (mode: string) => {
+    const sqlite = new Database(path);
+    sqlite.exec(`PRAGMA journal_mode = ${mode}`);
+    const version = readDatasetVersion(sqlite);
+    sqlite.close();
+    return version;
+  };
+  const version = journal("WAL");
+  const file = `${path}.first-start-index.bin`;
+  const child = Bun.spawnSync(
+    [process.execPath, join(ROOT, "src/directory/build-cli.ts"), path, file, String(version)],
+    {
+      stdout: "ignore",
+      stderr: "pipe",
+    },
+  );
+  rmSync(file, { force: true });
+  if (child.exitCode !== 0) throw new Error(`the index build failed (${child.exitCode}): ${child.stderr.toString()}`);
+  journal("DELETE");
+}
+
+/** Entries from which a server builds its index in a child process (INDEX_IN_PROCESS_BELOW's default). */
+const INDEXED_APART_FROM = loadConfig({}).indexInProcessBelow;
+
+/**
+ * The national directory as buildNationalDatabase builds it from the bundled lists, with the index
+ * its first start adds (indexAsAFirstStartDoes), at `path`.
+ */
 export function nationalDatabase(path: string): Promise<NationalBuildResult> {
-  return builtOnce("national", path, (at) => buildNationalDatabase(at));
+  return builtOnce("national", path, async (at) => {
+    const result = await buildNationalDatabase(at);
+    indexAsAFirstStartDoes(at);
+    return result;
+  });
 }
 
 /**
@@ -142,10 +183,14 @@ export function sampleDatabase(path: string): Promise<void> {
   });
 }
 
-/** A generated dataset as generateDataset writes it with `options`, at `options.out`. */
+/**
+ * A generated dataset as generateDataset writes it with `options` (with the index a first start
+ * adds when it has that many entries), at `options.out`.
+ */
 export async function generatedDatabase(options: GenerateOptions): Promise<void> {
   const { out, log: _log, ...rest } = options;
-  await builtOnce(`generated ${JSON.stringify(rest)}`, out, (at) => {
+  await builtOnce(`generated ${JSON.stringify(rest)}`, out, async (at) => {
     generateDataset({ ...rest, out: at });
+    if (rest.endpoints >= INDEXED_APART_FROM) indexAsAFirstStartDoes(at);
   });
 }

@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
+import { markDatasetChanged } from "../../../src/db/dataset-meta";
 import { repairName } from "../../../src/pipeline/ingest/enrich/name-repair";
 import type { ListSummary } from "../../../src/pipeline/ingest/types";
 import { formatUrlFindings, nameRepairCounts } from "../../../src/pipeline/national/audit";
@@ -158,12 +159,16 @@ describe("repaired URLs of the bundled lists, by kind", () => {
     const cleaned = repaired.filter((r) => r.kind === "cleaned");
     expect(cleaned.some((r) => inBundle.has(r.url))).toBe(true);
 
-    // A probe that verified one guessed URL (its status, as the probe writes it): then it is a fact.
+    // A probe that verified one guessed URL (its status, as the probe writes it, a new dataset
+    // version with it): then it is a fact.
     const copy = join(dir, "verified.sqlite");
     copyFileSync(path, copy);
     const verified = guessed[0]!.url;
     const db = openDatabase(copy);
-    db.sqlite.prepare("UPDATE entries SET status = 'verified' WHERE url = ?").run(verified);
+    db.sqlite.transaction(() => {
+      db.sqlite.prepare("UPDATE entries SET status = 'verified' WHERE url = ?").run(verified);
+      markDatasetChanged(db.sqlite, new Date().toISOString());
+    })();
     const probed = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
     const response = await probed.handle(new Request("http://localhost/api/v1/brands"));
     const after = addresses((await response.json()) as Brands);
