@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { markDatasetChanged } from "../../src/db/dataset-meta";
 import { parseDataBytes } from "../../src/directory/data-file";
-import { runScript } from "../support/run-script";
+import { generatedDatabase } from "../support/built-once";
 import { type ServerProcess, startServer } from "../support/server-process";
 import { removeTempDirs, tempDbPath } from "../support/temp-db";
 
@@ -77,9 +77,7 @@ function writeStored(version: number, bytes: Uint8Array | string, sqlite?: Datab
 const warnings = (output: string) => output.split("\n").filter((line) => line.includes(WARNING));
 
 beforeAll(async () => {
-  expect(
-    (await runScript("tools/generate/cli.ts", ["--endpoints", "3000", "--out", path, "--seed", "5"], {})).code,
-  ).toBe(0);
+  await generatedDatabase({ endpoints: 3000, out: path, seed: 5 });
   const server = await startServer({ ...env, DATABASE_PATH: path });
   try {
     const page = (await (await fetch(`${server.baseUrl}/api/v1/endpoints?limit=3`)).json()) as {

@@ -17,9 +17,8 @@ import { markDatasetChanged } from "../../src/db/dataset-meta";
 import { indexFileName } from "../../src/directory/build-cli";
 import { readDataFile, readDataFileSync } from "../../src/directory/data-file";
 import { createTestApp } from "../support/app";
-import { sampleDatabase } from "../support/built-once";
+import { generatedDatabase, sampleDatabase } from "../support/built-once";
 import { get, VENDORS } from "../support/fixture";
-import { runScript } from "../support/run-script";
 import { seedDatabase } from "../support/seed";
 import { type ServerProcess, startServer } from "../support/server-process";
 import { tempDbPath } from "../support/temp-db";
@@ -130,22 +129,21 @@ describe("directory index built in a child process and kept on disk", async () =
 describe("an index file left by another database at the same path", () => {
   test("is not served: the new database's own index is built and its entries listed", async () => {
     const path = tempDbPath("replaced.sqlite");
-    const generate = (seed: number) =>
-      runScript("tools/generate/cli.ts", ["--endpoints", "3000", "--out", path, "--seed", String(seed)], {});
+    const generate = (seed: number) => generatedDatabase({ endpoints: 3000, out: path, seed });
     const env = { DATABASE_PATH: path, INDEX_IN_PROCESS_BELOW: "0", RATE_LIMIT_MAX: "0" };
     const ids = async (server: ServerProcess) =>
       (
         (await (await fetch(`${server.baseUrl}/api/v1/endpoints?limit=20`)).json()) as { data: { id: string }[] }
       ).data.map((entry) => entry.id);
 
-    expect((await generate(1)).code).toBe(0);
+    await generate(1);
     const first = await startServer(env);
     const firstIds = await ids(first);
     await first.stop();
     expect(readdirSync(`${path}.index`).length).toBe(1);
 
     for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
-    expect((await generate(2)).code).toBe(0);
+    await generate(2);
     const second = await startServer(env);
     try {
       const secondIds = await ids(second);
@@ -185,9 +183,7 @@ describe("an index file left by another database at the same path", () => {
 describe("a server given only the database file", () => {
   test("reads the index kept in the database instead of building it, and answers the same", async () => {
     const path = tempDbPath("primary.sqlite");
-    expect(
-      (await runScript("tools/generate/cli.ts", ["--endpoints", "3000", "--out", path, "--seed", "3"], {})).code,
-    ).toBe(0);
+    await generatedDatabase({ endpoints: 3000, out: path, seed: 3 });
     const env = { INDEX_IN_PROCESS_BELOW: "0", RATE_LIMIT_MAX: "0" };
     const primary = await startServer({ ...env, DATABASE_PATH: path });
     const query = "/api/v1/endpoints?limit=50&state=CA";

@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import {
   copyFileSync,
   existsSync,
@@ -11,7 +12,10 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadConfig } from "../../src/config";
 import { buildDatabaseOnce } from "../../src/db/build-file";
+import { readDatasetVersion } from "../../src/db/dataset-meta";
+import { type AuditReport, auditDatabase } from "../../src/pipeline/national/audit";
 import { buildNationalDatabase, type NationalBuildResult } from "../../src/pipeline/national/build";
 import { type GenerateOptions, generateDataset } from "../../tools/generate/generator";
 import { buildSampleDatabase } from "../../tools/sample/build";
@@ -65,9 +69,12 @@ function removeUnused(): void {
  * The database `build` writes at the path it is given, built once for `name` (which names the
  * build and its options) and the current inputs, copied to `out`; what `build` returned (as JSON).
  */
+const keyOf = (name: string) =>
+  new Bun.CryptoHasher("sha256").update(`${hashOfInputs()}\n${name}`).digest("hex").slice(0, 24);
+
 async function builtOnce<T>(name: string, out: string, build: (path: string) => T | Promise<T>): Promise<T> {
   mkdirSync(CACHE, { recursive: true });
-  const key = new Bun.CryptoHasher("sha256").update(`${hashOfInputs()}\n${name}`).digest("hex").slice(0, 24);
+  const key = keyOf(name);
   const cached = join(CACHE, `${key}.sqlite`);
   const result = `${cached}.json`;
   await buildDatabaseOnce(cached, async () => {
@@ -88,9 +95,85 @@ async function builtOnce<T>(name: string, out: string, build: (path: string) => 
   return existsSync(result) ? (JSON.parse(readFileSync(result, "utf8")) as T) : (undefined as T);
 }
 
-/** The national directory as buildNationalDatabase builds it from the bundled lists, at `path`. */
+/**
+ * What `compute` returns (as JSON), computed once for `name` and the current inputs and kept in
+ * the cache folder beside the builds: for results as costly as a build, read from a build.
+ */
+async function computedOnce<T>(name: string, compute: () => T | Promise<T>): Promise<T> {
+  mkdirSync(CACHE, { recursive: true });
+  const cached = join(CACHE, `${keyOf(name)}.json`);
+  await buildDatabaseOnce(cached, async () => {
+    removeUnused();
+    const staging = `${cached}.${process.pid}.staging`;
+    await Bun.write(staging, JSON.stringify(await compute()));
+    renameSync(staging, cached);
+  });
+  const now = new Date();
+  utimesSync(cached, now, now);
+  return JSON.parse(readFileSync(cached, "utf8")) as T;
+}
+
+/**
+ * What a server's first start adds to a database too large to index in its own process: the
+ * directory index its child process builds (src/directory/build-cli.ts, run here the same way),
+ * kept in the database with the figures of the dataset's day. A server on a copy then reads that
+ * copy instead of building it again (a CPU second or more each time); what it serves is the same.
+ */
+function indexAsAFirstStartDoes(path: string): void {
+  // In WAL mode, as a server keeps it; then one self-contained file again, as the build left it.
+  const journal = (mode: string) => {
+    const sqlite = new Database(path);
+    sqlite.exec(`PRAGMA journal_mode = ${mode}`);
+    const version = readDatasetVersion(sqlite);
+    sqlite.close();
+    return version;
+  };
+  const version = journal("WAL");
+  const file = `${path}.first-start-index.bin`;
+  const child = Bun.spawnSync(
+    [process.execPath, join(ROOT, "src/directory/build-cli.ts"), path, file, String(version)],
+    {
+      stdout: "ignore",
+      stderr: "pipe",
+    },
+  );
+  rmSync(file, { force: true });
+  if (child.exitCode !== 0) throw new Error(`the index build failed (${child.exitCode}): ${child.stderr.toString()}`);
+  journal("DELETE");
+}
+
+/** Entries from which a server builds its index in a child process (INDEX_IN_PROCESS_BELOW's default). */
+const INDEXED_APART_FROM = loadConfig({}).indexInProcessBelow;
+
+/**
+ * The national directory as buildNationalDatabase builds it from the bundled lists, with the index
+ * its first start adds (indexAsAFirstStartDoes), at `path`.
+ */
 export function nationalDatabase(path: string): Promise<NationalBuildResult> {
-  return builtOnce("national", path, (at) => buildNationalDatabase(at));
+  return builtOnce("national", path, async (at) => {
+    const result = await buildNationalDatabase(at);
+    indexAsAFirstStartDoes(at);
+    return result;
+  });
+}
+
+/**
+ * auditDatabase's report (what `data:audit` prints) on the national directory as
+ * nationalDatabase builds it: the same for every untouched copy, so computed once (about two CPU
+ * seconds) rather than by each test that reads it.
+ */
+export function nationalAudit(): Promise<AuditReport> {
+  return computedOnce("national audit", async () => {
+    const copy = join(CACHE, `national-audit.${process.pid}.sqlite`);
+    await nationalDatabase(copy);
+    const sqlite = new Database(copy, { readonly: true });
+    try {
+      return auditDatabase(sqlite);
+    } finally {
+      sqlite.close();
+      for (const suffix of ["", "-wal", "-shm"]) rmSync(`${copy}${suffix}`, { force: true });
+    }
+  });
 }
 
 /** The demo dataset as `bun run data:sample` builds it, at `path`. */
@@ -100,10 +183,14 @@ export function sampleDatabase(path: string): Promise<void> {
   });
 }
 
-/** A generated dataset as generateDataset writes it with `options`, at `options.out`. */
+/**
+ * A generated dataset as generateDataset writes it with `options` (with the index a first start
+ * adds when it has that many entries), at `options.out`.
+ */
 export async function generatedDatabase(options: GenerateOptions): Promise<void> {
   const { out, log: _log, ...rest } = options;
-  await builtOnce(`generated ${JSON.stringify(rest)}`, out, (at) => {
+  await builtOnce(`generated ${JSON.stringify(rest)}`, out, async (at) => {
     generateDataset({ ...rest, out: at });
+    if (rest.endpoints >= INDEXED_APART_FROM) indexAsAFirstStartDoes(at);
   });
 }

@@ -11,9 +11,8 @@ import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
 import { environmentMatch, urlEnvironment } from "../../../src/model/environment";
-import { auditDatabase } from "../../../src/pipeline/national/audit";
 import { createTestApp } from "../../support/app";
-import { nationalDatabase } from "../../support/built-once";
+import { nationalAudit, nationalDatabase } from "../../support/built-once";
 
 interface Resource {
   resourceType: string;
@@ -92,7 +91,7 @@ async function listAll(query: string): Promise<{ id: string; organizationName: s
 
 describe("the national directory's non-production entries", () => {
   test("data:audit counts each rule's matches, and the environment= filter finds exactly those entries", async () => {
-    const report = auditDatabase(openDatabase(path).sqlite);
+    const report = await nationalAudit();
     const audited = new Set(report.environments.flatMap((rule) => rule.entries.map((e) => e.id)));
     const nonProduction = await listAll("environment=non-production");
     expect(nonProduction.length).toBeGreaterThan(400);
@@ -151,8 +150,8 @@ describe("the environment rules on the bundled lists", () => {
     expect(production.find((e) => e.url.endsWith("/R4/fhir-Prod"))).toBeDefined();
   }, 120_000);
 
-  test("docs/api.md's figures of non-production entries by rule are the audit's of a fresh build", () => {
-    const report = auditDatabase(openDatabase(path).sqlite);
+  test("docs/api.md's figures of non-production entries by rule are the audit's of a fresh build", async () => {
+    const report = await nationalAudit();
     const docs = readFileSync(join(import.meta.dir, "../../../docs/api.md"), "utf8").replace(/\s+/g, " ");
     const sentence = /On the bundled lists: ([\d,]+) of the ([\d,]+) listed entries \(([^)]*)\)/.exec(docs)!;
     const number = (text: string) => Number(text.replace(/,/g, ""));
@@ -169,7 +168,7 @@ describe("the environment rules on the bundled lists", () => {
 
 describe("the report cards' non-production figures on the bundled lists", () => {
   test("each card and the national figures count non-production entries by rule, as data:audit does; the CSV carries every figure", async () => {
-    const report = auditDatabase(openDatabase(path).sqlite);
+    const report = await nationalAudit();
     const body = (await (await fetch(`${origin}/api/v1/vendors/report`)).json()) as {
       data: {
         national: { list: { nonProduction: number; nonProductionByRule: Record<string, number> } };

@@ -8,10 +8,9 @@ import { openDatabase } from "../../../src/db/client";
 import { syncVendorRegistry } from "../../../src/pipeline/ingest";
 import { ingestBundledLists, PAYERS_DIR, readBundle } from "../../../src/pipeline/ingest/national-lists";
 import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../../src/pipeline/ingest/registry";
-import { auditDatabase } from "../../../src/pipeline/national/audit";
 import { generatePayerRegistry } from "../../../src/pipeline/national/payers/registry";
 import { createTestApp } from "../../support/app";
-import { nationalDatabase } from "../../support/built-once";
+import { nationalAudit, nationalDatabase } from "../../support/built-once";
 import { get } from "../../support/fixture";
 import { removeTempDirs, tempDatabase } from "../../support/temp-db";
 
@@ -138,9 +137,9 @@ describe("the health plans' bundle (db/national/payers/)", () => {
 });
 
 describe("the national build holds every health plan entry", () => {
-  test("per payer vendor, entries equal the distinct (URL, organization) pairs of its bundled files", () => {
+  test("per payer vendor, entries equal the distinct (URL, organization) pairs of its bundled files", async () => {
     let total = 0;
-    const audit = auditDatabase(db);
+    const audit = await nationalAudit();
     for (const vendor of payers) {
       const files = vendor.lists.flatMap((list) => (list.bundledFile ? [list.bundledFile] : []));
       const expected = expectedKeys(vendor.name, files).size;

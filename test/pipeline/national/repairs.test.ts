@@ -11,11 +11,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
+import { markDatasetChanged } from "../../../src/db/dataset-meta";
 import { repairName } from "../../../src/pipeline/ingest/enrich/name-repair";
 import type { ListSummary } from "../../../src/pipeline/ingest/types";
-import { auditDatabase, formatUrlFindings, nameRepairCounts } from "../../../src/pipeline/national/audit";
+import { formatUrlFindings, nameRepairCounts } from "../../../src/pipeline/national/audit";
 import { createTestApp } from "../../support/app";
-import { nationalDatabase } from "../../support/built-once";
+import { nationalAudit, nationalDatabase } from "../../support/built-once";
 
 const EXTENSION = "https://endpoint-directory.fly.dev/fhir/StructureDefinition/endpoint-address-repair";
 
@@ -69,10 +70,8 @@ afterAll(() => {
 });
 
 describe("repaired URLs of the bundled lists, by kind", () => {
-  test("data:audit counts them: 4 cleaned, 3 with the scheme assumed, 17 with a guessed host", () => {
-    const sqlite = new Database(path, { readonly: true });
-    const report = auditDatabase(sqlite);
-    sqlite.close();
+  test("data:audit counts them: 4 cleaned, 3 with the scheme assumed, 17 with a guessed host", async () => {
+    const report = await nationalAudit();
     const byKind = Object.fromEntries(report.urls.map((u) => [u.evidence, u.entries]));
     expect(byKind).toEqual({
       published: report.listed - 24,
@@ -160,12 +159,16 @@ describe("repaired URLs of the bundled lists, by kind", () => {
     const cleaned = repaired.filter((r) => r.kind === "cleaned");
     expect(cleaned.some((r) => inBundle.has(r.url))).toBe(true);
 
-    // A probe that verified one guessed URL (its status, as the probe writes it): then it is a fact.
+    // A probe that verified one guessed URL (its status, as the probe writes it, a new dataset
+    // version with it): then it is a fact.
     const copy = join(dir, "verified.sqlite");
     copyFileSync(path, copy);
     const verified = guessed[0]!.url;
     const db = openDatabase(copy);
-    db.sqlite.prepare("UPDATE entries SET status = 'verified' WHERE url = ?").run(verified);
+    db.sqlite.transaction(() => {
+      db.sqlite.prepare("UPDATE entries SET status = 'verified' WHERE url = ?").run(verified);
+      markDatasetChanged(db.sqlite, new Date().toISOString());
+    })();
     const probed = createTestApp({ db, config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }) });
     const response = await probed.handle(new Request("http://localhost/api/v1/brands"));
     const after = addresses((await response.json()) as Brands);

@@ -6,11 +6,11 @@ import { openDatabase } from "../../../src/db/client";
 import { fhirVersionFromUrl } from "../../../src/model/fhir-version";
 import { editDistance, listHostRules, registeredDomain } from "../../../src/pipeline/ingest/list-hosts";
 import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../../src/pipeline/ingest/registry";
-import { auditDatabase, formatAudit } from "../../../src/pipeline/national/audit";
+import { formatAudit } from "../../../src/pipeline/national/audit";
 import type { ChplListItem, ChplProductsItem } from "../../../src/pipeline/national/lantern";
 import { generateRegistry } from "../../../src/pipeline/national/registry-generator";
 import { createTestApp } from "../../support/app";
-import { nationalDatabase } from "../../support/built-once";
+import { nationalAudit, nationalDatabase } from "../../support/built-once";
 import { get } from "../../support/fixture";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
 import { LANTERN_FILES, readJson } from "./helpers";
@@ -134,8 +134,8 @@ describe("entries that must not be served, on the bundled national lists", () =>
     }
   }, 60_000);
 
-  test("data:audit lists every entry each rule matches, and every name each name rule matches", () => {
-    const report = auditDatabase(db);
+  test("data:audit lists every entry each rule matches, and every name each name rule matches", async () => {
+    const report = await nationalAudit();
     const matches = new Map(report.ruleMatches.map((m) => [m.rule, m]));
     expect(matches.get("name: inactive")!.names).toEqual([
       "Bon Secours Inactive",

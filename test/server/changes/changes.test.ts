@@ -10,6 +10,7 @@ import { readDatasetVersion } from "../../../src/db/dataset-meta";
 import { recordProbes } from "../../../src/pipeline/probe";
 import { createTestApp } from "../../support/app";
 import { fetchPublished } from "../../support/fixture";
+import { futureWriteClaims, stderrLines } from "../../support/stderr";
 import { tempDbPath } from "../../support/temp-db";
 import {
   ALPHA,
@@ -164,7 +165,8 @@ describe("changes older than the store", () => {
   test("a write dated in the future is dated now: the changes before it are kept, and those after", async () => {
     const before = versionOf();
     const future = "2099-01-01T00:00:00.000Z";
-    recordProbes(db, [{ url: ALPHA.URL, result: silent(ALPHA.URL) }], future);
+    const warned = await stderrLines(() => recordProbes(db, [{ url: ALPHA.URL, result: silent(ALPHA.URL) }], future));
+    expect(futureWriteClaims(warned)).toEqual([future]);
     recordProbes(db, [{ url: ALPHA.URL, result: answered(ALPHA.URL) }], new Date().toISOString());
     await app.directory.refreshIfChanged();
     const { status, body } = await fetchJson(`/api/v1/changes?since=${firstVersion}`);

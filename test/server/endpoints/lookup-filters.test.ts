@@ -44,7 +44,7 @@ async function open(name: string, build: (path: string) => Promise<unknown>) {
     .all() as Row[];
   const app = createTestApp({
     db: openDatabase(path),
-    config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error", INDEX_IN_PROCESS_BELOW: "1000000" }),
+    config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }),
   });
   datasets[name] = { app, sql, rows };
 }

@@ -121,7 +121,6 @@ beforeAll(async () => {
     DATABASE_PATH: path,
     RATE_LIMIT_MAX: "0",
     LOG_LEVEL: "error",
-    INDEX_IN_PROCESS_BELOW: "1000000",
     PUBLIC_ORIGIN,
   });
   app = createTestApp({ db, config });

@@ -40,7 +40,7 @@ beforeAll(async () => {
     .all() as Row[];
   app = createTestApp({
     db: openDatabase(path),
-    config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error", INDEX_IN_PROCESS_BELOW: "1000000" }),
+    config: loadConfig({ RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" }),
   });
   app.listen({ port: 0, hostname: "127.0.0.1" });
   origin = `http://127.0.0.1:${app.server!.port}`;

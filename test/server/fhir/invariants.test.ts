@@ -33,7 +33,6 @@ beforeAll(async () => {
     DATABASE_PATH: path,
     RATE_LIMIT_MAX: "0",
     LOG_LEVEL: "error",
-    INDEX_IN_PROCESS_BELOW: "1000000",
   });
   app = createTestApp({ db, config });
   app.listen({ port: 0, hostname: "127.0.0.1" });

@@ -9,6 +9,7 @@ import { generateDemoHistory } from "../../../tools/sample/history";
 import { createTestApp } from "../../support/app";
 import { get, R4_METADATA, SMART_CONFIG } from "../../support/fixture";
 import { seedDatabase } from "../../support/seed";
+import { futureWriteClaims, stderrLines } from "../../support/stderr";
 import { removeTempDirs, tempDbPath } from "../../support/temp-db";
 
 afterAll(removeTempDirs);
@@ -319,7 +320,8 @@ describe("report history", () => {
     const dayText = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
     const earlier = [300, 200, 100, 1].map((back) => today - back);
     for (const day of earlier) writeReportPoints(db.sqlite, day, new Map([["", { "list.listed": today - day }]]));
-    writeAt(db.sqlite, "2099-06-01T00:00:00.000Z");
+    const warned = await stderrLines(() => writeAt(db.sqlite, "2099-06-01T00:00:00.000Z"));
+    expect(futureWriteClaims(warned)).toEqual(["2099-06-01T00:00:00.000Z"]);
     appOn(path).directory.close();
     for (const at of [new Date().toISOString(), new Date(Date.now() + 60_000).toISOString()]) {
       writeAt(db.sqlite, at);
