@@ -7,9 +7,9 @@ import { fixtureDb } from "../../support/fixture";
 import { type ServerProcess, startServer } from "../../support/server-process";
 
 /**
- * The docs page in a real browser: Debian's Chromium, headless, driven by playwright-core, with
- * every request that is not for the local server aborted. On a developer machine without
- * Chromium the test is skipped; in CI (CI set) it always runs, so a missing browser fails it.
+ * The docs page in a real browser: Debian's Chromium, headless, driven by playwright-core, cut
+ * off from every host but loopback. On a developer machine without Chromium the test is skipped;
+ * in CI (CI set) it always runs, so a missing browser fails it.
  */
 const SCREENSHOT = join(ARTIFACTS, "docs-page.png");
 const runs = chromiumRuns;
@@ -75,18 +75,7 @@ describe("the docs page in headless Chromium", () => {
       const serverOrigin = new URL(server.baseUrl).origin;
       expect(new URL(serverOrigin).hostname).toBe("127.0.0.1");
 
-      const requested: string[] = [];
-      const aborted: string[] = [];
-      await context.route("**", async (route) => {
-        const url = route.request().url();
-        requested.push(url);
-        if (new URL(url).hostname !== "127.0.0.1") {
-          aborted.push(url);
-          await route.abort("blockedbyclient");
-          return;
-        }
-        await route.continue();
-      });
+      // Chromium itself fails every request for a host but loopback (launchChromium); each is seen here.
       const seen: string[] = [];
       context.on("request", (request) => seen.push(request.url()));
       const pageErrors: string[] = [];
@@ -124,10 +113,9 @@ describe("the docs page in headless Chromium", () => {
       await page.screenshot({ path: SCREENSHOT, fullPage: true });
 
       // The page really loaded its script and stylesheet from the server, and nothing else left 127.0.0.1.
-      expect(requested).toContain(`${serverOrigin}/docs/assets/swagger-ui-bundle.js`);
-      expect(requested).toContain(`${serverOrigin}/docs/assets/swagger-ui.css`);
-      expect(requested).toContain(`${serverOrigin}/docs/json`);
-      expect(aborted).toEqual([]);
+      expect(seen).toContain(`${serverOrigin}/docs/assets/swagger-ui-bundle.js`);
+      expect(seen).toContain(`${serverOrigin}/docs/assets/swagger-ui.css`);
+      expect(seen).toContain(`${serverOrigin}/docs/json`);
       const offHost = seen.filter((url) => !/^(data|blob):/.test(url) && new URL(url).hostname !== "127.0.0.1");
       expect(offHost).toEqual([]);
       expect(pageErrors).toEqual([]);

@@ -36,14 +36,9 @@ beforeAll(async () => {
   ]);
   base = new URL(server.baseUrl).origin;
   ({ context, profileDir } = await launchChromium("search-page", { width: 1400, height: 900 }));
-  await context.route("**", async (route) => {
-    const url = route.request().url();
-    if (new URL(url).hostname !== "127.0.0.1") {
-      offHost.push(url);
-      await route.abort("blockedbyclient");
-      return;
-    }
-    await route.continue();
+  // Chromium itself fails every request for another host (launchChromium): here each is listed.
+  context.on("request", (request) => {
+    if (isOffHost(request.url())) offHost.push(request.url());
   });
   context.on("page", watch);
   page = context.pages()[0] ?? (await context.newPage());
@@ -55,6 +50,9 @@ afterAll(async () => {
   await Promise.all([server?.stop(), limited?.stop()]);
   if (profileDir) rmSync(profileDir, { recursive: true, force: true });
 });
+
+/** A request for a host other than the local servers' (data: and blob: URLs ask no host). */
+const isOffHost = (url: string) => !/^(data|blob|about):/.test(url) && new URL(url).hostname !== "127.0.0.1";
 
 function watch(p: Page) {
   p.on("dialog", (dialog) => {
@@ -517,5 +515,45 @@ describe("the search page in headless Chromium", () => {
     await p.selectOption("#f-state", "OH");
     await p.waitForURL((url) => url.searchParams.get("state") === "OH");
     expect(await p.locator("#f-query").isEditable()).toBe(true);
+  }, 60_000);
+});
+
+describe("Chromium as the page tests start it", () => {
+  it("reaches no host but loopback: navigations and fetches to a name or an address fail on this machine", async () => {
+    if (!context) throw new Error("the browser did not start");
+    const failed = new Map<string, string>();
+    const failures = (p: Page) =>
+      p.on("requestfailed", (request) => failed.set(request.url(), request.failure()?.errorText ?? ""));
+    // A page of no origin, so no Content-Security-Policy of ours stops a fetch before the network would.
+    const blank = await context.newPage();
+    failures(blank);
+    const seenBefore = offHost.length;
+    const targets = ["http://example.com/", "https://example.com/", "http://93.184.215.14/", "https://93.184.215.14/"];
+    try {
+      for (const url of targets) {
+        const fetched = await blank.evaluate<string>(
+          `fetch(${JSON.stringify(url)}, { mode: "no-cors" }).then(() => "answered", (error) => String(error))`,
+        );
+        expect(fetched).toContain("Failed to fetch");
+        expect(failed.get(url)).toBe("net::ERR_PROXY_CONNECTION_FAILED");
+        failed.delete(url);
+        // Each navigation in a page of its own: Chromium's error page would interrupt the next one.
+        const tab = await context.newPage();
+        failures(tab);
+        const navigation = await tab.goto(url).then(
+          () => "loaded",
+          (error: Error) => error.message,
+        );
+        await tab.close();
+        expect(navigation).toContain("net::ERR_PROXY_CONNECTION_FAILED");
+        expect(failed.get(url)).toBe("net::ERR_PROXY_CONNECTION_FAILED");
+      }
+    } finally {
+      await blank.close();
+    }
+    // Each went only to the dead proxy on 127.0.0.1 (Chromium falls back to no direct connection),
+    // and the watch that the tests above rely on saw every one of them.
+    expect(offHost.slice(seenBefore).filter((url) => targets.includes(url)).length).toBe(targets.length * 2);
+    offHost.length = seenBefore;
   }, 60_000);
 });
