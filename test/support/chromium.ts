@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { type BrowserContext, chromium, type Page, type Request } from "playwright-core";
 import { type ServerProcess, startServer } from "./server-process";
 
 /** Debian's Chromium, which CI installs. */
@@ -52,7 +52,44 @@ export async function launchChromium(
     viewport,
     serviceWorkers: "block",
   });
+  for (const page of context.pages()) countRequests(page);
+  context.on("page", countRequests);
   return { context, profileDir };
+}
+
+/** Each page's requests in flight, and how many it has sent: counted from its first (countRequests). */
+const traffic = new WeakMap<Page, { open: Set<Request>; sent: number }>();
+
+function countRequests(page: Page) {
+  const counts = { open: new Set<Request>(), sent: 0 };
+  traffic.set(page, counts);
+  page.on("request", (request) => {
+    counts.open.add(request);
+    counts.sent++;
+  });
+  page.on("requestfinished", (request) => counts.open.delete(request));
+  page.on("requestfailed", (request) => counts.open.delete(request));
+}
+
+/**
+ * Resolves once `page` has no request in flight and has sent none for `quietMs`: Playwright's
+ * "networkidle" from the same request events, with a tenth of its fixed 500 ms of quiet (a page
+ * test waits for its view with a locator first; this covers the requests that view leads to).
+ */
+export async function networkQuiet(page: Page, quietMs = 50, timeoutMs = 30_000): Promise<void> {
+  const counts = traffic.get(page);
+  if (!counts) throw new Error("networkQuiet needs a page of a Chromium that launchChromium started");
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (Date.now() > deadline) throw new Error(`requests still in flight: ${[...counts.open].map((r) => r.url())}`);
+    if (counts.open.size > 0) {
+      await Bun.sleep(5);
+      continue;
+    }
+    const sent = counts.sent;
+    await Bun.sleep(quietMs);
+    if (counts.open.size === 0 && counts.sent === sent) return;
+  }
 }
 
 interface OpenChromium {
