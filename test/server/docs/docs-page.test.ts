@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
-import { ARTIFACTS, chromiumRuns, launchChromium } from "../../support/chromium";
+import { ARTIFACTS, chromiumRuns, launchChromium, networkQuiet } from "../../support/chromium";
 import { fixtureDb } from "../../support/fixture";
 import { type ServerProcess, startServer } from "../../support/server-process";
 
@@ -97,7 +97,7 @@ describe("the docs page in headless Chromium", () => {
         .locator(".opblock")
         .nth(EXPECTED_OPERATIONS.length - 1)
         .waitFor({ timeout: 20_000 });
-      await page.waitForLoadState("networkidle");
+      await networkQuiet(page);
 
       const operations: string[] = [];
       for (const block of await page.locator(".opblock").all()) {

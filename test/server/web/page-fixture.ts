@@ -1,6 +1,6 @@
 import type { Page } from "playwright-core";
-import { networkQuiet } from "../../support/chromium";
 import type { Db } from "../../../src/db/client";
+import { networkQuiet } from "../../support/chromium";
 import { ENTRIES, PROBES, VENDORS } from "../../support/fixture";
 import { type SeedEntry, seedDatabase } from "../../support/seed";
 import { tempDbPath } from "../../support/temp-db";

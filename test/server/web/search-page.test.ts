@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
-import { ARTIFACTS, chromiumRuns, launchChromium } from "../../support/chromium";
+import { ARTIFACTS, chromiumRuns, launchChromium, networkQuiet } from "../../support/chromium";
 import { type ServerProcess, startServer } from "../../support/server-process";
 import { HOSTILE_NAME, pageFixtureDb, settled as pageSettled } from "./page-fixture";
 
@@ -229,7 +229,7 @@ describe("the search page in headless Chromium", () => {
     await p.getByRole("link", { name: "Massachusetts General Hospital" }).click();
     const heading = p.locator("#detail-heading");
     await heading.waitFor();
-    await p.waitForLoadState("networkidle");
+    await networkQuiet(p);
     expect(await heading.textContent()).toBe("Massachusetts General Hospital");
     const id = query(p).get("id") ?? "";
     expect(id).toMatch(/^[0-9a-f]{64}$/);
@@ -372,7 +372,7 @@ describe("the search page in headless Chromium", () => {
     expect(await p.locator("#list img, #detail img").count()).toBe(0);
     await p.getByRole("link", { name: HOSTILE_NAME }).click();
     await p.locator("#detail-heading").waitFor();
-    await p.waitForLoadState("networkidle");
+    await networkQuiet(p);
     expect(await p.locator("#detail-heading").textContent()).toBe(HOSTILE_NAME);
     expect(await p.locator("main img").count()).toBe(0);
     expect(await p.title()).toBe(`${HOSTILE_NAME}: Endpoint Directory`);
@@ -410,7 +410,7 @@ describe("the search page in headless Chromium", () => {
       await p.screenshot({ path: join(ARTIFACTS, `search-page-${width}.png`), fullPage: true });
       await p.getByRole("link", { name: "Massachusetts General Hospital" }).click();
       await p.locator("#detail-heading").waitFor();
-      await p.waitForLoadState("networkidle");
+      await networkQuiet(p);
       expect(await p.evaluate<number>(`document.documentElement.scrollWidth - window.innerWidth`)).toBeLessThanOrEqual(
         0,
       );
