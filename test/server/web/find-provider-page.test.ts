@@ -128,7 +128,6 @@ for (const viewport of VIEWPORTS) {
       expect(miles).toEqual([...miles].sort((a, b) => a - b));
       // The results start on the first screen: the filters folded above them on a phone,
       // unfolded in a compact block on a laptop, where the first result is whole and the next starts.
-      await p.screenshot({ path: join(ARTIFACTS, `find-near-${viewport.width}.png`) });
       const first = await p.locator("#list > li").first().boundingBox();
       expect(first!.y).toBeLessThan(viewport.height);
       expect(await p.locator("#more-filters").evaluate((d) => (d as unknown as { open: boolean }).open)).toBe(
