@@ -20,7 +20,7 @@ export const ARTIFACTS = join(import.meta.dir, "..", "..", "test-artifacts");
  * up; WebRTC sends no UDP outside the proxy. Chromium does this itself, without Playwright's
  * request interception, which costs a round trip through the test process for every request.
  */
-export const LOOPBACK_ONLY = [
+const LOOPBACK_ONLY = [
   "--proxy-server=http://127.0.0.1:1",
   "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
   "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
