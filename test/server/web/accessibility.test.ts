@@ -15,6 +15,13 @@ import { pageFixtureDb, settled } from "./page-fixture";
 const it = chromiumRuns ? test : test.skip;
 const AXE = readFileSync(Bun.resolveSync("axe-core/axe.min.js", import.meta.dir), "utf8");
 const WIDTHS = [390, 1280, 1920];
+/**
+ * The widths reached by widening the page loaded at the width before, not by a load of their own
+ * (nor axe-core's injection again). The page's one choice made by width in script rather than in
+ * CSS is made at load: the filters start unfolded from 760 px. 1280 and 1920 px both unfold them,
+ * so the page loaded at 1280 px and widened to 1920 px is the view loaded at 1920 px.
+ */
+const WIDENED = new Set([1920]);
 
 let live: PageOnServer | undefined;
 let page: Page | undefined;
@@ -101,17 +108,22 @@ describe("the search page for keyboards and screen readers", () => {
     const p = current();
     mkdirSync(ARTIFACTS, { recursive: true });
     const found: Record<string, unknown> = {};
-    for (const width of WIDTHS) {
-      await p.setViewportSize({ width, height: 900 });
-      for (const path of await views()) {
-        await p.goto(`${base}${path}`, { waitUntil: "load" });
-        await settled(p);
-        if (path.includes("id=")) await p.locator("#detail-heading").waitFor();
-        await p.locator("#overview-summary", { hasText: "endpoints from" }).waitFor();
-        const violations = await axeViolations(p);
-        const cut = await cutSelects(p);
-        if (violations.length > 0 || cut.length > 0) found[`${width} ${path}`] = { violations, cut };
-        if (path === "/") await p.screenshot({ path: join(ARTIFACTS, `accessibility-${width}.png`), fullPage: true });
+    const check = async (width: number, path: string) => {
+      if (path.includes("id=")) await p.locator("#detail-heading").waitFor();
+      await p.locator("#overview-summary", { hasText: "endpoints from" }).waitFor();
+      const violations = await axeViolations(p);
+      const cut = await cutSelects(p);
+      if (violations.length > 0 || cut.length > 0) found[`${width} ${path}`] = { violations, cut };
+      if (path === "/") await p.screenshot({ path: join(ARTIFACTS, `accessibility-${width}.png`), fullPage: true });
+    };
+    for (const path of await views()) {
+      for (const width of WIDTHS) {
+        await p.setViewportSize({ width, height: 900 });
+        if (!WIDENED.has(width)) {
+          await p.goto(`${base}${path}`, { waitUntil: "load" });
+          await settled(p);
+        }
+        await check(width, path);
       }
     }
     expect(found).toEqual({});

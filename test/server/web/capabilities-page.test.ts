@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { CHECKS } from "../../../src/model/capability-rules";
-import { chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
+import { chromiumRuns, networkQuiet, type PageOnServer, pageOnServer } from "../../support/chromium";
 import { ENTRIES, PROBES, R4_METADATA, VENDORS } from "../../support/fixture";
 import { seedDatabase } from "../../support/seed";
 import { tempDbPath } from "../../support/temp-db";
@@ -131,7 +131,7 @@ async function open(path: string) {
   const p = page!;
   await p.goto(`${base}${path}`, { waitUntil: "load" });
   await p.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
-  await p.waitForLoadState("networkidle");
+  await networkQuiet(p);
   return p;
 }
 
@@ -165,8 +165,8 @@ describe("capabilities on the search page", () => {
       ["#f-supports", "launch-standalone", "supports=launch-standalone"],
     ] as const) {
       const p = await open("/");
-      // The page's own list request for the new filter, then its rendering: "networkidle" has
-      // fired already since the page loaded, so it would not wait for that request.
+      // The page's own list request for the new filter, then its rendering: the wait for a quiet
+      // network in open() is over, and a wait begun now could end before the request is sent.
       const answered = p.waitForResponse((response) => response.url().includes(`/api/v1/endpoints?${params}`));
       await p.selectOption(selector, value);
       await p.waitForURL((url) => url.search === `?${params}`);

@@ -29,6 +29,8 @@ describe.skipIf(!chromiumRuns)("a developer's report card page", () => {
     vendor = { id: card.vendorId, name: card.vendorName, listed: card.list.listed };
     directory.close();
     mkdirSync(ARTIFACTS, { recursive: true });
+    // One server and one Chromium: each width's test sets the viewport before it loads the page.
+    open = await pageOnServer(path, "developer-view", { width: 1280, height: 900 });
   }, 120_000);
 
   afterAll(async () => {
@@ -38,9 +40,8 @@ describe.skipIf(!chromiumRuns)("a developer's report card page", () => {
 
   for (const width of [390, 1280])
     test(`at ${width} px: bars and lines named by their figures, the numbers behind a click, no axe violation`, async () => {
-      await open?.close();
-      open = await pageOnServer(path, `developer-${width}`, { width, height: 900 });
-      const { page, base } = open;
+      const { page, base } = open!;
+      await page.setViewportSize({ width, height: 900 });
       await page.goto(`${base}/?developer=${vendor.id}`);
       await page.getByRole("heading", { name: `${vendor.name}: report card` }).waitFor();
       // The list's figure as a person reads it, and the bars an image named by each share.
@@ -67,8 +68,8 @@ describe.skipIf(!chromiumRuns)("a developer's report card page", () => {
     }, 120_000);
 
   test("a record links to its developer's report card", async () => {
-    open ??= await pageOnServer(path, "developer-link", { width: 1280, height: 900 });
-    const { page, base } = open;
+    const { page, base } = open!;
+    await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`${base}/?vendor=${vendor.id}`);
     await page.locator("ol#list a[data-id]").first().click();
     await page.getByRole("link", { name: "its report card" }).click();

@@ -27,7 +27,8 @@ const LONG_SOFTWARE = `Fhir${"Server".repeat(32)}X${"y".repeat(3)}`;
 let path = "";
 /** The entry whose probe names LONG_SOFTWARE. */
 let longNamed = "";
-const live: PageOnServer[] = [];
+/** One server and one Chromium for both widths: each width's tests set the viewport before they load a page. */
+let live: PageOnServer | undefined;
 
 interface Entry {
   id: string;
@@ -52,12 +53,12 @@ beforeAll(async () => {
   sql.query("UPDATE probes SET software_name = ? WHERE url = ?").run(LONG_SOFTWARE, row.url);
   sql.close();
   longNamed = row.id;
-  for (const viewport of VIEWPORTS) live.push(await pageOnServer(path, `find-provider-${viewport.width}`, viewport));
+  live = await pageOnServer(path, "find-provider", VIEWPORTS[0]!);
   mkdirSync(ARTIFACTS, { recursive: true });
 }, 180_000);
 
 afterAll(async () => {
-  await Promise.all(live.map((one) => one.close()));
+  await live?.close();
   removeTempDirs();
 });
 
@@ -106,10 +107,14 @@ async function axeViolations(p: Page): Promise<string[]> {
 
 const pageWidth = (p: Page) => p.evaluate<number>("document.documentElement.scrollWidth");
 
-for (const [n, viewport] of VIEWPORTS.entries()) {
+for (const viewport of VIEWPORTS) {
   describe(`finding a provider at ${viewport.width} px`, () => {
+    beforeAll(async () => {
+      await live?.page.setViewportSize(viewport);
+    });
+
     it("near a ZIP, from the one box with the keyboard alone: nearest first, each row its distance", async () => {
-      const { page: p, base } = live[n]!;
+      const { page: p, base } = live!;
       await searchByKeyboard(p, base, "near 44195");
       const expected = await api<Entry>(base, "near=44195&limit=25");
       expect(expected.meta.total).toBeGreaterThan(0);
@@ -123,7 +128,6 @@ for (const [n, viewport] of VIEWPORTS.entries()) {
       expect(miles).toEqual([...miles].sort((a, b) => a - b));
       // The results start on the first screen: the filters folded above them on a phone,
       // unfolded in a compact block on a laptop, where the first result is whole and the next starts.
-      await p.screenshot({ path: join(ARTIFACTS, `find-near-${viewport.width}.png`) });
       const first = await p.locator("#list > li").first().boundingBox();
       expect(first!.y).toBeLessThan(viewport.height);
       expect(await p.locator("#more-filters").evaluate((d) => (d as unknown as { open: boolean }).open)).toBe(
@@ -141,7 +145,7 @@ for (const [n, viewport] of VIEWPORTS.entries()) {
     }, 60_000);
 
     it("by NPI and by host, from the one box with the keyboard alone", async () => {
-      const { page: p, base } = live[n]!;
+      const { page: p, base } = live!;
       const withNpi = (await api<Entry>(base, "limit=100")).data.find((e) => e.npi !== null);
       const npi =
         withNpi?.npi ??
@@ -169,7 +173,7 @@ for (const [n, viewport] of VIEWPORTS.entries()) {
     }, 60_000);
 
     it("sorts by name or distance; downloads any search; one organization's newest version first, Copy on it", async () => {
-      const { page: p, base } = live[n]!;
+      const { page: p, base } = live!;
       await p.goto(`${base}/?query=near%2044195`);
       await settled(p);
       const options = await p
@@ -209,7 +213,7 @@ for (const [n, viewport] of VIEWPORTS.entries()) {
     }, 60_000);
 
     it("a 200-character software name does not widen the record; the charts' axes carry values", async () => {
-      const { page: p, base } = live[n]!;
+      const { page: p, base } = live!;
       await p.goto(`${base}/?id=${longNamed}`);
       await p.locator("#capabilities-heading").waitFor();
       expect(await p.locator("#detail").textContent()).toContain(LONG_SOFTWARE);

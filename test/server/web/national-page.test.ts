@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { nationalDatabase } from "../../support/built-once";
-import { ARTIFACTS, chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
+import { ARTIFACTS, chromiumRuns, networkQuiet, type PageOnServer, pageOnServer } from "../../support/chromium";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
 
 /**
@@ -45,7 +45,7 @@ afterAll(async () => {
 async function open(path: string) {
   const p = page!;
   await p.goto(`${base}${path}`, { waitUntil: "load" });
-  await p.waitForLoadState("networkidle");
+  await networkQuiet(p);
   return p;
 }
 

@@ -1,5 +1,6 @@
 import type { Page } from "playwright-core";
 import type { Db } from "../../../src/db/client";
+import { networkQuiet } from "../../support/chromium";
 import { ENTRIES, PROBES, VENDORS } from "../../support/fixture";
 import { type SeedEntry, seedDatabase } from "../../support/seed";
 import { tempDbPath } from "../../support/temp-db";
@@ -45,9 +46,9 @@ export function pageFixtureDb(): Db {
   });
 }
 
-/** Waits until the page has shown the answer to its latest request. */
+/** Waits until the page has shown the answer to its latest request, and asks nothing more. */
 export async function settled(page: Page) {
   // A locator, not waitForFunction: the page's CSP forbids the eval that a string predicate needs.
   await page.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
-  await page.waitForLoadState("networkidle");
+  await networkQuiet(page);
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { ARTIFACTS, chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
+import { ARTIFACTS, chromiumRuns, networkQuiet, type PageOnServer, pageOnServer } from "../../support/chromium";
 import { lanternFiles } from "../../support/real-data";
 import { seedDatabase } from "../../support/seed";
 import { tempDbPath } from "../../support/temp-db";
@@ -121,7 +121,7 @@ describe("the search page's rows with the longest national values", () => {
       await p.goto(`${live!.base}/?sort=name`, { waitUntil: "load" });
       await p.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
       await p.locator("#list .result").nth(2).waitFor();
-      await p.waitForLoadState("networkidle");
+      await networkQuiet(p);
       await p.screenshot({ path: join(ARTIFACTS, `row-layout-${width}.png`), fullPage: width < 1000 });
       const measured = (await p.evaluate(MEASURE)) as {
         rows: { row: Box; parts: Box[]; facts: Box[]; clipped: string[] }[];
@@ -160,7 +160,7 @@ describe("the search page's rows with the longest national values", () => {
     await p.setViewportSize({ width: 1280, height: 900 });
     await p.goto(`${live!.base}/?sort=name`, { waitUntil: "load" });
     await p.locator("#list .result").nth(2).waitFor();
-    await p.waitForLoadState("networkidle");
+    await networkQuiet(p);
     const vendors = await p.locator("#list .vendor").allTextContents();
     expect(vendors).toEqual(["athenahealth", `${longest.developer} · Rancho Santa Margarita, CA`, longest.developer]);
     // innerText: what is seen, after any text-transform.
