@@ -11,7 +11,7 @@ import {
   utimesSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { loadConfig } from "../../src/config";
 import { buildDatabaseOnce } from "../../src/db/build-file";
 import { readDatasetVersion } from "../../src/db/dataset-meta";
@@ -23,8 +23,9 @@ import { buildSampleDatabase } from "../../tools/sample/build";
 /**
  * Expensive databases (the national directory, the demo, generated datasets) built once and shared
  * by every test file of a run, and by later runs: each is built into a cache folder under the
- * system's temporary folder, named by a hash of what it is built from (the code and data of src/,
- * db/, tools/generate/ and tools/sample/, this file, and the build's options), and copied to the path a test asks for. A test gets a
+ * system's temporary folder, named by a hash of what it is built from (the modules the builds run,
+ * the data of src/, db/, tools/generate/ and tools/sample/, and the build's options), and copied
+ * to the path a test asks for. A test gets a
  * file of its own that it may write; the cached one is only ever read. Test processes running at
  * once build a missing one once: the others wait for it (buildDatabaseOnce's lock). Cached files
  * unused for an hour are removed (each is tens of megabytes).
@@ -33,21 +34,61 @@ const CACHE = join(tmpdir(), "endpoint-directory-test-builds");
 const ROOT = join(import.meta.dir, "..", "..");
 const UNUSED_MS = 3600_000;
 
+/** The modules the builds start from: this file (which imports the builders) and the index build it runs as a child. */
+const BUILD_ENTRIES = ["test/support/built-once.ts", "src/directory/build-cli.ts"];
+
+/** A quoted path to a TypeScript file (a Worker's or a child process's script, named relative to its module). */
+const SCRIPT_PATH = /["'`]((?:\.{1,2}\/)?[\w./-]+\.ts)["'`]/g;
+
+/**
+ * The repository's TypeScript files the builds run: BUILD_ENTRIES and everything they import,
+ * statically or dynamically, and the scripts they name to start as a Worker or a child process,
+ * transitively. A change elsewhere (the server's routes, the search page, a CLI no build runs)
+ * leaves every build current.
+ */
+export function buildModules(): string[] {
+  const transpiler = new Bun.Transpiler({ loader: "ts" });
+  const seen = new Set<string>();
+  const pending = BUILD_ENTRIES.map((file) => join(ROOT, file));
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const code = readFileSync(file, "utf8");
+    const dir = dirname(file);
+    const named = [...code.matchAll(SCRIPT_PATH)]
+      .map((match) => join(dir, match[1]!))
+      .filter((path) => existsSync(path));
+    for (const { path } of transpiler.scanImports(code)) {
+      if (!path.startsWith(".")) continue; // a package or a built-in module
+      named.push(Bun.resolveSync(path, dir));
+    }
+    for (const path of named)
+      if (path.startsWith(`${ROOT}/`) && !path.includes("/node_modules/") && /\.tsx?$/.test(path)) pending.push(path);
+  }
+  return [...seen].map((file) => relative(ROOT, file)).sort();
+}
+
 let inputsHash: string | undefined;
-/** A hash of every file the builds read (the code and data under src/, db/, tools/generate/ and tools/sample/) and of this file. */
+/**
+ * A hash of every file the builds read: the modules they run (buildModules), the data under src/
+ * (every file there that is not TypeScript), and everything under db/, tools/generate/ and
+ * tools/sample/.
+ */
 function hashOfInputs(): string {
   if (inputsHash) return inputsHash;
   const hasher = new Bun.CryptoHasher("sha256");
-  const files = ["src", "db", "tools/generate", "tools/sample"].flatMap((folder) =>
-    [...new Bun.Glob(`${folder}/**/*`).scanSync({ cwd: ROOT, dot: true })].filter(
-      // Hidden folders are other tests' scratch space (test/repo/sql-lint.test.ts writes one under
-      // src/db while it runs): never read by a build, and gone at any moment.
-      (file) => !/\.sqlite(-wal|-shm|-journal)?$|\.build-lock$|(^|\/)\.[^/]+\//.test(file),
-    ),
-  );
-  // This file too: clones of other versions share the cache folder, and what it keeps beside a build.
-  files.push("test/support/built-once.ts");
-  for (const file of files.sort())
+  const files = new Set(buildModules());
+  // Hidden folders are other tests' scratch space (test/repo/sql-lint.test.ts writes one under
+  // src/db while it runs): never read by a build, and gone at any moment.
+  for (const folder of ["src", "db", "tools/generate", "tools/sample"])
+    for (const file of new Bun.Glob(`${folder}/**/*`).scanSync({ cwd: ROOT, dot: true }))
+      if (
+        !/\.sqlite(-wal|-shm|-journal)?$|\.build-lock$|(^|\/)\.[^/]+\//.test(file) &&
+        !(folder === "src" && /\.tsx?$/.test(file))
+      )
+        files.add(file);
+  for (const file of [...files].sort())
     hasher
       .update(`${file}\0`)
       .update(readFileSync(join(ROOT, file)))
