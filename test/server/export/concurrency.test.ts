@@ -8,7 +8,7 @@ import { expect, test } from "bun:test";
 import { EXPORT_ROWS_PER_REQUEST } from "../../../src/server/export/routes";
 import { STREAMED_EXPORT as EXPORT, serveGeneratedDataset, stalledExport } from "./helpers";
 
-const live = serveGeneratedDataset({ endpoints: 40_000, seed: 3 }, { RATE_LIMIT_MAX: "1000", TRUST_PROXY: "true" });
+const live = serveGeneratedDataset({ endpoints: 40_000, seed: 8 }, { RATE_LIMIT_MAX: "1000", TRUST_PROXY: "true" });
 
 const get = (path: string, client: string, init: RequestInit = {}) =>
   fetch(`${live.server.baseUrl}${path}`, { ...init, headers: { "x-forwarded-for": client, ...init.headers } });

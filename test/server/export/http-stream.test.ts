@@ -32,7 +32,7 @@ const last = { done: 0, total: 0, released: false, releases: 0 };
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "export-http-"));
   const path = join(dir, "directory.sqlite");
-  await generatedDatabase({ endpoints: 40_000, out: path, seed: 11 });
+  await generatedDatabase({ endpoints: 40_000, out: path, seed: 8 });
   db = openDatabase(path);
   directory = new Directory(db.path, db.sqlite, { buildInProcessBelow: 1_000_000 });
   server = Bun.serve({

@@ -8,7 +8,7 @@ import { expect, test } from "bun:test";
 import { STREAMED_EXPORT as EXPORT, serveGeneratedDataset, stalledExport } from "./helpers";
 
 const live = serveGeneratedDataset(
-  { endpoints: 40_000, seed: 5 },
+  { endpoints: 40_000, seed: 8 },
   { RATE_LIMIT_MAX: "1000", TRUST_PROXY: "true", EXPORT_MAX_RUNNING: "3" },
 );
 
