@@ -195,6 +195,15 @@ interface LookupTables {
  * a version opens at start, taken a step per turn of the event loop before a version swap.
  */
 export function* buildLookupTables(data: DirectoryData, chunk = CHUNK): Generator<void, LookupTables> {
+  const keyed = yield* keyedTables(data, chunk);
+  return { ...keyed, ...(yield* positionTables(data, chunk)) };
+}
+
+/** The tables of `near` (LookupTables' positions): built from the committed ZIP table. */
+type PositionTables = Pick<LookupTables, "positions" | "byPosition" | "positionOf">;
+
+/** The lookup tables by a key (NPI, URL, host, city). */
+function* keyedTables(data: DirectoryData, chunk = CHUNK): Generator<void, Omit<LookupTables, keyof PositionTables>> {
   const { columns, strings, listed } = data;
   const groupOf = new Int32Array(listed);
 
@@ -289,8 +298,11 @@ export function* buildLookupTables(data: DirectoryData, chunk = CHUNK): Generato
     for (let i = from; i < to; i++) groupOf[i] = columns.city[i]! < 0 ? -1 : cityOf[columns.city[i]!]!;
   });
   const byCity = yield* groupBy(groupOf, cities.size, chunk);
+  return { npis, byNpi, urlSlots, byUrl, hostNames, hostRanges, byHost, cities, byCity };
+}
 
-  // Position: the entry's ZIP, else its city (in its state, or in the one state the table has it in).
+/** Each entry's position: its ZIP's, else its city's (in its state, or in the one state the table has it in). */
+function* positionTables(data: DirectoryData, chunk = CHUNK): Generator<void, PositionTables> {
   const { positionOf, positions, count } = yield* entryPositions(data, chunk);
   const byPosition = yield* groupBy(positionOf, count, chunk);
   const { cells, byCell, pointsByCell } = positions;
@@ -304,20 +316,7 @@ export function* buildLookupTables(data: DirectoryData, chunk = CHUNK): Generato
     }
     range[2] = entries;
   }
-  return {
-    npis,
-    byNpi,
-    urlSlots,
-    byUrl,
-    hostNames,
-    hostRanges,
-    byHost,
-    cities,
-    byCity,
-    positions,
-    byPosition,
-    positionOf,
-  };
+  return { positions, byPosition, positionOf };
 }
 
 /**
@@ -376,31 +375,39 @@ export class EntryLookups {
   private readonly byHost: Groups;
   private readonly cities: Map<string, number>;
   private readonly byCity: Groups;
-  private readonly positions: Positions;
-  private readonly byPosition: Groups;
-  /** Per listed ordinal: its position, -1 when neither its ZIP nor its city is known. */
-  readonly positionOf: Int32Array;
+  /** near's tables: built with the others, or on first use (located). */
+  private positionTables: PositionTables | undefined;
   private readonly domains = new Lru<Int32Array>(64);
   private readonly nearCache = new Lru<NearFound>(64);
   private keys: Float64Array | undefined;
 
-  /** `tables`: built from `data` (buildLookupTables); without them, built now in one go. */
+  /**
+   * `tables`: built from `data` (buildLookupTables). Without them, the tables by a key are built now
+   * in one go and near's on first use: a version small enough to open at once is mostly served
+   * without a `near`, and near's tables cost more than the others there (the ZIP table's 41,906
+   * places and their cities, read once per process).
+   */
   constructor(
     private readonly data: DirectoryData,
-    tables: LookupTables = new Stepped(buildLookupTables(data)).drain(),
+    tables?: LookupTables,
   ) {
-    this.npis = tables.npis;
-    this.byNpi = tables.byNpi;
-    this.urlSlots = tables.urlSlots;
-    this.byUrl = tables.byUrl;
-    this.hostNames = tables.hostNames;
-    this.hostRangesOf = tables.hostRanges;
-    this.byHost = tables.byHost;
-    this.cities = tables.cities;
-    this.byCity = tables.byCity;
-    this.positions = tables.positions;
-    this.byPosition = tables.byPosition;
-    this.positionOf = tables.positionOf;
+    const keyed = tables ?? new Stepped(keyedTables(data)).drain();
+    this.npis = keyed.npis;
+    this.byNpi = keyed.byNpi;
+    this.urlSlots = keyed.urlSlots;
+    this.byUrl = keyed.byUrl;
+    this.hostNames = keyed.hostNames;
+    this.hostRangesOf = keyed.hostRanges;
+    this.byHost = keyed.byHost;
+    this.cities = keyed.cities;
+    this.byCity = keyed.byCity;
+    this.positionTables = tables;
+  }
+
+  /** near's tables, built now if they were left for first use. */
+  private get located(): PositionTables {
+    this.positionTables ??= new Stepped(positionTables(this.data)).drain();
+    return this.positionTables;
   }
 
   /** Builds the indexes a step per turn of the event loop: the server keeps answering meanwhile. */
@@ -477,9 +484,10 @@ export class EntryLookups {
     const columns =
       lonReach >= 180 ? [-180, 179] : [Math.floor(longitude - lonReach), Math.floor(longitude + lonReach)];
     const out: [number, number, number][] = [];
+    const { cells } = this.located.positions;
     for (let row = Math.max(-90, rows[0]!); row <= Math.min(89, rows[1]!); row++)
       for (let column = columns[0]!; column <= columns[1]!; column++) {
-        const cell = this.positions.cells.get(cellOf(row, column));
+        const cell = cells.get(cellOf(row, column));
         if (cell) out.push(cell);
       }
     return out;
@@ -506,7 +514,7 @@ export class EntryLookups {
   near(latitude: number, longitude: number, radius: number, byDistance: boolean): NearMatches {
     const key = `${latitude},${longitude},${radius}`;
     const found = this.nearCache.getOrCompute(key, () => {
-      const { byCell, pointsByCell: points } = this.positions;
+      const { byCell, pointsByCell: points } = this.located.positions;
       // The haversine's h (the squared half-chord, which grows with the distance) against the
       // radius's: no arcsine per position, and no sine either: h is (chord / 2)², the chord from
       // the points on the unit sphere (three products). Each hit as one number, h (to 1e-12)
@@ -549,10 +557,11 @@ export class EntryLookups {
         let ordinals = lists[order];
         if (ordinals === undefined) {
           ordinals = new Int32Array(total);
+          const { byPosition } = this.located;
           let at = 0;
           for (let k = 0; k < keys.length; k++) {
             // In list order, the positions' own order does not matter: none is sorted for it.
-            const part = slice(this.byPosition, byDistance ? positionAt(k) : keys[k]! % POSITION_SPAN);
+            const part = slice(byPosition, byDistance ? positionAt(k) : keys[k]! % POSITION_SPAN);
             ordinals.set(part, at);
             at += part.length;
           }
@@ -566,7 +575,7 @@ export class EntryLookups {
 
   /** Room for one key per position, reused by every search (each fills and sorts it before returning). */
   private scratchKeys(): Float64Array {
-    this.keys ??= new Float64Array(this.positions.byCell.length);
+    this.keys ??= new Float64Array(this.located.positions.byCell.length);
     return this.keys;
   }
 
@@ -575,7 +584,7 @@ export class EntryLookups {
    * without listing them all: a heap of the groups' next entries, popped `offset + limit` times.
    */
   nearPageInListOrder(matches: NearMatches, offset: number, limit: number): number[] {
-    const { offsets, ordinals } = this.byPosition;
+    const { offsets, ordinals } = this.located.byPosition;
     const next = new Int32Array(matches.count);
     const end = new Int32Array(matches.count);
     const heap = new Int32Array(matches.count);
@@ -614,7 +623,7 @@ export class EntryLookups {
 
   /** A page of near's entries nearest first, read from its positions without listing them all. */
   nearPage(matches: NearMatches, offset: number, limit: number): number[] {
-    const { offsets, ordinals } = this.byPosition;
+    const { offsets, ordinals } = this.located.byPosition;
     const out: number[] = [];
     let skip = offset;
     for (let k = 0; k < matches.count && out.length < limit; k++) {
@@ -637,9 +646,10 @@ export class EntryLookups {
    */
   milesOfEach(ordinals: readonly number[], latitude: number, longitude: number): (number | null)[] {
     // A plain loop into a typed array: the reads, likely cache misses, do not wait for each other.
+    const { positionOf } = this.located;
     const positions = new Int32Array(ordinals.length);
     for (let i = 0; i < ordinals.length; i++)
-      positions[i] = ordinals[i]! < this.positionOf.length ? this.positionOf[ordinals[i]!]! : -1;
+      positions[i] = ordinals[i]! < positionOf.length ? positionOf[ordinals[i]!]! : -1;
     // A page's entries mostly share a few positions, one after another when nearest first: each
     // run's distance is computed once.
     let last = -1;
@@ -655,7 +665,8 @@ export class EntryLookups {
   }
 
   private milesTo(position: number, latitude: number, longitude: number): number {
-    return milesBetween(latitude, longitude, this.positions.latitude[position]!, this.positions.longitude[position]!);
+    const { positions } = this.located;
+    return milesBetween(latitude, longitude, positions.latitude[position]!, positions.longitude[position]!);
   }
 }
 
