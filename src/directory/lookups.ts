@@ -573,7 +573,7 @@ export class EntryLookups {
     };
   }
 
-  /** Room for one key per position, reused by every search (each fills and sorts it before returning). */
+  /** Room for one key per position, reused by every search (each fills it and copies its hits out before returning). */
   private scratchKeys(): Float64Array {
     this.keys ??= new Float64Array(this.located.positions.byCell.length);
     return this.keys;

@@ -84,25 +84,18 @@ export class DirectorySearch {
     const sets = this.filterSets(filter);
     if (sets === null) return { total: 0, ordinals: [] };
     const { near } = filter;
-    // near alone, nearest first: its page is read from its positions, nothing listed.
-    if (
-      near?.byDistance &&
+    // near alone: nearest first, its page is read from its positions, nothing listed; in list
+    // order, an early page is merged from its positions, nothing sorted.
+    const nearAlone =
+      near !== undefined &&
       sets.length === 0 &&
-      [filter.npi, filter.host, filter.url, filter.city].every((v) => v === undefined)
-    ) {
-      const matches = this.lookups.near(near.latitude, near.longitude, near.radius, true);
-      return { total: matches.total, ordinals: this.lookups.nearPage(matches, offset, limit) };
-    }
-    // near alone in list order, an early page: merged from its positions, nothing sorted.
-    if (
-      near &&
-      !near.byDistance &&
-      offset + limit <= MERGED_NEAR_PAGE &&
-      sets.length === 0 &&
-      [filter.npi, filter.host, filter.url, filter.city].every((v) => v === undefined)
-    ) {
-      const matches = this.lookups.near(near.latitude, near.longitude, near.radius, false);
-      return { total: matches.total, ordinals: this.lookups.nearPageInListOrder(matches, offset, limit) };
+      [filter.npi, filter.host, filter.url, filter.city].every((v) => v === undefined);
+    if (nearAlone && (near.byDistance || offset + limit <= MERGED_NEAR_PAGE)) {
+      const matches = this.lookups.near(near.latitude, near.longitude, near.radius, near.byDistance);
+      const ordinals = near.byDistance
+        ? this.lookups.nearPage(matches, offset, limit)
+        : this.lookups.nearPageInListOrder(matches, offset, limit);
+      return { total: matches.total, ordinals };
     }
     const lists = this.lookupLists(filter);
     // One lookup filter alone: its list is the answer, in its order.
