@@ -106,13 +106,14 @@ function removeUnused(): void {
   }
 }
 
+/** The cache's name for what is built or computed for `name` from the current inputs. */
+const keyOf = (name: string) =>
+  new Bun.CryptoHasher("sha256").update(`${hashOfInputs()}\n${name}`).digest("hex").slice(0, 24);
+
 /**
  * The database `build` writes at the path it is given, built once for `name` (which names the
  * build and its options) and the current inputs, copied to `out`; what `build` returned (as JSON).
  */
-const keyOf = (name: string) =>
-  new Bun.CryptoHasher("sha256").update(`${hashOfInputs()}\n${name}`).digest("hex").slice(0, 24);
-
 async function builtOnce<T>(name: string, out: string, build: (path: string) => T | Promise<T>): Promise<T> {
   mkdirSync(CACHE, { recursive: true });
   const key = keyOf(name);
