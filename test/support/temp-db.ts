@@ -1,26 +1,16 @@
 import { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { type Db, openDatabase } from "../../src/db/client";
+import { tempDir } from "./temp-dirs";
+
+export { removeTempDirs, tempDir } from "./temp-dirs";
 
 /**
  * The tests' one way to a temporary database: a fresh directory under the system's temp dir
- * (`tempDir`), a database path in one (`tempDbPath`), or a database opened with every migration
- * applied (`tempDatabase`). `removeTempDirs()` deletes every directory made so far in this file.
+ * (`tempDir`, removed when the test file ends: ./temp-dirs.ts), a database path in one
+ * (`tempDbPath`), or a database opened with every migration applied (`tempDatabase`).
  */
-const created: string[] = [];
-
-export function tempDir(prefix = "endpoint-directory-"): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  created.push(dir);
-  return dir;
-}
-
-export function removeTempDirs(): void {
-  for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
-}
-
 export const tempDbPath = (name = "test.sqlite"): string => join(tempDir(), name);
 
 /** A new database file with every migration applied; `cleanup` closes it and deletes its directory. */
