@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, openSync, readSync, renameSync } from "node:fs";
+import { asciiJson } from "../model/ascii-json";
 import type { Bitset } from "./bitset";
 import {
   DATA_FORMAT,
@@ -76,16 +77,6 @@ interface Header {
 
 const align8 = (n: number) => (n + 7) & ~7;
 
-/**
- * JSON with every character past ASCII written as a `\uXXXX` escape. The header's text then
- * decodes to a one-byte-per-character string, and the string tables parsed from it are each one
- * byte per character unless they hold a character past U+00FF: one non-ASCII name in a text of
- * UTF-8 would make it, and every string parsed from it, two bytes per character, which
- * JSON.stringify writes about three times slower (every list answer writes a page of them).
- */
-const asciiJson = (value: unknown) =>
-  JSON.stringify(value).replace(/[\u007f-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
-
 function sectionsOf(data: DirectoryData): [string, AnyArray][] {
   const out: [string, AnyArray][] = Object.entries(data.columns).map(([name, array]) => [
     `column:${name}`,
@@ -128,6 +119,8 @@ export function encodeDataFile(data: DirectoryData): Uint8Array {
     capabilityStats: data.capabilityStats,
     reportCards: data.reportCards,
   };
+  // In ASCII: the header's text then decodes to a one-byte-a-character string, and so does each
+  // string of the tables parsed from it that has no character past U+00FF (see asciiJson).
   const headerBytes = Buffer.from(asciiJson(header));
   const start = align8(8 + headerBytes.length);
   const file = new Uint8Array(start + offset + CHECKSUM_BYTES);

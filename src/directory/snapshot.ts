@@ -35,6 +35,7 @@ import {
   fhirVersionBasisAt,
   lookup,
   type RecordSource,
+  wideRecordsAt,
 } from "./render";
 import { DirectorySearch, type EndpointFilter } from "./search";
 import { tlsChecks } from "./tls-checks";
@@ -224,6 +225,8 @@ export class DatasetSnapshot {
   ): {
     total: number;
     records: EndpointRecord[];
+    /** Whether each record holds a character past U+00FF (src/server/http/json.ts, dataPageText). */
+    wide: boolean[];
     bases: FhirVersionBasis[];
     ready: Ready[][];
     /** With `near`: each record's miles from its point, to 0.01 mile. */
@@ -242,6 +245,7 @@ export class DatasetSnapshot {
     return {
       total,
       records: endpointRecordsAt(this.data, ordinals, this.vendorNames),
+      wide: wideRecordsAt(this.data, ordinals, this.vendorNames),
       bases: ordinals.map((ordinal) => fhirVersionBasisAt(this.data, ordinal)),
       ready,
       ...(near

@@ -17,6 +17,7 @@ import {
 import { dataResponse, successBody } from "../http/answers";
 import { ApiError } from "../http/api-error";
 import { type Exchange, exchanges } from "../http/exchange";
+import { dataPageText } from "../http/json";
 import { PER_ENTRY, routeOptions } from "../http/route-options";
 import { API_ERRORS, ErrorEnvelope, NOT_MODIFIED, NoQuery } from "../http/schemas";
 import { checkRawQuery, integerParams, NO_PARAMETERS } from "../http/strict-query";
@@ -112,17 +113,20 @@ export const endpointRoutes = (directory: Directory, answers = endpointAnswers(d
           const page = query.page ?? 1;
           const limit = query.limit ?? 25;
           checkSearchCost(snapshot.search.cost(filter, limit), filter);
-          const { total, records, bases, ready, distance } = snapshot.list(
+          const { total, records, wide, bases, ready, distance } = snapshot.list(
             filter,
             (page - 1) * limit,
             limit,
             listSort(query, filter),
           );
           own.link = pageLinks(exchange.request.url, page, limit, total);
-          return JSON.stringify({
-            success: true,
-            data: records,
-            meta: { total, page, limit, fhirVersionBasis: bases, ready, ...(distance ? { distance } : {}) },
+          return dataPageText(records, wide, {
+            total,
+            page,
+            limit,
+            fhirVersionBasis: bases,
+            ready,
+            ...(distance ? { distance } : {}),
           });
         });
       },
