@@ -139,9 +139,10 @@ async function builtOnce<T>(name: string, out: string, build: (path: string) => 
 
 /**
  * What `compute` returns (as JSON), computed once for `name` and the current inputs and kept in
- * the cache folder beside the builds: for results as costly as a build, read from a build.
+ * the cache folder beside the builds: for results as costly as a build, read from a build or made
+ * by the code the builds run. `name` says whatever else the result depends on (a query's text).
  */
-async function computedOnce<T>(name: string, compute: () => T | Promise<T>): Promise<T> {
+export async function computedOnce<T>(name: string, compute: () => T | Promise<T>): Promise<T> {
   mkdirSync(CACHE, { recursive: true });
   const cached = join(CACHE, `${keyOf(name)}.json`);
   await buildDatabaseOnce(cached, async () => {
