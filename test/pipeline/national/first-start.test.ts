@@ -37,7 +37,7 @@ function appears(path: string, match: (name: string) => boolean): Promise<string
 /**
  * One path, first starts on it as users meet them: a start killed mid-build, in a folder that did
  * not exist; then two servers started at once, which remove what the killed one left, build the
- * national directory once between them and serve it. One national build (about four CPU seconds
+ * national directory once between them and serve it. One national build (about three CPU seconds
  * with the index a first start adds) serves the three claims, rather than one build each.
  */
 describe("npm start with no database", () => {
