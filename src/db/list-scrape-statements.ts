@@ -81,8 +81,10 @@ const statementsOf = perConnection((sqlite) => ({
      FROM entries WHERE vendor_id = ?`,
   ),
   listSources: sqlite.prepare("SELECT entry_row_id AS entryRowId, present FROM entry_sources WHERE list_id = ?"),
+  // CROSS JOIN: from the vendor's lists (a few rows) to their sources by the primary key, rather
+  // than every list's sources read to find the vendor's (7 ms a list on the national directory).
   otherListAudiences: sqlite.prepare(
-    `SELECT es.entry_row_id AS entryRowId, vl.audience FROM entry_sources es JOIN vendor_lists vl ON vl.id = es.list_id
+    `SELECT es.entry_row_id AS entryRowId, vl.audience FROM vendor_lists vl CROSS JOIN entry_sources es ON es.list_id = vl.id
      WHERE es.present = 1 AND es.list_id != ?1 AND vl.vendor_id = ?2`,
   ),
   insertEntry: sqlite.prepare(

@@ -11,7 +11,7 @@ import {
   utimesSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { loadConfig } from "../../src/config";
 import { buildDatabaseOnce } from "../../src/db/build-file";
 import { readDatasetVersion } from "../../src/db/dataset-meta";
@@ -139,9 +139,10 @@ async function builtOnce<T>(name: string, out: string, build: (path: string) => 
 
 /**
  * What `compute` returns (as JSON), computed once for `name` and the current inputs and kept in
- * the cache folder beside the builds: for results as costly as a build, read from a build.
+ * the cache folder beside the builds: for results as costly as a build, read from a build or made
+ * by the code the builds run. `name` says whatever else the result depends on (a query's text).
  */
-async function computedOnce<T>(name: string, compute: () => T | Promise<T>): Promise<T> {
+export async function computedOnce<T>(name: string, compute: () => T | Promise<T>): Promise<T> {
   mkdirSync(CACHE, { recursive: true });
   const cached = join(CACHE, `${keyOf(name)}.json`);
   await buildDatabaseOnce(cached, async () => {
@@ -187,15 +188,23 @@ function indexAsAFirstStartDoes(path: string): void {
 /** Entries from which a server builds its index in a child process (INDEX_IN_PROCESS_BELOW's default). */
 const INDEXED_APART_FROM = loadConfig({}).indexInProcessBelow;
 
+/** What buildNationalDatabase returned, and what else it left in the folder of the file it built. */
+export interface NationalBuild extends NationalBuildResult {
+  /** The files beside the database named after it (its temporary file, a lock, a WAL): none when it cleans up. */
+  leftBeside: string[];
+}
+
 /**
  * The national directory as buildNationalDatabase builds it from the bundled lists, with the index
  * its first start adds (indexAsAFirstStartDoes), at `path`.
  */
-export function nationalDatabase(path: string): Promise<NationalBuildResult> {
+export function nationalDatabase(path: string): Promise<NationalBuild> {
   return builtOnce("national", path, async (at) => {
     const result = await buildNationalDatabase(at);
+    const name = basename(at);
+    const leftBeside = readdirSync(dirname(at)).filter((file) => file !== name && file.includes(name));
     indexAsAFirstStartDoes(at);
-    return result;
+    return { ...result, leftBeside };
   });
 }
 

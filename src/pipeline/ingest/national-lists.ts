@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Db } from "../../db/client";
+import { type Db, withPageCache } from "../../db/client";
 import type { VendorKind } from "../../model/vendors";
 import { ingestContent } from "./index";
 import { loadRegistry } from "./registry";
@@ -110,6 +110,13 @@ export function readBundle(dir = NATIONAL_DIR): { provenance: Provenance; files:
 }
 
 /**
+ * SQLite's page cache while the bundled lists are ingested, in KiB: room for the whole national
+ * database (about 25 MB). With the default 2 MB, every list's writes read index pages back from
+ * the file, the kernel copying them: a national build took 3.3 CPU seconds, now 2.5.
+ */
+const BULK_CACHE_KIB = 64 * 1024;
+
+/**
  * Ingests every registry list of a vendor of `kind` that has a bundled copy, oldest copy first,
  * each as of its own date (forced: a bundled copy is what the directory holds, whatever was
  * there before). The EHR developers' lists are one bundle (db/national/), the health plans' another (PAYERS_DIR).
@@ -130,21 +137,23 @@ export async function ingestBundledLists(
   const dateOf = (file: string) => new Date(provenance.files[file]!.lastChangedAt).toISOString();
   work.sort((a, b) => (dateOf(a.file) < dateOf(b.file) ? -1 : dateOf(a.file) > dateOf(b.file) ? 1 : 0));
   const summaries: ListSummary[] = [];
-  for (const { vendor, list, file } of work) {
-    const summary = await ingestContent(
-      db,
-      {
-        vendorId: vendor.id,
-        listId: list.id,
-        content: files.get(file)!,
-        force: true,
-        now: dateOf(file),
-        read: { repository: provenance.repository, path: `${provenance.path}/${file}`, commit: provenance.commit },
-      },
-      registry,
-    );
-    summaries.push(summary);
-    onList(summary, file, summaries.length, work.length);
-  }
+  await withPageCache(db.sqlite, BULK_CACHE_KIB, async () => {
+    for (const { vendor, list, file } of work) {
+      const summary = await ingestContent(
+        db,
+        {
+          vendorId: vendor.id,
+          listId: list.id,
+          content: files.get(file)!,
+          force: true,
+          now: dateOf(file),
+          read: { repository: provenance.repository, path: `${provenance.path}/${file}`, commit: provenance.commit },
+        },
+        registry,
+      );
+      summaries.push(summary);
+      onList(summary, file, summaries.length, work.length);
+    }
+  });
   return summaries;
 }

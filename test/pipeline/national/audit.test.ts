@@ -11,8 +11,11 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { openReadOnly } from "../../../src/db/client";
+import { readDatabaseId, readDatasetVersion } from "../../../src/db/dataset-meta";
+import { readStoredIndex } from "../../../src/db/stored-index";
 import { brandKeyOf, brandsEntries, brandsFilter, planBrands } from "../../../src/directory/brands";
-import { buildDirectoryData } from "../../../src/directory/build-data";
+import { parseDataBytes } from "../../../src/directory/data-file";
+import { DATA_FORMAT } from "../../../src/directory/directory-data";
 import { DirectorySearch } from "../../../src/directory/search";
 import { duplicateBrandPairs } from "../../../src/pipeline/national/audit";
 import { nationalDatabase } from "../../support/built-once";
@@ -70,9 +73,13 @@ describe("the audit's duplicate brand pairs", () => {
   test("find the practices the bundle merges when it does not merge them; none in the bundle", async () => {
     const path = `${tempDir()}/national.sqlite`;
     await nationalDatabase(path);
+    // The directory data the server reads: the index its first start keeps in the database
+    // (nationalDatabase adds it), rather than built again from the tables here.
     const sqlite = openReadOnly(path, 0);
-    const data = buildDirectoryData(sqlite);
+    const stored = readStoredIndex(sqlite, DATA_FORMAT, readDatasetVersion(sqlite), readDatabaseId(sqlite));
     sqlite.close();
+    expect(stored).not.toBeNull();
+    const data = parseDataBytes(path, stored!);
     const ordinals = brandsEntries(new DirectorySearch(data), brandsFilter({ queryWords: [] }));
     const plan = planBrands(data, ordinals);
     const served = ordinals.filter((o) => plan.inBundle(data.columns.url[o]!));

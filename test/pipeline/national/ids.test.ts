@@ -70,7 +70,8 @@ describe("the national build's ids", () => {
       const entryIds = (
         sqlite
           .prepare(
-            "SELECT e.id FROM entries e JOIN vendors v ON v.id = e.vendor_id WHERE e.unusable IS NULL AND v.kind = ? ORDER BY e.id",
+            // `+e.id`: the rows found sorted, rather than the id index walked with a row lookup per entry.
+            "SELECT e.id FROM entries e JOIN vendors v ON v.id = e.vendor_id WHERE e.unusable IS NULL AND v.kind = ? ORDER BY +e.id",
           )
           .values(kind) as [string][]
       ).map(([id]) => id);

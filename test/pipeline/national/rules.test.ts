@@ -39,11 +39,15 @@ interface Row {
   version: string;
   evidence: string | null;
 }
+/**
+ * The entries `where` matches, by id. `ORDER BY +id` sorts the rows found: a plain `ORDER BY id`
+ * makes SQLite walk the id index and look up every entry's row (a quarter of a CPU second each).
+ */
 const rows = (where: string, ...params: string[]) =>
   db
     .prepare(
       `SELECT id, vendor_id AS vendor, organization_name AS name, url, unusable, unusable_detail AS detail,
-         fhir_version AS version, version_evidence AS evidence FROM entries WHERE ${where} ORDER BY id`,
+         fhir_version AS version, version_evidence AS evidence FROM entries WHERE ${where} ORDER BY +id`,
     )
     .all(...params) as Row[];
 const byPrefix = (prefix: string) => {
