@@ -1,5 +1,5 @@
 /**
- * The list's lookup filters: `bun run bench:lookup-filters [<database.sqlite>] [--requests 4000]`.
+ * The list's lookup filters: `bun run bench:lookup-filters [<database.sqlite>] [--requests 4000] [--served]`.
  *
  * 1. Build: the lookup indexes (src/directory/lookups.ts) of the dataset, timed as a snapshot
  *    builds them when it opens, and the heap they add.
@@ -16,6 +16,10 @@
  *    each shape's rate is printed against both.
  *    Each shape's CPU time is printed beside its wall-clock time: on a busy machine a round may
  *    wait for a core, which only the wall clock counts.
+ * 4. Served (`--served`): the same shapes from a real server on a copy of the database, each
+ *    answer built (none of the answers it keeps), its CPU time per answer: the rate it can serve
+ *    each at, HTTP and all. The target is for this rate; section 3 shows the searches' and
+ *    records' own share of it.
  *
  * The database defaults to the 1M generated one (BENCH_DB, as bench:fhir).
  */
@@ -32,14 +36,22 @@ import { Stepped } from "../src/directory/stepped";
 import { WORK } from "../src/model/request-caps";
 import { zipPlaces } from "../src/model/zip-places";
 import { toEndpointFilter } from "../src/server/endpoints/filter";
+import { dataPageText } from "../src/server/http/json";
+import { cpuSecondsOf, withServedCopy } from "./lib/process";
 
 const { values, positionals, fail } = parseCli({
   command: "bun run bench:lookup-filters",
-  synopsis: ["[<database.sqlite>] [--requests <n>]"],
+  synopsis: ["[<database.sqlite>] [--requests <n>] [--served]"],
   description:
-    "The list's lookup filters (npi, host, url, city, near) against the unfiltered list: index build, work units, in-process rate. The database defaults to BENCH_DB, else the 1M generated one.",
-  options: { requests: { type: "string", default: "4000" } },
-  optionHelp: [["--requests <n>", "answers timed per shape (default 4000, at least 10)"]],
+    "The list's lookup filters (npi, host, url, city, near) against the unfiltered list: index build, work units, in-process rate, and with --served the rate a real server answers each at. The database defaults to BENCH_DB, else the 1M generated one.",
+  options: { requests: { type: "string", default: "4000" }, served: { type: "boolean", default: false } },
+  optionHelp: [
+    ["--requests <n>", "answers timed per shape (default 4000, at least 10)"],
+    [
+      "--served",
+      "also from a real server on a copy of the database: its CPU per answer (BENCH_SERVER_CPUS, default 0)",
+    ],
+  ],
   allowPositionals: true,
 });
 const ROOT = resolve(import.meta.dir, "..");
@@ -81,29 +93,33 @@ const spread = <T>(pick: (ordinal: number) => T | null, count: number): T[] => {
   return [...out];
 };
 const SAMPLES = 200;
+/** Values per shape served (section 4): with VARIANTS, more distinct URLs than a server keeps answers. */
+const SERVED_VALUES = 300;
 const domainOf = (host: string) => host.split(".").slice(-2).join(".");
-const samples: Record<string, string[]> = {
-  npi: spread((o) => (columns.npi[o]! > 0 ? `npi=${columns.npi[o]}` : null), SAMPLES),
-  "host (a host)": spread((o) => `host=${hostOf(strings.urls[columns.url[o]!]!)}`, SAMPLES),
-  "host (a domain)": spread((o) => `host=${domainOf(hostOf(strings.urls[columns.url[o]!]!)!)}`, SAMPLES),
-  url: spread((o) => `url=${encodeURIComponent(strings.urls[columns.url[o]!]!)}`, SAMPLES),
+/** `count` values of each new filter, spread over the list, as queries. */
+const sampleQueries = (count: number): Record<string, string[]> => ({
+  npi: spread((o) => (columns.npi[o]! > 0 ? `npi=${columns.npi[o]}` : null), count),
+  "host (a host)": spread((o) => `host=${hostOf(strings.urls[columns.url[o]!]!)}`, count),
+  "host (a domain)": spread((o) => `host=${domainOf(hostOf(strings.urls[columns.url[o]!]!)!)}`, count),
+  url: spread((o) => `url=${encodeURIComponent(strings.urls[columns.url[o]!]!)}`, count),
   city: spread(
     (o) => (columns.city[o]! >= 0 ? `city=${encodeURIComponent(strings.cities[columns.city[o]!]!)}` : null),
-    SAMPLES,
+    count,
   ),
   "near, 25 miles": spread((o) => {
     const zip = columns.zipCode[o]! >= 0 ? strings.zipCodes[columns.zipCode[o]!]!.slice(0, 5) : "";
     return zipPlaces().has(zip) ? `near=${zip}` : null;
-  }, SAMPLES),
+  }, count),
   "near, 100 miles": spread((o) => {
     const zip = columns.zipCode[o]! >= 0 ? strings.zipCodes[columns.zipCode[o]!]!.slice(0, 5) : "";
     return zipPlaces().has(zip) ? `near=${zip}&radius=100` : null;
-  }, SAMPLES),
+  }, count),
   "near, 25 miles, by name": spread((o) => {
     const zip = columns.zipCode[o]! >= 0 ? strings.zipCodes[columns.zipCode[o]!]!.slice(0, 5) : "";
     return zipPlaces().has(zip) ? `near=${zip}&sort=name` : null;
-  }, SAMPLES),
-};
+  }, count),
+});
+const samples = sampleQueries(SAMPLES);
 
 const config = loadConfig({ DATABASE_PATH: path, RATE_LIMIT_MAX: "0", LOG_LEVEL: "error" });
 const db = openDatabase(path);
@@ -134,13 +150,13 @@ const listAnswer = (query: string) => {
   const filter = toEndpointFilter(params);
   if (snapshot.search.cost(filter, 25) > WORK.budget) return "";
   const page = Number(params.page ?? 1);
-  const { total, records, bases, ready, distance } = snapshot.list(
+  const { total, records, wide, bases, ready, distance } = snapshot.list(
     filter,
     (page - 1) * 25,
     25,
     params.sort === "relevance" ? "relevance" : undefined,
   );
-  return JSON.stringify({ success: true, data: records, meta: { total, page, limit: 25, bases, ready, distance } });
+  return dataPageText(records, wide, { total, page, limit: 25, bases, ready, distance });
 };
 // Two filters the list already had, for scale: their pages are scattered over the list too.
 const existing: [string, string[]][] = [
@@ -206,4 +222,105 @@ for (const [name] of shapes) {
 console.log(
   `  (rates: the unfiltered list's µs per answer over the shape's; "spread": pages 1 to ${lastPage} of the whole list, in process only, the route's last page being 1000)`,
 );
+// The served section's values, read before the bench's own copy of the data is let go.
+const servedSamples = values.served ? sampleQueries(SERVED_VALUES) : {};
+directory.close();
+db.sqlite.close();
+
+// 4. Served: the same shapes from a real server, each request's answer built (none kept).
+if (values.served) await served();
 process.exit(0);
+
+/**
+ * The rate a server answers each shape at, from its CPU time per answer: a copy of the database
+ * served by src/index.ts pinned to BENCH_SERVER_CPUS (as bench:http runs it, the limiter counting
+ * and never refusing), CLIENTS requests in flight at a time from this process. A server keeps up
+ * to 1,000 answers per version (src/server/http/answers.ts), so each shape cycles through more
+ * distinct URLs than that: its values, each also with `page=1`, `limit=25` or both, which asks
+ * for the same page; no URL comes round again before 1,000 others, so every answer is built.
+ */
+async function served() {
+  // The same request in other words: the default page and limit said, before or after the filter.
+  const VARIANTS = ["", "page=1", "limit=25", "page=1&limit=25", "limit=25&page=1"];
+  const CLIENTS = 8;
+  const pages = Array.from({ length: 1000 }, (_, i) => `page=${i + 1}`);
+  const servedShapes: [string, string[]][] = [
+    [UNFILTERED, [...pages, ...pages.map((page) => `${page}&limit=25`), ...pages.map((page) => `limit=25&${page}`)]],
+    ...Object.entries(servedSamples).map(([name, queries]): [string, string[]] => [
+      name,
+      VARIANTS.flatMap((variant) =>
+        variant === "" ? queries : [...queries.map((q) => `${q}&${variant}`), ...queries.map((q) => `${variant}&${q}`)],
+      ),
+    ]),
+  ];
+  for (const [name, urls] of servedShapes)
+    if (new Set(urls).size <= 1000)
+      throw new Error(`${name}: ${new Set(urls).size} distinct URLs, not more than the server keeps`);
+  const serverCpus = process.env.BENCH_SERVER_CPUS || "0";
+  await withServedCopy(
+    {
+      source: path,
+      script: join(ROOT, "src/index.ts"),
+      cpus: serverCpus,
+      env: { RATE_LIMIT_MAX: "100000000", RATE_LIMIT_WINDOW_SECONDS: "60" },
+      readyTimeoutMs: 300_000,
+    },
+    async (server) => {
+      const base = `http://127.0.0.1:${server.port}/api/v1/endpoints?`;
+      const next = new Map(servedShapes.map(([name]) => [name, 0]));
+      /** `count` requests of one shape, CLIENTS at a time, continuing its cycle of URLs; the server's CPU seconds and the wall seconds they took. */
+      const send = async (name: string, urls: string[], count: number, encoding: string) => {
+        let sent = 0;
+        const failed: string[] = [];
+        const cpu = cpuSecondsOf(server.pid)!;
+        const started = performance.now();
+        const client = async () => {
+          while (sent < count) {
+            sent++;
+            const at = next.get(name)!;
+            next.set(name, at + 1);
+            const response = await fetch(`${base}${urls[at % urls.length]}`, {
+              headers: { "accept-encoding": encoding },
+            });
+            await response.arrayBuffer();
+            if (response.status !== 200) failed.push(`${response.status} ${urls[at % urls.length]}`);
+          }
+        };
+        await Promise.all(Array.from({ length: CLIENTS }, client));
+        if (failed.length > 0) throw new Error(`${name}: ${failed.length} answers not 200, first ${failed[0]}`);
+        return { cpu: cpuSecondsOf(server.pid)! - cpu, wall: (performance.now() - started) / 1000 };
+      };
+      // Uncompressed, as bench:http's load asks; then compressed, as browsers and most HTTP
+      // clients ask (the server then compresses every answer it builds, the larger share of its work).
+      for (const encoding of ["identity", "gzip, br"]) {
+        for (const [name, urls] of servedShapes) await send(name, urls, 300, encoding); // warm-up
+        const cpuSeconds = new Map(servedShapes.map(([name]) => [name, 0]));
+        const wallSeconds = new Map(servedShapes.map(([name]) => [name, 0]));
+        const perShape = Math.ceil(requests / ROUNDS);
+        for (let round = 0; round < ROUNDS; round++)
+          for (const [name, urls] of servedShapes) {
+            const { cpu, wall } = await send(name, urls, perShape, encoding);
+            cpuSeconds.set(name, cpuSeconds.get(name)! + cpu);
+            wallSeconds.set(name, wallSeconds.get(name)! + wall);
+          }
+        const answers = perShape * ROUNDS;
+        console.log(
+          `\n${answers} answers each, Accept-Encoding: ${encoding}, from a server pinned to CPU ${serverCpus}, ${CLIENTS} in flight, ${ROUNDS} alternated rounds, none kept (load ${loadavg()[0]!.toFixed(1)}):`,
+        );
+        console.log(
+          `  ${"".padEnd(26)} ${"server CPU µs".padStart(13)} ${"% of unfiltered".padStart(15)} ${"answers/s".padStart(10)} ${"% of unfiltered".padStart(15)}`,
+        );
+        for (const [name] of servedShapes) {
+          const cpu = cpuSeconds.get(name)!;
+          const wall = wallSeconds.get(name)!;
+          console.log(
+            `  ${name.padEnd(26)} ${((cpu / answers) * 1e6).toFixed(1).padStart(13)} ${percent(cpuSeconds.get(UNFILTERED)!, cpu).padStart(15)} ${(answers / wall).toFixed(0).padStart(10)} ${percent(wallSeconds.get(UNFILTERED)!, wall).padStart(15)}`,
+          );
+        }
+      }
+      console.log(
+        "  (rates: the unfiltered list's server CPU per answer over the shape's, the target's measure; answers/s: the wall clock, which a busy machine also slows)",
+      );
+    },
+  );
+}
