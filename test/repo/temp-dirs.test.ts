@@ -1,24 +1,13 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { runScript } from "../support/run-script";
 import { tempDir } from "../support/temp-db";
 
-const ROOT = join(import.meta.dir, "..", "..");
 const MAKER = "./test/repo/fixtures/temp-dir-maker.ts";
 
 /** Runs the maker file as `bun test` does with the repository's bunfig.toml, its temp dir `tmp`; the paths it printed. */
 async function runMaker(tmp: string, args: string[]): Promise<{ made: string[]; output: string; code: number }> {
-  const child = Bun.spawn([process.execPath, "test", ...args, MAKER], {
-    cwd: ROOT,
-    env: { ...process.env, TMPDIR: tmp },
-    stdout: "pipe",
-    stderr: "pipe",
-  });
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(child.stdout).text(),
-    new Response(child.stderr).text(),
-    child.exited,
-  ]);
+  const { code, stdout, stderr } = await runScript("test", [...args, MAKER], { TMPDIR: tmp });
   const output = `${stdout}${stderr}`;
   const made = [...output.matchAll(/^made (.+)$/gm)].map((match) => match[1]!);
   return { made, output, code };
