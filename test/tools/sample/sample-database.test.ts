@@ -4,10 +4,10 @@
  * recorded answer produced the probe outcome the manifest says, and builds are deterministic (this
  * file's build and the one the tests share, test/support/built-once.ts).
  *
- * This file builds the sample twice, both with the CLI (`bun run data:sample`), at once in
- * beforeAll: once with --out (the build whose contents the tests read), once at DATABASE_PATH
- * over an existing file (the tests of the default target and of a file replaced whole). Each
- * build costs two CPU seconds; the tests read what these two left.
+ * This file builds the sample twice, both with the CLI (`bun run data:sample`), in beforeAll:
+ * once with --out (the build whose contents the tests read), once at DATABASE_PATH over an
+ * existing file (the tests of the default target and of a file replaced whole). Each build costs
+ * two CPU seconds; the tests read what these two left.
  */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -94,12 +94,9 @@ beforeAll(async () => {
   marked.run("INSERT INTO dataset_meta (key, value) VALUES ('left-by', 'the file replaced')");
   marked.close();
   writeFileSync(`${existing}-wal`, "stale");
-  const [cli, env] = await Promise.all([
-    sampleCli(["--out", join(dir, "a", "directory.sqlite")]),
-    sampleCli([], { DATABASE_PATH: existing }),
-  ]);
-  withOut = cli;
-  atDatabasePath = { exitCode: env.exitCode, out: existing };
+  // One after the other: each probes a local replay of the recorded answers, with time-outs.
+  withOut = await sampleCli(["--out", join(dir, "a", "directory.sqlite")]);
+  atDatabasePath = { exitCode: (await sampleCli([], { DATABASE_PATH: existing })).exitCode, out: existing };
   db = new Database(join(dir, "a", "directory.sqlite"), { readonly: true });
   second = new Database(join(dir, "b", "directory.sqlite"), { readonly: true });
 }, 60_000);
