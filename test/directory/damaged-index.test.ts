@@ -21,7 +21,7 @@ import { removeTempDirs, tempDbPath } from "../support/temp-db";
  * src/index.ts`), whose log says what was wrong. The other kinds, by the server's parts in this
  * process (openDirectory with the damage told to the test, createApp listening on 127.0.0.1), as
  * src/index.ts puts them together: what each kind tests is the Directory's check of the bytes,
- * and a server process (its start, its log) costs a CPU second each time.
+ * and a server process (its start, its log) costs about half a CPU second each time.
  */
 const env = { INDEX_IN_PROCESS_BELOW: "0", RATE_LIMIT_MAX: "0" };
 const WARNING = "directory index damaged";

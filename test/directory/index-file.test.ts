@@ -128,7 +128,7 @@ describe("directory index built in a child process and kept on disk", async () =
 /**
  * The app on the database at `path` with `env`, as a server start opens it (openDirectory, then
  * createApp), in this process: the tests below are about the index a start finds or builds, and
- * a server process costs most of a CPU second to start.
+ * a server process costs about half a CPU second to start.
  */
 function startApp(path: string, env: Record<string, string>) {
   const db = openDatabase(path);
