@@ -6,7 +6,9 @@
 import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { openDatabase } from "../../src/db/client";
 import type { Freshness } from "../../src/model/freshness";
+import { ingestAll } from "../../src/pipeline/ingest";
 import { farmDocuments } from "../../tools/farm/documents";
 import { type Behaviour, type Farm, startFarm } from "../../tools/farm/farm";
 import { writeAcmeRegistry } from "../support/acme";
@@ -52,8 +54,9 @@ interface Directory {
 
 /**
  * A directory of `behaviours.length` local FHIR servers (`perHost` base URLs each), read from a
- * local list by `bun run ingest`: every entry listed and unprobed, as a first start leaves the
- * national one.
+ * local list by what `bun run ingest` runs (ingestAll, in this process: a process of its own
+ * costs half a CPU second, for each of these tests): every entry listed and unprobed, as a first
+ * start leaves the national one.
  */
 async function localDirectory(behaviours: Behaviour[], perHost: number, slowMs: [number, number]): Promise<Directory> {
   farm = await startFarm(behaviours, { documents: farmDocuments(), slowMs, firstOctet: 61 });
@@ -87,8 +90,13 @@ async function localDirectory(behaviours: Behaviour[], perHost: number, slowMs: 
     INGEST_REGISTRY: registry,
     ALLOW_PRIVATE_NETWORK: "true",
   };
-  const ingest = await runScript("src/pipeline/ingest/cli.ts", [], env);
-  expect(ingest.code).toBe(0);
+  const db = openDatabase(env.DATABASE_PATH);
+  try {
+    const lists = await ingestAll(db, { registryPath: registry, allowPrivateNetwork: true });
+    expect(lists.map((list) => [list.listId, list.ok])).toEqual([["acme-all", true]]);
+  } finally {
+    db.sqlite.close();
+  }
   expect(countRows(env.DATABASE_PATH, "SELECT COUNT(*) AS n FROM probes")).toBe(0);
   return { path: env.DATABASE_PATH, urls, env };
 }
@@ -109,18 +117,25 @@ async function freshness(server: ServerProcess): Promise<Freshness> {
   return ((await response.json()) as { data: Freshness }).data;
 }
 
-/** Asks the freshness answer every 50 ms until `until` holds of it (at most `timeoutMs`); every answer seen. */
-async function watch(server: ServerProcess, until: (f: Freshness) => boolean, timeoutMs = 45_000) {
+/**
+ * Asks the freshness answer every `everyMs` until `until` holds of it (at most `timeoutMs`); every
+ * answer seen. 50 ms catches a run in the middle; a run's outcome, which stays, is waited for
+ * at OUTCOME_POLL_MS (each answer costs the server and the test a little CPU: these tests wait
+ * for a minute in all).
+ */
+async function watch(server: ServerProcess, until: (f: Freshness) => boolean, everyMs = 50, timeoutMs = 45_000) {
   const seen: Freshness[] = [];
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const f = await freshness(server);
     seen.push(f);
     if (until(f)) return seen;
-    await Bun.sleep(50);
+    await Bun.sleep(everyMs);
   }
   throw new Error(`not reached in ${timeoutMs} ms; last answer: ${JSON.stringify(seen.at(-1))}`);
 }
+
+const OUTCOME_POLL_MS = 250;
 
 const statuses = (path: string) =>
   new Database(path, { readonly: true })
@@ -158,7 +173,7 @@ describe("the server refreshes its directory by itself", () => {
         await page.locator("#freshness", { hasText: /asking servers now: \d+ of 72/ }).waitFor();
         expect(await page.textContent("#freshness")).toContain("results appear as they come");
       }
-      const done = await watch(server, (f) => f.lastRun !== null);
+      const done = await watch(server, (f) => f.lastRun !== null, OUTCOME_POLL_MS);
       const last = done.at(-1)!;
       expect(last.currentRun).toBeNull();
       expect(last.lastRun).toMatchObject({ outcome: "ok", urlsDone: dir.urls.length, urlsTotal: dir.urls.length });
@@ -207,7 +222,7 @@ describe("the server refreshes its directory by itself", () => {
 
     const second = await startServer({ ...dir.env, ...SCHEDULE });
     servers.push(second);
-    const done = await watch(second, (f) => f.lastRun !== null);
+    const done = await watch(second, (f) => f.lastRun !== null, OUTCOME_POLL_MS);
     const last = done.at(-1)!;
     expect(last.lastRun!.outcome).toBe("ok");
     // The resumed run asked only what the killed one had not stored, and nothing it had.
@@ -226,7 +241,7 @@ describe("the server refreshes its directory by itself", () => {
     const schedule = { ...dir.env, ...SCHEDULE, REFRESH_LOCK_SECONDS: "10" };
     const [a, b] = await Promise.all([startServer(schedule), startServer(schedule)]);
     servers.push(a!, b!);
-    await watch(a!, (f) => f.lastRun !== null);
+    await watch(a!, (f) => f.lastRun !== null, OUTCOME_POLL_MS);
     const fromB = await freshness(b!);
     expect(fromB.lastRun?.outcome).toBe("ok");
     expect(countRows(dir.path, "SELECT COUNT(*) AS n FROM refresh_runs")).toBe(1);
@@ -242,7 +257,7 @@ describe("the server refreshes its directory by itself", () => {
     const byHand = await runScript("src/pipeline/refresh/cli.ts", [], { ...dir.env, REFRESH_LOCK_SECONDS: "2" });
     expect(byHand.code).toBe(4);
     expect(byHand.stderr).toContain("another run holds the lock");
-    await watch(server, (f) => f.lastRun !== null);
+    await watch(server, (f) => f.lastRun !== null, OUTCOME_POLL_MS);
     expect(countRows(dir.path, "SELECT COUNT(*) AS n FROM refresh_runs")).toBe(1);
   }, 90_000);
 
@@ -262,7 +277,7 @@ describe("the server refreshes its directory by itself", () => {
     };
     const server = await startServer(env);
     servers.push(server);
-    await watch(server, (f) => f.lastRun?.outcome === "ok");
+    await watch(server, (f) => f.lastRun?.outcome === "ok", OUTCOME_POLL_MS);
     expect(statuses(dir.path)).toEqual([{ status: "verified", n: 24 }]);
     const probedAt = () =>
       new Database(dir.path, { readonly: true }).prepare("SELECT url, probed_at FROM probes ORDER BY url").all();
@@ -270,11 +285,11 @@ describe("the server refreshes its directory by itself", () => {
     // The network goes: every host and the canary refuse.
     await farm!.stop();
     farm = null;
-    const one = (await watch(server, (f) => f.lastRun?.outcome === "outage")).at(-1)!;
+    const one = (await watch(server, (f) => f.lastRun?.outcome === "outage", OUTCOME_POLL_MS)).at(-1)!;
     expect(one.failuresInARow).toBe(1);
     expect(one.lastRun!.detail).toContain("lost the network");
     expect(Date.parse(one.nextRunAt!) - Date.parse(one.lastRun!.finishedAt)).toBe(3_000);
-    const two = (await watch(server, (f) => f.failuresInARow === 2)).at(-1)!;
+    const two = (await watch(server, (f) => f.failuresInARow === 2, OUTCOME_POLL_MS)).at(-1)!;
     expect(Date.parse(two.lastRun!.startedAt)).toBeGreaterThanOrEqual(Date.parse(one.nextRunAt!));
     expect(Date.parse(two.nextRunAt!) - Date.parse(two.lastRun!.finishedAt)).toBe(6_000);
     // Nothing of either run was recorded: every entry still verified, every probe as it was.

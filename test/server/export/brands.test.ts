@@ -138,6 +138,15 @@ afterAll(async () => {
 });
 
 const resources = (bundle: Resource) => (bundle.entry ?? []).map((entry) => entry.resource);
+/**
+ * A copy of `bundle` whose resources may be given other fields (not changed inside one): each
+ * resource copied, its fields shared with the original. A deep copy of the national bundle took
+ * most of a CPU second.
+ */
+const withOwnResources = (bundle: Resource): Resource => ({
+  ...bundle,
+  entry: bundle.entry?.map((entry) => ({ ...entry, resource: { ...entry.resource } })),
+});
 const organizations = (bundle: Resource) => resources(bundle).filter((r) => r.resourceType === "Organization");
 
 describe("the national brands bundle", () => {
@@ -147,7 +156,7 @@ describe("the national brands bundle", () => {
   });
 
   test("the validator is not vacuous: it finds what a broken bundle breaks", () => {
-    const broken = structuredClone(brands);
+    const broken = withOwnResources(brands);
     const [first, second] = organizations(broken).filter((o) => !o.id!.startsWith("developer-"));
     first!.telecom = undefined;
     first!.meta = undefined;
@@ -163,7 +172,7 @@ describe("the national brands bundle", () => {
       `${orphan}: named by no brand`,
     ]);
     // An http:// contact, and a contact with neither value nor absent reason.
-    const contacts = structuredClone(brands);
+    const contacts = withOwnResources(brands);
     const [plain, unexplained] = resources(contacts).filter((r) => r.resourceType === "Endpoint");
     plain!.contact = [{ system: "url", value: "http://example.org/developers" }];
     unexplained!.contact = [{ system: "url" }];

@@ -59,15 +59,14 @@ test("every filter combination: the export holds the list's records, in the list
     const csv = await exportText(live.app, `format=csv${sep}${filters}`);
     const rows = parseCsv(csv.text).slice(1);
     const expectedRows = expected.map(expectedCsvRow);
-    if (JSON.stringify(rows) !== JSON.stringify(expectedRows))
-      failures.push(`csv ${filters}: ${rows.length} rows vs ${expected.length}`);
+    if (!Bun.deepEquals(rows, expectedRows)) failures.push(`csv ${filters}: ${rows.length} rows vs ${expected.length}`);
 
     const fhir = await exportText(live.app, `format=fhir${sep}${filters}`);
     const bundle = JSON.parse(fhir.text) as FhirBundle;
     const addresses = (bundle.entry ?? [])
       .filter((item) => item.resource.resourceType === "Endpoint")
       .map((item) => item.resource.address);
-    if (JSON.stringify(addresses) !== JSON.stringify(distinctUrls(expected)))
+    if (!Bun.deepEquals(addresses, distinctUrls(expected)))
       failures.push(`fhir ${filters}: ${addresses.length} Endpoints vs ${distinctUrls(expected).length} URLs`);
   }
   expect(failures).toEqual([]);
