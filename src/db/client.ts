@@ -87,3 +87,14 @@ export function openReadOnly(path: string, busyTimeoutMs: number): Database {
 export function beginRead(sqlite: Database) {
   sqlite.exec("BEGIN");
 }
+
+/**
+ * Ends the read transaction `beginRead` opened, then closes the connection. Bun's close leaves a
+ * connection whose prepared statements are not finalized yet open until they are collected, with
+ * its transaction: until then the version it pinned would keep the write-ahead log from being
+ * folded into the file (a checkpoint reports it busy, and the log grows with every write).
+ */
+export function closeReader(sqlite: Database) {
+  if (sqlite.inTransaction) sqlite.exec("COMMIT");
+  sqlite.close();
+}

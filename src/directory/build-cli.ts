@@ -9,7 +9,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseCli } from "../cli/args";
-import { beginRead, openReadOnly } from "../db/client";
+import { beginRead, closeReader, openReadOnly } from "../db/client";
 import { readDatabaseId, readDatasetVersion } from "../db/dataset-meta";
 import { storeIndex } from "../db/stored-index";
 import { buildDirectoryData } from "./build-data";
@@ -48,7 +48,7 @@ export async function buildIndexFile(
     built = { version, databaseId, bytes, cards: data.reportCards };
     return file;
   } finally {
-    sqlite.close();
+    closeReader(sqlite);
     // Stored once the read transaction is closed (a database not in WAL mode could not be written under it).
     if (built) {
       storeIndex(databasePath, DATA_FORMAT, built.version, built.databaseId, built.bytes);

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config";
 import { processAlive } from "../db/build-file";
-import { beginRead, type Db, openReader } from "../db/client";
+import { beginRead, closeReader, type Db, openReader } from "../db/client";
 import { readDatabaseId, readDatasetVersion } from "../db/dataset-meta";
 import { countEntries, maxEntryRowId } from "../db/describe";
 import { readStoredIndex } from "../db/stored-index";
@@ -133,7 +133,7 @@ export class Directory {
       mkdirSync(this.indexDir, { recursive: true });
       return { sqlite, pinned, file, builder: [process.execPath, BUILD_CLI, this.path, file, String(version)] };
     } catch (error) {
-      sqlite.close();
+      closeReader(sqlite);
       throw error;
     }
   }
@@ -181,7 +181,7 @@ export class Directory {
   /** False when the database moved on before the child process pinned it (plan again). */
   private built(plan: Plan, exitCode: number | null): boolean {
     if (exitCode === VERSION_MOVED) {
-      plan.sqlite.close();
+      closeReader(plan.sqlite);
       return false;
     }
     if (exitCode !== 0) this.abandon(plan, new Error(`index build failed with exit code ${exitCode}`));
@@ -199,7 +199,7 @@ export class Directory {
     if (data) return data;
     if (plan.builder) this.abandon(plan, new Error(`${plan.file}, just built, cannot be served`));
     rmSync(plan.file!, { force: true });
-    plan.sqlite.close();
+    closeReader(plan.sqlite);
     return null;
   }
 
@@ -248,7 +248,7 @@ export class Directory {
   }
 
   private abandon(plan: Plan, error: unknown): never {
-    plan.sqlite.close();
+    closeReader(plan.sqlite);
     throw error;
   }
 

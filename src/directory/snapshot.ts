@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { closeReader } from "../db/client";
 import { readLastRefreshAt } from "../db/dataset-meta";
 import { dayNumber, dayText, NATIONAL, readReportHistory } from "../db/report-history";
 import { type ProbeRefRow, snapshotReads } from "../db/snapshot-reads";
@@ -210,7 +211,7 @@ export class DatasetSnapshot {
   }
 
   close() {
-    this.sqlite.close();
+    closeReader(this.sqlite);
   }
 
   /**

@@ -55,6 +55,35 @@ describe("a refresh switches the served dataset without a restart", () => {
   });
 });
 
+describe("the version a refresh replaces", () => {
+  test("holds no read transaction once swapped out: a checkpoint folds each write into the file", async () => {
+    const { app, db } = fixtureApp();
+    /** PRAGMA wal_checkpoint's answer: a reader holding back, the log's frames, those folded into the file. */
+    const checkpoint = () => {
+      const [busy, frames, folded] = db.sqlite.prepare("PRAGMA wal_checkpoint(PASSIVE)").values()[0] as number[];
+      return { busy: busy!, frames: frames!, folded: folded! };
+    };
+    for (const [name, at] of [
+      ["Zephyr Clinic", "2026-11-22T00:00:00.000Z"],
+      ["Yarrow Clinic", "2026-11-23T00:00:00.000Z"],
+    ] as const) {
+      // Served answers read through the version's connection (statements prepared on it).
+      for (const path of ["/api/v1/endpoints?vendor=meditech", "/api/v1/stats", "/api/v1/vendors"])
+        expect((await get(app, path)).status).toBe(200);
+      addEntry(db, name, at);
+      const written = checkpoint().frames;
+      // Until the swap the served version's reader holds the write out of the file; once it is
+      // swapped out, nothing does (the new version's reader sees the write).
+      expect(checkpoint().folded).toBeLessThan(written);
+      expect(await app.directory.refreshIfChanged()).toBe(true);
+      const after = checkpoint();
+      expect(after.busy).toBe(0);
+      expect(after.folded).toBeGreaterThanOrEqual(written);
+    }
+    app.directory.close();
+  });
+});
+
 describe("two datasets at the same version number", () => {
   test("never share cached bodies or ETags", async () => {
     const a = fixtureApp().app;
