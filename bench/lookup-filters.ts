@@ -23,15 +23,6 @@ import { Database } from "bun:sqlite";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { parseCli } from "../src/cli/args";
-import { loadConfig } from "../src/config";
-import { beginRead, openDatabase } from "../src/db/client";
-import { buildDirectoryData } from "../src/directory/build-data";
-import { openDirectory } from "../src/directory/directory";
-import { buildLookupTables, EntryLookups, hostOf } from "../src/directory/lookups";
-import { Stepped } from "../src/directory/stepped";
-import { WORK } from "../src/model/request-caps";
-import { zipPlaces } from "../src/model/zip-places";
-import { toEndpointFilter } from "../src/server/endpoints/filter";
 
 const { values, positionals, fail } = parseCli({
   command: "bun run bench:lookup-filters",
@@ -42,6 +33,17 @@ const { values, positionals, fail } = parseCli({
   optionHelp: [["--requests <n>", "answers timed per shape (default 4000, at least 10)"]],
   allowPositionals: true,
 });
+
+// Loaded once the arguments are read: `--help` and a bad argument answer without them.
+const { loadConfig } = await import("../src/config");
+const { beginRead, openDatabase } = await import("../src/db/client");
+const { buildDirectoryData } = await import("../src/directory/build-data");
+const { openDirectory } = await import("../src/directory/directory");
+const { buildLookupTables, EntryLookups, hostOf } = await import("../src/directory/lookups");
+const { Stepped } = await import("../src/directory/stepped");
+const { WORK } = await import("../src/model/request-caps");
+const { zipPlaces } = await import("../src/model/zip-places");
+const { toEndpointFilter } = await import("../src/server/endpoints/filter");
 const ROOT = resolve(import.meta.dir, "..");
 const path =
   positionals[0] ?? process.env.BENCH_DB ?? join(ROOT, "bench", "data", "endpoints-1000000-seed1-history400.sqlite");
