@@ -13,9 +13,7 @@ test("schema.ts declares the tables and columns the migrations make", () => {
   const { db, cleanup } = tempDatabase();
   try {
     // Typed as the tables' common class: inferred, tsc would check each call on every table's type.
-    const declared: SQLiteTable[] = Object.values(schema as Record<string, unknown>).filter((value) =>
-      is(value, SQLiteTable),
-    );
+    const declared: SQLiteTable[] = Object.values<unknown>(schema).filter((value) => is(value, SQLiteTable));
     expect(declared.length).toBeGreaterThan(10);
     const migrated = db.sqlite
       .prepare(
