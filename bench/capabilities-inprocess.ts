@@ -9,10 +9,6 @@
  * sampled id once (warm-up), then times `--requests` answers for ids drawn at random.
  */
 import { parseCli } from "../src/cli/args";
-import { loadConfig } from "../src/config";
-import { openDatabase } from "../src/db/client";
-import { openDirectory } from "../src/directory/directory";
-import { createApp } from "../src/server/app";
 
 const parsed = parseCli({
   command: "bun run bench:capabilities-inprocess",
@@ -26,6 +22,13 @@ const parsed = parseCli({
   ],
   allowPositionals: true,
 });
+
+// Loaded once the arguments are read: `--help` and a bad argument answer without them.
+const { loadConfig } = await import("../src/config");
+const { openDatabase } = await import("../src/db/client");
+const { openDirectory } = await import("../src/directory/directory");
+const { createApp } = await import("../src/server/app");
+
 const path = parsed.positionals[0] ?? parsed.fail("missing <database.sqlite>");
 const requests = Number(parsed.values.requests);
 const idCount = Number(parsed.values.ids);

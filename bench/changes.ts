@@ -21,7 +21,6 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseCli } from "../src/cli/args";
-import { generateDataset } from "../tools/generate/generator";
 import { envNumber } from "./lib/env";
 import { cpuSecondsOf, freePort, type Started, startPinned, stop, waitUntilAnswers } from "./lib/process";
 import { fmt, median, TARGETS } from "./lib/report";
@@ -37,6 +36,9 @@ parseCli({
   environment:
     "BENCH_PARTS (size,read,record), BENCH_DB, BENCH_SECONDS (5), BENCH_ROUNDS (3), BENCH_CONNECTIONS (50), BENCH_SERVER_CPUS (0), BENCH_LOAD_CPUS (1), BENCH_RECORD_RUNS (3), BENCH_BASELINE.",
 });
+
+// Loaded once the arguments are read: `--help` and a bad argument answer without them.
+const { generateDataset } = await import("../tools/generate/generator");
 
 const ROOT = resolve(import.meta.dir, "..");
 const DATA = join(ROOT, "bench", "data");

@@ -12,9 +12,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseCli } from "../src/cli/args";
-import { openDatabase } from "../src/db/client";
-import { DAY_MS } from "../src/db/history-format";
-import { recordHistory } from "../src/pipeline/probe/history";
 import type { ProbeRecord } from "../src/pipeline/probe/record";
 
 const { values, fail } = parseCli({
@@ -28,6 +25,11 @@ const { values, fail } = parseCli({
     ["--days <n>", "days of probes (default 431: 31 days of records and 400 of daily figures)"],
   ],
 });
+
+// Loaded once the arguments are read: `--help` and a bad argument answer without them.
+const { openDatabase } = await import("../src/db/client");
+const { DAY_MS } = await import("../src/db/history-format");
+const { recordHistory } = await import("../src/pipeline/probe/history");
 const urls = Number(values.urls);
 const days = Number(values.days);
 if (!Number.isInteger(urls) || urls < 1 || !Number.isInteger(days) || days < 1)

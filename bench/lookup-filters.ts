@@ -27,17 +27,6 @@ import { Database } from "bun:sqlite";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { parseCli } from "../src/cli/args";
-import { loadConfig } from "../src/config";
-import { beginRead, openDatabase } from "../src/db/client";
-import { buildDirectoryData } from "../src/directory/build-data";
-import { openDirectory } from "../src/directory/directory";
-import { buildLookupTables, EntryLookups, hostOf } from "../src/directory/lookups";
-import { Stepped } from "../src/directory/stepped";
-import { WORK } from "../src/model/request-caps";
-import { zipPlaces } from "../src/model/zip-places";
-import { toEndpointFilter } from "../src/server/endpoints/filter";
-import { dataPageText } from "../src/server/http/json";
-import { cpuSecondsOf, withServedCopy } from "./lib/process";
 
 const { values, positionals, fail } = parseCli({
   command: "bun run bench:lookup-filters",
@@ -54,6 +43,19 @@ const { values, positionals, fail } = parseCli({
   ],
   allowPositionals: true,
 });
+
+// Loaded once the arguments are read: `--help` and a bad argument answer without them.
+const { loadConfig } = await import("../src/config");
+const { beginRead, openDatabase } = await import("../src/db/client");
+const { buildDirectoryData } = await import("../src/directory/build-data");
+const { openDirectory } = await import("../src/directory/directory");
+const { buildLookupTables, EntryLookups, hostOf } = await import("../src/directory/lookups");
+const { Stepped } = await import("../src/directory/stepped");
+const { WORK } = await import("../src/model/request-caps");
+const { zipPlaces } = await import("../src/model/zip-places");
+const { toEndpointFilter } = await import("../src/server/endpoints/filter");
+const { dataPageText } = await import("../src/server/http/json");
+const { cpuSecondsOf, withServedCopy } = await import("./lib/process");
 const ROOT = resolve(import.meta.dir, "..");
 const path =
   positionals[0] ?? process.env.BENCH_DB ?? join(ROOT, "bench", "data", "endpoints-1000000-seed1-history400.sqlite");

@@ -17,8 +17,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseCli } from "../src/cli/args";
-import { openDatabase } from "../src/db/client";
-import { probeDue } from "../src/pipeline/probe";
 
 const { values } = parseCli({
   command: "bun run bench:probe",
@@ -53,6 +51,10 @@ const { values } = parseCli({
     rounds: { type: "string", default: "5" },
   },
 });
+
+// Loaded once the arguments are read: `--help` and a bad argument answer without them.
+const { openDatabase } = await import("../src/db/client");
+const { probeDue } = await import("../src/pipeline/probe");
 
 const METADATA = JSON.stringify(
   {

@@ -15,13 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseCli } from "../src/cli/args";
-import { loadConfig } from "../src/config";
-import { beginRead, openDatabase } from "../src/db/client";
-import { NATIONAL, writeReportPoints } from "../src/db/report-history";
-import { buildDirectoryData } from "../src/directory/build-data";
-import { openDirectory } from "../src/directory/directory";
-import { type Figure, historyFigures } from "../src/model/report-card";
-import { createApp } from "../src/server/app";
+import type { Figure } from "../src/model/report-card";
 
 const { values, positionals, fail } = parseCli({
   command: "bun run bench:report-cards",
@@ -36,6 +30,15 @@ const { values, positionals, fail } = parseCli({
   environment: "BENCH_DB.",
   allowPositionals: true,
 });
+
+// Loaded once the arguments are read: `--help` and a bad argument answer without them.
+const { loadConfig } = await import("../src/config");
+const { beginRead, openDatabase } = await import("../src/db/client");
+const { NATIONAL, writeReportPoints } = await import("../src/db/report-history");
+const { buildDirectoryData } = await import("../src/directory/build-data");
+const { openDirectory } = await import("../src/directory/directory");
+const { historyFigures } = await import("../src/model/report-card");
+const { createApp } = await import("../src/server/app");
 const ROOT = resolve(import.meta.dir, "..");
 const path =
   positionals[0] ?? process.env.BENCH_DB ?? join(ROOT, "bench", "data", "endpoints-1000000-seed1-history400.sqlite");

@@ -33,8 +33,6 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { loadavg, cpus as osCpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseCli } from "../src/cli/args";
-import { openDatabase } from "../src/db/client";
-import { markDatasetChanged } from "../src/db/dataset-meta";
 import { envNumber } from "./lib/env";
 import {
   cpuSecondsOf,
@@ -59,6 +57,10 @@ const { values: flags, positionals } = parseCli({
     "SOAK_SECONDS (600), SOAK_ENDPOINTS (100000), SOAK_CONNECTIONS (50), SOAK_MAX_RPS and the other SOAK_* knobs of the file's head comment.",
   allowPositionals: true,
 });
+
+// Loaded once the arguments are read: `--help` and a bad argument answer without them.
+const { openDatabase } = await import("../src/db/client");
+const { markDatasetChanged } = await import("../src/db/dataset-meta");
 
 const ROOT = resolve(import.meta.dir, "..");
 const DATA = join(ROOT, "bench", "data");

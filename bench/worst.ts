@@ -26,13 +26,8 @@ import { copyFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseCli } from "../src/cli/args";
-import { loadConfig } from "../src/config";
-import { openDatabase } from "../src/db/client";
-import { openDirectory } from "../src/directory/directory";
-import { REQUEST_CAPS, WORK } from "../src/model/request-caps";
-import { type FhirIndex, fhirIndexOf } from "../src/server/fhir/fhir-index";
-import { searchCost } from "../src/server/fhir/search-cost";
-import { parseSearch, type ResourceType } from "../src/server/fhir/search-params";
+import type { FhirIndex } from "../src/server/fhir/fhir-index";
+import type { ResourceType } from "../src/server/fhir/search-params";
 import { envNumber } from "./lib/env";
 import { cpuSecondsOf, freePort, memoryOf, startPinned, stop, waitUntilFhirReady } from "./lib/process";
 import { fmt, loadAverages, median, plainTable } from "./lib/report";
@@ -47,6 +42,15 @@ parseCli({
   environment:
     "BENCH_DB, BENCH_REQUESTS (5), BENCH_SECONDS (10), BENCH_SERVER_CPUS (0), BENCH_RESTARTS (40), BENCH_TOP (5).",
 });
+
+// Loaded once the arguments are read: `--help` and a bad argument answer without them.
+const { loadConfig } = await import("../src/config");
+const { openDatabase } = await import("../src/db/client");
+const { openDirectory } = await import("../src/directory/directory");
+const { REQUEST_CAPS, WORK } = await import("../src/model/request-caps");
+const { fhirIndexOf } = await import("../src/server/fhir/fhir-index");
+const { searchCost } = await import("../src/server/fhir/search-cost");
+const { parseSearch } = await import("../src/server/fhir/search-params");
 
 const ROOT = resolve(import.meta.dir, "..");
 const source = resolve(

@@ -1,15 +1,5 @@
 import { existsSync } from "node:fs";
 import { parseCli } from "./cli/args";
-import { loadConfig } from "./config";
-import { buildDatabaseOnce, removeDeadBuilds } from "./db/build-file";
-import { openDatabase } from "./db/client";
-import { freshnessReader } from "./db/freshness";
-import { openDirectory } from "./directory/directory";
-import { createLogger } from "./logger";
-import { startRefreshScheduler } from "./scheduler/refresh-scheduler";
-import { createApp } from "./server/app";
-import { MemoryRateLimitStore } from "./server/rate-limit/memory-store";
-import { RedisRateLimitStore } from "./server/rate-limit/redis-store";
 
 parseCli({
   command: "bun run start",
@@ -21,6 +11,18 @@ parseCli({
   environment: "the variables of docs/api.md's Configuration (PORT, HOST, DATABASE_PATH, …).",
   exitStatus: [[1, "the database could not be built or the port is taken"]],
 });
+
+// The server's modules are loaded once the command line is read: `--help` answers without them.
+const { loadConfig } = await import("./config");
+const { buildDatabaseOnce, removeDeadBuilds } = await import("./db/build-file");
+const { openDatabase } = await import("./db/client");
+const { freshnessReader } = await import("./db/freshness");
+const { openDirectory } = await import("./directory/directory");
+const { createLogger } = await import("./logger");
+const { startRefreshScheduler } = await import("./scheduler/refresh-scheduler");
+const { createApp } = await import("./server/app");
+const { MemoryRateLimitStore } = await import("./server/rate-limit/memory-store");
+const { RedisRateLimitStore } = await import("./server/rate-limit/redis-store");
 
 const startedAt = performance.now();
 const startedAtMs = Date.now();

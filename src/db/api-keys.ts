@@ -1,7 +1,11 @@
-import type { Database } from "bun:sqlite";
 import { and, asc, eq, isNull } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/bun-sqlite";
+import { hashKey } from "./api-key-lookup";
 import type { Db } from "./client";
 import { apiKeys } from "./schema";
+
+/** Drizzle's query builder on the database's connection, for the key administration below. */
+const orm = (db: Db) => drizzle(db.sqlite);
 
 export interface ApiKeyInfo {
   id: string;
@@ -10,8 +14,6 @@ export interface ApiKeyInfo {
   createdAt: string;
   revokedAt: string | null;
 }
-
-const hashKey = (key: string) => new Bun.CryptoHasher("sha256").update(key).digest("hex");
 
 function randomToken(bytes: number): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(bytes))).toString("base64url");
@@ -47,7 +49,7 @@ export function createApiKey(
   if (problem) throw new RangeError(problem);
   const id = `key_${randomToken(6)}`;
   const key = `edk_${randomToken(32)}`;
-  db.orm
+  orm(db)
     .insert(apiKeys)
     .values({ id, name: opts.name, keyHash: hashKey(key), rateLimit: opts.rateLimit ?? null, createdAt: opts.now })
     .run();
@@ -55,7 +57,7 @@ export function createApiKey(
 }
 
 export function listApiKeys(db: Db): ApiKeyInfo[] {
-  return db.orm
+  return orm(db)
     .select({
       id: apiKeys.id,
       name: apiKeys.name,
@@ -70,33 +72,11 @@ export function listApiKeys(db: Db): ApiKeyInfo[] {
 
 /** Returns false when no such key exists or it was already revoked. */
 export function revokeApiKey(db: Db, id: string, now: string): boolean {
-  const revoked = db.orm
+  const revoked = orm(db)
     .update(apiKeys)
     .set({ revokedAt: now })
     .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
     .returning({ id: apiKeys.id })
     .all();
   return revoked.length === 1;
-}
-
-export interface ActiveKey {
-  id: string;
-  rateLimit: number | null;
-}
-
-/**
- * Looks keys up by hash with one statement prepared once (on every request of a key holder);
- * revocation takes effect on the next request.
- */
-export class ApiKeyLookup {
-  private readonly statement;
-
-  constructor(sqlite: Database) {
-    this.statement = sqlite.prepare("SELECT id, rate_limit FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL");
-  }
-
-  find(key: string): ActiveKey | null {
-    const row = this.statement.values(hashKey(key))[0] as [string, number | null] | undefined;
-    return row ? { id: row[0], rateLimit: row[1] } : null;
-  }
 }

@@ -3,9 +3,6 @@
  * itself is printed once, at creation; only its SHA-256 hash is stored.
  */
 import { parseCli } from "../cli/args";
-import { loadConfig } from "../config";
-import { createApiKey, keyNameProblem, listApiKeys, printableKeyName, revokeApiKey } from "../db/api-keys";
-import { openDatabase } from "../db/client";
 
 const { values, positionals, fail } = parseCli({
   command: "bun run keys",
@@ -23,6 +20,10 @@ const { values, positionals, fail } = parseCli({
 const [command, ...rest] = positionals;
 if (!["create", "list", "revoke"].includes(command ?? ""))
   fail(command ? `unknown command ${command}` : "missing command");
+// Loaded once the arguments are read: `--help` and a bad argument answer without them.
+const { loadConfig } = await import("../config");
+const { createApiKey, keyNameProblem, listApiKeys, printableKeyName, revokeApiKey } = await import("../db/api-keys");
+const { openDatabase } = await import("../db/client");
 const db = openDatabase(loadConfig().databasePath);
 const now = new Date().toISOString();
 

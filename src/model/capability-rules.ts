@@ -825,7 +825,7 @@ const RULES = [
 export type CheckId = (typeof RULES)[number]["id"];
 /** The checks the probe's handshake measures per URL (the last ones of the list). */
 export const HANDSHAKE_CHECK_IDS: ReadonlySet<string> = new Set(
-  RULES.filter((rule) => "handshake" in rule).map((rule) => rule.id),
+  RULES.filter((rule: Rule) => rule.handshake === true).map((rule) => rule.id),
 );
 /** Every check, in order: id, what it verifies and its source (the documented list). */
 export const CHECKS: readonly { id: CheckId; verifies: string; source: string }[] = RULES.map(

@@ -1,5 +1,4 @@
 import { type Static, type TInteger, Type } from "@sinclair/typebox";
-import { t } from "elysia";
 import {
   ACCESS_DECLARATIONS,
   APP_KINDS,
@@ -15,16 +14,16 @@ import {
 } from "./capability-rules";
 import { VENDOR_KINDS } from "./vendors";
 
-const flag = (description: string) => t.Boolean({ description });
-const nullableString = (description: string) => t.Union([t.String(), t.Null()], { description });
+const flag = (description: string) => Type.Boolean({ description });
+const nullableString = (description: string) => Type.Union([Type.String(), Type.Null()], { description });
 /** A payer implementation guide: declared as `what` says, in `instantiates`, `implementationGuide` or a profile, and its versions. */
 const guide = (what: string) =>
-  t.Object(
+  Type.Object(
     {
       declared: flag(
         `${what}, in \`instantiates\`, \`implementationGuide\`, \`profile\` or a resource's \`supportedProfile\`/\`profile\`.`,
       ),
-      versions: t.Array(t.String(), {
+      versions: Type.Array(Type.String(), {
         description: "The versions those canonicals carry after `|`, sorted; unversioned canonicals add none.",
       }),
     },
@@ -33,19 +32,19 @@ const guide = (what: string) =>
 
 /** `summary.usCore`, `summary.bulkData`, `summary.smart`, `summary.access`, `summary.payer`, `summary.tls` of a capabilities answer. */
 export const FacetSchemas = {
-  usCore: t.Object(
+  usCore: Type.Object(
     {
       declared: flag(
         "The statement names a US Core canonical (`http://hl7.org/fhir/us/core/…`) in `instantiates`, `implementationGuide`, `profile` or a resource's `supportedProfile`/`profile`.",
       ),
-      versions: t.Array(t.String(), {
+      versions: Type.Array(Type.String(), {
         description: "The versions those canonicals carry after `|`, sorted; unversioned canonicals add none.",
         examples: [["3.1.1", "6.1.0"]],
       }),
     },
     { additionalProperties: false },
   ),
-  bulkData: t.Object(
+  bulkData: Type.Object(
     {
       system: flag(
         "A system-level `$export` operation (by its definition `…/uv/bulkdata/OperationDefinition/export` or the name `export`), or the bulk-data CapabilityStatement in `instantiates`.",
@@ -55,7 +54,7 @@ export const FacetSchemas = {
     },
     { additionalProperties: false },
   ),
-  smart: t.Object(
+  smart: Type.Object(
     {
       v1: flag(
         "`permission-v1`, a SMART v1 scope (`patient/X.read`), or, without a sign of v2, OAuth URIs in the statement or a declared launch (v1 is what such a server speaks).",
@@ -72,35 +71,35 @@ export const FacetSchemas = {
         "`authorization_endpoint`, else the `authorize` URI of the CapabilityStatement's oauth-uris security extension (DSTU2/STU3).",
       ),
       tokenUrl: nullableString("`token_endpoint`, else the oauth-uris extension's `token`."),
-      scopes: t.Array(t.String(), { description: "`scopes_supported` as published." }),
+      scopes: Type.Array(Type.String(), { description: "`scopes_supported` as published." }),
       permissionOffline: flag("`permission-offline` in capabilities: refresh tokens (`offline_access`)."),
-      clientTypes: t.Array(t.String({ enum: [...CLIENT_TYPES] }), {
+      clientTypes: Type.Array(Type.String({ enum: [...CLIENT_TYPES] }), {
         description: "The SMART client types declared in capabilities, in this order: public, symmetric, asymmetric.",
       }),
       openIdConnect: flag("`sso-openid-connect` in capabilities with `issuer` and `jwks_uri` both https URLs."),
       issuer: nullableString("`issuer` as published."),
       jwksUri: nullableString("`jwks_uri` as published."),
       registrationUrl: nullableString("`registration_endpoint` (OAuth dynamic client registration) as published."),
-      signingAlgorithms: t.Array(t.String(), {
+      signingAlgorithms: Type.Array(Type.String(), {
         description: "`token_endpoint_auth_signing_alg_values_supported` as published.",
       }),
     },
     { additionalProperties: false },
   ),
-  access: t.Object(
+  access: Type.Object(
     {
-      declared: t.String({
+      declared: Type.String({
         enum: [...ACCESS_DECLARATIONS],
         description:
           "How the server declares access: `smart-configuration` (it returned /.well-known/smart-configuration), `oauth-uris` (only OAuth URIs in the statement's security extension, SMART v1 style), `security-service` (only a `rest[].security.service` such as OAuth or Basic), `none` (nothing declared, not probed, or neither document returned). /.well-known/udap is not probed.",
       }),
-      services: t.Array(t.String(), {
+      services: Type.Array(Type.String(), {
         description: "The codes (else texts) of the statement's `rest[].security.service`, as published.",
       }),
     },
     { additionalProperties: false },
   ),
-  payer: t.Object(
+  payer: Type.Object(
     {
       carinBlueButton: guide(
         "CARIN Blue Button (CARIN Consumer Directed Payer Data Exchange): a canonical `http://hl7.org/fhir/us/carin-bb/…`",
@@ -119,14 +118,14 @@ export const FacetSchemas = {
         "What a health plan's Patient Access API declares (CMS Interoperability and Patient Access rule): the payer implementation guides and ExplanationOfBenefit. Read from any server's statement.",
     },
   ),
-  tls: t.Object(
+  tls: Type.Object(
     {
       protocol: nullableString("The TLS protocol of the probe's connection (`TLSv1.3`); null until measured."),
-      certificateExpiresAt: t.Union([t.String({ format: "date-time" }), t.Null()], {
+      certificateExpiresAt: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
         description: "When the server's certificate expires; null until measured.",
       }),
       issuer: nullableString("The certificate issuer; null until measured."),
-      verified: t.Union([t.Boolean(), t.Null()], {
+      verified: Type.Union([Type.Boolean(), Type.Null()], {
         description: "The certificate chain verified; null until measured.",
       }),
     },
@@ -139,37 +138,40 @@ export const FacetSchemas = {
 
 const CHECK_IDS = CHECKS.map((check) => check.id);
 
-const CheckSchema = t.Object(
+const CheckSchema = Type.Object(
   {
-    id: t.String({ enum: CHECK_IDS, description: "Stable id of the rule (docs/api.md, Checks)." }),
-    ok: t.Union([t.Boolean(), t.Null()], {
+    id: Type.String({ enum: CHECK_IDS, description: "Stable id of the rule (docs/api.md, Checks)." }),
+    ok: Type.Union([Type.Boolean(), Type.Null()], {
       description:
         "true: holds; false: does not; null: cannot apply (not probed, nothing to check it on, not measured).",
     }),
-    detail: t.String({ description: "What was found, in words." }),
+    detail: Type.String({ description: "What was found, in words." }),
   },
   { additionalProperties: false },
 );
 
-export const ChecksSchema = t.Array(CheckSchema, {
+export const ChecksSchema = Type.Array(CheckSchema, {
   description: `Every check, always in this order:\n\n${CHECKS.map((c) => `- \`${c.id}\`: ${c.verifies} (${c.source})`).join("\n")}`,
 });
 
 /** One app kind's verdict status. */
-const VerdictStatusSchema = t.String({ enum: [...VERDICT_STATUSES], pattern: `^(?:${VERDICT_STATUSES.join("|")})$` });
+const VerdictStatusSchema = Type.String({
+  enum: [...VERDICT_STATUSES],
+  pattern: `^(?:${VERDICT_STATUSES.join("|")})$`,
+});
 
 const AppVerdictSchema = (description: string) =>
-  t.Object(
+  Type.Object(
     {
       status: VerdictStatusSchema,
-      sets: t.Array(t.String({ enum: [...CAPABILITY_SETS] }), {
+      sets: Type.Array(Type.String({ enum: [...CAPABILITY_SETS] }), {
         description: `The sets of this kind whose every member the documents declare (${CAPABILITY_SETS.map((id) => `\`${id}\`: ${CAPABILITY_SET_NAMES[id]}`).join("; ")}); the status says whether the rest holds. [] when none.`,
       }),
-      reasons: t.Array(t.String(), {
+      reasons: Type.Array(Type.String(), {
         description:
           "Why it is not `ready`: each missing requirement, a missing or non-standard key as published, the probe's cause for `unknown`; [] when ready.",
       }),
-      notes: t.Array(t.String(), {
+      notes: Type.Array(Type.String(), {
         description:
           "For `ready` only: when one set of two holds, which apps it is ready for and what the other set's apps lack (`ready for apps launched from the patient portal (Patient Access for EHR Launch); standalone patient apps: missing context-standalone-patient`); [] otherwise.",
       }),
@@ -192,12 +194,12 @@ const VERDICT_DESCRIPTIONS: Record<(typeof APP_KINDS)[number], string> = {
 };
 
 /** The verdict's statuses alone (the change feed's `verdict` field). */
-export const VerdictStatusesSchema = t.Object(
+export const VerdictStatusesSchema = Type.Object(
   Object.fromEntries(APP_KINDS.map((kind) => [kind, VerdictStatusSchema])),
   { additionalProperties: false, description: "The status of each app kind's verdict." },
 );
 
-export const VerdictSchema = t.Object(
+export const VerdictSchema = Type.Object(
   Object.fromEntries(APP_KINDS.map((kind) => [kind, AppVerdictSchema(VERDICT_DESCRIPTIONS[kind])])) as Record<
     (typeof APP_KINDS)[number],
     ReturnType<typeof AppVerdictSchema>
@@ -214,13 +216,13 @@ export const READY_SETS_TEXT: Record<(typeof APP_KINDS)[number], string> = {
 
 const count = (description: string) => Type.Integer({ minimum: 0, description });
 const countsOf = <K extends string>(keys: readonly K[], description: string) =>
-  t.Object(Object.fromEntries(keys.map((key) => [key, Type.Integer({ minimum: 0 })])) as Record<K, TInteger>, {
+  Type.Object(Object.fromEntries(keys.map((key) => [key, Type.Integer({ minimum: 0 })])) as Record<K, TInteger>, {
     additionalProperties: false,
     description,
   });
 
 /** Counts of one scope (every developer, or one): facets, checks and verdicts. */
-const CapabilityCountsSchema = t.Object(
+const CapabilityCountsSchema = Type.Object(
   {
     endpoints: count("Entries in the directory now (as in /api/v1/stats)."),
     verified: count("Of those, the ones whose last probe returned a CapabilityStatement (status verified)."),
@@ -228,7 +230,7 @@ const CapabilityCountsSchema = t.Object(
       SUPPORTS,
       "Verified entries per `supports=` value that holds for them (docs/api.md, Facets); divide by `verified` for a share.",
     ),
-    verdict: t.Object(
+    verdict: Type.Object(
       Object.fromEntries(
         APP_KINDS.map((kind) => [
           kind,
@@ -240,11 +242,11 @@ const CapabilityCountsSchema = t.Object(
       ) as Record<(typeof APP_KINDS)[number], ReturnType<typeof countsOf<(typeof VERDICT_STATUSES)[number]>>>,
       { additionalProperties: false, description: "Every entry's verdicts, per app kind and status." },
     ),
-    checks: t.Object(
+    checks: Type.Object(
       Object.fromEntries(
         CHECK_IDS.map((id) => [
           id,
-          t.Object(
+          Type.Object(
             {
               ok: Type.Integer({ minimum: 0 }),
               failed: Type.Integer({ minimum: 0 }),
@@ -265,23 +267,23 @@ const CapabilityCountsSchema = t.Object(
 export type CapabilityCounts = Static<typeof CapabilityCountsSchema>;
 
 /** The counts kept in the directory index: in all, and per developer (null: no entries). */
-export const CapabilityStatsDataSchema = t.Object({
+export const CapabilityStatsDataSchema = Type.Object({
   overall: CapabilityCountsSchema,
-  vendors: t.Array(t.Union([CapabilityCountsSchema, t.Null()])),
+  vendors: Type.Array(Type.Union([CapabilityCountsSchema, Type.Null()])),
 });
 
-const CapabilityStatsSchema = t.Object(
+const CapabilityStatsSchema = Type.Object(
   {
-    vendor: t.Union([t.String(), t.Null()], {
+    vendor: Type.Union([Type.String(), Type.Null()], {
       description: "The developer the counts are of; null for every developer.",
     }),
-    kind: t.Union([...VENDOR_KINDS.map((kind) => t.Literal(kind)), t.Null()], {
+    kind: Type.Union([...VENDOR_KINDS.map((kind) => Type.Literal(kind)), Type.Null()], {
       description: "The kind of developer the counts are of (`kind=`: `ehr` or `payer`); null for every kind.",
     }),
     ...CapabilityCountsSchema.properties,
-    vendors: t.Array(
-      t.Object(
-        { vendorId: t.String(), vendorName: t.String(), ...CapabilityCountsSchema.properties },
+    vendors: Type.Array(
+      Type.Object(
+        { vendorId: Type.String(), vendorName: Type.String(), ...CapabilityCountsSchema.properties },
         { additionalProperties: false },
       ),
       {
@@ -316,8 +318,8 @@ const EXAMPLE_COUNTS: CapabilityCounts = {
   ),
 };
 
-export const CapabilityStatsResponse = t.Object(
-  { success: t.Literal(true), data: CapabilityStatsSchema },
+export const CapabilityStatsResponse = Type.Object(
+  { success: Type.Literal(true), data: CapabilityStatsSchema },
   {
     description: "Capability statistics of the current dataset version.",
     examples: [

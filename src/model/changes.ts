@@ -1,5 +1,4 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
-import { t } from "elysia";
 import { VerdictStatusesSchema } from "./capability-schemas";
 import { EndpointRecordSchema } from "./endpoints";
 
@@ -31,23 +30,23 @@ export type ChangeKind = (typeof CHANGE_KINDS)[number];
 /** One field's change: its value before and after, each as the Endpoint record (or capabilities' verdict) serves it. */
 const fieldChange = (field: ChangeField) => {
   const value = (field === "verdict" ? VerdictStatusesSchema : EndpointRecordSchema.properties[field]) as TSchema;
-  return t.Object({ from: value, to: value }, { additionalProperties: false });
+  return Type.Object({ from: value, to: value }, { additionalProperties: false });
 };
 
-export const ChangeRecordSchema = t.Object(
+export const ChangeRecordSchema = Type.Object(
   {
     version: Type.Integer({ minimum: 1, description: "The dataset version the change made." }),
-    at: t.String({ format: "date-time", description: "When that version was written." }),
-    id: t.String({ pattern: "^[0-9a-f]{64}$", description: "The entry's id (GET /api/v1/endpoints/{id})." }),
-    change: t.Union(
-      CHANGE_KINDS.map((kind) => t.Literal(kind)),
+    at: Type.String({ format: "date-time", description: "When that version was written." }),
+    id: Type.String({ pattern: "^[0-9a-f]{64}$", description: "The entry's id (GET /api/v1/endpoints/{id})." }),
+    change: Type.Union(
+      CHANGE_KINDS.map((kind) => Type.Literal(kind)),
       {
         description:
           "added: the entry entered the list (new, or back after removal); removed: it left the list (gone from its vendor's list, or found unusable); changed: a listed entry's served fields changed.",
       },
     ),
-    fields: t.Optional(
-      t.Partial(t.Object(Object.fromEntries(CHANGE_FIELDS.map((field) => [field, fieldChange(field)]))), {
+    fields: Type.Optional(
+      Type.Partial(Type.Object(Object.fromEntries(CHANGE_FIELDS.map((field) => [field, fieldChange(field)]))), {
         additionalProperties: false,
         minProperties: 1,
         description:

@@ -1,6 +1,4 @@
-import type { Static } from "@sinclair/typebox";
-import { Type } from "@sinclair/typebox";
-import { t } from "elysia";
+import { type Static, Type } from "@sinclair/typebox";
 
 /**
  * How fresh the directory is: where and when its lists were read, the refresh running now, the
@@ -30,13 +28,13 @@ export type RunPhase = (typeof RUN_PHASES)[number];
 const REFRESH_MODES = ["on", "off", "generated"] as const;
 export type RefreshMode = (typeof REFRESH_MODES)[number];
 
-const dateTime = (description: string) => t.String({ format: "date-time", description });
-const nullable = <T extends ReturnType<typeof t.String>>(schema: T) => t.Union([schema, t.Null()]);
+const dateTime = (description: string) => Type.String({ format: "date-time", description });
+const nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const count = (description: string) => Type.Integer({ minimum: 0, description });
 
-const ListSourceSchema = t.Object({
-  source: t.Union(
-    LIST_SOURCES.map((s) => t.Literal(s)),
+const ListSourceSchema = Type.Object({
+  source: Type.Union(
+    LIST_SOURCES.map((s) => Type.Literal(s)),
     {
       description:
         "`bundled`: the copy of Lantern's files shipped with the code (read offline at the first start); `lantern`: Lantern's published copy of the developer's list, read by a refresh; `developer`: the list where the developer publishes it.",
@@ -49,43 +47,45 @@ const ListSourceSchema = t.Object({
   oldestRead: dateTime("The oldest of their reads."),
 });
 
-const CurrentRunSchema = t.Object({
+const CurrentRunSchema = Type.Object({
   startedAt: dateTime("When the run started (a resumed run keeps its first start)."),
-  state: t.Union([t.Literal("running"), t.Literal("paused")], {
+  state: Type.Union([Type.Literal("running"), Type.Literal("paused")], {
     description:
       "`running`: a process is at it now; `paused`: its process was stopped or died, and the next run resumes it (the URLs it already asked are not asked again).",
   }),
-  phase: t.Union(
-    RUN_PHASES.map((p) => t.Literal(p)),
+  phase: Type.Union(
+    RUN_PHASES.map((p) => Type.Literal(p)),
     { description: "`lists`: reading the lists; `probe`: asking the servers; `index`: building the index file." },
   ),
   urlsDone: count("URLs asked so far in this run (since it last resumed)."),
-  urlsTotal: t.Union([count("URLs this run asks in all (since it last resumed)."), t.Null()], {
+  urlsTotal: Type.Union([count("URLs this run asks in all (since it last resumed)."), Type.Null()], {
     description: "URLs this run asks in all (since it last resumed); null while it reads the lists.",
   }),
   resumes: count("Times the run was resumed after its process stopped."),
 });
 
-const LastRunSchema = t.Object({
+const LastRunSchema = Type.Object({
   startedAt: dateTime("When it started."),
   finishedAt: dateTime("When it ended."),
-  outcome: t.Union(
-    RUN_OUTCOMES.map((o) => t.Literal(o)),
+  outcome: Type.Union(
+    RUN_OUTCOMES.map((o) => Type.Literal(o)),
     {
       description:
         "`ok`; `lists-failed`: some list could not be read (the servers were asked all the same); `outage`: the prober lost the network, nothing of the run's last minute was recorded, and the next try waits longer each time; `failed`: the run stopped on an error.",
     },
   ),
   urlsDone: count("URLs it asked (in its last stretch, when resumed)."),
-  urlsTotal: t.Union([count("URLs it was to ask."), t.Null()], {
+  urlsTotal: Type.Union([count("URLs it was to ask."), Type.Null()], {
     description: "URLs it was to ask; null when it stopped before asking any.",
   }),
-  detail: t.Union([t.String(), t.Null()], { description: "What went wrong, in words; null when nothing did." }),
+  detail: Type.Union([Type.String(), Type.Null()], {
+    description: "What went wrong, in words; null when nothing did.",
+  }),
 });
 
-export const FreshnessSchema = t.Object({
-  refresh: t.Union(
-    REFRESH_MODES.map((m) => t.Literal(m)),
+export const FreshnessSchema = Type.Object({
+  refresh: Type.Union(
+    REFRESH_MODES.map((m) => Type.Literal(m)),
     {
       description:
         "`on`: the server refreshes the directory by itself on its schedule; `off`: turned off (REFRESH=off); `generated`: a generated demo or load-test dataset, whose hosts are invented, never refreshed.",
@@ -94,11 +94,13 @@ export const FreshnessSchema = t.Object({
   listsAsOf: nullable(
     dateTime("The newest read of any list (`newestRead` of `lists`); null when no list was ever read."),
   ),
-  lists: t.Array(ListSourceSchema, {
+  lists: Type.Array(ListSourceSchema, {
     description: "The lists by where they were last read from, in the order bundled, lantern, developer.",
   }),
-  currentRun: t.Union([CurrentRunSchema, t.Null()], { description: "The refresh under way; null when none is." }),
-  lastRun: t.Union([LastRunSchema, t.Null()], { description: "The last refresh that ended; null before the first." }),
+  currentRun: Type.Union([CurrentRunSchema, Type.Null()], { description: "The refresh under way; null when none is." }),
+  lastRun: Type.Union([LastRunSchema, Type.Null()], {
+    description: "The last refresh that ended; null before the first.",
+  }),
   failuresInARow: count(
     "How many of the latest runs in a row ended in `outage` or `failed`; each doubles the wait before the next try.",
   ),
@@ -110,8 +112,8 @@ export const FreshnessSchema = t.Object({
 });
 export type Freshness = Static<typeof FreshnessSchema>;
 
-export const FreshnessResponse = t.Object(
-  { success: t.Literal(true), data: FreshnessSchema },
+export const FreshnessResponse = Type.Object(
+  { success: Type.Literal(true), data: FreshnessSchema },
   {
     examples: [
       {

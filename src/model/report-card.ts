@@ -6,7 +6,6 @@
  * the history serves and the CSV's columns.
  */
 import { type Static, type TInteger, Type } from "@sinclair/typebox";
-import { t } from "elysia";
 import { APP_KINDS, SUPPORTS, VERDICT_STATUSES } from "./capability-rules";
 import { READY_SETS_TEXT } from "./capability-schemas";
 import { ENVIRONMENT_RULES } from "./environment";
@@ -18,11 +17,11 @@ const RULE_IDS = ENVIRONMENT_RULES.map((rule) => rule.id);
 
 const count = (description: string) => Type.Integer({ minimum: 0, description });
 const share = (description: string) =>
-  t.Union([t.Number({ minimum: 0, maximum: 1 }), t.Null()], {
+  Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
     description: `${description} A fraction from 0 to 1 (4 decimals); null when there is nothing to divide by.`,
   });
 const countsOf = <K extends string>(keys: readonly K[], description: string) =>
-  t.Object(Object.fromEntries(keys.map((key) => [key, Type.Integer({ minimum: 0 })])) as Record<K, TInteger>, {
+  Type.Object(Object.fromEntries(keys.map((key) => [key, Type.Integer({ minimum: 0 })])) as Record<K, TInteger>, {
     description,
   });
 type Share = ReturnType<typeof share>;
@@ -40,7 +39,7 @@ const LIST_SHARE_DESCRIPTIONS: Record<ListShare, string> = {
     "Listed entries whose FHIR version the list or its URL states (not inferred from the certification, not unknown).",
 };
 
-const ListFiguresSchema = t.Object({
+const ListFiguresSchema = Type.Object({
   listed: count("Entries the list operation serves (neither removed nor unusable)."),
   unusable: count("Entries kept out of the listings as unusable (docs/api.md, Unusable entries)."),
   unusableByReason: countsOf(UNUSABLE_REASONS, "Unusable entries per reason; every reason always present."),
@@ -51,7 +50,7 @@ const ListFiguresSchema = t.Object({
     RULE_IDS,
     "Non-production listed entries per environment rule (the first that holds); every rule always present.",
   ),
-  shares: t.Object(
+  shares: Type.Object(
     Object.fromEntries(LIST_SHARES.map((key) => [key, share(LIST_SHARE_DESCRIPTIONS[key])])) as Record<
       ListShare,
       Share
@@ -59,12 +58,12 @@ const ListFiguresSchema = t.Object({
   ),
 });
 
-const ServerFiguresSchema = t.Object({
+const ServerFiguresSchema = Type.Object({
   urls: count("Distinct base URLs of the listed entries."),
   probed: count("Of those, URLs probed at least once."),
   verified: count("URLs whose latest probe returned a CapabilityStatement (`verified`)."),
   unresponsive: count("URLs whose latest probe reached no server (`unresponsive`)."),
-  uptime30d: t.Object(
+  uptime30d: Type.Object(
     {
       median: share("The median, over URLs probed in the last 30 days, of each URL's 30-day uptime."),
       worstDecile: share(
@@ -73,13 +72,13 @@ const ServerFiguresSchema = t.Object({
     },
     { description: "Uptime over the 30 days before the dataset's last write (availability's `uptime.30d`)." },
   ),
-  supports: t.Object(
+  supports: Type.Object(
     Object.fromEntries(
       SUPPORTS.map((value) => [value, share(`Verified URLs whose documents hold \`supports=${value}\`.`)]),
     ) as Record<(typeof SUPPORTS)[number], Share>,
     { description: "Per capability facet (the `supports=` values), the share of verified URLs that have it." },
   ),
-  verdicts: t.Object(
+  verdicts: Type.Object(
     Object.fromEntries(
       APP_KINDS.map((kind) => [
         kind,
@@ -91,63 +90,63 @@ const ServerFiguresSchema = t.Object({
     ) as Record<(typeof APP_KINDS)[number], ReturnType<typeof countsOf<(typeof VERDICT_STATUSES)[number]>>>,
     { description: "URLs per verdict status, per kind of app (docs/api.md, Verdict)." },
   ),
-  certificates: t.Object({
+  certificates: Type.Object({
     expiringWithin30Days: count(
       "https URLs whose server certificate expires within 30 days after the dataset's last write.",
     ),
     expired: count("https URLs whose server certificate had expired at the dataset's last write."),
   }),
-  mostFailedChecks: t.Array(t.Object({ id: t.String(), failed: count("Verified URLs failing this check.") }), {
+  mostFailedChecks: Type.Array(Type.Object({ id: Type.String(), failed: count("Verified URLs failing this check.") }), {
     description: "The five checks verified URLs fail most often, most first (ties by check order).",
   }),
 });
 
-const ProductSchema = t.Object({
-  chplProductNumber: t.String({ description: "The product's CHPL number." }),
-  product: t.String(),
-  version: t.String(),
-  certificationDate: t.Union([t.String(), t.Null()], { description: "YYYY-MM-DD, as CHPL gives it." }),
-  status: t.String({ description: "CHPL's certification status (`Active`, `Withdrawn by Developer`, …)." }),
-  standardizedApi: t.Boolean({
+const ProductSchema = Type.Object({
+  chplProductNumber: Type.String({ description: "The product's CHPL number." }),
+  product: Type.String(),
+  version: Type.String(),
+  certificationDate: Type.Union([Type.String(), Type.Null()], { description: "YYYY-MM-DD, as CHPL gives it." }),
+  status: Type.String({ description: "CHPL's certification status (`Active`, `Withdrawn by Developer`, …)." }),
+  standardizedApi: Type.Boolean({
     description: "Whether the product meets 170.315 (g)(10), the standardized API for patient and population services.",
   }),
 });
 
-const CertificationSchema = t.Object({
-  products: t.Array(ProductSchema, {
+const CertificationSchema = Type.Object({
+  products: Type.Array(ProductSchema, {
     description: "The developer's certified products behind its lists, as CHPL records them; [] when we know none.",
   }),
   active: count("Products whose certification is active."),
   withdrawn: count("Products whose certification was withdrawn (by the developer or the certification body)."),
-  standardizedApi: t.Boolean({ description: "Whether an active product meets (g)(10)." }),
+  standardizedApi: Type.Boolean({ description: "Whether an active product meets (g)(10)." }),
 });
 export type CertificationRecord = Static<typeof CertificationSchema>;
 
-const ListSchema = t.Object({
-  id: t.String({ description: "The list's id (as in /source)." }),
-  publishedUrl: t.String({
+const ListSchema = Type.Object({
+  id: Type.String({ description: "The list's id (as in /source)." }),
+  publishedUrl: Type.String({
     description: "Where the developer publishes the list (its own URL, else the copy we read).",
   }),
-  readFrom: t.String({
+  readFrom: Type.String({
     description:
       "What its last read read: the URL fetched (the developer's own, or Lantern's), the bundled Lantern copy as its address in Lantern's repository at the commit read, or a file's name.",
   }),
-  asOf: t.Union([t.String({ format: "date-time" }), t.Null()], {
+  asOf: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
     description: "When the list was last read successfully; null if never.",
   }),
-  entries: t.Union([Type.Integer({ minimum: 0 }), t.Null()], { description: "Items the last read found." }),
+  entries: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: "Items the last read found." }),
 });
 
-const ReportCardSchema = t.Object({
-  vendorId: t.String({ examples: ["epic"] }),
-  vendorName: t.String({ examples: ["Epic Systems"] }),
-  kind: t.Union(
-    VENDOR_KINDS.map((kind) => t.Literal(kind)),
+const ReportCardSchema = Type.Object({
+  vendorId: Type.String({ examples: ["epic"] }),
+  vendorName: Type.String({ examples: ["Epic Systems"] }),
+  kind: Type.Union(
+    VENDOR_KINDS.map((kind) => Type.Literal(kind)),
     { description: "`ehr`: a certified health IT developer; `payer`: a health plan (as /api/v1/vendors says)." },
   ),
-  lists: t.Array(ListSchema, { description: "Its published lists." }),
+  lists: Type.Array(ListSchema, { description: "Its published lists." }),
   list: ListFiguresSchema,
-  certification: t.Union([CertificationSchema, t.Null()], {
+  certification: Type.Union([CertificationSchema, Type.Null()], {
     description:
       "Its certification as ONC's CHPL records it; null for a health plan (`kind` payer), which CHPL does not certify.",
   }),
@@ -155,7 +154,7 @@ const ReportCardSchema = t.Object({
 });
 export type ReportCard = Static<typeof ReportCardSchema>;
 
-const NationalFiguresSchema = t.Object({
+const NationalFiguresSchema = Type.Object({
   developers: count("Developers with at least one listed entry."),
   standardizedApi: count("Developers with an active (g)(10) certification."),
   list: ListFiguresSchema,
@@ -170,7 +169,7 @@ export interface ReportCards {
   vendors: ReportCard[];
 }
 
-const asOf = t.Union([t.String({ format: "date-time" }), t.Null()], {
+const asOf = Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
   description: "The dataset's last write, which every figure is as of; null for an empty dataset.",
 });
 
@@ -227,16 +226,16 @@ const EXAMPLE_CARD = {
 };
 const EXAMPLE_AS_OF = "2026-11-04T09:00:00.000Z";
 
-export const VendorReportResponse = t.Object(
-  { success: t.Literal(true), data: ReportCardSchema, meta: t.Object({ asOf }) },
+export const VendorReportResponse = Type.Object(
+  { success: Type.Literal(true), data: ReportCardSchema, meta: Type.Object({ asOf }) },
   { examples: [{ success: true, data: EXAMPLE_CARD, meta: { asOf: EXAMPLE_AS_OF } }] },
 );
 
-export const VendorReportsResponse = t.Object(
+export const VendorReportsResponse = Type.Object(
   {
-    success: t.Literal(true),
-    data: t.Object({ national: NationalFiguresSchema, vendors: t.Array(ReportCardSchema) }),
-    meta: t.Object({ asOf }),
+    success: Type.Literal(true),
+    data: Type.Object({ national: NationalFiguresSchema, vendors: Type.Array(ReportCardSchema) }),
+    meta: Type.Object({ asOf }),
   },
   {
     examples: [
@@ -253,16 +252,16 @@ export const VendorReportsResponse = t.Object(
 );
 
 /** One day's figures of a history: the numeric figures flattened (`historyFigures`). */
-const HistoryPointSchema = t.Object({
-  day: t.String({
+const HistoryPointSchema = Type.Object({
+  day: Type.String({
     pattern: "^\\d{4}-\\d{2}-\\d{2}$",
     description: "The UTC day (YYYY-MM-DD) the figures stood at its end.",
   }),
-  figures: t.Record(t.String(), t.Union([t.Number(), t.Null()]), {
+  figures: Type.Record(Type.String(), Type.Union([Type.Number(), Type.Null()]), {
     description: "Named figures (`list.listed`, `servers.supports.pkce`, …), as in the report card.",
   }),
-  generated: t.Optional(
-    t.Literal(true, {
+  generated: Type.Optional(
+    Type.Literal(true, {
       description:
         "Present on made-up points only: the demo dataset (`data:sample`) carries a generated year of history so that every chart shows something.",
     }),
@@ -270,13 +269,13 @@ const HistoryPointSchema = t.Object({
 });
 export type HistoryPoint = Static<typeof HistoryPointSchema>;
 
-export const HistoryResponse = t.Object(
+export const HistoryResponse = Type.Object(
   {
-    success: t.Literal(true),
-    data: t.Object({ vendorId: t.Union([t.String(), t.Null()]), points: t.Array(HistoryPointSchema) }),
-    meta: t.Object({
-      from: t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "The first day answered (YYYY-MM-DD)." }),
-      to: t.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "The last day answered (YYYY-MM-DD)." }),
+    success: Type.Literal(true),
+    data: Type.Object({ vendorId: Type.Union([Type.String(), Type.Null()]), points: Type.Array(HistoryPointSchema) }),
+    meta: Type.Object({
+      from: Type.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "The first day answered (YYYY-MM-DD)." }),
+      to: Type.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", description: "The last day answered (YYYY-MM-DD)." }),
     }),
   },
   {

@@ -1,28 +1,27 @@
 import { type Static, type TInteger, Type } from "@sinclair/typebox";
-import { t } from "elysia";
 import { FHIR_VERSIONS, type FhirVersion } from "./types";
 
 const count = (description?: string) => Type.Integer({ minimum: 0, ...(description ? { description } : {}) });
 
 /** The dataset statistics /api/v1/stats serves; `StatsRecord` is its static type. */
-export const StatsSchema = t.Object({
+export const StatsSchema = Type.Object({
   totalEndpoints: count(
     "Entries in the directory now; entries removed from their vendor's list are not counted (here or in fhirVersionCounts).",
   ),
   vendorCount: count("Vendors in the directory (the length of /api/v1/vendors)."),
-  fhirVersionCounts: t.Object(
+  fhirVersionCounts: Type.Object(
     Object.fromEntries(FHIR_VERSIONS.map((version) => [version, count()])) as Record<FhirVersion, TInteger>,
     {
       description: "Entries per FHIR version; every key always present.",
     },
   ),
-  lastUpdated: t.Union([t.String({ format: "date-time" }), t.Null()], {
+  lastUpdated: Type.Union([Type.String({ format: "date-time" }), Type.Null()], {
     description: "When the dataset was last written by a refresh; null for an empty dataset.",
   }),
 });
 
-export const StatsResponse = t.Object(
-  { success: t.Literal(true), data: StatsSchema },
+export const StatsResponse = Type.Object(
+  { success: Type.Literal(true), data: StatsSchema },
   {
     examples: [
       {

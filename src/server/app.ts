@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import packageJson from "../../package.json";
 import type { Config } from "../config";
-import { ApiKeyLookup } from "../db/api-keys";
+import { ApiKeyLookup } from "../db/api-key-lookup";
 import type { Db } from "../db/client";
 import { type FreshnessReader, freshnessReader } from "../db/freshness";
 import type { Directory } from "../directory/directory";

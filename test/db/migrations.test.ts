@@ -3,11 +3,10 @@ import { expect, test } from "bun:test";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { drizzle } from "drizzle-orm/bun-sqlite";
-import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import { AFTER_VERSION, readChanges, readChangesFrom } from "../../src/db/changes";
 import { openDatabase } from "../../src/db/client";
 import { markDatasetChanged } from "../../src/db/dataset-meta";
+import { applyMigrations } from "../../src/db/migrate";
 import { tempDbPath } from "../support/temp-db";
 
 const MIGRATIONS = join(import.meta.dir, "..", "..", "db", "migrations");
@@ -37,7 +36,7 @@ test("a database made by the first migration loses sort_key and keeps its entrie
 
     const path = join(dir, "old.sqlite");
     const old = new Database(path, { create: true });
-    migrate(drizzle(old), { migrationsFolder: first });
+    applyMigrations(old, first);
     old.exec(`
       INSERT INTO vendors VALUES ('v', 'Vendor', 'https://v.example/list', NULL);
       INSERT INTO entries (id, vendor_id, url, list_fhir_version, list_access, fhir_version, access, last_updated, sort_key)
@@ -76,7 +75,7 @@ function olderDatabase(dir: string, tag: string) {
   writeFileSync(join(older, "meta", "_journal.json"), JSON.stringify(journal));
   const path = join(dir, "old.sqlite");
   const old = new Database(path, { create: true });
-  migrate(drizzle(old), { migrationsFolder: older });
+  applyMigrations(old, older);
   return { path, old };
 }
 

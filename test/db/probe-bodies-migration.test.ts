@@ -12,10 +12,9 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { drizzle } from "drizzle-orm/bun-sqlite";
-import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import { loadConfig } from "../../src/config";
 import { type Db, MIGRATIONS_FOLDER, openDatabase } from "../../src/db/client";
+import { applyMigrations } from "../../src/db/migrate";
 import { CHECKS } from "../../src/model/capability-rules";
 import { entryId } from "../../src/model/identity";
 import { Rng } from "../../tools/generate/prng";
@@ -70,7 +69,7 @@ function createOldLayout(path: string) {
   writeFileSync(join(folder, "meta", "_journal.json"), JSON.stringify(journal));
   const sqlite = new Database(path, { create: true, strict: true });
   sqlite.exec("PRAGMA journal_mode = WAL");
-  migrate(drizzle(sqlite), { migrationsFolder: folder });
+  applyMigrations(sqlite, folder);
   return sqlite;
 }
 

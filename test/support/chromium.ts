@@ -1,14 +1,11 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page, type Request } from "playwright-core";
+import { CHROMIUM } from "./chromium-runs";
 import { type ServerProcess, startServer } from "./server-process";
 
-/** Debian's Chromium, which CI installs. */
-const CHROMIUM = "/usr/bin/chromium";
-
-/** Page tests run where Chromium is installed, and always in CI (where a missing one must fail). */
-export const chromiumRuns = existsSync(CHROMIUM) || Boolean(process.env.CI);
+export { chromiumRuns } from "./chromium-runs";
 
 /** Where page tests leave their screenshots (ignored by git). */
 export const ARTIFACTS = join(import.meta.dir, "..", "..", "test-artifacts");

@@ -14,7 +14,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseCli } from "../../src/cli/args";
-import { chromiumRuns } from "../../test/support/chromium";
+import { chromiumRuns } from "../../test/support/chromium-runs";
 import { redisRuns } from "../../test/support/redis-server";
 
 const ROOT = join(import.meta.dir, "..", "..");

@@ -5,7 +5,6 @@
 import { resolve } from "node:path";
 import { parseCli } from "../../src/cli/args";
 import { MAX_CHANGE_DAYS } from "./changes";
-import { generateDataset } from "./generator";
 import { MAX_HISTORY_DAYS } from "./history";
 
 const { values, fail } = parseCli({
@@ -35,6 +34,9 @@ const { values, fail } = parseCli({
   ],
   exitStatus: [[1, "failed"]],
 });
+
+// Loaded once the arguments are read: `--help` and a bad argument answer without them.
+const { generateDataset } = await import("./generator");
 const endpoints = Number((values.endpoints ?? "").replaceAll("_", ""));
 if (values.endpoints === undefined || !Number.isInteger(endpoints) || endpoints < 1)
   fail("--endpoints must be a positive integer");

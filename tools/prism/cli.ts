@@ -14,9 +14,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
 import { exitWhenDone, parseCli } from "../../src/cli/args";
-import { loadConfig } from "../../src/config";
-import { createApiKey } from "../../src/db/api-keys";
-import { openDatabase } from "../../src/db/client";
 import { requestsOf } from "./session";
 
 const PRISM = "@stoplight/prism-cli@5.14.2";
@@ -31,6 +28,11 @@ const { values, fail } = parseCli({
   optionHelp: [["--db <path>", "the database to serve (default: DATABASE_PATH, as the server reads it)"]],
   exitStatus: [[1, "a violation, or the server or Prism did not start"]],
 });
+
+// Loaded once the arguments are read: `--help` and a bad argument answer without them.
+const { loadConfig } = await import("../../src/config");
+const { createApiKey } = await import("../../src/db/api-keys");
+const { openDatabase } = await import("../../src/db/client");
 const source = values.db ?? loadConfig().databasePath;
 if (!existsSync(source)) fail(`no database at ${source}; build the demo with \`npx bun run data:sample\``);
 

@@ -3,9 +3,6 @@
  * DATABASE_PATH, else db/directory.sqlite) and prints what it holds.
  */
 import { parseCli } from "../../src/cli/args";
-import { loadConfig } from "../../src/config";
-import { describeDatabase } from "../../src/db/describe";
-import { buildSampleDatabase } from "./build";
 
 if (import.meta.main) {
   const { values } = parseCli({
@@ -18,6 +15,11 @@ probed against their recorded answers replayed on 127.0.0.1; then prints what it
     environment: "DATABASE_PATH (default db/directory.sqlite).",
     exitStatus: [[1, "failed"]],
   });
+
+  // Loaded once the arguments are read: `--help` and a bad argument answer without them.
+  const { loadConfig } = await import("../../src/config");
+  const { describeDatabase } = await import("../../src/db/describe");
+  const { buildSampleDatabase } = await import("./build");
   const out = values.out ?? loadConfig().databasePath;
   const started = performance.now();
   try {

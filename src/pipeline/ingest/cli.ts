@@ -3,11 +3,7 @@
  * below (`--help`) lists the options.
  */
 import { parseCli } from "../../cli/args";
-import { loadConfig } from "../../config";
-import { openDatabase } from "../../db/client";
 import type { Audience } from "../../model/types";
-import { ingestAll, ingestFile, ingestVendor } from "./index";
-import { coverageLine, formatSummaryTable, progressLine } from "./summary-table";
 import type { ListSummary } from "./types";
 
 const INGEST_CLI = {
@@ -58,6 +54,11 @@ async function main(): Promise<number> {
   if (options.access && options.access !== "patient" && options.access !== "provider")
     fail("--access must be patient or provider");
   if (options.timeout && !/^\d+$/.test(options.timeout)) fail("--timeout must be a number of milliseconds");
+  // Loaded once the arguments are read: `--help` and a bad argument answer without them.
+  const { loadConfig } = await import("../../config");
+  const { openDatabase } = await import("../../db/client");
+  const { ingestAll, ingestFile, ingestVendor } = await import("./index");
+  const { coverageLine, formatSummaryTable, progressLine } = await import("./summary-table");
   const config = loadConfig();
   const registryPath = options.registry ?? config.registryPath;
 

@@ -13,10 +13,6 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseCli } from "../../cli/args";
-import { openReadOnly } from "../../db/client";
-import { auditDatabase, formatAudit, formatUrlFindings } from "./audit";
-import { formatPlaceShares, placeShares } from "./audit-places";
-import { buildNationalDatabase } from "./build";
 
 const { values } = parseCli({
   command: "bun run data:audit",
@@ -27,6 +23,11 @@ const { values } = parseCli({
   optionHelp: [["--db <path>", "a directory database to audit (opened read-only) instead of the bundled lists"]],
   exitStatus: [[1, "failed"]],
 });
+// Loaded once the arguments are read: `--help` and a bad argument answer without them.
+const { openReadOnly } = await import("../../db/client");
+const { auditDatabase, formatAudit, formatUrlFindings } = await import("./audit");
+const { formatPlaceShares, placeShares } = await import("./audit-places");
+const { buildNationalDatabase } = await import("./build");
 
 const dir = values.db === undefined ? mkdtempSync(join(tmpdir(), "data-audit-")) : null;
 try {

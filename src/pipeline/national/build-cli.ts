@@ -6,9 +6,6 @@
  * Exit status: 0 built, 1 failed (nothing written), 2 usage error.
  */
 import { parseCli } from "../../cli/args";
-import { loadConfig } from "../../config";
-import { describeDatabase } from "../../db/describe";
-import { buildNationalDatabase } from "./build";
 
 const { values } = parseCli({
   command: "bun run db:national",
@@ -19,6 +16,10 @@ const { values } = parseCli({
   environment: "DATABASE_PATH (default db/directory.sqlite).",
   exitStatus: [[1, "failed (nothing written)"]],
 });
+// Loaded once the arguments are read: `--help` and a bad argument answer without them.
+const { loadConfig } = await import("../../config");
+const { describeDatabase } = await import("../../db/describe");
+const { buildNationalDatabase } = await import("./build");
 const out = values.out ?? loadConfig().databasePath;
 const started = performance.now();
 try {

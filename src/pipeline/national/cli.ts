@@ -10,10 +10,8 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseCli } from "../../cli/args";
-import { type LanternManifest, LISTS_FILE, NATIONAL_DIR, PROVENANCE_FILE, packBundle } from "../ingest/national-lists";
-import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../ingest/registry";
+import type { LanternManifest } from "../ingest/national-lists";
 import type { ChplListItem, ChplProductsItem } from "./lantern";
-import { formatRegistry, generateRegistry } from "./registry-generator";
 
 function options() {
   const { values, fail } = parseCli({
@@ -29,8 +27,12 @@ function options() {
   return values.lantern ?? fail("--lantern is required");
 }
 
-function main() {
+async function main() {
   const lantern = options();
+  // Loaded once the arguments are read: `--help` and a bad argument answer without them.
+  const { LISTS_FILE, NATIONAL_DIR, PROVENANCE_FILE, packBundle } = await import("../ingest/national-lists");
+  const { DEFAULT_REGISTRY_PATH, loadRegistry } = await import("../ingest/registry");
+  const { formatRegistry, generateRegistry } = await import("./registry-generator");
   const resources = join(lantern, "prod_resources");
   const read = <T>(file: string) => JSON.parse(readFileSync(file, "utf8")) as T;
   const manifest = read<LanternManifest>(join(lantern, "MANIFEST.json"));
@@ -56,4 +58,4 @@ function main() {
   console.log(`db/national/${LISTS_FILE}: ${files.size} files, ${archive.length} bytes, as of ${provenance.asOf}`);
 }
 
-main();
+await main();

@@ -1,6 +1,6 @@
 import type { Server } from "bun";
 import type { Config } from "../../config";
-import type { ApiKeyLookup } from "../../db/api-keys";
+import type { ApiKeyLookup } from "../../db/api-key-lookup";
 import { Lru } from "../../directory/lru";
 import { ApiError } from "../http/api-error";
 import { clientGroup, clientIp } from "../http/client-ip";

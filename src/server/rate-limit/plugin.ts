@@ -1,7 +1,7 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { Config } from "../../config";
-import type { ApiKeyLookup } from "../../db/api-keys";
+import type { ApiKeyLookup } from "../../db/api-key-lookup";
 import { ApiError, validationError } from "../http/api-error";
 import { type Exchange, exchanges } from "../http/exchange";
 import { identifyClient } from "./client-identity";

@@ -10,11 +10,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseCli } from "../../../cli/args";
-import { type LanternManifest, LISTS_FILE, PAYERS_DIR, PROVENANCE_FILE, packBundle } from "../../ingest/national-lists";
-import { parseCsvRows } from "../../ingest/parsers";
-import { DEFAULT_REGISTRY_PATH, loadRegistry } from "../../ingest/registry";
-import { formatRegistry } from "../registry-generator";
-import { generatePayerRegistry, MEDICARE_LIST, payerFiles } from "./registry";
+import type { LanternManifest } from "../../ingest/national-lists";
+import { parseCsvRows } from "../../ingest/parsers/csv";
 
 const REPOSITORY = "onc-healthit/lantern-back-end";
 const FOLDER = "resources/prod_resources";
@@ -47,8 +44,13 @@ function rowsOf(name: string, text: string): number {
   return Array.isArray(json) ? json.length : (json.Endpoints?.length ?? 0);
 }
 
-function main() {
+async function main() {
   const { git: dir, ref } = options();
+  // Loaded once the arguments are read: `--help` and a bad argument answer without them.
+  const { LISTS_FILE, PAYERS_DIR, PROVENANCE_FILE, packBundle } = await import("../../ingest/national-lists");
+  const { DEFAULT_REGISTRY_PATH, loadRegistry } = await import("../../ingest/registry");
+  const { formatRegistry } = await import("../registry-generator");
+  const { generatePayerRegistry, MEDICARE_LIST, payerFiles } = await import("./registry");
   const commit = git(dir, "rev-parse", `${ref}^{commit}`).trim();
   const names = git(dir, "ls-tree", "--name-only", commit, `${FOLDER}/`)
     .split("\n")
@@ -95,4 +97,4 @@ function main() {
   );
 }
 
-main();
+await main();
