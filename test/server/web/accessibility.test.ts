@@ -6,10 +6,9 @@
  * opened, after Back). Skipped without Chromium, except in CI.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import type { Page } from "playwright-core";
-import { ARTIFACTS, chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
+import { chromiumRuns, type PageOnServer, pageOnServer, screenshotToLookAt } from "../../support/chromium";
 import { pageFixtureDb, settled } from "./page-fixture";
 
 const it = chromiumRuns ? test : test.skip;
@@ -106,7 +105,6 @@ async function views(): Promise<string[]> {
 describe("the search page for keyboards and screen readers", () => {
   it("axe-core finds no violation on any view at 390, 1280 and 1920 px, and no select cuts its choice", async () => {
     const p = current();
-    mkdirSync(ARTIFACTS, { recursive: true });
     const found: Record<string, unknown> = {};
     const check = async (width: number, path: string) => {
       if (path.includes("id=")) await p.locator("#detail-heading").waitFor();
@@ -114,7 +112,7 @@ describe("the search page for keyboards and screen readers", () => {
       const violations = await axeViolations(p);
       const cut = await cutSelects(p);
       if (violations.length > 0 || cut.length > 0) found[`${width} ${path}`] = { violations, cut };
-      if (path === "/") await p.screenshot({ path: join(ARTIFACTS, `accessibility-${width}.png`), fullPage: true });
+      if (path === "/") await screenshotToLookAt(p, `accessibility-${width}`);
     };
     // The premise of WIDENED, checked on the list and on a detail view: the page widened to a
     // width is the page loaded at it (the whole document, which <details> are open, the focus).

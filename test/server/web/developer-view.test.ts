@@ -4,13 +4,12 @@
  * numbers one click away, reached from a record; axe-core finds no violation at 390 and 1280 px.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { loadConfig } from "../../../src/config";
 import { openDatabase } from "../../../src/db/client";
 import { openDirectory } from "../../../src/directory/directory";
 import { sampleDatabase } from "../../support/built-once";
-import { ARTIFACTS, chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
+import { chromiumRuns, type PageOnServer, pageOnServer, screenshotToLookAt } from "../../support/chromium";
 import { removeTempDirs, tempDbPath } from "../../support/temp-db";
 
 const AXE = readFileSync(Bun.resolveSync("axe-core/axe.min.js", import.meta.dir), "utf8");
@@ -28,7 +27,6 @@ describe.skipIf(!chromiumRuns)("a developer's report card page", () => {
     const card = directory.current.reportCards.vendors.find((v) => v.vendorId === "epic")!;
     vendor = { id: card.vendorId, name: card.vendorName, listed: card.list.listed };
     directory.close();
-    mkdirSync(ARTIFACTS, { recursive: true });
     // One server and one Chromium: each width's test sets the viewport before it loads the page.
     open = await pageOnServer(path, "developer-view", { width: 1280, height: 900 });
   }, 120_000);
@@ -54,7 +52,7 @@ describe.skipIf(!chromiumRuns)("a developer's report card page", () => {
         name: /^Entries and verified URLs, \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}: Listed entries from \d+ to \d+/,
       });
       expect(await lines.count()).toBe(1);
-      await page.screenshot({ path: join(ARTIFACTS, `developer-${width}.png`), fullPage: true });
+      await screenshotToLookAt(page, `developer-${width}`);
       // The numbers one click away.
       await page.getByText("Entries and verified URLs: the numbers").click();
       const table = page.getByRole("region", { name: "Entries and verified URLs: the numbers" });

@@ -8,11 +8,11 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { sampleDatabase } from "../../support/built-once";
-import { ARTIFACTS, chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
+import { chromiumRuns, type PageOnServer, pageOnServer, screenshotToLookAt } from "../../support/chromium";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
 
 const it = chromiumRuns ? test : test.skip;
@@ -54,7 +54,6 @@ beforeAll(async () => {
   sql.close();
   longNamed = row.id;
   live = await pageOnServer(path, "find-provider", VIEWPORTS[0]!);
-  mkdirSync(ARTIFACTS, { recursive: true });
 }, 180_000);
 
 afterAll(async () => {
@@ -139,7 +138,7 @@ for (const viewport of VIEWPORTS) {
       }
       expect(await pageWidth(p)).toBeLessThanOrEqual(viewport.width);
       expect(await axeViolations(p)).toEqual([]);
-      await p.screenshot({ path: join(ARTIFACTS, `find-near-${viewport.width}.png`) });
+      await screenshotToLookAt(p, `find-near-${viewport.width}`, false);
       const opened = await openFirstByKeyboard(p);
       expect(expected.data.map((e) => e.id)).toContain(opened);
     }, 60_000);
@@ -223,7 +222,7 @@ for (const viewport of VIEWPORTS) {
         expect(scales).toContain("0 ms");
         expect(scales.some((t) => /^\d{4}-\d{2}-\d{2}$/.test(t))).toBe(true);
       }
-      await p.screenshot({ path: join(ARTIFACTS, `find-record-${viewport.width}.png`), fullPage: true });
+      await screenshotToLookAt(p, `find-record-${viewport.width}`);
 
       await p.goto(`${base}/?developer=epic`);
       await p.locator("#detail-heading").waitFor();
@@ -238,7 +237,7 @@ for (const viewport of VIEWPORTS) {
       for (const name of lists) expect(name).toMatch(/^[a-z0-9.-]+\.[a-z]+(\/|\s|$)/);
       expect(await pageWidth(p)).toBeLessThanOrEqual(viewport.width);
       expect(await axeViolations(p)).toEqual([]);
-      await p.screenshot({ path: join(ARTIFACTS, `find-report-${viewport.width}.png`), fullPage: true });
+      await screenshotToLookAt(p, `find-report-${viewport.width}`);
     }, 60_000);
   });
 }
