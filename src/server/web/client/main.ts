@@ -141,6 +141,11 @@ function writeForm(filters: Filters) {
 
 /** Where the filters have room beside the results without pushing them below the first screen. */
 const WIDE = matchMedia("(min-width: 760px)");
+// A window that widens to that room (a tablet turned, a window made larger) unfolds them, as a
+// load at that width does: the page widened is the page loaded there.
+WIDE.addEventListener("change", () => {
+  if (WIDE.matches) moreFilters.open = true;
+});
 
 function readForm(): Filters {
   const filters = emptyFilters();
