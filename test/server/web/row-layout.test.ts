@@ -12,6 +12,7 @@ import {
 import { lanternFiles } from "../../support/real-data";
 import { seedDatabase } from "../../support/seed";
 import { tempDbPath } from "../../support/temp-db";
+import { widen } from "./page-fixture";
 
 /**
  * The search page's rows hold their layout with the longest values of the national data (the
@@ -122,11 +123,14 @@ describe("the search page's rows with the longest national values", () => {
   it("hold at 390, 1280 and 1920 px: no overlap, nothing outside its row or under the sidebar", async () => {
     const p = page!;
     for (const width of WIDTHS) {
-      await p.setViewportSize({ width, height: 900 });
-      await p.goto(`${live!.base}/?sort=name`, { waitUntil: "load" });
-      await p.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
-      await p.locator("#list .result").nth(2).waitFor();
-      await networkQuiet(p);
+      // Loaded at 390 px, then widened (widen: the page widened is the page loaded at the width).
+      await widen(p, width);
+      if (width === WIDTHS[0]) {
+        await p.goto(`${live!.base}/?sort=name`, { waitUntil: "load" });
+        await p.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
+        await p.locator("#list .result").nth(2).waitFor();
+        await networkQuiet(p);
+      }
       await screenshotToLookAt(p, `row-layout-${width}`, width < 1000);
       const measured = (await p.evaluate(MEASURE)) as {
         rows: { row: Box; parts: Box[]; facts: Box[]; clipped: string[] }[];

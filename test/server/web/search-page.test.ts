@@ -4,7 +4,7 @@ import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { ARTIFACTS, chromiumRuns, launchChromium, networkQuiet, screenshotToLookAt } from "../../support/chromium";
 import { type ServerProcess, startServer } from "../../support/server-process";
-import { HOSTILE_NAME, pageFixtureDb, settled as pageSettled } from "./page-fixture";
+import { HOSTILE_NAME, pageFixtureDb, settled as pageSettled, widen } from "./page-fixture";
 
 /**
  * The search page in headless Chromium (Debian's, driven by playwright-core), against real
@@ -544,15 +544,6 @@ const WIDTHS = [390, 1280, 1920];
  * loaded at 390 px and widened to 1280 or 1920 px is the view loaded there (checked below).
  */
 const WIDENED = new Set([1280, 1920]);
-
-/** Widens the page to `width` and waits for a frame at it: the page's media query listeners have run. */
-async function widen(p: Page, width: number) {
-  await p.setViewportSize({ width, height: 900 });
-  await p.evaluate(`new Promise((resolve) => {
-    const frame = () => requestAnimationFrame(() => (window.innerWidth === ${width} ? resolve() : frame()));
-    frame();
-  })`);
-}
 
 interface Violation {
   id: string;
