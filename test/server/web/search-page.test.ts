@@ -241,6 +241,11 @@ describe("the search page in headless Chromium", () => {
 
   it("opens an endpoint's detail: record, capabilities, raw JSON links; Back returns to the results", async () => {
     const p = await fresh("/?query=massachusetts");
+    // A mark on the row, to see whether Back shows this list or builds it again.
+    await p
+      .locator("#list > li")
+      .first()
+      .evaluate((row) => row.setAttribute("data-test-mark", ""));
     await p.getByRole("link", { name: "Massachusetts General Hospital" }).click();
     const heading = p.locator("#detail-heading");
     await heading.waitFor();
@@ -281,6 +286,8 @@ describe("the search page in headless Chromium", () => {
     await settled(p);
     expect(await shownNames(p)).toEqual(["Massachusetts General Hospital"]);
     expect(await p.locator("#detail").isHidden()).toBe(true);
+    // The results it left, shown again as they were, not built anew from the same answer.
+    expect(await p.locator("#list > li[data-test-mark]").count()).toBe(1);
 
     // The detail has its own address, and it opens directly.
     await fresh(`/?id=${id}`);

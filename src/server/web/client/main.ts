@@ -288,6 +288,12 @@ async function copyUrl(button: HTMLButtonElement) {
 let renderCount = 0;
 let inFlight: AbortController | null = null;
 
+/**
+ * What the list shows now: the results' address and the answer its rows were built from; null
+ * when it shows something else (the developers, nothing after an error) or is being built.
+ */
+let shownResults: { address: string; answer: Answer<EndpointRecord[]> } | null = null;
+
 /** Shows the current state; `focus` moves focus to what it shows: the row `row` (an entry id) when it is there, else the heading. */
 async function render(focus = false, row: string | null = null) {
   const turn = ++renderCount;
@@ -320,6 +326,17 @@ async function showResults(
   if (!isCurrent()) return;
   results.removeAttribute("aria-busy");
   resultsHeading.textContent = "Results";
+  const address = pageUrl({ ...current, id: null });
+  if (shownResults?.answer === answer && shownResults.address === address) {
+    // Back from a record to the results it was opened from (the same kept answer): the list,
+    // pager and summary already show them; building 25 rows again would change nothing.
+    lastProblem = null;
+    showMessage(null);
+    showSorts(current);
+    focusResults(focus, row);
+    return;
+  }
+  shownResults = null;
   if (!answer.ok) {
     showProblem(answer.problem, "search");
     clear(list);
@@ -360,14 +377,20 @@ async function showResults(
     if (!isCurrent()) return;
     if (note !== null) summary.textContent = `${summary.textContent} ${note}`;
   }
-  if (focus) {
-    const opened = row === null ? null : list.querySelector<HTMLElement>(`a[data-id="${CSS.escape(row)}"]`);
-    (opened ?? byId("results-heading")).focus();
-  }
+  shownResults = { address, answer };
+  focusResults(focus, row);
+}
+
+/** With `focus`, moves focus to the row `row` (an entry id) when the list has it, else to the results' heading. */
+function focusResults(focus: boolean, row: string | null) {
+  if (!focus) return;
+  const opened = row === null ? null : list.querySelector<HTMLElement>(`a[data-id="${CSS.escape(row)}"]`);
+  (opened ?? byId("results-heading")).focus();
 }
 
 /** The home page: the developers, most endpoints first, and what to search by (see isBareView). */
 async function showHome(current: SearchState, isCurrent: () => boolean, focus: boolean) {
+  shownResults = null;
   detail.hidden = true;
   results.hidden = false;
   results.setAttribute("aria-busy", "true");
