@@ -129,6 +129,33 @@ describe("the search page in headless Chromium", () => {
     expect(offHost).toEqual([]);
   }, 30_000);
 
+  it("asks the API once for each thing it shows on opening: the home page, the list, an entry's page", async () => {
+    const p = current();
+    const id = ((await (await fetch(`${base}/api/v1/endpoints?query=lake`)).json()) as { data: { id: string }[] })
+      .data[0]!.id;
+    const asked: string[] = [];
+    const onRequest = (request: { url(): string }) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith("/api/")) asked.push(url.pathname);
+    };
+    p.on("request", onRequest);
+    const askedTwice: Record<string, string[]> = {};
+    try {
+      for (const path of ["/", "/?sort=name", `/?id=${id}`]) {
+        asked.length = 0;
+        await fresh(path);
+        if (path.includes("id=")) await p.locator("#detail-heading").waitFor();
+        await networkQuiet(p);
+        // The developers are asked on every view (the vendor filter's choices, an entry's kind).
+        expect(asked).toContain("/api/v1/vendors");
+        askedTwice[path] = asked.filter((pathname, i) => asked.indexOf(pathname) !== i);
+      }
+    } finally {
+      p.off("request", onRequest);
+    }
+    expect(askedTwice).toEqual({ "/": [], "/?sort=name": [], [`/?id=${id}`]: [] });
+  }, 30_000);
+
   it("searches as the user types, fewer requests than keystrokes, and puts the query in the address bar", async () => {
     const p = await fresh();
     const searches: string[] = [];

@@ -531,7 +531,8 @@ function capabilityStats(): Promise<Answer<CapabilityStats>> {
 let overviewLoaded = false;
 
 async function loadOverview() {
-  const [stats, vendors] = await Promise.all([get<Stats>("/api/v1/stats"), get<Vendor[]>("/api/v1/vendors")]);
+  // The developers through vendorList: asked once a page load, here and by the view shown at load.
+  const [stats, vendors] = await Promise.all([get<Stats>("/api/v1/stats"), vendorList()]);
   const text = byId("overview-summary");
   if (vendors.ok) {
     const select = controls.vendor as HTMLSelectElement;
