@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page, type Request } from "playwright-core";
@@ -9,6 +9,17 @@ export { chromiumRuns } from "./chromium-runs";
 
 /** Where page tests leave their screenshots (ignored by git). */
 export const ARTIFACTS = join(import.meta.dir, "..", "..", "test-artifacts");
+
+/**
+ * Saves a screenshot of `page` as test-artifacts/<name>.png for a person to look at, only when
+ * PAGE_SCREENSHOTS is set: no assertion reads these, and each costs Chromium 0.1 to 0.5 CPU-s
+ * (a whole page's more). A screenshot a test asserts on is taken with `page.screenshot` itself.
+ */
+export async function screenshotToLookAt(page: Page, name: string, fullPage = true): Promise<void> {
+  if (!process.env.PAGE_SCREENSHOTS) return;
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage });
+}
 
 /**
  * Flags that keep every Chromium a test starts on this machine: each request for a host other

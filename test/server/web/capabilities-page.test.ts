@@ -5,6 +5,7 @@ import { chromiumRuns, networkQuiet, type PageOnServer, pageOnServer } from "../
 import { ENTRIES, PROBES, R4_METADATA, VENDORS } from "../../support/fixture";
 import { seedDatabase } from "../../support/seed";
 import { tempDbPath } from "../../support/temp-db";
+import { widen } from "./page-fixture";
 
 /**
  * What servers offer, on the search page in headless Chromium against a real server process:
@@ -229,8 +230,9 @@ describe("capabilities on the search page", () => {
     const p = page!;
     const found: Record<number, unknown> = {};
     for (const width of [390, 1280, 1920]) {
-      await p.setViewportSize({ width, height: 900 });
-      await open("/");
+      // Loaded at 390 px, then widened (widen: the page widened is the page loaded at the width).
+      await widen(p, width);
+      if (width === 390) await open("/");
       const table = p.locator("#readiness table");
       await table.waitFor();
       const fit = await table.evaluate((t) => {

@@ -1,9 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { nationalDatabase } from "../../support/built-once";
-import { ARTIFACTS, chromiumRuns, networkQuiet, type PageOnServer, pageOnServer } from "../../support/chromium";
+import {
+  chromiumRuns,
+  networkQuiet,
+  type PageOnServer,
+  pageOnServer,
+  screenshotToLookAt,
+} from "../../support/chromium";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
 
 /**
@@ -34,7 +39,6 @@ beforeAll(async () => {
   live = await pageOnServer(path, "national-page", { width: 1400, height: 900 });
   page = live.page;
   base = live.base;
-  mkdirSync(ARTIFACTS, { recursive: true });
 }, 120_000);
 
 afterAll(async () => {
@@ -70,7 +74,7 @@ describe("the search page on the national directory", () => {
     expect(await p.locator("#summary").textContent()).toStartWith(
       `${total.toLocaleString("en-US")} endpoints from ${vendors.length} developers. Search above`,
     );
-    await p.screenshot({ path: join(ARTIFACTS, "national-home-1400.png") });
+    await screenshotToLookAt(p, "national-home-1400", false);
     // A developer opens its entries; "List every endpoint" opens the list in its default order.
     await p.locator("#list > li h3 a").first().click();
     await p.waitForURL((url) => url.search === `?vendor=${largest[0]!.id}`);

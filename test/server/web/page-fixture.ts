@@ -52,3 +52,16 @@ export async function settled(page: Page) {
   await page.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
   await networkQuiet(page);
 }
+
+/**
+ * Widens (or narrows) the page to `width` × 900 px and waits for a frame at it: the page's media
+ * query listeners have run. A page loaded at 390 px and widened is the page loaded at the width
+ * (the accessibility tests in search-page.test.ts check it on the list and on a detail view).
+ */
+export async function widen(page: Page, width: number) {
+  await page.setViewportSize({ width, height: 900 });
+  await page.evaluate(`new Promise((resolve) => {
+    const frame = () => requestAnimationFrame(() => (window.innerWidth === ${width} ? resolve() : frame()));
+    frame();
+  })`);
+}

@@ -1,11 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { ARTIFACTS, chromiumRuns, networkQuiet, type PageOnServer, pageOnServer } from "../../support/chromium";
+import {
+  chromiumRuns,
+  networkQuiet,
+  type PageOnServer,
+  pageOnServer,
+  screenshotToLookAt,
+} from "../../support/chromium";
 import { lanternFiles } from "../../support/real-data";
 import { seedDatabase } from "../../support/seed";
 import { tempDbPath } from "../../support/temp-db";
+import { widen } from "./page-fixture";
 
 /**
  * The search page's rows hold their layout with the longest values of the national data (the
@@ -115,14 +122,16 @@ const inside = (inner: Box, outer: Box) => inner.left >= outer.left - 0.5 && inn
 describe("the search page's rows with the longest national values", () => {
   it("hold at 390, 1280 and 1920 px: no overlap, nothing outside its row or under the sidebar", async () => {
     const p = page!;
-    mkdirSync(ARTIFACTS, { recursive: true });
     for (const width of WIDTHS) {
-      await p.setViewportSize({ width, height: 900 });
-      await p.goto(`${live!.base}/?sort=name`, { waitUntil: "load" });
-      await p.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
-      await p.locator("#list .result").nth(2).waitFor();
-      await networkQuiet(p);
-      await p.screenshot({ path: join(ARTIFACTS, `row-layout-${width}.png`), fullPage: width < 1000 });
+      // Loaded at 390 px, then widened (widen: the page widened is the page loaded at the width).
+      await widen(p, width);
+      if (width === WIDTHS[0]) {
+        await p.goto(`${live!.base}/?sort=name`, { waitUntil: "load" });
+        await p.locator("#results:not([aria-busy])").waitFor({ state: "attached" });
+        await p.locator("#list .result").nth(2).waitFor();
+        await networkQuiet(p);
+      }
+      await screenshotToLookAt(p, `row-layout-${width}`, width < 1000);
       const measured = (await p.evaluate(MEASURE)) as {
         rows: { row: Box; parts: Box[]; facts: Box[]; clipped: string[] }[];
         main: Box;

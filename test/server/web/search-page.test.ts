@@ -1,14 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
-import { ARTIFACTS, chromiumRuns, launchChromium, networkQuiet } from "../../support/chromium";
+import { ARTIFACTS, chromiumRuns, launchChromium, networkQuiet, screenshotToLookAt } from "../../support/chromium";
 import { type ServerProcess, startServer } from "../../support/server-process";
-import { HOSTILE_NAME, pageFixtureDb, settled as pageSettled } from "./page-fixture";
+import { HOSTILE_NAME, pageFixtureDb, settled as pageSettled, widen } from "./page-fixture";
 
 /**
  * The search page in headless Chromium (Debian's, driven by playwright-core), against real
- * server processes on 127.0.0.1, every other host cut off. Skipped without Chromium, except in CI.
+ * server processes on 127.0.0.1, every other host cut off: what it shows and does, its
+ * accessibility (axe-core on every view, the keyboard alone), and a person browsing under the
+ * default rate limit. One Chromium and the servers serve every test (a test sets the viewport
+ * before it loads a page). Skipped without Chromium, except in CI.
  */
 const runs = chromiumRuns;
 const it = runs ? test : test.skip;
@@ -16,6 +19,8 @@ const it = runs ? test : test.skip;
 let server: ServerProcess | undefined;
 /** A second server whose quota is 3 requests a day: the page's fourth request is refused. */
 let limited: ServerProcess | undefined;
+/** A third with the documented anonymous limit, 60 requests a minute. */
+let browsing: ServerProcess | undefined;
 let context: BrowserContext | undefined;
 let page: Page | undefined;
 let profileDir: string | undefined;
@@ -30,9 +35,10 @@ beforeAll(async () => {
   if (!runs) return;
   const db = pageFixtureDb();
   db.sqlite.close();
-  [server, limited] = await Promise.all([
+  [server, limited, browsing] = await Promise.all([
     startServer({ DATABASE_PATH: db.path, RATE_LIMIT_MAX: "0" }),
     startServer({ DATABASE_PATH: db.path, RATE_LIMIT_MAX: "3", RATE_LIMIT_WINDOW_SECONDS: "86400" }),
+    startServer({ DATABASE_PATH: db.path, RATE_LIMIT_MAX: "60", RATE_LIMIT_WINDOW_SECONDS: "60" }),
   ]);
   base = new URL(server.baseUrl).origin;
   ({ context, profileDir } = await launchChromium("search-page", { width: 1400, height: 900 }));
@@ -47,7 +53,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await context?.close().catch(() => {});
-  await Promise.all([server?.stop(), limited?.stop()]);
+  await Promise.all([server?.stop(), limited?.stop(), browsing?.stop()]);
   if (profileDir) rmSync(profileDir, { recursive: true, force: true });
 });
 
@@ -121,6 +127,33 @@ describe("the search page in headless Chromium", () => {
       "Oracle Health (3 endpoints)",
     ]);
     expect(offHost).toEqual([]);
+  }, 30_000);
+
+  it("asks the API once for each thing it shows on opening: the home page, the list, an entry's page", async () => {
+    const p = current();
+    const id = ((await (await fetch(`${base}/api/v1/endpoints?query=lake`)).json()) as { data: { id: string }[] })
+      .data[0]!.id;
+    const asked: string[] = [];
+    const onRequest = (request: { url(): string }) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith("/api/")) asked.push(url.pathname);
+    };
+    p.on("request", onRequest);
+    const askedTwice: Record<string, string[]> = {};
+    try {
+      for (const path of ["/", "/?sort=name", `/?id=${id}`]) {
+        asked.length = 0;
+        await fresh(path);
+        if (path.includes("id=")) await p.locator("#detail-heading").waitFor();
+        await networkQuiet(p);
+        // The developers are asked on every view (the vendor filter's choices, an entry's kind).
+        expect(asked).toContain("/api/v1/vendors");
+        askedTwice[path] = asked.filter((pathname, i) => asked.indexOf(pathname) !== i);
+      }
+    } finally {
+      p.off("request", onRequest);
+    }
+    expect(askedTwice).toEqual({ "/": [], "/?sort=name": [], [`/?id=${id}`]: [] });
   }, 30_000);
 
   it("searches as the user types, fewer requests than keystrokes, and puts the query in the address bar", async () => {
@@ -235,6 +268,11 @@ describe("the search page in headless Chromium", () => {
 
   it("opens an endpoint's detail: record, capabilities, raw JSON links; Back returns to the results", async () => {
     const p = await fresh("/?query=massachusetts");
+    // A mark on the row, to see whether Back shows this list or builds it again.
+    await p
+      .locator("#list > li")
+      .first()
+      .evaluate((row) => row.setAttribute("data-test-mark", ""));
     await p.getByRole("link", { name: "Massachusetts General Hospital" }).click();
     const heading = p.locator("#detail-heading");
     await heading.waitFor();
@@ -275,6 +313,8 @@ describe("the search page in headless Chromium", () => {
     await settled(p);
     expect(await shownNames(p)).toEqual(["Massachusetts General Hospital"]);
     expect(await p.locator("#detail").isHidden()).toBe(true);
+    // The results it left, shown again as they were, not built anew from the same answer.
+    expect(await p.locator("#list > li[data-test-mark]").count()).toBe(1);
 
     // The detail has its own address, and it opens directly.
     await fresh(`/?id=${id}`);
@@ -416,14 +456,16 @@ describe("the search page in headless Chromium", () => {
       await p.locator("#overview-summary", { hasText: "endpoints" }).waitFor();
       const overflow = await p.evaluate<number>(`document.documentElement.scrollWidth - window.innerWidth`);
       expect(overflow).toBeLessThanOrEqual(0);
-      await p.screenshot({ path: join(ARTIFACTS, `search-page-${width}.png`), fullPage: true });
+      // The one screenshot the test reads (it exists below); the others only for a person to look at.
+      if (width === 360) await p.screenshot({ path: join(ARTIFACTS, "search-page-360.png"), fullPage: true });
+      else await screenshotToLookAt(p, `search-page-${width}`);
       await p.getByRole("link", { name: "Massachusetts General Hospital" }).click();
       await p.locator("#detail-heading").waitFor();
       await networkQuiet(p);
       expect(await p.evaluate<number>(`document.documentElement.scrollWidth - window.innerWidth`)).toBeLessThanOrEqual(
         0,
       );
-      await p.screenshot({ path: join(ARTIFACTS, `search-page-detail-${width}.png`), fullPage: true });
+      await screenshotToLookAt(p, `search-page-detail-${width}`);
     }
     await p.setViewportSize({ width: 1400, height: 900 });
     expect(existsSync(join(ARTIFACTS, "search-page-360.png"))).toBe(true);
@@ -525,6 +567,229 @@ describe("the search page in headless Chromium", () => {
     await p.waitForURL((url) => url.searchParams.get("state") === "OH");
     expect(await p.locator("#f-query").isEditable()).toBe(true);
   }, 60_000);
+});
+
+const AXE = readFileSync(Bun.resolveSync("axe-core/axe.min.js", import.meta.dir), "utf8");
+const WIDTHS = [390, 1280, 1920];
+/**
+ * The widths reached by widening the page loaded at 390 px, not by a load of their own (nor
+ * axe-core's injection again). The page's one choice made by width in script rather than in CSS
+ * is the filters unfolded from 760 px, at load and when the window widens past it, so the page
+ * loaded at 390 px and widened to 1280 or 1920 px is the view loaded there (checked below).
+ */
+const WIDENED = new Set([1280, 1920]);
+
+interface Violation {
+  id: string;
+  impact: string;
+  nodes: string[];
+}
+
+/** axe-core's violations on the page as it is now (every rule, every impact). */
+async function axeViolations(p = current()): Promise<Violation[]> {
+  // Injected through the DevTools protocol: the page's CSP allows no script of ours.
+  if (!(await p.evaluate("typeof window.axe !== 'undefined'"))) await p.evaluate(AXE);
+  return p.evaluate<Violation[]>(`axe.run(document, { resultTypes: ["violations"] }).then((result) =>
+    result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(" ")) })))`);
+}
+
+/** The selects whose chosen option is wider than the box shows (text width by the select's own font). */
+async function cutSelects(p = current()): Promise<string[]> {
+  return p.evaluate<string[]>(`(() => {
+    const context = document.createElement("canvas").getContext("2d");
+    return [...document.querySelectorAll("select")].filter((select) => {
+      const style = getComputedStyle(select);
+      if (select.offsetParent === null) return false;
+      context.font = style.font;
+      const text = select.options[select.selectedIndex]?.text ?? "";
+      // The arrow takes about 20 px beside the padding.
+      const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 20;
+      return context.measureText(text).width > room;
+    }).map((select) => select.id + ": " + select.options[select.selectedIndex]?.text + " in " + select.clientWidth + " px");
+  })()`);
+}
+
+/** The views a reader meets: results, a search with no match, a page past the last, an endpoint's detail. */
+async function views(): Promise<string[]> {
+  const list = (await (await fetch(`${base}/api/v1/endpoints?vendor=epic&limit=1`)).json()) as {
+    data: { id: string }[];
+  };
+  const ids = ((await (await fetch(`${base}/api/v1/endpoints?limit=100`)).json()) as { data: { id: string }[] }).data;
+  const byProbe = new Map<boolean, string>();
+  for (const { id } of ids) {
+    const c = (await (await fetch(`${base}/api/v1/endpoints/${id}/capabilities`)).json()) as {
+      data: { probeStatus: string };
+    };
+    byProbe.set(c.data.probeStatus !== "unchecked", id);
+  }
+  return [
+    "/",
+    "/?query=zzzz-nothing",
+    "/?query=mercy",
+    "/?supports=smart-v2",
+    "/?supports=bulk-export",
+    "/?page=9",
+    "/?state=OH&fhirVersion=R4&page=2",
+    "/?kind=payer",
+    `/?id=${list.data[0]!.id}`,
+    `/?id=${byProbe.get(true)}`,
+    `/?id=${byProbe.get(false)}`,
+  ];
+}
+
+/**
+ * The search page for keyboards and screen readers: axe-core (injected into the page) finds no
+ * violation of any impact on any view at 390, 1280 and 1920 px; every select shows its whole
+ * choice; and the page is used by keyboard alone, focus landing where the reader is (the row one
+ * opened, after Back).
+ */
+describe("the search page for keyboards and screen readers", () => {
+  it("axe-core finds no violation on any view at 390, 1280 and 1920 px, and no select cuts its choice", async () => {
+    const p = current();
+    const found: Record<string, unknown> = {};
+    const check = async (width: number, path: string) => {
+      if (path.includes("id=")) await p.locator("#detail-heading").waitFor();
+      await p.locator("#overview-summary", { hasText: "endpoints from" }).waitFor();
+      const violations = await axeViolations(p);
+      const cut = await cutSelects(p);
+      if (violations.length > 0 || cut.length > 0) found[`${width} ${path}`] = { violations, cut };
+      if (path === "/") await screenshotToLookAt(p, `accessibility-${width}`);
+    };
+    // The premise of WIDENED, checked on the list and on a detail view: the page widened to a
+    // width is the page loaded at it (the whole document, which <details> are open, the focus).
+    // An empty style attribute, which axe-core's checks leave behind, is no difference.
+    const documentNow = async () =>
+      (
+        await p.evaluate<string>(
+          `JSON.stringify([document.documentElement.outerHTML, [...document.querySelectorAll("details")].map((d) => d.open), document.activeElement?.id ?? ""])`,
+        )
+      ).replaceAll(' style=\\"\\"', "");
+    const widenedDocuments = new Map<string, string>();
+    const all = await views();
+    const compared = [all[0]!, all.find((path) => path.includes("id="))!];
+    for (const path of all) {
+      for (const width of WIDTHS) {
+        if (WIDENED.has(width)) await widen(p, width);
+        else {
+          await p.setViewportSize({ width, height: 900 });
+          await p.goto(`${base}${path}`, { waitUntil: "load" });
+          await settled(p);
+        }
+        await check(width, path);
+        if (WIDENED.has(width) && compared.includes(path))
+          widenedDocuments.set(`${width} ${path}`, await documentNow());
+      }
+    }
+    expect(found).toEqual({});
+    for (const [key, widened] of widenedDocuments) {
+      const [width, path] = key.split(" ") as [string, string];
+      await p.setViewportSize({ width: Number(width), height: 900 });
+      await p.goto(`${base}${path}`, { waitUntil: "load" });
+      await settled(p);
+      if (path.includes("id=")) await p.locator("#detail-heading").waitFor();
+      await p.locator("#overview-summary", { hasText: "endpoints from" }).waitFor();
+      expect([key, await documentNow()]).toEqual([key, widened]);
+    }
+  }, 300_000);
+
+  it("a keyboard alone searches, filters, opens an endpoint and comes back to the row it opened", async () => {
+    const p = current();
+    await p.setViewportSize({ width: 1280, height: 900 });
+    await p.goto(`${base}/`, { waitUntil: "load" });
+    await settled(p);
+    const focused = () =>
+      p.evaluate<string>(
+        `(() => { const e = document.activeElement; return e ? e.tagName + "#" + e.id + " " + (e.getAttribute("data-id") ?? "") + " " + (e.textContent ?? "").trim().slice(0, 40) : ""; })()`,
+      );
+    // The first Tab reaches the skip link; following it lands on the results heading.
+    await p.keyboard.press("Tab");
+    expect(await focused()).toContain("Skip to results");
+    await p.keyboard.press("Enter");
+    expect(await focused()).toStartWith("H2#results-heading");
+    // Type a name into the search box and submit it with Enter.
+    await p.locator("#f-query").focus();
+    await p.keyboard.type("mercy");
+    await p.keyboard.press("Enter");
+    await p.waitForURL(/query=mercy/);
+    await settled(p);
+    expect(await p.locator("#summary").textContent()).toStartWith("30 endpoints match");
+    // Choose an audience with the arrow keys: the search follows.
+    await p.locator("#f-access").focus();
+    await p.keyboard.press("ArrowDown");
+    await p.waitForURL(/access=patient/);
+    await settled(p);
+    // Tab from the form's last button into the results, to the second row's link, and open it.
+    await p.locator("#clear").focus();
+    const second = await p.locator("#list a[data-id]").nth(1).getAttribute("data-id");
+    for (let i = 0; i < 60 && !(await focused()).includes(second!); i++) await p.keyboard.press("Tab");
+    expect(await focused()).toContain(second!);
+    await p.keyboard.press("Enter");
+    await p.waitForURL(new RegExp(`id=${second}`));
+    await p.locator("#detail-heading").waitFor();
+    expect(await focused()).toStartWith("H2#detail-heading");
+    // Back by the page's own link (Shift+Tab from the heading reaches it), then by the browser's Back.
+    await p.keyboard.press("Shift+Tab");
+    expect(await focused()).toContain("Back to results");
+    await p.keyboard.press("Enter");
+    await p.waitForURL((url) => !url.searchParams.has("id"));
+    await settled(p);
+    expect(await focused()).toContain(second!);
+    await p.keyboard.press("Enter");
+    await p.locator("#detail-heading").waitFor();
+    await p.goBack();
+    await settled(p);
+    expect(await focused()).toContain(second!);
+    expect(new URL(p.url()).searchParams.get("access")).toBe("patient");
+  }, 60_000);
+});
+
+/**
+ * A person reading one entry after another on the search page, against the server with the
+ * documented anonymous limit (60 requests a minute): the page's look at an entry costs one
+ * request, so reading 40 entries as fast as the page goes is never refused, while a script is
+ * still held to 60 requests. The five-minute session at one entry every two seconds is
+ * `bun run bench:page-browsing`.
+ */
+const VIEWS = 40;
+
+describe("a person browsing under the default rate limit", () => {
+  it(`reads ${VIEWS} entries in a row without a 429, while a script is refused past 60 requests`, async () => {
+    if (!browsing) throw new Error("setup failed");
+    const p = current();
+    const base = new URL(browsing.baseUrl).origin;
+    await p.setViewportSize({ width: 1280, height: 900 });
+    const refused: string[] = [];
+    const onResponse = (response: { status(): number; url(): string }) => {
+      if (response.status() === 429) refused.push(new URL(response.url()).pathname);
+    };
+    p.on("response", onResponse);
+    await p.goto(`${base}/?sort=name`, { waitUntil: "load" });
+    await settled(p);
+    let row = 0;
+    for (let view = 0; view < VIEWS; view++) {
+      if (row === 25) {
+        await p.locator('#pager a[rel="next"]').click();
+        await settled(p);
+        row = 0;
+      }
+      await p.locator("#list > li h3 a").nth(row++).click();
+      await p.locator("#verdict-heading, #message:not([hidden])").first().waitFor();
+      expect(await p.locator("#message").isHidden()).toBe(true);
+      await p.locator("a.back").click();
+      await p.locator("#list > li").first().waitFor();
+    }
+    p.off("response", onResponse);
+    expect(refused).toEqual([]);
+
+    // A script asking the list over and over is still held to the documented 60 a minute.
+    const statuses: number[] = [];
+    for (let i = 0; i < 61; i++) {
+      const response = await fetch(`${base}/api/v1/endpoints?page=${(i % 2) + 1}`);
+      await response.arrayBuffer();
+      statuses.push(response.status);
+    }
+    expect(statuses).toContain(429);
+  }, 120_000);
 });
 
 describe("Chromium as the page tests start it", () => {

@@ -141,6 +141,11 @@ function writeForm(filters: Filters) {
 
 /** Where the filters have room beside the results without pushing them below the first screen. */
 const WIDE = matchMedia("(min-width: 760px)");
+// A window that widens to that room (a tablet turned, a window made larger) unfolds them, as a
+// load at that width does: the page widened is the page loaded there.
+WIDE.addEventListener("change", () => {
+  if (WIDE.matches) moreFilters.open = true;
+});
 
 function readForm(): Filters {
   const filters = emptyFilters();
@@ -283,6 +288,12 @@ async function copyUrl(button: HTMLButtonElement) {
 let renderCount = 0;
 let inFlight: AbortController | null = null;
 
+/**
+ * What the list shows now: the results' address and the answer its rows were built from; null
+ * when it shows something else (the developers, nothing after an error) or is being built.
+ */
+let shownResults: { address: string; answer: Answer<EndpointRecord[]> } | null = null;
+
 /** Shows the current state; `focus` moves focus to what it shows: the row `row` (an entry id) when it is there, else the heading. */
 async function render(focus = false, row: string | null = null) {
   const turn = ++renderCount;
@@ -315,6 +326,17 @@ async function showResults(
   if (!isCurrent()) return;
   results.removeAttribute("aria-busy");
   resultsHeading.textContent = "Results";
+  const address = pageUrl({ ...current, id: null });
+  if (shownResults?.answer === answer && shownResults.address === address) {
+    // Back from a record to the results it was opened from (the same kept answer): the list,
+    // pager and summary already show them; building 25 rows again would change nothing.
+    lastProblem = null;
+    showMessage(null);
+    showSorts(current);
+    focusResults(focus, row);
+    return;
+  }
+  shownResults = null;
   if (!answer.ok) {
     showProblem(answer.problem, "search");
     clear(list);
@@ -355,14 +377,20 @@ async function showResults(
     if (!isCurrent()) return;
     if (note !== null) summary.textContent = `${summary.textContent} ${note}`;
   }
-  if (focus) {
-    const opened = row === null ? null : list.querySelector<HTMLElement>(`a[data-id="${CSS.escape(row)}"]`);
-    (opened ?? byId("results-heading")).focus();
-  }
+  shownResults = { address, answer };
+  focusResults(focus, row);
+}
+
+/** With `focus`, moves focus to the row `row` (an entry id) when the list has it, else to the results' heading. */
+function focusResults(focus: boolean, row: string | null) {
+  if (!focus) return;
+  const opened = row === null ? null : list.querySelector<HTMLElement>(`a[data-id="${CSS.escape(row)}"]`);
+  (opened ?? byId("results-heading")).focus();
 }
 
 /** The home page: the developers, most endpoints first, and what to search by (see isBareView). */
 async function showHome(current: SearchState, isCurrent: () => boolean, focus: boolean) {
+  shownResults = null;
   detail.hidden = true;
   results.hidden = false;
   results.setAttribute("aria-busy", "true");
@@ -503,7 +531,8 @@ function capabilityStats(): Promise<Answer<CapabilityStats>> {
 let overviewLoaded = false;
 
 async function loadOverview() {
-  const [stats, vendors] = await Promise.all([get<Stats>("/api/v1/stats"), get<Vendor[]>("/api/v1/vendors")]);
+  // The developers through vendorList: asked once a page load, here and by the view shown at load.
+  const [stats, vendors] = await Promise.all([get<Stats>("/api/v1/stats"), vendorList()]);
   const text = byId("overview-summary");
   if (vendors.ok) {
     const select = controls.vendor as HTMLSelectElement;

@@ -1,18 +1,29 @@
 /**
- * Finding a provider from the page's one search box, in headless Chromium at a phone's width
- * (390 px) and a laptop's (1280 px), against a real server process on the demo dataset: by NPI,
- * by host and near a ZIP with the keyboard alone; the filters folded on the phone with the results
- * on the first screen; the sort control, the downloads, one organization's newest version first;
- * URLs that break at / and .; no text widening the page; chart axes with values; axe finds no
- * violation. Skipped without Chromium, except in CI.
+ * The search page on the demo dataset, in headless Chromium against one real server process on
+ * it (one Chromium, one server: each test sets the viewport before it loads a page).
+ *
+ * Finding a provider from the page's one search box, at a phone's width (390 px) and a laptop's
+ * (1280 px): by NPI, by host and near a ZIP with the keyboard alone; the filters folded on the
+ * phone with the results on the first screen; the sort control, the downloads, one organization's
+ * newest version first; URLs that break at / and .; no text widening the page; chart axes with
+ * values; axe finds no violation.
+ *
+ * A developer's view (`/?developer=<id>`): the report card's figures as bars and its history as
+ * lines, each chart named for a screen reader with its numbers one click away, reached from a
+ * record; axe-core finds no violation at 390 and 1280 px.
+ *
+ * Skipped without Chromium, except in CI.
  */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
+import { loadConfig } from "../../../src/config";
+import { openDatabase } from "../../../src/db/client";
+import { openDirectory } from "../../../src/directory/directory";
 import { sampleDatabase } from "../../support/built-once";
-import { ARTIFACTS, chromiumRuns, type PageOnServer, pageOnServer } from "../../support/chromium";
+import { chromiumRuns, type PageOnServer, pageOnServer, screenshotToLookAt } from "../../support/chromium";
 import { removeTempDirs, tempDir } from "../../support/temp-db";
 
 const it = chromiumRuns ? test : test.skip;
@@ -27,8 +38,10 @@ const LONG_SOFTWARE = `Fhir${"Server".repeat(32)}X${"y".repeat(3)}`;
 let path = "";
 /** The entry whose probe names LONG_SOFTWARE. */
 let longNamed = "";
-/** One server and one Chromium for both widths: each width's tests set the viewport before they load a page. */
+/** One server and one Chromium for every test: each sets the viewport before it loads a page. */
 let live: PageOnServer | undefined;
+/** The developer whose report card the developer's view tests read, as its card gives it. */
+let vendor: { id: string; name: string; listed: number };
 
 interface Entry {
   id: string;
@@ -41,7 +54,7 @@ interface Entry {
 
 beforeAll(async () => {
   if (!chromiumRuns) return;
-  path = join(tempDir("find-provider-page-"), "directory.sqlite");
+  path = join(tempDir("demo-pages-"), "directory.sqlite");
   await sampleDatabase(path);
   // One probed server calls itself by one long word (before the server builds its index).
   const sql = new Database(path);
@@ -53,8 +66,11 @@ beforeAll(async () => {
   sql.query("UPDATE probes SET software_name = ? WHERE url = ?").run(LONG_SOFTWARE, row.url);
   sql.close();
   longNamed = row.id;
-  live = await pageOnServer(path, "find-provider", VIEWPORTS[0]!);
-  mkdirSync(ARTIFACTS, { recursive: true });
+  const directory = openDirectory(openDatabase(path), loadConfig({ DATABASE_PATH: path }));
+  const card = directory.current.reportCards.vendors.find((v) => v.vendorId === "epic")!;
+  vendor = { id: card.vendorId, name: card.vendorName, listed: card.list.listed };
+  directory.close();
+  live = await pageOnServer(path, "demo-pages", VIEWPORTS[0]!);
 }, 180_000);
 
 afterAll(async () => {
@@ -139,7 +155,7 @@ for (const viewport of VIEWPORTS) {
       }
       expect(await pageWidth(p)).toBeLessThanOrEqual(viewport.width);
       expect(await axeViolations(p)).toEqual([]);
-      await p.screenshot({ path: join(ARTIFACTS, `find-near-${viewport.width}.png`) });
+      await screenshotToLookAt(p, `find-near-${viewport.width}`, false);
       const opened = await openFirstByKeyboard(p);
       expect(expected.data.map((e) => e.id)).toContain(opened);
     }, 60_000);
@@ -223,7 +239,7 @@ for (const viewport of VIEWPORTS) {
         expect(scales).toContain("0 ms");
         expect(scales.some((t) => /^\d{4}-\d{2}-\d{2}$/.test(t))).toBe(true);
       }
-      await p.screenshot({ path: join(ARTIFACTS, `find-record-${viewport.width}.png`), fullPage: true });
+      await screenshotToLookAt(p, `find-record-${viewport.width}`);
 
       await p.goto(`${base}/?developer=epic`);
       await p.locator("#detail-heading").waitFor();
@@ -238,7 +254,48 @@ for (const viewport of VIEWPORTS) {
       for (const name of lists) expect(name).toMatch(/^[a-z0-9.-]+\.[a-z]+(\/|\s|$)/);
       expect(await pageWidth(p)).toBeLessThanOrEqual(viewport.width);
       expect(await axeViolations(p)).toEqual([]);
-      await p.screenshot({ path: join(ARTIFACTS, `find-report-${viewport.width}.png`), fullPage: true });
+      await screenshotToLookAt(p, `find-report-${viewport.width}`);
     }, 60_000);
   });
 }
+
+describe.skipIf(!chromiumRuns)("a developer's report card page", () => {
+  for (const width of [390, 1280])
+    test(`at ${width} px: bars and lines named by their figures, the numbers behind a click, no axe violation`, async () => {
+      const { page, base } = live!;
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto(`${base}/?developer=${vendor.id}`);
+      await page.getByRole("heading", { name: `${vendor.name}: report card` }).waitFor();
+      // The list's figure as a person reads it, and the bars an image named by each share.
+      await page.getByText(`${vendor.listed} entries listed`).waitFor();
+      const bars = page.getByRole("img", { name: /^Listed entries that give each field: Organization name \d/ });
+      expect(await bars.count()).toBe(1);
+      // The history: the demo's generated year, said to be generated, as lines from a day a year back.
+      await page.getByText("Demo data: the points before today are generated").waitFor();
+      const lines = page.getByRole("img", {
+        name: /^Entries and verified URLs, \d{4}-\d{2}-\d{2} to \d{4}-\d{2}-\d{2}: Listed entries from \d+ to \d+/,
+      });
+      expect(await lines.count()).toBe(1);
+      await screenshotToLookAt(page, `developer-${width}`);
+      // The numbers one click away.
+      await page.getByText("Entries and verified URLs: the numbers").click();
+      const table = page.getByRole("region", { name: "Entries and verified URLs: the numbers" });
+      expect(await table.getByRole("row").count()).toBeGreaterThan(300);
+      expect(await table.getByRole("row").nth(1).getByRole("cell").first().textContent()).toBe(String(vendor.listed));
+      await page.evaluate(AXE);
+      const violations = await page.evaluate<{ id: string }[]>(
+        `axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact })))`,
+      );
+      expect(violations).toEqual([]);
+    }, 120_000);
+
+  test("a record links to its developer's report card", async () => {
+    const { page, base } = live!;
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${base}/?vendor=${vendor.id}`);
+    await page.locator("ol#list a[data-id]").first().click();
+    await page.getByRole("link", { name: "its report card" }).click();
+    await page.getByRole("heading", { name: `${vendor.name}: report card` }).waitFor();
+    expect(new URL(page.url()).searchParams.get("developer")).toBe(vendor.id);
+  }, 120_000);
+});
