@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { tempDir } from "../support/temp-db";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const BIOME = join(ROOT, "node_modules", ".bin", "biome");
@@ -24,18 +25,24 @@ const ENGLISH = [
   `"Delete the key"`,
 ];
 
-/** The lines biome's SQL rule reports in `source`, as if it were a file of `folder`. */
+/**
+ * The lines biome's SQL rule reports in `source`, as if it were a file of `folder`: linted in a
+ * temporary folder holding the project's Biome configuration and plugin (no version control
+ * there to read), so that no file appears in the repository while the other checks read it.
+ */
 function reportedLines(folder: string, source: string): number[] {
-  const dir = join(ROOT, folder, `.sql-lint-${process.pid}`);
-  mkdirSync(dir, { recursive: true });
-  try {
-    writeFileSync(join(dir, "probe.ts"), source);
-    const run = Bun.spawnSync([BIOME, "lint", "--max-diagnostics=200", join(dir, "probe.ts")], { cwd: ROOT });
-    const out = run.stdout.toString() + run.stderr.toString();
-    return [...out.matchAll(/probe\.ts:(\d+):\d+ plugin/g)].map((m) => Number(m[1])).sort((a, b) => a - b);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  const dir = tempDir("sql-lint-");
+  const config = JSON.parse(readFileSync(join(ROOT, "biome.json"), "utf8"));
+  writeFileSync(join(dir, "biome.json"), JSON.stringify({ ...config, $schema: undefined, vcs: { enabled: false } }));
+  for (const plugin of config.plugins as string[]) {
+    mkdirSync(dirname(join(dir, plugin)), { recursive: true });
+    copyFileSync(join(ROOT, plugin), join(dir, plugin));
   }
+  mkdirSync(join(dir, folder), { recursive: true });
+  writeFileSync(join(dir, folder, "probe.ts"), source);
+  const run = Bun.spawnSync([BIOME, "lint", "--max-diagnostics=200", join(folder, "probe.ts")], { cwd: dir });
+  const out = run.stdout.toString() + run.stderr.toString();
+  return [...out.matchAll(/probe\.ts:(\d+):\d+ plugin/g)].map((m) => Number(m[1])).sort((a, b) => a - b);
 }
 
 const source = [...STATEMENTS, ...ENGLISH]
