@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { type BrowserContext, chromium, type Page, type Request } from "playwright-core";
 import { CHROMIUM } from "./chromium-runs";
 import { type ServerProcess, startServer } from "./server-process";
+import { tempDir } from "./temp-dirs";
 
 export { chromiumRuns } from "./chromium-runs";
 
@@ -43,7 +43,8 @@ export async function launchChromium(
   name: string,
   viewport: { width: number; height: number },
 ): Promise<{ context: BrowserContext; profileDir: string }> {
-  const profileDir = mkdtempSync(join(tmpdir(), `${name}-chromium-`));
+  // A temporary directory of the test file's (./temp-dirs.ts): removed when the file ends, if not before.
+  const profileDir = tempDir(`${name}-chromium-`);
   const context = await chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,
     headless: true,
