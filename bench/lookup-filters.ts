@@ -46,7 +46,7 @@ const { values, positionals, fail } = parseCli({
 
 // Loaded once the arguments are read: `--help` and a bad argument answer without them.
 const { loadConfig } = await import("../src/config");
-const { beginRead, openDatabase } = await import("../src/db/client");
+const { beginRead, closeReader, openDatabase } = await import("../src/db/client");
 const { buildDirectoryData } = await import("../src/directory/build-data");
 const { openDirectory } = await import("../src/directory/directory");
 const { buildLookupTables, EntryLookups, hostOf } = await import("../src/directory/lookups");
@@ -66,8 +66,7 @@ if (!Number.isInteger(requests) || requests < 10) fail("--requests must be a who
 const reader = new Database(path, { readonly: true });
 beginRead(reader);
 const data = buildDirectoryData(reader);
-reader.exec("COMMIT");
-reader.close();
+closeReader(reader);
 zipPlaces(); // read once per process: not the snapshot's cost
 Bun.gc(true);
 const heapBefore = process.memoryUsage().heapUsed;

@@ -33,7 +33,7 @@ const { values, positionals, fail } = parseCli({
 
 // Loaded once the arguments are read: `--help` and a bad argument answer without them.
 const { loadConfig } = await import("../src/config");
-const { beginRead, openDatabase } = await import("../src/db/client");
+const { beginRead, closeReader, openDatabase } = await import("../src/db/client");
 const { NATIONAL, writeReportPoints } = await import("../src/db/report-history");
 const { buildDirectoryData } = await import("../src/directory/build-data");
 const { openDirectory } = await import("../src/directory/directory");
@@ -54,8 +54,7 @@ beginRead(reader);
 let started = performance.now();
 const data = buildDirectoryData(reader);
 const buildMs = performance.now() - started;
-reader.exec("COMMIT");
-reader.close();
+closeReader(reader);
 console.log(
   `index build with report cards: ${(buildMs / 1000).toFixed(1)} s for ${data.size} entries, ${data.reportCards.vendors.length} developers (load ${loadavg()[0]!.toFixed(1)})`,
 );

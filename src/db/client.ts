@@ -12,12 +12,20 @@ export interface Db {
 
 export const MIGRATIONS_FOLDER = join(import.meta.dir, "..", "..", "db", "migrations");
 
-/** When the newest migration of the journal was written: Drizzle records it as the migration's `created_at`. */
+let newestMigration: number | undefined;
+
+/**
+ * When the newest migration of the journal was written (Drizzle records it as the migration's
+ * `created_at`): read once per process, the journal being part of the code.
+ */
 function newestMigrationMillis(): number {
-  const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, "meta", "_journal.json"), "utf8")) as {
-    entries: { when: number }[];
-  };
-  return Math.max(...journal.entries.map((entry) => entry.when));
+  if (newestMigration === undefined) {
+    const journal = JSON.parse(readFileSync(join(MIGRATIONS_FOLDER, "meta", "_journal.json"), "utf8")) as {
+      entries: { when: number }[];
+    };
+    newestMigration = Math.max(...journal.entries.map((entry) => entry.when));
+  }
+  return newestMigration;
 }
 
 /** The `created_at` of the newest migration applied to the database (Drizzle's table), or null for none. */
