@@ -77,7 +77,8 @@ try {
     statuses.set(response.status(), (statuses.get(response.status()) ?? 0) + 1);
   });
 
-  await page.goto(`${base}/`);
+  // The results in name order: the bare page lists the developers, not entries.
+  await page.goto(`${base}/?sort=name`);
   await page.locator("#list > li").first().waitFor();
   const end = Date.now() + minutes * 60_000;
   let views = 0;
