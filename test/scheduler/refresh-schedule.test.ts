@@ -58,8 +58,13 @@ interface Directory {
  * costs half a CPU second, for each of these tests): every entry listed and unprobed, as a first
  * start leaves the national one.
  */
-async function localDirectory(behaviours: Behaviour[], perHost: number, slowMs: [number, number]): Promise<Directory> {
-  farm = await startFarm(behaviours, { documents: farmDocuments(), slowMs, firstOctet: 61 });
+async function localDirectory(
+  behaviours: Behaviour[],
+  perHost: number,
+  slowMs: [number, number],
+  hold?: () => Promise<void>,
+): Promise<Directory> {
+  farm = await startFarm(behaviours, { documents: farmDocuments(), slowMs, firstOctet: 61, hold });
   const urls = farm.hosts.flatMap((host) => Array.from({ length: perHost }, (_, n) => farm!.baseUrl(host, n)));
   const bundle = JSON.stringify({
     resourceType: "Bundle",
@@ -144,7 +149,28 @@ const statuses = (path: string) =>
 
 describe("the server refreshes its directory by itself", () => {
   test("started on an unprobed directory, it asks every server: progress, then the outcome, on the API and the page", async () => {
-    const dir = await localDirectory([...Array(30).fill("slow"), ...Array(6).fill("closed")], 2, [400, 1200]);
+    // The run is held in its middle until the page has shown it: the slow servers answer ten
+    // requests, then none until released (on a busy machine the whole run could otherwise end
+    // before the page is loaded), or for 7 s at most from the first request held, well within
+    // the probe's 10 s timeout.
+    let answered = 0;
+    let open = false;
+    let held: Promise<void> | null = null;
+    let release = () => {
+      open = true;
+    };
+    const hold = () => {
+      if (open || answered++ < 10) return Promise.resolve();
+      held ??= new Promise<void>((resolve) => {
+        release = () => {
+          open = true;
+          resolve();
+        };
+        setTimeout(release, 7_000);
+      });
+      return held;
+    };
+    const dir = await localDirectory([...Array(30).fill("slow"), ...Array(6).fill("closed")], 2, [400, 1200], hold);
     const server = await startServer({ ...dir.env, ...SCHEDULE });
     servers.push(server);
     // The start does not wait for the run: it answers at once, nothing asked yet.
@@ -173,6 +199,7 @@ describe("the server refreshes its directory by itself", () => {
         await page.locator("#freshness", { hasText: /asking servers now: \d+ of 72/ }).waitFor();
         expect(await page.textContent("#freshness")).toContain("results appear as they come");
       }
+      release();
       const done = await watch(server, (f) => f.lastRun !== null, OUTCOME_POLL_MS);
       const last = done.at(-1)!;
       expect(last.currentRun).toBeNull();
@@ -197,6 +224,7 @@ describe("the server refreshes its directory by itself", () => {
       expect(metrics).toContain('refresh_last_outcome{outcome="ok"} 1');
       expect(metrics).toContain("refresh_running 0");
     } finally {
+      release();
       await context?.close();
       if (profileDir) removeTempDirs();
     }

@@ -69,6 +69,11 @@ export interface FarmOptions {
   seed?: number;
   /** The first address is 127.<firstOctet>.0.1. Default 40. */
   firstOctet?: number;
+  /**
+   * Awaited by a `slow` host after its delay, before it answers: a test holds a probe run in its
+   * middle with it (say, the first ten answers, then none until the test has looked).
+   */
+  hold?: () => Promise<void>;
 }
 
 export interface FarmHost {
@@ -228,6 +233,7 @@ export async function startFarm(behaviours: readonly Behaviour[], options: FarmO
         return good();
       case "slow":
         await Bun.sleep(slowMin + rng.int(slowMax - slowMin));
+        await options.hold?.();
         return good();
       case "status-401":
       case "status-403":
