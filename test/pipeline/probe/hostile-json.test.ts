@@ -177,7 +177,9 @@ test("more large bodies than the room holds at once: the extra requests are drop
   // Six hosts each serve a 2 MB statement (real, padded) as a stream in 64 KB steps, without a
   // Content-Length, so the prober finds each large only as it reads. Room for one body at the cap
   // (5 MB): the others must not wait holding their bodies (Bun's fetch would go on buffering them)
-  // but drop and ask again.
+  // but drop and ask again. A step every 16 ms (about half a second a body): a request dropped
+  // when its first megabyte is read is still being sent, on a busy machine too (at 2 ms a step,
+  // the whole body had sometimes gone into the socket's buffers first, and no drop was seen).
   const body = new TextEncoder().encode(
     hostileJson("json-padded", "metadata", 2 * 1024 * 1024, documents.metadata[0]!),
   );
@@ -194,7 +196,7 @@ test("more large bodies than the room holds at once: the extra requests are drop
         return new Response(
           new ReadableStream({
             async pull(controller) {
-              await Bun.sleep(2);
+              await Bun.sleep(16);
               const chunk = body.subarray(sent, sent + 64 * 1024);
               sent += chunk.byteLength;
               controller.enqueue(chunk);
