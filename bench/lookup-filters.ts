@@ -15,7 +15,9 @@
  *    a second baseline, not a request the route takes, reads pages spread over the whole list, and
  *    each shape's rate is printed against both.
  *    Each shape's CPU time is printed beside its wall-clock time: on a busy machine a round may
- *    wait for a core, which only the wall clock counts.
+ *    wait for a core, which only the wall clock counts. A last row, `near 25, neighbours' page`,
+ *    is near's own work with a page of the unfiltered list's records written instead of its own:
+ *    what near costs apart from writing entries that lie all over the list.
  * 4. Served (`--served`): the same shapes from a real server on a copy of the database, each
  *    answer built (none of the answers it keeps), its CPU time per answer: the rate it can serve
  *    each at, HTTP and all (the search and the records are only part of it: `near`'s extra over
@@ -187,6 +189,31 @@ const shapes: [string, string[]][] = [
   ...existing,
   ...Object.entries(samples).filter(([, queries]) => queries.length > 0),
 ];
+/**
+ * A diagnostic beside the shapes, not a request the route takes: near at 25 miles doing all its
+ * own work (parse, budget, search, distances, the answer's text) but writing the records of a page
+ * of the unfiltered list (neighbours, in the caches) instead of its own 25 entries from all over
+ * the list. Its distance from the unfiltered list is near's own cost; the rest of near's is writing
+ * scattered entries.
+ */
+const NEIGHBOURS = "near 25, neighbours' page";
+const unfilteredFilter = toEndpointFilter({});
+let neighbourPage = 0;
+const nearWithNeighbours = (query: string) => {
+  const params = Object.fromEntries(new URLSearchParams(query)) as Parameters<typeof toEndpointFilter>[0];
+  const filter = toEndpointFilter(params);
+  if (snapshot.search.cost(filter, 25) > WORK.budget) return "";
+  const { total, ordinals } = snapshot.search.search(filter, 0, 25);
+  const { near } = filter;
+  const distance = snapshot.search.lookups
+    .milesOfEach(ordinals, near!.latitude, near!.longitude)
+    .map((miles) => Math.round((miles ?? 0) * 100) / 100);
+  neighbourPage = (neighbourPage + 1) % 1000;
+  const { records, wide, bases, ready } = snapshot.list(unfilteredFilter, neighbourPage * 25, 25);
+  return dataPageText(records, wide, { total, page: 1, limit: 25, bases, ready, distance });
+};
+if (samples["near, 25 miles"]!.length > 0) shapes.push([NEIGHBOURS, samples["near, 25 miles"]!]);
+const answerOf = (name: string) => (name === NEIGHBOURS ? nearWithNeighbours : listAnswer);
 const ROUNDS = 8;
 const perRound = Math.ceil(requests / ROUNDS);
 const micros = new Map(shapes.map(([name]) => [name, 0]));
@@ -194,7 +221,7 @@ const micros = new Map(shapes.map(([name]) => [name, 0]));
 // wall clock counts and the process's CPU time does not.
 const cpuMicros = new Map(shapes.map(([name]) => [name, 0]));
 const records = new Map(shapes.map(([name]) => [name, 0]));
-for (const [, queries] of shapes) for (const query of queries.slice(0, 20)) listAnswer(query); // warm-up
+for (const [name, queries] of shapes) for (const query of queries.slice(0, 20)) answerOf(name)(query); // warm-up
 for (let round = 0; round < ROUNDS; round++)
   for (const [name, queries] of shapes) {
     // Each shape's turn starts with the heap collected: its time counts the collections of its
@@ -203,7 +230,8 @@ for (let round = 0; round < ROUNDS; round++)
     started = performance.now();
     const cpu = process.cpuUsage();
     let bytes = 0;
-    for (let i = 0; i < perRound; i++) bytes += listAnswer(queries[(round * perRound + i) % queries.length]!).length;
+    const answer = answerOf(name);
+    for (let i = 0; i < perRound; i++) bytes += answer(queries[(round * perRound + i) % queries.length]!).length;
     const used = process.cpuUsage(cpu);
     micros.set(name, micros.get(name)! + (performance.now() - started) * 1000);
     cpuMicros.set(name, cpuMicros.get(name)! + used.user + used.system);
