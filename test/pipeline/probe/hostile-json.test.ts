@@ -173,30 +173,35 @@ describe("room for large bodies", () => {
   });
 });
 
-test("more large bodies than the room holds at once: the extra requests are dropped unread and asked again, every document read", async () => {
+test("more large bodies than the room holds at once: the extra requests are dropped and asked again, every document read", async () => {
   // Six hosts each serve a 2 MB statement (real, padded) as a stream in 64 KB steps, without a
   // Content-Length, so the prober finds each large only as it reads. Room for one body at the cap
   // (5 MB): the others must not wait holding their bodies (Bun's fetch would go on buffering them)
-  // but drop and ask again. A step every 16 ms (about half a second a body): a request dropped
-  // when its first megabyte is read is still being sent, on a busy machine too (at 2 ms a step,
-  // the whole body had sometimes gone into the socket's buffers first, and no drop was seen).
+  // but drop and ask again. The hosts start sending once all six first requests have come (half a
+  // second at most), so the six bodies are read at the same time on a busy machine too.
   const body = new TextEncoder().encode(
     hostileJson("json-padded", "metadata", 2 * 1024 * 1024, documents.metadata[0]!),
   );
   let closedEarly = 0;
   let asked = 0;
+  let allAsked = () => {};
+  const together = new Promise<void>((resolve) => {
+    allAsked = resolve;
+    setTimeout(resolve, 500);
+  });
   const servers = Array.from({ length: 6 }, (_, i) =>
     Bun.serve({
       hostname: `127.0.52.${i + 1}`,
       port: 0,
       fetch(request) {
         if (!new URL(request.url).pathname.endsWith("/metadata")) return new Response("not found", { status: 404 });
-        asked++;
+        if (++asked >= 6) allAsked();
         let sent = 0;
         return new Response(
           new ReadableStream({
             async pull(controller) {
-              await Bun.sleep(16);
+              if (sent === 0) await together;
+              await Bun.sleep(2);
               const chunk = body.subarray(sent, sent + 64 * 1024);
               sent += chunk.byteLength;
               controller.enqueue(chunk);
@@ -217,8 +222,11 @@ test("more large bodies than the room holds at once: the extra requests are drop
       servers.map((server) => prober.probe(`http://127.0.52.${servers.indexOf(server) + 1}:${server.port}/fhir`)),
     );
     for (const result of results) expect(result.metadata).toMatchObject({ ok: true, errorKind: null });
-    expect(closedEarly).toBeGreaterThan(0);
-    expect(asked).toBe(6 + closedEarly);
+    // Some were dropped and asked again. A dropped request still being sent is cut (its stream
+    // cancelled); one whose body had all gone into the socket's buffers is not, so the cuts can be
+    // fewer than the requests asked again (a fresh-clone run once saw none).
+    expect(asked).toBeGreaterThan(6);
+    expect(closedEarly).toBeLessThanOrEqual(asked - 6);
   } finally {
     for (const server of servers) server.stop(true);
   }
