@@ -148,10 +148,16 @@ for (const [name, queries] of Object.entries(samples)) {
 // repeated URL, and HTTP adds the same cost to every shape. The unfiltered list reads a page of its
 // own each time; a filter another value each time.
 const snapshot = directory.current;
-const listAnswer = (query: string) => {
+/** A query's parameters and filter, as the route reads them; null when it is over the work budget (the route's 400). */
+const parsed = (query: string) => {
   const params = Object.fromEntries(new URLSearchParams(query)) as Parameters<typeof toEndpointFilter>[0];
   const filter = toEndpointFilter(params);
-  if (snapshot.search.cost(filter, 25) > WORK.budget) return "";
+  return snapshot.search.cost(filter, 25) > WORK.budget ? null : { params, filter };
+};
+const listAnswer = (query: string) => {
+  const request = parsed(query);
+  if (request === null) return "";
+  const { params, filter } = request;
   const page = Number(params.page ?? 1);
   const { total, records, wide, bases, ready, distance } = snapshot.list(
     filter,
@@ -200,9 +206,9 @@ const NEIGHBOURS = "near 25, neighbours' page";
 const unfilteredFilter = toEndpointFilter({});
 let neighbourPage = 0;
 const nearWithNeighbours = (query: string) => {
-  const params = Object.fromEntries(new URLSearchParams(query)) as Parameters<typeof toEndpointFilter>[0];
-  const filter = toEndpointFilter(params);
-  if (snapshot.search.cost(filter, 25) > WORK.budget) return "";
+  const request = parsed(query);
+  if (request === null) return "";
+  const { filter } = request;
   const { total, ordinals } = snapshot.search.search(filter, 0, 25);
   const { near } = filter;
   const distance = snapshot.search.lookups

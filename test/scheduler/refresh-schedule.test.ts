@@ -154,21 +154,13 @@ describe("the server refreshes its directory by itself", () => {
     // before the page is loaded), or for 7 s at most from the first request held, well within
     // the probe's 10 s timeout.
     let answered = 0;
-    let open = false;
-    let held: Promise<void> | null = null;
-    let release = () => {
-      open = true;
-    };
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const hold = () => {
-      if (open || answered++ < 10) return Promise.resolve();
-      held ??= new Promise<void>((resolve) => {
-        release = () => {
-          open = true;
-          resolve();
-        };
-        setTimeout(release, 7_000);
-      });
-      return held;
+      if (++answered === 11) setTimeout(release, 7_000);
+      return answered <= 10 ? Promise.resolve() : released;
     };
     const dir = await localDirectory([...Array(30).fill("slow"), ...Array(6).fill("closed")], 2, [400, 1200], hold);
     const server = await startServer({ ...dir.env, ...SCHEDULE });
