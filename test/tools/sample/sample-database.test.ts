@@ -27,6 +27,7 @@ import { join } from "node:path";
 import { listHostRules } from "../../../src/pipeline/ingest/list-hosts";
 import { buildSampleDatabase } from "../../../tools/sample/build";
 import { sampleDatabase } from "../../support/built-once";
+import { runScript } from "../../support/run-script";
 
 const ROOT = join(import.meta.dir, "../..", "..");
 const SAMPLE = join(ROOT, "db", "sample");
@@ -72,14 +73,8 @@ const keyOf = (url: string) => url.replace(/^https?:\/\//, "").replace(/\/+$/, "
 /** `bun run data:sample` with these arguments and variables; its exit code, output and wall time. */
 async function sampleCli(args: string[], env: Record<string, string> = {}) {
   const started = performance.now();
-  const child = Bun.spawn([process.execPath, join(ROOT, "tools", "sample", "cli.ts"), ...args], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdout: "pipe",
-    stderr: "inherit",
-  });
-  const [stdout, exitCode] = await Promise.all([new Response(child.stdout).text(), child.exited]);
-  return { exitCode, stdout, seconds: (performance.now() - started) / 1000 };
+  const { code, stdout } = await runScript("tools/sample/cli.ts", args, env);
+  return { exitCode: code, stdout, seconds: (performance.now() - started) / 1000 };
 }
 
 beforeAll(async () => {
